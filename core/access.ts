@@ -1,0 +1,148 @@
+// Who may do what, as data: the role -> permission table, the plan -> feature table and the token
+// scope rules. The invoke pipeline reads these; no tool or adapter hard-codes a role or a plan.
+import type { Plan } from './config.ts';
+
+export const ROLES = ['owner', 'admin', 'manager', 'member', 'viewer'] as const;
+export type Role = (typeof ROLES)[number];
+
+export const PERMISSIONS = [
+  'leads.view',
+  'leads.create',
+  'leads.edit',
+  'leads.delete',
+  'users.view',
+  'users.create',
+  'users.edit',
+  'users.deactivate',
+  'users.delete',
+  'settings.api_keys.create',
+  'settings.api_keys.view_own',
+  'settings.api_keys.delete',
+  'settings.webhooks.view_global',
+  'settings.webhooks.view_own',
+  'settings.webhooks.create',
+  'settings.webhooks.edit',
+  'settings.webhooks.delete',
+  'trash.view',
+  'trash.restore',
+] as const;
+export type Permission = (typeof PERMISSIONS)[number];
+
+const crmRead: Permission[] = ['leads.view', 'users.view', 'trash.view'];
+const ownKeys: Permission[] = [
+  'settings.api_keys.create',
+  'settings.api_keys.view_own',
+  'settings.api_keys.delete',
+];
+const crmWrite: Permission[] = ['leads.create', 'leads.edit', 'trash.restore'];
+
+/**
+ * The role table. Owners hold everything; only they delete users (the specification's state
+ * table). Admins run the workspace; managers and members work records (only managers delete);
+ * viewers read. Every role manages its own API keys: a key never exceeds its user's role anyway.
+ */
+export const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
+  owner: new Set(PERMISSIONS),
+  admin: new Set(PERMISSIONS.filter((p) => p !== 'users.delete')),
+  manager: new Set([...crmRead, ...crmWrite, 'leads.delete', ...ownKeys, 'settings.webhooks.view_own']),
+  member: new Set([...crmRead, ...crmWrite, ...ownKeys]),
+  viewer: new Set([...crmRead, ...ownKeys]),
+};
+
+export function roleHas(role: Role, permission: Permission): boolean {
+  return ROLE_PERMISSIONS[role].has(permission);
+}
+
+export function isRole(value: string): value is Role {
+  return (ROLES as readonly string[]).includes(value);
+}
+
+export const FEATURES = [
+  'webhooks',
+  'smart_views',
+  'task_snooze',
+  'custom_objects',
+  'custom_activity_types',
+  'estimates',
+  'projects',
+  'surveys',
+  'forecasting',
+  'call_monitoring',
+] as const;
+export type Feature = (typeof FEATURES)[number];
+
+const starter: Feature[] = ['webhooks', 'smart_views', 'task_snooze'];
+const pro: Feature[] = [
+  ...starter,
+  'custom_objects',
+  'custom_activity_types',
+  'estimates',
+  'projects',
+  'surveys',
+  'forecasting',
+];
+
+/** DESIGN.md's plan table; a feature not listed here at all is on every plan. */
+export const PLAN_FEATURES: Record<Plan, ReadonlySet<Feature>> = {
+  free: new Set(),
+  starter: new Set(starter),
+  pro: new Set(pro),
+  enterprise: new Set([...pro, 'call_monitoring']),
+};
+
+export const PLANS = Object.keys(PLAN_FEATURES) as Plan[];
+
+export function isPlan(value: string): value is Plan {
+  return Object.hasOwn(PLAN_FEATURES, value);
+}
+
+export type FeatureCheck = { ok: true } | { ok: false; reason: 'plan_upgrade_required' | 'feature_disabled' };
+
+export function checkFeature(plan: string, disabled: readonly string[], feature: Feature): FeatureCheck {
+  const planFeatures = isPlan(plan) ? PLAN_FEATURES[plan] : PLAN_FEATURES.free;
+  if (!planFeatures.has(feature)) return { ok: false, reason: 'plan_upgrade_required' };
+  if (disabled.includes(feature)) return { ok: false, reason: 'feature_disabled' };
+  return { ok: true };
+}
+
+/** Resources whose REST endpoints check token scopes (the specification's default-scope table). */
+export const SCOPED_RESOURCES = [
+  'leads',
+  'contacts',
+  'opportunities',
+  'invoices',
+  'proposals',
+  'projects',
+] as const;
+export type ScopedResource = (typeof SCOPED_RESOURCES)[number];
+
+export const DEFAULT_SCOPES: readonly string[] = SCOPED_RESOURCES.flatMap((r) => [`read:${r}`, `write:${r}`]);
+
+/** Scopes a new key holds: the defaults when none are given; `mcp:*` is never a default. */
+export function scopesForNewKey(requested: readonly string[] | undefined): string[] {
+  if (!requested || requested.length === 0) return [...DEFAULT_SCOPES];
+  return [...new Set(requested)];
+}
+
+export type Surface = 'rest' | 'mcp';
+export type AccessKind = 'read' | 'write';
+
+/**
+ * The scope a token must hold to run a tool on a surface, or null when that surface does not check
+ * scopes for it. On MCP, `mcp:write` also grants the read tools; on REST only the six resource areas
+ * check scopes, and `write:x` does not imply `read:x` (the specification lists both as separate).
+ */
+export function requiredScopes(
+  surface: Surface,
+  kind: AccessKind,
+  resource: ScopedResource | undefined,
+): string[] | null {
+  if (surface === 'mcp') return kind === 'read' ? ['mcp:read', 'mcp:write'] : ['mcp:write'];
+  if (!resource) return null;
+  return [`${kind}:${resource}`];
+}
+
+/** True when `held` satisfies a requirement (any one of `anyOf`). */
+export function holdsScope(held: readonly string[], anyOf: readonly string[]): boolean {
+  return anyOf.some((s) => held.includes(s));
+}

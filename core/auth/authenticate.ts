@@ -1,0 +1,120 @@
+// Turns an Authorization header into an AuthContext. The token's shape picks exactly one
+// validator (JWT, PAT, OAuth); there is no fall-through, so a forged JWT can never be tried as a key.
+import { and, eq, isNull } from 'drizzle-orm';
+import { isRole } from '../access.ts';
+import type { AuthContext } from '../auth-context.ts';
+import { apiKeys, oauthTokens, organizations, users } from '../db/schema.ts';
+import { AppError } from '../errors.ts';
+import type { Services } from '../services.ts';
+import { verifySession } from './jwt.ts';
+import { classifyToken, hashToken } from './tokens.ts';
+
+interface Principal {
+  user: { id: string; role: string; status: string; deletedAt: Date | null };
+  org: { id: string; plan: string; status: string; disabledFeatures: string[] };
+}
+
+/** Extracts the bearer token; a missing header or another scheme is "Authentication required". */
+export function bearerToken(header: string | undefined | null): string {
+  if (!header?.startsWith('Bearer ')) throw new AppError('authentication_required');
+  const token = header.slice('Bearer '.length).trim();
+  if (!token) throw new AppError('authentication_required');
+  return token;
+}
+
+/**
+ * Common checks once the token itself is good: a deactivated or deleted user's tokens stop working
+ * (401), an inactive or suspended organization gets 403 "Organization is inactive".
+ */
+function toContext(
+  p: Principal,
+  kind: AuthContext['tokenKind'],
+  scopes: readonly string[] | null,
+  credentialId: string | null,
+): AuthContext {
+  if (p.user.status !== 'active' || p.user.deletedAt !== null || !isRole(p.user.role)) {
+    throw new AppError('invalid_token');
+  }
+  if (p.org.status !== 'active') throw new AppError('organization_inactive');
+  return {
+    tokenKind: kind,
+    orgId: p.org.id,
+    userId: p.user.id,
+    role: p.user.role,
+    plan: p.org.plan,
+    disabledFeatures: p.org.disabledFeatures,
+    scopes,
+    credentialId,
+  };
+}
+
+const principalColumns = {
+  user: { id: users.id, role: users.role, status: users.status, deletedAt: users.deletedAt },
+  org: {
+    id: organizations.id,
+    plan: organizations.plan,
+    status: organizations.status,
+    disabledFeatures: organizations.disabledFeatures,
+  },
+};
+
+async function authenticateSession(token: string, services: Services): Promise<AuthContext> {
+  const claims = await verifySession(services.jwtKey, token);
+  const [row] = await services.db.system
+    .select(principalColumns)
+    .from(users)
+    .innerJoin(organizations, eq(organizations.id, users.orgId))
+    .where(and(eq(users.id, claims.sub), eq(users.orgId, claims.org)))
+    .limit(1);
+  if (!row) throw new AppError('invalid_token');
+  return toContext(row, 'session', null, null);
+}
+
+async function authenticatePat(token: string, services: Services, now: Date): Promise<AuthContext> {
+  const [row] = await services.db.system
+    .select({ ...principalColumns, key: { id: apiKeys.id, scopes: apiKeys.scopes } })
+    .from(apiKeys)
+    .innerJoin(users, eq(users.id, apiKeys.userId))
+    .innerJoin(organizations, eq(organizations.id, apiKeys.orgId))
+    .where(and(eq(apiKeys.tokenHash, hashToken(token)), isNull(apiKeys.revokedAt)))
+    .limit(1);
+  if (!row) throw new AppError('invalid_token');
+  const ctx = toContext(row, 'pat', row.key.scopes, row.key.id);
+  services.usage.record('pat', row.key.id, now);
+  return ctx;
+}
+
+async function authenticateOauth(token: string, services: Services, now: Date): Promise<AuthContext> {
+  const [row] = await services.db.system
+    .select({
+      ...principalColumns,
+      token: { id: oauthTokens.id, scopes: oauthTokens.scopes, expiresAt: oauthTokens.expiresAt },
+    })
+    .from(oauthTokens)
+    .innerJoin(users, eq(users.id, oauthTokens.userId))
+    .innerJoin(organizations, eq(organizations.id, oauthTokens.orgId))
+    .where(and(eq(oauthTokens.tokenHash, hashToken(token)), isNull(oauthTokens.revokedAt)))
+    .limit(1);
+  if (!row || (row.token.expiresAt && row.token.expiresAt <= now)) throw new AppError('invalid_token');
+  const ctx = toContext(row, 'oauth', row.token.scopes, row.token.id);
+  services.usage.record('oauth', row.token.id, now);
+  return ctx;
+}
+
+export async function authenticate(
+  header: string | undefined | null,
+  services: Services,
+  now = new Date(),
+): Promise<AuthContext> {
+  const token = bearerToken(header);
+  switch (classifyToken(token)) {
+    case 'jwt':
+      return authenticateSession(token, services);
+    case 'pat':
+      return authenticatePat(token, services, now);
+    case 'oauth':
+      return authenticateOauth(token, services, now);
+    case 'unknown':
+      throw new AppError('invalid_token');
+  }
+}

@@ -1,0 +1,35 @@
+// Session JWTs: HS256, 15 minutes, `sub` = user id, `org` = organization id (DESIGN.md).
+import { errors, jwtVerify, SignJWT } from 'jose';
+import { AppError } from '../errors.ts';
+
+export const SESSION_TTL_SECONDS = 15 * 60;
+
+export interface SessionClaims {
+  sub: string;
+  org: string;
+}
+
+export async function signSession(key: Uint8Array, claims: SessionClaims, now = new Date()): Promise<string> {
+  const iat = Math.floor(now.getTime() / 1000);
+  return new SignJWT({ org: claims.org })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(claims.sub)
+    .setIssuedAt(iat)
+    .setExpirationTime(iat + SESSION_TTL_SECONDS)
+    .sign(key);
+}
+
+/** Verifies a session JWT; an expired one is `token_expired`, anything else wrong is `invalid_jwt`. */
+export async function verifySession(key: Uint8Array, token: string): Promise<SessionClaims> {
+  try {
+    const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'] });
+    if (typeof payload.sub !== 'string' || typeof payload.org !== 'string') {
+      throw new AppError('invalid_jwt');
+    }
+    return { sub: payload.sub, org: payload.org };
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    if (err instanceof errors.JWTExpired) throw new AppError('token_expired');
+    throw new AppError('invalid_jwt');
+  }
+}

@@ -1,0 +1,44 @@
+// Token shapes and secrets. Only SHA-256 hashes of tokens are stored; a token is random enough
+// (256 bits) that an unsalted fast hash is the right tool, and it allows an indexed lookup.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+export const PAT_PATTERN = /^pat_[0-9a-f]{64}$/;
+export const OAUTH_PATTERN = /^[0-9a-f]{64}$/;
+export const JWT_PATTERN = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+
+export type TokenShape = 'jwt' | 'pat' | 'oauth' | 'unknown';
+
+/** Picks the one validator a token goes to; a JWT-shaped token never falls through to the others. */
+export function classifyToken(token: string): TokenShape {
+  if (JWT_PATTERN.test(token)) return 'jwt';
+  if (PAT_PATTERN.test(token)) return 'pat';
+  if (OAUTH_PATTERN.test(token)) return 'oauth';
+  return 'unknown';
+}
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+export function generatePat(): string {
+  return `pat_${randomBytes(32).toString('hex')}`;
+}
+
+export function generateOauthToken(): string {
+  return randomBytes(32).toString('hex');
+}
+
+export function generateRefreshToken(): string {
+  return `rt_${randomBytes(32).toString('base64url')}`;
+}
+
+/** The first 8 characters, shown in listings so a user can tell keys apart: `pat_` + 4 hex. */
+export function tokenPrefix(token: string): string {
+  return token.slice(0, 8);
+}
+
+export function safeEqual(a: string, b: string): boolean {
+  const ab = Buffer.from(a);
+  const bb = Buffer.from(b);
+  return ab.length === bb.length && timingSafeEqual(ab, bb);
+}

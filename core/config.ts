@@ -1,0 +1,93 @@
+// Configuration comes from the environment only, parsed once and validated, so a typo in a
+// deployment fails at start-up with a clear message instead of at the first request.
+import { z } from 'zod';
+
+const bool = (fallback: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no'])
+    .optional()
+    .transform((v) => (v === undefined ? fallback : v === 'true' || v === '1' || v === 'yes'));
+
+const msList = z
+  .string()
+  .regex(/^\d+(,\d+)*$/, 'a comma-separated list of milliseconds')
+  .transform((s) => s.split(',').map(Number));
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default('0.0.0.0'),
+  DATA_DIR: z.string().default('./.data'),
+  DATABASE_URL: z.string().url().optional(),
+  REDIS_URL: z.string().url().optional(),
+  JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters').optional(),
+  CRM_ADMIN_TOKEN: z.string().min(16, 'CRM_ADMIN_TOKEN must be at least 16 characters').optional(),
+  SIGNUP_ENABLED: bool(true),
+  DEFAULT_PLAN: z.enum(['free', 'starter', 'pro', 'enterprise']).default('free'),
+  TRUST_PROXY: z.string().default('false'),
+  WEBHOOK_RETRY_DELAYS_MS: msList.default([10000, 20000]),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(15000),
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: bool(false),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  MCP_ALLOWED_ORIGINS: z.string().default(''),
+});
+
+export type Plan = z.infer<typeof envSchema>['DEFAULT_PLAN'];
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** `memory://` keeps PGlite in memory (tests); otherwise PGlite persists under dataDir. */
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  jwtSecret: string | undefined;
+  adminToken: string | undefined;
+  signupEnabled: boolean;
+  defaultPlan: Plan;
+  /** Number of trusted proxy hops in front of the server; 0 means the socket address is the client. */
+  trustProxyHops: number;
+  webhookRetryDelaysMs: number[];
+  webhookTimeoutMs: number;
+  webhookAllowPrivateTargets: boolean;
+  logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
+  /** Origins allowed to call /mcp from a browser; requests without an Origin header are always allowed. */
+  mcpAllowedOrigins: string[];
+}
+
+function parseTrustProxy(value: string): number {
+  if (value === 'false' || value === '0' || value === '') return 0;
+  if (value === 'true') return 1;
+  const hops = Number(value);
+  if (!Number.isInteger(hops) || hops < 0) {
+    throw new Error(`TRUST_PROXY must be false, true or a hop count, got "${value}"`);
+  }
+  return hops;
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`Invalid configuration: ${problems}`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir: e.DATA_DIR,
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    jwtSecret: e.JWT_SECRET,
+    adminToken: e.CRM_ADMIN_TOKEN,
+    signupEnabled: e.SIGNUP_ENABLED,
+    defaultPlan: e.DEFAULT_PLAN,
+    trustProxyHops: parseTrustProxy(e.TRUST_PROXY),
+    webhookRetryDelaysMs: e.WEBHOOK_RETRY_DELAYS_MS,
+    webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
+    webhookAllowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    logLevel: e.LOG_LEVEL,
+    mcpAllowedOrigins: e.MCP_ALLOWED_ORIGINS.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  };
+}

@@ -1,0 +1,128 @@
+// One error class for every failure a caller should understand. A string code picks the row of
+// ERROR_TABLE, which alone decides the HTTP status, the default `error` text and how MCP shows it,
+// so REST and MCP can never disagree about what a failure means.
+
+export interface ErrorDetail {
+  field: string;
+  message: string;
+  code: string;
+}
+
+/** The specification's error envelope, plus extra keys some errors carry (feature, required_permission). */
+export interface ErrorBody {
+  error: string;
+  code?: string;
+  message?: string;
+  details?: ErrorDetail[];
+  [extra: string]: unknown;
+}
+
+/**
+ * `tool_error`: MCP shows it as an `isError` tool result carrying the same envelope as REST.
+ * `jsonrpc`: it happens before any tool runs (transport, authentication) and is a JSON-RPC error.
+ */
+type McpForm = { kind: 'tool_error' } | { kind: 'jsonrpc'; code: number };
+
+interface ErrorRow {
+  status: number;
+  /** The `error` text when the thrower gives none; some are fixed by the specification word for word. */
+  error: string;
+  mcp: McpForm;
+}
+
+const toolError: McpForm = { kind: 'tool_error' };
+
+export const ERROR_TABLE = {
+  validation_failed: { status: 400, error: 'Validation failed', mcp: toolError },
+  invalid_id: { status: 400, error: 'Invalid id', mcp: toolError },
+  invalid_json: { status: 400, error: 'Malformed JSON body', mcp: { kind: 'jsonrpc', code: -32700 } },
+  token_in_url: {
+    status: 400,
+    error: 'Tokens must be sent in the Authorization header, never in the URL',
+    mcp: toolError,
+  },
+  user_owns_records: { status: 400, error: 'User owns records', mcp: toolError },
+  invalid_operation: { status: 400, error: 'Operation not allowed', mcp: toolError },
+  authentication_required: {
+    status: 401,
+    error: 'Authentication required',
+    mcp: { kind: 'jsonrpc', code: -32001 },
+  },
+  invalid_token: { status: 401, error: 'Invalid or expired token', mcp: { kind: 'jsonrpc', code: -32001 } },
+  token_expired: { status: 401, error: 'Token expired', mcp: { kind: 'jsonrpc', code: -32001 } },
+  invalid_jwt: { status: 401, error: 'Invalid token', mcp: { kind: 'jsonrpc', code: -32001 } },
+  invalid_credentials: { status: 401, error: 'Invalid email or password', mcp: toolError },
+  invalid_refresh_token: { status: 401, error: 'Invalid or expired refresh token', mcp: toolError },
+  plan_upgrade_required: { status: 402, error: 'plan_upgrade_required', mcp: toolError },
+  feature_disabled: { status: 402, error: 'feature_disabled', mcp: toolError },
+  forbidden: { status: 403, error: 'Forbidden', mcp: toolError },
+  scope_missing: { status: 403, error: 'Token lacks required scope', mcp: toolError },
+  organization_inactive: {
+    status: 403,
+    error: 'Organization is inactive',
+    mcp: { kind: 'jsonrpc', code: -32001 },
+  },
+  signup_disabled: { status: 403, error: 'Signup is disabled', mcp: toolError },
+  not_found: { status: 404, error: 'Not found', mcp: toolError },
+  route_not_found: { status: 404, error: 'Not found', mcp: toolError },
+  method_not_allowed: { status: 405, error: 'Method not allowed', mcp: toolError },
+  conflict: { status: 409, error: 'Conflict', mcp: toolError },
+  payload_too_large: { status: 413, error: 'Request body too large', mcp: toolError },
+  unsupported_media_type: { status: 415, error: 'Content-Type must be application/json', mcp: toolError },
+  rate_limited: {
+    status: 429,
+    error: 'Too many requests, please try again later.',
+    mcp: { kind: 'jsonrpc', code: -32000 },
+  },
+  internal: { status: 500, error: 'Internal server error', mcp: { kind: 'jsonrpc', code: -32603 } },
+  unavailable: { status: 503, error: 'Service unavailable', mcp: { kind: 'jsonrpc', code: -32603 } },
+} as const satisfies Record<string, ErrorRow>;
+
+export type ErrorCode = keyof typeof ERROR_TABLE;
+
+export interface AppErrorOptions {
+  /** Overrides the table's `error` text (the 403 scope error names the scope, for example). */
+  error?: string;
+  message?: string;
+  details?: ErrorDetail[];
+  /** Extra top-level keys of the body, e.g. `{ feature, current_plan }` on a 402. */
+  extra?: Record<string, unknown>;
+  cause?: unknown;
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly body: ErrorBody;
+
+  constructor(code: ErrorCode, options: AppErrorOptions = {}) {
+    const row: ErrorRow = ERROR_TABLE[code];
+    super(options.message ?? options.error ?? row.error, { cause: options.cause });
+    this.name = 'AppError';
+    this.code = code;
+    this.status = row.status;
+    const body: ErrorBody = { error: options.error ?? row.error, code };
+    if (options.message !== undefined) body.message = options.message;
+    if (options.details !== undefined) body.details = options.details;
+    Object.assign(body, options.extra);
+    this.body = body;
+  }
+
+  get mcpForm(): McpForm {
+    return ERROR_TABLE[this.code].mcp;
+  }
+}
+
+export function notFound(what = 'Record'): AppError {
+  return new AppError('not_found', { message: `${what} not found` });
+}
+
+export function validationError(details: ErrorDetail[], message?: string): AppError {
+  return new AppError('validation_failed', { details, ...(message ? { message } : {}) });
+}
+
+/** Turns anything thrown into an AppError; unknown failures become a generic 500 (the cause is logged, never shown). */
+export function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  return new AppError('internal', { cause: err });
+}

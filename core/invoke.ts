@@ -1,0 +1,104 @@
+// The one pipeline every call goes through, whichever surface it came from:
+// (authenticated caller) -> role permission -> plan feature -> token scope -> validate input ->
+// handler in a tenant transaction -> validate output -> commit (outbox events commit with it).
+import type { z } from 'zod';
+import { checkFeature, holdsScope, requiredScopes, roleHas, type Surface } from './access.ts';
+import type { AuthContext } from './auth-context.ts';
+import { AppError, type ErrorDetail, toAppError } from './errors.ts';
+import { recordEvent } from './events.ts';
+import type { Services } from './services.ts';
+import type { Tool } from './tool.ts';
+
+export interface CallContext {
+  auth: AuthContext;
+  surface: Surface;
+  requestId: string;
+}
+
+export function zodDetails(error: z.ZodError): ErrorDetail[] {
+  return error.issues.map((issue) => ({
+    field: issue.path.map(String).join('.') || '(root)',
+    message: issue.message,
+    code: issue.code,
+  }));
+}
+
+/** Access checks in the specification's order: permission (403), plan feature (402), scope (403). */
+export function authorize(tool: Tool, call: CallContext): void {
+  const { auth } = call;
+  const { permission, feature, kind, resource } = tool.access;
+  if (permission && !roleHas(auth.role, permission)) {
+    throw new AppError('forbidden', { extra: { required_permission: permission } });
+  }
+  if (feature) {
+    const check = checkFeature(auth.plan, auth.disabledFeatures, feature);
+    if (!check.ok) {
+      throw new AppError(check.reason, {
+        message: `The "${feature}" feature is not available to this organization`,
+        extra: { feature, current_plan: auth.plan },
+      });
+    }
+  }
+  if (auth.scopes !== null) {
+    const needed = requiredScopes(call.surface, kind, resource);
+    if (needed && !holdsScope(auth.scopes, needed)) {
+      throw new AppError('scope_missing', {
+        error: `Token lacks required scope: ${needed[0]}`,
+        extra: { required_scope: needed[0] },
+      });
+    }
+  }
+}
+
+/** True when the caller may see the tool at all (used to list MCP tools per caller). */
+export function canSee(tool: Tool, call: CallContext): boolean {
+  try {
+    authorize(tool, call);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function parseInput<I extends z.ZodObject>(tool: Tool<I>, raw: unknown): z.output<I> {
+  const parsed = tool.input.safeParse(raw ?? {});
+  if (!parsed.success) throw new AppError('validation_failed', { details: zodDetails(parsed.error) });
+  return parsed.data;
+}
+
+export async function invokeTool<I extends z.ZodObject, O extends z.ZodType>(
+  tool: Tool<I, O>,
+  rawInput: unknown,
+  call: CallContext,
+  services: Services,
+): Promise<z.output<O>> {
+  authorize(tool, call);
+  const input = parseInput(tool, rawInput);
+  try {
+    return await services.db.withTenant(call.auth.orgId, async (tx) => {
+      const result = await tool.handler(input, {
+        auth: call.auth,
+        db: tx,
+        emit: async (event, data) => {
+          await recordEvent(tx, call.auth.orgId, event, data);
+        },
+        services,
+        surface: call.surface,
+        requestId: call.requestId,
+        now: new Date(),
+      });
+      // Checked inside the transaction: output that breaks its own contract rolls the change back.
+      const output = tool.output.safeParse(result);
+      if (!output.success) {
+        throw new Error(`Tool ${tool.name} returned output outside its schema: ${output.error.message}`);
+      }
+      return output.data;
+    });
+  } catch (err) {
+    const appError = toAppError(err);
+    if (appError.code === 'internal') {
+      services.logger.error({ err, tool: tool.name, requestId: call.requestId }, 'tool failed');
+    }
+    throw appError;
+  }
+}

@@ -1,0 +1,61 @@
+// Organizations: the public shape and creation with an owner (signup and the admin API share it).
+import { eq } from 'drizzle-orm';
+import { z } from 'zod';
+import { FEATURES, PLANS } from './access.ts';
+import type { Plan } from './config.ts';
+import type { Executor } from './db/client.ts';
+import { type OrganizationRow, organizations, type UserRow } from './db/schema.ts';
+import { AppError } from './errors.ts';
+import { newId } from './ids.ts';
+import { insertUser } from './users.ts';
+
+export const ORG_STATUSES = ['active', 'inactive', 'suspended'] as const;
+
+export const organizationSchema = z.object({
+  _id: z.string().describe('Organization id'),
+  name: z.string().describe('Organization name'),
+  plan: z.enum(PLANS as [Plan, ...Plan[]]).describe('Billing plan: free, starter, pro or enterprise'),
+  status: z.enum(ORG_STATUSES).describe('Only active organizations can use the API'),
+  disabled_features: z.array(z.enum(FEATURES)).describe('Features switched off for this organization'),
+  created_at: z.string().describe('Creation time (ISO 8601)'),
+  updated_at: z.string().describe('Last change (ISO 8601)'),
+});
+export type OrganizationRecord = z.infer<typeof organizationSchema>;
+
+export function serializeOrganization(row: OrganizationRow): OrganizationRecord {
+  return organizationSchema.parse({
+    _id: row.id,
+    name: row.name,
+    plan: row.plan,
+    status: row.status,
+    disabled_features: row.disabledFeatures,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  });
+}
+
+export interface NewOrganization {
+  name: string;
+  plan: Plan;
+  owner: { name: string; email: string; password: string };
+}
+
+/** Creates an organization and its owner in the caller's transaction. */
+export async function createOrganizationWithOwner(
+  tx: Executor,
+  input: NewOrganization,
+): Promise<{ organization: OrganizationRow; owner: UserRow }> {
+  const [organization] = await tx
+    .insert(organizations)
+    .values({ id: newId(), name: input.name, plan: input.plan })
+    .returning();
+  if (!organization) throw new Error('insert returned no organization');
+  const owner = await insertUser(tx, { orgId: organization.id, role: 'owner', ...input.owner });
+  return { organization, owner };
+}
+
+export async function getOrganization(db: Executor, id: string): Promise<OrganizationRow> {
+  const [row] = await db.select().from(organizations).where(eq(organizations.id, id)).limit(1);
+  if (!row) throw new AppError('not_found', { message: 'Organization not found' });
+  return row;
+}

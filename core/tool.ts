@@ -1,0 +1,84 @@
+// A tool is one declaration: name, description, zod input and output, the access it needs, MCP
+// annotations and a handler. REST routes and MCP tools are both generated from these, so
+// validation, errors and access rules cannot drift between the two surfaces.
+import type { z } from 'zod';
+import type { AccessKind, Feature, Permission, ScopedResource, Surface } from './access.ts';
+import type { AuthContext } from './auth-context.ts';
+import type { Executor } from './db/client.ts';
+import type { EventName } from './events.ts';
+import type { Services } from './services.ts';
+
+export interface ToolAccess {
+  kind: AccessKind;
+  /** The resource area whose `read:`/`write:` scope REST checks (leads, contacts, ...). */
+  resource?: ScopedResource;
+  /** Role permission required, or null for tools every signed-in user may call (get_me). */
+  permission: Permission | null;
+  /** Plan feature required (402 when the plan lacks it or the organization switched it off). */
+  feature?: Feature;
+}
+
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+export interface ToolContext {
+  auth: AuthContext;
+  /** The tenant transaction: every query runs under row-level security for `auth.orgId`. */
+  db: Executor;
+  /** Writes an event to the outbox in the same transaction as the change. */
+  emit(event: EventName, data: Record<string, unknown>): Promise<void>;
+  services: Services;
+  surface: Surface;
+  requestId: string;
+  now: Date;
+}
+
+export type ToolInputSchema = z.ZodObject;
+
+export interface ToolDefinition<I extends ToolInputSchema, O extends z.ZodType> {
+  /** snake_case verb_noun, e.g. `create_lead`. */
+  name: string;
+  title: string;
+  /** Written for a model: what it does, when to use it, how pagination works. */
+  description: string;
+  input: I;
+  output: O;
+  access: ToolAccess;
+  /** Defaults derive from `access.kind`; a write is not destructive unless it says so. */
+  annotations?: Partial<ToolAnnotations>;
+  /** MCP toolset this tool belongs to; `core` tools are listed by default. */
+  toolset?: string;
+  // Method syntax keeps handler parameters bivariant, so tools of different schemas share one list.
+  handler(input: z.output<I>, ctx: ToolContext): Promise<z.input<O>>;
+}
+
+export interface Tool<I extends ToolInputSchema = ToolInputSchema, O extends z.ZodType = z.ZodType>
+  extends ToolDefinition<I, O> {
+  annotations: ToolAnnotations;
+  toolset: string;
+}
+
+const TOOL_NAME = /^[a-z][a-z0-9]*(_[a-z0-9]+)+$/;
+
+export function defineTool<I extends ToolInputSchema, O extends z.ZodType>(
+  def: ToolDefinition<I, O>,
+): Tool<I, O> {
+  if (!TOOL_NAME.test(def.name)) throw new Error(`Tool name "${def.name}" must be snake_case verb_noun`);
+  if (def.description.trim().length < 20) throw new Error(`Tool "${def.name}" needs a real description`);
+  const read = def.access.kind === 'read';
+  return {
+    ...def,
+    toolset: def.toolset ?? 'core',
+    annotations: {
+      readOnlyHint: read,
+      destructiveHint: false,
+      idempotentHint: read,
+      openWorldHint: false,
+      ...def.annotations,
+    },
+  };
+}

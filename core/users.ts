@@ -1,0 +1,108 @@
+// User records: the public shape, and the data functions signup, the admin API and the users tools
+// share. Passwords are hashed here and never leave this module.
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { ROLES, type Role } from './access.ts';
+import { hashPassword } from './auth/passwords.ts';
+import type { Executor } from './db/client.ts';
+import { isUniqueViolation } from './db/errors.ts';
+import { type UserRow, users } from './db/schema.ts';
+import { AppError } from './errors.ts';
+import { newId } from './ids.ts';
+import { iso } from './schemas.ts';
+
+export const emailField = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .email()
+  .max(254)
+  .describe("The user's email address; unique across the service");
+export const passwordField = z.string().min(8).max(200).describe('Password, 8 to 200 characters');
+export const nameField = z.string().trim().min(1).max(200).describe("The person's display name");
+export const roleField = z.enum(ROLES).describe('Role: owner, admin, manager, member or viewer');
+
+export const userSchema = z.object({
+  _id: z.string().describe('User id'),
+  email: z.string().describe('Email address'),
+  name: z.string().describe('Display name'),
+  role: z.enum(ROLES).describe('Role in the organization'),
+  status: z
+    .enum(['active', 'deactivated'])
+    .describe('A deactivated user cannot sign in and their tokens stop working'),
+  organization_id: z.string().describe('The organization the user belongs to'),
+  deactivated_at: z.string().nullable().describe('When the user was deactivated (ISO 8601), or null'),
+  created_at: z.string().describe('Creation time (ISO 8601)'),
+  updated_at: z.string().describe('Last change (ISO 8601)'),
+});
+export type UserRecord = z.infer<typeof userSchema>;
+
+export function serializeUser(row: UserRow): UserRecord {
+  return {
+    _id: row.id,
+    email: row.email,
+    name: row.name,
+    role: roleField.parse(row.role),
+    status: row.status === 'active' ? 'active' : 'deactivated',
+    organization_id: row.orgId,
+    deactivated_at: iso(row.deactivatedAt),
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+export interface NewUser {
+  orgId: string;
+  email: string;
+  name: string;
+  role: Role;
+  password: string;
+}
+
+/** Inserts a user; a live user with the same email anywhere is a 409. */
+export async function insertUser(db: Executor, input: NewUser): Promise<UserRow> {
+  const passwordHash = await hashPassword(input.password);
+  try {
+    const [row] = await db
+      .insert(users)
+      .values({
+        id: newId(),
+        orgId: input.orgId,
+        email: input.email,
+        name: input.name,
+        role: input.role,
+        passwordHash,
+      })
+      .returning();
+    if (!row) throw new Error('insert returned no row');
+    return row;
+  } catch (err) {
+    if (isUniqueViolation(err)) {
+      throw new AppError('conflict', {
+        message: 'A user with this email already exists',
+        details: [{ field: 'email', message: 'already in use', code: 'duplicate' }],
+      });
+    }
+    throw err;
+  }
+}
+
+/** Live (not deleted) user of the current tenant by id, or a 404. */
+export async function getLiveUser(db: Executor, orgId: string, id: string): Promise<UserRow> {
+  const [row] = await db
+    .select()
+    .from(users)
+    .where(and(eq(users.id, id), eq(users.orgId, orgId), isNull(users.deletedAt)))
+    .limit(1);
+  if (!row) throw new AppError('not_found', { message: 'User not found' });
+  return row;
+}
+
+export async function findUserByEmail(db: Executor, email: string): Promise<UserRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(users)
+    .where(and(sql`lower(${users.email}) = ${email.toLowerCase()}`, isNull(users.deletedAt)))
+    .limit(1);
+  return row;
+}

@@ -1,0 +1,97 @@
+// The HTTP application: REST under /api/v1 (a route table over the tool registry), the MCP endpoint,
+// the public auth routes and the operator's admin API. Translation only: every rule lives in core/
+// and tools/.
+import { randomUUID } from 'node:crypto';
+import { type Context, Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { authenticate } from '../core/auth/authenticate.ts';
+import type { AuthContext } from '../core/auth-context.ts';
+import { AppError } from '../core/errors.ts';
+import { invokeTool } from '../core/invoke.ts';
+import type { Services } from '../core/services.ts';
+import { mountMcp } from '../mcp/http.ts';
+import { mountAdminRoutes } from './admin-routes.ts';
+import { mountAuthRoutes } from './auth-routes.ts';
+import { readJsonObject } from './body.ts';
+import { errorResponse } from './errors.ts';
+import type { Route } from './route.ts';
+import { ROUTES } from './routes/index.ts';
+
+export interface AppEnv {
+  Variables: { requestId: string; auth: AuthContext };
+}
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** Query parameters that would carry a credential in a URL, where logs and proxies keep it. */
+const TOKEN_QUERY_PARAMS = ['access_token', 'token', 'api_key', 'apikey', 'key', 'bearer'];
+
+function rejectTokensInUrl(c: Context): void {
+  const query = c.req.query();
+  for (const name of TOKEN_QUERY_PARAMS) {
+    if (name in query)
+      throw new AppError('token_in_url', {
+        details: [{ field: name, message: 'Send tokens in the Authorization header', code: 'token_in_url' }],
+      });
+  }
+}
+
+function restHandler(route: Route, services: Services) {
+  return async function handleRoute(c: Context<AppEnv>): Promise<Response> {
+    rejectTokensInUrl(c);
+    const auth = await authenticate(c.req.header('authorization'), services);
+    const body = route.method === 'GET' ? {} : await readJsonObject(c);
+    const input = route.input({ params: c.req.param(), query: c.req.query(), body });
+    const output = await invokeTool(
+      route.tool,
+      input,
+      { auth, surface: 'rest', requestId: c.get('requestId') },
+      services,
+    );
+    return c.json(output, route.status);
+  };
+}
+
+export function createApp(services: Services): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const { logger } = services;
+
+  app.use('*', async function requestId(c, next) {
+    const incoming = c.req.header('x-request-id');
+    const id = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    c.set('requestId', id);
+    c.header('X-Request-Id', id);
+    await next();
+  });
+
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) =>
+        c.json(
+          new AppError('payload_too_large', { message: 'Request bodies are limited to 1 MiB' }).body,
+          413,
+        ),
+    }),
+  );
+
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+
+  mountAuthRoutes(app, services);
+  mountAdminRoutes(app, services);
+  mountMcp(app, services);
+
+  for (const route of ROUTES) {
+    app.on(route.method, `/api/v1${route.path}`, restHandler(route, services));
+  }
+
+  app.notFound((c) =>
+    c.json(
+      new AppError('route_not_found', { message: `No route for ${c.req.method} ${c.req.path}` }).body,
+      404,
+    ),
+  );
+  app.onError((err, c) => errorResponse(c, err, logger));
+  return app;
+}

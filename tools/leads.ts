@@ -1,0 +1,3 @@
+import type { Tool } from '../core/tool.ts';
+
+export const leadTools: Tool[] = [];
