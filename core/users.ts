@@ -6,7 +6,7 @@ import { ROLES, type Role } from './access.ts';
 import { hashPassword } from './auth/passwords.ts';
 import type { Executor } from './db/client.ts';
 import { isUniqueViolation } from './db/errors.ts';
-import { type UserRow, users } from './db/schema.ts';
+import { apiKeys, oauthTokens, refreshTokens, type UserRow, users } from './db/schema.ts';
 import { AppError } from './errors.ts';
 import { newId } from './ids.ts';
 import { iso } from './schemas.ts';
@@ -105,4 +105,43 @@ export async function findUserByEmail(db: Executor, email: string): Promise<User
     .where(and(sql`lower(${users.email}) = ${email.toLowerCase()}`, isNull(users.deletedAt)))
     .limit(1);
   return row;
+}
+
+/** Revokes every API key, OAuth token and refresh token of a user (on deletion); already revoked ones keep their time. */
+export async function revokeUserCredentials(
+  db: Executor,
+  orgId: string,
+  userId: string,
+  now: Date,
+): Promise<void> {
+  await db
+    .update(apiKeys)
+    .set({ revokedAt: now, updatedAt: now })
+    .where(and(eq(apiKeys.orgId, orgId), eq(apiKeys.userId, userId), isNull(apiKeys.revokedAt)));
+  await db
+    .update(oauthTokens)
+    .set({ revokedAt: now })
+    .where(and(eq(oauthTokens.orgId, orgId), eq(oauthTokens.userId, userId), isNull(oauthTokens.revokedAt)));
+  await db
+    .update(refreshTokens)
+    .set({ revokedAt: now })
+    .where(
+      and(eq(refreshTokens.orgId, orgId), eq(refreshTokens.userId, userId), isNull(refreshTokens.revokedAt)),
+    );
+}
+
+/**
+ * Soft-deletes a user: the row stays for history, but it is hidden everywhere, its tokens fail and its
+ * email is free again (the live-email unique index only covers rows whose deleted_at is null).
+ */
+export async function softDeleteUser(db: Executor, orgId: string, userId: string, now: Date): Promise<void> {
+  await db
+    .update(users)
+    .set({
+      deletedAt: now,
+      status: 'deactivated',
+      deactivatedAt: sql`coalesce(${users.deactivatedAt}, ${now.toISOString()}::timestamptz)`,
+      updatedAt: now,
+    })
+    .where(and(eq(users.id, userId), eq(users.orgId, orgId)));
 }

@@ -1,3 +1,205 @@
-import type { Tool } from '../core/tool.ts';
+// Personal access tokens (API keys) of the caller: create, list, revoke, rotate. Only a SHA-256 hash
+// of a token is stored, so the plain token is shown once, in the create or rotate response.
+import { and, desc, eq } from 'drizzle-orm';
+import { z } from 'zod';
+import { scopesForNewKey } from '../core/access.ts';
+import { generatePat, hashToken, tokenPrefix } from '../core/auth/tokens.ts';
+import type { AuthContext } from '../core/auth-context.ts';
+import type { Executor } from '../core/db/client.ts';
+import { isUniqueViolation } from '../core/db/errors.ts';
+import { type ApiKeyRow, apiKeys } from '../core/db/schema.ts';
+import { AppError } from '../core/errors.ts';
+import { newId } from '../core/ids.ts';
+import { iso, messageOutput, objectId } from '../core/schemas.ts';
+import type { Services } from '../core/services.ts';
+import { defineTool } from '../core/tool.ts';
 
-export const apiKeyTools: Tool[] = [];
+const TOOLSET = 'settings';
+
+// The specification names this record's id field `id` (not `_id`).
+export const apiKeySchema = z.object({
+  id: z.string().describe('API key id (24 hex characters)'),
+  label: z.string().describe("Label, unique among the owner's keys (revoked ones included)"),
+  token_prefix: z.string().describe('First 8 characters of the token ("pat_" + 4 hex), to tell keys apart'),
+  scopes: z.array(z.string()).describe('Scopes the key holds'),
+  last_used_at: z.string().nullable().describe('Last authenticated use (ISO 8601), or null if never used'),
+  revoked_at: z.string().nullable().describe('When the key was revoked (ISO 8601), or null while active'),
+  created_at: z.string().describe('Creation time (ISO 8601)'),
+  updated_at: z.string().describe('Last change, including rotation (ISO 8601)'),
+});
+export type ApiKeyRecord = z.infer<typeof apiKeySchema>;
+
+/** Uses are batched in memory before they reach the row, so the pending time may be newer than the stored one. */
+export function serializeApiKey(row: ApiKeyRow, services: Services): ApiKeyRecord {
+  const pending = services.usage.pendingFor(row.id);
+  const stored = row.lastUsedAt;
+  const lastUsed = pending && (!stored || pending > stored) ? pending : stored;
+  return {
+    id: row.id,
+    label: row.label,
+    token_prefix: row.tokenPrefix,
+    scopes: [...row.scopes],
+    last_used_at: iso(lastUsed),
+    revoked_at: iso(row.revokedAt),
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+const keyWithToken = z.object({
+  key: apiKeySchema,
+  plain_token: z
+    .string()
+    .describe('The token ("pat_" + 64 hex). Shown only now: store it, it cannot be retrieved again.'),
+});
+
+/**
+ * A token-authenticated caller (PAT or OAuth) may only hand out scopes it holds itself; otherwise a
+ * narrow key could mint a broader one. Sessions are not scope-limited.
+ */
+function assertScopesHeld(auth: AuthContext, scopes: readonly string[]): void {
+  if (auth.scopes === null) return;
+  const held = auth.scopes;
+  const missing = scopes.find((s) => !held.includes(s));
+  if (missing !== undefined) {
+    throw new AppError('scope_missing', {
+      error: `Token lacks required scope: ${missing}`,
+      message: 'A token can only create or rotate keys whose scopes it holds itself',
+      extra: { required_scope: missing },
+    });
+  }
+}
+
+/** One of the caller's own keys; another user's key or another organization's is a 404. */
+async function getOwnKey(db: Executor, auth: AuthContext, id: string): Promise<ApiKeyRow> {
+  const [row] = await db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.id, id), eq(apiKeys.orgId, auth.orgId), eq(apiKeys.userId, auth.userId)))
+    .limit(1);
+  if (!row) throw new AppError('not_found', { message: 'API key not found' });
+  return row;
+}
+
+const keyId = objectId('API key');
+
+export const createApiKey = defineTool({
+  name: 'create_api_key',
+  title: 'Create API key',
+  description:
+    "Creates a personal access token (API key) for the caller. The response holds the key record and `plain_token`, which is shown only once: store it. Without `scopes` (or with an empty list) the key gets the defaults read/write on leads, contacts, opportunities, invoices, proposals and projects; MCP scopes (`mcp:read`, `mcp:write`) must be requested explicitly. Scope strings are not checked against a list: a misspelt scope is stored and grants nothing. When called with a token, the new key may only hold scopes that token holds. The label must be unique among the caller's keys, revoked ones included (409 otherwise).",
+  input: z.strictObject({
+    label: z.string().trim().min(1).max(100).describe('A name for the key, 1 to 100 characters'),
+    scopes: z
+      .array(z.string().min(1).max(100).describe('A scope, e.g. read:leads or mcp:read'))
+      .max(50)
+      .optional()
+      .describe('Scopes the key holds (at most 50); omitted or empty means the default scopes'),
+  }),
+  output: keyWithToken,
+  access: { kind: 'write', permission: 'settings.api_keys.create' },
+  toolset: TOOLSET,
+  async handler(input, ctx) {
+    const scopes = scopesForNewKey(input.scopes);
+    assertScopesHeld(ctx.auth, scopes);
+    const token = generatePat();
+    try {
+      const [row] = await ctx.db
+        .insert(apiKeys)
+        .values({
+          id: newId(ctx.now),
+          orgId: ctx.auth.orgId,
+          userId: ctx.auth.userId,
+          label: input.label,
+          tokenHash: hashToken(token),
+          tokenPrefix: tokenPrefix(token),
+          scopes,
+          createdAt: ctx.now,
+          updatedAt: ctx.now,
+        })
+        .returning();
+      if (!row) throw new Error('insert returned no API key');
+      return { key: serializeApiKey(row, ctx.services), plain_token: token };
+    } catch (err) {
+      if (isUniqueViolation(err)) {
+        throw new AppError('conflict', {
+          message: 'You already have an API key with this label (revoked keys keep their label)',
+          details: [{ field: 'label', message: 'already used by one of your keys', code: 'duplicate' }],
+        });
+      }
+      throw err;
+    }
+  },
+});
+
+export const listApiKeys = defineTool({
+  name: 'list_api_keys',
+  title: 'List API keys',
+  description:
+    "Lists the caller's own API keys, newest first, revoked ones included (`revoked_at` set). Token values are never returned; `token_prefix` tells keys apart. Not paged: a user has few keys.",
+  input: z.strictObject({}),
+  output: z.object({ keys: z.array(apiKeySchema).describe("The caller's keys, newest first") }),
+  access: { kind: 'read', permission: 'settings.api_keys.view_own' },
+  toolset: TOOLSET,
+  async handler(_input, ctx) {
+    const rows = await ctx.db
+      .select()
+      .from(apiKeys)
+      .where(and(eq(apiKeys.orgId, ctx.auth.orgId), eq(apiKeys.userId, ctx.auth.userId)))
+      .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
+    return { keys: rows.map((row) => serializeApiKey(row, ctx.services)) };
+  },
+});
+
+const REVOKED_MESSAGE = 'API key revoked';
+
+export const revokeApiKey = defineTool({
+  name: 'revoke_api_key',
+  title: 'Revoke API key',
+  description:
+    "Revokes one of the caller's API keys: requests with its token fail with 401 from now on. The key stays in the list with `revoked_at` set and its label stays reserved. Revoking an already revoked key succeeds again with the same message.",
+  input: z.strictObject({ id: keyId }),
+  output: messageOutput,
+  access: { kind: 'write', permission: 'settings.api_keys.delete' },
+  annotations: { destructiveHint: true, idempotentHint: true },
+  toolset: TOOLSET,
+  async handler(input, ctx) {
+    const row = await getOwnKey(ctx.db, ctx.auth, input.id);
+    if (row.revokedAt === null) {
+      await ctx.db
+        .update(apiKeys)
+        .set({ revokedAt: ctx.now, updatedAt: ctx.now })
+        .where(and(eq(apiKeys.id, row.id), eq(apiKeys.orgId, ctx.auth.orgId)));
+    }
+    return { message: REVOKED_MESSAGE };
+  },
+});
+
+export const rotateApiKey = defineTool({
+  name: 'rotate_api_key',
+  title: 'Rotate API key',
+  description:
+    "Replaces the token of one of the caller's active API keys: same key id, label and scopes, a new `plain_token` (shown only now). The old token stops working immediately. A revoked key cannot be rotated. When called with a token, that token must hold every scope of the key being rotated.",
+  input: z.strictObject({ id: keyId }),
+  output: keyWithToken,
+  access: { kind: 'write', permission: 'settings.api_keys.create' },
+  toolset: TOOLSET,
+  async handler(input, ctx) {
+    const row = await getOwnKey(ctx.db, ctx.auth, input.id);
+    if (row.revokedAt !== null) {
+      throw new AppError('invalid_operation', { message: 'A revoked API key cannot be rotated' });
+    }
+    // Rotating hands out a usable token, so it is held to the same rule as creating one.
+    assertScopesHeld(ctx.auth, row.scopes);
+    const token = generatePat();
+    const [updated] = await ctx.db
+      .update(apiKeys)
+      .set({ tokenHash: hashToken(token), tokenPrefix: tokenPrefix(token), updatedAt: ctx.now })
+      .where(and(eq(apiKeys.id, row.id), eq(apiKeys.orgId, ctx.auth.orgId)))
+      .returning();
+    if (!updated) throw new AppError('not_found', { message: 'API key not found' });
+    return { key: serializeApiKey(updated, ctx.services), plain_token: token };
+  },
+});
+
+export const apiKeyTools = [createApiKey, listApiKeys, revokeApiKey, rotateApiKey];

@@ -1,0 +1,347 @@
+// Locks in API keys over REST: one-time plain tokens, hash-only storage, labels, scopes, revocation and rotation.
+import { createHash } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiKeys } from '../core/db/schema.ts';
+import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
+
+interface KeyRecord {
+  id: string;
+  label: string;
+  token_prefix: string;
+  scopes: string[];
+  last_used_at: string | null;
+  revoked_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+interface KeyWithToken {
+  key: KeyRecord;
+  plain_token: string;
+}
+interface ErrorBody {
+  error: string;
+  code?: string;
+  message?: string;
+  details?: { field: string; message: string; code: string }[];
+  required_scope?: string;
+}
+
+const DEFAULT_SCOPES = [
+  'read:leads',
+  'write:leads',
+  'read:contacts',
+  'write:contacts',
+  'read:opportunities',
+  'write:opportunities',
+  'read:invoices',
+  'write:invoices',
+  'read:proposals',
+  'write:proposals',
+  'read:projects',
+  'write:projects',
+];
+
+let t: TestContext;
+let org: TestOrg;
+let labelSeq = 0;
+
+beforeAll(async () => {
+  t = await createTestContext();
+  org = await t.createOrg();
+});
+afterAll(() => t.close());
+
+async function createKey(
+  token: string,
+  body: Record<string, unknown> = {},
+): Promise<{ res: Response; body: KeyWithToken }> {
+  const res = await t.request('POST', '/api/v1/settings/api-keys', {
+    token,
+    body: { label: `key ${labelSeq++}`, ...body },
+  });
+  return { res, body: await json<KeyWithToken>(res.clone()) };
+}
+
+async function listKeys(token: string): Promise<KeyRecord[]> {
+  const res = await t.request('GET', '/api/v1/settings/api-keys', { token });
+  expect(res.status).toBe(200);
+  return (await json<{ keys: KeyRecord[] }>(res)).keys;
+}
+
+const me = (token: string) => t.request('GET', '/api/v1/me', { token });
+
+describe('create_api_key', () => {
+  it('returns the key record and a one-time pat_ token whose prefix is recorded', async () => {
+    const { res, body } = await createKey(org.token, { label: '  CI deploy  ' });
+    expect(res.status).toBe(201);
+    expect(body.plain_token).toMatch(/^pat_[0-9a-f]{64}$/);
+    expect(body.key.token_prefix).toBe(body.plain_token.slice(0, 8));
+    expect(body.key.id).toMatch(/^[0-9a-f]{24}$/);
+    expect(body.key.label).toBe('CI deploy');
+    expect(body.key.last_used_at).toBeNull();
+    expect(body.key.revoked_at).toBeNull();
+    expect(Object.keys(body.key).sort()).toEqual(
+      [
+        'created_at',
+        'id',
+        'label',
+        'last_used_at',
+        'revoked_at',
+        'scopes',
+        'token_prefix',
+        'updated_at',
+      ].sort(),
+    );
+
+    const whoami = await me(body.plain_token);
+    expect(whoami.status).toBe(200);
+    expect(await json(whoami)).toMatchObject({ token_kind: 'pat', user: { _id: org.ownerId } });
+  });
+
+  it('gives exactly the default scopes when scopes are omitted or empty, never mcp:*', async () => {
+    const omitted = await createKey(org.token);
+    expect(omitted.body.key.scopes).toEqual(DEFAULT_SCOPES);
+    const empty = await createKey(org.token, { scopes: [] });
+    expect(empty.body.key.scopes).toEqual(DEFAULT_SCOPES);
+  });
+
+  it('stores explicit scopes as given, misspelt ones included, without duplicates', async () => {
+    const { res, body } = await createKey(org.token, { scopes: ['mcp:read', 'raed:leads', 'mcp:read'] });
+    expect(res.status).toBe(201);
+    expect(body.key.scopes).toEqual(['mcp:read', 'raed:leads']);
+  });
+
+  it('stores only the SHA-256 of the token, never the token itself', async () => {
+    const { body } = await createKey(org.token);
+    const [row] = await t.services.db.system.select().from(apiKeys).where(eq(apiKeys.id, body.key.id));
+    expect(row).toBeDefined();
+    expect(row?.tokenHash).toBe(createHash('sha256').update(body.plain_token).digest('hex'));
+    for (const value of Object.values(row ?? {})) {
+      expect(JSON.stringify(value ?? null)).not.toContain(body.plain_token.slice(4));
+    }
+  });
+
+  it('validates the label (1-100 characters after trimming) and the scopes', async () => {
+    for (const label of ['', '   ', 'x'.repeat(101)]) {
+      const res = await t.request('POST', '/api/v1/settings/api-keys', { token: org.token, body: { label } });
+      expect(res.status).toBe(400);
+      const body = await json<ErrorBody>(res);
+      expect(body.error).toBe('Validation failed');
+      expect(body.details?.map((d) => d.field)).toContain('label');
+    }
+    const longest = await createKey(org.token, { label: 'y'.repeat(100) });
+    expect(longest.res.status).toBe(201);
+
+    const missing = await t.request('POST', '/api/v1/settings/api-keys', { token: org.token, body: {} });
+    expect(missing.status).toBe(400);
+
+    const tooMany = await createKey(org.token, { scopes: Array.from({ length: 51 }, (_, i) => `s:${i}`) });
+    expect(tooMany.res.status).toBe(400);
+    expect((await json<ErrorBody>(tooMany.res)).details?.[0]?.field).toBe('scopes');
+
+    const blank = await createKey(org.token, { scopes: ['read:leads', ''] });
+    expect(blank.res.status).toBe(400);
+    expect((await json<ErrorBody>(blank.res)).details?.[0]?.field).toBe('scopes.1');
+
+    const tooLong = await createKey(org.token, { scopes: ['z'.repeat(101)] });
+    expect(tooLong.res.status).toBe(400);
+
+    const unknown = await createKey(org.token, { expires_at: '2030-01-01' });
+    expect(unknown.res.status).toBe(400);
+  });
+
+  it("answers 409 for a label already used by one of the caller's keys, revoked ones included", async () => {
+    const first = await createKey(org.token, { label: 'reserved' });
+    expect(first.res.status).toBe(201);
+    const again = await createKey(org.token, { label: 'reserved' });
+    expect(again.res.status).toBe(409);
+    const conflict = await json<ErrorBody>(again.res);
+    expect(conflict.details?.[0]?.field).toBe('label');
+
+    const revoke = await t.request('DELETE', `/api/v1/settings/api-keys/${first.body.key.id}`, {
+      token: org.token,
+    });
+    expect(revoke.status).toBe(200);
+    const afterRevoke = await createKey(org.token, { label: 'reserved' });
+    expect(afterRevoke.res.status).toBe(409);
+
+    // Labels are per user: a colleague may use the same one.
+    const colleague = await t.createUser(org.orgId, 'member');
+    const theirs = await createKey(colleague.token, { label: 'reserved' });
+    expect(theirs.res.status).toBe(201);
+  });
+
+  it('lets a token only create keys within its own scopes', async () => {
+    const narrow = await t.createPat(org.orgId, org.ownerId, ['read:leads', 'mcp:read']);
+    const within = await createKey(narrow.token, { scopes: ['read:leads'] });
+    expect(within.res.status).toBe(201);
+    expect(within.body.key.scopes).toEqual(['read:leads']);
+
+    const beyond = await createKey(narrow.token, { scopes: ['read:leads', 'write:leads'] });
+    expect(beyond.res.status).toBe(403);
+    expect(await json<ErrorBody>(beyond.res)).toMatchObject({
+      error: 'Token lacks required scope: write:leads',
+      code: 'scope_missing',
+      required_scope: 'write:leads',
+    });
+
+    // The defaults count as requested scopes too.
+    const defaults = await createKey(narrow.token);
+    expect(defaults.res.status).toBe(403);
+    expect((await json<ErrorBody>(defaults.res)).required_scope).toBe('write:leads');
+
+    // A session is not scope-limited.
+    const session = await createKey(org.token, { scopes: ['mcp:write'] });
+    expect(session.res.status).toBe(201);
+  });
+});
+
+describe('list_api_keys', () => {
+  it("shows the caller's own keys, newest first, revoked included, without any token or hash", async () => {
+    const user = await t.createUser(org.orgId, 'viewer');
+    const a = await createKey(user.token, { label: 'alpha' });
+    const b = await createKey(user.token, { label: 'beta' });
+    await t.request('DELETE', `/api/v1/settings/api-keys/${a.body.key.id}`, { token: user.token });
+
+    const res = await t.request('GET', '/api/v1/settings/api-keys', { token: user.token });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).not.toContain(a.body.plain_token);
+    expect(text).not.toContain(b.body.plain_token);
+    expect(text).not.toContain(createHash('sha256').update(a.body.plain_token).digest('hex'));
+    const keys = (JSON.parse(text) as { keys: KeyRecord[] }).keys;
+    expect(keys.map((k) => k.label)).toEqual(['beta', 'alpha']);
+    expect(keys[1]?.revoked_at).not.toBeNull();
+    expect(keys[0]?.revoked_at).toBeNull();
+    for (const key of keys) expect(Object.keys(key)).not.toContain('plain_token');
+
+    const ownerKeys = await listKeys(org.token);
+    expect(ownerKeys.map((k) => k.id)).not.toContain(a.body.key.id);
+  });
+
+  it('reports last_used_at as null before the first use and set after a request with the key', async () => {
+    const { body } = await createKey(org.token);
+    const before = (await listKeys(org.token)).find((k) => k.id === body.key.id);
+    expect(before?.last_used_at).toBeNull();
+
+    const start = Date.now();
+    expect((await me(body.plain_token)).status).toBe(200);
+    const after = (await listKeys(org.token)).find((k) => k.id === body.key.id);
+    expect(after?.last_used_at).not.toBeNull();
+    expect(Date.parse(after?.last_used_at ?? '')).toBeGreaterThanOrEqual(start - 1000);
+
+    // Still reported once the batched uses have been written.
+    await t.services.usage.flush();
+    const flushed = (await listKeys(org.token)).find((k) => k.id === body.key.id);
+    expect(flushed?.last_used_at).toBe(after?.last_used_at);
+  });
+});
+
+describe('revoke_api_key', () => {
+  it('revokes at once: the token gets 401, a repeat answers the same message', async () => {
+    const { body } = await createKey(org.token);
+    expect((await me(body.plain_token)).status).toBe(200);
+
+    const res = await t.request('DELETE', `/api/v1/settings/api-keys/${body.key.id}`, { token: org.token });
+    expect(res.status).toBe(200);
+    const first = await json<{ message: string }>(res);
+    expect(first.message).toMatch(/revoked/i);
+
+    const refused = await me(body.plain_token);
+    expect(refused.status).toBe(401);
+    expect(await json(refused)).toEqual({ error: 'Invalid or expired token', code: 'invalid_token' });
+
+    const again = await t.request('DELETE', `/api/v1/settings/api-keys/${body.key.id}`, { token: org.token });
+    expect(again.status).toBe(200);
+    expect(await json(again)).toEqual(first);
+  });
+
+  it('lets a key revoke itself', async () => {
+    const { body } = await createKey(org.token);
+    const res = await t.request('DELETE', `/api/v1/settings/api-keys/${body.key.id}`, {
+      token: body.plain_token,
+    });
+    expect(res.status).toBe(200);
+    expect((await me(body.plain_token)).status).toBe(401);
+  });
+});
+
+describe('rotate_api_key', () => {
+  it('keeps id, label and scopes, issues a new token and kills the old one', async () => {
+    const { body: created } = await createKey(org.token, { scopes: ['read:leads', 'mcp:read'] });
+    await new Promise((r) => setTimeout(r, 5));
+    const res = await t.request('POST', `/api/v1/settings/api-keys/${created.key.id}/rotate`, {
+      token: org.token,
+    });
+    expect(res.status).toBe(201);
+    const rotated = await json<KeyWithToken>(res);
+    expect(rotated.key).toMatchObject({
+      id: created.key.id,
+      label: created.key.label,
+      scopes: ['read:leads', 'mcp:read'],
+      created_at: created.key.created_at,
+    });
+    expect(rotated.plain_token).toMatch(/^pat_[0-9a-f]{64}$/);
+    expect(rotated.plain_token).not.toBe(created.plain_token);
+    expect(rotated.key.token_prefix).toBe(rotated.plain_token.slice(0, 8));
+    expect(Date.parse(rotated.key.updated_at)).toBeGreaterThan(Date.parse(created.key.updated_at));
+
+    const old = await me(created.plain_token);
+    expect(old.status).toBe(401);
+    expect((await json<ErrorBody>(old)).error).toBe('Invalid or expired token');
+    expect((await me(rotated.plain_token)).status).toBe(200);
+
+    const [row] = await t.services.db.system.select().from(apiKeys).where(eq(apiKeys.id, created.key.id));
+    expect(row?.tokenHash).toBe(createHash('sha256').update(rotated.plain_token).digest('hex'));
+  });
+
+  it('refuses to rotate a revoked key', async () => {
+    const { body } = await createKey(org.token);
+    await t.request('DELETE', `/api/v1/settings/api-keys/${body.key.id}`, { token: org.token });
+    const res = await t.request('POST', `/api/v1/settings/api-keys/${body.key.id}/rotate`, {
+      token: org.token,
+    });
+    expect(res.status).toBe(400);
+    expect((await json<ErrorBody>(res)).code).toBe('invalid_operation');
+  });
+
+  it('does not let a narrow token rotate a broader key of the same user', async () => {
+    const broad = await createKey(org.token);
+    const narrow = await t.createPat(org.orgId, org.ownerId, ['read:leads']);
+    const res = await t.request('POST', `/api/v1/settings/api-keys/${broad.body.key.id}/rotate`, {
+      token: narrow.token,
+    });
+    expect(res.status).toBe(403);
+    expect((await json<ErrorBody>(res)).code).toBe('scope_missing');
+    expect((await me(broad.body.plain_token)).status).toBe(200);
+  });
+});
+
+describe('keys of others', () => {
+  it("answers 404 for another user's key and another organization's key, 400 for a malformed id", async () => {
+    const colleague = await t.createUser(org.orgId, 'admin');
+    const theirs = await createKey(colleague.token);
+    const other = await t.createOrg();
+    const foreign = await createKey(other.token);
+
+    for (const id of [theirs.body.key.id, foreign.body.key.id, '0123456789abcdef01234567']) {
+      const revoke = await t.request('DELETE', `/api/v1/settings/api-keys/${id}`, { token: org.token });
+      expect(revoke.status).toBe(404);
+      expect((await json<ErrorBody>(revoke)).error).toBe('Not found');
+      const rotate = await t.request('POST', `/api/v1/settings/api-keys/${id}/rotate`, { token: org.token });
+      expect(rotate.status).toBe(404);
+    }
+    expect((await me(theirs.body.plain_token)).status).toBe(200);
+    expect((await me(foreign.body.plain_token)).status).toBe(200);
+    expect((await listKeys(org.token)).map((k) => k.id)).not.toContain(foreign.body.key.id);
+
+    const malformed = await t.request('DELETE', '/api/v1/settings/api-keys/not-an-id', { token: org.token });
+    expect(malformed.status).toBe(400);
+  });
+
+  it('requires authentication', async () => {
+    const res = await t.request('GET', '/api/v1/settings/api-keys');
+    expect(res.status).toBe(401);
+  });
+});

@@ -1,0 +1,524 @@
+// Locks in user management over REST: listing, role rules, deactivation and deletion with owned records.
+import { and, eq, inArray } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateOauthToken, generateRefreshToken, hashToken } from '../core/auth/tokens.ts';
+import { apiKeys, leads, oauthTokens, refreshTokens, users } from '../core/db/schema.ts';
+import { newId } from '../core/ids.ts';
+import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
+
+interface UserRecord {
+  _id: string;
+  email: string;
+  name: string;
+  role: string;
+  status: string;
+  organization_id: string;
+  deactivated_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+interface UserList {
+  users: UserRecord[];
+  total: number;
+  page: number;
+  limit: number;
+  totalPages: number;
+}
+interface ErrorBody {
+  error: string;
+  code?: string;
+  message?: string;
+  details?: { field: string; message: string; code: string }[];
+  required_permission?: string;
+  owned_records?: Record<string, number>;
+}
+
+let t: TestContext;
+let org: TestOrg;
+let admin: { userId: string; token: string; email: string };
+let seq = 0;
+
+beforeAll(async () => {
+  t = await createTestContext();
+  org = await t.createOrg();
+  admin = await t.createUser(org.orgId, 'admin');
+});
+afterAll(() => t.close());
+
+const email = (tag: string) => `${tag}-${seq++}-${Date.now().toString(36)}@users.test`;
+
+async function createViaApi(
+  token: string,
+  body: Record<string, unknown>,
+): Promise<{ res: Response; user: UserRecord }> {
+  const res = await t.request('POST', '/api/v1/users', {
+    token,
+    body: { email: email('new'), name: 'New Person', password: 'long enough pw', ...body },
+  });
+  const parsed = await json<{ user: UserRecord }>(res.clone());
+  return { res, user: parsed.user };
+}
+
+async function insertLeads(orgId: string, ownerId: string, n: number, trashed = 0): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < n + trashed; i++) {
+    const id = newId();
+    ids.push(id);
+    await t.services.db.system.insert(leads).values({
+      id,
+      orgId,
+      name: `Lead ${i}`,
+      ownerId,
+      ...(i >= n ? { deletedAt: new Date(), deletedBy: ownerId } : {}),
+    });
+  }
+  return ids.slice(0, n);
+}
+
+const me = (token: string) => t.request('GET', '/api/v1/me', { token });
+
+describe('create_user', () => {
+  it('lets the owner create users, never returning a password', async () => {
+    const address = email('Mixed.Case');
+    const { res, user } = await createViaApi(org.token, { email: address, role: 'admin', name: ' Ada ' });
+    expect(res.status).toBe(201);
+    expect(user).toMatchObject({
+      email: address.toLowerCase(),
+      name: 'Ada',
+      role: 'admin',
+      status: 'active',
+      organization_id: org.orgId,
+      deactivated_at: null,
+    });
+    expect(user._id).toMatch(/^[0-9a-f]{24}$/);
+    expect(Object.keys(user)).not.toContain('password_hash');
+    expect(Object.keys(user)).not.toContain('password');
+    const signedIn = await me(await t.sessionToken(user._id, org.orgId));
+    expect(signedIn.status).toBe(200);
+  });
+
+  it('lets an admin create non-admin users but not admins', async () => {
+    const member = await createViaApi(admin.token, { role: 'member' });
+    expect(member.res.status).toBe(201);
+    const refused = await createViaApi(admin.token, { role: 'admin' });
+    expect(refused.res.status).toBe(403);
+    expect(await json<ErrorBody>(refused.res)).toMatchObject({
+      error: 'Forbidden',
+      required_permission: 'users.delete',
+    });
+  });
+
+  it('never grants the owner role and refuses other roles without users.create', async () => {
+    const owner = await createViaApi(org.token, { role: 'owner' });
+    expect(owner.res.status).toBe(400);
+    expect((await json<ErrorBody>(owner.res)).details?.[0]?.field).toBe('role');
+
+    const member = await t.createUser(org.orgId, 'member');
+    const byMember = await createViaApi(member.token, { role: 'viewer' });
+    expect(byMember.res.status).toBe(403);
+    expect((await json<ErrorBody>(byMember.res)).required_permission).toBe('users.create');
+  });
+
+  it('validates fields and answers 409 for an email in use', async () => {
+    const bad = await createViaApi(org.token, { role: 'member', email: 'not-an-email', password: 'short' });
+    expect(bad.res.status).toBe(400);
+    const fields = (await json<ErrorBody>(bad.res)).details?.map((d) => d.field);
+    expect(fields).toEqual(expect.arrayContaining(['email', 'password']));
+
+    const extra = await createViaApi(org.token, { role: 'member', status: 'deactivated' });
+    expect(extra.res.status).toBe(400);
+
+    const dup = await createViaApi(org.token, { role: 'member', email: admin.email.toUpperCase() });
+    expect(dup.res.status).toBe(409);
+  });
+});
+
+describe('list_users and get_user', () => {
+  let o: TestOrg;
+  beforeAll(async () => {
+    o = await t.createOrg();
+    await createViaApi(o.token, { role: 'manager', name: 'Zed Manager', email: 'zed@list.test' });
+    await createViaApi(o.token, { role: 'viewer', name: 'Vic_Viewer', email: 'viewer@list.test' });
+    const m = await createViaApi(o.token, { role: 'member', name: 'Mia Member', email: 'mia@list.test' });
+    await t.request('POST', `/api/v1/users/${m.user._id}/deactivate`, { token: o.token });
+  });
+
+  it('returns the paged envelope, newest first by default', async () => {
+    const res = await t.request('GET', '/api/v1/users', { token: o.token });
+    expect(res.status).toBe(200);
+    const body = await json<UserList>(res);
+    expect(body).toMatchObject({ total: 4, page: 1, limit: 25, totalPages: 1 });
+    expect(body.users.map((u) => u.name)).toEqual(['Mia Member', 'Vic_Viewer', 'Zed Manager', 'Owner']);
+
+    const page2 = await json<UserList>(
+      await t.request('GET', '/api/v1/users?limit=3&page=2', { token: o.token }),
+    );
+    expect(page2).toMatchObject({ total: 4, page: 2, limit: 3, totalPages: 2 });
+    expect(page2.users.map((u) => u.name)).toEqual(['Owner']);
+  });
+
+  it('sorts, filters by role and status, and searches name and email literally', async () => {
+    const list = async (query: string) => {
+      const res = await t.request('GET', `/api/v1/users?${query}`, { token: o.token });
+      expect(res.status).toBe(200);
+      return (await json<UserList>(res)).users;
+    };
+    expect((await list('sort=name')).map((u) => u.name)).toEqual([
+      'Mia Member',
+      'Owner',
+      'Vic_Viewer',
+      'Zed Manager',
+    ]);
+    expect((await list('sort=-email')).map((u) => u.email)[0]).toBe('zed@list.test');
+    expect((await list('role=viewer')).map((u) => u.name)).toEqual(['Vic_Viewer']);
+    expect((await list('status=deactivated')).map((u) => u.name)).toEqual(['Mia Member']);
+    expect((await list('search=MIA')).map((u) => u.name)).toEqual(['Mia Member']);
+    expect((await list('search=list.test')).length).toBe(3);
+    // `_` and `%` are literal characters, not wildcards.
+    expect((await list('search=_')).map((u) => u.name)).toEqual(['Vic_Viewer']);
+    expect(await list('search=%25')).toEqual([]);
+  });
+
+  it('rejects bad list parameters', async () => {
+    for (const q of ['limit=101', 'sort=password_hash', 'role=owner2', 'status=gone', 'page=0']) {
+      const res = await t.request('GET', `/api/v1/users?${q}`, { token: o.token });
+      expect(res.status).toBe(400);
+    }
+  });
+
+  it('lets every role view users, and returns one user by id', async () => {
+    const viewer = await t.createUser(o.orgId, 'viewer');
+    const res = await t.request('GET', `/api/v1/users/${o.ownerId}`, { token: viewer.token });
+    expect(res.status).toBe(200);
+    expect((await json<{ user: UserRecord }>(res)).user).toMatchObject({ _id: o.ownerId, role: 'owner' });
+
+    expect(
+      (await t.request('GET', '/api/v1/users/0123456789abcdef01234567', { token: o.token })).status,
+    ).toBe(404);
+    expect((await t.request('GET', '/api/v1/users/xyz', { token: o.token })).status).toBe(400);
+  });
+});
+
+describe('update_user', () => {
+  it('changes the name and role within the role rules', async () => {
+    const member = await t.createUser(org.orgId, 'member');
+    const rename = await t.request('PUT', `/api/v1/users/${member.userId}`, {
+      token: admin.token,
+      body: { name: 'Renamed', role: 'manager' },
+    });
+    expect(rename.status).toBe(200);
+    expect((await json<{ user: UserRecord }>(rename)).user).toMatchObject({
+      name: 'Renamed',
+      role: 'manager',
+    });
+
+    const promote = await t.request('PUT', `/api/v1/users/${member.userId}`, {
+      token: admin.token,
+      body: { role: 'admin' },
+    });
+    expect(promote.status).toBe(403);
+    expect((await json<ErrorBody>(promote)).required_permission).toBe('users.delete');
+
+    const byOwner = await t.request('PUT', `/api/v1/users/${member.userId}`, {
+      token: org.token,
+      body: { role: 'admin' },
+    });
+    expect(byOwner.status).toBe(200);
+    expect((await json<{ user: UserRecord }>(byOwner)).user.role).toBe('admin');
+
+    // An admin may not take the admin role away from another admin either.
+    const demote = await t.request('PUT', `/api/v1/users/${member.userId}`, {
+      token: admin.token,
+      body: { role: 'viewer' },
+    });
+    expect(demote.status).toBe(403);
+  });
+
+  it("never changes the owner's role nor lets anyone change their own", async () => {
+    const owner = await t.request('PUT', `/api/v1/users/${org.ownerId}`, {
+      token: admin.token,
+      body: { role: 'member' },
+    });
+    expect(owner.status).toBe(400);
+    expect((await json<ErrorBody>(owner)).code).toBe('invalid_operation');
+
+    const toOwner = await t.request('PUT', `/api/v1/users/${admin.userId}`, {
+      token: org.token,
+      body: { role: 'owner' },
+    });
+    expect(toOwner.status).toBe(400);
+
+    const self = await t.request('PUT', `/api/v1/users/${admin.userId}`, {
+      token: admin.token,
+      body: { role: 'member' },
+    });
+    expect(self.status).toBe(400);
+    expect((await json<ErrorBody>(self)).message).toMatch(/own role/);
+
+    // Sending one's current role is not a change.
+    const same = await t.request('PUT', `/api/v1/users/${admin.userId}`, {
+      token: admin.token,
+      body: { role: 'admin', name: 'Admin Person' },
+    });
+    expect(same.status).toBe(200);
+    expect((await json<{ user: UserRecord }>(same)).user).toMatchObject({
+      role: 'admin',
+      name: 'Admin Person',
+    });
+  });
+
+  it('refuses unknown fields and callers without users.edit', async () => {
+    const member = await t.createUser(org.orgId, 'member');
+    const email = await t.request('PUT', `/api/v1/users/${member.userId}`, {
+      token: org.token,
+      body: { email: 'x@y.test' },
+    });
+    expect(email.status).toBe(400);
+    const byMember = await t.request('PUT', `/api/v1/users/${member.userId}`, {
+      token: member.token,
+      body: { name: 'Me' },
+    });
+    expect(byMember.status).toBe(403);
+    expect((await json<ErrorBody>(byMember)).required_permission).toBe('users.edit');
+  });
+});
+
+describe('deactivate_user and reactivate_user', () => {
+  it("cuts off the user's session and API keys at once, and reactivation restores them", async () => {
+    const member = await t.createUser(org.orgId, 'member');
+    const pat = await t.createPat(org.orgId, member.userId, ['read:leads']);
+    expect((await me(member.token)).status).toBe(200);
+    expect((await me(pat.token)).status).toBe(200);
+
+    const res = await t.request('POST', `/api/v1/users/${member.userId}/deactivate`, { token: admin.token });
+    expect(res.status).toBe(200);
+    const deactivated = (await json<{ user: UserRecord }>(res)).user;
+    expect(deactivated.status).toBe('deactivated');
+    expect(deactivated.deactivated_at).not.toBeNull();
+
+    for (const token of [member.token, pat.token]) {
+      const refused = await me(token);
+      expect(refused.status).toBe(401);
+      expect((await json<ErrorBody>(refused)).error).toBe('Invalid or expired token');
+    }
+
+    const again = await t.request('POST', `/api/v1/users/${member.userId}/deactivate`, {
+      token: admin.token,
+    });
+    expect(again.status).toBe(200);
+    expect((await json<{ user: UserRecord }>(again)).user.deactivated_at).toBe(deactivated.deactivated_at);
+
+    const back = await t.request('POST', `/api/v1/users/${member.userId}/reactivate`, { token: admin.token });
+    expect(back.status).toBe(200);
+    expect((await json<{ user: UserRecord }>(back)).user).toMatchObject({
+      status: 'active',
+      deactivated_at: null,
+    });
+    expect((await me(member.token)).status).toBe(200);
+    expect((await me(pat.token)).status).toBe(200);
+
+    const twice = await t.request('POST', `/api/v1/users/${member.userId}/reactivate`, {
+      token: admin.token,
+    });
+    expect(twice.status).toBe(200);
+  });
+
+  it('refuses to deactivate yourself or the owner, and callers without users.deactivate', async () => {
+    const self = await t.request('POST', `/api/v1/users/${admin.userId}/deactivate`, { token: admin.token });
+    expect(self.status).toBe(400);
+    expect((await json<ErrorBody>(self)).code).toBe('invalid_operation');
+    const owner = await t.request('POST', `/api/v1/users/${org.ownerId}/deactivate`, { token: admin.token });
+    expect(owner.status).toBe(400);
+    expect((await me(org.token)).status).toBe(200);
+
+    const manager = await t.createUser(org.orgId, 'manager');
+    const byManager = await t.request('POST', `/api/v1/users/${admin.userId}/deactivate`, {
+      token: manager.token,
+    });
+    expect(byManager.status).toBe(403);
+    expect((await json<ErrorBody>(byManager)).required_permission).toBe('users.deactivate');
+  });
+});
+
+describe('delete_user', () => {
+  const del = (id: string, body?: Record<string, unknown>, token = org.token) =>
+    t.request('DELETE', `/api/v1/users/${id}`, { token, ...(body ? { body } : {}) });
+
+  const leadRows = (ids: string[]) => t.services.db.system.select().from(leads).where(inArray(leads.id, ids));
+
+  it('is for the owner only, and not for deleting yourself', async () => {
+    const member = await t.createUser(org.orgId, 'member');
+    const byAdmin = await del(member.userId, undefined, admin.token);
+    expect(byAdmin.status).toBe(403);
+    expect(await json<ErrorBody>(byAdmin)).toMatchObject({
+      error: 'Forbidden',
+      required_permission: 'users.delete',
+    });
+    const self = await del(org.ownerId);
+    expect(self.status).toBe(400);
+    expect((await me(member.token)).status).toBe(200);
+  });
+
+  it('refuses a user who owns live records when neither option is given', async () => {
+    const member = await t.createUser(org.orgId, 'member');
+    await insertLeads(org.orgId, member.userId, 2, 1);
+    const res = await del(member.userId);
+    expect(res.status).toBe(400);
+    const body = await json<ErrorBody>(res);
+    expect(body).toMatchObject({ code: 'user_owns_records', owned_records: { leads: 2 } });
+    expect(body.message).toMatch(/owns 2 records/);
+    expect((await t.request('GET', `/api/v1/users/${member.userId}`, { token: org.token })).status).toBe(200);
+
+    const ackFalse = await del(member.userId, { acknowledge_data_deletion: false });
+    expect(ackFalse.status).toBe(400);
+  });
+
+  it('transfers owned records to an heir, soft-deletes the user and revokes every credential', async () => {
+    const leaving = await t.createUser(org.orgId, 'member');
+    const heir = await t.createUser(org.orgId, 'manager');
+    const leadIds = await insertLeads(org.orgId, leaving.userId, 3);
+    const pat = await t.createPat(org.orgId, leaving.userId, ['read:leads']);
+    const oauthToken = generateOauthToken();
+    await t.services.db.system.insert(oauthTokens).values({
+      id: newId(),
+      orgId: org.orgId,
+      userId: leaving.userId,
+      appName: 'Some app',
+      tokenHash: hashToken(oauthToken),
+      scopes: ['read:leads'],
+    });
+    await t.services.db.system.insert(refreshTokens).values({
+      id: newId(),
+      orgId: org.orgId,
+      userId: leaving.userId,
+      familyId: newId(),
+      tokenHash: hashToken(generateRefreshToken()),
+      expiresAt: new Date(Date.now() + 86_400_000),
+    });
+    expect((await me(oauthToken)).status).toBe(200);
+
+    const res = await del(leaving.userId, { transfer_to_user_id: heir.userId });
+    expect(res.status).toBe(200);
+    expect((await json<{ message: string }>(res)).message).toMatch(/deleted/i);
+
+    for (const lead of await leadRows(leadIds)) {
+      expect(lead.ownerId).toBe(heir.userId);
+      expect(lead.deletedAt).toBeNull();
+    }
+
+    for (const token of [leaving.token, pat.token, oauthToken]) expect((await me(token)).status).toBe(401);
+    const keys = await t.services.db.system.select().from(apiKeys).where(eq(apiKeys.userId, leaving.userId));
+    expect(keys.every((k) => k.revokedAt !== null)).toBe(true);
+    const oauth = await t.services.db.system
+      .select()
+      .from(oauthTokens)
+      .where(eq(oauthTokens.userId, leaving.userId));
+    expect(oauth.map((o) => o.revokedAt !== null)).toEqual([true]);
+    const refresh = await t.services.db.system
+      .select()
+      .from(refreshTokens)
+      .where(eq(refreshTokens.userId, leaving.userId));
+    expect(refresh.map((r) => r.revokedAt !== null)).toEqual([true]);
+
+    const [row] = await t.services.db.system.select().from(users).where(eq(users.id, leaving.userId));
+    expect(row?.deletedAt).not.toBeNull();
+    expect(row?.status).toBe('deactivated');
+
+    expect((await t.request('GET', `/api/v1/users/${leaving.userId}`, { token: org.token })).status).toBe(
+      404,
+    );
+    const list = await json<UserList>(
+      await t.request('GET', '/api/v1/users?limit=100', { token: org.token }),
+    );
+    expect(list.users.map((u) => u._id)).not.toContain(leaving.userId);
+    expect(await del(leaving.userId)).toHaveProperty('status', 404);
+
+    // The email is free again.
+    const reuse = await createViaApi(org.token, { role: 'member', email: leaving.email });
+    expect(reuse.res.status).toBe(201);
+  });
+
+  it('validates the heir: another live, active user of the same organization', async () => {
+    const leaving = await t.createUser(org.orgId, 'member');
+    await insertLeads(org.orgId, leaving.userId, 1);
+    const inactive = await t.createUser(org.orgId, 'member');
+    await t.services.db.system
+      .update(users)
+      .set({ status: 'deactivated' })
+      .where(eq(users.id, inactive.userId));
+    const other = await t.createOrg();
+    for (const heirId of [leaving.userId, inactive.userId, other.ownerId, '0123456789abcdef01234567']) {
+      const res = await del(leaving.userId, { transfer_to_user_id: heirId, acknowledge_data_deletion: true });
+      expect(res.status).toBe(400);
+      expect((await json<ErrorBody>(res)).details?.[0]?.field).toBe('transfer_to_user_id');
+    }
+    const malformed = await del(leaving.userId, { transfer_to_user_id: 'nope' });
+    expect(malformed.status).toBe(400);
+    expect((await t.request('GET', `/api/v1/users/${leaving.userId}`, { token: org.token })).status).toBe(
+      200,
+    );
+  });
+
+  it('moves owned records to the trash with acknowledge_data_deletion', async () => {
+    const leaving = await t.createUser(org.orgId, 'member');
+    const leadIds = await insertLeads(org.orgId, leaving.userId, 2);
+    const res = await del(leaving.userId, { acknowledge_data_deletion: true });
+    expect(res.status).toBe(200);
+    const rows = await leadRows(leadIds);
+    expect(rows).toHaveLength(2);
+    for (const lead of rows) {
+      expect(lead.deletedAt).not.toBeNull();
+      expect(lead.deletedBy).toBe(org.ownerId);
+      expect(lead.ownerId).toBe(leaving.userId);
+    }
+  });
+
+  it('prefers the transfer when both options are given, and deletes a user who owns nothing', async () => {
+    const leaving = await t.createUser(org.orgId, 'viewer');
+    const leadIds = await insertLeads(org.orgId, leaving.userId, 1);
+    const both = await del(leaving.userId, {
+      transfer_to_user_id: admin.userId,
+      acknowledge_data_deletion: true,
+    });
+    expect(both.status).toBe(200);
+    const [lead] = await leadRows(leadIds);
+    expect(lead).toMatchObject({ ownerId: admin.userId, deletedAt: null });
+
+    const empty = await t.createUser(org.orgId, 'viewer');
+    const res = await t.request('DELETE', `/api/v1/users/${empty.userId}`, { token: org.token });
+    expect(res.status).toBe(200);
+    const gone = await t.services.db.system
+      .select()
+      .from(users)
+      .where(and(eq(users.id, empty.userId), eq(users.status, 'deactivated')));
+    expect(gone).toHaveLength(1);
+  });
+});
+
+describe('other organizations', () => {
+  it("answers 404 for another organization's user on every users route", async () => {
+    const other = await t.createOrg();
+    const foreign = await t.createUser(other.orgId, 'member');
+    const id = foreign.userId;
+    const calls: [string, string, Record<string, unknown> | undefined][] = [
+      ['GET', `/api/v1/users/${id}`, undefined],
+      ['PUT', `/api/v1/users/${id}`, { name: 'Hijacked' }],
+      ['POST', `/api/v1/users/${id}/deactivate`, undefined],
+      ['POST', `/api/v1/users/${id}/reactivate`, undefined],
+      ['DELETE', `/api/v1/users/${id}`, { acknowledge_data_deletion: true }],
+    ];
+    for (const [method, path, body] of calls) {
+      const res = await t.request(method, path, { token: org.token, ...(body ? { body } : {}) });
+      expect(res.status, `${method} ${path}`).toBe(404);
+      expect((await json<ErrorBody>(res)).error).toBe('Not found');
+    }
+    const list = await json<UserList>(
+      await t.request('GET', '/api/v1/users?limit=100', { token: org.token }),
+    );
+    expect(list.users.map((u) => u._id)).not.toContain(id);
+    // Nothing happened to them.
+    expect((await me(foreign.token)).status).toBe(200);
+    const [row] = await t.services.db.system.select().from(users).where(eq(users.id, id));
+    expect(row).toMatchObject({ name: 'member user', status: 'active', deletedAt: null });
+  });
+});
