@@ -1,3 +1,74 @@
+// The trash: lists records moved there by their delete tools and restores them. Which record types
+// are trashable is the TRASH_TYPES list; a new resource adds its entry there.
+import { z } from 'zod';
+import { notFound } from '../core/errors.ts';
+import { listParams, objectId, paged, pagedOutput } from '../core/schemas.ts';
 import type { Tool } from '../core/tool.ts';
+import { defineTool } from '../core/tool.ts';
+import { findTrashType, listTrash, type TrashType } from '../core/trash.ts';
+import { leadTrashType } from './leads.ts';
 
-export const trashTools: Tool[] = [];
+export const TRASH_TYPES: readonly TrashType[] = [leadTrashType];
+
+const typeNames = TRASH_TYPES.map((t) => t.type);
+const typeField = z.enum(typeNames).describe(`Record type: ${typeNames.join(', ')}`);
+
+const { page, limit } = listParams(['deleted_at']);
+
+const trashItemSchema = z.object({
+  type: z.string().describe(`Record type: ${typeNames.join(', ')}`),
+  _id: z.string().describe('Id of the trashed record; pass it to restore_trash_item'),
+  name: z.string().describe("The record's name"),
+  deleted_at: z.string().describe('When it was moved to the trash (ISO 8601)'),
+  deleted_by: z.string().nullable().describe('Id of the user who deleted it'),
+});
+
+export const listTrashItems = defineTool({
+  name: 'list_trash',
+  title: 'List the trash',
+  description:
+    'Lists records that were deleted and can still be restored (leads, and records deleted with their owner), most recently ' +
+    'deleted first. Filter with `type`. Paginated: returns `items` plus `total`, `page`, `limit`, `totalPages`; request page 1, ' +
+    'then increment `page` until page >= totalPages.',
+  input: z.strictObject({ page, limit, type: typeField.optional() }),
+  output: pagedOutput('items', trashItemSchema),
+  access: { kind: 'read', permission: 'trash.view' },
+  async handler(input, { db, auth }) {
+    const types = input.type === undefined ? TRASH_TYPES : TRASH_TYPES.filter((t) => t.type === input.type);
+    const { items, total } = await listTrash(db, auth.orgId, types, input);
+    return paged(
+      'items',
+      items.map((i) => ({ ...i, deleted_at: i.deleted_at.toISOString() })),
+      total,
+      input,
+    );
+  },
+});
+
+export const restoreTrashItem = defineTool({
+  name: 'restore_trash_item',
+  title: 'Restore from the trash',
+  description:
+    'Brings a trashed record back (use an `_id` from list_trash). It becomes visible again to its tools. If its owner has been ' +
+    'deleted or deactivated meanwhile, the caller becomes the owner. Returns `type` and the record under its type name (e.g. `lead`).',
+  input: z.strictObject({ id: objectId('trashed record') }),
+  output: z.object({
+    type: z.string().describe(`Record type: ${typeNames.join(', ')}`),
+    ...Object.fromEntries(
+      TRASH_TYPES.map((t) => [
+        t.recordKey,
+        t.schema.optional().describe(`The restored record, when type is ${t.type}`),
+      ]),
+    ),
+  }),
+  access: { kind: 'write', permission: 'trash.restore' },
+  annotations: { idempotentHint: true },
+  async handler(input, ctx) {
+    const entry = await findTrashType(ctx.db, ctx.auth.orgId, TRASH_TYPES, input.id);
+    if (!entry) throw notFound('Trash item');
+    const record = await entry.restore(ctx, input.id);
+    return { type: entry.type, [entry.recordKey]: record };
+  },
+});
+
+export const trashTools: Tool[] = [listTrashItems, restoreTrashItem];

@@ -147,6 +147,12 @@ export const leads = pgTable(
     index('leads_org_created_idx').on(t.orgId, t.createdAt.desc(), t.id.desc()),
     index('leads_org_owner_idx').on(t.orgId, t.ownerId),
     index('leads_search_idx').using('gin', t.search),
+    // The `tag` filter of list_leads (`tags @> array[...]`).
+    index('leads_tags_idx').using('gin', t.tags),
+    // The trash list: only trashed rows, newest deleted first.
+    index('leads_org_trash_idx')
+      .on(t.orgId, t.deletedAt.desc(), t.id.desc())
+      .where(sql`${t.deletedAt} is not null`),
   ],
 );
 

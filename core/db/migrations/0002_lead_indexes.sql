@@ -1,0 +1,2 @@
+CREATE INDEX "leads_tags_idx" ON "leads" USING gin ("tags");--> statement-breakpoint
+CREATE INDEX "leads_org_trash_idx" ON "leads" USING btree ("org_id","deleted_at" DESC NULLS LAST,"id" DESC NULLS LAST) WHERE "leads"."deleted_at" is not null;

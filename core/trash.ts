@@ -1,0 +1,109 @@
+// The trash: records moved there keep their row with `deleted_at`/`deleted_by` set and can be
+// restored. Each trashable record type is one entry (its table, the columns the trash reads and how
+// to restore it), so a new resource joins the trash by adding an entry to the registry list.
+import { and, eq, isNotNull, type SQL, sql } from 'drizzle-orm';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import { z } from 'zod';
+import type { Executor } from './db/client.ts';
+import type { Page } from './schemas.ts';
+import { offsetOf } from './schemas.ts';
+import type { ToolContext } from './tool.ts';
+
+export type TrashContext = Pick<ToolContext, 'db' | 'auth' | 'emit' | 'now'>;
+
+export interface TrashType {
+  /** The `type` of its trash items (`lead`). */
+  type: string;
+  /** The key of the restored record in the restore response (`{ type, lead }`). */
+  recordKey: string;
+  /** The shape of the restored record. */
+  schema: z.ZodType;
+  table: PgTable;
+  columns: { id: PgColumn; orgId: PgColumn; name: PgColumn; deletedAt: PgColumn; deletedBy: PgColumn };
+  /** Restores the trashed record (404 when it is not in the trash) and returns it in its public shape. */
+  restore(ctx: TrashContext, id: string): Promise<Record<string, unknown>>;
+}
+
+export interface TrashItem {
+  type: string;
+  _id: string;
+  name: string;
+  deleted_at: Date;
+  deleted_by: string | null;
+}
+
+const trashRow = z.object({
+  type: z.string(),
+  id: z.string(),
+  name: z.string(),
+  deleted_at: z.coerce.date(),
+  deleted_by: z.string().nullable(),
+});
+const countRow = z.object({ n: z.coerce.number() });
+
+/** The rows of a raw query result; both drivers (pg and PGlite) return them under `rows`. */
+function rowsOf(result: unknown): unknown[] {
+  if (typeof result === 'object' && result !== null && 'rows' in result && Array.isArray(result.rows)) {
+    return result.rows;
+  }
+  throw new Error('unexpected query result shape');
+}
+
+function trashedOf(entry: TrashType, orgId: string): SQL {
+  const c = entry.columns;
+  return sql`select ${entry.type}::text as type, ${c.id} as id, ${c.name} as name, ${c.deletedAt} as deleted_at, ${c.deletedBy} as deleted_by from ${entry.table} where ${and(eq(c.orgId, orgId), isNotNull(c.deletedAt))}`;
+}
+
+/** One query over every trashable table (raw UNION ALL, since the tables differ in shape). */
+function unionOf(types: readonly TrashType[], orgId: string): SQL {
+  return sql.join(
+    types.map((t) => trashedOf(t, orgId)),
+    sql` union all `,
+  );
+}
+
+/** Trashed records of the organization, newest deleted first (id breaks ties, so paging is stable). */
+export async function listTrash(
+  db: Executor,
+  orgId: string,
+  types: readonly TrashType[],
+  page: Page,
+): Promise<{ items: TrashItem[]; total: number }> {
+  if (types.length === 0) return { items: [], total: 0 };
+  const union = unionOf(types, orgId);
+  const countResult = await db.execute(sql`select count(*)::int as n from (${union}) trash`);
+  const total = countRow.parse(rowsOf(countResult)[0] ?? { n: 0 }).n;
+  const result = await db.execute(
+    sql`select * from (${union}) trash order by deleted_at desc, id desc limit ${page.limit} offset ${offsetOf(page)}`,
+  );
+  const items = rowsOf(result).map((raw) => {
+    const row = trashRow.parse(raw);
+    return {
+      type: row.type,
+      _id: row.id,
+      name: row.name,
+      deleted_at: row.deleted_at,
+      deleted_by: row.deleted_by,
+    };
+  });
+  return { items, total };
+}
+
+/** The registry entry whose table holds `id` in the organization's trash, if any. */
+export async function findTrashType(
+  db: Executor,
+  orgId: string,
+  types: readonly TrashType[],
+  id: string,
+): Promise<TrashType | undefined> {
+  for (const entry of types) {
+    const c = entry.columns;
+    const [row] = await db
+      .select({ id: c.id })
+      .from(entry.table)
+      .where(and(eq(c.id, id), eq(c.orgId, orgId), isNotNull(c.deletedAt)))
+      .limit(1);
+    if (row) return entry;
+  }
+  return undefined;
+}

@@ -1,0 +1,710 @@
+// Locks in the leads slice over REST: CRUD with additional properties, PUT/PATCH semantics, list paging/sort/search/filters, conversion, bulk operations, outbox events and access rules.
+import { and, eq, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { outboxEvents, users } from '../core/db/schema.ts';
+import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
+
+let t: TestContext;
+let org: TestOrg;
+let other: TestOrg;
+
+interface Lead {
+  _id: string;
+  name: string;
+  description: string | null;
+  url: string | null;
+  status: string;
+  owner_id: string | null;
+  tags: string[];
+  converted_at: string | null;
+  created_by: string | null;
+  created_at: string;
+  updated_at: string;
+  [key: string]: unknown;
+}
+interface LeadList {
+  leads: Lead[];
+  total: number;
+  page: number;
+  limit: number;
+  totalPages: number;
+}
+interface ErrorBody {
+  error: string;
+  code?: string;
+  message?: string;
+  details?: { field: string; message: string; code: string }[];
+  [key: string]: unknown;
+}
+
+beforeAll(async () => {
+  t = await createTestContext();
+  org = await t.createOrg();
+  other = await t.createOrg({ name: 'Other Org' });
+});
+afterAll(() => t.close());
+
+async function create(body: Record<string, unknown>, token = org.token): Promise<Lead> {
+  const res = await t.request('POST', '/api/v1/leads', { token, body });
+  expect(res.status).toBe(201);
+  return (await json<{ lead: Lead }>(res)).lead;
+}
+
+async function list(query: string, token = org.token): Promise<LeadList> {
+  const res = await t.request('GET', `/api/v1/leads${query}`, { token });
+  expect(res.status).toBe(200);
+  return json<LeadList>(res);
+}
+
+/** Outbox rows of one lead, oldest first. */
+async function eventsOf(leadId: string): Promise<{ event: string; data: Record<string, unknown> }[]> {
+  return t.services.db.system
+    .select({ event: outboxEvents.event, data: outboxEvents.data })
+    .from(outboxEvents)
+    .where(sql`${outboxEvents.data}->>'_id' = ${leadId}`)
+    .orderBy(outboxEvents.createdAt, outboxEvents.id);
+}
+
+async function outboxCount(orgId: string): Promise<number> {
+  const rows = await t.services.db.system
+    .select({ id: outboxEvents.id })
+    .from(outboxEvents)
+    .where(eq(outboxEvents.orgId, orgId));
+  return rows.length;
+}
+
+function fieldsOf(body: ErrorBody): string[] {
+  return (body.details ?? []).map((d) => d.field);
+}
+
+describe('create and get', () => {
+  it('creates a lead with defaults, keeps additional properties and returns them on get', async () => {
+    const lead = await create({
+      name: 'Acme Corp',
+      description: 'Makes anvils',
+      url: 'https://acme.example',
+      tags: ['b2b', 'anvils', 'b2b'],
+      industry: 'Manufacturing',
+      employees: 250,
+      hq: { city: 'Phoenix', country: 'US' },
+      segments: ['smb', 1, true],
+      verified: false,
+    });
+    expect(lead).toMatchObject({
+      name: 'Acme Corp',
+      description: 'Makes anvils',
+      url: 'https://acme.example',
+      status: 'new',
+      owner_id: org.ownerId,
+      created_by: org.ownerId,
+      converted_at: null,
+      tags: ['b2b', 'anvils'],
+      industry: 'Manufacturing',
+      employees: 250,
+      hq: { city: 'Phoenix', country: 'US' },
+      segments: ['smb', 1, true],
+      verified: false,
+    });
+    expect(lead._id).toMatch(/^[0-9a-f]{24}$/);
+    expect(lead).not.toHaveProperty('custom');
+    expect(lead).not.toHaveProperty('org_id');
+
+    const res = await t.request('GET', `/api/v1/leads/${lead._id}`, { token: org.token });
+    expect(res.status).toBe(200);
+    expect((await json<{ lead: Lead }>(res)).lead).toEqual(lead);
+
+    const events = await eventsOf(lead._id);
+    expect(events.map((e) => e.event)).toEqual(['lead.created']);
+    expect(events[0]?.data).toMatchObject({ _id: lead._id, name: 'Acme Corp', industry: 'Manufacturing' });
+  });
+
+  it('assigns another active user of the organization as owner', async () => {
+    const member = await t.createUser(org.orgId, 'member');
+    const lead = await create({ name: 'Owned Elsewhere', owner_id: member.userId });
+    expect(lead.owner_id).toBe(member.userId);
+    expect(lead.created_by).toBe(org.ownerId);
+  });
+
+  it('rejects invalid fields, reserved and malformed property names with details, writing no event', async () => {
+    const before = await outboxCount(org.orgId);
+    const cases: [Record<string, unknown>, string][] = [
+      [{ description: 'no name' }, 'name'],
+      [{ name: '' }, 'name'],
+      [{ name: 'x'.repeat(501) }, 'name'],
+      [{ name: 'A', url: 'ftp://files.example' }, 'url'],
+      [{ name: 'A', url: 'not a url' }, 'url'],
+      [{ name: 'A', status: 'won' }, 'status'],
+      [{ name: 'A', tags: Array.from({ length: 51 }, (_, i) => `t${i}`) }, 'tags'],
+      [{ name: 'A', created_at: '2020-01-01T00:00:00Z' }, 'created_at'],
+      [{ name: 'A', _id: '0123456789abcdef01234567' }, '_id'],
+      [{ name: 'A', org_id: other.orgId }, 'org_id'],
+      [{ name: 'A', custom: { a: 1 } }, 'custom'],
+      [{ name: 'A', 'bad-key': 1 }, 'bad-key'],
+      [{ name: 'A', '1st': 1 }, '1st'],
+      [{ name: 'A', owner_id: 'nope' }, 'owner_id'],
+    ];
+    for (const [body, field] of cases) {
+      const res = await t.request('POST', '/api/v1/leads', { token: org.token, body });
+      expect(res.status, JSON.stringify(body).slice(0, 80)).toBe(400);
+      const err = await json<ErrorBody>(res);
+      expect(err.error).toBe('Validation failed');
+      expect(fieldsOf(err)).toContain(field);
+    }
+    const reserved = await json<ErrorBody>(
+      await t.request('POST', '/api/v1/leads', { token: org.token, body: { name: 'A', deleted_at: null } }),
+    );
+    expect(reserved.details?.find((d) => d.field === 'deleted_at')?.message).toMatch(/reserved/);
+    expect(await outboxCount(org.orgId)).toBe(before);
+  });
+
+  it('reports a reserved key together with other invalid fields', async () => {
+    const res = await t.request('POST', '/api/v1/leads', {
+      token: org.token,
+      body: { name: '', updated_at: 'x' },
+    });
+    expect(res.status).toBe(400);
+    expect(fieldsOf(await json<ErrorBody>(res)).sort()).toEqual(['name', 'updated_at']);
+  });
+
+  it('limits additional properties to 100', async () => {
+    const many = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, i]));
+    const res = await t.request('POST', '/api/v1/leads', {
+      token: org.token,
+      body: { name: 'Many', ...many },
+    });
+    expect(res.status).toBe(400);
+    expect((await json<ErrorBody>(res)).details?.[0]?.message).toMatch(/at most 100/);
+    const hundred = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`k${i}`, i]));
+    const lead = await create({ name: 'Hundred', ...hundred });
+    expect(lead.k99).toBe(99);
+  });
+
+  it('refuses an owner from another organization or a deactivated user', async () => {
+    const deactivated = await t.createUser(org.orgId, 'member');
+    await t.services.db.system
+      .update(users)
+      .set({ status: 'deactivated', deactivatedAt: new Date() })
+      .where(eq(users.id, deactivated.userId));
+    for (const ownerId of [other.ownerId, deactivated.userId, '0123456789abcdef01234567']) {
+      const res = await t.request('POST', '/api/v1/leads', {
+        token: org.token,
+        body: { name: 'Bad owner', owner_id: ownerId },
+      });
+      expect(res.status).toBe(400);
+      const err = await json<ErrorBody>(res);
+      expect(err.details).toEqual([expect.objectContaining({ field: 'owner_id' })]);
+    }
+  });
+});
+
+describe('replace (PUT) and update (PATCH)', () => {
+  it('PATCH changes only sent fields, merges properties and removes those sent as null', async () => {
+    const lead = await create({
+      name: 'Patchy',
+      description: 'keep me',
+      status: 'contacted',
+      tags: ['x'],
+      color: 'red',
+      size: 3,
+    });
+    const res = await t.request('PATCH', `/api/v1/leads/${lead._id}`, {
+      token: org.token,
+      body: { name: 'Patchy Ltd', size: null, region: 'EU' },
+    });
+    expect(res.status).toBe(200);
+    const updated = (await json<{ lead: Lead }>(res)).lead;
+    expect(updated).toMatchObject({
+      name: 'Patchy Ltd',
+      description: 'keep me',
+      status: 'contacted',
+      tags: ['x'],
+      color: 'red',
+      region: 'EU',
+    });
+    expect(updated).not.toHaveProperty('size');
+    expect(Date.parse(updated.updated_at)).toBeGreaterThanOrEqual(Date.parse(lead.updated_at));
+
+    const events = await eventsOf(lead._id);
+    expect(events.map((e) => e.event)).toEqual(['lead.created', 'lead.updated']);
+    expect(events[1]?.data).toMatchObject({
+      name: 'Patchy Ltd',
+      region: 'EU',
+      changed_fields: ['name', 'size', 'region'],
+      previous_values: { name: 'Patchy', size: 3, region: null },
+    });
+  });
+
+  it('PATCH that changes nothing writes no event', async () => {
+    const lead = await create({ name: 'Same', meta: { a: 1, b: [1, 2] } });
+    const res = await t.request('PATCH', `/api/v1/leads/${lead._id}`, {
+      token: org.token,
+      body: { name: 'Same', meta: { b: [1, 2], a: 1 } },
+    });
+    expect(res.status).toBe(200);
+    expect((await json<{ lead: Lead }>(res)).lead.updated_at).toBe(lead.updated_at);
+    expect((await eventsOf(lead._id)).map((e) => e.event)).toEqual(['lead.created']);
+  });
+
+  it('PUT replaces editable fields: omitted ones reset, properties replaced wholesale', async () => {
+    const lead = await create({
+      name: 'Putty',
+      description: 'old',
+      url: 'https://putty.example',
+      status: 'qualified',
+      tags: ['a'],
+      color: 'blue',
+    });
+    const res = await t.request('PUT', `/api/v1/leads/${lead._id}`, {
+      token: org.token,
+      body: { name: 'Putty 2', shape: 'round' },
+    });
+    expect(res.status).toBe(200);
+    const replaced = (await json<{ lead: Lead }>(res)).lead;
+    expect(replaced).toMatchObject({
+      _id: lead._id,
+      name: 'Putty 2',
+      description: null,
+      url: null,
+      status: 'new',
+      owner_id: null,
+      tags: [],
+      shape: 'round',
+      created_at: lead.created_at,
+      created_by: org.ownerId,
+    });
+    expect(replaced).not.toHaveProperty('color');
+
+    const missingName = await t.request('PUT', `/api/v1/leads/${lead._id}`, {
+      token: org.token,
+      body: { description: 'no name' },
+    });
+    expect(missingName.status).toBe(400);
+    expect(fieldsOf(await json<ErrorBody>(missingName))).toEqual(['name']);
+
+    const events = await eventsOf(lead._id);
+    expect(events.map((e) => e.event)).toEqual(['lead.created', 'lead.updated', 'lead.status_changed']);
+    expect(events[2]?.data).toMatchObject({ status: 'new', previous_status: 'qualified' });
+  });
+
+  it('PATCH with a reserved key or a foreign owner is a 400 and changes nothing', async () => {
+    const lead = await create({ name: 'Guarded' });
+    const reserved = await t.request('PATCH', `/api/v1/leads/${lead._id}`, {
+      token: org.token,
+      body: { name: 'Changed', converted_at: '2020-01-01T00:00:00Z' },
+    });
+    expect(reserved.status).toBe(400);
+    expect(fieldsOf(await json<ErrorBody>(reserved))).toEqual(['converted_at']);
+    const owner = await t.request('PATCH', `/api/v1/leads/${lead._id}`, {
+      token: org.token,
+      body: { name: 'Changed', owner_id: other.ownerId },
+    });
+    expect(owner.status).toBe(400);
+    expect(fieldsOf(await json<ErrorBody>(owner))).toEqual(['owner_id']);
+    const res = await t.request('GET', `/api/v1/leads/${lead._id}`, { token: org.token });
+    expect((await json<{ lead: Lead }>(res)).lead.name).toBe('Guarded');
+    expect((await eventsOf(lead._id)).map((e) => e.event)).toEqual(['lead.created']);
+  });
+});
+
+describe('delete', () => {
+  it('moves the lead to the trash: 404 afterwards, gone from the list, lead.deleted written', async () => {
+    const lead = await create({ name: 'Doomed Unique Zyxwv' });
+    const res = await t.request('DELETE', `/api/v1/leads/${lead._id}`, { token: org.token });
+    expect(res.status).toBe(200);
+    expect(await json(res)).toEqual({ message: expect.any(String) });
+    for (const [method, body] of [
+      ['GET', undefined],
+      ['PATCH', { name: 'x' }],
+      ['DELETE', undefined],
+      ['POST', undefined],
+    ] as const) {
+      const path =
+        method === 'POST' ? `/api/v1/leads/${lead._id}/convert-to-client` : `/api/v1/leads/${lead._id}`;
+      const again = await t.request(method, path, { token: org.token, body });
+      expect(again.status, method).toBe(404);
+    }
+    expect((await list('?search=zyxwv')).total).toBe(0);
+    const events = await eventsOf(lead._id);
+    expect(events.map((e) => e.event)).toEqual(['lead.created', 'lead.deleted']);
+    expect(events[1]?.data).toMatchObject({ _id: lead._id, name: 'Doomed Unique Zyxwv' });
+    expect(typeof events[1]?.data.deleted_at).toBe('string');
+  });
+});
+
+describe('list', () => {
+  let listOrg: TestOrg;
+  let memberId: string;
+
+  beforeAll(async () => {
+    listOrg = await t.createOrg({ name: 'List Org' });
+    memberId = (await t.createUser(listOrg.orgId, 'member')).userId;
+    const items = Array.from({ length: 30 }, (_, i) => ({
+      name: `Company ${String(i).padStart(2, '0')}`,
+      status: i % 3 === 0 ? 'qualified' : 'new',
+      tags: i % 5 === 0 ? ['vip'] : [],
+      ...(i % 4 === 0 ? { owner_id: memberId } : {}),
+    }));
+    const res = await t.request('POST', '/api/v1/leads/bulk', { token: listOrg.token, body: { items } });
+    expect(res.status).toBe(200);
+    expect((await json<{ created: number }>(res)).created).toBe(30);
+  });
+
+  it('pages with 25 by default, newest first', async () => {
+    const body = await list('', listOrg.token);
+    expect(body).toMatchObject({ total: 30, page: 1, limit: 25, totalPages: 2 });
+    expect(body.leads).toHaveLength(25);
+    expect(body.leads[0]?.name).toBe('Company 29');
+    const second = await list('?page=2', listOrg.token);
+    expect(second.leads.map((l) => l.name)).toEqual([
+      'Company 04',
+      'Company 03',
+      'Company 02',
+      'Company 01',
+      'Company 00',
+    ]);
+  });
+
+  it('accepts limit 100, refuses 101 and 0 with details on limit', async () => {
+    expect((await list('?limit=100', listOrg.token)).leads).toHaveLength(30);
+    for (const limit of ['101', '0', 'abc']) {
+      const res = await t.request('GET', `/api/v1/leads?limit=${limit}`, { token: listOrg.token });
+      expect(res.status).toBe(400);
+      expect(fieldsOf(await json<ErrorBody>(res))).toEqual(['limit']);
+    }
+  });
+
+  it('answers a page beyond the end with an empty list and the real totals', async () => {
+    const body = await list('?page=5&limit=10', listOrg.token);
+    expect(body).toEqual({ leads: [], total: 30, page: 5, limit: 10, totalPages: 3 });
+  });
+
+  it('sorts ascending and descending on allowed fields and refuses others', async () => {
+    const asc = await list('?sort=name&limit=3', listOrg.token);
+    expect(asc.leads.map((l) => l.name)).toEqual(['Company 00', 'Company 01', 'Company 02']);
+    const desc = await list('?sort=-name&limit=2', listOrg.token);
+    expect(desc.leads.map((l) => l.name)).toEqual(['Company 29', 'Company 28']);
+    const oldest = await list('?sort=created_at&limit=1', listOrg.token);
+    expect(oldest.leads[0]?.name).toBe('Company 00');
+    const byStatus = await list('?sort=-status&limit=100', listOrg.token);
+    expect(byStatus.leads[0]?.status).toBe('qualified');
+    expect(byStatus.leads.at(-1)?.status).toBe('new');
+    for (const sort of ['description', '-owner_id', 'custom']) {
+      const res = await t.request('GET', `/api/v1/leads?sort=${sort}`, { token: listOrg.token });
+      expect(res.status).toBe(400);
+      expect(fieldsOf(await json<ErrorBody>(res))).toEqual(['sort']);
+    }
+  });
+
+  it('filters by status, owner and tag', async () => {
+    expect((await list('?status=qualified', listOrg.token)).total).toBe(10);
+    const owned = await list(`?owner_id=${memberId}`, listOrg.token);
+    expect(owned.total).toBe(8);
+    expect(owned.leads.every((l) => l.owner_id === memberId)).toBe(true);
+    const vip = await list('?tag=vip&status=qualified', listOrg.token);
+    expect(vip.leads.map((l) => l.name).sort()).toEqual(['Company 00', 'Company 15']);
+    const bad = await t.request('GET', '/api/v1/leads?status=won', { token: listOrg.token });
+    expect(bad.status).toBe(400);
+  });
+
+  it('refuses unknown query parameters', async () => {
+    const res = await t.request('GET', '/api/v1/leads?colour=red', { token: listOrg.token });
+    expect(res.status).toBe(400);
+  });
+});
+
+describe('full-text search', () => {
+  let searchOrg: TestOrg;
+
+  beforeAll(async () => {
+    searchOrg = await t.createOrg({ name: 'Search Org' });
+    await create({ name: 'Globex Corporation', description: 'Nuclear energy supplier' }, searchOrg.token);
+    await create({ name: 'Initech', description: 'Software for globetrotters' }, searchOrg.token);
+    await create({ name: 'Hooli', description: 'Search engines and storage' }, searchOrg.token);
+    await create({ name: 'Globex Rival', description: 'Competes with globex' }, other.token);
+  });
+
+  it('finds leads by a word prefix in the name or description', async () => {
+    const glob = await list('?search=glob', searchOrg.token);
+    expect(glob.leads.map((l) => l.name).sort()).toEqual(['Globex Corporation', 'Initech']);
+    const nuc = await list('?search=NUCL', searchOrg.token);
+    expect(nuc.leads.map((l) => l.name)).toEqual(['Globex Corporation']);
+    const both = await list('?search=globex%20energy', searchOrg.token);
+    expect(both.leads.map((l) => l.name)).toEqual(['Globex Corporation']);
+    expect((await list('?search=zzzz', searchOrg.token)).total).toBe(0);
+  });
+
+  it("never returns other organizations' leads", async () => {
+    const body = await list('?search=rival', searchOrg.token);
+    expect(body.total).toBe(0);
+    expect((await list('?search=rival', other.token)).total).toBe(1);
+  });
+
+  it('treats query syntax as plain words', async () => {
+    for (const q of ["glob'x", 'glob:*|hoo', '!&()', 'hooli)(']) {
+      const res = await t.request('GET', `/api/v1/leads?search=${encodeURIComponent(q)}`, {
+        token: searchOrg.token,
+      });
+      expect(res.status, q).toBe(200);
+    }
+    expect((await list(`?search=${encodeURIComponent('hooli)(')}`, searchOrg.token)).total).toBe(1);
+    expect((await list(`?search=${encodeURIComponent('!&()')}`, searchOrg.token)).total).toBe(0);
+  });
+
+  it('combines search with an explicit sort', async () => {
+    const body = await list('?search=glob&sort=name', searchOrg.token);
+    expect(body.leads.map((l) => l.name)).toEqual(['Globex Corporation', 'Initech']);
+  });
+});
+
+describe('convert to client', () => {
+  it('sets status client and converted_at once, emitting updated and status_changed', async () => {
+    const lead = await create({ name: 'Convertible', status: 'qualified' });
+    const res = await t.request('POST', `/api/v1/leads/${lead._id}/convert-to-client`, { token: org.token });
+    expect(res.status).toBe(200);
+    const converted = (await json<{ lead: Lead }>(res)).lead;
+    expect(converted.status).toBe('client');
+    expect(converted.converted_at).toEqual(expect.any(String));
+
+    const again = await t.request('POST', `/api/v1/leads/${lead._id}/convert-to-client`, {
+      token: org.token,
+    });
+    expect(again.status).toBe(200);
+    expect((await json<{ lead: Lead }>(again)).lead).toEqual(converted);
+
+    const events = await eventsOf(lead._id);
+    expect(events.map((e) => e.event)).toEqual(['lead.created', 'lead.updated', 'lead.status_changed']);
+    expect(events[1]?.data).toMatchObject({
+      changed_fields: ['status', 'converted_at'],
+      previous_values: { status: 'qualified', converted_at: null },
+    });
+    expect(events[2]?.data).toMatchObject({ status: 'client', previous_status: 'qualified' });
+  });
+});
+
+describe('bulk upsert', () => {
+  it('creates and updates items independently, with per-item results', async () => {
+    const existing = await create({ name: 'Bulk Target', stage: 1 });
+    const res = await t.request('POST', '/api/v1/leads/bulk', {
+      token: org.token,
+      body: {
+        items: [
+          { name: 'Bulk New 1', region: 'APAC' },
+          { name: '' },
+          { _id: existing._id, status: 'contacted', stage: 2 },
+          { _id: '0123456789abcdef01234567', name: 'Ghost' },
+          { name: 'Bulk New 2', owner_id: other.ownerId },
+          { name: 'Bulk New 3', search: 'reserved' },
+          { _id: 'not-an-id' },
+          { name: 'Bulk New 4' },
+        ],
+      },
+    });
+    expect(res.status).toBe(200);
+    const body = await json<{
+      results: { index: number; status: string; lead?: Lead; error?: ErrorBody }[];
+      created: number;
+      updated: number;
+      failed: number;
+    }>(res);
+    expect(body).toMatchObject({ created: 2, updated: 1, failed: 5 });
+    expect(body.results.map((r) => [r.index, r.status])).toEqual([
+      [0, 'created'],
+      [1, 'error'],
+      [2, 'updated'],
+      [3, 'error'],
+      [4, 'error'],
+      [5, 'error'],
+      [6, 'error'],
+      [7, 'created'],
+    ]);
+    expect(body.results[0]?.lead).toMatchObject({ name: 'Bulk New 1', region: 'APAC' });
+    expect(body.results[1]?.error).toMatchObject({ code: 'validation_failed', details: [{ field: 'name' }] });
+    expect(body.results[2]?.lead).toMatchObject({ _id: existing._id, status: 'contacted', stage: 2 });
+    expect(body.results[3]?.error).toMatchObject({ code: 'not_found' });
+    expect(body.results[4]?.error).toMatchObject({
+      code: 'validation_failed',
+      details: [{ field: 'owner_id' }],
+    });
+    expect(body.results[5]?.error).toMatchObject({ details: [{ field: 'search' }] });
+    expect(body.results[6]?.error).toMatchObject({ details: [{ field: '_id' }] });
+
+    // Failed items left no lead and no event behind; good ones did.
+    const names = (await list('?search=bulk&limit=100')).leads.map((l) => l.name).sort();
+    expect(names).toEqual(['Bulk New 1', 'Bulk New 4', 'Bulk Target']);
+    const ghost = await t.services.db.system
+      .select({ id: outboxEvents.id })
+      .from(outboxEvents)
+      .where(sql`${outboxEvents.data}->>'name' in ('Bulk New 2', 'Bulk New 3', 'Ghost')`);
+    expect(ghost).toHaveLength(0);
+    expect((await eventsOf(existing._id)).map((e) => e.event)).toEqual([
+      'lead.created',
+      'lead.updated',
+      'lead.status_changed',
+    ]);
+    const created = body.results[0]?.lead;
+    expect(created && (await eventsOf(created._id)).map((e) => e.event)).toEqual(['lead.created']);
+  });
+
+  it('refuses an empty or oversized batch as a whole', async () => {
+    const empty = await t.request('POST', '/api/v1/leads/bulk', { token: org.token, body: { items: [] } });
+    expect(empty.status).toBe(400);
+    const big = Array.from({ length: 101 }, (_, i) => ({ name: `n${i}` }));
+    const tooMany = await t.request('POST', '/api/v1/leads/bulk', { token: org.token, body: { items: big } });
+    expect(tooMany.status).toBe(400);
+    expect(fieldsOf(await json<ErrorBody>(tooMany))).toEqual(['items']);
+  });
+});
+
+describe('bulk tags', () => {
+  it('adds and removes tags per lead, reporting unchanged and not-found ids', async () => {
+    const a = await create({ name: 'Tag A', tags: ['old', 'keep'] });
+    const b = await create({ name: 'Tag B', tags: ['hot'] });
+    const trashed = await create({ name: 'Tag Trashed' });
+    await t.request('DELETE', `/api/v1/leads/${trashed._id}`, { token: org.token });
+    const foreign = await create({ name: 'Tag Foreign' }, other.token);
+    const unknown = '0123456789abcdef01234567';
+
+    const res = await t.request('POST', '/api/v1/leads/bulk/tags', {
+      token: org.token,
+      body: { lead_ids: [a._id, b._id, unknown, trashed._id, foreign._id], add: ['hot'], remove: ['old'] },
+    });
+    expect(res.status).toBe(200);
+    const body = await json<{
+      results: { index: number; _id: string; status: string; tags?: string[] }[];
+      updated: number;
+      unchanged: number;
+      failed: number;
+    }>(res);
+    expect(body).toMatchObject({ updated: 1, unchanged: 1, failed: 3 });
+    expect(body.results).toEqual([
+      { index: 0, _id: a._id, status: 'updated', tags: ['keep', 'hot'] },
+      { index: 1, _id: b._id, status: 'unchanged', tags: ['hot'] },
+      expect.objectContaining({ index: 2, _id: unknown, status: 'not_found' }),
+      expect.objectContaining({ index: 3, _id: trashed._id, status: 'not_found' }),
+      expect.objectContaining({ index: 4, _id: foreign._id, status: 'not_found' }),
+    ]);
+    const events = await eventsOf(a._id);
+    expect(events.map((e) => e.event)).toEqual(['lead.created', 'lead.updated']);
+    expect(events[1]?.data).toMatchObject({
+      changed_fields: ['tags'],
+      previous_values: { tags: ['old', 'keep'] },
+    });
+    expect((await eventsOf(b._id)).map((e) => e.event)).toEqual(['lead.created']);
+    const foreignAfter = await t.request('GET', `/api/v1/leads/${foreign._id}`, { token: other.token });
+    expect((await json<{ lead: Lead }>(foreignAfter)).lead.tags).toEqual([]);
+  });
+
+  it('needs at least one tag to add or remove and rejects bad ids', async () => {
+    const lead = await create({ name: 'Tag None' });
+    const none = await t.request('POST', '/api/v1/leads/bulk/tags', {
+      token: org.token,
+      body: { lead_ids: [lead._id], add: [] },
+    });
+    expect(none.status).toBe(400);
+    const badId = await t.request('POST', '/api/v1/leads/bulk/tags', {
+      token: org.token,
+      body: { lead_ids: ['xyz'], add: ['a'] },
+    });
+    expect(badId.status).toBe(400);
+    expect(fieldsOf(await json<ErrorBody>(badId))).toEqual(['lead_ids.0']);
+  });
+
+  it('reports a lead that would exceed 50 tags as an error without touching it', async () => {
+    const full = await create({ name: 'Tag Full', tags: Array.from({ length: 50 }, (_, i) => `t${i}`) });
+    const res = await t.request('POST', '/api/v1/leads/bulk/tags', {
+      token: org.token,
+      body: { lead_ids: [full._id], add: ['one-more'] },
+    });
+    const body = await json<{ results: { status: string; error?: ErrorBody }[]; failed: number }>(res);
+    expect(body.failed).toBe(1);
+    expect(body.results[0]).toMatchObject({ status: 'error', error: { code: 'validation_failed' } });
+  });
+});
+
+describe('ids and tenancy', () => {
+  it('answers 400 for a path id that is not 24 hex characters', async () => {
+    for (const [method, path] of [
+      ['GET', '/api/v1/leads/123'],
+      ['PUT', '/api/v1/leads/not-an-object-id-at-all!'],
+      ['PATCH', '/api/v1/leads/zzzzzzzzzzzzzzzzzzzzzzzz'],
+      ['DELETE', '/api/v1/leads/123'],
+      ['POST', '/api/v1/leads/123/convert-to-client'],
+    ] as const) {
+      const body = method === 'PUT' || method === 'PATCH' ? { name: 'x' } : undefined;
+      const res = await t.request(method, path, { token: org.token, body });
+      expect(res.status, `${method} ${path}`).toBe(400);
+      expect(fieldsOf(await json<ErrorBody>(res))).toEqual(['id']);
+    }
+  });
+
+  it("answers 404 for another organization's lead on every lead tool, leaving it untouched", async () => {
+    const foreign = await create({ name: 'Foreign Lead' }, other.token);
+    const path = `/api/v1/leads/${foreign._id}`;
+    const calls: [string, string, unknown][] = [
+      ['GET', path, undefined],
+      ['PUT', path, { name: 'Hijacked' }],
+      ['PATCH', path, { name: 'Hijacked' }],
+      ['DELETE', path, undefined],
+      ['POST', `${path}/convert-to-client`, undefined],
+    ];
+    for (const [method, p, body] of calls) {
+      const res = await t.request(method, p, { token: org.token, body });
+      expect(res.status, method).toBe(404);
+      expect(await json(res)).toMatchObject({ error: 'Not found' });
+    }
+    const still = await t.request('GET', path, { token: other.token });
+    expect((await json<{ lead: Lead }>(still)).lead).toMatchObject({ name: 'Foreign Lead', status: 'new' });
+    expect((await eventsOf(foreign._id)).map((e) => e.event)).toEqual(['lead.created']);
+  });
+});
+
+describe('permissions and scopes', () => {
+  it('lets a viewer read but not create', async () => {
+    const viewer = await t.createUser(org.orgId, 'viewer');
+    const res = await t.request('POST', '/api/v1/leads', { token: viewer.token, body: { name: 'Nope' } });
+    expect(res.status).toBe(403);
+    expect(await json(res)).toMatchObject({ error: 'Forbidden', required_permission: 'leads.create' });
+    expect((await t.request('GET', '/api/v1/leads', { token: viewer.token })).status).toBe(200);
+  });
+
+  it('lets a member create and edit but not delete', async () => {
+    const member = await t.createUser(org.orgId, 'member');
+    const lead = await create({ name: 'Member Lead' }, member.token);
+    expect(lead.owner_id).toBe(member.userId);
+    const patch = await t.request('PATCH', `/api/v1/leads/${lead._id}`, {
+      token: member.token,
+      body: { status: 'lost' },
+    });
+    expect(patch.status).toBe(200);
+    const res = await t.request('DELETE', `/api/v1/leads/${lead._id}`, { token: member.token });
+    expect(res.status).toBe(403);
+    expect(await json(res)).toMatchObject({ error: 'Forbidden', required_permission: 'leads.delete' });
+    const manager = await t.createUser(org.orgId, 'manager');
+    expect((await t.request('DELETE', `/api/v1/leads/${lead._id}`, { token: manager.token })).status).toBe(
+      200,
+    );
+  });
+
+  it('holds a PAT to its scopes: read:leads lists but cannot create', async () => {
+    const { token } = await t.createPat(org.orgId, org.ownerId, ['read:leads']);
+    const res = await t.request('POST', '/api/v1/leads', { token, body: { name: 'Scoped' } });
+    expect(res.status).toBe(403);
+    const body = await json<ErrorBody>(res);
+    expect(body.error).toContain('write:leads');
+    expect((await t.request('GET', '/api/v1/leads', { token })).status).toBe(200);
+    const bulk = await t.request('POST', '/api/v1/leads/bulk/tags', {
+      token,
+      body: { lead_ids: ['0123456789abcdef01234567'], add: ['x'] },
+    });
+    expect(bulk.status).toBe(403);
+  });
+
+  it("writes the lead's events to the caller organization's outbox", async () => {
+    const lead = await create({ name: 'Tenant Check' });
+    const outbox = await t.services.db.system
+      .select({ orgId: outboxEvents.orgId })
+      .from(outboxEvents)
+      .where(and(sql`${outboxEvents.data}->>'_id' = ${lead._id}`, eq(outboxEvents.event, 'lead.created')));
+    expect(outbox).toEqual([{ orgId: org.orgId }]);
+  });
+});

@@ -1,0 +1,219 @@
+// Locks in the trash over REST: deleted leads are listed newest first, restored with an lead.updated event, and handed to the restorer when their owner is gone.
+import { and, eq, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { leads, outboxEvents, users } from '../core/db/schema.ts';
+import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
+
+let t: TestContext;
+let org: TestOrg;
+let other: TestOrg;
+
+interface Lead {
+  _id: string;
+  name: string;
+  owner_id: string | null;
+  updated_at: string;
+  [key: string]: unknown;
+}
+interface TrashItem {
+  type: string;
+  _id: string;
+  name: string;
+  deleted_at: string;
+  deleted_by: string | null;
+}
+interface TrashList {
+  items: TrashItem[];
+  total: number;
+  page: number;
+  limit: number;
+  totalPages: number;
+}
+
+beforeAll(async () => {
+  t = await createTestContext();
+  org = await t.createOrg();
+  other = await t.createOrg({ name: 'Other Org' });
+});
+afterAll(() => t.close());
+
+async function createLead(body: Record<string, unknown>, token = org.token): Promise<Lead> {
+  const res = await t.request('POST', '/api/v1/leads', { token, body });
+  expect(res.status).toBe(201);
+  return (await json<{ lead: Lead }>(res)).lead;
+}
+
+async function trash(id: string, token = org.token): Promise<void> {
+  const res = await t.request('DELETE', `/api/v1/leads/${id}`, { token });
+  expect(res.status).toBe(200);
+}
+
+async function listTrash(query = '', token = org.token): Promise<TrashList> {
+  const res = await t.request('GET', `/api/v1/trash${query}`, { token });
+  expect(res.status).toBe(200);
+  return json<TrashList>(res);
+}
+
+async function eventsOf(leadId: string): Promise<{ event: string; data: Record<string, unknown> }[]> {
+  return t.services.db.system
+    .select({ event: outboxEvents.event, data: outboxEvents.data })
+    .from(outboxEvents)
+    .where(sql`${outboxEvents.data}->>'_id' = ${leadId}`)
+    .orderBy(outboxEvents.createdAt, outboxEvents.id);
+}
+
+describe('list_trash', () => {
+  it('lists deleted leads of the organization only, most recently deleted first, with paging', async () => {
+    const listOrg = await t.createOrg({ name: 'Trash List Org' });
+    const manager = await t.createUser(listOrg.orgId, 'manager');
+    const first = await createLead({ name: 'First Gone' }, listOrg.token);
+    const second = await createLead({ name: 'Second Gone' }, listOrg.token);
+    const kept = await createLead({ name: 'Still Here' }, listOrg.token);
+    await trash(first._id, listOrg.token);
+    await trash(second._id, manager.token);
+    const foreign = await createLead({ name: 'Foreign Gone' }, other.token);
+    await trash(foreign._id, other.token);
+
+    const body = await listTrash('', listOrg.token);
+    expect(body).toMatchObject({ total: 2, page: 1, limit: 25, totalPages: 1 });
+    expect(body.items).toEqual([
+      {
+        type: 'lead',
+        _id: second._id,
+        name: 'Second Gone',
+        deleted_at: expect.any(String),
+        deleted_by: manager.userId,
+      },
+      {
+        type: 'lead',
+        _id: first._id,
+        name: 'First Gone',
+        deleted_at: expect.any(String),
+        deleted_by: listOrg.ownerId,
+      },
+    ]);
+    expect(body.items.map((i) => i._id)).not.toContain(kept._id);
+
+    const page2 = await listTrash('?page=2&limit=1&type=lead', listOrg.token);
+    expect(page2).toMatchObject({ total: 2, limit: 1, totalPages: 2 });
+    expect(page2.items.map((i) => i._id)).toEqual([first._id]);
+    const beyond = await listTrash('?page=3&limit=1', listOrg.token);
+    expect(beyond).toMatchObject({ items: [], total: 2, totalPages: 2 });
+  });
+
+  it('refuses an unknown type, a limit above 100 and unknown parameters', async () => {
+    for (const query of ['?type=contact_person', '?limit=101', '?sort=name']) {
+      const res = await t.request('GET', `/api/v1/trash${query}`, { token: org.token });
+      expect(res.status, query).toBe(400);
+    }
+  });
+
+  it('is readable by a viewer, who may not restore', async () => {
+    const viewer = await t.createUser(org.orgId, 'viewer');
+    const lead = await createLead({ name: 'Viewer Sees' });
+    await trash(lead._id);
+    const body = await listTrash('?limit=100', viewer.token);
+    expect(body.items.map((i) => i._id)).toContain(lead._id);
+    const res = await t.request('POST', `/api/v1/trash/${lead._id}/restore`, { token: viewer.token });
+    expect(res.status).toBe(403);
+    expect(await json(res)).toMatchObject({ error: 'Forbidden', required_permission: 'trash.restore' });
+  });
+});
+
+describe('restore_trash_item', () => {
+  it('restores a lead with its properties and emits lead.updated for deleted_at', async () => {
+    const lead = await createLead({ name: 'Comeback Kid', tier: 'gold' });
+    await trash(lead._id);
+    const res = await t.request('POST', `/api/v1/trash/${lead._id}/restore`, { token: org.token });
+    expect(res.status).toBe(200);
+    const body = await json<{ type: string; lead: Lead }>(res);
+    expect(body).toMatchObject({
+      type: 'lead',
+      lead: { _id: lead._id, name: 'Comeback Kid', tier: 'gold', owner_id: org.ownerId },
+    });
+    const get = await t.request('GET', `/api/v1/leads/${lead._id}`, { token: org.token });
+    expect(get.status).toBe(200);
+    expect((await listTrash('?limit=100')).items.map((i) => i._id)).not.toContain(lead._id);
+
+    const events = await eventsOf(lead._id);
+    expect(events.map((e) => e.event)).toEqual(['lead.created', 'lead.deleted', 'lead.updated']);
+    expect(events[2]?.data).toMatchObject({
+      _id: lead._id,
+      changed_fields: ['deleted_at'],
+      previous_values: { deleted_at: expect.any(String) },
+    });
+
+    const again = await t.request('POST', `/api/v1/trash/${lead._id}/restore`, { token: org.token });
+    expect(again.status).toBe(404);
+  });
+
+  it('gives the lead to the restorer when its owner was deleted with the data', async () => {
+    const member = await t.createUser(org.orgId, 'member');
+    const lead = await createLead({ name: 'Orphaned' }, member.token);
+    // What deleting a user with acknowledge_data_deletion does: the user goes, their records go to the trash.
+    const now = new Date();
+    await t.services.db.system
+      .update(leads)
+      .set({ deletedAt: now, deletedBy: org.ownerId })
+      .where(and(eq(leads.ownerId, member.userId), eq(leads.orgId, org.orgId)));
+    await t.services.db.system.update(users).set({ deletedAt: now }).where(eq(users.id, member.userId));
+
+    const manager = await t.createUser(org.orgId, 'manager');
+    expect((await listTrash('?limit=100')).items.map((i) => i._id)).toContain(lead._id);
+    const res = await t.request('POST', `/api/v1/trash/${lead._id}/restore`, { token: manager.token });
+    expect(res.status).toBe(200);
+    const restored = (await json<{ lead: Lead }>(res)).lead;
+    expect(restored.owner_id).toBe(manager.userId);
+    const events = await eventsOf(lead._id);
+    expect(events.at(-1)).toMatchObject({
+      event: 'lead.updated',
+      data: {
+        owner_id: manager.userId,
+        changed_fields: ['deleted_at', 'owner_id'],
+        previous_values: { owner_id: member.userId },
+      },
+    });
+  });
+
+  it('gives the lead to the restorer when its owner is deactivated, and keeps a live owner', async () => {
+    const inactive = await t.createUser(org.orgId, 'member');
+    const active = await t.createUser(org.orgId, 'member');
+    const a = await createLead({ name: 'Inactive Owner', owner_id: inactive.userId });
+    const b = await createLead({ name: 'Active Owner', owner_id: active.userId });
+    await trash(a._id);
+    await trash(b._id);
+    await t.services.db.system
+      .update(users)
+      .set({ status: 'deactivated', deactivatedAt: new Date() })
+      .where(eq(users.id, inactive.userId));
+
+    const ra = await t.request('POST', `/api/v1/trash/${a._id}/restore`, { token: org.token });
+    expect((await json<{ lead: Lead }>(ra)).lead.owner_id).toBe(org.ownerId);
+    const rb = await t.request('POST', `/api/v1/trash/${b._id}/restore`, { token: org.token });
+    expect((await json<{ lead: Lead }>(rb)).lead.owner_id).toBe(active.userId);
+  });
+
+  it('answers 404 for unknown, live and other organizations’ ids, and 400 for a malformed id', async () => {
+    const live = await createLead({ name: 'Alive' });
+    const foreign = await createLead({ name: 'Foreign Trash' }, other.token);
+    await trash(foreign._id, other.token);
+    for (const id of ['0123456789abcdef01234567', live._id, foreign._id]) {
+      const res = await t.request('POST', `/api/v1/trash/${id}/restore`, { token: org.token });
+      expect(res.status, id).toBe(404);
+      expect(await json(res)).toMatchObject({ error: 'Not found' });
+    }
+    const stillTrashed = await listTrash('', other.token);
+    expect(stillTrashed.items.map((i) => i._id)).toContain(foreign._id);
+    const bad = await t.request('POST', '/api/v1/trash/nope/restore', { token: org.token });
+    expect(bad.status).toBe(400);
+  });
+
+  it('is not limited by token scopes of the resource areas', async () => {
+    const lead = await createLead({ name: 'Scoped Restore' });
+    await trash(lead._id);
+    const { token } = await t.createPat(org.orgId, org.ownerId, ['read:contacts']);
+    expect((await t.request('GET', '/api/v1/trash', { token })).status).toBe(200);
+    const res = await t.request('POST', `/api/v1/trash/${lead._id}/restore`, { token });
+    expect(res.status).toBe(200);
+  });
+});
