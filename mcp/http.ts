@@ -1,5 +1,92 @@
-import type { Hono } from 'hono';
+// The /mcp endpoint: Origin check, bearer authentication and the MCP entry scope, then the
+// official SDK's createMcpHandler serving both protocol eras (2025 stateless and 2026-07-28) from
+// a fresh server per request. There are no sessions and no OAuth discovery: a caller brings a
+// token, so the 401 challenge names no metadata URL and the OAuth well-known paths answer 404.
+import { type AuthInfo, createMcpHandler } from '@modelcontextprotocol/server';
+import type { Context, Hono } from 'hono';
+import { holdsScope } from '../core/access.ts';
+import { authenticate } from '../core/auth/authenticate.ts';
+import type { AuthContext } from '../core/auth-context.ts';
+import { AppError } from '../core/errors.ts';
+import type { CallContext } from '../core/invoke.ts';
 import type { Services } from '../core/services.ts';
 import type { AppEnv } from '../rest/app.ts';
+import { errorResponse } from '../rest/errors.ts';
+import { createCrmServer } from './server.ts';
 
-export function mountMcp(_app: Hono<AppEnv>, _services: Services): void {}
+export const MCP_PATH = '/mcp';
+export const BEARER_CHALLENGE = 'Bearer realm="crm"';
+/** Either scope opens the endpoint; which tools a token then sees is decided per tool. */
+const MCP_ENTRY_SCOPES = ['mcp:read', 'mcp:write'];
+
+const OAUTH_DISCOVERY_PATHS = [
+  '/.well-known/oauth-protected-resource',
+  '/.well-known/oauth-protected-resource/*',
+  '/.well-known/oauth-authorization-server',
+  '/.well-known/oauth-authorization-server/*',
+];
+
+/** The SDK hands the factory the AuthInfo object given to fetch(); this maps it back to the caller. */
+function authInfoFor(auth: AuthContext): AuthInfo {
+  return {
+    token: auth.credentialId ?? `session:${auth.userId}`,
+    clientId: auth.userId,
+    scopes: auth.scopes ? [...auth.scopes] : [],
+  };
+}
+
+export function mountMcp(app: Hono<AppEnv>, services: Services): void {
+  const { config, logger } = services;
+  const callers = new WeakMap<AuthInfo, CallContext>();
+
+  const handler = createMcpHandler(
+    ({ authInfo }) => {
+      const call = authInfo ? callers.get(authInfo) : undefined;
+      if (!call) throw new Error('An MCP request reached the SDK without an authenticated caller');
+      return createCrmServer(call, services);
+    },
+    { onerror: (err) => logger.warn({ err }, 'MCP request rejected or failed in the transport') },
+  );
+
+  const notFound = (c: Context<AppEnv>) =>
+    errorResponse(
+      c,
+      new AppError('route_not_found', { message: `No route for ${c.req.method} ${c.req.path}` }),
+      logger,
+    );
+  for (const path of OAUTH_DISCOVERY_PATHS) app.all(path, notFound);
+
+  app.all(MCP_PATH, async (c) => {
+    // Browsers send Origin; a page on another site must not drive the endpoint with a user's token.
+    const origin = c.req.header('origin');
+    if (origin !== undefined && !config.mcpAllowedOrigins.includes(origin)) {
+      return c.json({ error: 'Forbidden', code: 'forbidden', message: 'Origin not allowed' }, 403);
+    }
+
+    let auth: AuthContext;
+    try {
+      auth = await authenticate(c.req.header('authorization'), services);
+    } catch (err) {
+      if (err instanceof AppError && err.status === 401) c.header('WWW-Authenticate', BEARER_CHALLENGE);
+      return errorResponse(c, err, logger);
+    }
+
+    if (auth.scopes !== null && !holdsScope(auth.scopes, MCP_ENTRY_SCOPES)) {
+      return errorResponse(
+        c,
+        new AppError('scope_missing', {
+          error: 'Token lacks required scope: mcp:read',
+          extra: { required_scope: 'mcp:read' },
+        }),
+        logger,
+      );
+    }
+
+    const authInfo = authInfoFor(auth);
+    callers.set(authInfo, { auth, surface: 'mcp', requestId: c.get('requestId') });
+    const response = await handler.fetch(c.req.raw, { authInfo });
+    // Hono drops headers set on the context when a handler returns its own Response.
+    response.headers.set('X-Request-Id', c.get('requestId'));
+    return response;
+  });
+}
