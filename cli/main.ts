@@ -1,0 +1,392 @@
+// The `crm` command: serve, migrate, tools list and the operator's admin commands. It is the process
+// entry (cli/bin.js and `npm start` both load it). Admin commands call the same core/admin.ts
+// functions as the admin HTTP API, so validation and rules are identical on both. Every failure is
+// one line on stderr, `crm: <message>`, and a non-zero exit.
+import { parseArgs } from 'node:util';
+import { requiredScopes } from '../core/access.ts';
+import { createOauthToken, createOrganization, updateOrganization } from '../core/admin.ts';
+import { loadConfig } from '../core/config.ts';
+import { type Database, openDatabase } from '../core/db/client.ts';
+import { AppError } from '../core/errors.ts';
+import { TOOLS } from '../tools/index.ts';
+import { runServer } from './serve.ts';
+
+/** A failure whose message is already the line to print. */
+class CliError extends Error {}
+/** Bad command-line usage: exit code 2, as is customary, versus 1 for a failed operation. */
+class UsageError extends CliError {}
+
+const EXIT_FAILURE = 1;
+const EXIT_USAGE = 2;
+
+const HELP = {
+  crm: `Usage: crm <command> [options]
+
+Commands:
+  serve                 Run the HTTP server (REST, MCP, auth and admin API)
+  migrate               Apply database migrations, then exit
+  tools list            List the tools of the registry
+  admin create-org      Create an organization with its owner
+  admin set-org         Change an organization's plan, status or disabled features
+  admin create-oauth-token
+                        Issue an OAuth access token for a user
+
+Run "crm <command> --help" for a command's options. Configuration comes from the environment:
+DATABASE_URL (PostgreSQL; without it the embedded PGlite database under DATA_DIR, default ./.data),
+PORT, HOST, JWT_SECRET, CRM_ADMIN_TOKEN, SIGNUP_ENABLED, DEFAULT_PLAN, LOG_LEVEL.`,
+  serve: `Usage: crm serve
+
+Runs the server on PORT (default 3000) and HOST (default 0.0.0.0), migrating the database first.
+SIGTERM or SIGINT stops it gracefully: no new connections, in-flight requests finish, then exit 0.`,
+  migrate: `Usage: crm migrate
+
+Applies pending migrations to the database named by DATABASE_URL (or the embedded PGlite
+database under DATA_DIR), then exits.`,
+  tools: `Usage: crm tools list [--json]
+
+Subcommands:
+  list    List every tool with its kind, permission, REST scope and plan feature`,
+  toolsList: `Usage: crm tools list [--json]
+
+Lists every tool: name, kind (read/write), role permission, the scope REST checks, plan feature.
+  --json    Print an array of {name, title, description, access, annotations, toolset}`,
+  admin: `Usage: crm admin <subcommand> [options]
+
+Subcommands:
+  create-org            Create an organization with its owner
+  set-org <id>          Change an organization's plan, status or disabled features
+  create-oauth-token    Issue an OAuth access token for a user
+
+They work directly on the database named by DATABASE_URL (or the embedded PGlite database under
+DATA_DIR; stop a server using that directory first, PGlite serves one process at a time).`,
+  createOrg: `Usage: crm admin create-org --name <name> --plan <plan> --owner-name <name>
+                            --owner-email <email> --owner-password <password> [--json]
+
+  --name             Organization name
+  --plan             free, starter, pro or enterprise
+  --owner-name       The owner's display name
+  --owner-email      The owner's email (unique across the service)
+  --owner-password   The owner's password, 8 to 200 characters
+  --json             Print {organization, user} as JSON`,
+  setOrg: `Usage: crm admin set-org <organization-id> [--plan <plan>] [--status <status>]
+                          [--disable-features <a,b>] [--json]
+
+  --plan               free, starter, pro or enterprise
+  --status             active, inactive or suspended (inactive and suspended get 403 on every call)
+  --disable-features   Comma-separated features to switch off; replaces the list ("" clears it)
+  --json               Print {organization} as JSON`,
+  createOauthToken: `Usage: crm admin create-oauth-token --user-id <id> --app-name <name> --scopes <s1,s2>
+                                     [--expires-in-seconds <n>] [--json]
+
+  --user-id              The user the token acts as (24 hex characters)
+  --app-name             Name of the installed app, 1 to 100 characters
+  --scopes               Comma-separated scopes, e.g. read:leads,mcp:read (1 to 50)
+  --expires-in-seconds   Lifetime; without it the token lives until revoked
+  --json                 Print {oauth_token, token} as JSON
+The token is printed once and cannot be shown again.`,
+};
+
+function print(text: string): void {
+  process.stdout.write(`${text}\n`);
+}
+
+function printJson(value: unknown): void {
+  print(JSON.stringify(value, null, 2));
+}
+
+function commaList(value: string): string[] {
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+/** The innermost message of an error chain: drizzle's wrapper message repeats the query and its parameters. */
+function rootMessage(err: Error): string {
+  let current: Error = err;
+  for (let depth = 0; depth < 5 && current.cause instanceof Error; depth++) current = current.cause;
+  return current.message || err.message;
+}
+
+/** One line describing a failure; AppError field names become the flags that carry them. */
+function describeError(err: unknown, flags: Record<string, string> = {}): string {
+  let text: string;
+  if (err instanceof CliError) {
+    text = err.message;
+  } else if (err instanceof AppError) {
+    text = err.body.message ?? err.body.error;
+    if (err.body.details?.length) {
+      const details = err.body.details.map((d) => `${flags[d.field] ?? d.field}: ${d.message}`);
+      text = `${text}: ${details.join('; ')}`;
+    }
+  } else if (err instanceof Error) {
+    text = rootMessage(err);
+  } else {
+    text = String(err);
+  }
+  return text.replace(/\s*\n\s*/g, ' ').trim();
+}
+
+/** Opens the configured database, brings its schema up to date, runs `fn`, and closes it. */
+async function withDatabase<T>(fn: (db: Database) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const db = await openDatabase({
+    url: config.databaseUrl,
+    dataDir: config.databaseUrl ? undefined : config.dataDir,
+    poolMax: 2,
+  });
+  try {
+    await db.migrate();
+    return await fn(db);
+  } finally {
+    await db.close();
+  }
+}
+
+async function serveCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { help: { type: 'boolean', short: 'h' } } });
+  if (values.help) return help('serve');
+  return runServer(loadConfig());
+}
+
+async function migrateCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { help: { type: 'boolean', short: 'h' } } });
+  if (values.help) return help('migrate');
+  const config = loadConfig();
+  await withDatabase(async () => {});
+  print(
+    config.databaseUrl
+      ? 'Migrations applied (PostgreSQL)'
+      : `Migrations applied (embedded database under ${config.dataDir})`,
+  );
+  return 0;
+}
+
+function toolsListCommand(args: string[]): number {
+  const { values } = parseArgs({
+    args,
+    options: { help: { type: 'boolean', short: 'h' }, json: { type: 'boolean' } },
+  });
+  if (values.help) return help('toolsList');
+  if (values.json) {
+    printJson(
+      TOOLS.map((t) => ({
+        name: t.name,
+        title: t.title,
+        description: t.description,
+        access: t.access,
+        annotations: t.annotations,
+        toolset: t.toolset,
+      })),
+    );
+    return 0;
+  }
+  const header = ['NAME', 'KIND', 'PERMISSION', 'SCOPE', 'FEATURE'];
+  const rows = TOOLS.map((t) => [
+    t.name,
+    t.access.kind,
+    t.access.permission ?? '-',
+    requiredScopes('rest', t.access.kind, t.access.resource)?.join('|') ?? '-',
+    t.access.feature ?? '-',
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  for (const row of [header, ...rows]) {
+    print(
+      row
+        .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    );
+  }
+  return 0;
+}
+
+async function createOrgCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      json: { type: 'boolean' },
+      name: { type: 'string' },
+      plan: { type: 'string' },
+      'owner-name': { type: 'string' },
+      'owner-email': { type: 'string' },
+      'owner-password': { type: 'string' },
+    },
+  });
+  if (values.help) return help('createOrg');
+  const input = {
+    name: values.name,
+    plan: values.plan,
+    owner: { name: values['owner-name'], email: values['owner-email'], password: values['owner-password'] },
+  };
+  const result = await withFlags(
+    {
+      name: '--name',
+      plan: '--plan',
+      owner: '--owner-*',
+      'owner.name': '--owner-name',
+      'owner.email': '--owner-email',
+      'owner.password': '--owner-password',
+    },
+    () => withDatabase((db) => createOrganization(db, input)),
+  );
+  if (values.json) {
+    printJson(result);
+  } else {
+    const { organization: org, user } = result;
+    print(`Organization ${org._id} "${org.name}" created on plan ${org.plan}`);
+    print(`Owner ${user._id} ${user.email}`);
+  }
+  return 0;
+}
+
+async function setOrgCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      json: { type: 'boolean' },
+      plan: { type: 'string' },
+      status: { type: 'string' },
+      'disable-features': { type: 'string' },
+    },
+  });
+  if (values.help) return help('setOrg');
+  const [id, ...extra] = positionals;
+  if (id === undefined || extra.length > 0) {
+    throw new UsageError('admin set-org takes exactly one organization id (see crm admin set-org --help)');
+  }
+  const disabled = values['disable-features'];
+  const changes = {
+    ...(values.plan !== undefined ? { plan: values.plan } : {}),
+    ...(values.status !== undefined ? { status: values.status } : {}),
+    ...(disabled !== undefined ? { disabled_features: commaList(disabled) } : {}),
+  };
+  const result = await withFlags(
+    {
+      id: '<organization-id>',
+      plan: '--plan',
+      status: '--status',
+      disabled_features: '--disable-features',
+      '(root)': 'options',
+    },
+    () => withDatabase((db) => updateOrganization(db, id, changes)),
+  );
+  if (values.json) {
+    printJson(result);
+  } else {
+    const org = result.organization;
+    const features = org.disabled_features.length ? org.disabled_features.join(',') : 'none';
+    print(`Organization ${org._id}: plan ${org.plan}, status ${org.status}, disabled features: ${features}`);
+  }
+  return 0;
+}
+
+async function createOauthTokenCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      json: { type: 'boolean' },
+      'user-id': { type: 'string' },
+      'app-name': { type: 'string' },
+      scopes: { type: 'string' },
+      'expires-in-seconds': { type: 'string' },
+    },
+  });
+  if (values.help) return help('createOauthToken');
+  const ttl = values['expires-in-seconds'];
+  const input = {
+    user_id: values['user-id'],
+    app_name: values['app-name'],
+    scopes: values.scopes === undefined ? undefined : commaList(values.scopes),
+    ...(ttl !== undefined ? { expires_in_seconds: Number(ttl) } : {}),
+  };
+  const result = await withFlags(
+    {
+      user_id: '--user-id',
+      app_name: '--app-name',
+      scopes: '--scopes',
+      expires_in_seconds: '--expires-in-seconds',
+    },
+    () => withDatabase((db) => createOauthToken(db, input)),
+  );
+  if (values.json) {
+    printJson(result);
+  } else {
+    const t = result.oauth_token;
+    print(`OAuth token ${t._id} for "${t.app_name}" (user ${t.user_id}), scopes ${t.scopes.join(',')}`);
+    print(`Expires: ${t.expires_at ?? 'never (until revoked)'}`);
+    print(result.token);
+    print('Store the token now: it cannot be shown again.');
+  }
+  return 0;
+}
+
+/** Runs `fn`, renaming input field names in a validation failure to the flags the user typed. */
+async function withFlags<T>(flags: Record<string, string>, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw new CliError(describeError(err, flags), { cause: err });
+  }
+}
+
+function help(topic: keyof typeof HELP): number {
+  print(HELP[topic]);
+  return 0;
+}
+
+async function dispatch(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case undefined:
+    case '--help':
+    case '-h':
+    case 'help':
+      return help('crm');
+    case 'serve':
+      return serveCommand(rest);
+    case 'migrate':
+      return migrateCommand(rest);
+    case 'tools': {
+      const [sub, ...args] = rest;
+      if (sub === undefined || sub === '--help' || sub === '-h') return help('tools');
+      if (sub === 'list') return toolsListCommand(args);
+      throw new UsageError(`unknown tools subcommand "${sub}" (see crm tools --help)`);
+    }
+    case 'admin': {
+      const [sub, ...args] = rest;
+      if (sub === undefined || sub === '--help' || sub === '-h') return help('admin');
+      if (sub === 'create-org') return createOrgCommand(args);
+      if (sub === 'set-org') return setOrgCommand(args);
+      if (sub === 'create-oauth-token') return createOauthTokenCommand(args);
+      throw new UsageError(`unknown admin subcommand "${sub}" (see crm admin --help)`);
+    }
+    default:
+      throw new UsageError(`unknown command "${command}" (see crm --help)`);
+  }
+}
+
+function isUsageError(err: unknown): boolean {
+  // parseArgs reports unknown options and missing values with ERR_PARSE_ARGS_* codes.
+  return (
+    err instanceof UsageError ||
+    (err instanceof Error && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS'))
+  );
+}
+
+async function main(argv: string[]): Promise<number> {
+  try {
+    return await dispatch(argv);
+  } catch (err) {
+    process.stderr.write(`crm: ${describeError(err)}\n`);
+    return isUsageError(err) ? EXIT_USAGE : EXIT_FAILURE;
+  }
+}
+
+const code = await main(process.argv.slice(2));
+// serve has closed its server and services by now; exit so no stray handle keeps the process up.
+process.exit(code);
