@@ -146,3 +146,18 @@ export function requiredScopes(
 export function holdsScope(held: readonly string[], anyOf: readonly string[]): boolean {
   return anyOf.some((s) => held.includes(s));
 }
+
+/**
+ * Whether a caller's token covers `kind` access to `resource` on `surface`. Tools whose resource
+ * varies per record (the trash) check this themselves; sessions (scopes null) are not limited.
+ */
+export function tokenAllows(
+  scopes: readonly string[] | null,
+  surface: Surface,
+  kind: AccessKind,
+  resource: ScopedResource | undefined,
+): boolean {
+  if (scopes === null) return true;
+  const needed = requiredScopes(surface, kind, resource);
+  return needed === null || holdsScope(scopes, needed);
+}

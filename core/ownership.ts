@@ -1,10 +1,16 @@
-// The registry of records a user owns (`owner_id`). Deleting a user consults it: their live records
-// must go to an heir or to the trash first, so nothing is left pointing at a deleted user. A new
-// owned resource adds one entry here and the delete rule covers it without further code.
+// Records a user owns (`owner_id`). Deleting a user consults the registry (tools/ownership.ts):
+// their live records must go to an heir or to the trash first, so nothing is left pointing at a
+// deleted user. A new owned resource adds one entry there and the delete rule covers it.
 import { and, count, eq, isNull, param, type SQL, sql } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { Executor } from './db/client.ts';
-import { leads } from './db/schema.ts';
+import type { ToolContext } from './tool.ts';
+
+export type OwnershipContext = Pick<ToolContext, 'db' | 'auth' | 'emit' | 'now'>;
+
+export type OwnershipChange =
+  | { kind: 'transferred'; fromUserId: string; toUserId: string }
+  | { kind: 'trashed' };
 
 export interface OwnedRecordTable {
   /** The key used in counts and error bodies: the resource's plural name (`leads`). */
@@ -17,19 +23,9 @@ export interface OwnedRecordTable {
   deletedBy: PgColumn;
   /** Bumped when the owner changes, so sync clients see the record as modified. */
   updatedAt?: PgColumn;
+  /** Writes the resource's events for the records a user deletion moved (webhook subscribers must hear of it). */
+  announce(ctx: OwnershipContext, ids: readonly string[], change: OwnershipChange): Promise<void>;
 }
-
-export const OWNED_RECORD_TABLES: readonly OwnedRecordTable[] = [
-  {
-    name: 'leads',
-    table: leads,
-    orgId: leads.orgId,
-    ownerId: leads.ownerId,
-    deletedAt: leads.deletedAt,
-    deletedBy: leads.deletedBy,
-    updatedAt: leads.updatedAt,
-  },
-];
 
 function liveOwnedBy(entry: OwnedRecordTable, orgId: string, userId: string): SQL | undefined {
   return and(eq(entry.orgId, orgId), eq(entry.ownerId, userId), isNull(entry.deletedAt));
@@ -46,21 +42,33 @@ async function updateOwned(
   orgId: string,
   userId: string,
   assignments: SQL[],
-): Promise<void> {
+): Promise<string[]> {
   // Raw UPDATE because the registry holds tables of different shapes; columns still come from the schema.
-  await tx.execute(
-    sql`update ${entry.table} set ${sql.join(assignments, sql`, `)} where ${liveOwnedBy(entry, orgId, userId)}`,
+  const result = await tx.execute(
+    sql`update ${entry.table} set ${sql.join(assignments, sql`, `)} where ${liveOwnedBy(entry, orgId, userId)} returning id`,
   );
+  return idsOf(result);
+}
+
+/** The `id` column of a raw query result; both drivers (pg and PGlite) return rows under `rows`. */
+function idsOf(result: unknown): string[] {
+  const rows = typeof result === 'object' && result !== null && 'rows' in result ? result.rows : undefined;
+  if (!Array.isArray(rows)) throw new Error('unexpected query result shape');
+  return rows.map((row: unknown) => {
+    if (typeof row === 'object' && row !== null && 'id' in row && typeof row.id === 'string') return row.id;
+    throw new Error('unexpected row shape');
+  });
 }
 
 /** Live (not trashed) records the user owns, per resource; resources with none are listed with 0. */
 export async function countOwnedRecords(
+  entries: readonly OwnedRecordTable[],
   tx: Executor,
   orgId: string,
   userId: string,
 ): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
-  for (const entry of OWNED_RECORD_TABLES) {
+  for (const entry of entries) {
     const [row] = await tx
       .select({ n: count() })
       .from(entry.table)
@@ -72,31 +80,30 @@ export async function countOwnedRecords(
 
 /** Gives every live record of `fromUserId` to `toUserId`. */
 export async function transferOwnedRecords(
-  tx: Executor,
-  orgId: string,
+  entries: readonly OwnedRecordTable[],
+  ctx: OwnershipContext,
   fromUserId: string,
   toUserId: string,
-  now: Date = new Date(),
 ): Promise<void> {
-  for (const entry of OWNED_RECORD_TABLES) {
+  for (const entry of entries) {
     const assignments = [assign(entry.ownerId, toUserId)];
-    if (entry.updatedAt) assignments.push(assign(entry.updatedAt, now));
-    await updateOwned(tx, entry, orgId, fromUserId, assignments);
+    if (entry.updatedAt) assignments.push(assign(entry.updatedAt, ctx.now));
+    const ids = await updateOwned(ctx.db, entry, ctx.auth.orgId, fromUserId, assignments);
+    if (ids.length > 0) await entry.announce(ctx, ids, { kind: 'transferred', fromUserId, toUserId });
   }
 }
 
 /** Moves every live record of `userId` to the trash, marked as deleted by `byUserId` (restorable). */
 export async function trashOwnedRecords(
-  tx: Executor,
-  orgId: string,
+  entries: readonly OwnedRecordTable[],
+  ctx: OwnershipContext,
   userId: string,
-  byUserId: string,
-  now: Date,
 ): Promise<void> {
-  for (const entry of OWNED_RECORD_TABLES) {
-    await updateOwned(tx, entry, orgId, userId, [
-      assign(entry.deletedAt, now),
-      assign(entry.deletedBy, byUserId),
+  for (const entry of entries) {
+    const ids = await updateOwned(ctx.db, entry, ctx.auth.orgId, userId, [
+      assign(entry.deletedAt, ctx.now),
+      assign(entry.deletedBy, ctx.auth.userId),
     ]);
+    if (ids.length > 0) await entry.announce(ctx, ids, { kind: 'trashed' });
   }
 }

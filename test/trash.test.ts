@@ -208,12 +208,23 @@ describe('restore_trash_item', () => {
     expect(bad.status).toBe(400);
   });
 
-  it('is not limited by token scopes of the resource areas', async () => {
+  it("needs the record's resource scopes when a token lists or restores it", async () => {
     const lead = await createLead({ name: 'Scoped Restore' });
     await trash(lead._id);
-    const { token } = await t.createPat(org.orgId, org.ownerId, ['read:contacts']);
-    expect((await t.request('GET', '/api/v1/trash', { token })).status).toBe(200);
-    const res = await t.request('POST', `/api/v1/trash/${lead._id}/restore`, { token });
+    const contactsOnly = (await t.createPat(org.orgId, org.ownerId, ['read:contacts'])).token;
+    const listed = await t.request('GET', '/api/v1/trash?limit=100', { token: contactsOnly });
+    expect(listed.status).toBe(200);
+    expect((await json<{ items: { _id: string }[] }>(listed)).items.map((i) => i._id)).not.toContain(
+      lead._id,
+    );
+    const refused = await t.request('POST', `/api/v1/trash/${lead._id}/restore`, { token: contactsOnly });
+    expect(refused.status).toBe(403);
+    expect((await json(refused)).error).toBe('Token lacks required scope: write:leads');
+
+    const leadsRw = (await t.createPat(org.orgId, org.ownerId, ['read:leads', 'write:leads'])).token;
+    const visible = await t.request('GET', '/api/v1/trash?limit=100', { token: leadsRw });
+    expect((await json<{ items: { _id: string }[] }>(visible)).items.map((i) => i._id)).toContain(lead._id);
+    const res = await t.request('POST', `/api/v1/trash/${lead._id}/restore`, { token: leadsRw });
     expect(res.status).toBe(200);
   });
 });

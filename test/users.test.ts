@@ -2,7 +2,7 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateOauthToken, generateRefreshToken, hashToken } from '../core/auth/tokens.ts';
-import { apiKeys, leads, oauthTokens, refreshTokens, users } from '../core/db/schema.ts';
+import { apiKeys, leads, oauthTokens, outboxEvents, refreshTokens, users } from '../core/db/schema.ts';
 import { newId } from '../core/ids.ts';
 import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
 
@@ -405,6 +405,16 @@ describe('delete_user', () => {
       expect(lead.ownerId).toBe(heir.userId);
       expect(lead.deletedAt).toBeNull();
     }
+    // Webhook subscribers hear of the new owner exactly as if each lead had been edited.
+    const transferred = await eventsFor(leadIds);
+    expect(transferred.map((e) => e.event)).toEqual(leadIds.map(() => 'lead.updated'));
+    for (const e of transferred) {
+      expect(e.data).toMatchObject({
+        owner_id: heir.userId,
+        changed_fields: ['owner_id'],
+        previous_values: { owner_id: leaving.userId },
+      });
+    }
 
     for (const token of [leaving.token, pat.token, oauthToken]) expect((await me(token)).status).toBe(401);
     const keys = await t.services.db.system.select().from(apiKeys).where(eq(apiKeys.userId, leaving.userId));
@@ -471,6 +481,9 @@ describe('delete_user', () => {
       expect(lead.deletedBy).toBe(org.ownerId);
       expect(lead.ownerId).toBe(leaving.userId);
     }
+    const trashed = await eventsFor(leadIds);
+    expect(trashed.map((e) => e.event)).toEqual(leadIds.map(() => 'lead.deleted'));
+    expect(trashed.every((e) => typeof e.data.deleted_at === 'string')).toBe(true);
   });
 
   it('prefers the transfer when both options are given, and deletes a user who owns nothing', async () => {
@@ -522,3 +535,9 @@ describe('other organizations', () => {
     expect(row).toMatchObject({ name: 'member user', status: 'active', deletedAt: null });
   });
 });
+
+/** Outbox events whose data is one of the given leads. */
+async function eventsFor(leadIds: readonly string[]) {
+  const rows = await t.services.db.system.select().from(outboxEvents);
+  return rows.filter((r) => typeof r.data._id === 'string' && leadIds.includes(r.data._id));
+}

@@ -21,6 +21,7 @@ import { type LeadRow, leads, users } from '../core/db/schema.ts';
 import { AppError, type ErrorDetail, notFound, toAppError, validationError } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import { zodDetails } from '../core/invoke.ts';
+import type { OwnedRecordTable } from '../core/ownership.ts';
 import { iso, listParams, messageOutput, objectId, offsetOf, paged, pagedOutput } from '../core/schemas.ts';
 import { defineTool, type ToolContext } from '../core/tool.ts';
 import type { TrashType } from '../core/trash.ts';
@@ -508,6 +509,7 @@ export async function restoreLead(ctx: LeadCtx, id: string): Promise<LeadRecord>
 export const leadTrashType: TrashType = {
   type: 'lead',
   recordKey: 'lead',
+  resource: 'leads',
   schema: leadSchema,
   table: leads,
   columns: {
@@ -518,6 +520,38 @@ export const leadTrashType: TrashType = {
     deletedBy: leads.deletedBy,
   },
   restore: restoreLead,
+};
+
+/**
+ * The lead entry of the owned-record registry (tools/ownership.ts): after a user deletion moved
+ * leads to an heir or to the trash, each moved lead gets the same event a direct change would.
+ */
+export const leadOwnership: OwnedRecordTable = {
+  name: 'leads',
+  table: leads,
+  orgId: leads.orgId,
+  ownerId: leads.ownerId,
+  deletedAt: leads.deletedAt,
+  deletedBy: leads.deletedBy,
+  updatedAt: leads.updatedAt,
+  async announce(ctx, ids, change) {
+    const rows = await ctx.db
+      .select(leadColumns)
+      .from(leads)
+      .where(and(eq(leads.orgId, ctx.auth.orgId), inArray(leads.id, [...ids])));
+    for (const row of rows) {
+      const record = serializeLead(row);
+      if (change.kind === 'transferred') {
+        await ctx.emit('lead.updated', {
+          ...record,
+          changed_fields: ['owner_id'],
+          previous_values: { owner_id: change.fromUserId },
+        });
+      } else {
+        await ctx.emit('lead.deleted', { ...record, deleted_at: ctx.now.toISOString() });
+      }
+    }
+  },
 };
 
 /**

@@ -1,7 +1,8 @@
 // The trash: lists records moved there by their delete tools and restores them. Which record types
 // are trashable is the TRASH_TYPES list; a new resource adds its entry there.
 import { z } from 'zod';
-import { notFound } from '../core/errors.ts';
+import { tokenAllows } from '../core/access.ts';
+import { AppError, notFound } from '../core/errors.ts';
 import { listParams, objectId, paged, pagedOutput } from '../core/schemas.ts';
 import type { Tool } from '../core/tool.ts';
 import { defineTool } from '../core/tool.ts';
@@ -33,8 +34,13 @@ export const listTrashItems = defineTool({
   input: z.strictObject({ page, limit, type: typeField.optional() }),
   output: pagedOutput('items', trashItemSchema),
   access: { kind: 'read', permission: 'trash.view' },
-  async handler(input, { db, auth }) {
-    const types = input.type === undefined ? TRASH_TYPES : TRASH_TYPES.filter((t) => t.type === input.type);
+  async handler(input, { db, auth, surface }) {
+    // A token sees only the trashed records of resources its scopes let it read.
+    const types = TRASH_TYPES.filter(
+      (t) =>
+        (input.type === undefined || t.type === input.type) &&
+        tokenAllows(auth.scopes, surface, 'read', t.resource),
+    );
     const { items, total } = await listTrash(db, auth.orgId, types, input);
     return paged(
       'items',
@@ -66,6 +72,13 @@ export const restoreTrashItem = defineTool({
   async handler(input, ctx) {
     const entry = await findTrashType(ctx.db, ctx.auth.orgId, TRASH_TYPES, input.id);
     if (!entry) throw notFound('Trash item');
+    if (!tokenAllows(ctx.auth.scopes, ctx.surface, 'write', entry.resource)) {
+      const scope = `write:${entry.resource}`;
+      throw new AppError('scope_missing', {
+        error: `Token lacks required scope: ${scope}`,
+        extra: { required_scope: scope },
+      });
+    }
     const record = await entry.restore(ctx, input.id);
     return { type: entry.type, [entry.recordKey]: record };
   },

@@ -24,6 +24,7 @@ import {
   softDeleteUser,
   userSchema,
 } from '../core/users.ts';
+import { OWNED_TYPES } from './ownership.ts';
 
 const GRANTABLE_ROLES = ['admin', 'manager', 'member', 'viewer'] as const satisfies readonly Role[];
 
@@ -284,15 +285,15 @@ export const deleteUser = defineTool({
     const heir = input.transfer_to_user_id
       ? await getHeir(ctx.db, orgId, input.transfer_to_user_id, target.id)
       : undefined;
-    const owned = await countOwnedRecords(ctx.db, orgId, target.id);
+    const owned = await countOwnedRecords(OWNED_TYPES, ctx.db, orgId, target.id);
     const total = Object.values(owned).reduce((sum, n) => sum + n, 0);
     let outcome = '';
     if (total > 0) {
       if (heir) {
-        await transferOwnedRecords(ctx.db, orgId, target.id, heir.id, ctx.now);
+        await transferOwnedRecords(OWNED_TYPES, ctx, target.id, heir.id);
         outcome = `; ${total} owned records transferred to user ${heir.id}`;
       } else if (input.acknowledge_data_deletion === true) {
-        await trashOwnedRecords(ctx.db, orgId, target.id, callerId, ctx.now);
+        await trashOwnedRecords(OWNED_TYPES, ctx, target.id);
         outcome = `; ${total} owned records moved to the trash`;
       } else {
         throw new AppError('user_owns_records', {
