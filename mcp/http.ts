@@ -84,9 +84,6 @@ export function mountMcp(app: Hono<AppEnv>, services: Services): void {
 
     const authInfo = authInfoFor(auth);
     callers.set(authInfo, { auth, surface: 'mcp', requestId: c.get('requestId') });
-    const response = await handler.fetch(c.req.raw, { authInfo });
-    // Hono drops headers set on the context when a handler returns its own Response.
-    response.headers.set('X-Request-Id', c.get('requestId'));
-    return response;
+    return handler.fetch(c.req.raw, { authInfo });
   });
 }

@@ -60,8 +60,9 @@ export function createApp(services: Services): Hono<AppEnv> {
     const incoming = c.req.header('x-request-id');
     const id = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     c.set('requestId', id);
-    c.header('X-Request-Id', id);
     await next();
+    // Set on the final response: handlers that return their own Response (MCP) would drop a header set earlier.
+    c.res.headers.set('X-Request-Id', id);
   });
 
   app.use(
