@@ -1,0 +1,227 @@
+// Locks in that every REST route taking a record id answers 404 for another organization's record and leaves it untouched.
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { apiKeys, leads, users } from '../core/db/schema.ts';
+import { newId } from '../core/ids.ts';
+import type { Route } from '../rest/route.ts';
+import { ROUTES } from '../rest/routes/index.ts';
+import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
+
+type JsonSchema = z.core.JSONSchema.JSONSchema;
+
+let t: TestContext;
+/** The organization whose records are probed. */
+let orgA: TestOrg;
+/** The intruder: its owner holds every permission, and its plan every feature. */
+let orgB: TestOrg;
+
+beforeAll(async () => {
+  t = await createTestContext();
+  orgA = await t.createOrg({ name: 'Victim', plan: 'enterprise' });
+  orgB = await t.createOrg({ name: 'Intruder', plan: 'enterprise' });
+});
+afterAll(() => t.close());
+
+interface Fixture {
+  /** The value for every id-like path parameter. */
+  id: string;
+  /** Re-reads the record (and whatever a route could change about it) through system access. */
+  read(): Promise<unknown>;
+}
+
+/**
+ * One factory per resource prefix: it creates a record of org A that routes under that prefix
+ * address by id. A new resource with `/:id` routes must add its factory here.
+ */
+const FACTORIES: Record<string, (org: TestOrg) => Promise<Fixture>> = {
+  '/leads': async (org) => {
+    const id = newId();
+    await t.services.db.system
+      .insert(leads)
+      .values({ id, orgId: org.orgId, name: 'Victim lead', ownerId: org.ownerId });
+    return { id, read: () => t.services.db.system.select().from(leads).where(eq(leads.id, id)) };
+  },
+  '/users': async (org) => {
+    const { userId } = await t.createUser(org.orgId, 'member');
+    return {
+      id: userId,
+      read: async () => ({
+        user: await t.services.db.system.select().from(users).where(eq(users.id, userId)),
+        keys: await t.services.db.system.select().from(apiKeys).where(eq(apiKeys.userId, userId)),
+      }),
+    };
+  },
+  '/settings/api-keys': async (org) => {
+    const { keyId } = await t.createPat(org.orgId, org.ownerId, ['read:leads', 'write:leads']);
+    return {
+      id: keyId,
+      read: () => t.services.db.system.select().from(apiKeys).where(eq(apiKeys.id, keyId)),
+    };
+  },
+  '/trash': async (org) => {
+    const id = newId();
+    await t.services.db.system.insert(leads).values({
+      id,
+      orgId: org.orgId,
+      name: 'Trashed victim lead',
+      ownerId: org.ownerId,
+      deletedAt: new Date(),
+      deletedBy: org.ownerId,
+    });
+    return { id, read: () => t.services.db.system.select().from(leads).where(eq(leads.id, id)) };
+  },
+};
+
+/** Bodies for tools whose required input the generic generator below cannot guess. */
+const BODIES: Record<string, Record<string, unknown>> = {
+  replace_lead: { name: 'Renamed by intruder' },
+  update_lead: { name: 'Renamed by intruder' },
+  update_user: { name: 'Renamed by intruder' },
+};
+
+const isIdParam = (name: string) => name === 'id' || name.endsWith('Id');
+
+function pathParams(path: string): string[] {
+  return path
+    .split('/')
+    .filter((segment) => segment.startsWith(':'))
+    .map((segment) =>
+      segment
+        .slice(1)
+        .replace(/\{.*\}$/, '')
+        .replace(/\?$/, ''),
+    );
+}
+
+/** The static part of a path before its first parameter: `/leads/:id/convert-to-client` -> `/leads`. */
+function staticPrefix(path: string): string {
+  const segments: string[] = [];
+  for (const segment of path.split('/').slice(1)) {
+    if (segment.startsWith(':')) break;
+    segments.push(segment);
+  }
+  return `/${segments.join('/')}`;
+}
+
+function factoryFor(route: Route): string | undefined {
+  const prefix = staticPrefix(route.path);
+  return Object.keys(FACTORIES)
+    .filter((key) => prefix === key || prefix.startsWith(`${key}/`))
+    .sort((a, b) => b.length - a.length)[0];
+}
+
+function fillPath(path: string, id: string): { url: string; params: Record<string, string> } {
+  const params: Record<string, string> = {};
+  const url = path
+    .split('/')
+    .map((segment) => {
+      if (!segment.startsWith(':')) return segment;
+      const [name] = pathParams(`/${segment}`);
+      const value = name && isIdParam(name) ? id : '0';
+      if (name) params[name] = value;
+      return value;
+    })
+    .join('/');
+  return { url: `/api/v1${url}`, params };
+}
+
+/** A minimal value satisfying a JSON Schema node (required properties only). */
+function sample(schema: JsonSchema | boolean | undefined): unknown {
+  if (schema === undefined || typeof schema === 'boolean') return 'x';
+  if (schema.const !== undefined) return schema.const;
+  if (schema.enum && schema.enum.length > 0) return schema.enum[0];
+  const alternative = schema.anyOf?.[0] ?? schema.oneOf?.[0];
+  if (alternative) return sample(alternative);
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+  switch (type) {
+    case 'string': {
+      // Object-id fields get a well-formed id that names no record.
+      if (schema.pattern && new RegExp(schema.pattern).test(newId())) return newId();
+      if (schema.format === 'email') return 'probe@example.test';
+      if (schema.format === 'uri' || schema.format === 'url') return 'https://example.test/probe';
+      if (schema.format === 'date-time') return new Date(Date.now() + 86_400_000).toISOString();
+      if (schema.format === 'date') return new Date().toISOString().slice(0, 10);
+      return 'x'.repeat(Math.max(schema.minLength ?? 1, 1));
+    }
+    case 'integer':
+    case 'number':
+      return typeof schema.minimum === 'number' ? schema.minimum : 1;
+    case 'boolean':
+      return false;
+    case 'null':
+      return null;
+    case 'array':
+      return Array.from({ length: schema.minItems ?? 0 }, () =>
+        sample(Array.isArray(schema.items) ? schema.items[0] : schema.items),
+      );
+    default: {
+      const out: Record<string, unknown> = {};
+      for (const key of schema.required ?? []) out[key] = sample(schema.properties?.[key]);
+      return out;
+    }
+  }
+}
+
+/**
+ * A body the tool's input schema accepts, so the request gets past validation and reaches the
+ * lookup that must fail: an explicit entry, else nothing, else one generated from the schema.
+ */
+function bodyFor(route: Route, params: Record<string, string>): Record<string, unknown> {
+  const candidates: Record<string, unknown>[] = [];
+  const explicit = BODIES[route.tool.name];
+  if (explicit) candidates.push(explicit);
+  candidates.push({});
+  const generated = sample(z.toJSONSchema(route.tool.input, { io: 'input', unrepresentable: 'any' }));
+  if (typeof generated === 'object' && generated !== null && !Array.isArray(generated)) {
+    candidates.push(Object.fromEntries(Object.entries(generated).filter(([key]) => !(key in params))));
+  }
+  const body = candidates.find((c) => route.tool.input.safeParse({ ...c, ...params }).success);
+  if (!body) {
+    throw new Error(
+      `No valid input for ${route.method} ${route.path} (${route.tool.name}): add an entry to BODIES in test/tenancy.test.ts`,
+    );
+  }
+  return body;
+}
+
+const ID_ROUTES = ROUTES.filter((r) => pathParams(r.path).some(isIdParam));
+const label = (r: Route) => `${r.method} ${r.path} (${r.tool.name})`;
+
+describe('REST routes addressing a record by id', () => {
+  it('exist, and each has a fixture factory for its resource', () => {
+    expect(ID_ROUTES.length).toBeGreaterThan(0);
+    const uncovered = ID_ROUTES.filter((r) => factoryFor(r) === undefined).map(label);
+    expect(
+      uncovered,
+      'routes with an id parameter but no factory in FACTORIES of test/tenancy.test.ts',
+    ).toEqual([]);
+  });
+
+  for (const route of ID_ROUTES) {
+    it(`${label(route)} answers 404 to another organization and changes nothing`, async () => {
+      const prefix = factoryFor(route);
+      if (!prefix) throw new Error(`No fixture factory covers ${label(route)}`);
+      const factory = FACTORIES[prefix];
+      if (!factory) throw new Error(`FACTORIES has no entry ${prefix}`);
+      const fixture = await factory(orgA);
+      const { url, params } = fillPath(route.path, fixture.id);
+      const body = route.method === 'GET' ? undefined : bodyFor(route, params);
+      const before = await fixture.read();
+
+      const res = await t.request(route.method, url, { token: orgB.token, body });
+      const payload = await json(res);
+      expect({ status: res.status, error: payload.error, code: payload.code }).toEqual({
+        status: 404,
+        error: 'Not found',
+        // The tool's own lookup answered, not the router's "no such route".
+        code: 'not_found',
+      });
+      expect(await fixture.read()).toEqual(before);
+
+      // Control: the owning organization does find the record, so the 404 above is tenancy at work.
+      const own = await t.request(route.method, url, { token: orgA.token, body });
+      expect(own.status).not.toBe(404);
+    });
+  }
+});
