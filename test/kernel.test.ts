@@ -38,3 +38,47 @@ describe('get_me over REST', () => {
     expect(await json(res)).toMatchObject({ error: 'Not found', code: 'route_not_found' });
   });
 });
+
+describe('REST request bodies', () => {
+  it('answers malformed JSON with 400 invalid_json and writes nothing', async () => {
+    const res = await t.request('POST', '/api/v1/leads', { token: org.token, body: '{"name": "Acme",' });
+    expect(res.status).toBe(400);
+    expect(await json(res)).toMatchObject({ error: 'Malformed JSON body', code: 'invalid_json' });
+    const list = await json<{ total: number }>(await t.request('GET', '/api/v1/leads', { token: org.token }));
+    expect(list.total).toBe(0);
+  });
+
+  it('answers a JSON body that is not an object with 400 and details', async () => {
+    const res = await t.request('POST', '/api/v1/leads', { token: org.token, body: '[{"name":"Acme"}]' });
+    expect(res.status).toBe(400);
+    expect(await json(res)).toMatchObject({ code: 'validation_failed', details: [{ field: '(root)' }] });
+  });
+
+  it('answers a body that is not JSON with 415', async () => {
+    const res = await t.request('POST', '/api/v1/leads', {
+      token: org.token,
+      body: 'name=Acme',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(res.status).toBe(415);
+    expect((await json(res)).code).toBe('unsupported_media_type');
+  });
+
+  it('answers a body over 1 MiB with 413 in the error envelope', async () => {
+    const big = JSON.stringify({ name: 'Big', description: 'x'.repeat(1024 * 1024) });
+    const res = await t.request('POST', '/api/v1/leads', {
+      token: org.token,
+      body: big,
+      headers: { 'content-length': String(Buffer.byteLength(big)) },
+    });
+    expect(res.status).toBe(413);
+    expect(await json(res)).toMatchObject({ error: 'Request body too large', code: 'payload_too_large' });
+  });
+
+  it('accepts a body just under the cap', async () => {
+    const body = JSON.stringify({ name: 'Almost', notes: 'y'.repeat(1024 * 1024 - 100) });
+    const res = await t.request('POST', '/api/v1/leads', { token: org.token, body });
+    // The body is read; the 10,000-character description rule does not apply to custom properties.
+    expect(res.status).toBe(201);
+  });
+});
