@@ -1,13 +1,17 @@
-// The `crm` command: serve, migrate, tools list and the operator's admin commands. It is the process
-// entry (cli/bin.js and `npm start` both load it). Admin commands call the same core/admin.ts
-// functions as the admin HTTP API, so validation and rules are identical on both. Every failure is
-// one line on stderr, `crm: <message>`, and a non-zero exit.
+// The `crm` command: serve, migrate, tools list and call, keys create, and the operator's admin
+// commands. It is the process entry (cli/bin.js and `npm start` both load it). Admin commands call the
+// same core/admin.ts functions as the admin HTTP API, so validation and rules are identical on both;
+// `tools call` and `keys create` go through a running server's REST API with a token, so they act
+// as that token's user with its scopes and limits. Every failure is one line on stderr,
+// `crm: <message>`, and a non-zero exit.
 import { parseArgs } from 'node:util';
 import { requiredScopes } from '../core/access.ts';
 import { createOauthToken, createOrganization, updateOrganization } from '../core/admin.ts';
 import { loadConfig } from '../core/config.ts';
 import { type Database, openDatabase } from '../core/db/client.ts';
 import { AppError } from '../core/errors.ts';
+import type { Route } from '../rest/route.ts';
+import { ROUTES } from '../rest/routes/index.ts';
 import { TOOLS } from '../tools/index.ts';
 import { runServer } from './serve.ts';
 
@@ -26,6 +30,8 @@ Commands:
   serve                 Run the HTTP server (REST, MCP, auth and admin API)
   migrate               Apply database migrations, then exit
   tools list            List the tools of the registry
+  tools call <name>     Call a tool on a running server through its REST API
+  keys create           Create a personal access token (API key) on a running server
   admin create-org      Create an organization with its owner
   admin set-org         Change an organization's plan, status or disabled features
   admin create-oauth-token
@@ -33,7 +39,9 @@ Commands:
 
 Run "crm <command> --help" for a command's options. Configuration comes from the environment:
 DATABASE_URL (PostgreSQL; without it the embedded PGlite database under DATA_DIR, default ./.data),
-PORT, HOST, JWT_SECRET, CRM_ADMIN_TOKEN, SIGNUP_ENABLED, DEFAULT_PLAN, LOG_LEVEL.`,
+PORT, HOST, JWT_SECRET, CRM_ADMIN_TOKEN, SIGNUP_ENABLED, DEFAULT_PLAN, CORS_ALLOWED_ORIGINS, LOG_LEVEL.
+"tools call" and "keys create" talk to a running server instead: CRM_URL (or --url, default
+http://localhost:3000) and CRM_TOKEN (or --token).`,
   serve: `Usage: crm serve
 
 Runs the server on PORT (default 3000) and HOST (default 0.0.0.0), migrating the database first.
@@ -42,14 +50,45 @@ SIGTERM or SIGINT stops it gracefully: no new connections, in-flight requests fi
 
 Applies pending migrations to the database named by DATABASE_URL (or the embedded PGlite
 database under DATA_DIR), then exits.`,
-  tools: `Usage: crm tools list [--json]
+  tools: `Usage: crm tools <subcommand> [options]
 
 Subcommands:
-  list    List every tool with its kind, permission, REST scope and plan feature`,
+  list           List every tool with its kind, permission, REST scope and plan feature
+  call <name>    Call a tool on a running server through its REST API`,
   toolsList: `Usage: crm tools list [--json]
 
 Lists every tool: name, kind (read/write), role permission, the scope REST checks, plan feature.
   --json    Print an array of {name, title, description, access, annotations, toolset}`,
+  toolsCall: `Usage: crm tools call <name> [--input <json>] [--url <url>] [--token <token>]
+
+Calls a tool on a running server through its REST route, as the token's user. Path parameters
+(such as "id") are taken from the input; the rest of the input is sent as the query string (GET)
+or as the JSON body.
+  --input    The tool's input as a JSON object (default {}); "crm tools list --json" shows the tools
+  --url      Base URL of the server (default $CRM_URL, else http://localhost:3000)
+  --token    Bearer token: a personal access token or a session token (default $CRM_TOKEN)
+Prints the JSON response and exits 0. An HTTP error prints one line, "crm: <status> <error>: ..."
+and exits 1; an unknown tool or an --input that is not a JSON object exits 2.
+
+Example:
+  crm tools call get_lead --input '{"id":"65f0c2a1b3d4e5f601234567"}'`,
+  keys: `Usage: crm keys <subcommand> [options]
+
+Subcommands:
+  create    Create a personal access token (API key) for the token's user on a running server`,
+  keysCreate: `Usage: crm keys create --label <label> [--scopes <s1,s2>] [--url <url>] [--token <token>]
+                       [--json]
+
+Creates a personal access token for the user of --token, on a running server
+(POST /api/v1/settings/api-keys).
+  --label    A label, unique among the user's keys
+  --scopes   Comma-separated scopes, e.g. read:leads,write:leads,mcp:read; without it the key gets
+             read and write on the core records (MCP scopes must be asked for explicitly)
+  --url      Base URL of the server (default $CRM_URL, else http://localhost:3000)
+  --token    Bearer token of the user (a session token, or a key holding the scopes asked for;
+             default $CRM_TOKEN)
+  --json     Print {key, plain_token} as JSON
+The token is printed once and cannot be shown again.`,
   admin: `Usage: crm admin <subcommand> [options]
 
 Subcommands:
@@ -325,6 +364,209 @@ async function createOauthTokenCommand(args: string[]): Promise<number> {
   return 0;
 }
 
+const DEFAULT_URL = 'http://localhost:3000';
+/** A remote call that takes longer than this is abandoned rather than left hanging. */
+const REQUEST_TIMEOUT_MS = 60_000;
+
+const remoteOptions: { url: { type: 'string' }; token: { type: 'string' } } = {
+  url: { type: 'string' },
+  token: { type: 'string' },
+};
+
+interface Remote {
+  base: URL;
+  token: string | undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function resolveRemote(values: { url?: string | undefined; token?: string | undefined }): Remote {
+  const raw = values.url ?? (process.env.CRM_URL || DEFAULT_URL);
+  let base: URL;
+  try {
+    base = new URL(raw);
+  } catch {
+    throw new UsageError(`--url must be an http(s) URL such as ${DEFAULT_URL}, got "${raw}"`);
+  }
+  if (base.protocol !== 'http:' && base.protocol !== 'https:') {
+    throw new UsageError(`--url must be an http(s) URL such as ${DEFAULT_URL}, got "${raw}"`);
+  }
+  const token = values.token ?? process.env.CRM_TOKEN;
+  return { base, token: token || undefined };
+}
+
+/** Why a request never got a response: the innermost error with a system code (ECONNREFUSED, ...). */
+function networkReason(err: unknown): string {
+  let current: unknown = err;
+  for (let depth = 0; depth < 5; depth++) {
+    if (current instanceof AggregateError && current.errors.length > 0) current = current.errors[0];
+    if (current instanceof Error && 'code' in current && typeof current.code === 'string') {
+      return current.message || current.code;
+    }
+    if (!(current instanceof Error) || current.cause === undefined) break;
+    current = current.cause;
+  }
+  return err instanceof Error ? rootMessage(err) : String(err);
+}
+
+/** One line for an HTTP error: `<status> <error>: <message> [field: message; ...]`. */
+function describeHttpError(status: number, statusText: string, body: unknown): string {
+  if (!isRecord(body) || typeof body.error !== 'string') return `${status} ${statusText || 'HTTP error'}`;
+  let text = `${status} ${body.error}`;
+  if (typeof body.message === 'string' && body.message !== body.error) text += `: ${body.message}`;
+  if (Array.isArray(body.details) && body.details.length > 0) {
+    const details = body.details.filter(isRecord).map((d) => `${String(d.field)}: ${String(d.message)}`);
+    text += ` [${details.join('; ')}]`;
+  }
+  return text.replace(/\s*\n\s*/g, ' ').trim();
+}
+
+/** Sends one request to the server's REST API; returns the parsed JSON body of a 2xx response. */
+async function apiRequest(
+  remote: Remote,
+  method: string,
+  path: string,
+  options: { query?: URLSearchParams; body?: Record<string, unknown> } = {},
+): Promise<unknown> {
+  const url = new URL(remote.base);
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}/api/v1${path}`;
+  url.search = options.query?.toString() ?? '';
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (remote.token) headers.authorization = `Bearer ${remote.token}`;
+  let body: string | undefined;
+  if (options.body !== undefined) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(options.body);
+  }
+  let res: Response;
+  try {
+    res = await fetch(url, { method, headers, body, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+  } catch (err) {
+    throw new CliError(`cannot reach ${remote.base.origin}: ${networkReason(err)}`, { cause: err });
+  }
+  const text = await res.text();
+  let parsed: unknown = null;
+  try {
+    parsed = text === '' ? null : JSON.parse(text);
+  } catch {
+    if (res.ok) throw new CliError(`${res.status} response is not JSON: ${text.slice(0, 200)}`);
+  }
+  if (!res.ok) throw new CliError(describeHttpError(res.status, res.statusText, parsed));
+  return parsed;
+}
+
+function toolRoute(name: string): Route {
+  if (!TOOLS.some((t) => t.name === name)) {
+    throw new UsageError(`unknown tool "${name}" (see crm tools list)`);
+  }
+  const found = ROUTES.find((r) => r.tool.name === name);
+  if (!found) throw new UsageError(`tool "${name}" has no REST route; call it over MCP`);
+  return found;
+}
+
+/** A query-string value; objects cannot be expressed in one. */
+function queryValue(name: string, value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (Array.isArray(value) && value.every((v) => ['string', 'number', 'boolean'].includes(typeof v))) {
+    return value.map(String).join(',');
+  }
+  throw new UsageError(`--input field "${name}" cannot be sent in a GET query string (use a scalar)`);
+}
+
+/** Calls `name` through its REST route: path parameters from the input, the rest as query or body. */
+async function callTool(remote: Remote, name: string, input: Record<string, unknown>): Promise<unknown> {
+  const found = toolRoute(name);
+  const rest: Record<string, unknown> = { ...input };
+  const path = found.path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, (_, param: string) => {
+    const value = rest[param];
+    if (typeof value !== 'string' && typeof value !== 'number') {
+      throw new UsageError(`--input needs "${param}" for ${found.method} /api/v1${found.path}`);
+    }
+    delete rest[param];
+    return encodeURIComponent(String(value));
+  });
+  if (found.method === 'GET') {
+    const query = new URLSearchParams();
+    for (const [key, value] of Object.entries(rest)) {
+      if (value !== undefined && value !== null) query.set(key, queryValue(key, value));
+    }
+    return apiRequest(remote, 'GET', path, { query });
+  }
+  return apiRequest(remote, found.method, path, Object.keys(rest).length > 0 ? { body: rest } : {});
+}
+
+function parseInput(text: string | undefined): Record<string, unknown> {
+  if (text === undefined) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`--input is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (!isRecord(value)) throw new UsageError('--input must be a JSON object, e.g. {"id":"..."}');
+  return value;
+}
+
+async function toolsCallCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { help: { type: 'boolean', short: 'h' }, input: { type: 'string' }, ...remoteOptions },
+  });
+  if (values.help) return help('toolsCall');
+  const [name, ...extra] = positionals;
+  if (name === undefined || extra.length > 0) {
+    throw new UsageError('tools call takes exactly one tool name (see crm tools call --help)');
+  }
+  const input = parseInput(values.input);
+  const output = await callTool(resolveRemote(values), name, input);
+  if (output !== null) printJson(output);
+  return 0;
+}
+
+function createdKey(value: unknown): { key: Record<string, unknown>; plain_token: string } {
+  if (!isRecord(value) || !isRecord(value.key) || typeof value.plain_token !== 'string') {
+    throw new CliError('the server answered without a key and its token');
+  }
+  return { key: value.key, plain_token: value.plain_token };
+}
+
+async function keysCreateCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      json: { type: 'boolean' },
+      label: { type: 'string' },
+      scopes: { type: 'string' },
+      ...remoteOptions,
+    },
+  });
+  if (values.help) return help('keysCreate');
+  if (values.label === undefined)
+    throw new UsageError('keys create needs --label (see crm keys create --help)');
+  const input = {
+    label: values.label,
+    ...(values.scopes !== undefined ? { scopes: commaList(values.scopes) } : {}),
+  };
+  const result = createdKey(await callTool(resolveRemote(values), 'create_api_key', input));
+  if (values.json) {
+    printJson(result);
+  } else {
+    const { key } = result;
+    const scopes = Array.isArray(key.scopes) ? key.scopes.join(',') : '';
+    print(
+      `API key ${String(key.id)} "${String(key.label)}" (${String(key.token_prefix)}…), scopes ${scopes}`,
+    );
+    print(result.plain_token);
+    print('Store the token now: it cannot be shown again.');
+  }
+  return 0;
+}
+
 /** Runs `fn`, renaming input field names in a validation failure to the flags the user typed. */
 async function withFlags<T>(flags: Record<string, string>, fn: () => Promise<T>): Promise<T> {
   try {
@@ -355,7 +597,14 @@ async function dispatch(argv: string[]): Promise<number> {
       const [sub, ...args] = rest;
       if (sub === undefined || sub === '--help' || sub === '-h') return help('tools');
       if (sub === 'list') return toolsListCommand(args);
+      if (sub === 'call') return toolsCallCommand(args);
       throw new UsageError(`unknown tools subcommand "${sub}" (see crm tools --help)`);
+    }
+    case 'keys': {
+      const [sub, ...args] = rest;
+      if (sub === undefined || sub === '--help' || sub === '-h') return help('keys');
+      if (sub === 'create') return keysCreateCommand(args);
+      throw new UsageError(`unknown keys subcommand "${sub}" (see crm keys --help)`);
     }
     case 'admin': {
       const [sub, ...args] = rest;

@@ -1,7 +1,7 @@
 // Starts the HTTP server and stops it gracefully: on SIGTERM or SIGINT it stops accepting
 // connections, lets in-flight requests finish, then closes the services (flushing key usage and
 // the database) before exiting, so a rolling deploy drops no request and loses no write.
-import { Server as HttpServer } from 'node:http';
+import { Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer, type ServerType } from '@hono/node-server';
 import type { Config } from '../core/config.ts';
@@ -10,6 +10,8 @@ import { createApp } from '../rest/app.ts';
 
 /** How long in-flight requests get after a stop signal before their connections are cut. */
 const DRAIN_TIMEOUT_MS = 10_000;
+/** While draining, how often keep-alive connections that have become idle are closed. */
+const IDLE_SWEEP_MS = 50;
 
 export interface RunningServer {
   url: string;
@@ -52,16 +54,38 @@ export async function startServer(config: Config): Promise<RunningServer> {
   const url = displayUrl(config.host, address.port);
   services.logger.info({ url, database: services.db.kind }, 'CRM server listening');
 
+  // Responses not yet sent, so a drain can tell their keep-alive clients to close the connection.
+  const pending = new Set<ServerResponse>();
+  let draining = false;
+  const closeAfterResponse = (res: ServerResponse) => {
+    if (!res.headersSent) res.setHeader('Connection', 'close');
+  };
+  if (server instanceof HttpServer) {
+    server.on('request', function trackResponse(_req, res) {
+      if (draining) closeAfterResponse(res);
+      pending.add(res);
+      res.once('close', () => pending.delete(res));
+    });
+  }
+
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
+      draining = true;
       const force = setTimeout(() => {
         if (server instanceof HttpServer) server.closeAllConnections();
       }, DRAIN_TIMEOUT_MS);
       force.unref();
-      // close() stops accepting at once and calls back when the last connection has ended;
-      // idle keep-alive connections are closed by it, busy ones after their response.
+      // close() stops accepting at once and calls back when the last connection has ended, but it
+      // closes only the connections idle at that moment: a keep-alive connection whose response
+      // finishes later would stay open until its keep-alive timeout. So responses in flight say
+      // `Connection: close`, and connections that have gone idle are swept.
+      for (const res of pending) closeAfterResponse(res);
+      const sweep = setInterval(() => {
+        if (server instanceof HttpServer) server.closeIdleConnections();
+      }, IDLE_SWEEP_MS);
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      clearInterval(sweep);
       clearTimeout(force);
       await services.close();
     })();

@@ -8,6 +8,23 @@ const bool = (fallback: boolean) =>
     .optional()
     .transform((v) => (v === undefined ? fallback : v === 'true' || v === '1' || v === 'yes'));
 
+function commaList(value: string): string[] {
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+/** An exact browser origin (`https://app.example.com`, `http://localhost:5173`): what the Origin header carries. */
+export function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === value;
+  } catch {
+    return false;
+  }
+}
+
 const msList = z
   .string()
   .regex(/^\d+(,\d+)*$/, 'a comma-separated list of milliseconds')
@@ -29,6 +46,14 @@ const envSchema = z.object({
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool(false),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   MCP_ALLOWED_ORIGINS: z.string().default(''),
+  CORS_ALLOWED_ORIGINS: z
+    .string()
+    .default('')
+    .transform((s) => commaList(s))
+    .refine((origins) => origins.every(isOrigin), {
+      message:
+        'a comma-separated list of origins such as https://app.example.com (scheme, host, port; no path)',
+    }),
 });
 
 export type Plan = z.infer<typeof envSchema>['DEFAULT_PLAN'];
@@ -52,6 +77,8 @@ export interface Config {
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
   /** Origins allowed to call /mcp from a browser; requests without an Origin header are always allowed. */
   mcpAllowedOrigins: string[];
+  /** Browser origins allowed to call the HTTP API cross-origin (CORS); empty sends no CORS headers at all. */
+  corsAllowedOrigins: string[];
 }
 
 function parseTrustProxy(value: string): number {
@@ -86,8 +113,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
     webhookAllowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS,
     logLevel: e.LOG_LEVEL,
-    mcpAllowedOrigins: e.MCP_ALLOWED_ORIGINS.split(',')
-      .map((s) => s.trim())
-      .filter(Boolean),
+    mcpAllowedOrigins: commaList(e.MCP_ALLOWED_ORIGINS),
+    corsAllowedOrigins: e.CORS_ALLOWED_ORIGINS,
   };
 }

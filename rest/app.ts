@@ -14,6 +14,9 @@ import { mountAdminRoutes } from './admin-routes.ts';
 import { mountAuthRoutes } from './auth-routes.ts';
 import { readJsonObject } from './body.ts';
 import { errorResponse } from './errors.ts';
+import { mountOpenApi } from './openapi.ts';
+import { corsMiddleware, mountOperations, requestLog, secureHeadersMiddleware } from './operations.ts';
+import { enforceLimit, ipRateLimit, reportRateLimits } from './rate-limit.ts';
 import type { Route } from './route.ts';
 import { ROUTES } from './routes/index.ts';
 
@@ -40,6 +43,8 @@ function restHandler(route: Route, services: Services) {
   return async function handleRoute(c: Context<AppEnv>): Promise<Response> {
     rejectTokensInUrl(c);
     const auth = await authenticate(c.req.header('authorization'), services);
+    // Per-user limits of a route (bulk, messaging) stack on the per-IP limit already counted.
+    for (const name of route.limits) await enforceLimit(c, services, name, `user:${auth.userId}`);
     const body = route.method === 'GET' ? {} : await readJsonObject(c);
     const input = route.input({ params: c.req.param(), query: c.req.query(), body });
     const output = await invokeTool(
@@ -64,6 +69,9 @@ export function createApp(services: Services): Hono<AppEnv> {
     // Set on the final response: handlers that return their own Response (MCP) would drop a header set earlier.
     c.res.headers.set('X-Request-Id', id);
   });
+  app.use('*', requestLog(logger));
+  app.use('*', secureHeadersMiddleware());
+  app.use('*', corsMiddleware(services.config));
 
   app.use(
     '*',
@@ -77,7 +85,13 @@ export function createApp(services: Services): Hono<AppEnv> {
     }),
   );
 
-  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.use('*', reportRateLimits());
+  // MCP is not under /api/v1: its calls count only toward the per-key MCP limit.
+  app.use('/api/v1/*', ipRateLimit(services, ['global']));
+  app.use('/api/v1/auth/*', ipRateLimit(services, ['auth']));
+
+  mountOperations(app, services);
+  mountOpenApi(app);
 
   mountAuthRoutes(app, services);
   mountAdminRoutes(app, services);

@@ -1,5 +1,6 @@
 // A REST route is a line in a table: METHOD path -> tool. It holds no business rule and no
 // permission check; the tool's pipeline does all of that.
+import type { LimitName } from '../core/rate-limits.ts';
 import type { Tool } from '../core/tool.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -19,6 +20,8 @@ export interface Route {
   status: 200 | 201;
   /** How the request becomes tool input; the default merges query (GET) or body with path params. */
   input: (parts: RequestParts) => Record<string, unknown>;
+  /** Per-user request limits of this route, counted after authentication (the bulk routes' 60/min). */
+  limits: readonly LimitName[];
 }
 
 function defaultInput(method: HttpMethod): Route['input'] {
@@ -30,7 +33,7 @@ export function route(
   method: HttpMethod,
   path: string,
   tool: Tool,
-  options: { status?: 200 | 201; input?: Route['input'] } = {},
+  options: { status?: 200 | 201; input?: Route['input']; limits?: readonly LimitName[] } = {},
 ): Route {
   return {
     method,
@@ -38,5 +41,6 @@ export function route(
     tool,
     status: options.status ?? (method === 'POST' && tool.name.startsWith('create_') ? 201 : 200),
     input: options.input ?? defaultInput(method),
+    limits: options.limits ?? [],
   };
 }

@@ -9,7 +9,7 @@ import { generatePat, hashToken, tokenPrefix } from '../core/auth/tokens.ts';
 import { type Config, loadConfig, type Plan } from '../core/config.ts';
 import { apiKeys } from '../core/db/schema.ts';
 import { newId } from '../core/ids.ts';
-import { createLogger } from '../core/logger.ts';
+import { createLogger, type Logger } from '../core/logger.ts';
 import { createOrganizationWithOwner } from '../core/organizations.ts';
 import { createServices, type Services } from '../core/services.ts';
 import { insertUser } from '../core/users.ts';
@@ -77,7 +77,20 @@ let seq = 0;
 const uniqueEmail = (prefix: string) =>
   `${prefix}-${Date.now().toString(36)}-${seq++}-${randomBytes(3).toString('hex')}@example.test`;
 
-export async function createTestContext(env: Record<string, string> = {}): Promise<TestContext> {
+export interface TestContextOptions {
+  /** The services' logger; silent by default. Give one writing to a captured stream to read the logs. */
+  logger?: Logger;
+  /**
+   * Leave the request limits out, for files that send many requests from one (in-process) address
+   * to test something else; test/rate-limits.test.ts covers the limits themselves.
+   */
+  withoutRateLimits?: boolean;
+}
+
+export async function createTestContext(
+  env: Record<string, string> = {},
+  options: TestContextOptions = {},
+): Promise<TestContext> {
   const scratch = TEST_DATABASE_URL ? await createScratchDatabase(TEST_DATABASE_URL) : undefined;
   const config = loadConfig({
     LOG_LEVEL: 'silent',
@@ -85,7 +98,11 @@ export async function createTestContext(env: Record<string, string> = {}): Promi
     ...(scratch ? { DATABASE_URL: scratch.url } : {}),
     ...env,
   });
-  const services = await createServices(config, { inMemory: true, logger: createLogger('silent') });
+  const services = await createServices(config, {
+    inMemory: true,
+    logger: options.logger ?? createLogger('silent'),
+    withoutRateLimits: options.withoutRateLimits ?? false,
+  });
   const app = createApp(services);
 
   const ctx: TestContext = {

@@ -15,8 +15,8 @@ import { type Route, route } from '../route.ts';
 export const leadRoutes: Route[] = [
   route('GET', '/leads', listLeads),
   route('POST', '/leads', createLead),
-  route('POST', '/leads/bulk', bulkUpsertLeads),
-  route('POST', '/leads/bulk/tags', bulkTagLeads),
+  route('POST', '/leads/bulk', bulkUpsertLeads, { limits: ['bulk'] }),
+  route('POST', '/leads/bulk/tags', bulkTagLeads, { limits: ['bulk'] }),
   route('GET', '/leads/:id', getLead),
   route('PUT', '/leads/:id', replaceLead),
   route('PATCH', '/leads/:id', updateLead),

@@ -1,0 +1,79 @@
+// Applies the specification's request limits to HTTP requests. Every limit a request counts against
+// is recorded on the context; the response reports the one closest to exhaustion in RateLimit-*
+// headers (DESIGN.md), and the first refused limit answers 429 with that limiter's sentence.
+import { getConnInfo } from '@hono/node-server/conninfo';
+import type { Context, MiddlewareHandler } from 'hono';
+import { clientIp } from '../core/client-ip.ts';
+import { AppError } from '../core/errors.ts';
+import {
+  LIMIT_RULES,
+  type LimitName,
+  type LimitOutcome,
+  mostConstrained,
+  rateLimitHeaders,
+} from '../core/rate-limits.ts';
+import type { Services } from '../core/services.ts';
+
+/** Outcomes per request, keyed by the request object so any Hono env can use these helpers. */
+const outcomesOf = new WeakMap<Request, LimitOutcome[]>();
+
+/** The socket peer, or none for in-process requests (app.request in tests has no socket). */
+function socketAddress(c: Context): string | undefined {
+  try {
+    return getConnInfo(c).remote.address;
+  } catch {
+    return undefined;
+  }
+}
+
+export function requestIp(c: Context, trustedHops: number): string {
+  return clientIp(socketAddress(c), c.req.header('x-forwarded-for'), trustedHops);
+}
+
+/** Counts the request against `name` for `key`; throws the limiter's 429 when refused. */
+export async function enforceLimit(
+  c: Context,
+  services: Services,
+  name: LimitName,
+  key: string,
+): Promise<void> {
+  if (!services.rateLimits) return;
+  const outcome = await services.rateLimits.consume(name, key);
+  const seen = outcomesOf.get(c.req.raw) ?? [];
+  seen.push(outcome);
+  outcomesOf.set(c.req.raw, seen);
+  if (!outcome.allowed) {
+    throw new AppError('rate_limited', {
+      error: LIMIT_RULES[name].message,
+      extra: { retry_after: outcome.resetSeconds },
+    });
+  }
+}
+
+/** Writes the RateLimit-* headers of the most constrained limit the request counted against. */
+export function applyLimitHeaders(c: Context, response: Response): void {
+  const reported = mostConstrained(outcomesOf.get(c.req.raw) ?? []);
+  if (!reported) return;
+  for (const [name, value] of Object.entries(rateLimitHeaders(reported))) response.headers.set(name, value);
+}
+
+/**
+ * Middleware counting every request under its path against per-IP limits, e.g.
+ * `ipRateLimit(services, ['global'])`; `auth` stacks on top for /api/v1/auth/*.
+ */
+export function ipRateLimit(services: Services, names: readonly LimitName[]): MiddlewareHandler {
+  if (names.length === 0) throw new Error('ipRateLimit needs at least one limit');
+  return async function ipRateLimitHandler(c, next) {
+    const ip = requestIp(c, services.config.trustProxyHops);
+    for (const name of names) await enforceLimit(c, services, name, `ip:${ip}`);
+    await next();
+  };
+}
+
+/** Outermost: whatever produced the response (handler, error, 429), it carries the headers. */
+export function reportRateLimits(): MiddlewareHandler {
+  return async function reportRateLimitsHandler(c, next) {
+    await next();
+    applyLimitHeaders(c, c.res);
+  };
+}

@@ -1,0 +1,308 @@
+// Locks in the OpenAPI 3.1 document (valid, public, complete for the route table) and the /docs page (local assets only).
+import { readFileSync } from 'node:fs';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type {
+  OpenApiDocument,
+  OperationMethod,
+  OperationObject,
+  RefObject,
+  ResponseObject,
+} from '../rest/openapi.ts';
+import type { HttpMethod } from '../rest/route.ts';
+import { ROUTES } from '../rest/routes/index.ts';
+import { createTestContext, json, type TestContext } from './helpers.ts';
+
+let t: TestContext;
+let doc: OpenApiDocument;
+
+const ERROR_REF = '#/components/schemas/Error';
+const AUTH_PATHS = ['/api/v1/auth/signup', '/api/v1/auth/login', '/api/v1/auth/refresh'];
+
+beforeAll(async () => {
+  t = await createTestContext();
+  const res = await t.request('GET', '/api/v1/openapi.json');
+  expect(res.status).toBe(200);
+  doc = await json<OpenApiDocument>(res);
+});
+afterAll(() => t.close());
+
+/** Written independently of the generator: Hono's `:id` becomes OpenAPI's `{id}` under /api/v1. */
+function expectedPath(honoPath: string): string {
+  return `/api/v1${honoPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`;
+}
+
+const METHOD_KEYS: Record<HttpMethod, OperationMethod> = {
+  GET: 'get',
+  POST: 'post',
+  PUT: 'put',
+  PATCH: 'patch',
+  DELETE: 'delete',
+};
+
+function operations(d: OpenApiDocument): { path: string; method: string; op: OperationObject }[] {
+  return Object.entries(d.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, op]) => ({ path, method, op })),
+  );
+}
+
+function operationAt(path: string, method: OperationMethod): OperationObject {
+  const op = doc.paths[path]?.[method];
+  if (!op) throw new Error(`no ${method.toUpperCase()} ${path} in the document`);
+  return op;
+}
+
+function isRef(value: ResponseObject | RefObject): value is RefObject {
+  return '$ref' in value;
+}
+
+/** Follows a `#/components/responses/X` reference, failing on anything it cannot resolve. */
+function resolveResponse(value: ResponseObject | RefObject | undefined): ResponseObject | undefined {
+  if (value === undefined || !isRef(value)) return value;
+  const prefix = '#/components/responses/';
+  if (!value.$ref.startsWith(prefix)) throw new Error(`unexpected response reference ${value.$ref}`);
+  const target = doc.components.responses[value.$ref.slice(prefix.length)];
+  if (!target) throw new Error(`dangling response reference ${value.$ref}`);
+  return target;
+}
+
+/** Validates the document as it travels: a JSON round trip, as a client would receive it. */
+async function validate(document: unknown): Promise<{ valid: boolean; errors: unknown; version: unknown }> {
+  const wire: unknown = JSON.parse(JSON.stringify(document));
+  if (typeof wire !== 'object' || wire === null || Array.isArray(wire)) throw new Error('not a JSON object');
+  const validator = new Validator();
+  const result = await validator.validate(Object.fromEntries(Object.entries(wire)));
+  return { valid: result.valid, errors: result.errors, version: validator.version };
+}
+
+function errorSchemaRef(value: ResponseObject | RefObject | undefined): unknown {
+  return resolveResponse(value)?.content?.['application/json']?.schema.$ref;
+}
+
+describe('GET /api/v1/openapi.json', () => {
+  it('is served without a token as an OpenAPI 3.1.0 document of this package', async () => {
+    const res = await t.request('GET', '/api/v1/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    const pkg: unknown = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+    const version = typeof pkg === 'object' && pkg !== null && 'version' in pkg ? pkg.version : undefined;
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info).toMatchObject({ title: 'CRM API', version });
+    expect(doc.servers).toEqual([expect.objectContaining({ url: '/' })]);
+  });
+
+  it('passes the OpenAPI 3.1 schema validator', async () => {
+    const result = await validate(doc);
+    if (!result.valid) console.error(JSON.stringify(result.errors, null, 2));
+    expect(result.valid).toBe(true);
+    expect(result.version).toBe('3.1');
+  });
+
+  it('uses a validator that does reject broken documents', async () => {
+    const { info: _info, ...withoutInfo } = structuredClone(doc);
+    expect((await validate(withoutInfo)).valid).toBe(false);
+
+    // OpenAPI requires path parameters to be marked required.
+    const optionalPathParam = structuredClone(doc);
+    const id = optionalPathParam.paths['/api/v1/leads/{id}']?.get?.parameters?.[0];
+    if (!id) throw new Error('GET /api/v1/leads/{id} has no parameter');
+    id.required = false;
+    expect((await validate(optionalPathParam)).valid).toBe(false);
+  });
+
+  it('has every registered route with its method, operationId, summary and resource tag', () => {
+    for (const route of ROUTES) {
+      const op = doc.paths[expectedPath(route.path)]?.[METHOD_KEYS[route.method]];
+      expect(op, `${route.method} ${route.path}`).toBeDefined();
+      expect(op?.operationId).toBe(route.tool.name);
+      expect(op?.summary).toBe(route.tool.title);
+      expect(op?.description).toContain(route.tool.description);
+      expect(op?.tags).toHaveLength(1);
+      expect(op?.responses[String(route.status)]).toBeDefined();
+    }
+    // Nothing beyond the route table and the three auth routes.
+    expect(operations(doc)).toHaveLength(ROUTES.length + AUTH_PATHS.length);
+    const ids = operations(doc).map(({ op }) => op.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('tags operations by resource area and lists every tag used', () => {
+    expect(operationAt('/api/v1/leads', 'get').tags).toEqual(['leads']);
+    expect(operationAt('/api/v1/leads/{id}/convert-to-client', 'post').tags).toEqual(['leads']);
+    expect(operationAt('/api/v1/settings/api-keys', 'get').tags).toEqual(['api-keys']);
+    expect(operationAt('/api/v1/users/{id}', 'get').tags).toEqual(['users']);
+    expect(operationAt('/api/v1/trash', 'get').tags).toEqual(['trash']);
+    expect(operationAt('/api/v1/me', 'get').tags).toEqual(['me']);
+    expect(operationAt('/api/v1/auth/login', 'post').tags).toEqual(['auth']);
+    const declared = doc.tags.map((tag) => tag.name);
+    for (const { op } of operations(doc)) for (const tag of op.tags) expect(declared).toContain(tag);
+  });
+
+  it('gives every operation 401 (all but signup, which takes no credential) and 429 with the Error envelope', () => {
+    for (const { path, method, op } of operations(doc)) {
+      const where = `${method.toUpperCase()} ${path}`;
+      if (path !== '/api/v1/auth/signup') expect(errorSchemaRef(op.responses['401']), where).toBe(ERROR_REF);
+      expect(errorSchemaRef(op.responses['429']), where).toBe(ERROR_REF);
+      expect(errorSchemaRef(op.responses['400']), where).toBe(ERROR_REF);
+      for (const [status, response] of Object.entries(op.responses)) {
+        if (Number(status) >= 400) expect(errorSchemaRef(response), `${where} ${status}`).toBe(ERROR_REF);
+      }
+    }
+  });
+
+  it('declares 404 for routes with ids, 402 for plan features, 413 for bodies', () => {
+    for (const route of ROUTES) {
+      const op = operationAt(expectedPath(route.path), METHOD_KEYS[route.method]);
+      const where = `${route.method} ${route.path}`;
+      expect('404' in op.responses, where).toBe(route.path.includes(':'));
+      expect('402' in op.responses, where).toBe(route.tool.access.feature !== undefined);
+      expect('413' in op.responses, where).toBe(route.method !== 'GET');
+      expect('403' in op.responses, where).toBe(true);
+    }
+  });
+
+  it('declares a required path parameter for every {param} and no others', () => {
+    for (const { path, method, op } of operations(doc)) {
+      const inPath = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+      const declared = (op.parameters ?? []).filter((p) => p.in === 'path');
+      expect(declared.map((p) => p.name).sort(), `${method} ${path}`).toEqual(inPath.sort());
+      for (const p of declared) expect(p.required).toBe(true);
+    }
+    const id = operationAt('/api/v1/leads/{id}', 'get').parameters?.find((p) => p.name === 'id');
+    expect(id?.schema).toMatchObject({ type: 'string', pattern: '^[0-9a-fA-F]{24}$' });
+  });
+
+  it('documents GET inputs as described query parameters and other inputs as a JSON body without path params', () => {
+    const list = operationAt('/api/v1/leads', 'get');
+    const query = (list.parameters ?? []).filter((p) => p.in === 'query');
+    expect(query.map((p) => p.name)).toEqual(
+      expect.arrayContaining(['page', 'limit', 'sort', 'search', 'status', 'owner_id', 'tag']),
+    );
+    for (const p of query) {
+      expect(p.required).toBe(false);
+      expect(p.description, p.name).toBeTruthy();
+    }
+    expect(list.requestBody).toBeUndefined();
+
+    const create = operationAt('/api/v1/leads', 'post');
+    const createBody = create.requestBody?.content['application/json']?.schema;
+    expect(create.requestBody?.required).toBe(true);
+    expect(createBody?.required).toEqual(['name']);
+    expect(resolveResponse(create.responses['201'])?.content?.['application/json']?.schema).toMatchObject({
+      properties: { lead: { type: 'object' } },
+    });
+
+    const patch = operationAt('/api/v1/leads/{id}', 'patch');
+    const patchBody = patch.requestBody?.content['application/json']?.schema;
+    expect(patchBody?.properties).not.toHaveProperty('id');
+    expect(patchBody?.properties).toHaveProperty('name');
+    expect(patch.requestBody?.required).toBe(false);
+    expect((patch.parameters ?? []).some((p) => p.in === 'query')).toBe(false);
+
+    // A DELETE whose only input is the path id has no body to document.
+    expect(operationAt('/api/v1/leads/{id}', 'delete').requestBody).toBeUndefined();
+  });
+
+  it('documents the public auth routes without a security requirement', () => {
+    for (const path of AUTH_PATHS) {
+      const op = operationAt(path, 'post');
+      expect(op.security, path).toEqual([]);
+      expect(op.requestBody?.content['application/json']?.schema).toMatchObject({ type: 'object' });
+      expect(op.responses['429']).toBeDefined();
+    }
+    expect(operationAt('/api/v1/auth/signup', 'post').responses['201']).toBeDefined();
+    const login = operationAt('/api/v1/auth/login', 'post');
+    expect(login.requestBody?.content['application/json']?.schema.required).toEqual(['email', 'password']);
+    expect(resolveResponse(login.responses['200'])?.content?.['application/json']?.schema).toMatchObject({
+      properties: { token: { type: 'string' }, refresh_token: { type: 'string' } },
+    });
+  });
+
+  it('declares the bearer scheme globally, describing the three token kinds', () => {
+    expect(doc.security).toEqual([{ bearerAuth: [] }]);
+    const scheme = doc.components.securitySchemes.bearerAuth;
+    expect(scheme).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(scheme?.description).toMatch(/JWT/);
+    expect(scheme?.description).toContain('pat_');
+    expect(scheme?.description).toMatch(/OAuth/);
+    for (const { op } of operations(doc)) {
+      if (op.security !== undefined) expect(AUTH_PATHS.some((p) => doc.paths[p]?.post === op)).toBe(true);
+    }
+  });
+
+  it('defines the Error envelope with details and room for extra keys', () => {
+    const error = doc.components.schemas.Error;
+    expect(error).toMatchObject({
+      type: 'object',
+      required: ['error', 'code'],
+      properties: {
+        error: { type: 'string' },
+        code: { type: 'string' },
+        message: { type: 'string' },
+        details: {
+          type: 'array',
+          items: { type: 'object', required: ['field', 'message', 'code'] },
+        },
+      },
+    });
+    expect(error?.additionalProperties).not.toBe(false);
+  });
+
+  it('holds plain 2020-12 schemas: no $schema dialect and no 3.0 nullable anywhere', () => {
+    const text = JSON.stringify(doc);
+    expect(text).not.toContain('"$schema"');
+    expect(text).not.toContain('"nullable"');
+    // Nullable fields are written the 3.1 way.
+    expect(text).toContain('{"type":"null"}');
+  });
+});
+
+describe('GET /docs', () => {
+  it('is an HTML page whose scripts and styles all come from this server and are served', async () => {
+    const res = await t.request('GET', '/docs');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await res.text();
+    expect(html).not.toMatch(/https?:\/\//);
+    const refs = [...html.matchAll(/<(script|link)\b[^>]*?\b(?:src|href)="([^"]+)"/g)].map((m) => ({
+      tag: m[1],
+      url: m[2] ?? '',
+    }));
+    expect(refs.filter((r) => r.tag === 'script').length).toBeGreaterThanOrEqual(2);
+    expect(refs.filter((r) => r.tag === 'link').length).toBeGreaterThanOrEqual(1);
+
+    const expectedType: Record<string, RegExp> = {
+      css: /^text\/css/,
+      js: /^text\/javascript/,
+      png: /^image\/png/,
+    };
+    for (const { url } of refs) {
+      expect(url, url).toMatch(/^\/docs\/assets\/[A-Za-z0-9._-]+$/);
+      const asset = await t.request('GET', url);
+      expect(asset.status, url).toBe(200);
+      const extension = url.split('.').pop() ?? '';
+      expect(asset.headers.get('content-type'), url).toMatch(expectedType[extension] ?? /^$/);
+      expect((await asset.arrayBuffer()).byteLength, url).toBeGreaterThan(100);
+    }
+  });
+
+  it('starts Swagger UI on the local document', async () => {
+    const init = await (await t.request('GET', '/docs/assets/docs-init.js')).text();
+    expect(init).toContain('"/api/v1/openapi.json"');
+    expect(init).not.toMatch(/https?:\/\//);
+    const bundle = await (await t.request('GET', '/docs/assets/swagger-ui-bundle.js')).text();
+    expect(bundle).toContain('SwaggerUIBundle');
+  });
+
+  it('serves no file outside its fixed asset list', async () => {
+    for (const path of [
+      '/docs/assets/package.json',
+      '/docs/assets/index.html',
+      '/docs/assets/..%2Fpackage.json',
+      '/docs/assets/%2E%2E%2F%2E%2E%2Fpackage.json',
+    ]) {
+      const res = await t.request('GET', path);
+      expect(res.status, path).toBe(404);
+    }
+  });
+});

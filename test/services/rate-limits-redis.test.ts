@@ -1,0 +1,59 @@
+// Locks in the Redis-backed limits: API nodes sharing one Redis share one budget, and an
+// unreachable Redis falls back to per-node memory counters instead of leaving requests unlimited.
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestContext, type TestContext } from '../helpers.ts';
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+// A client address no earlier run has used, since Redis keeps counters between test runs.
+const runIp = `198.18.${randomBytes(1)[0]}.${randomBytes(1)[0]}`;
+
+let nodeA: TestContext;
+let nodeB: TestContext;
+
+beforeAll(async () => {
+  nodeA = await createTestContext({ TRUST_PROXY: '1', REDIS_URL });
+  nodeB = await createTestContext({ TRUST_PROXY: '1', REDIS_URL });
+});
+afterAll(async () => {
+  await nodeA.close();
+  await nodeB.close();
+});
+
+describe('rate limits in Redis', () => {
+  it('shares the 300 per-IP budget between two API nodes', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 300; i++) {
+      const node = i % 2 === 0 ? nodeA : nodeB;
+      statuses.push(
+        (await node.request('GET', '/api/v1/me', { headers: { 'x-forwarded-for': runIp } })).status,
+      );
+    }
+    expect(statuses.every((s) => s === 401)).toBe(true);
+    for (const node of [nodeA, nodeB]) {
+      const refused = await node.request('GET', '/api/v1/me', { headers: { 'x-forwarded-for': runIp } });
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('ratelimit-limit')).toBe('300');
+    }
+  });
+
+  it('still limits when Redis is unreachable, with per-node memory counters', async () => {
+    // Port 1 on loopback: nothing listens, so every Redis command fails at once.
+    const isolated = await createTestContext({ TRUST_PROXY: '1', REDIS_URL: 'redis://127.0.0.1:1' });
+    try {
+      const ip = '198.19.0.1';
+      const statuses: number[] = [];
+      for (let i = 0; i < 11; i++) {
+        const res = await isolated.request('POST', '/api/v1/auth/login', {
+          headers: { 'x-forwarded-for': ip },
+          body: { email: 'nobody@example.test', password: 'wrong password' },
+        });
+        statuses.push(res.status);
+      }
+      expect(statuses.slice(0, 10).every((s) => s === 401)).toBe(true);
+      expect(statuses[10]).toBe(429);
+    } finally {
+      await isolated.close();
+    }
+  });
+});
