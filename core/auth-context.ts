@@ -14,4 +14,6 @@ export interface AuthContext {
   scopes: readonly string[] | null;
   /** The API key or OAuth token id, for per-key limits and `last_used_at`. */
   credentialId: string | null;
+  /** MCP toolsets stored on the API key (empty: none chosen); null or absent for sessions and OAuth. */
+  toolsets?: readonly string[] | null;
 }

@@ -43,6 +43,7 @@ export const ERROR_TABLE = {
   },
   user_owns_records: { status: 400, error: 'User owns records', mcp: toolError },
   invalid_operation: { status: 400, error: 'Operation not allowed', mcp: toolError },
+  tool_not_enabled: { status: 400, error: 'Tool not enabled', mcp: toolError },
   authentication_required: {
     status: 401,
     error: 'Authentication required',

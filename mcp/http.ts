@@ -1,6 +1,6 @@
-// The /mcp endpoint: Origin check, bearer authentication and the MCP entry scope, then the
-// official SDK's createMcpHandler serving both protocol eras (2025 stateless and 2026-07-28) from
-// a fresh server per request. There are no sessions and no OAuth discovery: a caller brings a
+// The /mcp endpoint: Origin check, bearer authentication, the MCP entry scope and the toolset
+// selection (X-MCP-Toolsets header or the key's setting), then the official SDK's createMcpHandler
+// serving both protocol eras (2025 stateless and 2026-07-28) from a fresh server per request. There are no sessions and no OAuth discovery: a caller brings a
 // token, so the 401 challenge names no metadata URL and the OAuth well-known paths answer 404.
 import { type AuthInfo, createMcpHandler } from '@modelcontextprotocol/server';
 import type { Context, Hono } from 'hono';
@@ -12,7 +12,9 @@ import type { CallContext } from '../core/invoke.ts';
 import type { Services } from '../core/services.ts';
 import type { AppEnv } from '../rest/app.ts';
 import { errorResponse } from '../rest/errors.ts';
+import { enforceLimit } from '../rest/rate-limit.ts';
 import { createCrmServer } from './server.ts';
+import { selectToolsets, TOOLSETS_HEADER, type ToolsetSelection } from './toolsets.ts';
 
 export const MCP_PATH = '/mcp';
 export const BEARER_CHALLENGE = 'Bearer realm="crm"';
@@ -37,13 +39,13 @@ function authInfoFor(auth: AuthContext): AuthInfo {
 
 export function mountMcp(app: Hono<AppEnv>, services: Services): void {
   const { config, logger } = services;
-  const callers = new WeakMap<AuthInfo, CallContext>();
+  const callers = new WeakMap<AuthInfo, { call: CallContext; selection: ToolsetSelection }>();
 
   const handler = createMcpHandler(
     ({ authInfo }) => {
-      const call = authInfo ? callers.get(authInfo) : undefined;
-      if (!call) throw new Error('An MCP request reached the SDK without an authenticated caller');
-      return createCrmServer(call, services);
+      const caller = authInfo ? callers.get(authInfo) : undefined;
+      if (!caller) throw new Error('An MCP request reached the SDK without an authenticated caller');
+      return createCrmServer(caller.call, services, caller.selection);
     },
     { onerror: (err) => logger.warn({ err }, 'MCP request rejected or failed in the transport') },
   );
@@ -71,6 +73,14 @@ export function mountMcp(app: Hono<AppEnv>, services: Services): void {
       return errorResponse(c, err, logger);
     }
 
+    // 120 per minute per API key (per user for sessions); MCP calls never count toward the REST 300.
+    try {
+      await enforceLimit(c, services, 'mcp', auth.credentialId ?? `user:${auth.userId}`);
+    } catch (err) {
+      if (!(err instanceof AppError) || err.code !== 'rate_limited') throw err;
+      return c.json({ jsonrpc: '2.0', error: { code: -32000, message: err.body.error }, id: null }, 429);
+    }
+
     if (auth.scopes !== null && !holdsScope(auth.scopes, MCP_ENTRY_SCOPES)) {
       return errorResponse(
         c,
@@ -82,8 +92,16 @@ export function mountMcp(app: Hono<AppEnv>, services: Services): void {
       );
     }
 
+    // A misspelt toolset is a configuration error worth a clear 400, not a silently shorter tool list.
+    let selection: ToolsetSelection;
+    try {
+      selection = selectToolsets(auth, c.req.header(TOOLSETS_HEADER));
+    } catch (err) {
+      return errorResponse(c, err, logger);
+    }
+
     const authInfo = authInfoFor(auth);
-    callers.set(authInfo, { auth, surface: 'mcp', requestId: c.get('requestId') });
+    callers.set(authInfo, { call: { auth, surface: 'mcp', requestId: c.get('requestId') }, selection });
     return handler.fetch(c.req.raw, { authInfo });
   });
 }

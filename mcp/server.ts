@@ -1,6 +1,7 @@
-// One MCP server instance per HTTP request, bound to the authenticated caller. It only translates:
-// tools/list is the registry filtered by what the caller may use, tools/call runs the same invoke
-// pipeline as REST, and failures keep the meaning ERROR_TABLE gives them.
+// One MCP server instance per HTTP request, bound to the authenticated caller and the toolsets the
+// request selected. It only translates: tools/list is the registry filtered by the selection and by
+// what the caller may use, tools/call runs the same invoke pipeline as REST, and failures keep the
+// meaning ERROR_TABLE gives them.
 import {
   type CallToolResult,
   type Tool as McpTool,
@@ -10,21 +11,53 @@ import {
 } from '@modelcontextprotocol/server';
 import { AppError } from '../core/errors.ts';
 import { type CallContext, canSee, invokeTool } from '../core/invoke.ts';
+import { DEFAULT_LIMIT, MAX_LIMIT } from '../core/schemas.ts';
 import type { Services } from '../core/services.ts';
 import type { Tool } from '../core/tool.ts';
+import { isToolset, TOOLSET_NAMES, TOOLSETS } from '../core/toolsets.ts';
 import { findTool, TOOLS } from '../tools/index.ts';
+import { successResult } from './results.ts';
 import { jsonSchemasOf } from './schemas.ts';
+import { describeSelection, isEnabled, TOOLSETS_HEADER, type ToolsetSelection } from './toolsets.ts';
 
 export const SERVER_INFO = { name: 'crm-server', version: '0.1.0' };
 
-export const INSTRUCTIONS =
-  "A multi-tenant sales CRM (leads and the records around them, the organization's users and API " +
-  "keys). Everything you do happens inside the caller's organization. Call get_me first: it names " +
-  'your organization, role, plan features and token scopes, and the tool list already shows only ' +
-  'what you may use. Records are identified by 24-character hexadecimal `_id`s. List tools are paged: ' +
-  'they take `page` (from 1) and `limit` and return `total` and `totalPages`; ask for the next page ' +
-  'while page < totalPages. Failures come back as error results whose text is a JSON envelope with ' +
-  '`error`, `code` and, for invalid input, `details` naming each field.';
+const TOOLS_PER_TOOLSET = new Map<string, number>();
+for (const tool of TOOLS) {
+  // Fails at startup, not at a caller's request, when a tool names a toolset nobody described.
+  if (!isToolset(tool.toolset)) {
+    throw new Error(`Tool ${tool.name} names an unknown toolset "${tool.toolset}"`);
+  }
+  TOOLS_PER_TOOLSET.set(tool.toolset, (TOOLS_PER_TOOLSET.get(tool.toolset) ?? 0) + 1);
+}
+
+const TOOLSET_LINES = TOOLSET_NAMES.map(
+  (name) => `- ${name} (${TOOLS_PER_TOOLSET.get(name) ?? 0} tools): ${TOOLSETS[name]}`,
+).join('\n');
+
+/** The server instructions: how the CRM works for a model, and which toolsets this connection has. */
+export function instructionsFor(selection: ToolsetSelection): string {
+  return [
+    "A multi-tenant sales CRM: leads and the records around them, the organization's users and API " +
+      "keys. Everything you do happens inside the caller's organization. Call get_me first: it names " +
+      'your organization, role, plan features and token scopes. The tool list shows only tools you may ' +
+      'use. Records are identified by 24-character hexadecimal `_id`s.',
+    `List tools are paged: they take \`page\` (from 1) and \`limit\` (usually default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}) and return ` +
+      '`total`, `page`, `limit` and `totalPages`; a note after the JSON says when there is a next page. ' +
+      'Prefer `search` and filters over reading every page. A result over about 20,000 tokens is cut ' +
+      'and comes back as an error with advice on narrowing the call.',
+    'Failures come back as error results whose text is a JSON envelope with `error`, `code` and, for ' +
+      'invalid input, `details` naming each field.',
+    `Tools come in toolsets. This connection has: ${describeSelection(selection)} (get_me is always ` +
+      'listed). All toolsets:\n' +
+      TOOLSET_LINES,
+    `To use another toolset, the connection must enable it: the HTTP header ${TOOLSETS_HEADER} with a ` +
+      "comma-separated list (for example `core,admin`) or `all`, or the API key's saved `toolsets` " +
+      '(update_api_key; the header wins). Calling a tool whose toolset is not enabled returns a ' +
+      '`tool_not_enabled` error naming the toolset; ask the user to enable it. Toolsets never grant ' +
+      'anything: scopes, role and plan still decide what you may use.',
+  ].join('\n\n');
+}
 
 const listings = new WeakMap<Tool, McpTool>();
 
@@ -44,16 +77,6 @@ export function listingOf(tool: Tool): McpTool {
     listings.set(tool, listing);
   }
   return listing;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function successResult(tool: Tool, output: unknown): CallToolResult {
-  // Output schemas are object schemas (checked in schemas.ts) and invokeTool parsed the output.
-  if (!isRecord(output)) throw new Error(`Tool ${tool.name} returned a non-object output`);
-  return { content: [{ type: 'text', text: JSON.stringify(output) }], structuredContent: output };
 }
 
 /**
@@ -78,20 +101,37 @@ function failureResult(tool: Tool, err: unknown, call: CallContext, services: Se
   });
 }
 
-export function createCrmServer(call: CallContext, services: Services): Server {
+/** A tool the caller may use but whose toolset this connection has not enabled. */
+function notEnabled(tool: Tool, selection: ToolsetSelection): AppError {
+  const enabled = TOOLSET_NAMES.filter((name) => selection.has(name));
+  return new AppError('tool_not_enabled', {
+    message:
+      `${tool.name} belongs to the "${tool.toolset}" toolset, which this connection has not enabled ` +
+      `(enabled: ${enabled.join(', ')}). Enable it with the ${TOOLSETS_HEADER} header, for example ` +
+      `"${TOOLSETS_HEADER}: ${[...enabled, tool.toolset].join(',')}", or in the API key's toolsets setting.`,
+    extra: { toolset: tool.toolset, enabled_toolsets: enabled },
+  });
+}
+
+export function createCrmServer(call: CallContext, services: Services, selection: ToolsetSelection): Server {
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: false } },
-    instructions: INSTRUCTIONS,
+    instructions: instructionsFor(selection),
   });
 
   server.setRequestHandler('tools/list', () => ({
-    tools: TOOLS.filter((tool) => canSee(tool, call)).map(listingOf),
+    tools: TOOLS.filter((tool) => isEnabled(tool, selection) && canSee(tool, call)).map(listingOf),
   }));
 
   server.setRequestHandler('tools/call', async (request) => {
     const tool = findTool(request.params.name);
     if (!tool) {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    }
+    // Only a tool the caller could otherwise use says "enable its toolset": for any other, the
+    // pipeline's own refusal (scope, permission, plan) is the useful answer.
+    if (!isEnabled(tool, selection) && canSee(tool, call)) {
+      return failureResult(tool, notEnabled(tool, selection), call, services);
     }
     let output: unknown;
     try {

@@ -1,134 +1,42 @@
 // Locks in the /mcp endpoint over real HTTP with the official clients, in both protocol eras:
-// authentication before MCP, per-caller tool lists, annotations, results and error forms.
-import { serve } from '@hono/node-server';
-import {
-  Client as ModernClient,
-  StreamableHTTPClientTransport as ModernTransport,
-  type VersionNegotiationMode,
-} from '@modelcontextprotocol/client';
-import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+// authentication before MCP, per-caller tool lists, annotations, compact paged results, the size
+// budget for one result, and error forms.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { DEFAULT_SCOPES } from '../core/access.ts';
+import { defineTool } from '../core/tool.ts';
+import { cutText, pageInfoOf, pageNote, RESULT_BUDGET_CHARS, successResult } from '../mcp/results.ts';
+import { TOOLSETS_HEADER } from '../mcp/toolsets.ts';
 import { TOOLS } from '../tools/index.ts';
+import { listLeads } from '../tools/leads.ts';
 import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
+import {
+  bearer,
+  type Connection,
+  callResult,
+  ERAS,
+  envelopeOf,
+  postMcp,
+  serveMcp,
+  textsOf,
+} from './mcp-clients.ts';
 
 const ALLOWED_ORIGIN = 'https://app.example.test';
-
-// The clients' result types differ between SDK generations; the tests read results through these.
-const listResult = z.object({
-  tools: z.array(
-    z.object({
-      name: z.string(),
-      title: z.string().optional(),
-      description: z.string().optional(),
-      inputSchema: z.record(z.string(), z.unknown()),
-      outputSchema: z.record(z.string(), z.unknown()).optional(),
-      annotations: z.record(z.string(), z.unknown()).optional(),
-    }),
-  ),
-});
-const callResult = z.object({
-  isError: z.boolean().optional(),
-  content: z.array(z.object({ type: z.string(), text: z.string().optional() })),
-  structuredContent: z.record(z.string(), z.unknown()).optional(),
-});
-const envelope = z.looseObject({
-  error: z.string(),
-  code: z.string(),
-  details: z.array(z.object({ field: z.string(), message: z.string(), code: z.string() })).optional(),
-});
-
-interface Connection {
-  protocolVersion: string | undefined;
-  instructions: string | undefined;
-  listTools(): Promise<z.infer<typeof listResult>>;
-  callTool(name: string, args: Record<string, unknown>): Promise<z.infer<typeof callResult>>;
-  close(): Promise<void>;
-}
-
-interface Era {
-  label: string;
-  version: RegExp;
-  connect(url: URL, headers: Record<string, string>): Promise<Connection>;
-}
-
-const clientInfo = { name: 'crm-mcp-test', version: '1.0.0' };
-
-/** The 2.x client, which speaks either era depending on its negotiation mode. */
-function clientEra(label: string, version: RegExp, mode: VersionNegotiationMode): Era {
-  return {
-    label,
-    version,
-    async connect(url, headers) {
-      const client = new ModernClient(clientInfo, { versionNegotiation: { mode } });
-      await client.connect(new ModernTransport(url, { requestInit: { headers } }));
-      return {
-        protocolVersion: client.getNegotiatedProtocolVersion(),
-        instructions: client.getInstructions(),
-        listTools: async () => listResult.parse(await client.listTools()),
-        callTool: async (name, args) => callResult.parse(await client.callTool({ name, arguments: args })),
-        close: () => client.close(),
-      };
-    },
-  };
-}
-
-const ERAS: Era[] = [
-  {
-    label: '2025 era, @modelcontextprotocol/sdk 1.x client',
-    version: /^2025-/,
-    async connect(url, headers) {
-      const client = new LegacyClient(clientInfo);
-      const transport = new LegacyTransport(url, { requestInit: { headers } });
-      await client.connect(transport);
-      return {
-        protocolVersion: transport.protocolVersion,
-        instructions: client.getInstructions(),
-        listTools: async () => listResult.parse(await client.listTools()),
-        callTool: async (name, args) => callResult.parse(await client.callTool({ name, arguments: args })),
-        close: () => client.close(),
-      };
-    },
-  },
-  clientEra('2025 era, @modelcontextprotocol/client 2.x', /^2025-/, 'legacy'),
-  clientEra('2026-07-28 era, @modelcontextprotocol/client 2.x', /^2026-07-28$/, { pin: '2026-07-28' }),
-];
+/** Every toolset: the listing tests below are about scopes and roles, not the default selection. */
+const ALL = { [TOOLSETS_HEADER]: 'all' };
 
 let t: TestContext;
 let org: TestOrg;
-let server: ReturnType<typeof serve>;
 let mcpUrl: URL;
+let stopServer: () => Promise<void>;
 const keys = { read: '', write: '', defaults: '' };
 
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const allNames = TOOLS.map((tool) => tool.name).sort();
 const readNames = TOOLS.filter((tool) => tool.access.kind === 'read')
   .map((tool) => tool.name)
   .sort();
 const writeTool = TOOLS.find((tool) => tool.access.kind === 'write' && !tool.access.feature);
 
-function envelopeOf(result: z.infer<typeof callResult>) {
-  const text = result.content.find((c) => c.type === 'text')?.text;
-  return envelope.parse(JSON.parse(text ?? 'null'));
-}
-
-/** A raw JSON-RPC POST, for the HTTP behaviour in front of the protocol. */
-function post(
-  headers: Record<string, string>,
-  body: unknown = { jsonrpc: '2.0', id: 1, method: 'tools/list' },
-) {
-  return fetch(mcpUrl, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      ...headers,
-    },
-    body: JSON.stringify(body),
-  });
-}
+const post = (headers: Record<string, string>, body?: unknown) => postMcp(mcpUrl, headers, body);
 
 beforeAll(async () => {
   t = await createTestContext({ MCP_ALLOWED_ORIGINS: ALLOWED_ORIGIN });
@@ -136,15 +44,11 @@ beforeAll(async () => {
   keys.read = (await t.createPat(org.orgId, org.ownerId, ['mcp:read'])).token;
   keys.write = (await t.createPat(org.orgId, org.ownerId, ['mcp:write'])).token;
   keys.defaults = (await t.createPat(org.orgId, org.ownerId, [...DEFAULT_SCOPES])).token;
-  server = serve({ fetch: t.app.fetch, hostname: '127.0.0.1', port: 0 });
-  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('expected a TCP address');
-  mcpUrl = new URL(`http://127.0.0.1:${address.port}/mcp`);
+  ({ url: mcpUrl, stop: stopServer } = await serveMcp(t));
 });
 
 afterAll(async () => {
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await stopServer();
   await t.close();
 });
 
@@ -208,10 +112,31 @@ describe('HTTP in front of MCP', () => {
   });
 });
 
+/** An organization whose leads are controlled here: 3 small ones for paging, a separate one for size. */
+let pagingOrg: TestOrg;
+let bigOrg: TestOrg;
+const BIG_LEADS = 100;
+
+beforeAll(async () => {
+  pagingOrg = await t.createOrg();
+  for (const name of ['Alpha', 'Beta', 'Gamma']) {
+    const res = await t.request('POST', '/api/v1/leads', { token: pagingOrg.token, body: { name } });
+    expect(res.status).toBe(201);
+  }
+  bigOrg = await t.createOrg();
+  const items = Array.from({ length: BIG_LEADS }, (_, i) => ({
+    name: `Big lead ${i}`,
+    description: `${i} `.padEnd(1000, 'x'),
+  }));
+  const res = await t.request('POST', '/api/v1/leads/bulk', { token: bigOrg.token, body: { items } });
+  expect(res.status).toBe(200);
+  expect(await json(res)).toMatchObject({ created: BIG_LEADS });
+});
+
 describe.each(ERAS)('MCP over $label', (era) => {
   const connections: Connection[] = [];
-  async function connect(token: string): Promise<Connection> {
-    const connection = await era.connect(mcpUrl, bearer(token));
+  async function connect(token: string, headers: Record<string, string> = {}): Promise<Connection> {
+    const connection = await era.connect(mcpUrl, { ...bearer(token), ...headers });
     connections.push(connection);
     return connection;
   }
@@ -223,14 +148,17 @@ describe.each(ERAS)('MCP over $label', (era) => {
     const mcp = await connect(org.token);
     expect(mcp.protocolVersion).toMatch(era.version);
     expect(mcp.instructions).toContain('get_me');
+    expect(mcp.instructions).toContain('totalPages');
+    expect(mcp.instructions).toContain(TOOLSETS_HEADER);
   });
 
-  it('lists every tool, get_me included, to a session token, each with full annotations', async () => {
-    const { tools } = await (await connect(org.token)).listTools();
+  it('lists every tool, get_me included, to a session token selecting all toolsets, with full annotations', async () => {
+    const { tools } = await (await connect(org.token, ALL)).listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(allNames);
     expect(tools.map((tool) => tool.name)).toContain('get_me');
     for (const tool of tools) {
       expect(tool.title, tool.name).toBeTruthy();
+      expect(tool.description?.length ?? 0, tool.name).toBeGreaterThan(60);
       expect(tool.inputSchema.type, tool.name).toBe('object');
       expect(tool.outputSchema?.type, tool.name).toBe('object');
       for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint']) {
@@ -240,7 +168,7 @@ describe.each(ERAS)('MCP over $label', (era) => {
   });
 
   it('shows an mcp:read key only the read-only tools and refuses a write tool as an error result', async () => {
-    const mcp = await connect(keys.read);
+    const mcp = await connect(keys.read, ALL);
     const { tools } = await mcp.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(readNames);
     expect(tools.every((tool) => tool.annotations?.readOnlyHint === true)).toBe(true);
@@ -256,21 +184,71 @@ describe.each(ERAS)('MCP over $label', (era) => {
   });
 
   it('shows an mcp:write key both read and write tools', async () => {
-    const { tools } = await (await connect(keys.write)).listTools();
+    const { tools } = await (await connect(keys.write, ALL)).listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(allNames);
   });
 
   it('returns get_me as structuredContent with the same JSON as its text copy', async () => {
     const result = await (await connect(keys.read)).callTool('get_me', {});
     expect(result.isError).toBeFalsy();
-    const text = result.content.find((c) => c.type === 'text')?.text ?? '';
-    expect(result.structuredContent).toEqual(JSON.parse(text));
+    const texts = textsOf(result);
+    expect(texts).toHaveLength(1);
+    expect(result.structuredContent).toEqual(JSON.parse(texts[0] ?? 'null'));
     expect(result.structuredContent).toMatchObject({
       organization: { _id: org.orgId, plan: 'enterprise' },
       user: { _id: org.ownerId, role: 'owner' },
       token_kind: 'pat',
       scopes: ['mcp:read'],
     });
+  });
+
+  it('returns a list page as compact JSON plus a note naming the next page', async () => {
+    const mcp = await connect(pagingOrg.token);
+    const first = await mcp.callTool('list_leads', { limit: 2 });
+    expect(first.isError).toBeFalsy();
+    const [text, note, ...rest] = textsOf(first);
+    expect(rest).toEqual([]);
+    expect(text).not.toContain('\n');
+    expect(JSON.parse(text ?? 'null')).toEqual(first.structuredContent);
+    expect(first.structuredContent).toMatchObject({ total: 3, page: 1, limit: 2, totalPages: 2 });
+    expect(note).toBe(
+      'Showing page 1 of 2 (3 total). Call list_leads with page=2 and the same other arguments for more.',
+    );
+
+    const last = await mcp.callTool('list_leads', { limit: 2, page: 2 });
+    expect(textsOf(last)).toHaveLength(1);
+    expect(last.structuredContent).toMatchObject({ total: 3, page: 2, totalPages: 2 });
+
+    const past = await mcp.callTool('list_leads', { limit: 2, page: 5 });
+    expect(textsOf(past)[1]).toBe('Page 5 is past the end: there are 2 pages (3 total).');
+  });
+
+  it('cuts a result over the budget to a prefix of its JSON with advice, and the advice works', async () => {
+    const mcp = await connect(bigOrg.token);
+    const big = await mcp.callTool('list_leads', { limit: 100 });
+    expect(big.isError).toBe(true);
+    expect(big.structuredContent).toBeUndefined();
+    const [text, note, ...rest] = textsOf(big);
+    expect(rest).toEqual([]);
+    expect(text).toHaveLength(RESULT_BUDGET_CHARS);
+
+    // The same list over REST is the full JSON the MCP text was cut from.
+    const full = await (await t.request('GET', '/api/v1/leads?limit=100', { token: bigOrg.token })).text();
+    expect(full.length).toBeGreaterThan(RESULT_BUDGET_CHARS);
+    expect(full.startsWith(text ?? '')).toBe(true);
+
+    expect(note).toContain('RESULT TRUNCATED');
+    expect(note).toContain(`${full.length} characters`);
+    expect(note).toMatch(/`search`/);
+    expect(note).toMatch(/`status`/);
+    const fitting = Number(/about (\d+) fits/.exec(note ?? '')?.[1]);
+    expect(fitting).toBeGreaterThan(0);
+    expect(fitting).toBeLessThan(BIG_LEADS);
+
+    const narrowed = await mcp.callTool('list_leads', { limit: fitting });
+    expect(narrowed.isError).toBeFalsy();
+    expect(narrowed.structuredContent).toMatchObject({ total: BIG_LEADS, limit: fitting });
+    expect(textsOf(narrowed)[1]).toMatch(/^Showing page 1 of \d+ \(100 total\)/);
   });
 
   it('returns invalid input as an error result carrying the REST validation envelope', async () => {
@@ -289,5 +267,70 @@ describe.each(ERAS)('MCP over $label', (era) => {
 
   it('cannot connect without a token', async () => {
     await expect(era.connect(mcpUrl, {})).rejects.toThrow();
+  });
+});
+
+describe('result shaping', () => {
+  const page = { leads: [{ name: 'a' }, { name: 'b' }], total: 5, page: 1, limit: 2, totalPages: 3 };
+
+  it('cuts text to the budget and never splits a surrogate pair', () => {
+    expect(cutText('abcdef', 10)).toBe('abcdef');
+    expect(cutText('abcdef', 6)).toBe('abcdef');
+    expect(cutText('abcdef', 4)).toBe('abcd');
+    // "😀" is two UTF-16 units; a cut between them would leave half a character.
+    expect(cutText('ab😀cd', 3)).toBe('ab');
+    expect(cutText('ab😀cd', 4)).toBe('ab😀');
+    expect(cutText('x'.repeat(RESULT_BUDGET_CHARS + 10))).toHaveLength(RESULT_BUDGET_CHARS);
+  });
+
+  it('recognises the paged envelope and nothing else', () => {
+    expect(pageInfoOf(page)).toEqual({ key: 'leads', items: 2, total: 5, page: 1, limit: 2, totalPages: 3 });
+    expect(pageInfoOf({ lead: { name: 'a' } })).toBeUndefined();
+    expect(pageInfoOf({ keys: [] })).toBeUndefined();
+    expect(pageInfoOf({ ...page, extra: [] })).toBeUndefined();
+    expect(
+      pageNote('list_leads', { key: 'leads', items: 2, total: 4, page: 2, limit: 2, totalPages: 2 }),
+    ).toBe(undefined);
+  });
+
+  it('keeps a result within the budget whole, structured and noted', () => {
+    const result = successResult(listLeads, page, 1000);
+    expect(result.isError).toBeUndefined();
+    expect(result.structuredContent).toEqual(page);
+    expect(textsOf(callResult.parse(result))).toEqual([
+      JSON.stringify(page),
+      'Showing page 1 of 3 (5 total). Call list_leads with page=2 and the same other arguments for more.',
+    ]);
+  });
+
+  it('cuts a result over the budget, drops structuredContent and marks it as an error', () => {
+    const json = JSON.stringify(page);
+    const result = successResult(listLeads, page, 40);
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toBeUndefined();
+    const [text, note] = textsOf(callResult.parse(result));
+    expect(text).toBe(json.slice(0, 40));
+    expect(note).toContain(
+      `the full result of list_leads is ${json.length} characters, over the 40-character limit`,
+    );
+    expect(note).toContain(
+      'Call list_leads again with a smaller `limit` (about 1 fits), a `search` term or filters',
+    );
+  });
+
+  it('advises a tool without list parameters to ask for less', () => {
+    const getter = defineTool({
+      name: 'get_thing',
+      title: 'Get thing',
+      description: 'Returns a thing, for the result shaping test.',
+      input: listLeads.input.pick({}),
+      output: listLeads.output,
+      access: { kind: 'read', permission: null },
+      async handler() {
+        return { leads: [], total: 0, page: 1, limit: 1, totalPages: 0 };
+      },
+    });
+    const [, note] = textsOf(callResult.parse(successResult(getter, { blob: 'y'.repeat(100) }, 50)));
+    expect(note).toContain('Ask for less data in one call');
   });
 });

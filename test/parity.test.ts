@@ -86,7 +86,8 @@ describe.each(ERAS)('REST and MCP ($era era) agree on invalid input', ({ mode })
   beforeAll(async () => {
     client = new Client({ name: 'parity-test', version: '1.0.0' }, { versionNegotiation: { mode } });
     const transport = new StreamableHTTPClientTransport(new URL('http://localhost/mcp'), {
-      requestInit: { headers: { authorization: `Bearer ${org.token}` } },
+      // Every toolset, so each tool answers with its own validation rather than tool_not_enabled.
+      requestInit: { headers: { authorization: `Bearer ${org.token}`, 'x-mcp-toolsets': 'all' } },
       // The official client over the app's own fetch entry point: real HTTP semantics, no socket.
       fetch: async (url, init) => t.app.request(url, init),
     });

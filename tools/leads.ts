@@ -591,7 +591,7 @@ export const listLeads = defineTool({
     'Filter by `status`, `owner_id` or `tag`; `search` finds leads whose name, description, URL or status contain ' +
     'words starting with the given words (results ranked by relevance unless `sort` is given). ' +
     'Paginated: returns `leads` plus `total`, `page`, `limit`, `totalPages`; request page 1, then increment `page` ' +
-    'until page >= totalPages. `limit` is 1-100 (default 25).',
+    'until page >= totalPages. `limit` is 1-100 (default 25). Prefer `search` and the filters to reading every page.',
   input: z.strictObject({
     ...listParams(SORT_FIELDS),
     status: statusField.optional().describe('Only leads with this status'),
@@ -646,7 +646,7 @@ export const getLead = defineTool({
   name: 'get_lead',
   title: 'Get a lead',
   description:
-    'Returns one lead by id, with all of its additional properties at the top level. Trashed leads and ids of other organizations answer 404.',
+    'Returns one lead by id, with all of its additional properties at the top level. Use it when you already hold an `_id`; find ids with list_leads (`search` matches names). Trashed leads and ids of other organizations answer 404.',
   input: z.strictObject(leadIdShape),
   output: leadOutput,
   access: access('read', 'leads.view'),
@@ -661,7 +661,7 @@ export const createLead = defineTool({
   description:
     'Creates a lead. `name` is required; description, url, status (default new), owner_id (default: the caller) and tags are optional. ' +
     'Any other property (name starting with a letter, letters/digits/underscores, at most 100 of them) is stored as an additional ' +
-    'property and returned with the lead.',
+    'property and returned with the lead. Returns the new lead. To create many leads at once use bulk_upsert_leads.',
   input: createLeadInput,
   output: leadOutput,
   access: access('write', 'leads.create'),
@@ -699,7 +699,7 @@ export const updateLead = defineTool({
   name: 'update_lead',
   title: 'Update a lead',
   description:
-    'Changes only the fields sent (PATCH semantics). Additional properties are merged into the existing ones; sending an additional ' +
+    'Changes only the fields sent of one lead (PATCH semantics) and returns the updated lead. Additional properties are merged into the existing ones; sending an additional ' +
     'property as null removes it; description, url or owner_id sent as null are cleared. A change that changes nothing emits no event.',
   input: updateLeadInput,
   output: leadOutput,

@@ -30,7 +30,7 @@ export const listTrashItems = defineTool({
   description:
     'Lists records that were deleted and can still be restored (leads, and records deleted with their owner), most recently ' +
     'deleted first. Filter with `type`. Paginated: returns `items` plus `total`, `page`, `limit`, `totalPages`; request page 1, ' +
-    'then increment `page` until page >= totalPages.',
+    'then increment `page` until page >= totalPages. `limit` is 1-100 (default 25). Use restore_trash_item to bring one back.',
   input: z.strictObject({ page, limit, type: typeField.optional() }),
   output: pagedOutput('items', trashItemSchema),
   access: { kind: 'read', permission: 'trash.view' },

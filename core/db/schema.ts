@@ -89,6 +89,8 @@ export const apiKeys = pgTable(
     tokenHash: text('token_hash').notNull(),
     tokenPrefix: text('token_prefix').notNull(),
     scopes: text('scopes').array().notNull(),
+    // MCP toolsets the key lists by default; empty means the server default (core).
+    toolsets: text('toolsets').array().notNull().default(sql`'{}'::text[]`),
     lastUsedAt: ts('last_used_at'),
     revokedAt: ts('revoked_at'),
     createdAt: createdAt(),

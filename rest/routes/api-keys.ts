@@ -1,9 +1,10 @@
-import { createApiKey, listApiKeys, revokeApiKey, rotateApiKey } from '../../tools/api-keys.ts';
+import { createApiKey, listApiKeys, revokeApiKey, rotateApiKey, updateApiKey } from '../../tools/api-keys.ts';
 import { type Route, route } from '../route.ts';
 
 export const apiKeyRoutes: Route[] = [
   route('POST', '/settings/api-keys', createApiKey),
   route('GET', '/settings/api-keys', listApiKeys),
+  route('PATCH', '/settings/api-keys/:id', updateApiKey),
   route('DELETE', '/settings/api-keys/:id', revokeApiKey),
   route('POST', '/settings/api-keys/:id/rotate', rotateApiKey, { status: 201 }),
 ];

@@ -1,0 +1,23 @@
+// MCP toolsets: named groups of tools. A model works best with a short tool list, so an MCP
+// connection lists only the `core` toolset unless the caller asks for more (X-MCP-Toolsets header or
+// the API key's `toolsets` setting). Selecting a toolset never grants a tool: scopes, role
+// permissions and plan features still decide. Every tool names one of these in `toolset`; a new
+// area of tools either fits an existing description (everyday record work belongs in core, as long
+// as the default list stays within its budget) or adds a row here.
+
+export const TOOLSET_NAMES = ['core', 'admin', 'settings'] as const;
+export type ToolsetName = (typeof TOOLSET_NAMES)[number];
+
+/** One line per toolset, for the server instructions and the docs. */
+export const TOOLSETS: Readonly<Record<ToolsetName, string>> = {
+  core: "Everyday CRM work: get_me, leads (search, read, create, update, convert, bulk changes), reading the organization's users, and the trash. Listed by default.",
+  admin: 'User management for owners and admins: create, update, deactivate, reactivate and delete users.',
+  settings: "The caller's own API keys: create, list, update (label, toolsets), revoke and rotate.",
+};
+
+/** What an MCP connection lists when neither the header nor the key selects anything. */
+export const DEFAULT_TOOLSETS: readonly ToolsetName[] = ['core'];
+
+export function isToolset(name: string): name is ToolsetName {
+  return TOOLSET_NAMES.some((known) => known === name);
+}

@@ -1,0 +1,130 @@
+// How a successful tool output reaches a model. The text copy is compact JSON; a paged list adds a
+// second text item saying how to get the next page; and a result too large for a model's context
+// is cut to a budget with a note on how to ask for less, instead of flooding the conversation.
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { Tool } from '../core/tool.ts';
+
+/** Characters of result text one tool call may return: about 20,000 tokens at ~4 characters each. */
+export const RESULT_BUDGET_CHARS = 80_000;
+
+/** List parameters that page or order a list rather than filter it. */
+const PAGING_PARAMS: ReadonlySet<string> = new Set(['page', 'limit', 'sort', 'search']);
+
+export interface PageInfo {
+  /** The envelope key holding the items (`leads`, `users`, `items`, ...). */
+  key: string;
+  items: number;
+  total: number;
+  page: number;
+  limit: number;
+  totalPages: number;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Reads the paged envelope `{<items>: [...], total, page, limit, totalPages}`, if the output is one. */
+export function pageInfoOf(output: unknown): PageInfo | undefined {
+  if (!isRecord(output)) return undefined;
+  const { total, page, limit, totalPages } = output;
+  if (
+    typeof total !== 'number' ||
+    typeof page !== 'number' ||
+    typeof limit !== 'number' ||
+    typeof totalPages !== 'number'
+  ) {
+    return undefined;
+  }
+  const lists = Object.entries(output).filter((entry): entry is [string, unknown[]] =>
+    Array.isArray(entry[1]),
+  );
+  const [list] = lists;
+  if (!list || lists.length !== 1) return undefined;
+  return { key: list[0], items: list[1].length, total, page, limit, totalPages };
+}
+
+/** The note after a page of a list: how to get the next one, or that the page is past the end. */
+export function pageNote(toolName: string, info: PageInfo): string | undefined {
+  if (info.page < info.totalPages) {
+    return (
+      `Showing page ${info.page} of ${info.totalPages} (${info.total} total). ` +
+      `Call ${toolName} with page=${info.page + 1} and the same other arguments for more.`
+    );
+  }
+  if (info.items === 0 && info.total > 0) {
+    return `Page ${info.page} is past the end: there are ${info.totalPages} pages (${info.total} total).`;
+  }
+  return undefined;
+}
+
+/** The first `budget` characters of `text`, never ending in half of a surrogate pair. */
+export function cutText(text: string, budget: number = RESULT_BUDGET_CHARS): string {
+  if (text.length <= budget) return text;
+  const code = text.charCodeAt(budget - 1);
+  const end = code >= 0xd800 && code <= 0xdbff ? budget - 1 : budget;
+  return text.slice(0, end);
+}
+
+function orList(names: readonly string[]): string {
+  if (names.length <= 1) return names.join('');
+  return `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
+}
+
+/** Tells a model which arguments of this tool make the result smaller. */
+function narrowingAdvice(tool: Tool, info: PageInfo | undefined, fullLength: number, budget: number): string {
+  const params = Object.keys(tool.input.shape);
+  const ways: string[] = [];
+  if (params.includes('limit')) {
+    // Items are assumed to be of similar size; the margin keeps the suggestion under the budget.
+    const fitting = info ? Math.max(1, Math.floor((info.items * budget * 0.8) / fullLength)) : undefined;
+    ways.push(fitting ? `a smaller \`limit\` (about ${fitting} fits)` : 'a smaller `limit`');
+  }
+  if (params.includes('search')) ways.push('a `search` term');
+  const filters = params.filter((name) => !PAGING_PARAMS.has(name) && name !== 'id');
+  if (info && filters.length > 0) ways.push(`filters (${orList(filters.map((name) => `\`${name}\``))})`);
+  if (ways.length === 0) {
+    return 'Ask for less data in one call: fewer items or records per call, or find the records you need with a list tool and its filters first.';
+  }
+  return `Call ${tool.name} again with ${orList(ways)}.`;
+}
+
+export function truncationNote(tool: Tool, output: unknown, fullLength: number, budget: number): string {
+  return (
+    `RESULT TRUNCATED: the full result of ${tool.name} is ${fullLength} characters, over the ` +
+    `${budget}-character limit for one tool result (about ${Math.round(budget / 4)} tokens). The text ` +
+    'above is only its beginning, so the JSON is incomplete, and no structured result was returned. ' +
+    narrowingAdvice(tool, pageInfoOf(output), fullLength, budget)
+  );
+}
+
+/**
+ * The MCP result of a successful call. Within the budget it carries the output twice, as
+ * `structuredContent` and as compact JSON text (plus the page note of a list). Over the budget it
+ * carries only the cut text and the truncation note, and is marked `isError`: MCP requires the
+ * structured result of a success to be complete and schema-valid, and the official clients reject a
+ * success without one, so a partial result must not pretend to be a success.
+ */
+export function successResult(
+  tool: Tool,
+  output: unknown,
+  budget: number = RESULT_BUDGET_CHARS,
+): CallToolResult {
+  // Output schemas are object schemas (checked in schemas.ts) and invokeTool parsed the output.
+  if (!isRecord(output)) throw new Error(`Tool ${tool.name} returned a non-object output`);
+  const text = JSON.stringify(output);
+  if (text.length > budget) {
+    return {
+      isError: true,
+      content: [
+        { type: 'text', text: cutText(text, budget) },
+        { type: 'text', text: truncationNote(tool, output, text.length, budget) },
+      ],
+    };
+  }
+  const content: CallToolResult['content'] = [{ type: 'text', text }];
+  const info = pageInfoOf(output);
+  const note = info ? pageNote(tool.name, info) : undefined;
+  if (note) content.push({ type: 'text', text: note });
+  return { content, structuredContent: output };
+}

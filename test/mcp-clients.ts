@@ -1,0 +1,137 @@
+// The official MCP clients of both protocol eras behind one small interface, and a real HTTP server
+// for the app, so MCP tests talk to /mcp exactly as an assistant does.
+import { serve } from '@hono/node-server';
+import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport as ModernTransport,
+  type VersionNegotiationMode,
+} from '@modelcontextprotocol/client';
+import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { z } from 'zod';
+import type { TestContext } from './helpers.ts';
+
+// The clients' result types differ between SDK generations; the tests read results through these.
+export const listResult = z.object({
+  tools: z.array(
+    z.object({
+      name: z.string(),
+      title: z.string().optional(),
+      description: z.string().optional(),
+      inputSchema: z.record(z.string(), z.unknown()),
+      outputSchema: z.record(z.string(), z.unknown()).optional(),
+      annotations: z.record(z.string(), z.unknown()).optional(),
+    }),
+  ),
+});
+export const callResult = z.object({
+  isError: z.boolean().optional(),
+  content: z.array(z.object({ type: z.string(), text: z.string().optional() })),
+  structuredContent: z.record(z.string(), z.unknown()).optional(),
+});
+export type CallResult = z.infer<typeof callResult>;
+
+export const envelope = z.looseObject({
+  error: z.string(),
+  code: z.string(),
+  message: z.string().optional(),
+  details: z.array(z.object({ field: z.string(), message: z.string(), code: z.string() })).optional(),
+});
+
+/** The error envelope carried by the first text item of an error result. */
+export function envelopeOf(result: CallResult) {
+  const text = result.content.find((c) => c.type === 'text')?.text;
+  return envelope.parse(JSON.parse(text ?? 'null'));
+}
+
+/** The text items of a result, in order. */
+export function textsOf(result: CallResult): string[] {
+  return result.content.flatMap((c) => (c.type === 'text' && c.text !== undefined ? [c.text] : []));
+}
+
+export interface Connection {
+  protocolVersion: string | undefined;
+  instructions: string | undefined;
+  listTools(): Promise<z.infer<typeof listResult>>;
+  callTool(name: string, args: Record<string, unknown>): Promise<CallResult>;
+  close(): Promise<void>;
+}
+
+export interface Era {
+  label: string;
+  version: RegExp;
+  connect(url: URL, headers: Record<string, string>): Promise<Connection>;
+}
+
+const clientInfo = { name: 'crm-mcp-test', version: '1.0.0' };
+
+/** The 2.x client, which speaks either era depending on its negotiation mode. */
+function clientEra(label: string, version: RegExp, mode: VersionNegotiationMode): Era {
+  return {
+    label,
+    version,
+    async connect(url, headers) {
+      const client = new ModernClient(clientInfo, { versionNegotiation: { mode } });
+      await client.connect(new ModernTransport(url, { requestInit: { headers } }));
+      return {
+        protocolVersion: client.getNegotiatedProtocolVersion(),
+        instructions: client.getInstructions(),
+        listTools: async () => listResult.parse(await client.listTools()),
+        callTool: async (name, args) => callResult.parse(await client.callTool({ name, arguments: args })),
+        close: () => client.close(),
+      };
+    },
+  };
+}
+
+export const ERAS: Era[] = [
+  {
+    label: '2025 era, @modelcontextprotocol/sdk 1.x client',
+    version: /^2025-/,
+    async connect(url, headers) {
+      const client = new LegacyClient(clientInfo);
+      const transport = new LegacyTransport(url, { requestInit: { headers } });
+      await client.connect(transport);
+      return {
+        protocolVersion: transport.protocolVersion,
+        instructions: client.getInstructions(),
+        listTools: async () => listResult.parse(await client.listTools()),
+        callTool: async (name, args) => callResult.parse(await client.callTool({ name, arguments: args })),
+        close: () => client.close(),
+      };
+    },
+  },
+  clientEra('2025 era, @modelcontextprotocol/client 2.x', /^2025-/, 'legacy'),
+  clientEra('2026-07-28 era, @modelcontextprotocol/client 2.x', /^2026-07-28$/, { pin: '2026-07-28' }),
+];
+
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** Serves the test app on a local port; returns the /mcp URL and a function that stops the server. */
+export async function serveMcp(t: TestContext): Promise<{ url: URL; stop: () => Promise<void> }> {
+  const server = serve({ fetch: t.app.fetch, hostname: '127.0.0.1', port: 0 });
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('expected a TCP address');
+  return {
+    url: new URL(`http://127.0.0.1:${address.port}/mcp`),
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** A raw JSON-RPC POST, for the HTTP behaviour in front of the protocol. */
+export function postMcp(
+  url: URL,
+  headers: Record<string, string>,
+  body: unknown = { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+) {
+  return fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...headers,
+    },
+    body: JSON.stringify(body),
+  });
+}
