@@ -4,6 +4,7 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import { z } from 'zod';
 import { FEATURES } from './access.ts';
+import { invalidateCredentials } from './auth/cache.ts';
 import { generateOauthToken, hashToken } from './auth/tokens.ts';
 import type { Database } from './db/client.ts';
 import { oauthTokens, organizations, users } from './db/schema.ts';
@@ -134,6 +135,8 @@ export async function updateOrganization(
     .where(eq(organizations.id, id))
     .returning();
   if (!row) throw new AppError('not_found', { message: 'Organization not found' });
+  // Plan, status and disabled features are part of every cached credential of the organization.
+  await invalidateCredentials(db, { orgIds: [row.id] });
   return { organization: serializeOrganization(row) };
 }
 
@@ -201,6 +204,7 @@ export async function revokeOauthToken(
   if (!row) throw new AppError('not_found', { message: 'OAuth token not found' });
   if (row.revokedAt === null) {
     await db.system.update(oauthTokens).set({ revokedAt: now }).where(eq(oauthTokens.id, id));
+    await invalidateCredentials(db, { credentialIds: [id] });
   }
   return { message: 'OAuth token revoked' };
 }

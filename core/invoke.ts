@@ -74,13 +74,18 @@ export async function invokeTool<I extends z.ZodObject, O extends z.ZodType>(
 ): Promise<z.output<O>> {
   authorize(tool, call);
   const input = parseInput(tool, rawInput);
+  const committed: (() => Promise<void> | void)[] = [];
+  let output: z.output<O>;
   try {
-    return await services.db.withTenant(call.auth.orgId, async (tx) => {
+    output = await services.db.withTenant(call.auth.orgId, async (tx) => {
       const result = await tool.handler(input, {
         auth: call.auth,
         db: tx,
         emit: async (event, data) => {
           await recordEvent(tx, call.auth.orgId, event, data);
+        },
+        afterCommit: (fn) => {
+          committed.push(fn);
         },
         services,
         surface: call.surface,
@@ -88,11 +93,11 @@ export async function invokeTool<I extends z.ZodObject, O extends z.ZodType>(
         now: new Date(),
       });
       // Checked inside the transaction: output that breaks its own contract rolls the change back.
-      const output = tool.output.safeParse(result);
-      if (!output.success) {
-        throw new Error(`Tool ${tool.name} returned output outside its schema: ${output.error.message}`);
+      const checked = tool.output.safeParse(result);
+      if (!checked.success) {
+        throw new Error(`Tool ${tool.name} returned output outside its schema: ${checked.error.message}`);
       }
-      return output.data;
+      return checked.data;
     });
   } catch (err) {
     const appError = toAppError(err);
@@ -101,4 +106,13 @@ export async function invokeTool<I extends z.ZodObject, O extends z.ZodType>(
     }
     throw appError;
   }
+  for (const fn of committed) {
+    // The change is committed: a failing hook is logged, and the caller still learns it succeeded.
+    try {
+      await fn();
+    } catch (err) {
+      services.logger.error({ err, tool: tool.name, requestId: call.requestId }, 'after-commit hook failed');
+    }
+  }
+  return output;
 }

@@ -3,9 +3,12 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { bindCredentialCache, CredentialCache } from './auth/cache.ts';
 import type { Config } from './config.ts';
 import { type Database, openDatabase } from './db/client.ts';
 import { createLogger, type Logger } from './logger.ts';
+import { RateLimits } from './rate-limits.ts';
 import { CredentialUsage } from './usage.ts';
 
 export interface Services {
@@ -15,6 +18,12 @@ export interface Services {
   usage: CredentialUsage;
   /** HS256 key for session JWTs. */
   jwtKey: Uint8Array;
+  /** The Redis connection for shared state (rate limits, cache invalidation) when REDIS_URL is set. */
+  redis: Redis | null;
+  /** The request limits of the specification; null only when a benchmark or test builds the app without them. */
+  rateLimits: RateLimits | null;
+  /** Verified credentials, so hot callers skip the token/user/organization join (core/auth/cache.ts). */
+  authCache: CredentialCache;
   close(): Promise<void>;
 }
 
@@ -22,6 +31,47 @@ export interface CreateServicesOptions {
   logger?: Logger;
   /** Keep PGlite in memory instead of under DATA_DIR (tests). */
   inMemory?: boolean;
+  /**
+   * Leave the request limits out. Only for programmatic use by benchmarks and tests that measure
+   * something else; no environment variable turns the limits off in a deployment.
+   */
+  withoutRateLimits?: boolean;
+}
+
+/**
+ * Waits (bounded) for the first connection, so a node that starts with Redis up shares counters
+ * from its first request; with Redis down it starts anyway on the memory fallback.
+ */
+function waitUntilReady(redis: Redis, timeoutMs: number): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      redis.off('ready', done);
+      resolve();
+    };
+    const timer = setTimeout(done, timeoutMs);
+    redis.once('ready', done);
+  });
+}
+
+/**
+ * A Redis connection that fails fast while Redis is down (no offline queue), so a request never
+ * waits on it: the rate limiter falls back to its in-memory insurance counters instead.
+ */
+function connectRedis(url: string, logger: Logger): Redis {
+  const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false });
+  let down = false;
+  redis.on('error', (err) => {
+    if (!down)
+      logger.warn({ err: err.message }, 'Redis unreachable; rate limits fall back to per-node memory');
+    down = true;
+  });
+  redis.on('ready', () => {
+    if (down) logger.info('Redis reachable again');
+    down = false;
+  });
+  return redis;
 }
 
 /** JWT_SECRET when set; on the embedded default a generated secret kept in DATA_DIR survives restarts. */
@@ -45,15 +95,31 @@ export async function createServices(config: Config, options: CreateServicesOpti
   const usage = new CredentialUsage(db.system);
   usage.start();
   const jwtKey = resolveJwtKey(config, embedded && !options.inMemory);
+  const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : null;
+  if (redis) await waitUntilReady(redis, 2000);
+  const rateLimits = options.withoutRateLimits ? null : new RateLimits(redis ?? undefined);
+  // PostgreSQL without Redis: other processes may change credentials unseen, so nothing is cached.
+  const authCache = new CredentialCache({
+    mode: redis ? 'redis' : embedded ? 'local' : 'off',
+    redis,
+    logger,
+  });
+  authCache.start();
+  bindCredentialCache(db, authCache);
   return {
     config,
     db,
     logger,
     usage,
     jwtKey,
+    redis,
+    rateLimits,
+    authCache,
     async close() {
       await usage.stop().catch((err: unknown) => logger.warn({ err }, 'could not flush key usage'));
+      await authCache.close();
       await db.close();
+      redis?.disconnect();
     },
   };
 }

@@ -31,6 +31,12 @@ export interface ToolContext {
   db: Executor;
   /** Writes an event to the outbox in the same transaction as the change. */
   emit(event: EventName, data: Record<string, unknown>): Promise<void>;
+  /**
+   * Runs `fn` once the transaction has committed and before the response is sent (never after a
+   * rollback): for effects outside the database that must not get ahead of it, such as dropping
+   * cached credentials.
+   */
+  afterCommit(fn: () => Promise<void> | void): void;
   services: Services;
   surface: Surface;
   requestId: string;

@@ -1,4 +1,5 @@
-// Locks in API keys over REST: one-time plain tokens, hash-only storage, labels, scopes, revocation and rotation.
+// Locks in API keys over REST: one-time plain tokens, hash-only storage, labels, scopes, MCP toolsets,
+// updates, revocation and rotation.
 import { createHash } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +11,7 @@ interface KeyRecord {
   label: string;
   token_prefix: string;
   scopes: string[];
+  toolsets: string[];
   last_used_at: string | null;
   revoked_at: string | null;
   created_at: string;
@@ -81,6 +83,7 @@ describe('create_api_key', () => {
     expect(body.key.label).toBe('CI deploy');
     expect(body.key.last_used_at).toBeNull();
     expect(body.key.revoked_at).toBeNull();
+    expect(body.key.toolsets).toEqual([]);
     expect(Object.keys(body.key).sort()).toEqual(
       [
         'created_at',
@@ -90,6 +93,7 @@ describe('create_api_key', () => {
         'revoked_at',
         'scopes',
         'token_prefix',
+        'toolsets',
         'updated_at',
       ].sort(),
     );
@@ -194,6 +198,123 @@ describe('create_api_key', () => {
     // A session is not scope-limited.
     const session = await createKey(org.token, { scopes: ['mcp:write'] });
     expect(session.res.status).toBe(201);
+  });
+});
+
+describe('toolsets on create', () => {
+  it('stores known toolsets without duplicates and refuses unknown ones with 400', async () => {
+    const { res, body } = await createKey(org.token, { toolsets: ['admin', 'core', 'admin'] });
+    expect(res.status).toBe(201);
+    expect(body.key.toolsets).toEqual(['admin', 'core']);
+    expect((await listKeys(org.token)).find((k) => k.id === body.key.id)?.toolsets).toEqual([
+      'admin',
+      'core',
+    ]);
+    const [row] = await t.services.db.system.select().from(apiKeys).where(eq(apiKeys.id, body.key.id));
+    expect(row?.toolsets).toEqual(['admin', 'core']);
+
+    for (const toolsets of [['core', 'crm'], ['all'], 'core']) {
+      const bad = await createKey(org.token, { toolsets });
+      expect(bad.res.status, JSON.stringify(toolsets)).toBe(400);
+      const error = await json<ErrorBody>(bad.res);
+      expect(error.code).toBe('validation_failed');
+      expect(error.details?.[0]?.field).toMatch(/^toolsets/);
+    }
+    const unknown = await json<ErrorBody>((await createKey(org.token, { toolsets: ['crm'] })).res);
+    expect(unknown.details?.[0]?.message).toContain('core');
+  });
+});
+
+describe('update_api_key', () => {
+  const patch = (token: string, id: string, body: unknown) =>
+    t.request('PATCH', `/api/v1/settings/api-keys/${id}`, { token, body });
+
+  it('changes the label and toolsets, keeps the token, and bumps updated_at only on a change', async () => {
+    const { body: created } = await createKey(org.token, { scopes: ['mcp:read'] });
+    await new Promise((r) => setTimeout(r, 5));
+
+    const res = await patch(org.token, created.key.id, {
+      label: '  renamed  ',
+      toolsets: ['settings', 'core'],
+    });
+    expect(res.status).toBe(200);
+    const updated = (await json<{ key: KeyRecord }>(res)).key;
+    expect(updated).toMatchObject({
+      id: created.key.id,
+      label: 'renamed',
+      toolsets: ['settings', 'core'],
+      scopes: ['mcp:read'],
+      token_prefix: created.key.token_prefix,
+      created_at: created.key.created_at,
+    });
+    expect(Date.parse(updated.updated_at)).toBeGreaterThan(Date.parse(created.key.updated_at));
+    expect(Object.keys(updated)).not.toContain('plain_token');
+
+    const same = await patch(org.token, created.key.id, { label: 'renamed', toolsets: ['settings', 'core'] });
+    expect((await json<{ key: KeyRecord }>(same)).key).toEqual(updated);
+    const nothing = await patch(org.token, created.key.id, {});
+    expect((await json<{ key: KeyRecord }>(nothing)).key).toEqual(updated);
+
+    const cleared = await patch(org.token, created.key.id, { toolsets: [] });
+    expect((await json<{ key: KeyRecord }>(cleared)).key).toMatchObject({ label: 'renamed', toolsets: [] });
+    expect((await me(created.plain_token)).status).toBe(200);
+  });
+
+  it('validates input: unknown toolsets, bad labels and unknown fields are 400', async () => {
+    const { body } = await createKey(org.token);
+    for (const input of [{ toolsets: ['nope'] }, { label: ' ' }, { scopes: ['mcp:write'] }, { token: 'x' }]) {
+      const res = await patch(org.token, body.key.id, input);
+      expect(res.status, JSON.stringify(input)).toBe(400);
+      expect((await json<ErrorBody>(res)).code).toBe('validation_failed');
+    }
+    expect((await patch(org.token, 'not-an-id', { label: 'x' })).status).toBe(400);
+  });
+
+  it("answers 409 for a label used by another of the caller's keys, revoked ones included", async () => {
+    const taken = await createKey(org.token, { label: 'taken for update' });
+    const revoked = await createKey(org.token, { label: 'revoked for update' });
+    await t.request('DELETE', `/api/v1/settings/api-keys/${revoked.body.key.id}`, { token: org.token });
+    const { body } = await createKey(org.token);
+    for (const label of ['taken for update', 'revoked for update']) {
+      const res = await patch(org.token, body.key.id, { label });
+      expect(res.status, label).toBe(409);
+      expect((await json<ErrorBody>(res)).details?.[0]).toMatchObject({ field: 'label', code: 'duplicate' });
+    }
+    expect((await listKeys(org.token)).find((k) => k.id === body.key.id)?.label).toBe(body.key.label);
+    expect(taken.res.status).toBe(201);
+  });
+
+  it("refuses a revoked key and answers 404 for another user's or organization's key", async () => {
+    const { body } = await createKey(org.token);
+    await t.request('DELETE', `/api/v1/settings/api-keys/${body.key.id}`, { token: org.token });
+    const revoked = await patch(org.token, body.key.id, { label: 'after revocation' });
+    expect(revoked.status).toBe(400);
+    expect((await json<ErrorBody>(revoked)).code).toBe('invalid_operation');
+
+    const colleague = await t.createUser(org.orgId, 'admin');
+    const theirs = await createKey(colleague.token);
+    const other = await t.createOrg();
+    const foreign = await createKey(other.token);
+    for (const id of [theirs.body.key.id, foreign.body.key.id]) {
+      const res = await patch(org.token, id, { toolsets: ['admin'] });
+      expect(res.status).toBe(404);
+      expect((await json<ErrorBody>(res)).error).toBe('Not found');
+    }
+    const [row] = await t.services.db.system.select().from(apiKeys).where(eq(apiKeys.id, theirs.body.key.id));
+    expect(row?.toolsets).toEqual([]);
+  });
+
+  it('lets every role update its own keys, and a key update itself', async () => {
+    const viewer = await t.createUser(org.orgId, 'viewer');
+    const { body } = await createKey(viewer.token);
+    const res = await patch(viewer.token, body.key.id, { toolsets: ['core'] });
+    expect(res.status).toBe(200);
+    const self = await patch(body.plain_token, body.key.id, { label: 'self-renamed' });
+    expect(self.status).toBe(200);
+    expect((await json<{ key: KeyRecord }>(self)).key).toMatchObject({
+      label: 'self-renamed',
+      toolsets: ['core'],
+    });
   });
 });
 

@@ -13,6 +13,7 @@ import { newId } from '../core/ids.ts';
 import { iso, messageOutput, objectId } from '../core/schemas.ts';
 import type { Services } from '../core/services.ts';
 import { defineTool } from '../core/tool.ts';
+import { TOOLSET_NAMES } from '../core/toolsets.ts';
 
 const TOOLSET = 'settings';
 
@@ -22,6 +23,9 @@ export const apiKeySchema = z.object({
   label: z.string().describe("Label, unique among the owner's keys (revoked ones included)"),
   token_prefix: z.string().describe('First 8 characters of the token ("pat_" + 4 hex), to tell keys apart'),
   scopes: z.array(z.string()).describe('Scopes the key holds'),
+  toolsets: z
+    .array(z.string())
+    .describe('MCP toolsets the key lists by default; empty means the server default (core)'),
   last_used_at: z.string().nullable().describe('Last authenticated use (ISO 8601), or null if never used'),
   revoked_at: z.string().nullable().describe('When the key was revoked (ISO 8601), or null while active'),
   created_at: z.string().describe('Creation time (ISO 8601)'),
@@ -39,6 +43,7 @@ export function serializeApiKey(row: ApiKeyRow, services: Services): ApiKeyRecor
     label: row.label,
     token_prefix: row.tokenPrefix,
     scopes: [...row.scopes],
+    toolsets: [...row.toolsets],
     last_used_at: iso(lastUsed),
     revoked_at: iso(row.revokedAt),
     created_at: row.createdAt.toISOString(),
@@ -83,18 +88,36 @@ async function getOwnKey(db: Executor, auth: AuthContext, id: string): Promise<A
 
 const keyId = objectId('API key');
 
+const labelField = z.string().trim().min(1).max(100).describe('A name for the key, 1 to 100 characters');
+
+const toolsetsField = z
+  .array(z.enum(TOOLSET_NAMES).describe(`A toolset name: ${TOOLSET_NAMES.join(', ')}`))
+  .max(20)
+  .transform((names) => [...new Set(names)])
+  .describe(
+    "MCP toolsets this key lists by default (an X-MCP-Toolsets header overrides it per connection); empty means the default, core. Toolsets never grant a tool the key's scopes or the user's role do not allow.",
+  );
+
+function labelTaken(): AppError {
+  return new AppError('conflict', {
+    message: 'You already have an API key with this label (revoked keys keep their label)',
+    details: [{ field: 'label', message: 'already used by one of your keys', code: 'duplicate' }],
+  });
+}
+
 export const createApiKey = defineTool({
   name: 'create_api_key',
   title: 'Create API key',
   description:
-    "Creates a personal access token (API key) for the caller. The response holds the key record and `plain_token`, which is shown only once: store it. Without `scopes` (or with an empty list) the key gets the defaults read/write on leads, contacts, opportunities, invoices, proposals and projects; MCP scopes (`mcp:read`, `mcp:write`) must be requested explicitly. Scope strings are not checked against a list: a misspelt scope is stored and grants nothing. When called with a token, the new key may only hold scopes that token holds. The label must be unique among the caller's keys, revoked ones included (409 otherwise).",
+    "Creates a personal access token (API key) for the caller. The response holds the key record and `plain_token`, which is shown only once: store it. Without `scopes` (or with an empty list) the key gets the defaults read/write on leads, contacts, opportunities, invoices, proposals and projects; MCP scopes (`mcp:read`, `mcp:write`) must be requested explicitly. Scope strings are not checked against a list: a misspelt scope is stored and grants nothing. When called with a token, the new key may only hold scopes that token holds. `toolsets` chooses which MCP toolsets the key lists by default (core when empty). The label must be unique among the caller's keys, revoked ones included (409 otherwise).",
   input: z.strictObject({
-    label: z.string().trim().min(1).max(100).describe('A name for the key, 1 to 100 characters'),
+    label: labelField,
     scopes: z
       .array(z.string().min(1).max(100).describe('A scope, e.g. read:leads or mcp:read'))
       .max(50)
       .optional()
       .describe('Scopes the key holds (at most 50); omitted or empty means the default scopes'),
+    toolsets: toolsetsField.optional(),
   }),
   output: keyWithToken,
   access: { kind: 'write', permission: 'settings.api_keys.create' },
@@ -114,6 +137,7 @@ export const createApiKey = defineTool({
           tokenHash: hashToken(token),
           tokenPrefix: tokenPrefix(token),
           scopes,
+          toolsets: input.toolsets ?? [],
           createdAt: ctx.now,
           updatedAt: ctx.now,
         })
@@ -121,12 +145,7 @@ export const createApiKey = defineTool({
       if (!row) throw new Error('insert returned no API key');
       return { key: serializeApiKey(row, ctx.services), plain_token: token };
     } catch (err) {
-      if (isUniqueViolation(err)) {
-        throw new AppError('conflict', {
-          message: 'You already have an API key with this label (revoked keys keep their label)',
-          details: [{ field: 'label', message: 'already used by one of your keys', code: 'duplicate' }],
-        });
-      }
+      if (isUniqueViolation(err)) throw labelTaken();
       throw err;
     }
   },
@@ -151,6 +170,50 @@ export const listApiKeys = defineTool({
   },
 });
 
+export const updateApiKey = defineTool({
+  name: 'update_api_key',
+  title: 'Update API key',
+  description:
+    'Changes the label and/or the MCP toolsets of one of the caller\'s active API keys; fields left out stay as they are, and the token does not change. Use it to make a key list more than the core tools over MCP (for example toolsets ["core", "admin"]); an empty list returns the key to the default. The new label must be unique among the caller\'s keys, revoked ones included (409 otherwise). A revoked key cannot be changed.',
+  input: z.strictObject({
+    id: keyId,
+    label: labelField.optional(),
+    toolsets: toolsetsField.optional(),
+  }),
+  output: z.object({ key: apiKeySchema }),
+  access: { kind: 'write', permission: 'settings.api_keys.create' },
+  annotations: { idempotentHint: true },
+  toolset: TOOLSET,
+  async handler(input, ctx) {
+    const row = await getOwnKey(ctx.db, ctx.auth, input.id);
+    if (row.revokedAt !== null) {
+      // A revoked key keeps its label reserved, so it cannot be renamed either.
+      throw new AppError('invalid_operation', { message: 'A revoked API key cannot be changed' });
+    }
+    const changes: Partial<Pick<ApiKeyRow, 'label' | 'toolsets' | 'updatedAt'>> = {};
+    if (input.label !== undefined && input.label !== row.label) changes.label = input.label;
+    if (input.toolsets !== undefined && input.toolsets.join(',') !== row.toolsets.join(',')) {
+      changes.toolsets = input.toolsets;
+    }
+    if (Object.keys(changes).length === 0) return { key: serializeApiKey(row, ctx.services) };
+    changes.updatedAt = ctx.now;
+    try {
+      const [updated] = await ctx.db
+        .update(apiKeys)
+        .set(changes)
+        .where(and(eq(apiKeys.id, row.id), eq(apiKeys.orgId, ctx.auth.orgId)))
+        .returning();
+      if (!updated) throw new AppError('not_found', { message: 'API key not found' });
+      // The key's toolsets are part of the cached caller.
+      ctx.afterCommit(() => ctx.services.authCache.invalidate({ credentialIds: [row.id] }));
+      return { key: serializeApiKey(updated, ctx.services) };
+    } catch (err) {
+      if (isUniqueViolation(err)) throw labelTaken();
+      throw err;
+    }
+  },
+});
+
 const REVOKED_MESSAGE = 'API key revoked';
 
 export const revokeApiKey = defineTool({
@@ -170,6 +233,7 @@ export const revokeApiKey = defineTool({
         .update(apiKeys)
         .set({ revokedAt: ctx.now, updatedAt: ctx.now })
         .where(and(eq(apiKeys.id, row.id), eq(apiKeys.orgId, ctx.auth.orgId)));
+      ctx.afterCommit(() => ctx.services.authCache.invalidate({ credentialIds: [row.id] }));
     }
     return { message: REVOKED_MESSAGE };
   },
@@ -179,7 +243,7 @@ export const rotateApiKey = defineTool({
   name: 'rotate_api_key',
   title: 'Rotate API key',
   description:
-    "Replaces the token of one of the caller's active API keys: same key id, label and scopes, a new `plain_token` (shown only now). The old token stops working immediately. A revoked key cannot be rotated. When called with a token, that token must hold every scope of the key being rotated.",
+    "Replaces the token of one of the caller's active API keys: same key id, label, scopes and toolsets, a new `plain_token` (shown only now). The old token stops working immediately. A revoked key cannot be rotated. When called with a token, that token must hold every scope of the key being rotated.",
   input: z.strictObject({ id: keyId }),
   output: keyWithToken,
   access: { kind: 'write', permission: 'settings.api_keys.create' },
@@ -198,8 +262,9 @@ export const rotateApiKey = defineTool({
       .where(and(eq(apiKeys.id, row.id), eq(apiKeys.orgId, ctx.auth.orgId)))
       .returning();
     if (!updated) throw new AppError('not_found', { message: 'API key not found' });
+    ctx.afterCommit(() => ctx.services.authCache.invalidate({ credentialIds: [row.id] }));
     return { key: serializeApiKey(updated, ctx.services), plain_token: token };
   },
 });
 
-export const apiKeyTools = [createApiKey, listApiKeys, revokeApiKey, rotateApiKey];
+export const apiKeyTools = [createApiKey, listApiKeys, updateApiKey, revokeApiKey, rotateApiKey];

@@ -78,7 +78,7 @@ export const listUsers = defineTool({
   name: 'list_users',
   title: 'List users',
   description:
-    "Lists the users of the caller's organization (deleted users never appear), newest first by default. Filter by `role` or `status`; `search` matches part of the name or email. Paged: request page 1, then increment `page` until page >= totalPages.",
+    "Lists the users of the caller's organization (deleted users never appear), newest first by default. Filter by `role` or `status`; `search` matches part of the name or email. Use it to find a user's `_id` (for owner_id and similar fields). Paged: returns `users` plus `total`, `page`, `limit`, `totalPages`; request page 1, then increment `page` until page >= totalPages. `limit` is 1-100 (default 25).",
   input: z.strictObject({
     ...listParams(['created_at', 'name', 'email', 'role']),
     role: roleField.optional().describe('Only users with this role'),
@@ -177,6 +177,10 @@ export const updateUser = defineTool({
       .where(and(eq(users.id, target.id), eq(users.orgId, ctx.auth.orgId)))
       .returning();
     if (!row) throw new AppError('not_found', { message: 'User not found' });
+    // The role is part of every cached credential of this user.
+    if (changes.role !== undefined) {
+      ctx.afterCommit(() => ctx.services.authCache.invalidate({ userIds: [row.id] }));
+    }
     return { user: serializeUser(row) };
   },
 });
@@ -216,7 +220,9 @@ export const deactivateUser = defineTool({
     if (target.role === 'owner') {
       throw new AppError('invalid_operation', { message: 'The organization owner cannot be deactivated' });
     }
-    return { user: serializeUser(await setStatus(ctx.db, target, 'deactivated', ctx.now)) };
+    const row = await setStatus(ctx.db, target, 'deactivated', ctx.now);
+    ctx.afterCommit(() => ctx.services.authCache.invalidate({ userIds: [target.id] }));
+    return { user: serializeUser(row) };
   },
 });
 
@@ -232,7 +238,9 @@ export const reactivateUser = defineTool({
   toolset: 'admin',
   async handler(input, ctx) {
     const target = await getLiveUser(ctx.db, ctx.auth.orgId, input.id);
-    return { user: serializeUser(await setStatus(ctx.db, target, 'active', ctx.now)) };
+    const row = await setStatus(ctx.db, target, 'active', ctx.now);
+    ctx.afterCommit(() => ctx.services.authCache.invalidate({ userIds: [target.id] }));
+    return { user: serializeUser(row) };
   },
 });
 
@@ -304,6 +312,7 @@ export const deleteUser = defineTool({
     }
     await softDeleteUser(ctx.db, orgId, target.id, ctx.now);
     await revokeUserCredentials(ctx.db, orgId, target.id, ctx.now);
+    ctx.afterCommit(() => ctx.services.authCache.invalidate({ userIds: [target.id] }));
     return { message: `User deleted${outcome}` };
   },
 });

@@ -6,6 +6,7 @@ import type { AuthContext } from '../auth-context.ts';
 import { apiKeys, oauthTokens, organizations, users } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
 import type { Services } from '../services.ts';
+import type { VerifiedCredential } from './cache.ts';
 import { verifySession } from './jwt.ts';
 import { classifyToken, hashToken } from './tokens.ts';
 
@@ -31,6 +32,7 @@ function toContext(
   kind: AuthContext['tokenKind'],
   scopes: readonly string[] | null,
   credentialId: string | null,
+  toolsets: readonly string[] | null = null,
 ): AuthContext {
   if (p.user.status !== 'active' || p.user.deletedAt !== null || !isRole(p.user.role)) {
     throw new AppError('invalid_token');
@@ -45,6 +47,7 @@ function toContext(
     disabledFeatures: p.org.disabledFeatures,
     scopes,
     credentialId,
+    toolsets,
   };
 }
 
@@ -58,33 +61,53 @@ const principalColumns = {
   },
 };
 
-async function authenticateSession(token: string, services: Services): Promise<AuthContext> {
+// The JWT itself is verified on every request; only the user and organization lookup is cached.
+async function authenticateSession(token: string, services: Services, now: Date): Promise<AuthContext> {
   const claims = await verifySession(services.jwtKey, token);
-  const [row] = await services.db.system
-    .select(principalColumns)
-    .from(users)
-    .innerJoin(organizations, eq(organizations.id, users.orgId))
-    .where(and(eq(users.id, claims.sub), eq(users.orgId, claims.org)))
-    .limit(1);
-  if (!row) throw new AppError('invalid_token');
-  return toContext(row, 'session', null, null);
+  return services.authCache.lookup(`session:${claims.org}:${claims.sub}`, now, async () => {
+    const [row] = await services.db.system
+      .select(principalColumns)
+      .from(users)
+      .innerJoin(organizations, eq(organizations.id, users.orgId))
+      .where(and(eq(users.id, claims.sub), eq(users.orgId, claims.org)))
+      .limit(1);
+    if (!row) throw new AppError('invalid_token');
+    return { auth: toContext(row, 'session', null, null), expiresAt: null };
+  });
 }
 
 async function authenticatePat(token: string, services: Services, now: Date): Promise<AuthContext> {
+  const tokenHash = hashToken(token);
+  const auth = await services.authCache.lookup(`pat:${tokenHash}`, now, () => loadPat(tokenHash, services));
+  if (auth.credentialId) services.usage.record('pat', auth.credentialId, now);
+  return auth;
+}
+
+async function loadPat(tokenHash: string, services: Services): Promise<VerifiedCredential> {
   const [row] = await services.db.system
-    .select({ ...principalColumns, key: { id: apiKeys.id, scopes: apiKeys.scopes } })
+    .select({
+      ...principalColumns,
+      key: { id: apiKeys.id, scopes: apiKeys.scopes, toolsets: apiKeys.toolsets },
+    })
     .from(apiKeys)
     .innerJoin(users, eq(users.id, apiKeys.userId))
     .innerJoin(organizations, eq(organizations.id, apiKeys.orgId))
-    .where(and(eq(apiKeys.tokenHash, hashToken(token)), isNull(apiKeys.revokedAt)))
+    .where(and(eq(apiKeys.tokenHash, tokenHash), isNull(apiKeys.revokedAt)))
     .limit(1);
   if (!row) throw new AppError('invalid_token');
-  const ctx = toContext(row, 'pat', row.key.scopes, row.key.id);
-  services.usage.record('pat', row.key.id, now);
-  return ctx;
+  return { auth: toContext(row, 'pat', row.key.scopes, row.key.id, row.key.toolsets), expiresAt: null };
 }
 
 async function authenticateOauth(token: string, services: Services, now: Date): Promise<AuthContext> {
+  const tokenHash = hashToken(token);
+  const auth = await services.authCache.lookup(`oauth:${tokenHash}`, now, () =>
+    loadOauth(tokenHash, services, now),
+  );
+  if (auth.credentialId) services.usage.record('oauth', auth.credentialId, now);
+  return auth;
+}
+
+async function loadOauth(tokenHash: string, services: Services, now: Date): Promise<VerifiedCredential> {
   const [row] = await services.db.system
     .select({
       ...principalColumns,
@@ -93,12 +116,10 @@ async function authenticateOauth(token: string, services: Services, now: Date): 
     .from(oauthTokens)
     .innerJoin(users, eq(users.id, oauthTokens.userId))
     .innerJoin(organizations, eq(organizations.id, oauthTokens.orgId))
-    .where(and(eq(oauthTokens.tokenHash, hashToken(token)), isNull(oauthTokens.revokedAt)))
+    .where(and(eq(oauthTokens.tokenHash, tokenHash), isNull(oauthTokens.revokedAt)))
     .limit(1);
   if (!row || (row.token.expiresAt && row.token.expiresAt <= now)) throw new AppError('invalid_token');
-  const ctx = toContext(row, 'oauth', row.token.scopes, row.token.id);
-  services.usage.record('oauth', row.token.id, now);
-  return ctx;
+  return { auth: toContext(row, 'oauth', row.token.scopes, row.token.id), expiresAt: row.token.expiresAt };
 }
 
 export async function authenticate(
@@ -109,7 +130,7 @@ export async function authenticate(
   const token = bearerToken(header);
   switch (classifyToken(token)) {
     case 'jwt':
-      return authenticateSession(token, services);
+      return authenticateSession(token, services, now);
     case 'pat':
       return authenticatePat(token, services, now);
     case 'oauth':
