@@ -1,7 +1,7 @@
 // Locks in the leads slice over REST: CRUD with additional properties, PUT/PATCH semantics, list paging/sort/search/filters, conversion, bulk operations, outbox events and access rules.
-import { and, eq, sql } from 'drizzle-orm';
+import { and, count, eq, isNull, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { outboxEvents, users } from '../core/db/schema.ts';
+import { leads, outboxEvents, users } from '../core/db/schema.ts';
 import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
 
 let t: TestContext;
@@ -706,5 +706,63 @@ describe('permissions and scopes', () => {
       .from(outboxEvents)
       .where(and(sql`${outboxEvents.data}->>'_id' = ${lead._id}`, eq(outboxEvents.event, 'lead.created')));
     expect(outbox).toEqual([{ orgId: org.orgId }]);
+  });
+});
+
+describe('list total from the live-lead counter', () => {
+  it('stays equal to a real count through create, bulk, trash, restore and user deletion', async () => {
+    const fresh = await t.createOrg();
+    const member = await t.createUser(fresh.orgId, 'member');
+    const total = async () =>
+      (await json<{ total: number }>(await t.request('GET', '/api/v1/leads', { token: fresh.token }))).total;
+    const counted = async () => {
+      const [row] = await t.services.db.system
+        .select({ n: count() })
+        .from(leads)
+        .where(and(eq(leads.orgId, fresh.orgId), isNull(leads.deletedAt)));
+      return row?.n;
+    };
+    const expectConsistent = async (expected: number) => {
+      expect(await total()).toBe(expected);
+      expect(await counted()).toBe(expected);
+    };
+
+    await expectConsistent(0);
+    const created: string[] = [];
+    for (const name of ['One', 'Two', 'Three']) {
+      const res = await t.request('POST', '/api/v1/leads', {
+        token: fresh.token,
+        body: { name, owner_id: member.userId },
+      });
+      created.push((await json<{ lead: { _id: string } }>(res)).lead._id);
+    }
+    await expectConsistent(3);
+    const bulk = await t.request('POST', '/api/v1/leads/bulk', {
+      token: fresh.token,
+      body: {
+        items: [{ name: 'Four' }, { name: '' }, { name: 'Five' }, { _id: created[0], name: 'One again' }],
+      },
+    });
+    expect(bulk.status).toBe(200);
+    await expectConsistent(5);
+    await t.request('DELETE', `/api/v1/leads/${created[1]}`, { token: fresh.token });
+    await expectConsistent(4);
+    await t.request('POST', `/api/v1/trash/${created[1]}/restore`, { token: fresh.token });
+    await expectConsistent(5);
+    // Deleting the member with acknowledgement trashes the three leads they own.
+    const del = await t.request('DELETE', `/api/v1/users/${member.userId}`, {
+      token: fresh.token,
+      body: { acknowledge_data_deletion: true },
+    });
+    expect(del.status).toBe(200);
+    await expectConsistent(2);
+    // Another organization's leads never move this organization's total.
+    await t.request('POST', '/api/v1/leads', { token: other.token, body: { name: 'Elsewhere' } });
+    await expectConsistent(2);
+    // A filtered list still counts the matching rows.
+    const filtered = await json<{ total: number }>(
+      await t.request('GET', '/api/v1/leads?search=five', { token: fresh.token }),
+    );
+    expect(filtered.total).toBe(1);
   });
 });

@@ -17,7 +17,7 @@ import {
 import { z } from 'zod';
 import { roleHas } from '../core/access.ts';
 import type { Executor } from '../core/db/client.ts';
-import { type LeadRow, leads, users } from '../core/db/schema.ts';
+import { type LeadRow, leadCounts, leads, users } from '../core/db/schema.ts';
 import { AppError, type ErrorDetail, notFound, toAppError, validationError } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import { zodDetails } from '../core/invoke.ts';
@@ -583,6 +583,17 @@ const leadOutput = z.object({ lead: leadSchema });
 
 const SORT_FIELDS = ['created_at', 'updated_at', 'name', 'status'] as const;
 
+async function countLeads(db: Executor, where: SQL | undefined): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(leads).where(where);
+  return row?.n ?? 0;
+}
+
+/** The organization's live leads from the trigger-maintained counter: one key read at any size. */
+async function countLiveLeads(db: Executor, orgId: string): Promise<number> {
+  const [row] = await db.select({ n: leadCounts.live }).from(leadCounts).where(eq(leadCounts.orgId, orgId));
+  return row?.n ?? 0;
+}
+
 export const listLeads = defineTool({
   name: 'list_leads',
   title: 'List leads',
@@ -605,6 +616,7 @@ export const listLeads = defineTool({
     if (input.status) conditions.push(eq(leads.status, input.status));
     if (input.owner_id) conditions.push(eq(leads.ownerId, input.owner_id));
     if (input.tag) conditions.push(arrayContains(leads.tags, [input.tag]));
+    const filtered = conditions.length > 2 || input.search !== undefined;
     const query = input.search === undefined ? null : prefixTsQuery(input.search);
     // A search with no letters or digits in it can match nothing.
     if (input.search !== undefined && query === null) return paged('leads', [], 0, input);
@@ -630,7 +642,7 @@ export const listLeads = defineTool({
       order.push(desc(leads.createdAt), desc(leads.id));
     }
 
-    const [totalRow] = await db.select({ n: count() }).from(leads).where(where);
+    const total = filtered ? await countLeads(db, where) : await countLiveLeads(db, auth.orgId);
     const rows = await db
       .select(leadColumns)
       .from(leads)
@@ -638,7 +650,7 @@ export const listLeads = defineTool({
       .orderBy(...order)
       .limit(input.limit)
       .offset(offsetOf(input));
-    return paged('leads', rows.map(serializeLead), totalRow?.n ?? 0, input);
+    return paged('leads', rows.map(serializeLead), total, input);
   },
 });
 

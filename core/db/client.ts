@@ -39,12 +39,16 @@ export interface OpenDatabaseOptions {
   poolMax?: number;
 }
 
+const PGLITE_MAINTENANCE_MS = 5 * 60_000;
+
 const migrationsFolder = fileURLToPath(new URL('./migrations', import.meta.url));
 
-/** Sets the tenant for the current transaction; both settings end with it (SET LOCAL semantics). */
+/**
+ * Sets the tenant for the current transaction in one round trip: `set_config(..., true)` is SET
+ * LOCAL, so both the organization and the crm_app role end with the transaction.
+ */
 async function enterTenant(tx: Executor, orgId: string): Promise<void> {
-  await tx.execute(sql`select set_config('app.org_id', ${orgId}, true)`);
-  await tx.execute(sql`set local role crm_app`);
+  await tx.execute(sql`select set_config('app.org_id', ${orgId}, true), set_config('role', 'crm_app', true)`);
 }
 
 function makeDatabase(
@@ -102,10 +106,22 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     client = new PGlite();
   }
   const db = drizzlePglite(client, { schema });
+  // PGlite has no autovacuum: without this nothing would ever gather planner statistics or set the
+  // visibility map that lets counts use index-only scans. Small embedded databases vacuum quickly.
+  const maintenance = setInterval(() => {
+    void db.execute(sql`vacuum analyze`).catch(() => {});
+  }, PGLITE_MAINTENANCE_MS);
+  maintenance.unref();
   return makeDatabase(
     'pglite',
     db,
-    () => migratePglite(db, { migrationsFolder }),
-    () => client.close(),
+    async () => {
+      await migratePglite(db, { migrationsFolder });
+      await db.execute(sql`analyze`);
+    },
+    async () => {
+      clearInterval(maintenance);
+      await client.close();
+    },
   );
 }

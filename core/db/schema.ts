@@ -3,6 +3,7 @@
 // when a request runs under the `crm_app` role, so a forgotten filter returns nothing.
 import { sql } from 'drizzle-orm';
 import {
+  bigint,
   customType,
   index,
   integer,
@@ -146,7 +147,14 @@ export const leads = pgTable(
     ),
   },
   (t) => [
-    index('leads_org_created_idx').on(t.orgId, t.createdAt.desc(), t.id.desc()),
+    // Live leads in the default order (created_at DESC is NULLS FIRST in PostgreSQL, so the index
+    // says so too, or the planner sorts every row); also serves the live count of an organization.
+    index('leads_live_created_idx')
+      .on(t.orgId, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst())
+      .where(sql`${t.deletedAt} is null`),
+    index('leads_live_updated_idx')
+      .on(t.orgId, t.updatedAt.desc().nullsFirst(), t.id.desc().nullsFirst())
+      .where(sql`${t.deletedAt} is null`),
     index('leads_org_owner_idx').on(t.orgId, t.ownerId),
     index('leads_search_idx').using('gin', t.search),
     // The `tag` filter of list_leads (`tags @> array[...]`).
@@ -157,6 +165,18 @@ export const leads = pgTable(
       .where(sql`${t.deletedAt} is not null`),
   ],
 );
+
+/**
+ * Live (not trashed) leads per organization, kept exact by statement-level triggers on `leads`
+ * (migration 0005), so the unfiltered `total` of a leads list is one primary-key read instead of a
+ * count over every row of a large organization.
+ */
+export const leadCounts = pgTable('lead_counts', {
+  orgId: text('org_id')
+    .primaryKey()
+    .references(() => organizations.id, { onDelete: 'cascade' }),
+  live: bigint('live', { mode: 'number' }).notNull().default(0),
+});
 
 export const outboxEvents = pgTable(
   'outbox_events',

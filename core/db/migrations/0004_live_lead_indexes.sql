@@ -1,0 +1,3 @@
+DROP INDEX "leads_org_created_idx";--> statement-breakpoint
+CREATE INDEX "leads_live_created_idx" ON "leads" USING btree ("org_id","created_at" DESC NULLS FIRST,"id" DESC NULLS FIRST) WHERE "leads"."deleted_at" is null;--> statement-breakpoint
+CREATE INDEX "leads_live_updated_idx" ON "leads" USING btree ("org_id","updated_at" DESC NULLS FIRST,"id" DESC NULLS FIRST) WHERE "leads"."deleted_at" is null;
