@@ -7,9 +7,11 @@
 import { parseArgs } from 'node:util';
 import { requiredScopes } from '../core/access.ts';
 import { createOauthToken, createOrganization, updateOrganization } from '../core/admin.ts';
+import { connectInvalidationPublisher } from '../core/auth/cache.ts';
 import { loadConfig } from '../core/config.ts';
 import { type Database, openDatabase } from '../core/db/client.ts';
 import { AppError } from '../core/errors.ts';
+import { createLogger } from '../core/logger.ts';
 import type { Route } from '../rest/route.ts';
 import { ROUTES } from '../rest/routes/index.ts';
 import { TOOLS } from '../tools/index.ts';
@@ -174,10 +176,16 @@ async function withDatabase<T>(fn: (db: Database) => Promise<T>): Promise<T> {
     dataDir: config.databaseUrl ? undefined : config.dataDir,
     poolMax: 2,
   });
+  // With REDIS_URL, running API nodes cache verified credentials: publish this process's changes
+  // (suspension, plan, revoked tokens) so they take effect on their very next request.
+  const disconnect = config.redisUrl
+    ? connectInvalidationPublisher(db, config.redisUrl, createLogger('warn'))
+    : undefined;
   try {
     await db.migrate();
     return await fn(db);
   } finally {
+    disconnect?.();
     await db.close();
   }
 }
