@@ -12,10 +12,12 @@ import { loadConfig } from '../core/config.ts';
 import { type Database, openDatabase } from '../core/db/client.ts';
 import { AppError } from '../core/errors.ts';
 import { createLogger } from '../core/logger.ts';
+import { createServices } from '../core/services.ts';
 import type { Route } from '../rest/route.ts';
 import { ROUTES } from '../rest/routes/index.ts';
 import { TOOLS } from '../tools/index.ts';
-import { runServer } from './serve.ts';
+import { startBackgroundWork } from '../workers/runtime.ts';
+import { queueOptionsFromEnv, runServer, untilStopSignal } from './serve.ts';
 
 /** A failure whose message is already the line to print. */
 class CliError extends Error {}
@@ -30,6 +32,7 @@ const HELP = {
 
 Commands:
   serve                 Run the HTTP server (REST, MCP, auth and admin API)
+  worker                Run the webhook relay and delivery workers on their own (needs REDIS_URL)
   migrate               Apply database migrations, then exit
   tools list            List the tools of the registry
   tools call <name>     Call a tool on a running server through its REST API
@@ -47,7 +50,14 @@ http://localhost:3000) and CRM_TOKEN (or --token).`,
   serve: `Usage: crm serve
 
 Runs the server on PORT (default 3000) and HOST (default 0.0.0.0), migrating the database first.
-SIGTERM or SIGINT stops it gracefully: no new connections, in-flight requests finish, then exit 0.`,
+SIGTERM or SIGINT stops it gracefully: no new connections, in-flight requests finish, then exit 0.
+It also relays webhook events and runs the delivery workers in-process, unless WORKERS=off or:
+  --no-workers    Leave that to a separate "crm worker" process`,
+  worker: `Usage: crm worker
+
+Runs the webhook outbox relay, the delivery sweeper and the BullMQ delivery workers as their own
+process, for deployments that run "crm serve --no-workers" (or WORKERS=off). Needs REDIS_URL and
+DATABASE_URL. SIGTERM or SIGINT stops taking jobs, lets running deliveries finish, then exits 0.`,
   migrate: `Usage: crm migrate
 
 Applies pending migrations to the database named by DATABASE_URL (or the embedded PGlite
@@ -191,9 +201,32 @@ async function withDatabase<T>(fn: (db: Database) => Promise<T>): Promise<T> {
 }
 
 async function serveCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { help: { type: 'boolean', short: 'h' } } });
+  const { values } = parseArgs({
+    args,
+    options: { help: { type: 'boolean', short: 'h' }, 'no-workers': { type: 'boolean' } },
+  });
   if (values.help) return help('serve');
-  return runServer(loadConfig());
+  const workers = !values['no-workers'] && process.env.WORKERS !== 'off';
+  return runServer(loadConfig(), { workers });
+}
+
+async function workerCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { help: { type: 'boolean', short: 'h' } } });
+  if (values.help) return help('worker');
+  const config = loadConfig();
+  if (!config.redisUrl) {
+    throw new UsageError('crm worker needs REDIS_URL (without Redis, crm serve runs the workers itself)');
+  }
+  if (!config.databaseUrl) {
+    throw new UsageError('crm worker needs DATABASE_URL (the embedded database serves one process)');
+  }
+  const services = await createServices(config, { queue: queueOptionsFromEnv() });
+  const background = await startBackgroundWork(services);
+  services.logger.info({ database: services.db.kind }, 'crm worker started');
+  return untilStopSignal(services.logger, 'stopping: finishing running jobs', async () => {
+    await background.stop();
+    await services.close();
+  });
 }
 
 async function migrateCommand(args: string[]): Promise<number> {
@@ -599,6 +632,8 @@ async function dispatch(argv: string[]): Promise<number> {
       return help('crm');
     case 'serve':
       return serveCommand(rest);
+    case 'worker':
+      return workerCommand(rest);
     case 'migrate':
       return migrateCommand(rest);
     case 'tools': {

@@ -7,6 +7,7 @@ import { createAdaptorServer, type ServerType } from '@hono/node-server';
 import type { Config } from '../core/config.ts';
 import { createServices, type Services } from '../core/services.ts';
 import { createApp } from '../rest/app.ts';
+import { type BackgroundWork, startBackgroundWork } from '../workers/runtime.ts';
 
 /** How long in-flight requests get after a stop signal before their connections are cut. */
 const DRAIN_TIMEOUT_MS = 10_000;
@@ -40,8 +41,38 @@ function displayUrl(host: string, port: number): string {
   return `http://${shown}:${port}`;
 }
 
-export async function startServer(config: Config): Promise<RunningServer> {
-  const services = await createServices(config);
+export interface ServerOptions {
+  /**
+   * Run the relay, sweeper and job workers in this process (the default). Off when a separate
+   * `crm worker` runs them (`crm serve --no-workers` or WORKERS=off).
+   */
+  workers?: boolean;
+}
+
+/**
+ * BullMQ knobs for tests and operators: CRM_WORKER_STALLED_MS (how soon a job of a killed worker
+ * is retried elsewhere) and CRM_QUEUE_PREFIX (the Redis key prefix, default "bull").
+ */
+export function queueOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): {
+  stalledMs?: number;
+  prefix?: string;
+} {
+  const raw = env.CRM_WORKER_STALLED_MS;
+  let stalledMs: number | undefined;
+  if (raw !== undefined && raw !== '') {
+    stalledMs = Number(raw);
+    if (!Number.isInteger(stalledMs) || stalledMs < 100) {
+      throw new Error(`CRM_WORKER_STALLED_MS must be a whole number of milliseconds >= 100, got "${raw}"`);
+    }
+  }
+  return {
+    ...(stalledMs !== undefined ? { stalledMs } : {}),
+    ...(env.CRM_QUEUE_PREFIX ? { prefix: env.CRM_QUEUE_PREFIX } : {}),
+  };
+}
+
+export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
+  const services = await createServices(config, { queue: queueOptionsFromEnv() });
   const app = createApp(services);
   const server = createAdaptorServer({ fetch: app.fetch });
   let address: AddressInfo;
@@ -53,6 +84,13 @@ export async function startServer(config: Config): Promise<RunningServer> {
   }
   const url = displayUrl(config.host, address.port);
   services.logger.info({ url, database: services.db.kind }, 'CRM server listening');
+  let background: BackgroundWork | undefined;
+  if (options.workers !== false) {
+    background = await startBackgroundWork(services);
+    services.logger.info({ queue: services.queue.kind }, 'background workers started');
+  } else {
+    services.logger.info('background workers off: run `crm worker` to relay and deliver webhooks');
+  }
 
   // Responses not yet sent, so a drain can tell their keep-alive clients to close the connection.
   const pending = new Set<ServerResponse>();
@@ -87,6 +125,8 @@ export async function startServer(config: Config): Promise<RunningServer> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       clearInterval(sweep);
       clearTimeout(force);
+      // The relay and sweeper stop first; services.close() then lets running jobs finish.
+      await background?.stop();
       await services.close();
     })();
     return closing;
@@ -95,21 +135,29 @@ export async function startServer(config: Config): Promise<RunningServer> {
 }
 
 /** Runs the server until SIGTERM or SIGINT; resolves with the exit code once it has shut down. */
-export async function runServer(config: Config): Promise<number> {
-  const running = await startServer(config);
-  const { logger } = running.services;
+export async function runServer(config: Config, options: ServerOptions = {}): Promise<number> {
+  const running = await startServer(config, options);
+  return untilStopSignal(running.services.logger, 'stopping: draining in-flight requests', running.close);
+}
+
+/** Waits for SIGTERM or SIGINT, logs `stopping`, runs `close`; resolves with the exit code. */
+export function untilStopSignal(
+  logger: Services['logger'],
+  stopping: string,
+  close: () => Promise<void>,
+): Promise<number> {
   return new Promise<number>((resolve) => {
-    let stopping = false;
+    let signalled = false;
     const onSignal = (signal: NodeJS.Signals) => {
-      if (stopping) {
+      if (signalled) {
         // A second signal means the operator will not wait for the drain.
         logger.warn({ signal }, 'second stop signal, exiting now');
         resolve(1);
         return;
       }
-      stopping = true;
-      logger.info({ signal }, 'stopping: draining in-flight requests');
-      running.close().then(
+      signalled = true;
+      logger.info({ signal }, stopping);
+      close().then(
         () => {
           logger.info('stopped');
           resolve(0);

@@ -8,6 +8,9 @@ import { bindCredentialCache, CredentialCache } from './auth/cache.ts';
 import type { Config } from './config.ts';
 import { type Database, openDatabase } from './db/client.ts';
 import { createLogger, type Logger } from './logger.ts';
+import type { JobQueue } from './queue.ts';
+import { BullMqQueue, checkRedisEviction } from './queue-bullmq.ts';
+import { InProcessQueue } from './queue-in-process.ts';
 import { RateLimits } from './rate-limits.ts';
 import { CredentialUsage } from './usage.ts';
 
@@ -20,6 +23,11 @@ export interface Services {
   jwtKey: Uint8Array;
   /** The Redis connection for shared state (rate limits, cache invalidation) when REDIS_URL is set. */
   redis: Redis | null;
+  /**
+   * Background jobs (webhook deliveries). In-process without REDIS_URL, BullMQ with it;
+   * workers/runtime.ts starts the workers. Tools enqueue in afterCommit hooks.
+   */
+  queue: JobQueue;
   /** The request limits of the specification; null only when a benchmark or test builds the app without them. */
   rateLimits: RateLimits | null;
   /** Verified credentials, so hot callers skip the token/user/organization join (core/auth/cache.ts). */
@@ -36,6 +44,8 @@ export interface CreateServicesOptions {
    * something else; no environment variable turns the limits off in a deployment.
    */
   withoutRateLimits?: boolean;
+  /** BullMQ settings when REDIS_URL is set: a key prefix (tests) and the stalled-job lock time. */
+  queue?: { prefix?: string; stalledMs?: number };
 }
 
 /**
@@ -96,7 +106,10 @@ export async function createServices(config: Config, options: CreateServicesOpti
   usage.start();
   const jwtKey = resolveJwtKey(config, embedded && !options.inMemory);
   const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : null;
-  if (redis) await waitUntilReady(redis, 2000);
+  if (redis) {
+    await waitUntilReady(redis, 2000);
+    await checkRedisEviction(redis, logger);
+  }
   const rateLimits = options.withoutRateLimits ? null : new RateLimits(redis ?? undefined);
   // PostgreSQL without Redis: other processes may change credentials unseen, so nothing is cached.
   const authCache = new CredentialCache({
@@ -106,6 +119,9 @@ export async function createServices(config: Config, options: CreateServicesOpti
   });
   authCache.start();
   bindCredentialCache(db, authCache);
+  const queue: JobQueue = config.redisUrl
+    ? new BullMqQueue(config.redisUrl, { logger, ...options.queue })
+    : new InProcessQueue(logger);
   return {
     config,
     db,
@@ -115,7 +131,9 @@ export async function createServices(config: Config, options: CreateServicesOpti
     redis,
     rateLimits,
     authCache,
+    queue,
     async close() {
+      await queue.close();
       await usage.stop().catch((err: unknown) => logger.warn({ err }, 'could not flush key usage'));
       await authCache.close();
       await db.close();

@@ -14,6 +14,7 @@ import { createOrganizationWithOwner } from '../core/organizations.ts';
 import { createServices, type Services } from '../core/services.ts';
 import { insertUser } from '../core/users.ts';
 import { createApp } from '../rest/app.ts';
+import { type BackgroundWork, startBackgroundWork } from '../workers/runtime.ts';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
 export const onPostgres = Boolean(TEST_DATABASE_URL);
@@ -85,6 +86,12 @@ export interface TestContextOptions {
    * to test something else; test/rate-limits.test.ts covers the limits themselves.
    */
   withoutRateLimits?: boolean;
+  /**
+   * Run the background side (relay, sweeper, job workers with the real delivery handler) for this
+   * context, as `crm serve` does; stopped by close(). `{ ca }` makes deliveries trust a local
+   * receiver's self-signed certificate (test/support/https-receiver.ts).
+   */
+  withWorkers?: boolean | { ca?: string };
 }
 
 export async function createTestContext(
@@ -104,6 +111,14 @@ export async function createTestContext(
     withoutRateLimits: options.withoutRateLimits ?? false,
   });
   const app = createApp(services);
+  const workers = options.withWorkers;
+  const background: BackgroundWork | undefined = workers
+    ? await startBackgroundWork(services, {
+        relayIntervalMs: 50,
+        sweepIntervalMs: 1000,
+        deliveryOptions: workers === true ? {} : workers,
+      })
+    : undefined;
 
   const ctx: TestContext = {
     app,
@@ -162,6 +177,7 @@ export async function createTestContext(
       return { token, keyId };
     },
     async close() {
+      await background?.stop();
       await services.close();
       await scratch?.drop();
     },

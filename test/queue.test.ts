@@ -1,0 +1,164 @@
+// Locks in the in-process job runner (delays, job-id dedupe, concurrency) and the sweeper that resumes pending deliveries after a restart.
+import { spawnSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { webhookDeliveries, webhooks } from '../core/db/schema.ts';
+import { newId } from '../core/ids.ts';
+import { createLogger } from '../core/logger.ts';
+import type { JobHandlers } from '../core/queue.ts';
+import { InProcessQueue } from '../core/queue-in-process.ts';
+import { startBackgroundWork } from '../workers/runtime.ts';
+import { createTestContext, type TestContext, type TestOrg } from './helpers.ts';
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+async function until(check: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await sleep(10);
+  }
+}
+
+function recording(runMs = 0): { handlers: JobHandlers; ran: Array<{ id: string; at: number }> } {
+  const ran: Array<{ id: string; at: number }> = [];
+  return {
+    ran,
+    handlers: {
+      'webhook.deliver': async ({ deliveryId }) => {
+        if (runMs > 0) await sleep(runMs);
+        ran.push({ id: deliveryId, at: Date.now() });
+      },
+    },
+  };
+}
+
+describe('in-process queue', () => {
+  it('runs a delayed job no earlier than its delay', async () => {
+    const queue = new InProcessQueue(createLogger('silent'));
+    const { handlers, ran } = recording();
+    await queue.startWorkers(handlers, { concurrency: 2 });
+    const start = Date.now();
+    await queue.enqueue('webhook.deliver', { deliveryId: 'later' }, { delayMs: 200 });
+    await queue.enqueue('webhook.deliver', { deliveryId: 'now' });
+    await until(() => ran.length === 2);
+    expect(ran.map((r) => r.id)).toEqual(['now', 'later']);
+    expect((ran[1]?.at ?? 0) - start).toBeGreaterThanOrEqual(190);
+    await queue.close();
+  });
+
+  it('ignores a job id that is still waiting or running, and accepts it again once done', async () => {
+    const queue = new InProcessQueue(createLogger('silent'));
+    const { handlers, ran } = recording(50);
+    await queue.startWorkers(handlers, { concurrency: 4 });
+    await queue.enqueue('webhook.deliver', { deliveryId: 'a' }, { jobId: 'a', delayMs: 30 });
+    await queue.enqueue('webhook.deliver', { deliveryId: 'a' }, { jobId: 'a' });
+    await sleep(40);
+    // Running now: still a duplicate.
+    await queue.enqueue('webhook.deliver', { deliveryId: 'a' }, { jobId: 'a' });
+    await queue.enqueue('webhook.deliver', { deliveryId: 'a' }, { jobId: 'a:2' });
+    await until(() => ran.length === 2);
+    await sleep(100);
+    expect(ran.map((r) => r.id)).toEqual(['a', 'a']);
+    await queue.enqueue('webhook.deliver', { deliveryId: 'a' }, { jobId: 'a' });
+    await until(() => ran.length === 3);
+    await queue.close();
+  });
+
+  it('runs at most `concurrency` jobs at once', async () => {
+    const queue = new InProcessQueue(createLogger('silent'));
+    let running = 0;
+    let peak = 0;
+    let done = 0;
+    await queue.startWorkers(
+      {
+        'webhook.deliver': async () => {
+          running++;
+          peak = Math.max(peak, running);
+          await sleep(30);
+          running--;
+          done++;
+        },
+      },
+      { concurrency: 3 },
+    );
+    for (let i = 0; i < 10; i++) await queue.enqueue('webhook.deliver', { deliveryId: `d${i}` });
+    await until(() => done === 10);
+    expect(peak).toBe(3);
+    await queue.close();
+  });
+});
+
+describe('sweeper', () => {
+  let t: TestContext;
+  let org: TestOrg;
+
+  beforeAll(async () => {
+    t = await createTestContext();
+    org = await t.createOrg({ plan: 'starter' });
+  });
+  afterAll(() => t.close());
+
+  async function delivery(status: string, nextAttemptAt: Date | null): Promise<string> {
+    const webhookId = newId();
+    await t.services.db.system.insert(webhooks).values({
+      id: webhookId,
+      orgId: org.orgId,
+      url: 'https://hooks.example.com/crm',
+      events: ['lead.created'],
+      secret: 'whsec_test',
+    });
+    const id = newId();
+    await t.services.db.system.insert(webhookDeliveries).values({
+      id,
+      orgId: org.orgId,
+      webhookId,
+      event: 'lead.created',
+      outboxEventId: newId(),
+      data: { _id: newId() },
+      status,
+      nextAttemptAt,
+    });
+    return id;
+  }
+
+  it('re-enqueues due pending deliveries left by a previous process, and only those', async () => {
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    const leftOver = await delivery('pending', hourAgo);
+    const notYetDue = await delivery('pending', new Date(Date.now() + 3_600_000));
+    const finished = await delivery('succeeded', hourAgo);
+    const { handlers, ran } = recording();
+    const background = await startBackgroundWork(t.services, {
+      handlers,
+      relayIntervalMs: 1000,
+      sweepIntervalMs: 60_000,
+    });
+    try {
+      await until(() => ran.some((r) => r.id === leftOver));
+      await sleep(100);
+      const ids = ran.map((r) => r.id);
+      expect(ids.filter((id) => id === leftOver)).toHaveLength(1);
+      expect(ids).not.toContain(notYetDue);
+      expect(ids).not.toContain(finished);
+    } finally {
+      await background.stop();
+    }
+  });
+});
+
+describe('crm worker', () => {
+  it('refuses to start without REDIS_URL, with one line on stderr and exit code 2', () => {
+    const bin = join(dirname(fileURLToPath(import.meta.url)), '..', 'cli', 'bin.js');
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/postgres',
+    };
+    delete env.REDIS_URL;
+    const result = spawnSync(process.execPath, [bin, 'worker'], { env, encoding: 'utf8', timeout: 30_000 });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toBe(
+      'crm: crm worker needs REDIS_URL (without Redis, crm serve runs the workers itself)\n',
+    );
+  });
+});

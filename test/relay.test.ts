@@ -1,0 +1,212 @@
+// Locks in the outbox relay: one delivery per committed event and matching active subscription, none for rolled-back changes, never twice.
+import { eq, inArray } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { outboxEvents, webhookDeliveries, webhooks } from '../core/db/schema.ts';
+import { recordEvent } from '../core/events.ts';
+import { newId } from '../core/ids.ts';
+import { relayOutbox } from '../workers/relay.ts';
+import { startBackgroundWork } from '../workers/runtime.ts';
+import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
+import { HttpsReceiver } from './support/https-receiver.ts';
+
+let t: TestContext;
+let org: TestOrg;
+let other: TestOrg;
+
+beforeAll(async () => {
+  t = await createTestContext({}, { withoutRateLimits: true });
+  org = await t.createOrg({ plan: 'starter' });
+  other = await t.createOrg({ plan: 'starter', name: 'Other Org' });
+});
+afterAll(() => t.close());
+
+async function subscribe(orgId: string, events: string[], isActive = true): Promise<string> {
+  const id = newId();
+  await t.services.db.system.insert(webhooks).values({
+    id,
+    orgId,
+    url: 'https://hooks.example.com/crm',
+    events,
+    secret: 'whsec_test',
+    isActive,
+  });
+  return id;
+}
+
+async function createLead(name: string, token = org.token): Promise<string> {
+  const res = await t.request('POST', '/api/v1/leads', { token, body: { name } });
+  expect(res.status).toBe(201);
+  return (await json<{ lead: { _id: string } }>(res)).lead._id;
+}
+
+async function deliveriesOf(webhookId: string) {
+  return t.services.db.system
+    .select()
+    .from(webhookDeliveries)
+    .where(eq(webhookDeliveries.webhookId, webhookId));
+}
+
+describe('relayOutbox', () => {
+  it('creates exactly one delivery for the matching active subscription of the organization only', async () => {
+    const matching = await subscribe(org.orgId, ['lead.created', 'lead.updated']);
+    const inactive = await subscribe(org.orgId, ['lead.created'], false);
+    const otherEvents = await subscribe(org.orgId, ['contact.created']);
+    const otherOrg = await subscribe(other.orgId, ['lead.created']);
+
+    const leadId = await createLead('Acme');
+    const created = await relayOutbox(t.services);
+
+    const rows = await deliveriesOf(matching);
+    expect(rows).toHaveLength(1);
+    expect(created).toEqual([rows[0]?.id]);
+    expect(rows[0]).toMatchObject({
+      orgId: org.orgId,
+      event: 'lead.created',
+      status: 'pending',
+      attempts: [],
+    });
+    expect(rows[0]?.data).toMatchObject({ _id: leadId, name: 'Acme' });
+    expect(rows[0]?.nextAttemptAt).toBeInstanceOf(Date);
+    expect(await deliveriesOf(inactive)).toHaveLength(0);
+    expect(await deliveriesOf(otherEvents)).toHaveLength(0);
+    expect(await deliveriesOf(otherOrg)).toHaveLength(0);
+
+    const [event] = await t.services.db.system
+      .select()
+      .from(outboxEvents)
+      .where(eq(outboxEvents.id, rows[0]?.outboxEventId ?? ''));
+    expect(event?.relayedAt).toBeInstanceOf(Date);
+  });
+
+  it('marks events of organizations without subscriptions relayed and creates nothing', async () => {
+    const lonely = await t.createOrg({ name: 'No Hooks' });
+    await createLead('Quiet', lonely.token);
+    const before = await t.services.db.system.select({ id: webhookDeliveries.id }).from(webhookDeliveries);
+    expect(await relayOutbox(t.services)).toEqual([]);
+    const events = await t.services.db.system
+      .select()
+      .from(outboxEvents)
+      .where(eq(outboxEvents.orgId, lonely.orgId));
+    expect(events).toHaveLength(1);
+    expect(events[0]?.relayedAt).toBeInstanceOf(Date);
+    const after = await t.services.db.system.select({ id: webhookDeliveries.id }).from(webhookDeliveries);
+    expect(after).toHaveLength(before.length);
+  });
+
+  it('leaves no outbox row and no delivery for a rolled-back change', async () => {
+    const hook = await subscribe(org.orgId, ['lead.created']);
+    const rejected = await t.request('POST', '/api/v1/leads', { token: org.token, body: { name: '' } });
+    expect(rejected.status).toBe(400);
+    await expect(
+      t.services.db.withTenant(org.orgId, async (tx) => {
+        await recordEvent(tx, org.orgId, 'lead.created', { _id: 'rolled-back' });
+        throw new Error('abort the change');
+      }),
+    ).rejects.toThrow('abort the change');
+    const pending = await t.services.db.system
+      .select({ id: outboxEvents.id, data: outboxEvents.data })
+      .from(outboxEvents)
+      .where(eq(outboxEvents.orgId, org.orgId));
+    expect(pending.some((row) => row.data._id === 'rolled-back')).toBe(false);
+    expect(await relayOutbox(t.services)).toEqual([]);
+    expect(await deliveriesOf(hook)).toHaveLength(0);
+  });
+
+  it('creates each delivery once when two relays run at the same time or an event is relayed again', async () => {
+    const hook = await subscribe(org.orgId, ['lead.updated', 'lead.created']);
+    const leadIds = await Promise.all(
+      ['One', 'Two', 'Three', 'Four', 'Five'].map((name) => createLead(name)),
+    );
+
+    const [first, second] = await Promise.all([relayOutbox(t.services), relayOutbox(t.services)]);
+    const all = [...first, ...second];
+    expect(new Set(all).size).toBe(all.length);
+    const rows = await deliveriesOf(hook);
+    expect(rows).toHaveLength(5);
+    expect(rows.map((r) => r.data._id).sort()).toEqual([...leadIds].sort());
+    expect(rows.every((r) => all.includes(r.id))).toBe(true);
+
+    // A relay that crashed after inserting but before marking would see its rows again.
+    const eventIds = rows.map((r) => r.outboxEventId ?? '');
+    await t.services.db.system
+      .update(outboxEvents)
+      .set({ relayedAt: null })
+      .where(inArray(outboxEvents.id, eventIds));
+    expect(await relayOutbox(t.services)).toEqual([]);
+    expect(await deliveriesOf(hook)).toHaveLength(5);
+    const marked = await t.services.db.system
+      .select({ relayedAt: outboxEvents.relayedAt })
+      .from(outboxEvents)
+      .where(inArray(outboxEvents.id, eventIds));
+    expect(marked.every((r) => r.relayedAt instanceof Date)).toBe(true);
+  });
+
+  it('enqueues a webhook.deliver job per created delivery, run by the background workers', async () => {
+    const hook = await subscribe(org.orgId, ['lead.created']);
+    const ran: string[] = [];
+    const background = await startBackgroundWork(t.services, {
+      relayIntervalMs: 20,
+      sweepIntervalMs: 60_000,
+      handlers: {
+        'webhook.deliver': async ({ deliveryId }) => {
+          ran.push(deliveryId);
+        },
+      },
+    });
+    try {
+      await createLead('Queued');
+      const deadline = Date.now() + 5000;
+      let rows = await deliveriesOf(hook);
+      while ((rows.length === 0 || !ran.includes(rows[0]?.id ?? '')) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        rows = await deliveriesOf(hook);
+      }
+      expect(rows).toHaveLength(1);
+      expect(ran).toContain(rows[0]?.id);
+    } finally {
+      await background.stop();
+    }
+  });
+});
+
+describe('createTestContext({ withWorkers })', () => {
+  let receiver: HttpsReceiver;
+  let w: TestContext;
+
+  beforeAll(async () => {
+    receiver = await HttpsReceiver.start();
+    w = await createTestContext(
+      { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
+      { withoutRateLimits: true, withWorkers: { ca: receiver.ca } },
+    );
+  });
+  afterAll(async () => {
+    await w.close();
+    await receiver.close();
+  });
+
+  it('relays a committed lead change and delivers it to the subscriber with its delivery id', async () => {
+    const owner = await w.createOrg({ plan: 'starter' });
+    const webhookId = newId();
+    await w.services.db.system.insert(webhooks).values({
+      id: webhookId,
+      orgId: owner.orgId,
+      url: receiver.url('/leads'),
+      events: ['lead.created'],
+      secret: 'whsec_end_to_end',
+    });
+    const res = await w.request('POST', '/api/v1/leads', { token: owner.token, body: { name: 'Delivered' } });
+    expect(res.status).toBe(201);
+    const [hit] = await receiver.waitForRequests(1, 10_000);
+    const [row] = await w.services.db.system
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.webhookId, webhookId));
+    expect(hit?.headers['x-crm-delivery-id']).toBe(row?.id);
+    expect(hit?.headers['x-crm-event']).toBe('lead.created');
+    expect(JSON.parse(hit?.body.toString('utf8') ?? '{}')).toMatchObject({
+      event: 'lead.created',
+      data: { name: 'Delivered' },
+    });
+  });
+});

@@ -1,0 +1,304 @@
+// The 'webhook.deliver' job: one HTTP attempt of one delivery, recorded in the delivery log, and
+// the next attempt scheduled on failure. Each attempt signs a fresh body (new timestamp), goes
+// through the SSRF-guarded dispatcher, and is bounded by one hard deadline covering connect,
+// headers and body, so a receiver that trickles its answer cannot hold a worker.
+import { and, eq, sql } from 'drizzle-orm';
+import { request } from 'undici';
+import {
+  type DeliveryAttempt,
+  type WebhookDeliveryRow,
+  webhookDeliveries,
+  webhooks,
+} from '../core/db/schema.ts';
+import type { JobPayloads } from '../core/queue.ts';
+import type { Services } from '../core/services.ts';
+import { signPayload, standardWebhookSignature } from './signing.ts';
+import { BlockedTargetError, createDeliveryDispatcher, parseTargetUrl } from './ssrf.ts';
+
+/** The fixed agent string of the webhook sender (specification: Delivery request). */
+export const WEBHOOK_USER_AGENT = 'CRM-Webhooks/1.0 (+https://example.invalid/docs/webhooks)';
+
+/** At most this much of a receiver's answer is read; the rest is discarded. */
+const RESPONSE_READ_LIMIT = 64 * 1024;
+/** What the delivery log keeps of the answer. */
+const EXCERPT_CHARS = 1000;
+/** Retry delays vary by up to this fraction either way, so failed deliveries do not retry in lockstep. */
+const JITTER = 0.1;
+
+export interface DeliveryOptions {
+  /**
+   * PEM certificate(s) to trust instead of the system roots. Only tests use it (their local
+   * receiver's self-signed certificate); deployments use the system roots plus NODE_EXTRA_CA_CERTS.
+   */
+  ca?: string;
+  /** The randomness of the retry jitter, in [0, 1); 0.5 means none. Tests pin it. */
+  random?: () => number;
+}
+
+interface Outcome {
+  statusCode: number | null;
+  /** null on success; otherwise the failure kind stored in the log. */
+  error: string | null;
+  durationMs: number;
+  excerpt: string | null;
+  /** Why a target was refused or a connection failed: for the server log only. */
+  detail?: string;
+}
+
+type UpdateSet = Partial<typeof webhookDeliveries.$inferInsert>;
+
+function errorCode(err: unknown): string {
+  let current: unknown = err;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    if ('code' in current && typeof current.code === 'string') return current.code;
+    current = current.cause;
+  }
+  return '';
+}
+
+function findBlocked(err: unknown): BlockedTargetError | null {
+  let current: unknown = err;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    if (current instanceof BlockedTargetError) return current;
+    current = current.cause;
+  }
+  return null;
+}
+
+const TLS_CODE =
+  /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED|SELF_SIGNED_CERT|HOSTNAME_MISMATCH)/;
+const TIMEOUT_CODES = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'ETIMEDOUT',
+]);
+
+function classifyError(err: unknown, deadline: AbortSignal): { error: string; detail: string } {
+  const detail = err instanceof Error ? `${errorCode(err) || err.name}: ${err.message}` : String(err);
+  const blocked = findBlocked(err);
+  if (blocked) return { error: 'blocked_target', detail: blocked.message };
+  if (deadline.aborted) return { error: 'timeout', detail };
+  const code = errorCode(err);
+  if (TIMEOUT_CODES.has(code)) return { error: 'timeout', detail };
+  if (TLS_CODE.test(code)) return { error: 'tls', detail };
+  return { error: 'network', detail };
+}
+
+/** Reads at most `limit` bytes of a body, then stops reading (the dispatcher is destroyed afterwards). */
+async function readLimited(body: AsyncIterable<unknown>, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+    chunks.push(buf);
+    size += buf.length;
+    if (size >= limit) break;
+  }
+  return Buffer.concat(chunks).subarray(0, limit);
+}
+
+async function send(
+  services: Services,
+  url: URL,
+  headers: Record<string, string>,
+  body: Buffer,
+  options: DeliveryOptions,
+): Promise<Outcome> {
+  const timeoutMs = services.config.webhookTimeoutMs;
+  const deadline = AbortSignal.timeout(timeoutMs);
+  const dispatcher = createDeliveryDispatcher({
+    allowPrivate: services.config.webhookAllowPrivateTargets,
+    connectTimeoutMs: timeoutMs,
+    ...(options.ca === undefined ? {} : { ca: options.ca }),
+  });
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  try {
+    // undici 7 follows no redirects unless a redirect interceptor is composed in: a 3xx comes back as is.
+    const res = await request(url, {
+      method: 'POST',
+      headers,
+      body,
+      dispatcher,
+      signal: deadline,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
+    const answer = await readLimited(res.body, RESPONSE_READ_LIMIT);
+    const excerpt = answer.toString('utf8').slice(0, EXCERPT_CHARS);
+    const status = res.statusCode;
+    if (status >= 200 && status < 300)
+      return { statusCode: status, error: null, durationMs: elapsed(), excerpt };
+    const error = status >= 300 && status < 400 ? 'redirect' : `http_${status}`;
+    return { statusCode: status, error, durationMs: elapsed(), excerpt };
+  } catch (err) {
+    const { error, detail } = classifyError(err, deadline);
+    return { statusCode: null, error, durationMs: elapsed(), excerpt: null, detail };
+  } finally {
+    dispatcher.destroy().catch(() => undefined);
+  }
+}
+
+function jitteredDelay(delayMs: number, random: () => number): number {
+  return Math.max(0, Math.round(delayMs * (1 + (random() * 2 - 1) * JITTER)));
+}
+
+async function record(
+  services: Services,
+  deliveryId: string,
+  attempt: DeliveryAttempt,
+  set: UpdateSet,
+): Promise<void> {
+  // Appended in SQL, so the log keeps every attempt even if two writers ever overlap.
+  await services.db.system
+    .update(webhookDeliveries)
+    .set({
+      ...set,
+      attempts: sql`${webhookDeliveries.attempts} || ${JSON.stringify([attempt])}::jsonb`,
+      updatedAt: new Date(),
+    })
+    .where(eq(webhookDeliveries.id, deliveryId));
+}
+
+/**
+ * The 'webhook.deliver' handler. Without `single` it makes the next automatic attempt (the n-th
+ * attempt is the one after n-1 logged ones) and schedules the following; with `single` (test
+ * endpoint, replay) it makes exactly one attempt whatever the status, and never retries.
+ */
+export async function attemptDelivery(
+  services: Services,
+  payload: JobPayloads['webhook.deliver'],
+  options: DeliveryOptions = {},
+): Promise<void> {
+  const { logger } = services;
+  const db = services.db.system;
+  const single = payload.single === true;
+  const [delivery] = await db
+    .select()
+    .from(webhookDeliveries)
+    .where(eq(webhookDeliveries.id, payload.deliveryId))
+    .limit(1);
+  if (!delivery) {
+    logger.warn({ delivery_id: payload.deliveryId }, 'webhook delivery not found; job dropped');
+    return;
+  }
+  // A finished delivery is only attempted again on request (replay); a stray retry job is a no-op.
+  if (!single && delivery.status !== 'pending') {
+    logger.debug({ delivery_id: delivery.id, status: delivery.status }, 'webhook delivery already final');
+    return;
+  }
+  const [webhook] = await db
+    .select()
+    .from(webhooks)
+    .where(and(eq(webhooks.id, delivery.webhookId), eq(webhooks.orgId, delivery.orgId)))
+    .limit(1);
+  if (!webhook) {
+    logger.warn({ delivery_id: delivery.id }, 'webhook subscription not found; job dropped');
+    return;
+  }
+  if (!webhook.isActive && delivery.event !== 'webhook.test') {
+    const attempt: DeliveryAttempt = {
+      at: new Date().toISOString(),
+      status_code: null,
+      error: 'subscription_inactive',
+      duration_ms: 0,
+      response_excerpt: null,
+      next_attempt_at: null,
+    };
+    await record(services, delivery.id, attempt, { status: 'failed', nextAttemptAt: null });
+    logger.info(
+      { delivery_id: delivery.id, webhook_id: webhook.id, event: delivery.event, error: attempt.error },
+      'webhook delivery not sent: subscription inactive',
+    );
+    return;
+  }
+
+  const now = new Date();
+  const timestampSeconds = Math.floor(now.getTime() / 1000);
+  // Serialised once: the bytes signed are exactly the bytes sent.
+  const body = Buffer.from(
+    JSON.stringify({
+      event: delivery.event,
+      org_id: delivery.orgId,
+      timestamp: now.toISOString(),
+      data: delivery.data,
+    }),
+    'utf8',
+  );
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'user-agent': WEBHOOK_USER_AGENT,
+    'x-crm-event': delivery.event,
+    'x-crm-signature': signPayload(webhook.secret, body),
+    'x-crm-delivery-id': delivery.id,
+    'webhook-id': delivery.id,
+    'webhook-timestamp': String(timestampSeconds),
+    'webhook-signature': standardWebhookSignature(webhook.secret, delivery.id, timestampSeconds, body),
+  };
+
+  const target = parseTargetUrl(webhook.url);
+  const outcome: Outcome = target.ok
+    ? await send(services, target.url, headers, body, options)
+    : { statusCode: null, error: 'blocked_target', durationMs: 0, excerpt: null, detail: target.reason };
+
+  await recordOutcome(services, delivery, now, outcome, single, options);
+}
+
+async function recordOutcome(
+  services: Services,
+  delivery: WebhookDeliveryRow,
+  startedAt: Date,
+  outcome: Outcome,
+  single: boolean,
+  options: DeliveryOptions,
+): Promise<void> {
+  const delays = services.config.webhookRetryDelaysMs;
+  const attemptNumber = delivery.attempts.length + 1;
+  const totalAttempts = 1 + delays.length;
+  const retryDelay = delays[attemptNumber - 1];
+  const retry =
+    outcome.error !== null && !single && attemptNumber < totalAttempts && retryDelay !== undefined;
+  const delayMs = retry ? jitteredDelay(retryDelay, options.random ?? Math.random) : 0;
+  const nextAttemptAt = retry ? new Date(Date.now() + delayMs) : null;
+  const attempt: DeliveryAttempt = {
+    at: startedAt.toISOString(),
+    status_code: outcome.statusCode,
+    error: outcome.error,
+    duration_ms: outcome.durationMs,
+    response_excerpt: outcome.excerpt,
+    next_attempt_at: nextAttemptAt?.toISOString() ?? null,
+  };
+  const status = outcome.error === null ? 'succeeded' : retry ? 'pending' : 'failed';
+  await record(services, delivery.id, attempt, { status, nextAttemptAt });
+
+  // The reason a target was refused goes to the log only: the API shows the kind, never the address.
+  const fields = {
+    delivery_id: delivery.id,
+    webhook_id: delivery.webhookId,
+    org_id: delivery.orgId,
+    event: delivery.event,
+    attempt: attemptNumber,
+    single,
+    status_code: outcome.statusCode,
+    error: outcome.error,
+    duration_ms: outcome.durationMs,
+    ...(outcome.detail === undefined ? {} : { detail: outcome.detail }),
+    ...(nextAttemptAt ? { next_attempt_at: nextAttemptAt.toISOString() } : {}),
+  };
+  if (outcome.error === null) services.logger.info(fields, 'webhook delivered');
+  else
+    services.logger.warn(fields, retry ? 'webhook delivery failed; will retry' : 'webhook delivery failed');
+
+  if (!retry) return;
+  try {
+    await services.queue.enqueue(
+      'webhook.deliver',
+      { deliveryId: delivery.id },
+      { delayMs, jobId: `${delivery.id}:${attemptNumber + 1}` },
+    );
+  } catch (err) {
+    // The row stays pending with next_attempt_at set, so the sweeper re-enqueues it.
+    services.logger.warn({ err, delivery_id: delivery.id }, 'could not enqueue the next delivery attempt');
+  }
+}

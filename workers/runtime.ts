@@ -1,0 +1,124 @@
+// The background side of the server: the job workers, the outbox relay loop and the sweeper.
+// `crm serve` runs it in-process (unless told not to), `crm worker` as its own process. The
+// sweeper re-enqueues deliveries that are due but have no job: after a restart of the in-process
+// runner (its jobs live in memory) or of a Redis without persistence.
+import { and, eq, lte, sql } from 'drizzle-orm';
+import { webhookDeliveries } from '../core/db/schema.ts';
+import type { JobHandlers } from '../core/queue.ts';
+import type { Services } from '../core/services.ts';
+import { attemptDelivery, type DeliveryOptions } from './deliver.ts';
+import { relayBatch } from './relay.ts';
+
+export interface BackgroundWorkOptions {
+  relayIntervalMs?: number;
+  sweepIntervalMs?: number;
+  /**
+   * How long past its due time a pending delivery must be before the sweeper re-enqueues it, so a
+   * job that is merely queued behind others is not doubled.
+   */
+  sweepGraceMs?: number;
+  concurrency?: number;
+  /** The job handlers; the real delivery handler by default (tests pass recording ones). */
+  handlers?: JobHandlers;
+  /** Options of the real delivery handler (tests: their receiver's certificate). */
+  deliveryOptions?: DeliveryOptions;
+}
+
+export interface BackgroundWork {
+  /** Stops the relay and sweeper loops and waits for a pass in progress. The queue closes with the services. */
+  stop(): Promise<void>;
+}
+
+const SWEEP_BATCH = 500;
+
+export function deliveryHandlers(services: Services, options: DeliveryOptions = {}): JobHandlers {
+  return { 'webhook.deliver': (payload) => attemptDelivery(services, payload, options) };
+}
+
+/** Re-enqueues due pending deliveries; returns how many. */
+export async function sweepPendingDeliveries(services: Services, graceMs: number): Promise<number> {
+  const cutoff = new Date(Date.now() - graceMs);
+  const due = await services.db.system
+    .select({
+      id: webhookDeliveries.id,
+      attempts: sql<number>`jsonb_array_length(${webhookDeliveries.attempts})`,
+    })
+    .from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.status, 'pending'), lte(webhookDeliveries.nextAttemptAt, cutoff)))
+    .orderBy(webhookDeliveries.nextAttemptAt)
+    .limit(SWEEP_BATCH);
+  for (const row of due) {
+    // The id of the attempt this job makes, as the delivery handler names its retries.
+    const jobId = `${row.id}:${Number(row.attempts) + 1}`;
+    await services.queue.enqueue('webhook.deliver', { deliveryId: row.id }, { jobId });
+  }
+  if (due.length > 0) services.logger.info({ count: due.length }, 'sweeper re-enqueued pending deliveries');
+  return due.length;
+}
+
+/** Runs `pass` now and then every `intervalMs`, never two at once; a pass returning true reruns at once. */
+function loop(
+  name: string,
+  services: Services,
+  intervalMs: number,
+  pass: () => Promise<boolean>,
+): { stop(): Promise<void> } {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let current: Promise<void> = Promise.resolve();
+  const run = () => {
+    timer = undefined;
+    current = (async () => {
+      let again = true;
+      while (again && !stopped) {
+        try {
+          again = await pass();
+        } catch (err) {
+          services.logger.error({ err }, `${name} failed`);
+          again = false;
+        }
+      }
+      if (!stopped) {
+        timer = setTimeout(run, intervalMs);
+        timer.unref();
+      }
+    })();
+  };
+  run();
+  return {
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await current;
+    },
+  };
+}
+
+export async function startBackgroundWork(
+  services: Services,
+  options: BackgroundWorkOptions = {},
+): Promise<BackgroundWork> {
+  const relayIntervalMs = options.relayIntervalMs ?? 250;
+  const sweepIntervalMs = options.sweepIntervalMs ?? 5000;
+  const sweepGraceMs = options.sweepGraceMs ?? 30_000;
+  const concurrency = options.concurrency ?? 8;
+  const batchSize = 200;
+  await services.queue.startWorkers(options.handlers ?? deliveryHandlers(services, options.deliveryOptions), {
+    concurrency,
+  });
+  const relay = loop('outbox relay', services, relayIntervalMs, async () => {
+    // A full batch means more rows are waiting: relay them without waiting for the next tick.
+    const { relayed } = await relayBatch(services, { batchSize });
+    return relayed === batchSize;
+  });
+  const sweeper = loop('delivery sweeper', services, sweepIntervalMs, async () => {
+    // Never rerun at once: re-enqueued rows stay pending until their job runs, so they would be found again.
+    await sweepPendingDeliveries(services, sweepGraceMs);
+    return false;
+  });
+  return {
+    async stop() {
+      await Promise.all([relay.stop(), sweeper.stop()]);
+    },
+  };
+}
