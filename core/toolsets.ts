@@ -5,7 +5,7 @@
 // area of tools either fits an existing description (everyday record work belongs in core, as long
 // as the default list stays within its budget) or adds a row here.
 
-export const TOOLSET_NAMES = ['core', 'admin', 'settings'] as const;
+export const TOOLSET_NAMES = ['core', 'admin', 'settings', 'webhooks'] as const;
 export type ToolsetName = (typeof TOOLSET_NAMES)[number];
 
 /** One line per toolset, for the server instructions and the docs. */
@@ -13,6 +13,8 @@ export const TOOLSETS: Readonly<Record<ToolsetName, string>> = {
   core: "Everyday CRM work: get_me, leads (search, read, create, update, convert, bulk changes), reading the organization's users, and the trash. Listed by default.",
   admin: 'User management for owners and admins: create, update, deactivate, reactivate and delete users.',
   settings: "The caller's own API keys: create, list, update (label, toolsets), revoke and rotate.",
+  webhooks:
+    'Webhook subscriptions of the organization (create, list, read, update, delete, send a test) and their delivery log (read, replay). Needs a plan with webhooks.',
 };
 
 /** What an MCP connection lists when neither the header nor the key selects anything. */

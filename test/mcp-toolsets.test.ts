@@ -103,18 +103,15 @@ describe('the X-MCP-Toolsets header over HTTP', () => {
   it('answers 400 with the REST envelope naming the valid toolsets for an unknown name', async () => {
     const res = await postMcp(mcpUrl, { ...bearer(org.token), [TOOLSETS_HEADER]: 'core,crm' });
     expect(res.status).toBe(400);
+    // Every registered toolset is named, so the message stays right as toolsets are added.
+    const message = `Unknown toolset "crm" in X-MCP-Toolsets. Valid toolsets: ${TOOLSET_NAMES.join(', ')}, or all.`;
+    expect(TOOLSET_NAMES).toContain('admin');
     expect(await json(res)).toEqual({
       error: 'Validation failed',
       code: 'validation_failed',
-      message: 'Unknown toolset "crm" in X-MCP-Toolsets. Valid toolsets: core, admin, settings, or all.',
-      details: [
-        {
-          field: 'X-MCP-Toolsets',
-          message: 'Unknown toolset "crm" in X-MCP-Toolsets. Valid toolsets: core, admin, settings, or all.',
-          code: 'invalid_toolset',
-        },
-      ],
-      valid_toolsets: ['core', 'admin', 'settings', 'all'],
+      message,
+      details: [{ field: 'X-MCP-Toolsets', message, code: 'invalid_toolset' }],
+      valid_toolsets: [...TOOLSET_NAMES, 'all'],
     });
   });
 

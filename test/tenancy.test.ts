@@ -2,7 +2,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { apiKeys, leads, users } from '../core/db/schema.ts';
+import { apiKeys, leads, users, webhookDeliveries, webhooks } from '../core/db/schema.ts';
 import { newId } from '../core/ids.ts';
 import type { Route } from '../rest/route.ts';
 import { ROUTES } from '../rest/routes/index.ts';
@@ -71,13 +71,58 @@ const FACTORIES: Record<string, (org: TestOrg) => Promise<Fixture>> = {
     });
     return { id, read: () => t.services.db.system.select().from(leads).where(eq(leads.id, id)) };
   },
+  // The subscription and its delivery log: a test delivery or a deletion would change either.
+  '/webhooks': async (org) => {
+    const id = await insertWebhook(org);
+    return {
+      id,
+      read: async () => ({
+        webhook: await t.services.db.system.select().from(webhooks).where(eq(webhooks.id, id)),
+        deliveries: await t.services.db.system
+          .select()
+          .from(webhookDeliveries)
+          .where(eq(webhookDeliveries.webhookId, id)),
+      }),
+    };
+  },
+  // A finished delivery, so the owning organization's replay is accepted (pending ones are refused).
+  '/webhooks/deliveries': async (org) => {
+    const webhookId = await insertWebhook(org);
+    const id = newId();
+    await t.services.db.system.insert(webhookDeliveries).values({
+      id,
+      orgId: org.orgId,
+      webhookId,
+      event: 'lead.created',
+      data: { name: 'Victim lead' },
+      status: 'failed',
+    });
+    return {
+      id,
+      read: () => t.services.db.system.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id)),
+    };
+  },
 };
+
+async function insertWebhook(org: TestOrg): Promise<string> {
+  const id = newId();
+  await t.services.db.system.insert(webhooks).values({
+    id,
+    orgId: org.orgId,
+    url: 'https://victim.example.test/hook',
+    events: ['lead.created'],
+    secret: 'victim-signing-secret',
+    createdBy: org.ownerId,
+  });
+  return id;
+}
 
 /** Bodies for tools whose required input the generic generator below cannot guess. */
 const BODIES: Record<string, Record<string, unknown>> = {
   replace_lead: { name: 'Renamed by intruder' },
   update_lead: { name: 'Renamed by intruder' },
   update_user: { name: 'Renamed by intruder' },
+  update_webhook: { is_active: false },
 };
 
 const isIdParam = (name: string) => name === 'id' || name.endsWith('Id');

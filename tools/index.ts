@@ -5,8 +5,16 @@ import { leadTools } from './leads.ts';
 import { meTools } from './me.ts';
 import { trashTools } from './trash.ts';
 import { userTools } from './users.ts';
+import { webhookTools } from './webhooks.ts';
 
-export const TOOLS: readonly Tool[] = [...meTools, ...leadTools, ...userTools, ...apiKeyTools, ...trashTools];
+export const TOOLS: readonly Tool[] = [
+  ...meTools,
+  ...leadTools,
+  ...userTools,
+  ...apiKeyTools,
+  ...trashTools,
+  ...webhookTools,
+];
 
 export function findTool(name: string): Tool | undefined {
   return TOOLS.find((t) => t.name === name);

@@ -5,6 +5,7 @@ import { leadRoutes } from './leads.ts';
 import { meRoutes } from './me.ts';
 import { trashRoutes } from './trash.ts';
 import { userRoutes } from './users.ts';
+import { webhookRoutes } from './webhooks.ts';
 
 export const ROUTES: readonly Route[] = [
   ...meRoutes,
@@ -12,4 +13,5 @@ export const ROUTES: readonly Route[] = [
   ...userRoutes,
   ...apiKeyRoutes,
   ...trashRoutes,
+  ...webhookRoutes,
 ];

@@ -1,0 +1,450 @@
+// Locks in webhook subscriptions and their delivery log over REST: validation, secrets never returned, plan gating, permissions, test and replay entries.
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { organizations, webhookDeliveries, webhooks } from '../core/db/schema.ts';
+import { newId } from '../core/ids.ts';
+import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
+
+interface WebhookBody {
+  _id: string;
+  url: string;
+  events: string[];
+  is_active: boolean;
+  created_by: string | null;
+  created_at: string;
+  updated_at: string;
+  secret_set: boolean;
+}
+
+interface DeliveryBody {
+  _id: string;
+  webhook_id: string;
+  event: string;
+  status: string;
+  data: Record<string, unknown>;
+  attempts: unknown[];
+  created_at: string;
+  updated_at: string;
+}
+
+interface ErrorBody {
+  error: string;
+  code?: string;
+  details?: { field: string; message: string; code: string }[];
+  [extra: string]: unknown;
+}
+
+const SECRET = 'a-very-secret-signing-key';
+
+let t: TestContext;
+let org: TestOrg;
+
+beforeAll(async () => {
+  t = await createTestContext({}, { withoutRateLimits: true });
+  org = await t.createOrg({ plan: 'starter' });
+});
+afterAll(() => t.close());
+
+const valid = (overrides: Record<string, unknown> = {}) => ({
+  name: 'My receiver',
+  url: 'https://hooks.example.test/crm',
+  events: ['lead.created', 'lead.updated'],
+  secret: SECRET,
+  ...overrides,
+});
+
+async function create(token: string, body: Record<string, unknown>) {
+  const res = await t.request('POST', '/api/v1/webhooks', { token, body });
+  return { res, body: await json<{ webhook: WebhookBody } & ErrorBody>(res) };
+}
+
+async function createOk(token: string, overrides: Record<string, unknown> = {}): Promise<WebhookBody> {
+  const { res, body } = await create(token, valid(overrides));
+  expect(res.status, JSON.stringify(body)).toBe(201);
+  return body.webhook;
+}
+
+/** A finished delivery written as the delivery engine would leave it. */
+async function insertDelivery(
+  orgId: string,
+  webhookId: string,
+  status: 'pending' | 'succeeded' | 'failed',
+  createdAt = new Date(),
+): Promise<string> {
+  const id = newId(createdAt);
+  await t.services.db.system.insert(webhookDeliveries).values({
+    id,
+    orgId,
+    webhookId,
+    event: 'lead.created',
+    data: { _id: 'x', name: 'Lead' },
+    status,
+    attempts:
+      status === 'pending'
+        ? []
+        : [
+            {
+              at: createdAt.toISOString(),
+              status_code: status === 'succeeded' ? 200 : 500,
+              error: null,
+              duration_ms: 12,
+              response_excerpt: 'ok',
+              next_attempt_at: null,
+            },
+          ],
+    createdAt,
+    updatedAt: createdAt,
+  });
+  return id;
+}
+
+function expectNoSecret(payload: unknown): void {
+  const text = JSON.stringify(payload);
+  expect(text).not.toContain(SECRET);
+  expect(text).not.toContain('"secret"');
+}
+
+describe('create, read, update, delete', () => {
+  it('creates a subscription and returns the record without the secret or the name', async () => {
+    const { res, body } = await create(org.token, valid());
+    expect(res.status).toBe(201);
+    const hook = body.webhook;
+    expect(hook).toEqual({
+      _id: expect.stringMatching(/^[0-9a-f]{24}$/),
+      url: 'https://hooks.example.test/crm',
+      events: ['lead.created', 'lead.updated'],
+      is_active: true,
+      created_by: org.ownerId,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+      secret_set: true,
+    });
+    expectNoSecret(body);
+    expect(JSON.stringify(body)).not.toContain('My receiver');
+    const [row] = await t.services.db.system.select().from(webhooks).where(eq(webhooks.id, hook._id));
+    expect(row?.secret).toBe(SECRET);
+    expect(row?.orgId).toBe(org.orgId);
+  });
+
+  it('accepts is_active false, an https URL on a private address, and drops duplicate events', async () => {
+    const hook = await createOk(org.token, {
+      url: 'https://10.0.0.5:8443/hook',
+      is_active: false,
+      events: ['invoice.paid', 'invoice.paid'],
+    });
+    expect(hook.is_active).toBe(false);
+    expect(hook.events).toEqual(['invoice.paid']);
+  });
+
+  it('gets, lists newest first, updates and deletes, never showing the secret', async () => {
+    const other = await t.createOrg({ plan: 'starter' });
+    const first = await createOk(other.token, { url: 'https://one.example.test/a' });
+    const second = await createOk(other.token, { url: 'https://two.example.test/b' });
+
+    const got = await t.request('GET', `/api/v1/webhooks/${first._id}`, { token: other.token });
+    expect(got.status).toBe(200);
+    const gotBody = await json<{ webhook: WebhookBody }>(got);
+    expect(gotBody.webhook).toEqual(first);
+    expectNoSecret(gotBody);
+
+    const list = await t.request('GET', '/api/v1/webhooks?limit=1', { token: other.token });
+    const listBody = await json<{ webhooks: WebhookBody[]; total: number; totalPages: number }>(list);
+    expect(list.status).toBe(200);
+    expect(listBody.total).toBe(2);
+    expect(listBody.totalPages).toBe(2);
+    expect(listBody.webhooks.map((w) => w._id)).toEqual([second._id]);
+    expectNoSecret(listBody);
+    const page2 = await json<{ webhooks: WebhookBody[] }>(
+      await t.request('GET', '/api/v1/webhooks?limit=1&page=2', { token: other.token }),
+    );
+    expect(page2.webhooks.map((w) => w._id)).toEqual([first._id]);
+    const searched = await json<{ webhooks: WebhookBody[] }>(
+      await t.request('GET', '/api/v1/webhooks?search=two.example', { token: other.token }),
+    );
+    expect(searched.webhooks.map((w) => w._id)).toEqual([second._id]);
+
+    const put = await t.request('PUT', `/api/v1/webhooks/${first._id}`, {
+      token: other.token,
+      body: { is_active: false, events: ['contact.created'], secret: 'another-secret-of-16+' },
+    });
+    expect(put.status).toBe(200);
+    const putBody = await json<{ webhook: WebhookBody }>(put);
+    expect(putBody.webhook).toMatchObject({ _id: first._id, is_active: false, events: ['contact.created'] });
+    expect(JSON.stringify(putBody)).not.toContain('another-secret-of-16+');
+    expectNoSecret(putBody);
+    const [stored] = await t.services.db.system.select().from(webhooks).where(eq(webhooks.id, first._id));
+    expect(stored?.secret).toBe('another-secret-of-16+');
+
+    const back = await t.request('PUT', `/api/v1/webhooks/${first._id}`, {
+      token: other.token,
+      body: { is_active: true },
+    });
+    expect((await json<{ webhook: WebhookBody }>(back)).webhook.is_active).toBe(true);
+
+    const empty = await t.request('PUT', `/api/v1/webhooks/${first._id}`, { token: other.token, body: {} });
+    expect(empty.status).toBe(400);
+    const badUrl = await t.request('PUT', `/api/v1/webhooks/${first._id}`, {
+      token: other.token,
+      body: { url: 'http://one.example.test/a' },
+    });
+    expect(badUrl.status).toBe(400);
+    expect((await json<ErrorBody>(badUrl)).details?.[0]?.field).toBe('url');
+
+    const deliveryId = await insertDelivery(other.orgId, first._id, 'failed');
+    const del = await t.request('DELETE', `/api/v1/webhooks/${first._id}`, { token: other.token });
+    expect(del.status).toBe(200);
+    expect(await json(del)).toEqual({ message: 'Webhook deleted' });
+    expect((await t.request('GET', `/api/v1/webhooks/${first._id}`, { token: other.token })).status).toBe(
+      404,
+    );
+    const left = await t.services.db.system
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.id, deliveryId));
+    expect(left).toEqual([]);
+    const again = await t.request('DELETE', `/api/v1/webhooks/${first._id}`, { token: other.token });
+    expect(again.status).toBe(404);
+  });
+});
+
+describe('validation', () => {
+  const fieldsOf = (body: ErrorBody) => (body.details ?? []).map((d) => d.field);
+
+  it('refuses a URL that is not https with 400 on url', async () => {
+    for (const url of [
+      'http://hooks.example.test/crm',
+      'ftp://hooks.example.test',
+      'not a url',
+      'https://',
+      '',
+    ]) {
+      const { res, body } = await create(org.token, valid({ url }));
+      expect(res.status, url).toBe(400);
+      expect(fieldsOf(body), url).toEqual(['url']);
+    }
+    const long = await create(org.token, valid({ url: `https://example.test/${'a'.repeat(2000)}` }));
+    expect(long.res.status).toBe(400);
+    expect(fieldsOf(long.body)).toEqual(['url']);
+  });
+
+  it('refuses an unknown event naming it, webhook.test, and an empty list', async () => {
+    const unknown = await create(org.token, valid({ events: ['lead.created', 'lead.exploded'] }));
+    expect(unknown.res.status).toBe(400);
+    expect(unknown.body.details).toEqual([
+      { field: 'events.1', message: expect.stringContaining('"lead.exploded"'), code: 'custom' },
+    ]);
+    const test = await create(org.token, valid({ events: ['webhook.test'] }));
+    expect(test.res.status).toBe(400);
+    expect(test.body.details?.[0]?.message).toContain('"webhook.test"');
+    const empty = await create(org.token, valid({ events: [] }));
+    expect(empty.res.status).toBe(400);
+    expect(fieldsOf(empty.body)).toEqual(['events']);
+  });
+
+  it('refuses a short secret, a missing name and unknown fields', async () => {
+    const short = await create(org.token, valid({ secret: 'x'.repeat(15) }));
+    expect(short.res.status).toBe(400);
+    expect(fieldsOf(short.body)).toEqual(['secret']);
+    expect((await create(org.token, valid({ secret: 'x'.repeat(16) }))).res.status).toBe(201);
+
+    const { name: _name, ...nameless } = valid();
+    const missing = await create(org.token, nameless);
+    expect(missing.res.status).toBe(400);
+    expect(fieldsOf(missing.body)).toEqual(['name']);
+
+    const extra = await create(org.token, valid({ owner: 'me' }));
+    expect(extra.res.status).toBe(400);
+  });
+
+  it('answers 400 for a path id that is not 24 hex characters', async () => {
+    const res = await t.request('GET', '/api/v1/webhooks/nope', { token: org.token });
+    expect(res.status).toBe(400);
+  });
+});
+
+describe('plan, feature and permission checks', () => {
+  it('answers 402 plan_upgrade_required on the free plan', async () => {
+    const free = await t.createOrg({ plan: 'free' });
+    const res = await t.request('POST', '/api/v1/webhooks', { token: free.token, body: valid() });
+    expect(res.status).toBe(402);
+    expect(await json(res)).toMatchObject({
+      error: 'plan_upgrade_required',
+      feature: 'webhooks',
+      current_plan: 'free',
+    });
+    const list = await t.request('GET', '/api/v1/webhooks', { token: free.token });
+    expect(list.status).toBe(402);
+  });
+
+  it('answers 402 feature_disabled when the organization switched webhooks off', async () => {
+    const off = await t.createOrg({ plan: 'starter' });
+    const hook = await createOk(off.token);
+    await t.services.db.system
+      .update(organizations)
+      .set({ disabledFeatures: ['webhooks'] })
+      .where(eq(organizations.id, off.orgId));
+    await t.services.authCache.invalidate({ orgIds: [off.orgId] });
+    const res = await t.request('GET', `/api/v1/webhooks/${hook._id}/deliveries`, { token: off.token });
+    expect(res.status).toBe(402);
+    expect(await json(res)).toMatchObject({ error: 'feature_disabled', feature: 'webhooks' });
+  });
+
+  it('answers 403 with required_permission for a member', async () => {
+    const member = await t.createUser(org.orgId, 'member');
+    const res = await t.request('POST', '/api/v1/webhooks', { token: member.token, body: valid() });
+    expect(res.status).toBe(403);
+    expect(await json(res)).toMatchObject({ required_permission: 'settings.webhooks.create' });
+    const list = await t.request('GET', '/api/v1/webhooks', { token: member.token });
+    expect(list.status).toBe(403);
+    expect(await json(list)).toMatchObject({ required_permission: 'settings.webhooks.view_global' });
+  });
+
+  it('lets a manager (view_own) read only the logs of subscriptions they created', async () => {
+    const manager = await t.createUser(org.orgId, 'manager');
+    const ownersHook = await createOk(org.token);
+    const res = await t.request('GET', `/api/v1/webhooks/${ownersHook._id}/deliveries`, {
+      token: manager.token,
+    });
+    expect(res.status).toBe(404);
+    const [mine] = await t.services.db.system
+      .insert(webhooks)
+      .values({
+        id: newId(),
+        orgId: org.orgId,
+        url: 'https://mine.example.test',
+        events: ['lead.created'],
+        secret: SECRET,
+        createdBy: manager.userId,
+      })
+      .returning();
+    if (!mine) throw new Error('no webhook inserted');
+    const own = await t.request('GET', `/api/v1/webhooks/${mine.id}/deliveries`, { token: manager.token });
+    expect(own.status).toBe(200);
+  });
+});
+
+describe('test deliveries and the log', () => {
+  it('creates a pending webhook.test delivery, also for an inactive subscription', async () => {
+    const hook = await createOk(org.token, { is_active: false });
+    // A spy that passes calls through: the job is really enqueued (and waits, no worker runs here).
+    const enqueue = vi.spyOn(t.services.queue, 'enqueue');
+    const res = await t.request('POST', `/api/v1/webhooks/test/${hook._id}`, { token: org.token });
+    expect(res.status).toBe(200);
+    const { delivery } = await json<{ delivery: DeliveryBody }>(res);
+    expect(enqueue.mock.calls).toEqual([
+      ['webhook.deliver', { deliveryId: delivery._id, single: true }, { jobId: delivery._id }],
+    ]);
+    enqueue.mockRestore();
+    expect(delivery).toEqual({
+      _id: expect.stringMatching(/^[0-9a-f]{24}$/),
+      webhook_id: hook._id,
+      event: 'webhook.test',
+      status: 'pending',
+      data: { webhook_id: hook._id, message: 'Test delivery from the CRM', sent_by: org.ownerId },
+      attempts: [],
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
+    const [row] = await t.services.db.system
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.id, delivery._id));
+    expect(row).toMatchObject({
+      orgId: org.orgId,
+      webhookId: hook._id,
+      event: 'webhook.test',
+      outboxEventId: null,
+      status: 'pending',
+    });
+    expect(row?.nextAttemptAt).toBeInstanceOf(Date);
+
+    const log = await json<{ deliveries: DeliveryBody[]; total: number }>(
+      await t.request('GET', `/api/v1/webhooks/${hook._id}/deliveries`, { token: org.token }),
+    );
+    expect(log.total).toBe(1);
+    expect(log.deliveries[0]?._id).toBe(delivery._id);
+  });
+
+  it('filters the log by status, pages newest first, and refuses an unknown status', async () => {
+    const hook = await createOk(org.token);
+    const base = Date.now() - 60_000;
+    const failedOld = await insertDelivery(org.orgId, hook._id, 'failed', new Date(base));
+    const succeeded = await insertDelivery(org.orgId, hook._id, 'succeeded', new Date(base + 1000));
+    const failedNew = await insertDelivery(org.orgId, hook._id, 'failed', new Date(base + 2000));
+    const url = `/api/v1/webhooks/${hook._id}/deliveries`;
+
+    const all = await json<{ deliveries: DeliveryBody[]; total: number }>(
+      await t.request('GET', url, { token: org.token }),
+    );
+    expect(all.deliveries.map((d) => d._id)).toEqual([failedNew, succeeded, failedOld]);
+    expect(all.deliveries[0]?.attempts).toEqual([
+      expect.objectContaining({ status_code: 500, duration_ms: 12, next_attempt_at: null }),
+    ]);
+
+    const failed = await json<{ deliveries: DeliveryBody[]; total: number; totalPages: number }>(
+      await t.request('GET', `${url}?status=failed&limit=1`, { token: org.token }),
+    );
+    expect(failed).toMatchObject({ total: 2, totalPages: 2, page: 1, limit: 1 });
+    expect(failed.deliveries.map((d) => d._id)).toEqual([failedNew]);
+    const failed2 = await json<{ deliveries: DeliveryBody[] }>(
+      await t.request('GET', `${url}?status=failed&limit=1&page=2`, { token: org.token }),
+    );
+    expect(failed2.deliveries.map((d) => d._id)).toEqual([failedOld]);
+    const ok = await json<{ deliveries: DeliveryBody[] }>(
+      await t.request('GET', `${url}?status=succeeded`, { token: org.token }),
+    );
+    expect(ok.deliveries.map((d) => d._id)).toEqual([succeeded]);
+
+    expect((await t.request('GET', `${url}?status=lost`, { token: org.token })).status).toBe(400);
+    expect((await t.request('GET', `${url}?limit=101`, { token: org.token })).status).toBe(400);
+  });
+
+  it('replays a finished delivery: pending again, same id; refuses a pending one', async () => {
+    const hook = await createOk(org.token);
+    const id = await insertDelivery(org.orgId, hook._id, 'failed');
+    const enqueue = vi.spyOn(t.services.queue, 'enqueue');
+    const res = await t.request('POST', `/api/v1/webhooks/deliveries/${id}/replay`, { token: org.token });
+    expect(res.status).toBe(200);
+    const { delivery } = await json<{ delivery: DeliveryBody }>(res);
+    // One attempt was logged before, so this replay is the second attempt's job.
+    expect(enqueue.mock.calls).toEqual([
+      ['webhook.deliver', { deliveryId: id, single: true }, { jobId: `${id}:replay:2` }],
+    ]);
+    enqueue.mockRestore();
+    expect(delivery).toMatchObject({
+      _id: id,
+      status: 'pending',
+      webhook_id: hook._id,
+      event: 'lead.created',
+    });
+    expect(delivery.attempts).toHaveLength(1);
+    const [row] = await t.services.db.system
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.id, id));
+    expect(row?.status).toBe('pending');
+    expect(row?.nextAttemptAt).toBeInstanceOf(Date);
+
+    const again = await t.request('POST', `/api/v1/webhooks/deliveries/${id}/replay`, { token: org.token });
+    expect(again.status).toBe(400);
+    expect((await json(again)).error).toBe('Operation not allowed');
+  });
+
+  it("answers 404 to a replay of another organization's delivery and leaves it alone", async () => {
+    const other = await t.createOrg({ plan: 'starter' });
+    const hook = await createOk(other.token);
+    const id = await insertDelivery(other.orgId, hook._id, 'failed');
+    const res = await t.request('POST', `/api/v1/webhooks/deliveries/${id}/replay`, { token: org.token });
+    expect(res.status).toBe(404);
+    expect((await json(res)).error).toBe('Not found');
+    const [row] = await t.services.db.system
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.id, id));
+    expect(row?.status).toBe('failed');
+    const unknown = await t.request('POST', `/api/v1/webhooks/deliveries/${newId()}/replay`, {
+      token: org.token,
+    });
+    expect(unknown.status).toBe(404);
+  });
+});
