@@ -4,6 +4,7 @@
 import { and, count, eq, isNull, param, type SQL, sql } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { Executor } from './db/client.ts';
+import { rowsOf } from './db/sql.ts';
 import type { ToolContext } from './tool.ts';
 
 export type OwnershipContext = Pick<ToolContext, 'db' | 'auth' | 'emit' | 'now'>;
@@ -50,11 +51,9 @@ async function updateOwned(
   return idsOf(result);
 }
 
-/** The `id` column of a raw query result; both drivers (pg and PGlite) return rows under `rows`. */
+/** The `id` column of a raw `returning id` result. */
 function idsOf(result: unknown): string[] {
-  const rows = typeof result === 'object' && result !== null && 'rows' in result ? result.rows : undefined;
-  if (!Array.isArray(rows)) throw new Error('unexpected query result shape');
-  return rows.map((row: unknown) => {
+  return rowsOf(result).map((row) => {
     if (typeof row === 'object' && row !== null && 'id' in row && typeof row.id === 'string') return row.id;
     throw new Error('unexpected row shape');
   });

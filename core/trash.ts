@@ -6,6 +6,7 @@ import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import { z } from 'zod';
 import type { ScopedResource } from './access.ts';
 import type { Executor } from './db/client.ts';
+import { rowsOf } from './db/sql.ts';
 import type { Page } from './schemas.ts';
 import { offsetOf } from './schemas.ts';
 import type { ToolContext } from './tool.ts';
@@ -43,14 +44,6 @@ const trashRow = z.object({
   deleted_by: z.string().nullable(),
 });
 const countRow = z.object({ n: z.coerce.number() });
-
-/** The rows of a raw query result; both drivers (pg and PGlite) return them under `rows`. */
-function rowsOf(result: unknown): unknown[] {
-  if (typeof result === 'object' && result !== null && 'rows' in result && Array.isArray(result.rows)) {
-    return result.rows;
-  }
-  throw new Error('unexpected query result shape');
-}
 
 function trashedOf(entry: TrashType, orgId: string): SQL {
   const c = entry.columns;

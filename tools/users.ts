@@ -8,6 +8,7 @@ import { type Role, roleHas } from '../core/access.ts';
 import type { AuthContext } from '../core/auth-context.ts';
 import type { Executor } from '../core/db/client.ts';
 import { type UserRow, users } from '../core/db/schema.ts';
+import { escapeLike } from '../core/db/sql.ts';
 import { AppError } from '../core/errors.ts';
 import { countOwnedRecords, transferOwnedRecords, trashOwnedRecords } from '../core/ownership.ts';
 import { listParams, messageOutput, objectId, offsetOf, paged, pagedOutput } from '../core/schemas.ts';
@@ -47,10 +48,6 @@ function assertMayChangeAdmin(auth: AuthContext): void {
       extra: { required_permission: 'users.delete' },
     });
   }
-}
-
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
 function sortColumn(field: string): PgColumn {

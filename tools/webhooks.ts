@@ -9,6 +9,7 @@ import { roleHas } from '../core/access.ts';
 import type { AuthContext } from '../core/auth-context.ts';
 import type { Executor } from '../core/db/client.ts';
 import { type WebhookDeliveryRow, type WebhookRow, webhookDeliveries, webhooks } from '../core/db/schema.ts';
+import { escapeLike } from '../core/db/sql.ts';
 import { AppError } from '../core/errors.ts';
 import { EVENT_NAMES, type EventName } from '../core/events.ts';
 import { newId } from '../core/ids.ts';
@@ -176,10 +177,6 @@ async function findWebhook(db: Executor, orgId: string, id: string): Promise<Web
 function assertMayReadLog(auth: AuthContext, row: WebhookRow): void {
   if (roleHas(auth.role, 'settings.webhooks.view_global')) return;
   if (row.createdBy !== auth.userId) throw new AppError('not_found', { message: 'Webhook not found' });
-}
-
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
 function sortColumn(field: string): PgColumn {

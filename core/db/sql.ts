@@ -1,0 +1,14 @@
+// Small helpers for hand-written SQL that both drivers (pg and PGlite) share.
+
+/** The rows of a raw `execute()` result; both drivers return them under `rows`. */
+export function rowsOf(result: unknown): unknown[] {
+  if (typeof result === 'object' && result !== null && 'rows' in result && Array.isArray(result.rows)) {
+    return result.rows;
+  }
+  throw new Error('unexpected query result shape');
+}
+
+/** Escapes LIKE/ILIKE wildcards so user text matches literally (`%` and `_` are not patterns). */
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
