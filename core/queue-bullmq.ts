@@ -2,7 +2,7 @@
 // (crm serve's embedded workers or a separate `crm worker`) may run them. A job that was running
 // on a killed worker is noticed as stalled once its lock expires and handed to another worker.
 // Jobs are removed when they finish, so a job id blocks duplicates only while it waits or runs.
-import { type Job, Queue, Worker } from 'bullmq';
+import { type Job, type JobsOptions, Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { Logger } from './logger.ts';
@@ -29,6 +29,17 @@ const deliverPayload = z.object({
 /** BullMQ forbids ":" in custom ids; delivery ids are hex, so "_" cannot collide. */
 export function bullJobId(jobId: string): string {
   return jobId.replaceAll(':', '_');
+}
+
+function jobOptions(options: EnqueueOptions): JobsOptions {
+  return {
+    ...(options.jobId !== undefined ? { jobId: bullJobId(options.jobId) } : {}),
+    delay: Math.max(0, options.delayMs ?? 0),
+    // Retries are the handlers' business (they enqueue the next attempt with its own id).
+    attempts: 1,
+    removeOnComplete: true,
+    removeOnFail: true,
+  };
 }
 
 export class BullMqQueue implements JobQueue {
@@ -60,14 +71,17 @@ export class BullMqQueue implements JobQueue {
     payload: JobPayloads[N],
     options: EnqueueOptions = {},
   ): Promise<void> {
-    await this.queue.add(name, payload, {
-      ...(options.jobId !== undefined ? { jobId: bullJobId(options.jobId) } : {}),
-      delay: Math.max(0, options.delayMs ?? 0),
-      // Retries are the handlers' business (they enqueue the next attempt with its own id).
-      attempts: 1,
-      removeOnComplete: true,
-      removeOnFail: true,
-    });
+    await this.queue.add(name, payload, jobOptions(options));
+  }
+
+  async enqueueMany<N extends JobName>(
+    name: N,
+    jobs: ReadonlyArray<{ payload: JobPayloads[N]; options?: EnqueueOptions }>,
+  ): Promise<void> {
+    if (jobs.length === 0) return;
+    await this.queue.addBulk(
+      jobs.map((job) => ({ name, data: job.payload, opts: jobOptions(job.options ?? {}) })),
+    );
   }
 
   async startWorkers(handlers: JobHandlers, options: { concurrency: number }): Promise<void> {

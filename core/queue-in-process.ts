@@ -48,6 +48,13 @@ export class InProcessQueue implements JobQueue {
     this.timers.add(timer);
   }
 
+  async enqueueMany<N extends JobName>(
+    name: N,
+    jobs: ReadonlyArray<{ payload: JobPayloads[N]; options?: EnqueueOptions }>,
+  ): Promise<void> {
+    for (const job of jobs) await this.enqueue(name, job.payload, job.options);
+  }
+
   async startWorkers(handlers: JobHandlers, options: { concurrency: number }): Promise<void> {
     if (options.concurrency < 1) throw new Error('concurrency must be at least 1');
     this.handlers = handlers;

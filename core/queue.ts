@@ -27,6 +27,11 @@ export type JobHandlers = { [N in JobName]: (payload: JobPayloads[N]) => Promise
 export interface JobQueue {
   readonly kind: 'in-process' | 'bullmq';
   enqueue<N extends JobName>(name: N, payload: JobPayloads[N], options?: EnqueueOptions): Promise<void>;
+  /** Adds many jobs of one kind at once (one Redis round trip with BullMQ), e.g. a relay batch. */
+  enqueueMany<N extends JobName>(
+    name: N,
+    jobs: ReadonlyArray<{ payload: JobPayloads[N]; options?: EnqueueOptions }>,
+  ): Promise<void>;
   /** Starts executing jobs with these handlers (crm serve's embedded workers, or crm worker). */
   startWorkers(handlers: JobHandlers, options: { concurrency: number }): Promise<void>;
   /** Stops taking jobs, waits for running ones, releases connections. */

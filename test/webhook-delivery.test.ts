@@ -94,6 +94,12 @@ class RecordingQueue implements JobQueue {
   async enqueue<N extends keyof JobPayloads>(_name: N, payload: JobPayloads[N], options?: EnqueueOptions) {
     this.jobs.push({ payload, options });
   }
+  async enqueueMany<N extends keyof JobPayloads>(
+    name: N,
+    jobs: ReadonlyArray<{ payload: JobPayloads[N]; options?: EnqueueOptions }>,
+  ) {
+    for (const job of jobs) await this.enqueue(name, job.payload, job.options);
+  }
   async startWorkers() {}
   async close() {}
 }

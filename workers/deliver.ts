@@ -3,6 +3,7 @@
 // through the SSRF-guarded dispatcher, and is bounded by one hard deadline covering connect,
 // headers and body, so a receiver that trickles its answer cannot hold a worker.
 import { and, eq, sql } from 'drizzle-orm';
+import type { Agent } from 'undici';
 import { request } from 'undici';
 import {
   type DeliveryAttempt,
@@ -85,7 +86,7 @@ function classifyError(err: unknown, deadline: AbortSignal): { error: string; de
   return { error: 'network', detail };
 }
 
-/** Reads at most `limit` bytes of a body, then stops reading (the dispatcher is destroyed afterwards). */
+/** Reads at most `limit` bytes of a body, then stops reading. */
 async function readLimited(body: AsyncIterable<unknown>, limit: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -107,11 +108,7 @@ async function send(
 ): Promise<Outcome> {
   const timeoutMs = services.config.webhookTimeoutMs;
   const deadline = AbortSignal.timeout(timeoutMs);
-  const dispatcher = createDeliveryDispatcher({
-    allowPrivate: services.config.webhookAllowPrivateTargets,
-    connectTimeoutMs: timeoutMs,
-    ...(options.ca === undefined ? {} : { ca: options.ca }),
-  });
+  const dispatcher = dispatcherFor(services, options.ca);
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   try {
@@ -126,6 +123,8 @@ async function send(
       bodyTimeout: timeoutMs,
     });
     const answer = await readLimited(res.body, RESPONSE_READ_LIMIT);
+    // A body cut at the cap leaves unread bytes: drop that connection rather than reuse it.
+    if (answer.length >= RESPONSE_READ_LIMIT) res.body.destroy();
     const excerpt = answer.toString('utf8').slice(0, EXCERPT_CHARS);
     const status = res.statusCode;
     if (status >= 200 && status < 300)
@@ -135,9 +134,32 @@ async function send(
   } catch (err) {
     const { error, detail } = classifyError(err, deadline);
     return { statusCode: null, error, durationMs: elapsed(), excerpt: null, detail };
-  } finally {
-    dispatcher.destroy().catch(() => undefined);
   }
+}
+
+/**
+ * One guarded connection pool per services object (and test CA), so attempts to the same receiver
+ * reuse kept-alive connections instead of paying a TLS handshake each.
+ */
+const dispatchers = new WeakMap<Services, Map<string, Agent>>();
+
+function dispatcherFor(services: Services, ca: string | undefined): Agent {
+  let pools = dispatchers.get(services);
+  if (!pools) {
+    pools = new Map();
+    dispatchers.set(services, pools);
+  }
+  const key = ca ?? '';
+  let agent = pools.get(key);
+  if (!agent) {
+    agent = createDeliveryDispatcher({
+      allowPrivate: services.config.webhookAllowPrivateTargets,
+      connectTimeoutMs: services.config.webhookTimeoutMs,
+      ...(ca === undefined ? {} : { ca }),
+    });
+    pools.set(key, agent);
+  }
+  return agent;
 }
 
 function jitteredDelay(delayMs: number, random: () => number): number {

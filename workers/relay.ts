@@ -75,13 +75,18 @@ export async function relayBatch(services: Services, options: RelayOptions = {})
       );
     return { relayed: rows.length, deliveryIds: created.map((c) => c.id) };
   });
-  for (const deliveryId of result.deliveryIds) {
-    // The delivery row is durable: a failed enqueue (Redis down) is picked up by the sweeper.
-    try {
-      await services.queue.enqueue('webhook.deliver', { deliveryId }, { jobId: deliveryId });
-    } catch (err) {
-      services.logger.warn({ err, deliveryId }, 'could not enqueue a delivery; the sweeper will retry');
-    }
+  // One enqueue call per batch. The delivery rows are durable: a failed enqueue (Redis down) is
+  // picked up by the sweeper.
+  try {
+    await services.queue.enqueueMany(
+      'webhook.deliver',
+      result.deliveryIds.map((deliveryId) => ({ payload: { deliveryId }, options: { jobId: deliveryId } })),
+    );
+  } catch (err) {
+    services.logger.warn(
+      { err, deliveries: result.deliveryIds.length },
+      'could not enqueue deliveries; the sweeper will retry',
+    );
   }
   return result;
 }

@@ -218,6 +218,8 @@ export interface DeliveryDispatcherOptions {
  * names through {@link guardedLookup}, both when the socket is opened. One connection per request
  * (no pooling across deliveries), so every request is checked against fresh DNS.
  */
+const KEEP_ALIVE_MS = 4_000;
+
 export function createDeliveryDispatcher(options: DeliveryDispatcherOptions): Agent {
   const connector = buildConnector({
     ...(options.connectTimeoutMs === undefined ? {} : { timeout: options.connectTimeoutMs }),
@@ -225,7 +227,11 @@ export function createDeliveryDispatcher(options: DeliveryDispatcherOptions): Ag
     ...(options.allowPrivate ? {} : { lookup: guardedLookup }),
   });
   return new Agent({
-    pipelining: 0,
+    // Keep-alive saves a TLS handshake per delivery. A connection's address was checked when it was
+    // made, and idle connections close within seconds, so DNS changes are checked again soon.
+    pipelining: 1,
+    keepAliveTimeout: KEEP_ALIVE_MS,
+    keepAliveMaxTimeout: KEEP_ALIVE_MS,
     connect: (connectOptions, callback) => {
       if (!options.allowPrivate && isIP(connectOptions.hostname)) {
         const verdict = classifyAddress(connectOptions.hostname);

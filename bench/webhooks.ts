@@ -1,0 +1,532 @@
+// `npm run bench:webhooks`: signed webhook deliveries per second end to end (outbox row -> relay ->
+// BullMQ -> signed HTTPS POST -> 'succeeded' in the delivery log) with two BullMQ workers, next to
+// a bare loop of signed undici POSTs to the same receiver at the same total concurrency.
+// Targets (issue 4 item 9): the pipeline reaches >= 50% of the bare loop and >= 1,000 deliveries/s.
+//
+// The receiver runs in a child process (this file with the argument `receiver`), so it does not
+// compete with the workers for their event loop; it answers 204 at once over keep-alive HTTPS and
+// keeps a sample of the requests, whose signatures the parent checks the way a customer would.
+//
+// Environment: WEBHOOK_BENCH_EVENTS (default 5000), WEBHOOK_BENCH_CONCURRENCY (per worker, default
+// 32), WEBHOOK_BENCH_TIMEOUT_S (give up waiting for the pipeline, default 180),
+// BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres), BENCH_REDIS_URL.
+import { type ChildProcess, execFileSync, fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:https';
+import { cpus, loadavg, platform, release, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { and, count, eq, isNull } from 'drizzle-orm';
+import { Redis } from 'ioredis';
+import { Agent, type Dispatcher, request } from 'undici';
+import { z } from 'zod';
+import { loadConfig } from '../core/config.ts';
+import { outboxEvents, webhookDeliveries, webhooks } from '../core/db/schema.ts';
+import { newId } from '../core/ids.ts';
+import { createLogger } from '../core/logger.ts';
+import { createOrganizationWithOwner } from '../core/organizations.ts';
+import { createServices, type Services } from '../core/services.ts';
+import { createScratchDatabase } from '../test/helpers.ts';
+import { createSelfSignedCertificate } from '../test/support/https-receiver.ts';
+import { WEBHOOK_USER_AGENT } from '../workers/deliver.ts';
+import { type BackgroundWork, startBackgroundWork } from '../workers/runtime.ts';
+import {
+  signPayload,
+  standardWebhookSignature,
+  verifyStandardWebhook,
+  verifyWebhookSignature,
+} from '../workers/signing.ts';
+import { createDeliveryDispatcher } from '../workers/ssrf.ts';
+
+const benchDir = fileURLToPath(new URL('.', import.meta.url));
+const SAMPLE_SIZE = 200;
+const WORKERS = 2;
+
+// ---------------------------------------------------------------------------------------------
+// The receiver (child process).
+
+const toReceiver = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('start'), key: z.string(), cert: z.string() }),
+  z.object({ type: z.literal('reset') }),
+  z.object({ type: z.literal('stats') }),
+]);
+const sampled = z.object({ headers: z.record(z.string(), z.string()), body: z.string() });
+const fromReceiver = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('listening'), port: z.number().int() }),
+  z.object({ type: z.literal('reset') }),
+  z.object({ type: z.literal('stats'), hits: z.number().int(), sample: z.array(sampled) }),
+]);
+type FromReceiver = z.infer<typeof fromReceiver>;
+
+function runReceiver(): void {
+  let hits = 0;
+  let sample: Array<z.infer<typeof sampled>> = [];
+  const reply = (message: FromReceiver) => process.send?.(message);
+  process.on('message', (raw: unknown) => {
+    const message = toReceiver.parse(raw);
+    if (message.type === 'reset') {
+      hits = 0;
+      sample = [];
+      reply({ type: 'reset' });
+    } else if (message.type === 'stats') {
+      reply({ type: 'stats', hits, sample });
+    } else {
+      const server = createServer(
+        { key: message.key, cert: message.cert, keepAliveTimeout: 30_000 },
+        (req, res) => {
+          const chunks: Buffer[] = [];
+          req.on('data', (chunk: Buffer) => chunks.push(chunk));
+          req.on('end', () => {
+            hits++;
+            // Every k-th request is kept, so the sample spans the whole run, not just its start.
+            if (sample.length < SAMPLE_SIZE && hits % 7 === 1) {
+              const headers: Record<string, string> = {};
+              for (const [name, value] of Object.entries(req.headers))
+                if (typeof value === 'string') headers[name] = value;
+              sample.push({ headers, body: Buffer.concat(chunks).toString('base64') });
+            }
+            res.writeHead(204).end();
+          });
+        },
+      );
+      server.listen(0, '127.0.0.1', () => {
+        const address = server.address();
+        if (address === null || typeof address === 'string') throw new Error('receiver has no TCP address');
+        reply({ type: 'listening', port: address.port });
+      });
+    }
+  });
+  process.on('disconnect', () => process.exit(0));
+}
+
+class ReceiverProcess {
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly url: string,
+  ) {}
+
+  static async start(key: string, cert: string): Promise<ReceiverProcess> {
+    const child = fork(fileURLToPath(import.meta.url), ['receiver'], { execArgv: ['--import', 'tsx'] });
+    const listening = await ReceiverProcess.next(child, 'listening', { type: 'start', key, cert });
+    if (listening.type !== 'listening') throw new Error('receiver did not start');
+    return new ReceiverProcess(child, `https://127.0.0.1:${listening.port}/hook`);
+  }
+
+  private static next(
+    child: ChildProcess,
+    type: FromReceiver['type'],
+    send: z.infer<typeof toReceiver>,
+  ): Promise<FromReceiver> {
+    return new Promise((resolve, reject) => {
+      const onMessage = (raw: unknown) => {
+        const message = fromReceiver.parse(raw);
+        if (message.type !== type) return;
+        child.off('message', onMessage);
+        resolve(message);
+      };
+      child.on('message', onMessage);
+      child.once('exit', (code) => reject(new Error(`receiver exited with ${code}`)));
+      child.send(send);
+    });
+  }
+
+  async reset(): Promise<void> {
+    await ReceiverProcess.next(this.child, 'reset', { type: 'reset' });
+  }
+
+  async stats(): Promise<{ hits: number; sample: Array<z.infer<typeof sampled>> }> {
+    const message = await ReceiverProcess.next(this.child, 'stats', { type: 'stats' });
+    if (message.type !== 'stats') throw new Error('unexpected receiver answer');
+    return message;
+  }
+
+  stop(): void {
+    this.child.disconnect();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The benchmark (parent process).
+
+function log(message: string): void {
+  process.stderr.write(`[bench:webhooks] ${message}\n`);
+}
+
+const ms = (from: number) => performance.now() - from;
+
+/** A lead as lead.created carries it (about the size of a real one). */
+function leadData(i: number): Record<string, unknown> {
+  const now = new Date().toISOString();
+  return {
+    lead: {
+      _id: newId(),
+      name: `Benchmark lead ${i}`,
+      email: `lead${i}@example.com`,
+      phone: '+1 555 0100',
+      company: 'Example Corp',
+      status: 'new',
+      source: 'website',
+      value: 1200,
+      tags: ['bench', 'webhooks'],
+      notes: 'Created by the webhook throughput benchmark.',
+      owner_id: newId(),
+      created_at: now,
+      updated_at: now,
+    },
+  };
+}
+
+/** Runs `total` tasks with at most `concurrency` at once. */
+async function pool(total: number, concurrency: number, task: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, total) }, async () => {
+      while (next < total) await task(next++);
+    }),
+  );
+}
+
+interface BareResult {
+  posts: number;
+  seconds: number;
+  perSecond: number;
+  failures: number;
+}
+
+/**
+ * N signed POSTs exactly as a delivery builds them (envelope, X-CRM-Signature, Standard Webhooks
+ * headers), through `dispatcherFor` (one pooled keep-alive agent, or a fresh one per request).
+ */
+async function bareLoop(
+  url: string,
+  secret: string,
+  total: number,
+  concurrency: number,
+  dispatcherFor: () => { dispatcher: Dispatcher; done: () => void },
+): Promise<BareResult> {
+  let failures = 0;
+  const started = performance.now();
+  await pool(total, concurrency, async (i) => {
+    const now = new Date();
+    const timestamp = Math.floor(now.getTime() / 1000);
+    const id = newId();
+    const body = Buffer.from(
+      JSON.stringify({ event: 'lead.created', org_id: id, timestamp: now.toISOString(), data: leadData(i) }),
+    );
+    const { dispatcher, done } = dispatcherFor();
+    try {
+      const res = await request(url, {
+        method: 'POST',
+        dispatcher,
+        body,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': WEBHOOK_USER_AGENT,
+          'x-crm-event': 'lead.created',
+          'x-crm-signature': signPayload(secret, body),
+          'x-crm-delivery-id': id,
+          'webhook-id': id,
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': standardWebhookSignature(secret, id, timestamp, body),
+        },
+      });
+      await res.body.dump();
+      if (res.statusCode !== 204) failures++;
+    } catch {
+      failures++;
+    } finally {
+      done();
+    }
+  });
+  const seconds = ms(started) / 1000;
+  return { posts: total, seconds, perSecond: total / seconds, failures };
+}
+
+/** Checks both signatures of every sampled request; returns how many were valid. */
+function verifySample(sample: Array<z.infer<typeof sampled>>, secret: string): number {
+  let valid = 0;
+  for (const hit of sample) {
+    const body = Buffer.from(hit.body, 'base64');
+    const crm = verifyWebhookSignature(body, hit.headers['x-crm-signature'], secret);
+    const standard = verifyStandardWebhook(
+      body,
+      {
+        id: hit.headers['webhook-id'],
+        timestamp: hit.headers['webhook-timestamp'],
+        signature: hit.headers['webhook-signature'],
+      },
+      secret,
+    );
+    if (crm && standard) valid++;
+  }
+  return valid;
+}
+
+async function deliveryCounts(services: Services): Promise<{ succeeded: number; failed: number }> {
+  const rows = await services.db.system
+    .select({ status: webhookDeliveries.status, n: count() })
+    .from(webhookDeliveries)
+    .groupBy(webhookDeliveries.status);
+  const of = (status: string) => rows.find((r) => r.status === status)?.n ?? 0;
+  return { succeeded: of('succeeded'), failed: of('failed') };
+}
+
+async function unrelayed(services: Services): Promise<number> {
+  const [row] = await services.db.system
+    .select({ n: count() })
+    .from(outboxEvents)
+    .where(isNull(outboxEvents.relayedAt));
+  return row?.n ?? 0;
+}
+
+interface PipelineResult {
+  events: number;
+  succeeded: number;
+  failed: number;
+  /** From the start of relaying until the last outbox row was relayed. */
+  relayedSeconds: number | null;
+  seconds: number;
+  perSecond: number;
+  timedOut: boolean;
+}
+
+async function deleteKeys(redisUrl: string, prefix: string): Promise<number> {
+  const redis = new Redis(redisUrl);
+  let deleted = 0;
+  try {
+    let cursor = '0';
+    do {
+      const [nextCursor, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      cursor = nextCursor;
+      if (keys.length > 0) deleted += await redis.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+  return deleted;
+}
+
+function gitCommit(): string {
+  try {
+    const sha = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain'], { encoding: 'utf8' }).trim() !== '';
+    return dirty ? `${sha} (with uncommitted changes)` : sha;
+  } catch {
+    return 'unknown';
+  }
+}
+
+function machine(): string {
+  const cpu = cpus();
+  const load = loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' / ');
+  return `${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, ${platform()} ${release()}; load average before the run ${load}`;
+}
+
+const pct = (a: number, b: number) => `${((100 * a) / b).toFixed(1)}%`;
+
+async function main(): Promise<void> {
+  const env = z
+    .object({
+      WEBHOOK_BENCH_EVENTS: z.coerce.number().int().positive().default(5000),
+      WEBHOOK_BENCH_CONCURRENCY: z.coerce.number().int().positive().default(32),
+      WEBHOOK_BENCH_TIMEOUT_S: z.coerce.number().positive().default(180),
+      BENCH_DATABASE_URL: z.string().url().default('postgres://postgres@127.0.0.1:5432/postgres'),
+      BENCH_REDIS_URL: z.string().url().default('redis://127.0.0.1:6379'),
+    })
+    .parse(process.env);
+  const events = env.WEBHOOK_BENCH_EVENTS;
+  const perWorker = env.WEBHOOK_BENCH_CONCURRENCY;
+  const totalConcurrency = WORKERS * perWorker;
+  const startedAt = new Date();
+  const header = {
+    date: startedAt.toISOString(),
+    commit: gitCommit(),
+    machine: machine(),
+    settings: `${events} lead.created events, ${WORKERS} BullMQ workers × concurrency ${perWorker}; bare loops at concurrency ${totalConcurrency}`,
+  };
+  const certificate = createSelfSignedCertificate();
+  const receiver = await ReceiverProcess.start(certificate.key, certificate.cert);
+  const scratch = await createScratchDatabase(env.BENCH_DATABASE_URL);
+  const prefix = `crm-bench-${randomBytes(6).toString('hex')}`;
+  const config = loadConfig({
+    LOG_LEVEL: 'warn',
+    JWT_SECRET: randomBytes(32).toString('hex'),
+    DATABASE_URL: scratch.url,
+    REDIS_URL: env.BENCH_REDIS_URL,
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+  });
+  const all: Services[] = [];
+  const runtimes: BackgroundWork[] = [];
+  const secret = `whsec_${randomBytes(24).toString('hex')}`;
+  try {
+    // Two services objects = two nodes: each has its own BullMQ Worker, pg pool and relay loop.
+    for (let i = 0; i < WORKERS; i++)
+      all.push(await createServices(config, { logger: createLogger('warn'), queue: { prefix } }));
+    const [services] = all;
+    if (!services) throw new Error('no services');
+    const { organization } = await services.db.transaction((tx) =>
+      createOrganizationWithOwner(tx, {
+        name: 'Webhook benchmark',
+        plan: 'enterprise',
+        owner: { name: 'Owner', email: 'owner@bench.invalid', password: randomBytes(16).toString('hex') },
+      }),
+    );
+    await services.db.system.insert(webhooks).values({
+      id: newId(),
+      orgId: organization.id,
+      url: receiver.url,
+      events: ['lead.created'],
+      secret,
+      isActive: true,
+    });
+
+    // (1) Bare loop, pooled keep-alive connections (the reference of the target), after a warm-up.
+    const pooled = new Agent({ connect: { ca: certificate.cert }, connections: totalConcurrency });
+    const pooledFor = () => ({ dispatcher: pooled, done: () => undefined });
+    await bareLoop(receiver.url, secret, Math.min(1000, events), totalConcurrency, pooledFor);
+    await receiver.reset();
+    const bare = await bareLoop(receiver.url, secret, events, totalConcurrency, pooledFor);
+    await pooled.close();
+    const bareStats = await receiver.stats();
+    const bareValid = verifySample(bareStats.sample, secret);
+    log(`bare loop (keep-alive): ${bare.perSecond.toFixed(0)} POSTs/s, ${bare.failures} failures`);
+
+    // (2) Bare loop through the production dispatcher: one fresh TLS connection per POST.
+    await receiver.reset();
+    const fresh = await bareLoop(receiver.url, secret, events, totalConcurrency, () => {
+      const dispatcher = createDeliveryDispatcher({ allowPrivate: true, ca: certificate.cert });
+      return { dispatcher, done: () => void dispatcher.destroy().catch(() => undefined) };
+    });
+    log(
+      `bare loop (a connection per POST): ${fresh.perSecond.toFixed(0)} POSTs/s, ${fresh.failures} failures`,
+    );
+
+    // (3) The pipeline: N outbox rows as recordEvent writes them, batched, then both runtimes start.
+    await receiver.reset();
+    for (let from = 0; from < events; from += 1000) {
+      const rows = Array.from({ length: Math.min(1000, events - from) }, (_, k) => ({
+        id: newId(),
+        orgId: organization.id,
+        event: 'lead.created',
+        data: leadData(from + k),
+      }));
+      await services.db.system.insert(outboxEvents).values(rows);
+    }
+    log(`inserted ${events} outbox rows; starting ${WORKERS} runtimes`);
+    const started = performance.now();
+    for (const s of all)
+      runtimes.push(
+        await startBackgroundWork(s, {
+          concurrency: perWorker,
+          relayIntervalMs: 50,
+          deliveryOptions: { ca: certificate.cert },
+        }),
+      );
+    let relayedSeconds: number | null = null;
+    let done = { succeeded: 0, failed: 0 };
+    const deadline = started + env.WEBHOOK_BENCH_TIMEOUT_S * 1000;
+    while (done.succeeded + done.failed < events && performance.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      if (relayedSeconds === null && (await unrelayed(services)) === 0) relayedSeconds = ms(started) / 1000;
+      done = await deliveryCounts(services);
+    }
+    const seconds = ms(started) / 1000;
+    const pipeline: PipelineResult = {
+      events,
+      ...done,
+      relayedSeconds,
+      seconds,
+      perSecond: done.succeeded / seconds,
+      timedOut: done.succeeded + done.failed < events,
+    };
+    await Promise.all(runtimes.map((r) => r.stop()));
+    const pipelineStats = await receiver.stats();
+    const pipelineValid = verifySample(pipelineStats.sample, secret);
+    const [logged] = await services.db.system
+      .select({ n: count() })
+      .from(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.orgId, organization.id), eq(webhookDeliveries.status, 'succeeded')));
+    log(
+      `pipeline: ${pipeline.perSecond.toFixed(0)} deliveries/s (${pipeline.succeeded} succeeded, ${pipeline.failed} failed in ${seconds.toFixed(1)} s; relay done at ${relayedSeconds?.toFixed(1) ?? 'never'} s)`,
+    );
+
+    const targets = [
+      {
+        target: 'deliveries/s >= 50% of the bare keep-alive loop',
+        met: !pipeline.timedOut && pipeline.perSecond >= 0.5 * bare.perSecond,
+        measured: `${pct(pipeline.perSecond, bare.perSecond)} (${pipeline.perSecond.toFixed(0)} / ${bare.perSecond.toFixed(0)})`,
+      },
+      {
+        target: 'deliveries/s >= 1,000',
+        met: !pipeline.timedOut && pipeline.perSecond >= 1000,
+        measured: `${pipeline.perSecond.toFixed(0)}/s (${pct(pipeline.perSecond, 1000)} of the target)`,
+      },
+    ];
+    const section = [
+      `## ${header.date} — webhook delivery throughput (\`npm run bench:webhooks\`)`,
+      '',
+      `- Commit: ${header.commit}`,
+      `- Machine: ${header.machine}`,
+      `- Settings: ${header.settings}. PostgreSQL scratch database and Redis (BullMQ prefix \`${prefix}\`, removed afterwards); two \`startBackgroundWork\` runtimes over two services objects in this process (two BullMQ Workers, two pg pools of 10, two relay loops at 50 ms); log level warn; WEBHOOK_ALLOW_PRIVATE_TARGETS=true; the receiver's CA passed as \`deliveryOptions.ca\`. The receiver is a keep-alive node:https server in a child process answering 204 at once.`,
+      '',
+      '| scenario | items | seconds | per second | failures |',
+      '|---|---:|---:|---:|---:|',
+      `| (a) bare loop: signed undici POSTs, keep-alive pool of ${totalConcurrency} | ${bare.posts} | ${bare.seconds.toFixed(2)} | ${bare.perSecond.toFixed(0)} | ${bare.failures} |`,
+      `| (a') bare loop through \`createDeliveryDispatcher\`: a new TLS connection per POST | ${fresh.posts} | ${fresh.seconds.toFixed(2)} | ${fresh.perSecond.toFixed(0)} | ${fresh.failures} |`,
+      `| (b) outbox -> relay -> BullMQ -> signed HTTPS POST -> 'succeeded'${pipeline.timedOut ? ' (timed out)' : ''} | ${pipeline.succeeded} of ${events} | ${seconds.toFixed(2)} | ${pipeline.perSecond.toFixed(0)} | ${pipeline.failed} |`,
+      '',
+      `- Relay (all ${events} outbox rows relayed and enqueued): ${relayedSeconds === null ? 'not finished' : `${relayedSeconds.toFixed(2)} s, ${(events / relayedSeconds).toFixed(0)} rows/s`}.`,
+      `- Receiver hits during (b): ${pipelineStats.hits}; delivery log rows 'succeeded': ${logged?.n ?? 0}.`,
+      `- Signatures: X-CRM-Signature and webhook-signature valid on ${bareValid} of ${bareStats.sample.length} sampled requests of (a) and ${pipelineValid} of ${pipelineStats.sample.length} of (b).`,
+      '',
+      '| target | result | measured |',
+      '|---|---|---|',
+      ...targets.map((t) => `| ${t.target} | ${t.met ? 'met' : '**not met**'} | ${t.measured} |`),
+      '',
+    ].join('\n');
+    if (bareValid !== bareStats.sample.length || pipelineValid !== pipelineStats.sample.length)
+      throw new Error(`invalid signatures in the sample:\n${section}`);
+    appendFileSync(join(benchDir, 'results.md'), `\n${section}`);
+    const jsonDir = join(benchDir, 'results');
+    mkdirSync(jsonDir, { recursive: true });
+    const file = join(jsonDir, `${header.date.replace(/[:.]/g, '-')}-webhooks.json`);
+    writeFileSync(
+      file,
+      `${JSON.stringify(
+        {
+          ...header,
+          bare,
+          bareFreshConnections: fresh,
+          pipeline,
+          receiverHits: pipelineStats.hits,
+          signatures: {
+            bare: { valid: bareValid, sampled: bareStats.sample.length },
+            pipeline: { valid: pipelineValid, sampled: pipelineStats.sample.length },
+          },
+          targets,
+        },
+        null,
+        2,
+      )}\n`,
+    );
+    log(`appended to bench/results.md; raw results in ${file}`);
+    process.stdout.write(`${section}\n`);
+  } finally {
+    await Promise.all(runtimes.map((r) => r.stop()));
+    for (const s of all) await s.close();
+    receiver.stop();
+    const deleted = await deleteKeys(env.BENCH_REDIS_URL, prefix);
+    await scratch.drop();
+    log(`cleaned up: scratch database dropped, ${deleted} Redis keys removed`);
+  }
+}
+
+if (process.argv[2] === 'receiver') runReceiver();
+else
+  main().catch((err: unknown) => {
+    log(err instanceof Error ? (err.stack ?? err.message) : String(err));
+    process.exit(1);
+  });
