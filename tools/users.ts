@@ -12,7 +12,7 @@ import { escapeLike } from '../core/db/sql.ts';
 import { AppError } from '../core/errors.ts';
 import { countOwnedRecords, transferOwnedRecords, trashOwnedRecords } from '../core/ownership.ts';
 import { listParams, messageOutput, objectId, offsetOf, paged, pagedOutput } from '../core/schemas.ts';
-import { defineTool } from '../core/tool.ts';
+import { defineTool, type ToolContext } from '../core/tool.ts';
 import {
   emailField,
   getLiveUser,
@@ -182,20 +182,24 @@ export const updateUser = defineTool({
   },
 });
 
+/**
+ * Moves a user to `status`. A status decides whether their tokens authenticate, so the change
+ * also drops their cached credentials once the transaction commits.
+ */
 async function setStatus(
-  db: Executor,
+  ctx: ToolContext,
   target: UserRow,
   status: 'active' | 'deactivated',
-  now: Date,
 ): Promise<UserRow> {
   // Already in that state: nothing changes, so repeating the call is harmless.
   if (target.status === status) return target;
-  const [row] = await db
+  const [row] = await ctx.db
     .update(users)
-    .set({ status, deactivatedAt: status === 'deactivated' ? now : null, updatedAt: now })
+    .set({ status, deactivatedAt: status === 'deactivated' ? ctx.now : null, updatedAt: ctx.now })
     .where(and(eq(users.id, target.id), eq(users.orgId, target.orgId)))
     .returning();
   if (!row) throw new AppError('not_found', { message: 'User not found' });
+  ctx.afterCommit(() => ctx.services.authCache.invalidate({ userIds: [target.id] }));
   return row;
 }
 
@@ -217,8 +221,7 @@ export const deactivateUser = defineTool({
     if (target.role === 'owner') {
       throw new AppError('invalid_operation', { message: 'The organization owner cannot be deactivated' });
     }
-    const row = await setStatus(ctx.db, target, 'deactivated', ctx.now);
-    ctx.afterCommit(() => ctx.services.authCache.invalidate({ userIds: [target.id] }));
+    const row = await setStatus(ctx, target, 'deactivated');
     return { user: serializeUser(row) };
   },
 });
@@ -235,8 +238,7 @@ export const reactivateUser = defineTool({
   toolset: 'admin',
   async handler(input, ctx) {
     const target = await getLiveUser(ctx.db, ctx.auth.orgId, input.id);
-    const row = await setStatus(ctx.db, target, 'active', ctx.now);
-    ctx.afterCommit(() => ctx.services.authCache.invalidate({ userIds: [target.id] }));
+    const row = await setStatus(ctx, target, 'active');
     return { user: serializeUser(row) };
   },
 });
