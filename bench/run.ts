@@ -7,10 +7,10 @@
 // Environment: BENCH_SECONDS (per scenario, default 10), BENCH_CONNECTIONS (default 50),
 // BENCH_LEADS (default 10000), BENCH_BACKENDS (comma list of embedded,postgres,postgres-redis),
 // BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres), BENCH_REDIS_URL.
-import { execFileSync } from 'node:child_process';
+
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createAdaptorServer, type ServerType } from '@hono/node-server';
@@ -22,6 +22,7 @@ import { loadConfig } from '../core/config.ts';
 import { createLogger } from '../core/logger.ts';
 import { createServices, type Services } from '../core/services.ts';
 import { createApp } from '../rest/app.ts';
+import { gitCommit, machine } from './environment.ts';
 import {
   type BackendReport,
   evaluateTargets,
@@ -262,24 +263,6 @@ async function benchBackend(backend: Backend, bareUrl: string): Promise<BackendR
     await services?.close();
     await prepared.cleanup();
   }
-}
-
-function gitCommit(): string {
-  try {
-    const sha = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain'], { encoding: 'utf8' }).trim() !== '';
-    return dirty ? `${sha} (with uncommitted changes)` : sha;
-  } catch {
-    return 'unknown';
-  }
-}
-
-function machine(): string {
-  const cpu = cpus();
-  const load = loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' / ');
-  return `${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, ${platform()} ${release()}; load average before the run ${load}`;
 }
 
 async function main(): Promise<void> {

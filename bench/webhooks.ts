@@ -10,11 +10,11 @@
 // Environment: WEBHOOK_BENCH_EVENTS (default 5000), WEBHOOK_BENCH_CONCURRENCY (per worker, default
 // 32), WEBHOOK_BENCH_TIMEOUT_S (give up waiting for the pipeline, default 180),
 // BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres), BENCH_REDIS_URL.
-import { type ChildProcess, execFileSync, fork } from 'node:child_process';
+
+import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:https';
-import { cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { and, count, eq, isNull } from 'drizzle-orm';
@@ -38,6 +38,7 @@ import {
   verifyWebhookSignature,
 } from '../workers/signing.ts';
 import { createDeliveryDispatcher } from '../workers/ssrf.ts';
+import { gitCommit, machine } from './environment.ts';
 
 const benchDir = fileURLToPath(new URL('.', import.meta.url));
 const SAMPLE_SIZE = 200;
@@ -305,24 +306,6 @@ async function deleteKeys(redisUrl: string, prefix: string): Promise<number> {
     redis.disconnect();
   }
   return deleted;
-}
-
-function gitCommit(): string {
-  try {
-    const sha = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain'], { encoding: 'utf8' }).trim() !== '';
-    return dirty ? `${sha} (with uncommitted changes)` : sha;
-  } catch {
-    return 'unknown';
-  }
-}
-
-function machine(): string {
-  const cpu = cpus();
-  const load = loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' / ');
-  return `${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, ${platform()} ${release()}; load average before the run ${load}`;
 }
 
 const pct = (a: number, b: number) => `${((100 * a) / b).toFixed(1)}%`;
