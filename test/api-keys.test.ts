@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiKeys } from '../core/db/schema.ts';
+import type { ErrorBody } from '../core/errors.ts';
 import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
 
 interface KeyRecord {
@@ -20,13 +21,6 @@ interface KeyRecord {
 interface KeyWithToken {
   key: KeyRecord;
   plain_token: string;
-}
-interface ErrorBody {
-  error: string;
-  code?: string;
-  message?: string;
-  details?: { field: string; message: string; code: string }[];
-  required_scope?: string;
 }
 
 const DEFAULT_SCOPES = [

@@ -2,6 +2,7 @@
 import { and, count, eq, isNull, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { leads, outboxEvents, users } from '../core/db/schema.ts';
+import type { ErrorBody } from '../core/errors.ts';
 import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
 
 let t: TestContext;
@@ -28,13 +29,6 @@ interface LeadList {
   page: number;
   limit: number;
   totalPages: number;
-}
-interface ErrorBody {
-  error: string;
-  code?: string;
-  message?: string;
-  details?: { field: string; message: string; code: string }[];
-  [key: string]: unknown;
 }
 
 beforeAll(async () => {

@@ -3,6 +3,7 @@ import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateOauthToken, generateRefreshToken, hashToken } from '../core/auth/tokens.ts';
 import { apiKeys, leads, oauthTokens, outboxEvents, refreshTokens, users } from '../core/db/schema.ts';
+import type { ErrorBody } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
 
@@ -23,14 +24,6 @@ interface UserList {
   page: number;
   limit: number;
   totalPages: number;
-}
-interface ErrorBody {
-  error: string;
-  code?: string;
-  message?: string;
-  details?: { field: string; message: string; code: string }[];
-  required_permission?: string;
-  owned_records?: Record<string, number>;
 }
 
 let t: TestContext;

@@ -2,6 +2,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { organizations, webhookDeliveries, webhooks } from '../core/db/schema.ts';
+import type { ErrorBody } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
 
@@ -25,13 +26,6 @@ interface DeliveryBody {
   attempts: unknown[];
   created_at: string;
   updated_at: string;
-}
-
-interface ErrorBody {
-  error: string;
-  code?: string;
-  details?: { field: string; message: string; code: string }[];
-  [extra: string]: unknown;
 }
 
 const SECRET = 'a-very-secret-signing-key';
