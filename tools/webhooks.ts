@@ -276,7 +276,7 @@ export const updateWebhook = defineTool({
   name: 'update_webhook',
   title: 'Update webhook subscription',
   description:
-    'Changes a webhook subscription: any of `url` (https:// only), `events` (replaces the whole list; at least one known event), `secret` (16-200 characters, never returned; deliveries made from now on are signed with it) and `is_active` (false pauses deliveries, true resumes them). Give at least one; fields left out stay as they are. Returns the updated record.',
+    'Changes a webhook subscription: one or more of `url` (https:// only), `events` (replaces the whole list; at least one known event), `secret` (16-200 characters, never returned; deliveries made from now on are signed with it) and `is_active` (false pauses deliveries, true resumes them). Give at least one; fields left out stay as they are. Returns the updated record.',
   input: z
     .strictObject({
       id: webhookId,
