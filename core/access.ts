@@ -25,26 +25,92 @@ export const PERMISSIONS = [
   'settings.webhooks.delete',
   'trash.view',
   'trash.restore',
+  'contacts.view',
+  'contacts.create',
+  'contacts.edit',
+  'contacts.delete',
+  'opportunities.view',
+  'opportunities.create',
+  'opportunities.edit',
+  'opportunities.delete',
+  'activities.view',
+  'activities.create',
+  'activities.edit',
+  'activities.delete',
+  'tasks.view',
+  'tasks.create',
+  'tasks.edit',
+  'tasks.delete',
+  'smart_views.view',
+  'smart_views.create',
+  'smart_views.edit',
+  // Edit or delete shared views someone else created (everyone may edit and delete their own).
+  'smart_views.manage_shared',
+  'custom_objects.view',
+  'custom_objects.create',
+  'custom_objects.edit',
+  'custom_objects.delete',
+  // Definitions: custom objects' and custom activity types' fields are workspace settings.
+  'settings.custom_objects.manage',
+  'settings.custom_activity_types.manage',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
-const crmRead: Permission[] = ['leads.view', 'users.view', 'trash.view'];
+const crmRead: Permission[] = [
+  'leads.view',
+  'users.view',
+  'trash.view',
+  'contacts.view',
+  'opportunities.view',
+  'activities.view',
+  'tasks.view',
+  'smart_views.view',
+  'custom_objects.view',
+];
 const ownKeys: Permission[] = [
   'settings.api_keys.create',
   'settings.api_keys.view_own',
   'settings.api_keys.delete',
 ];
-const crmWrite: Permission[] = ['leads.create', 'leads.edit', 'trash.restore'];
+const crmWrite: Permission[] = [
+  'leads.create',
+  'leads.edit',
+  'trash.restore',
+  'contacts.create',
+  'contacts.edit',
+  'opportunities.create',
+  'opportunities.edit',
+  'activities.create',
+  'activities.edit',
+  // Members log and tidy their own day: notes, calls and tasks are theirs to delete too.
+  'activities.delete',
+  'tasks.create',
+  'tasks.edit',
+  'tasks.delete',
+  'smart_views.create',
+  'smart_views.edit',
+  'custom_objects.create',
+  'custom_objects.edit',
+];
+/** Deleting records others rely on (leads, contacts, deals, custom records) is for managers and up. */
+const crmDelete: Permission[] = [
+  'leads.delete',
+  'contacts.delete',
+  'opportunities.delete',
+  'custom_objects.delete',
+  'smart_views.manage_shared',
+];
 
 /**
  * The role table. Owners hold everything; only they delete users (the specification's state
- * table). Admins run the workspace; managers and members work records (only managers delete);
- * viewers read. Every role manages its own API keys: a key never exceeds its user's role anyway.
+ * table). Admins run the workspace (including custom object and activity type definitions);
+ * managers and members work records (only managers delete leads, contacts, deals and custom
+ * records; members delete their activities and tasks); viewers read. Every role manages its own API keys: a key never exceeds its user's role anyway.
  */
 export const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
   owner: new Set(PERMISSIONS),
   admin: new Set(PERMISSIONS.filter((p) => p !== 'users.delete')),
-  manager: new Set([...crmRead, ...crmWrite, 'leads.delete', ...ownKeys, 'settings.webhooks.view_own']),
+  manager: new Set([...crmRead, ...crmWrite, ...crmDelete, ...ownKeys, 'settings.webhooks.view_own']),
   member: new Set([...crmRead, ...crmWrite, ...ownKeys]),
   viewer: new Set([...crmRead, ...ownKeys]),
 };

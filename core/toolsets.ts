@@ -5,12 +5,25 @@
 // area of tools either fits an existing description (everyday record work belongs in core, as long
 // as the default list stays within its budget) or adds a row here.
 
-export const TOOLSET_NAMES = ['core', 'admin', 'settings', 'webhooks'] as const;
+export const TOOLSET_NAMES = [
+  'core',
+  'sales',
+  'views',
+  'customization',
+  'admin',
+  'settings',
+  'webhooks',
+] as const;
 export type ToolsetName = (typeof TOOLSET_NAMES)[number];
 
 /** One line per toolset, for the server instructions and the docs. */
 export const TOOLSETS: Readonly<Record<ToolsetName, string>> = {
-  core: "Everyday CRM work: get_me, leads (search, read, create, update, convert, bulk changes), reading the organization's users, and the trash. Listed by default.",
+  core: "Everyday CRM work: get_me, search_crm across records, leads (search, read, create, update, convert, bulk changes), contacts, opportunities, logging activities and reading a lead's timeline, tasks (create, complete, the caller's open tasks), lead health and conversation memory, running smart views, reading the organization's users, and the trash. Listed by default.",
+  sales:
+    'The rest of the sales records: deleting contacts, opportunities, activities and tasks, reading and editing single activities, listing every task, snoozing tasks, and editing conversation memory.',
+  views: 'Smart views (saved lead filters): create, list, read, update and delete them. Running one is in core.',
+  customization:
+    'Custom objects (definitions and their records) and custom activity types (definitions). Needs a plan with custom objects or custom activity types.',
   admin: 'User management for owners and admins: create, update, deactivate, reactivate and delete users.',
   settings: "The caller's own API keys: create, list, update (label, toolsets), revoke and rotate.",
   webhooks:

@@ -2,7 +2,21 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { apiKeys, leads, users, webhookDeliveries, webhooks } from '../core/db/schema.ts';
+import {
+  activities,
+  apiKeys,
+  contacts,
+  customActivityTypes,
+  customObjectRecords,
+  customObjects,
+  leads,
+  opportunities,
+  smartViews,
+  tasks,
+  users,
+  webhookDeliveries,
+  webhooks,
+} from '../core/db/schema.ts';
 import { newId } from '../core/ids.ts';
 import type { Route } from '../rest/route.ts';
 import { ROUTES } from '../rest/routes/index.ts';
@@ -24,8 +38,10 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 interface Fixture {
-  /** The value for every id-like path parameter. */
+  /** The value for every id-like path parameter not named in `params`. */
   id: string;
+  /** Values of particular path parameters, for routes that address two records (`:objectId/records/:recordId`). */
+  params?: Record<string, string>;
   /** Re-reads the record (and whatever a route could change about it) through system access. */
   read(): Promise<unknown>;
 }
@@ -57,6 +73,107 @@ const FACTORIES: Record<string, (org: TestOrg) => Promise<Fixture>> = {
     return {
       id: keyId,
       read: () => t.services.db.system.select().from(apiKeys).where(eq(apiKeys.id, keyId)),
+    };
+  },
+  '/contacts': async (org) => {
+    const leadId = await insertLead(org);
+    const id = newId();
+    await t.services.db.system
+      .insert(contacts)
+      .values({ id, orgId: org.orgId, leadId, name: 'Victim contact' });
+    return { id, read: () => t.services.db.system.select().from(contacts).where(eq(contacts.id, id)) };
+  },
+  '/opportunities': async (org) => {
+    const leadId = await insertLead(org);
+    const id = newId();
+    await t.services.db.system
+      .insert(opportunities)
+      .values({ id, orgId: org.orgId, leadId, value: 1000, ownerId: org.ownerId });
+    return {
+      id,
+      read: () => t.services.db.system.select().from(opportunities).where(eq(opportunities.id, id)),
+    };
+  },
+  '/activities': async (org) => {
+    const leadId = await insertLead(org);
+    const id = newId();
+    await t.services.db.system.insert(activities).values({
+      id,
+      orgId: org.orgId,
+      leadId,
+      type: 'call',
+      userId: org.ownerId,
+      fields: { direction: 'outbound', duration_seconds: 60, status: 'in_progress' },
+    });
+    return { id, read: () => t.services.db.system.select().from(activities).where(eq(activities.id, id)) };
+  },
+  '/tasks': async (org) => {
+    const leadId = await insertLead(org);
+    const id = newId();
+    await t.services.db.system.insert(tasks).values({
+      id,
+      orgId: org.orgId,
+      leadId,
+      assignedTo: org.ownerId,
+      text: 'Victim task',
+      dueAt: new Date(Date.now() + 86_400_000),
+      snoozedUntil: new Date(Date.now() + 3_600_000),
+    });
+    return { id, read: () => t.services.db.system.select().from(tasks).where(eq(tasks.id, id)) };
+  },
+  '/smart-views': async (org) => {
+    const id = newId();
+    await t.services.db.system.insert(smartViews).values({
+      id,
+      orgId: org.orgId,
+      name: 'Victim view',
+      query: { logic: 'and', filters: [] },
+      visibility: 'shared',
+      ownerId: org.ownerId,
+    });
+    return { id, read: () => t.services.db.system.select().from(smartViews).where(eq(smartViews.id, id)) };
+  },
+  // A definition with one record: routes address the definition (`:id`, `:objectId`) or the record.
+  '/custom-objects': async (org) => {
+    const objectId = newId();
+    const recordId = newId();
+    await t.services.db.system.insert(customObjects).values({
+      id: objectId,
+      orgId: org.orgId,
+      name: `Victim object ${objectId}`,
+      fields: [{ key: 'title', label: 'Title', type: 'text', required: false }],
+    });
+    await t.services.db.system.insert(customObjectRecords).values({
+      id: recordId,
+      orgId: org.orgId,
+      objectId,
+      values: { title: 'Victim record' },
+      ownerId: org.ownerId,
+    });
+    return {
+      id: objectId,
+      params: { objectId, recordId },
+      read: async () => ({
+        object: await t.services.db.system.select().from(customObjects).where(eq(customObjects.id, objectId)),
+        records: await t.services.db.system
+          .select()
+          .from(customObjectRecords)
+          .where(eq(customObjectRecords.objectId, objectId)),
+      }),
+    };
+  },
+  '/custom-activity-types': async (org) => {
+    const id = newId();
+    await t.services.db.system.insert(customActivityTypes).values({
+      id,
+      orgId: org.orgId,
+      name: `Victim type ${id}`,
+      fields: [{ key: 'outcome', label: 'Outcome', type: 'text', required: false }],
+    });
+    return {
+      id,
+      read: () =>
+        t.services.db.system.select().from(customActivityTypes).where(eq(customActivityTypes.id, id)),
     };
   },
   '/trash': async (org) => {
@@ -103,6 +220,14 @@ const FACTORIES: Record<string, (org: TestOrg) => Promise<Fixture>> = {
     };
   },
 };
+
+async function insertLead(org: TestOrg): Promise<string> {
+  const id = newId();
+  await t.services.db.system
+    .insert(leads)
+    .values({ id, orgId: org.orgId, name: 'Parent of a victim record', ownerId: org.ownerId });
+  return id;
+}
 
 async function insertWebhook(org: TestOrg): Promise<string> {
   const id = newId();
@@ -156,14 +281,18 @@ function factoryFor(route: Route): string | undefined {
     .sort((a, b) => b.length - a.length)[0];
 }
 
-function fillPath(path: string, id: string): { url: string; params: Record<string, string> } {
+function fillPath(
+  path: string,
+  id: string,
+  named: Record<string, string> = {},
+): { url: string; params: Record<string, string> } {
   const params: Record<string, string> = {};
   const url = path
     .split('/')
     .map((segment) => {
       if (!segment.startsWith(':')) return segment;
       const [name] = pathParams(`/${segment}`);
-      const value = name && isIdParam(name) ? id : '0';
+      const value = name === undefined ? '0' : (named[name] ?? (isIdParam(name) ? id : '0'));
       if (name) params[name] = value;
       return value;
     })
@@ -250,7 +379,7 @@ describe('REST routes addressing a record by id', () => {
       const factory = FACTORIES[prefix];
       if (!factory) throw new Error(`FACTORIES has no entry ${prefix}`);
       const fixture = await factory(orgA);
-      const { url, params } = fillPath(route.path, fixture.id);
+      const { url, params } = fillPath(route.path, fixture.id, fixture.params);
       const body = route.method === 'GET' ? undefined : bodyFor(route, params);
       const before = await fixture.read();
 

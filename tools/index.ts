@@ -1,6 +1,16 @@
 // The registry: an explicit list of every tool. Both surfaces, the manifest and the docs read it.
 import type { Tool } from '../core/tool.ts';
 import { apiKeyTools } from './api-keys.ts';
+import { contactTools } from './contacts.ts';
+import { opportunityTools } from './opportunities.ts';
+import { activityTools } from './activities.ts';
+import { customActivityTypeTools } from './custom-activity-types.ts';
+import { taskTools } from './tasks.ts';
+import { conversationMemoryTools } from './conversation-memory.ts';
+import { leadHealthTools } from './lead-health.ts';
+import { smartViewTools } from './smart-views.ts';
+import { customObjectTools } from './custom-objects.ts';
+import { searchTools } from './search.ts';
 import { leadTools } from './leads.ts';
 import { meTools } from './me.ts';
 import { trashTools } from './trash.ts';
@@ -10,6 +20,16 @@ import { webhookTools } from './webhooks.ts';
 export const TOOLS: readonly Tool[] = [
   ...meTools,
   ...leadTools,
+  ...contactTools,
+  ...opportunityTools,
+  ...activityTools,
+  ...customActivityTypeTools,
+  ...taskTools,
+  ...conversationMemoryTools,
+  ...leadHealthTools,
+  ...smartViewTools,
+  ...customObjectTools,
+  ...searchTools,
   ...userTools,
   ...apiKeyTools,
   ...trashTools,

@@ -25,6 +25,7 @@ import type { OwnedRecordTable } from '../core/ownership.ts';
 import { iso, listParams, messageOutput, objectId, offsetOf, paged, pagedOutput } from '../core/schemas.ts';
 import { defineTool, type ToolContext } from '../core/tool.ts';
 import type { TrashType } from '../core/trash.ts';
+import { restoreLeadChildren, trashLeadChildren } from './lead-children.ts';
 
 export const LEAD_STATUSES = ['new', 'contacted', 'qualified', 'unqualified', 'client', 'lost'] as const;
 export type LeadStatus = (typeof LEAD_STATUSES)[number];
@@ -471,6 +472,7 @@ export async function trashLead(ctx: LeadCtx, id: string): Promise<void> {
     .where(and(eq(leads.id, before.id), eq(leads.orgId, ctx.auth.orgId)))
     .returning(leadColumns);
   if (!row) throw notFound('Lead');
+  await trashLeadChildren(ctx.db, ctx.auth.orgId, [row.id], ctx.now, ctx.auth.userId);
   await ctx.emit('lead.deleted', { ...serializeLead(row), deleted_at: ctx.now.toISOString() });
 }
 
@@ -500,6 +502,7 @@ export async function restoreLead(ctx: LeadCtx, id: string): Promise<LeadRecord>
     .where(and(eq(leads.id, before.id), eq(leads.orgId, ctx.auth.orgId)))
     .returning(leadColumns);
   if (!row) throw notFound('Trash item');
+  if (before.deletedAt) await restoreLeadChildren(ctx.db, ctx.auth.orgId, row.id, before.deletedAt);
   const record = serializeLead(row);
   await ctx.emit('lead.updated', { ...record, changed_fields: changed, previous_values: previous });
   return record;
@@ -535,6 +538,9 @@ export const leadOwnership: OwnedRecordTable = {
   deletedBy: leads.deletedBy,
   updatedAt: leads.updatedAt,
   async announce(ctx, ids, change) {
+    if (change.kind === 'trashed') {
+      await trashLeadChildren(ctx.db, ctx.auth.orgId, ids, ctx.now, ctx.auth.userId);
+    }
     const rows = await ctx.db
       .select(leadColumns)
       .from(leads)

@@ -7,9 +7,21 @@ import { listParams, objectId, paged, pagedOutput } from '../core/schemas.ts';
 import type { Tool } from '../core/tool.ts';
 import { defineTool } from '../core/tool.ts';
 import { findTrashType, listTrash, type TrashType } from '../core/trash.ts';
+import { activityTrashTypes } from './activities.ts';
+import { contactTrashTypes } from './contacts.ts';
+import { customObjectRecordTrashTypes } from './custom-objects.ts';
 import { leadTrashType } from './leads.ts';
+import { opportunityTrashTypes } from './opportunities.ts';
+import { taskTrashTypes } from './tasks.ts';
 
-export const TRASH_TYPES: readonly TrashType[] = [leadTrashType];
+export const TRASH_TYPES: readonly TrashType[] = [
+  leadTrashType,
+  ...contactTrashTypes,
+  ...opportunityTrashTypes,
+  ...activityTrashTypes,
+  ...taskTrashTypes,
+  ...customObjectRecordTrashTypes,
+];
 
 const typeNames = TRASH_TYPES.map((t) => t.type);
 const typeField = z.enum(typeNames).describe(`Record type: ${typeNames.join(', ')}`);

@@ -6,9 +6,11 @@ import {
   bigint,
   boolean,
   customType,
+  date,
   index,
   integer,
   jsonb,
+  numeric,
   pgTable,
   text,
   timestamp,
@@ -265,3 +267,289 @@ export const webhookDeliveries = pgTable(
 
 export type WebhookRow = typeof webhooks.$inferSelect;
 export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
+
+// ---------------------------------------------------------------------------------------------
+// Sales core. Records hanging off a lead reference it with ON DELETE CASCADE: trashing a lead trashes
+// its live children with the same `deleted_at` (tools/lead-children.ts), and purging the lead from
+// the trash removes them for good.
+
+const leadRef = (name = 'lead_id') => text(name).references(() => leads.id, { onDelete: 'cascade' });
+const deletedAt = () => ts('deleted_at');
+const deletedBy = () => text('deleted_by');
+
+export interface ContactEmail {
+  email: string;
+  type: string;
+}
+export interface ContactPhone {
+  phone: string;
+  type: string;
+}
+
+export const contacts = pgTable(
+  'contacts',
+  {
+    id: id(),
+    orgId: orgId(),
+    leadId: leadRef().notNull(),
+    name: text('name').notNull(),
+    title: text('title'),
+    emails: jsonb('emails').$type<ContactEmail[]>().notNull().default([]),
+    phones: jsonb('phones').$type<ContactPhone[]>().notNull().default([]),
+    /** Additional properties (custom fields), as on leads. */
+    custom: jsonb('custom').$type<Record<string, unknown>>().notNull().default({}),
+    createdBy: text('created_by'),
+    deletedAt: deletedAt(),
+    deletedBy: deletedBy(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    search: tsvector('search').generatedAlwaysAs(
+      sql`to_tsvector('simple', coalesce(name, '') || ' ' || coalesce(title, '') || ' ' || jsonb_path_query_array(emails, '$[*].email')::text || ' ' || jsonb_path_query_array(phones, '$[*].phone')::text)`,
+    ),
+  },
+  (t) => [
+    index('contacts_live_created_idx')
+      .on(t.orgId, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst())
+      .where(sql`${t.deletedAt} is null`),
+    index('contacts_lead_idx').on(t.orgId, t.leadId),
+    index('contacts_search_idx').using('gin', t.search),
+    index('contacts_org_trash_idx')
+      .on(t.orgId, t.deletedAt.desc(), t.id.desc())
+      .where(sql`${t.deletedAt} is not null`),
+  ],
+);
+
+export const opportunities = pgTable(
+  'opportunities',
+  {
+    id: id(),
+    orgId: orgId(),
+    leadId: leadRef().notNull(),
+    contactId: text('contact_id').references(() => contacts.id, { onDelete: 'set null' }),
+    note: text('note'),
+    /** In the currency's major unit (12.5 = 12.50), exact to the cent. */
+    value: numeric('value', { precision: 18, scale: 2, mode: 'number' }).notNull().default(0),
+    currency: text('currency').notNull().default('USD'),
+    confidence: integer('confidence').notNull().default(0),
+    status: text('status').notNull().default('active'),
+    pipelineStage: text('pipeline_stage'),
+    expectedCloseDate: date('expected_close_date', { mode: 'string' }),
+    ownerId: text('owner_id'),
+    /** When the status last moved to won or lost; null while active. */
+    closedAt: ts('closed_at'),
+    createdBy: text('created_by'),
+    deletedAt: deletedAt(),
+    deletedBy: deletedBy(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    search: tsvector('search').generatedAlwaysAs(
+      sql`to_tsvector('simple', coalesce(note, '') || ' ' || coalesce(pipeline_stage, '') || ' ' || coalesce(status, ''))`,
+    ),
+  },
+  (t) => [
+    index('opportunities_live_created_idx')
+      .on(t.orgId, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst())
+      .where(sql`${t.deletedAt} is null`),
+    index('opportunities_lead_idx').on(t.orgId, t.leadId),
+    index('opportunities_owner_idx').on(t.orgId, t.ownerId),
+    index('opportunities_search_idx').using('gin', t.search),
+    index('opportunities_org_trash_idx')
+      .on(t.orgId, t.deletedAt.desc(), t.id.desc())
+      .where(sql`${t.deletedAt} is not null`),
+  ],
+);
+
+/** A field of a custom object or custom activity type definition. */
+export interface CustomFieldDef {
+  key: string;
+  label: string;
+  type: 'text' | 'number' | 'date' | 'boolean' | 'choice' | 'user' | 'lead';
+  required: boolean;
+  /** The allowed values of a `choice` field. */
+  options?: string[];
+}
+
+export const customActivityTypes = pgTable(
+  'custom_activity_types',
+  {
+    id: id(),
+    orgId: orgId(),
+    name: text('name').notNull(),
+    description: text('description'),
+    fields: jsonb('fields').$type<CustomFieldDef[]>().notNull().default([]),
+    createdBy: text('created_by'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex('custom_activity_types_name_uq').on(t.orgId, sql`lower(${t.name})`)],
+);
+
+export const activities = pgTable(
+  'activities',
+  {
+    id: id(),
+    orgId: orgId(),
+    leadId: leadRef().notNull(),
+    contactId: text('contact_id').references(() => contacts.id, { onDelete: 'set null' }),
+    /** note | call | email | meeting | custom */
+    type: text('type').notNull(),
+    customActivityTypeId: text('custom_activity_type_id').references(() => customActivityTypes.id),
+    /** The user the activity is by (the caller unless given). */
+    userId: text('user_id'),
+    /** When it happened (a call's start, a meeting's start, an email's send time); newest first on the timeline. */
+    occurredAt: ts('occurred_at').notNull().defaultNow(),
+    /** The type's own fields: a call's direction/duration/outcome, an email's subject, a custom type's values. */
+    fields: jsonb('fields').$type<Record<string, unknown>>().notNull().default({}),
+    createdBy: text('created_by'),
+    deletedAt: deletedAt(),
+    deletedBy: deletedBy(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index('activities_timeline_idx')
+      .on(t.orgId, t.leadId, t.occurredAt.desc().nullsFirst(), t.id.desc().nullsFirst())
+      .where(sql`${t.deletedAt} is null`),
+    index('activities_live_created_idx')
+      .on(t.orgId, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst())
+      .where(sql`${t.deletedAt} is null`),
+    // "Has an activity of type X": smart views and lead health probe by (org, type, lead).
+    index('activities_type_lead_idx').on(t.orgId, t.type, t.leadId).where(sql`${t.deletedAt} is null`),
+    index('activities_custom_type_idx').on(t.orgId, t.customActivityTypeId),
+    index('activities_org_trash_idx')
+      .on(t.orgId, t.deletedAt.desc(), t.id.desc())
+      .where(sql`${t.deletedAt} is not null`),
+  ],
+);
+
+export const tasks = pgTable(
+  'tasks',
+  {
+    id: id(),
+    orgId: orgId(),
+    leadId: leadRef(),
+    assignedTo: text('assigned_to'),
+    text: text('text').notNull(),
+    dueAt: ts('due_at'),
+    isComplete: boolean('is_complete').notNull().default(false),
+    completedAt: ts('completed_at'),
+    completedBy: text('completed_by'),
+    /** Hidden from "my open tasks" until this time. */
+    snoozedUntil: ts('snoozed_until'),
+    createdBy: text('created_by'),
+    deletedAt: deletedAt(),
+    deletedBy: deletedBy(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index('tasks_live_created_idx')
+      .on(t.orgId, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst())
+      .where(sql`${t.deletedAt} is null`),
+    index('tasks_assignee_open_idx')
+      .on(t.orgId, t.assignedTo, t.dueAt)
+      .where(sql`${t.deletedAt} is null and ${t.isComplete} = false`),
+    index('tasks_lead_idx').on(t.orgId, t.leadId),
+    index('tasks_org_trash_idx')
+      .on(t.orgId, t.deletedAt.desc(), t.id.desc())
+      .where(sql`${t.deletedAt} is not null`),
+  ],
+);
+
+/** One saved filter over leads. `query` and `sort` are stored as validated by the smart-view tools. */
+export const smartViews = pgTable(
+  'smart_views',
+  {
+    id: id(),
+    orgId: orgId(),
+    name: text('name').notNull(),
+    scope: text('scope').notNull().default('leads'),
+    query: jsonb('query').$type<Record<string, unknown>>().notNull(),
+    sort: jsonb('sort').$type<{ field: string; direction: number } | null>(),
+    displayColumns: text('display_columns').array().notNull().default(sql`'{}'::text[]`),
+    visibility: text('visibility').notNull().default('private'),
+    /** The creator; a private view is visible to this user only. */
+    ownerId: text('owner_id').notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index('smart_views_org_idx').on(t.orgId, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
+  ],
+);
+
+export const customObjects = pgTable(
+  'custom_objects',
+  {
+    id: id(),
+    orgId: orgId(),
+    name: text('name').notNull(),
+    description: text('description'),
+    fields: jsonb('fields').$type<CustomFieldDef[]>().notNull().default([]),
+    createdBy: text('created_by'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [uniqueIndex('custom_objects_name_uq').on(t.orgId, sql`lower(${t.name})`)],
+);
+
+export const customObjectRecords = pgTable(
+  'custom_object_records',
+  {
+    id: id(),
+    orgId: orgId(),
+    objectId: text('object_id')
+      .notNull()
+      .references(() => customObjects.id, { onDelete: 'cascade' }),
+    values: jsonb('values').$type<Record<string, unknown>>().notNull().default({}),
+    ownerId: text('owner_id'),
+    createdBy: text('created_by'),
+    deletedAt: deletedAt(),
+    deletedBy: deletedBy(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index('custom_object_records_live_idx')
+      .on(t.orgId, t.objectId, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst())
+      .where(sql`${t.deletedAt} is null`),
+    index('custom_object_records_owner_idx').on(t.orgId, t.ownerId),
+    index('custom_object_records_org_trash_idx')
+      .on(t.orgId, t.deletedAt.desc(), t.id.desc())
+      .where(sql`${t.deletedAt} is not null`),
+  ],
+);
+
+/** A promise made in a conversation with a lead, kept in its conversation memory. */
+export interface Commitment {
+  text: string;
+  due_at: string | null;
+  status: 'open' | 'kept' | 'missed';
+  note: string | null;
+  created_at: string;
+  created_by: string | null;
+  /** When it was marked kept or missed. */
+  resolved_at: string | null;
+}
+
+/** What assistants remember of the conversations with a lead: a summary and the commitments made. */
+export const conversationMemories = pgTable('conversation_memories', {
+  leadId: text('lead_id')
+    .primaryKey()
+    .references(() => leads.id, { onDelete: 'cascade' }),
+  orgId: orgId(),
+  summary: text('summary'),
+  commitments: jsonb('commitments').$type<Commitment[]>().notNull().default([]),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+export type ContactRow = typeof contacts.$inferSelect;
+export type OpportunityRow = typeof opportunities.$inferSelect;
+export type ActivityRow = typeof activities.$inferSelect;
+export type TaskRow = typeof tasks.$inferSelect;
+export type SmartViewRow = typeof smartViews.$inferSelect;
+export type CustomObjectRow = typeof customObjects.$inferSelect;
+export type CustomObjectRecordRow = typeof customObjectRecords.$inferSelect;
+export type CustomActivityTypeRow = typeof customActivityTypes.$inferSelect;
+export type ConversationMemoryRow = typeof conversationMemories.$inferSelect;

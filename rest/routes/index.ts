@@ -1,6 +1,16 @@
 // The REST route table: METHOD path -> tool, one file per resource area.
 import type { Route } from '../route.ts';
 import { apiKeyRoutes } from './api-keys.ts';
+import { contactRoutes } from './contacts.ts';
+import { opportunityRoutes } from './opportunities.ts';
+import { activityRoutes } from './activities.ts';
+import { customActivityTypeRoutes } from './custom-activity-types.ts';
+import { taskRoutes } from './tasks.ts';
+import { conversationMemoryRoutes } from './conversation-memory.ts';
+import { leadHealthRoutes } from './lead-health.ts';
+import { smartViewRoutes } from './smart-views.ts';
+import { customObjectRoutes } from './custom-objects.ts';
+import { searchRoutes } from './search.ts';
 import { leadRoutes } from './leads.ts';
 import { meRoutes } from './me.ts';
 import { trashRoutes } from './trash.ts';
@@ -10,6 +20,16 @@ import { webhookRoutes } from './webhooks.ts';
 export const ROUTES: readonly Route[] = [
   ...meRoutes,
   ...leadRoutes,
+  ...contactRoutes,
+  ...opportunityRoutes,
+  ...activityRoutes,
+  ...customActivityTypeRoutes,
+  ...taskRoutes,
+  ...conversationMemoryRoutes,
+  ...leadHealthRoutes,
+  ...smartViewRoutes,
+  ...customObjectRoutes,
+  ...searchRoutes,
   ...userRoutes,
   ...apiKeyRoutes,
   ...trashRoutes,
