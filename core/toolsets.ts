@@ -21,7 +21,8 @@ export const TOOLSETS: Readonly<Record<ToolsetName, string>> = {
   core: "Everyday CRM work: get_me, search_crm across records, leads (search, read, create, update, convert, bulk changes), contacts, opportunities, logging activities and reading a lead's timeline, tasks (create, complete, the caller's open tasks), lead health and conversation memory, running smart views, reading the organization's users, and the trash. Listed by default.",
   sales:
     'The rest of the sales records: deleting contacts, opportunities, activities and tasks, reading and editing single activities, listing every task, snoozing tasks, and editing conversation memory.',
-  views: 'Smart views (saved lead filters): create, list, read, update and delete them. Running one is in core.',
+  views:
+    'Smart views (saved lead filters): create, list, read, update and delete them. Running one is in core.',
   customization:
     'Custom objects (definitions and their records) and custom activity types (definitions). Needs a plan with custom objects or custom activity types.',
   admin: 'User management for owners and admins: create, update, deactivate, reactivate and delete users.',

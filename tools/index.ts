@@ -1,18 +1,18 @@
 // The registry: an explicit list of every tool. Both surfaces, the manifest and the docs read it.
 import type { Tool } from '../core/tool.ts';
+import { activityTools } from './activities.ts';
 import { apiKeyTools } from './api-keys.ts';
 import { contactTools } from './contacts.ts';
-import { opportunityTools } from './opportunities.ts';
-import { activityTools } from './activities.ts';
-import { customActivityTypeTools } from './custom-activity-types.ts';
-import { taskTools } from './tasks.ts';
 import { conversationMemoryTools } from './conversation-memory.ts';
-import { leadHealthTools } from './lead-health.ts';
-import { smartViewTools } from './smart-views.ts';
+import { customActivityTypeTools } from './custom-activity-types.ts';
 import { customObjectTools } from './custom-objects.ts';
-import { searchTools } from './search.ts';
+import { leadHealthTools } from './lead-health.ts';
 import { leadTools } from './leads.ts';
 import { meTools } from './me.ts';
+import { opportunityTools } from './opportunities.ts';
+import { searchTools } from './search.ts';
+import { smartViewTools } from './smart-views.ts';
+import { taskTools } from './tasks.ts';
 import { trashTools } from './trash.ts';
 import { userTools } from './users.ts';
 import { webhookTools } from './webhooks.ts';
