@@ -1,0 +1,122 @@
+// Locks in that a lead's contacts, opportunities, activities and tasks follow it into the trash and back, and that a child trashed on its own earlier stays trashed.
+import { eq, inArray } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { activities, contacts, leads, opportunities, tasks } from '../core/db/schema.ts';
+import { newId } from '../core/ids.ts';
+import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
+
+let t: TestContext;
+let org: TestOrg;
+
+beforeAll(async () => {
+  t = await createTestContext({}, { withoutRateLimits: true });
+  org = await t.createOrg();
+});
+afterAll(() => t.close());
+
+interface Family {
+  leadId: string;
+  contactIds: string[];
+  opportunityId: string;
+  activityId: string;
+  taskId: string;
+}
+
+/** A lead with two contacts, a deal, a call and a task, inserted directly (the children's own tools are tested elsewhere). */
+async function insertFamily(): Promise<Family> {
+  const db = t.services.db.system;
+  const leadId = newId();
+  await db.insert(leads).values({ id: leadId, orgId: org.orgId, name: 'Family lead', ownerId: org.ownerId });
+  const contactIds = [newId(), newId()];
+  await db
+    .insert(contacts)
+    .values(contactIds.map((id) => ({ id, orgId: org.orgId, leadId, name: `Contact ${id}` })));
+  const opportunityId = newId();
+  await db.insert(opportunities).values({ id: opportunityId, orgId: org.orgId, leadId, value: 500 });
+  const activityId = newId();
+  await db
+    .insert(activities)
+    .values({ id: activityId, orgId: org.orgId, leadId, type: 'note', fields: { note: 'hello' } });
+  const taskId = newId();
+  await db.insert(tasks).values({ id: taskId, orgId: org.orgId, leadId, text: 'Follow up' });
+  return { leadId, contactIds, opportunityId, activityId, taskId };
+}
+
+async function deletedAtOf(f: Family): Promise<Record<string, Date | null>> {
+  const db = t.services.db.system;
+  const out: Record<string, Date | null> = {};
+  for (const row of await db
+    .select({ id: contacts.id, d: contacts.deletedAt })
+    .from(contacts)
+    .where(inArray(contacts.id, f.contactIds))) {
+    out[row.id] = row.d;
+  }
+  const [opp] = await db
+    .select({ d: opportunities.deletedAt })
+    .from(opportunities)
+    .where(eq(opportunities.id, f.opportunityId));
+  const [act] = await db
+    .select({ d: activities.deletedAt })
+    .from(activities)
+    .where(eq(activities.id, f.activityId));
+  const [task] = await db.select({ d: tasks.deletedAt }).from(tasks).where(eq(tasks.id, f.taskId));
+  out.opportunity = opp?.d ?? null;
+  out.activity = act?.d ?? null;
+  out.task = task?.d ?? null;
+  return out;
+}
+
+describe('lead children and the trash', () => {
+  it('trashing a lead trashes its live children with the same stamp; restoring brings them back', async () => {
+    const f = await insertFamily();
+    const del = await t.request('DELETE', `/api/v1/leads/${f.leadId}`, { token: org.token });
+    expect(del.status).toBe(200);
+    const [lead] = await t.services.db.system
+      .select({ d: leads.deletedAt })
+      .from(leads)
+      .where(eq(leads.id, f.leadId));
+    const stamp = lead?.d;
+    expect(stamp).toBeInstanceOf(Date);
+    const trashed = await deletedAtOf(f);
+    for (const value of Object.values(trashed)) expect(value?.getTime()).toBe(stamp?.getTime());
+
+    const restore = await t.request('POST', `/api/v1/trash/${f.leadId}/restore`, { token: org.token });
+    expect(restore.status).toBe(200);
+    expect((await json<{ type: string }>(restore)).type).toBe('lead');
+    for (const value of Object.values(await deletedAtOf(f))) expect(value).toBeNull();
+  });
+
+  it('a child trashed before its lead stays in the trash when the lead comes back', async () => {
+    const f = await insertFamily();
+    const [first, second] = f.contactIds;
+    if (!first || !second) throw new Error('fixture has two contacts');
+    const earlier = new Date(Date.now() - 60_000);
+    await t.services.db.system
+      .update(contacts)
+      .set({ deletedAt: earlier, deletedBy: org.ownerId })
+      .where(eq(contacts.id, first));
+
+    expect((await t.request('DELETE', `/api/v1/leads/${f.leadId}`, { token: org.token })).status).toBe(200);
+    expect((await t.request('POST', `/api/v1/trash/${f.leadId}/restore`, { token: org.token })).status).toBe(
+      200,
+    );
+
+    const after = await deletedAtOf(f);
+    expect(after[first]?.getTime()).toBe(earlier.getTime());
+    expect(after[second]).toBeNull();
+    expect(after.task).toBeNull();
+  });
+
+  it("deleting a user with acknowledgement trashes their leads' children too", async () => {
+    const { userId } = await t.createUser(org.orgId, 'member');
+    const f = await insertFamily();
+    await t.services.db.system.update(leads).set({ ownerId: userId }).where(eq(leads.id, f.leadId));
+    const res = await t.request('DELETE', `/api/v1/users/${userId}`, {
+      token: org.token,
+      body: { acknowledge_data_deletion: true },
+    });
+    expect(res.status).toBe(200);
+    const trashed = await deletedAtOf(f);
+    for (const value of Object.values(trashed)) expect(value).toBeInstanceOf(Date);
+  });
+});
