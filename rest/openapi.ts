@@ -175,7 +175,7 @@ const SECURITY_DESCRIPTION = [
 ].join('\n');
 
 const DOCUMENT_DESCRIPTION = [
-  'The REST API of the CRM. Every operation below is also an MCP tool of the same name (its `operationId`) at `/mcp`.',
+  'The REST API of the CRM. Every operation below is also an MCP tool of the same name (its `operationId`) at `/mcp`; where one tool serves two methods, the second operationId adds the method (`update_contact_put`).',
   '',
   '- Records use `_id` (24 hex characters) and ISO 8601 timestamps.',
   '- Lists are paged: `page` (1-based) and `limit`; responses carry `total`, `page`, `limit` and `totalPages`.',
@@ -542,6 +542,9 @@ export function buildOpenApiDocument(routes: readonly Route[]): OpenApiDocument 
   for (const { path, operation } of authOperations()) add(path, 'post', operation);
   for (const route of routes) {
     const { path, method, operation } = toolOperation(route);
+    // One tool may serve two methods (PUT and PATCH both merge on the sales records), and
+    // operationIds must be unique: the second route carries its method as a suffix.
+    if (operationIds.has(operation.operationId)) operation.operationId = `${operation.operationId}_${method}`;
     add(path, method, operation);
   }
 

@@ -1,4 +1,20 @@
-// STUB (issue 5, being built).
-import type { Route } from '../route.ts';
+// Contact routes: the collection and one contact. PUT merges exactly like PATCH (only the fields
+// sent change): a PUT that wiped unsent emails or additional properties would lose data a client
+// never meant to touch. Both run update_contact (OpenAPI names the PUT operation update_contact_put).
+import {
+  createContact,
+  deleteContact,
+  getContact,
+  listContacts,
+  updateContact,
+} from '../../tools/contacts.ts';
+import { type Route, route } from '../route.ts';
 
-export const contactRoutes: Route[] = [];
+export const contactRoutes: Route[] = [
+  route('GET', '/contacts', listContacts),
+  route('POST', '/contacts', createContact),
+  route('GET', '/contacts/:id', getContact),
+  route('PATCH', '/contacts/:id', updateContact),
+  route('PUT', '/contacts/:id', updateContact),
+  route('DELETE', '/contacts/:id', deleteContact),
+];

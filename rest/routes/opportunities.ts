@@ -1,4 +1,19 @@
-// STUB (issue 5, being built).
-import type { Route } from '../route.ts';
+// Opportunity routes: the collection and one deal. PUT merges exactly like PATCH, the same decision
+// as for contacts (both run update_opportunity).
+import {
+  createOpportunity,
+  deleteOpportunity,
+  getOpportunity,
+  listOpportunities,
+  updateOpportunity,
+} from '../../tools/opportunities.ts';
+import { type Route, route } from '../route.ts';
 
-export const opportunityRoutes: Route[] = [];
+export const opportunityRoutes: Route[] = [
+  route('GET', '/opportunities', listOpportunities),
+  route('POST', '/opportunities', createOpportunity),
+  route('GET', '/opportunities/:id', getOpportunity),
+  route('PATCH', '/opportunities/:id', updateOpportunity),
+  route('PUT', '/opportunities/:id', updateOpportunity),
+  route('DELETE', '/opportunities/:id', deleteOpportunity),
+];

@@ -1,0 +1,593 @@
+// Locks in opportunities over REST: CRUD with defaults, merge updates, closed_at and won/lost events on status moves, contact-of-the-lead and owner checks, list filters/sort/search/paging, validation, roles, token scopes, trash with the lead cascade, and owner transfer on user deletion.
+import { and, eq, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { outboxEvents, users } from '../core/db/schema.ts';
+import type { ErrorBody } from '../core/errors.ts';
+import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
+
+let t: TestContext;
+let org: TestOrg;
+let other: TestOrg;
+
+interface Opportunity {
+  _id: string;
+  lead_id: string;
+  contact_id: string | null;
+  note: string | null;
+  value: number;
+  currency: string;
+  confidence: number;
+  status: string;
+  pipeline_stage: string | null;
+  expected_close_date: string | null;
+  owner_id: string | null;
+  closed_at: string | null;
+  created_by: string | null;
+  created_at: string;
+  updated_at: string;
+}
+interface OpportunityList {
+  opportunities: Opportunity[];
+  total: number;
+  page: number;
+  limit: number;
+  totalPages: number;
+}
+
+beforeAll(async () => {
+  t = await createTestContext({}, { withoutRateLimits: true });
+  org = await t.createOrg();
+  other = await t.createOrg({ name: 'Other Org' });
+});
+afterAll(() => t.close());
+
+async function createLead(name = 'Acme', token = org.token): Promise<string> {
+  const res = await t.request('POST', '/api/v1/leads', { token, body: { name } });
+  expect(res.status).toBe(201);
+  return (await json<{ lead: { _id: string } }>(res)).lead._id;
+}
+
+async function createContact(leadId: string, token = org.token): Promise<string> {
+  const res = await t.request('POST', '/api/v1/contacts', { token, body: { lead_id: leadId, name: 'Jane' } });
+  expect(res.status).toBe(201);
+  return (await json<{ contact: { _id: string } }>(res)).contact._id;
+}
+
+async function create(body: Record<string, unknown>, token = org.token): Promise<Opportunity> {
+  const res = await t.request('POST', '/api/v1/opportunities', { token, body });
+  expect(res.status, JSON.stringify(await res.clone().json())).toBe(201);
+  return (await json<{ opportunity: Opportunity }>(res)).opportunity;
+}
+
+async function patch(id: string, body: Record<string, unknown>, token = org.token): Promise<Response> {
+  return t.request('PATCH', `/api/v1/opportunities/${id}`, { token, body });
+}
+
+async function list(query: string, token = org.token): Promise<OpportunityList> {
+  const res = await t.request('GET', `/api/v1/opportunities${query}`, { token });
+  expect(res.status, query).toBe(200);
+  return json<OpportunityList>(res);
+}
+
+/** Outbox rows of one record, oldest first. */
+async function eventsOf(
+  id: string,
+  orgId = org.orgId,
+): Promise<{ event: string; data: Record<string, unknown> }[]> {
+  return t.services.db.system
+    .select({ event: outboxEvents.event, data: outboxEvents.data })
+    .from(outboxEvents)
+    .where(and(eq(outboxEvents.orgId, orgId), sql`${outboxEvents.data}->>'_id' = ${id}`))
+    .orderBy(outboxEvents.createdAt, outboxEvents.id);
+}
+
+async function outboxCount(orgId: string): Promise<number> {
+  const rows = await t.services.db.system
+    .select({ id: outboxEvents.id })
+    .from(outboxEvents)
+    .where(eq(outboxEvents.orgId, orgId));
+  return rows.length;
+}
+
+function fieldsOf(body: ErrorBody): string[] {
+  return (body.details ?? []).map((d) => d.field);
+}
+
+describe('create and get', () => {
+  it('creates an opportunity with defaults and returns it on get', async () => {
+    const leadId = await createLead();
+    const opp = await create({ lead_id: leadId });
+    expect(opp).toMatchObject({
+      lead_id: leadId,
+      contact_id: null,
+      note: null,
+      value: 0,
+      currency: 'USD',
+      confidence: 0,
+      status: 'active',
+      pipeline_stage: null,
+      expected_close_date: null,
+      owner_id: org.ownerId,
+      closed_at: null,
+      created_by: org.ownerId,
+    });
+    expect(opp._id).toMatch(/^[0-9a-f]{24}$/);
+    const res = await t.request('GET', `/api/v1/opportunities/${opp._id}`, { token: org.token });
+    expect(res.status).toBe(200);
+    expect((await json<{ opportunity: Opportunity }>(res)).opportunity).toEqual(opp);
+    const events = await eventsOf(opp._id);
+    expect(events.map((e) => e.event)).toEqual(['opportunity.created']);
+    expect(events[0]?.data).toMatchObject({ _id: opp._id, value: 0, status: 'active' });
+  });
+
+  it('stores every field, exact to the cent, with a contact of the lead and another owner', async () => {
+    const leadId = await createLead();
+    const contactId = await createContact(leadId);
+    const member = await t.createUser(org.orgId, 'member');
+    const opp = await create({
+      lead_id: leadId,
+      contact_id: contactId,
+      note: 'Annual licence renewal',
+      value: 12500.75,
+      currency: 'EUR',
+      confidence: 60,
+      pipeline_stage: 'Proposal sent',
+      expected_close_date: '2027-02-28',
+      owner_id: member.userId,
+    });
+    expect(opp).toMatchObject({
+      contact_id: contactId,
+      note: 'Annual licence renewal',
+      value: 12500.75,
+      currency: 'EUR',
+      confidence: 60,
+      pipeline_stage: 'Proposal sent',
+      expected_close_date: '2027-02-28',
+      owner_id: member.userId,
+    });
+    const big = await create({ lead_id: leadId, value: 999999999999999.9 });
+    expect(big.value).toBe(999999999999999.9);
+    const cents = await create({ lead_id: leadId, value: 0.29 });
+    expect(cents.value).toBe(0.29);
+  });
+
+  it('creating a won or lost deal stamps closed_at and emits created then won/lost', async () => {
+    const leadId = await createLead();
+    const won = await create({ lead_id: leadId, status: 'won', value: 100 });
+    expect(won.closed_at).toEqual(expect.any(String));
+    expect((await eventsOf(won._id)).map((e) => e.event)).toEqual(['opportunity.created', 'opportunity.won']);
+    const lost = await create({ lead_id: leadId, status: 'lost' });
+    expect((await eventsOf(lost._id)).map((e) => e.event)).toEqual([
+      'opportunity.created',
+      'opportunity.lost',
+    ]);
+  });
+
+  it('answers 404 "Lead not found" for an unknown, foreign or trashed lead, creating nothing', async () => {
+    const foreignLead = await createLead('Foreign', other.token);
+    const trashedLead = await createLead('Trashed');
+    expect((await t.request('DELETE', `/api/v1/leads/${trashedLead}`, { token: org.token })).status).toBe(
+      200,
+    );
+    const before = await outboxCount(org.orgId);
+    for (const leadId of [foreignLead, trashedLead, '0123456789abcdef01234567']) {
+      const res = await t.request('POST', '/api/v1/opportunities', {
+        token: org.token,
+        body: { lead_id: leadId, value: 5 },
+      });
+      expect(res.status).toBe(404);
+      expect((await json<ErrorBody>(res)).message).toBe('Lead not found');
+    }
+    expect(await outboxCount(org.orgId)).toBe(before);
+    expect((await list(`?lead_id=${foreignLead}`)).total).toBe(0);
+  });
+
+  it('refuses a contact of another lead or organization, and a foreign or inactive owner, with field details', async () => {
+    const leadId = await createLead();
+    const otherLeadContact = await createContact(await createLead('Sibling'));
+    const foreignContact = await createContact(await createLead('Foreign', other.token), other.token);
+    const trashedContact = await createContact(leadId);
+    expect(
+      (await t.request('DELETE', `/api/v1/contacts/${trashedContact}`, { token: org.token })).status,
+    ).toBe(200);
+    for (const contactId of [otherLeadContact, foreignContact, trashedContact]) {
+      const res = await t.request('POST', '/api/v1/opportunities', {
+        token: org.token,
+        body: { lead_id: leadId, contact_id: contactId },
+      });
+      expect(res.status).toBe(400);
+      expect(fieldsOf(await json<ErrorBody>(res))).toEqual(['contact_id']);
+    }
+    const deactivated = await t.createUser(org.orgId, 'member');
+    await t.services.db.system
+      .update(users)
+      .set({ status: 'deactivated', deactivatedAt: new Date() })
+      .where(eq(users.id, deactivated.userId));
+    for (const ownerId of [other.ownerId, deactivated.userId]) {
+      const res = await t.request('POST', '/api/v1/opportunities', {
+        token: org.token,
+        body: { lead_id: leadId, owner_id: ownerId, contact_id: foreignContact },
+      });
+      expect(res.status).toBe(400);
+      expect(fieldsOf(await json<ErrorBody>(res)).sort()).toEqual(['contact_id', 'owner_id']);
+    }
+    expect((await list(`?lead_id=${leadId}`)).total).toBe(0);
+  });
+
+  it('rejects invalid fields with details and writes no event', async () => {
+    const leadId = await createLead();
+    const before = await outboxCount(org.orgId);
+    const cases: [Record<string, unknown>, string][] = [
+      [{}, 'lead_id'],
+      [{ lead_id: 'nope' }, 'lead_id'],
+      [{ lead_id: leadId, contact_id: 'nope' }, 'contact_id'],
+      [{ lead_id: leadId, value: -1 }, 'value'],
+      [{ lead_id: leadId, value: 1.234 }, 'value'],
+      [{ lead_id: leadId, value: 1e15 }, 'value'],
+      [{ lead_id: leadId, value: '100' }, 'value'],
+      [{ lead_id: leadId, currency: 'usd' }, 'currency'],
+      [{ lead_id: leadId, currency: 'EURO' }, 'currency'],
+      [{ lead_id: leadId, confidence: 101 }, 'confidence'],
+      [{ lead_id: leadId, confidence: -1 }, 'confidence'],
+      [{ lead_id: leadId, confidence: 50.5 }, 'confidence'],
+      [{ lead_id: leadId, status: 'open' }, 'status'],
+      [{ lead_id: leadId, pipeline_stage: '' }, 'pipeline_stage'],
+      [{ lead_id: leadId, pipeline_stage: 'x'.repeat(101) }, 'pipeline_stage'],
+      [{ lead_id: leadId, expected_close_date: '2027-02-30' }, 'expected_close_date'],
+      [{ lead_id: leadId, expected_close_date: '2027-2-3' }, 'expected_close_date'],
+      [{ lead_id: leadId, expected_close_date: '2027-02-03T00:00:00Z' }, 'expected_close_date'],
+      [{ lead_id: leadId, note: 'nul\u0000' }, 'note'],
+      [{ lead_id: leadId, owner_id: 'nope' }, 'owner_id'],
+    ];
+    for (const [body, field] of cases) {
+      const res = await t.request('POST', '/api/v1/opportunities', { token: org.token, body });
+      expect(res.status, JSON.stringify(body).slice(0, 80)).toBe(400);
+      const err = await json<ErrorBody>(res);
+      expect(err.error).toBe('Validation failed');
+      expect(fieldsOf(err), JSON.stringify(body).slice(0, 80)).toContain(field);
+    }
+    // Fields the server sets are unknown keys of the strict input: one root detail naming them.
+    const closed = await t.request('POST', '/api/v1/opportunities', {
+      token: org.token,
+      body: { lead_id: leadId, closed_at: '2027-01-01T00:00:00Z' },
+    });
+    expect(closed.status).toBe(400);
+    expect((await json<ErrorBody>(closed)).details?.[0]?.message).toContain('closed_at');
+    expect(await outboxCount(org.orgId)).toBe(before);
+  });
+});
+
+describe('update', () => {
+  it('changes only sent fields and emits opportunity.updated with the diff', async () => {
+    const opp = await create({
+      lead_id: await createLead(),
+      value: 100,
+      note: 'keep',
+      pipeline_stage: 'Qualify',
+    });
+    const res = await patch(opp._id, { value: 250.5, pipeline_stage: null, confidence: 40 });
+    expect(res.status).toBe(200);
+    const updated = (await json<{ opportunity: Opportunity }>(res)).opportunity;
+    expect(updated).toMatchObject({ value: 250.5, note: 'keep', pipeline_stage: null, confidence: 40 });
+    const events = await eventsOf(opp._id);
+    expect(events.map((e) => e.event)).toEqual(['opportunity.created', 'opportunity.updated']);
+    expect(events[1]?.data).toMatchObject({
+      changed_fields: ['value', 'confidence', 'pipeline_stage'],
+      previous_values: { value: 100, confidence: 0, pipeline_stage: 'Qualify' },
+    });
+    // The same values again change nothing and emit nothing; PUT merges the same way.
+    const same = await t.request('PUT', `/api/v1/opportunities/${opp._id}`, {
+      token: org.token,
+      body: { value: 250.5, confidence: 40 },
+    });
+    expect(same.status).toBe(200);
+    expect((await eventsOf(opp._id)).length).toBe(2);
+  });
+
+  it('emits won/lost on status moves, stamps closed_at and clears it when reopened', async () => {
+    const opp = await create({ lead_id: await createLead(), value: 1000 });
+    const won = (await json<{ opportunity: Opportunity }>(await patch(opp._id, { status: 'won' })))
+      .opportunity;
+    expect(won.status).toBe('won');
+    expect(won.closed_at).toEqual(expect.any(String));
+    // Another change while won is an update, not another win.
+    expect((await patch(opp._id, { note: 'signed' })).status).toBe(200);
+    const reopened = (await json<{ opportunity: Opportunity }>(await patch(opp._id, { status: 'active' })))
+      .opportunity;
+    expect(reopened.closed_at).toBeNull();
+    expect((await patch(opp._id, { status: 'lost' })).status).toBe(200);
+    const events = await eventsOf(opp._id);
+    expect(events.map((e) => e.event)).toEqual([
+      'opportunity.created',
+      'opportunity.updated',
+      'opportunity.won',
+      'opportunity.updated',
+      'opportunity.updated',
+      'opportunity.updated',
+      'opportunity.lost',
+    ]);
+    expect(events[1]?.data).toMatchObject({
+      changed_fields: ['status', 'closed_at'],
+      previous_values: { status: 'active', closed_at: null },
+    });
+    expect(events[2]?.data).toMatchObject({ _id: opp._id, status: 'won', previous_status: 'active' });
+    expect(events[4]?.data).toMatchObject({ changed_fields: ['status', 'closed_at'], closed_at: null });
+    expect(events[6]?.data).toMatchObject({ status: 'lost', previous_status: 'active', value: 1000 });
+  });
+
+  it('checks the contact against the lead, also when the deal moves to another lead', async () => {
+    const leadA = await createLead('A');
+    const leadB = await createLead('B');
+    const contactA = await createContact(leadA);
+    const contactB = await createContact(leadB);
+    const opp = await create({ lead_id: leadA, contact_id: contactA });
+    const wrong = await patch(opp._id, { contact_id: contactB });
+    expect(wrong.status).toBe(400);
+    expect(fieldsOf(await json<ErrorBody>(wrong))).toEqual(['contact_id']);
+    // Moving with the old contact left in place is refused: it belongs to lead A.
+    const moveOnly = await patch(opp._id, { lead_id: leadB });
+    expect(moveOnly.status).toBe(400);
+    expect(fieldsOf(await json<ErrorBody>(moveOnly))).toEqual(['contact_id']);
+    const moved = await patch(opp._id, { lead_id: leadB, contact_id: contactB });
+    expect(moved.status).toBe(200);
+    expect((await json<{ opportunity: Opportunity }>(moved)).opportunity).toMatchObject({
+      lead_id: leadB,
+      contact_id: contactB,
+    });
+    const foreignLead = await createLead('Foreign', other.token);
+    const foreign = await patch(opp._id, { lead_id: foreignLead, contact_id: null });
+    expect(foreign.status).toBe(400);
+    expect(fieldsOf(await json<ErrorBody>(foreign))).toEqual(['lead_id']);
+    const cleared = await patch(opp._id, { contact_id: null });
+    expect((await json<{ opportunity: Opportunity }>(cleared)).opportunity.contact_id).toBeNull();
+  });
+
+  it('validates update input and answers 404 for unknown or foreign ids', async () => {
+    const opp = await create({ lead_id: await createLead() });
+    const bad = await patch(opp._id, { value: 1.001, currency: 'us', status: 'done', created_by: 'x' });
+    expect(bad.status).toBe(400);
+    expect(fieldsOf(await json<ErrorBody>(bad)).sort()).toEqual(['(root)', 'currency', 'status', 'value']);
+    const foreign = await create({ lead_id: await createLead('F', other.token) }, other.token);
+    for (const method of ['GET', 'PATCH', 'PUT', 'DELETE']) {
+      const res = await t.request(method, `/api/v1/opportunities/${foreign._id}`, {
+        token: org.token,
+        ...(method === 'GET' || method === 'DELETE' ? {} : { body: { value: 1 } }),
+      });
+      expect(res.status, method).toBe(404);
+    }
+    expect((await eventsOf(foreign._id, other.orgId)).map((e) => e.event)).toEqual(['opportunity.created']);
+    expect((await t.request('GET', '/api/v1/opportunities/not-an-id', { token: org.token })).status).toBe(
+      400,
+    );
+  });
+});
+
+describe('list', () => {
+  let listOrg: TestOrg;
+  let leadA: string;
+  let leadB: string;
+  let contactA: string;
+  let member: { userId: string; token: string };
+
+  beforeAll(async () => {
+    listOrg = await t.createOrg({ name: 'List Org' });
+    member = await t.createUser(listOrg.orgId, 'member');
+    leadA = await createLead('Lead A', listOrg.token);
+    leadB = await createLead('Lead B', listOrg.token);
+    contactA = await createContact(leadA, listOrg.token);
+    const deals = [
+      {
+        lead_id: leadA,
+        note: 'Alpha renewal',
+        value: 500,
+        confidence: 20,
+        expected_close_date: '2027-03-01',
+      },
+      {
+        lead_id: leadA,
+        contact_id: contactA,
+        note: 'Beta upsell',
+        value: 1500.5,
+        confidence: 80,
+        pipeline_stage: 'Negotiation',
+        expected_close_date: '2027-01-15',
+      },
+      {
+        lead_id: leadB,
+        note: 'Gamma pilot',
+        value: 50,
+        confidence: 50,
+        status: 'won',
+        owner_id: member.userId,
+      },
+    ];
+    for (const body of deals) await create(body, listOrg.token);
+  });
+
+  const notes = (l: OpportunityList) => l.opportunities.map((o) => o.note);
+
+  it('pages newest first with total and totalPages', async () => {
+    const first = await list('?limit=2', listOrg.token);
+    expect(first).toMatchObject({ total: 3, page: 1, limit: 2, totalPages: 2 });
+    expect(notes(first)).toEqual(['Gamma pilot', 'Beta upsell']);
+    expect(notes(await list('?limit=2&page=2', listOrg.token))).toEqual(['Alpha renewal']);
+    expect(notes(await list('?page=3', listOrg.token))).toEqual([]);
+  });
+
+  it('sorts by the allowed fields and rejects others and limits above 100', async () => {
+    const sorted = async (s: string) => notes(await list(`?sort=${s}`, listOrg.token));
+    expect(await sorted('value')).toEqual(['Gamma pilot', 'Alpha renewal', 'Beta upsell']);
+    expect(await sorted('-value')).toEqual(['Beta upsell', 'Alpha renewal', 'Gamma pilot']);
+    expect(await sorted('-confidence')).toEqual(['Beta upsell', 'Gamma pilot', 'Alpha renewal']);
+    expect(await sorted('expected_close_date')).toEqual(['Beta upsell', 'Alpha renewal', 'Gamma pilot']);
+    expect(await sorted('-expected_close_date')).toEqual(['Alpha renewal', 'Beta upsell', 'Gamma pilot']);
+    expect(await sorted('created_at')).toEqual(['Alpha renewal', 'Beta upsell', 'Gamma pilot']);
+    expect((await list('?sort=-updated_at', listOrg.token)).total).toBe(3);
+    for (const query of [
+      '?sort=note',
+      '?limit=101',
+      '?page=0',
+      '?status=open',
+      '?owner_id=nope',
+      '?min_value=abc',
+      '?min_value=-1',
+      '?expected_close_before=2027-13-01',
+    ]) {
+      const res = await t.request('GET', `/api/v1/opportunities${query}`, { token: listOrg.token });
+      expect(res.status, query).toBe(400);
+    }
+  });
+
+  it('filters by lead, contact, status, owner, close dates and value, and searches note and stage', async () => {
+    const q = async (query: string) => notes(await list(query, listOrg.token)).sort();
+    expect(await q(`?lead_id=${leadA}`)).toEqual(['Alpha renewal', 'Beta upsell']);
+    expect(await q(`?contact_id=${contactA}`)).toEqual(['Beta upsell']);
+    expect(await q('?status=won')).toEqual(['Gamma pilot']);
+    expect(await q(`?owner_id=${member.userId}`)).toEqual(['Gamma pilot']);
+    expect(await q(`?owner_id=${listOrg.ownerId}&status=active`)).toEqual(['Alpha renewal', 'Beta upsell']);
+    expect(await q('?expected_close_after=2027-02-01')).toEqual(['Alpha renewal']);
+    expect(await q('?expected_close_before=2027-01-15')).toEqual(['Beta upsell']);
+    expect(await q('?min_value=500&max_value=1500.5')).toEqual(['Alpha renewal', 'Beta upsell']);
+    expect(await q('?max_value=100')).toEqual(['Gamma pilot']);
+    expect(await q('?search=renew')).toEqual(['Alpha renewal']);
+    expect(await q('?search=negotiation')).toEqual(['Beta upsell']);
+    expect(await q('?search=nothing')).toEqual([]);
+    expect((await list('?search=alpha', org.token)).total).toBe(0);
+  });
+});
+
+describe('delete and trash', () => {
+  it('moves an opportunity to the trash and restores it with opportunity.updated', async () => {
+    const opp = await create({ lead_id: await createLead(), value: 10 });
+    const del = await t.request('DELETE', `/api/v1/opportunities/${opp._id}`, { token: org.token });
+    expect(del.status).toBe(200);
+    expect(await json(del)).toEqual({ message: 'Opportunity moved to the trash' });
+    expect((await t.request('GET', `/api/v1/opportunities/${opp._id}`, { token: org.token })).status).toBe(
+      404,
+    );
+    const trash = await json<{ items: { type: string; _id: string }[] }>(
+      await t.request('GET', '/api/v1/trash?type=opportunity', { token: org.token }),
+    );
+    expect(trash.items).toContainEqual(expect.objectContaining({ type: 'opportunity', _id: opp._id }));
+
+    const res = await t.request('POST', `/api/v1/trash/${opp._id}/restore`, { token: org.token });
+    expect(res.status).toBe(200);
+    expect(await json(res)).toMatchObject({ type: 'opportunity', opportunity: { _id: opp._id, value: 10 } });
+    expect((await t.request('GET', `/api/v1/opportunities/${opp._id}`, { token: org.token })).status).toBe(
+      200,
+    );
+    const events = await eventsOf(opp._id);
+    expect(events.map((e) => e.event)).toEqual(['opportunity.created', 'opportunity.updated']);
+    expect(events[1]?.data).toMatchObject({ changed_fields: ['deleted_at'] });
+  });
+
+  it('follows its lead into the trash and back, and cannot be restored alone meanwhile', async () => {
+    const leadId = await createLead('Parent');
+    const opp = await create({ lead_id: leadId, value: 99 });
+    expect((await t.request('DELETE', `/api/v1/leads/${leadId}`, { token: org.token })).status).toBe(200);
+    expect((await t.request('GET', `/api/v1/opportunities/${opp._id}`, { token: org.token })).status).toBe(
+      404,
+    );
+    expect((await list(`?lead_id=${leadId}`)).total).toBe(0);
+    const alone = await t.request('POST', `/api/v1/trash/${opp._id}/restore`, { token: org.token });
+    expect(alone.status).toBe(409);
+    expect((await json<ErrorBody>(alone)).message).toBe('Restore its lead first');
+    expect((await t.request('POST', `/api/v1/trash/${leadId}/restore`, { token: org.token })).status).toBe(
+      200,
+    );
+    expect((await list(`?lead_id=${leadId}`)).opportunities.map((o) => o._id)).toEqual([opp._id]);
+  });
+
+  it("moves a deleted user's opportunities to the heir with opportunity.updated", async () => {
+    const leaving = await t.createUser(org.orgId, 'member');
+    const opp = await create({ lead_id: await createLead(), owner_id: leaving.userId });
+    const res = await t.request('DELETE', `/api/v1/users/${leaving.userId}`, {
+      token: org.token,
+      body: { transfer_to_user_id: org.ownerId },
+    });
+    expect(res.status, JSON.stringify(await res.clone().json())).toBe(200);
+    const after = await t.request('GET', `/api/v1/opportunities/${opp._id}`, { token: org.token });
+    expect((await json<{ opportunity: Opportunity }>(after)).opportunity.owner_id).toBe(org.ownerId);
+    const last = (await eventsOf(opp._id)).at(-1);
+    expect(last).toMatchObject({
+      event: 'opportunity.updated',
+      data: { changed_fields: ['owner_id'], previous_values: { owner_id: leaving.userId } },
+    });
+  });
+});
+
+describe('owner deletion with the data', () => {
+  it("moves a deleted user's opportunities to the trash without an event, restorable by the restorer", async () => {
+    const leaving = await t.createUser(org.orgId, 'member');
+    const opp = await create({ lead_id: await createLead(), owner_id: leaving.userId });
+    const res = await t.request('DELETE', `/api/v1/users/${leaving.userId}`, {
+      token: org.token,
+      body: { acknowledge_data_deletion: true },
+    });
+    expect(res.status, JSON.stringify(await res.clone().json())).toBe(200);
+    expect((await t.request('GET', `/api/v1/opportunities/${opp._id}`, { token: org.token })).status).toBe(
+      404,
+    );
+    expect((await eventsOf(opp._id)).map((e) => e.event)).toEqual(['opportunity.created']);
+    const restored = await t.request('POST', `/api/v1/trash/${opp._id}/restore`, { token: org.token });
+    expect(restored.status).toBe(200);
+    expect(await json(restored)).toMatchObject({ opportunity: { _id: opp._id, owner_id: org.ownerId } });
+    expect((await eventsOf(opp._id)).at(-1)?.data).toMatchObject({
+      changed_fields: ['deleted_at', 'owner_id'],
+      previous_values: { owner_id: leaving.userId },
+    });
+  });
+});
+
+describe('permissions and scopes', () => {
+  it('lets a viewer read but not create', async () => {
+    const viewer = await t.createUser(org.orgId, 'viewer');
+    const res = await t.request('POST', '/api/v1/opportunities', {
+      token: viewer.token,
+      body: { lead_id: await createLead() },
+    });
+    expect(res.status).toBe(403);
+    expect(await json(res)).toMatchObject({
+      error: 'Forbidden',
+      required_permission: 'opportunities.create',
+    });
+    expect((await t.request('GET', '/api/v1/opportunities', { token: viewer.token })).status).toBe(200);
+  });
+
+  it('lets a member create and edit but not delete; a manager deletes', async () => {
+    const member = await t.createUser(org.orgId, 'member');
+    const opp = await create({ lead_id: await createLead() }, member.token);
+    expect(opp.owner_id).toBe(member.userId);
+    expect((await patch(opp._id, { status: 'won' }, member.token)).status).toBe(200);
+    const res = await t.request('DELETE', `/api/v1/opportunities/${opp._id}`, { token: member.token });
+    expect(res.status).toBe(403);
+    expect(await json(res)).toMatchObject({
+      error: 'Forbidden',
+      required_permission: 'opportunities.delete',
+    });
+    const manager = await t.createUser(org.orgId, 'manager');
+    expect(
+      (await t.request('DELETE', `/api/v1/opportunities/${opp._id}`, { token: manager.token })).status,
+    ).toBe(200);
+  });
+
+  it('holds a PAT to its scopes', async () => {
+    const leadId = await createLead();
+    const readOnly = await t.createPat(org.orgId, org.ownerId, ['read:opportunities']);
+    const res = await t.request('POST', '/api/v1/opportunities', {
+      token: readOnly.token,
+      body: { lead_id: leadId },
+    });
+    expect(res.status).toBe(403);
+    expect((await json<ErrorBody>(res)).error).toContain('write:opportunities');
+    expect((await t.request('GET', '/api/v1/opportunities', { token: readOnly.token })).status).toBe(200);
+    const leadsOnly = await t.createPat(org.orgId, org.ownerId, ['read:leads', 'write:leads']);
+    expect((await t.request('GET', '/api/v1/opportunities', { token: leadsOnly.token })).status).toBe(403);
+    const writer = await t.createPat(org.orgId, org.ownerId, ['read:opportunities', 'write:opportunities']);
+    const created = await t.request('POST', '/api/v1/opportunities', {
+      token: writer.token,
+      body: { lead_id: leadId, value: 3 },
+    });
+    expect(created.status).toBe(201);
+  });
+});
