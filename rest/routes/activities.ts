@@ -1,4 +1,20 @@
-// STUB (issue 5, being built).
-import type { Route } from '../route.ts';
+// Activity routes: the collection, one activity, and a lead's timeline.
+import {
+  deleteActivity,
+  getActivity,
+  listActivities,
+  listLeadActivities,
+  logActivity,
+  updateActivity,
+} from '../../tools/activities.ts';
+import { type Route, route } from '../route.ts';
 
-export const activityRoutes: Route[] = [];
+export const activityRoutes: Route[] = [
+  route('GET', '/activities', listActivities),
+  // log_activity is a creation although its name does not start with create_.
+  route('POST', '/activities', logActivity, { status: 201 }),
+  route('GET', '/activities/:id', getActivity),
+  route('PATCH', '/activities/:id', updateActivity),
+  route('DELETE', '/activities/:id', deleteActivity),
+  route('GET', '/leads/:id/activities', listLeadActivities),
+];

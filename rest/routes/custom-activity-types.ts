@@ -1,4 +1,19 @@
-// STUB (issue 5, being built).
-import type { Route } from '../route.ts';
+// Custom activity type routes: definitions only (activities of a type are logged under /activities).
+import {
+  createCustomActivityType,
+  deleteCustomActivityType,
+  getCustomActivityTypeTool,
+  listCustomActivityTypes,
+  replaceCustomActivityType,
+  updateCustomActivityType,
+} from '../../tools/custom-activity-types.ts';
+import { type Route, route } from '../route.ts';
 
-export const customActivityTypeRoutes: Route[] = [];
+export const customActivityTypeRoutes: Route[] = [
+  route('GET', '/custom-activity-types', listCustomActivityTypes),
+  route('POST', '/custom-activity-types', createCustomActivityType),
+  route('GET', '/custom-activity-types/:id', getCustomActivityTypeTool),
+  route('PATCH', '/custom-activity-types/:id', updateCustomActivityType),
+  route('PUT', '/custom-activity-types/:id', replaceCustomActivityType),
+  route('DELETE', '/custom-activity-types/:id', deleteCustomActivityType),
+];
