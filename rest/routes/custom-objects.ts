@@ -1,4 +1,30 @@
-// STUB (issue 5, being built).
-import type { Route } from '../route.ts';
+// Custom object routes: the definitions under /custom-objects and each definition's records under
+// /custom-objects/{objectId}/records. A record's PUT merges (the specification's PUT changes only
+// the keys sent); there is no PATCH alias, since a tool backs exactly one route (its operationId).
+import {
+  createCustomObject,
+  createCustomObjectRecord,
+  deleteCustomObject,
+  deleteCustomObjectRecord,
+  getCustomObject,
+  getCustomObjectRecord,
+  listCustomObjectRecords,
+  listCustomObjects,
+  updateCustomObject,
+  updateCustomObjectRecord,
+} from '../../tools/custom-objects.ts';
+import { type Route, route } from '../route.ts';
 
-export const customObjectRoutes: Route[] = [];
+export const customObjectRoutes: Route[] = [
+  route('GET', '/custom-objects', listCustomObjects),
+  route('POST', '/custom-objects', createCustomObject),
+  route('GET', '/custom-objects/:id', getCustomObject),
+  route('PATCH', '/custom-objects/:id', updateCustomObject),
+  route('DELETE', '/custom-objects/:id', deleteCustomObject),
+  route('GET', '/custom-objects/:objectId/records', listCustomObjectRecords),
+  route('POST', '/custom-objects/:objectId/records', createCustomObjectRecord),
+  route('GET', '/custom-objects/:objectId/records/:recordId', getCustomObjectRecord),
+  route('PUT', '/custom-objects/:objectId/records/:recordId', updateCustomObjectRecord),
+  route('PATCH', '/custom-objects/:objectId/records/:recordId', updateCustomObjectRecord),
+  route('DELETE', '/custom-objects/:objectId/records/:recordId', deleteCustomObjectRecord),
+];
