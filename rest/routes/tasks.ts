@@ -1,4 +1,25 @@
-// STUB (issue 5, being built).
-import type { Route } from '../route.ts';
+// Task routes: the collection, one task, completing and snoozing, and the caller's open tasks.
+import {
+  completeTask,
+  createTask,
+  deleteTask,
+  getTask,
+  listMyTasks,
+  listTasks,
+  snoozeTask,
+  unsnoozeTask,
+  updateTask,
+} from '../../tools/tasks.ts';
+import { type Route, route } from '../route.ts';
 
-export const taskRoutes: Route[] = [];
+export const taskRoutes: Route[] = [
+  route('GET', '/me/tasks', listMyTasks),
+  route('GET', '/tasks', listTasks),
+  route('POST', '/tasks', createTask),
+  route('GET', '/tasks/:id', getTask),
+  route('PATCH', '/tasks/:id', updateTask),
+  route('DELETE', '/tasks/:id', deleteTask),
+  route('POST', '/tasks/:id/complete', completeTask),
+  route('POST', '/tasks/:id/snooze', snoozeTask),
+  route('POST', '/tasks/:id/unsnooze', unsnoozeTask),
+];

@@ -1,0 +1,509 @@
+// Locks in tasks over REST: CRUD, list filters and conventions, completion (task.completed once), snooze/unsnooze behind task_snooze, the caller's open tasks, trash and access rules.
+import { and, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { outboxEvents, tasks } from '../core/db/schema.ts';
+import type { ErrorBody } from '../core/errors.ts';
+import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
+
+let t: TestContext;
+let org: TestOrg;
+let freeOrg: TestOrg;
+let other: TestOrg;
+
+interface Task {
+  _id: string;
+  lead_id: string | null;
+  assigned_to: string | null;
+  text: string;
+  due_at: string | null;
+  is_complete: boolean;
+  completed_at: string | null;
+  completed_by: string | null;
+  snoozed_until: string | null;
+  created_by: string | null;
+  created_at: string;
+  updated_at: string;
+}
+interface TaskList {
+  tasks: Task[];
+  total: number;
+  page: number;
+  limit: number;
+  totalPages: number;
+}
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const at = (offsetMs: number) => new Date(Date.now() + offsetMs).toISOString();
+
+beforeAll(async () => {
+  t = await createTestContext({}, { withoutRateLimits: true });
+  org = await t.createOrg({ plan: 'starter' });
+  freeOrg = await t.createOrg({ plan: 'free', name: 'Free Org' });
+  other = await t.createOrg({ name: 'Other Org' });
+});
+afterAll(() => t.close());
+
+async function createLead(o: TestOrg = org, name = 'Task Lead'): Promise<string> {
+  const res = await t.request('POST', '/api/v1/leads', { token: o.token, body: { name } });
+  expect(res.status).toBe(201);
+  return (await json<{ lead: { _id: string } }>(res)).lead._id;
+}
+
+async function createTask(body: Record<string, unknown>, token = org.token): Promise<Task> {
+  const res = await t.request('POST', '/api/v1/tasks', { token, body });
+  expect(res.status).toBe(201);
+  return (await json<{ task: Task }>(res)).task;
+}
+
+async function list(query: string, token = org.token): Promise<TaskList> {
+  const res = await t.request('GET', `/api/v1/tasks${query}`, { token });
+  expect(res.status).toBe(200);
+  return json<TaskList>(res);
+}
+
+async function myTasks(query: string, token: string): Promise<TaskList> {
+  const res = await t.request('GET', `/api/v1/me/tasks${query}`, { token });
+  expect(res.status).toBe(200);
+  return json<TaskList>(res);
+}
+
+async function eventsOf(taskId: string, event: string): Promise<Record<string, unknown>[]> {
+  const rows = await t.services.db.system
+    .select({ event: outboxEvents.event, data: outboxEvents.data })
+    .from(outboxEvents)
+    .where(eq(outboxEvents.event, event));
+  return rows.filter((r) => r.data._id === taskId).map((r) => r.data);
+}
+
+const fieldsOf = (body: ErrorBody) => (body.details ?? []).map((d) => d.field);
+
+describe('create and get', () => {
+  it('creates a task assigned to the caller by default and emits task.created once', async () => {
+    const leadId = await createLead();
+    const due = at(2 * DAY);
+    const task = await createTask({ text: '  Call back about pricing  ', lead_id: leadId, due_at: due });
+    expect(task).toMatchObject({
+      lead_id: leadId,
+      assigned_to: org.ownerId,
+      text: 'Call back about pricing',
+      due_at: due,
+      is_complete: false,
+      completed_at: null,
+      completed_by: null,
+      snoozed_until: null,
+      created_by: org.ownerId,
+    });
+    expect(task._id).toMatch(/^[0-9a-f]{24}$/);
+    const res = await t.request('GET', `/api/v1/tasks/${task._id}`, { token: org.token });
+    expect(res.status).toBe(200);
+    expect((await json<{ task: Task }>(res)).task).toEqual(task);
+
+    const created = await eventsOf(task._id, 'task.created');
+    expect(created).toHaveLength(1);
+    expect(created[0]).toMatchObject({ _id: task._id, text: 'Call back about pricing', lead_id: leadId });
+  });
+
+  it('creates a standalone task and one assigned to another active user', async () => {
+    const member = await t.createUser(org.orgId, 'member');
+    const task = await createTask({ text: 'Prepare the QBR deck', assigned_to: member.userId });
+    expect(task.lead_id).toBeNull();
+    expect(task.assigned_to).toBe(member.userId);
+    expect(task.due_at).toBeNull();
+  });
+
+  it('answers 404 for a lead that is unknown, trashed or of another organization', async () => {
+    const foreignLead = await createLead(other);
+    const trashed = await createLead();
+    expect((await t.request('DELETE', `/api/v1/leads/${trashed}`, { token: org.token })).status).toBe(200);
+    for (const leadId of [foreignLead, trashed, '0123456789abcdef01234567']) {
+      const res = await t.request('POST', '/api/v1/tasks', {
+        token: org.token,
+        body: { text: 'x', lead_id: leadId },
+      });
+      expect(res.status).toBe(404);
+      expect((await json<ErrorBody>(res)).message).toBe('Lead not found');
+    }
+  });
+
+  it('rejects bad input with field details', async () => {
+    const foreignUser = await t.createUser(other.orgId, 'member');
+    const cases: [Record<string, unknown>, string][] = [
+      [{}, 'text'],
+      [{ text: '   ' }, 'text'],
+      [{ text: 'a'.repeat(5001) }, 'text'],
+      [{ text: 'nul\u0000here' }, 'text'],
+      [{ text: 'x', due_at: 'tomorrow' }, 'due_at'],
+      [{ text: 'x', due_at: '2026-13-01T00:00:00Z' }, 'due_at'],
+      [{ text: 'x', lead_id: 'nope' }, 'lead_id'],
+      [{ text: 'x', assigned_to: foreignUser.userId }, 'assigned_to'],
+      // Unknown keys are refused as a whole (strict input).
+      [{ text: 'x', is_complete: true }, '(root)'],
+    ];
+    for (const [body, field] of cases) {
+      const res = await t.request('POST', '/api/v1/tasks', { token: org.token, body });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(fieldsOf(await json<ErrorBody>(res)), JSON.stringify(body)).toContain(field);
+    }
+    expect((await t.request('GET', '/api/v1/tasks/nope', { token: org.token })).status).toBe(400);
+  });
+
+  it('answers 404 for another organization', async () => {
+    const task = await createTask({ text: 'Private' });
+    expect((await t.request('GET', `/api/v1/tasks/${task._id}`, { token: other.token })).status).toBe(404);
+  });
+});
+
+describe('list_tasks', () => {
+  let leadId: string;
+  let member: { userId: string; token: string };
+  const ids: Record<string, string> = {};
+
+  beforeAll(async () => {
+    leadId = await createLead(org, 'List Lead');
+    member = await t.createUser(org.orgId, 'member');
+    ids.overdue = (await createTask({ text: 'Overdue zebra', lead_id: leadId, due_at: at(-2 * DAY) }))._id;
+    ids.soon = (await createTask({ text: 'Soon zebra', lead_id: leadId, due_at: at(DAY) }))._id;
+    ids.later = (await createTask({ text: 'Later zebra', lead_id: leadId, due_at: at(10 * DAY) }))._id;
+    ids.undated = (await createTask({ text: 'Undated zebra', lead_id: leadId }))._id;
+    ids.member = (
+      await createTask({
+        text: 'Member zebra',
+        lead_id: leadId,
+        assigned_to: member.userId,
+        due_at: at(-DAY),
+      })
+    )._id;
+    const done = await createTask({ text: 'Done zebra', lead_id: leadId, due_at: at(-3 * DAY) });
+    ids.done = done._id;
+    expect((await t.request('POST', `/api/v1/tasks/${done._id}/complete`, { token: org.token })).status).toBe(
+      200,
+    );
+  });
+
+  it('filters by lead and pages with total and totalPages', async () => {
+    const page1 = await list(`?lead_id=${leadId}&limit=4`);
+    expect(page1).toMatchObject({ total: 6, page: 1, limit: 4, totalPages: 2 });
+    expect(page1.tasks).toHaveLength(4);
+    const page2 = await list(`?lead_id=${leadId}&limit=4&page=2`);
+    expect(page2.tasks).toHaveLength(2);
+    const all = [...page1.tasks, ...page2.tasks].map((x) => x._id);
+    expect(new Set(all).size).toBe(6);
+    // Default order: newest first.
+    expect(page1.tasks[0]?._id).toBe(ids.done);
+  });
+
+  it('sorts by due_at with undated tasks last, both directions', async () => {
+    const asc = (await list(`?lead_id=${leadId}&sort=due_at`)).tasks.map((x) => x._id);
+    expect(asc).toEqual([ids.done, ids.overdue, ids.member, ids.soon, ids.later, ids.undated]);
+    const desc = (await list(`?lead_id=${leadId}&sort=-due_at`)).tasks.map((x) => x._id);
+    expect(desc).toEqual([ids.later, ids.soon, ids.member, ids.overdue, ids.done, ids.undated]);
+    expect((await list(`?lead_id=${leadId}&sort=-updated_at`)).tasks).toHaveLength(6);
+  });
+
+  it('filters by assignee, completion, due window, overdue and search', async () => {
+    const byMember = await list(`?lead_id=${leadId}&assigned_to=${member.userId}`);
+    expect(byMember.tasks.map((x) => x._id)).toEqual([ids.member]);
+    const done = await list(`?lead_id=${leadId}&is_complete=true`);
+    expect(done.tasks.map((x) => x._id)).toEqual([ids.done]);
+    expect((await list(`?lead_id=${leadId}&is_complete=false`)).total).toBe(5);
+    const overdue = await list(`?lead_id=${leadId}&overdue=true&sort=due_at`);
+    expect(overdue.tasks.map((x) => x._id)).toEqual([ids.overdue, ids.member]);
+    const window = await list(
+      `?lead_id=${leadId}&due_after=${encodeURIComponent(at(0))}&due_before=${encodeURIComponent(at(5 * DAY))}`,
+    );
+    expect(window.tasks.map((x) => x._id)).toEqual([ids.soon]);
+    const found = await list('?search=undated%20zebra');
+    expect(found.tasks.map((x) => x._id)).toEqual([ids.undated]);
+    expect((await list('?search=50%25')).total).toBe(0);
+  });
+
+  it('rejects bad list parameters with 400', async () => {
+    for (const query of [
+      '?limit=101',
+      '?limit=0',
+      '?page=0',
+      '?sort=text',
+      '?is_complete=yes',
+      '?overdue=1',
+      '?due_before=yesterday',
+      '?lead_id=nope',
+    ]) {
+      const res = await t.request('GET', `/api/v1/tasks${query}`, { token: org.token });
+      expect(res.status, query).toBe(400);
+      expect((await json<ErrorBody>(res)).details?.length, query).toBeGreaterThan(0);
+    }
+    expect((await list('?limit=100')).limit).toBe(100);
+  });
+
+  it("does not show another organization's tasks", async () => {
+    expect((await list(`?lead_id=${leadId}`, other.token)).total).toBe(0);
+  });
+});
+
+describe('update and complete', () => {
+  it('merges the fields sent and clears the due date with null', async () => {
+    const leadId = await createLead();
+    const task = await createTask({ text: 'Draft', due_at: at(DAY) });
+    const res = await t.request('PATCH', `/api/v1/tasks/${task._id}`, {
+      token: org.token,
+      body: { text: 'Final', lead_id: leadId },
+    });
+    expect(res.status).toBe(200);
+    const updated = (await json<{ task: Task }>(res)).task;
+    expect(updated).toMatchObject({ text: 'Final', lead_id: leadId, due_at: task.due_at });
+    const cleared = await t.request('PATCH', `/api/v1/tasks/${task._id}`, {
+      token: org.token,
+      body: { due_at: null, lead_id: null },
+    });
+    expect((await json<{ task: Task }>(cleared)).task).toMatchObject({ due_at: null, lead_id: null });
+    const bad = await t.request('PATCH', `/api/v1/tasks/${task._id}`, {
+      token: org.token,
+      body: { text: '' },
+    });
+    expect(bad.status).toBe(400);
+  });
+
+  it('completes once: task.completed is emitted once, repeats return the task unchanged', async () => {
+    const task = await createTask({ text: 'Send contract' });
+    const first = await t.request('POST', `/api/v1/tasks/${task._id}/complete`, { token: org.token });
+    expect(first.status).toBe(200);
+    const done = (await json<{ task: Task }>(first)).task;
+    expect(done).toMatchObject({ is_complete: true, completed_by: org.ownerId });
+    expect(done.completed_at).not.toBeNull();
+    const again = await t.request('POST', `/api/v1/tasks/${task._id}/complete`, { token: org.token });
+    expect((await json<{ task: Task }>(again)).task).toEqual(done);
+    const viaUpdate = await t.request('PATCH', `/api/v1/tasks/${task._id}`, {
+      token: org.token,
+      body: { is_complete: true },
+    });
+    expect((await json<{ task: Task }>(viaUpdate)).task.completed_at).toBe(done.completed_at);
+    const events = await eventsOf(task._id, 'task.completed');
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ _id: task._id, is_complete: true, completed_by: org.ownerId });
+  });
+
+  it('treats is_complete true on update as completion and false as reopening', async () => {
+    const member = await t.createUser(org.orgId, 'member');
+    const task = await createTask({ text: 'Book the demo' });
+    const res = await t.request('PATCH', `/api/v1/tasks/${task._id}`, {
+      token: member.token,
+      body: { is_complete: true },
+    });
+    expect((await json<{ task: Task }>(res)).task).toMatchObject({
+      is_complete: true,
+      completed_by: member.userId,
+    });
+    expect(await eventsOf(task._id, 'task.completed')).toHaveLength(1);
+    const reopen = await t.request('PATCH', `/api/v1/tasks/${task._id}`, {
+      token: org.token,
+      body: { is_complete: false },
+    });
+    expect((await json<{ task: Task }>(reopen)).task).toMatchObject({
+      is_complete: false,
+      completed_at: null,
+      completed_by: null,
+    });
+    // Completing again after a reopen is a new completion.
+    await t.request('POST', `/api/v1/tasks/${task._id}/complete`, { token: org.token });
+    expect(await eventsOf(task._id, 'task.completed')).toHaveLength(2);
+  });
+});
+
+describe('snooze and unsnooze', () => {
+  it('needs the task_snooze plan feature (402 on free)', async () => {
+    const res = await t.request('POST', '/api/v1/tasks', {
+      token: freeOrg.token,
+      body: { text: 'Free task' },
+    });
+    const task = (await json<{ task: Task }>(res)).task;
+    const snooze = await t.request('POST', `/api/v1/tasks/${task._id}/snooze`, {
+      token: freeOrg.token,
+      body: { until: at(DAY) },
+    });
+    expect(snooze.status).toBe(402);
+    expect(await json(snooze)).toMatchObject({
+      error: 'plan_upgrade_required',
+      feature: 'task_snooze',
+      current_plan: 'free',
+    });
+    const unsnooze = await t.request('POST', `/api/v1/tasks/${task._id}/unsnooze`, { token: freeOrg.token });
+    expect(unsnooze.status).toBe(402);
+  });
+
+  it('snoozes until a future time and unsnoozes (idempotently)', async () => {
+    const task = await createTask({ text: 'Snooze me', due_at: at(DAY) });
+    const until = at(3 * DAY);
+    const res = await t.request('POST', `/api/v1/tasks/${task._id}/snooze`, {
+      token: org.token,
+      body: { until },
+    });
+    expect(res.status).toBe(200);
+    expect((await json<{ task: Task }>(res)).task.snoozed_until).toBe(until);
+    const un = await t.request('POST', `/api/v1/tasks/${task._id}/unsnooze`, { token: org.token });
+    expect(un.status).toBe(200);
+    const cleared = (await json<{ task: Task }>(un)).task;
+    expect(cleared.snoozed_until).toBeNull();
+    const again = await t.request('POST', `/api/v1/tasks/${task._id}/unsnooze`, { token: org.token });
+    expect(again.status).toBe(200);
+    expect((await json<{ task: Task }>(again)).task).toEqual(cleared);
+  });
+
+  it('rejects a past, too distant or malformed time, and a completed task', async () => {
+    const task = await createTask({ text: 'Bad snooze' });
+    for (const until of [at(-HOUR), at(400 * DAY), 'next week', undefined]) {
+      const res = await t.request('POST', `/api/v1/tasks/${task._id}/snooze`, {
+        token: org.token,
+        body: until === undefined ? {} : { until },
+      });
+      expect(res.status, String(until)).toBe(400);
+      expect(fieldsOf(await json<ErrorBody>(res))).toEqual(['until']);
+    }
+    await t.request('POST', `/api/v1/tasks/${task._id}/complete`, { token: org.token });
+    const done = await t.request('POST', `/api/v1/tasks/${task._id}/snooze`, {
+      token: org.token,
+      body: { until: at(DAY) },
+    });
+    expect(done.status).toBe(409);
+  });
+
+  it('forbids a viewer to snooze', async () => {
+    const viewer = await t.createUser(org.orgId, 'viewer');
+    const task = await createTask({ text: 'Viewer cannot' });
+    const res = await t.request('POST', `/api/v1/tasks/${task._id}/unsnooze`, { token: viewer.token });
+    expect(res.status).toBe(403);
+    expect(await json(res)).toMatchObject({ error: 'Forbidden', required_permission: 'tasks.edit' });
+  });
+});
+
+describe('list_my_tasks', () => {
+  it("lists the caller's open, unsnoozed tasks, due first and undated last", async () => {
+    const me = await t.createUser(org.orgId, 'member');
+    const colleague = await t.createUser(org.orgId, 'member');
+    const mine = (text: string, extra: Record<string, unknown> = {}) =>
+      createTask({ text, assigned_to: me.userId, ...extra });
+    const late = await mine('Late', { due_at: at(-DAY) });
+    const soon = await mine('Soon', { due_at: at(2 * HOUR) });
+    const far = await mine('Far', { due_at: at(20 * DAY) });
+    const undated = await mine('Undated');
+    const snoozed = await mine('Snoozed', { due_at: at(-2 * DAY) });
+    await t.request('POST', `/api/v1/tasks/${snoozed._id}/snooze`, {
+      token: me.token,
+      body: { until: at(DAY) },
+    });
+    const expired = await mine('Snooze over', { due_at: at(3 * DAY) });
+    await t.services.db.system
+      .update(tasks)
+      .set({ snoozedUntil: new Date(Date.now() - HOUR) })
+      .where(eq(tasks.id, expired._id));
+    const completed = await mine('Completed', { due_at: at(-DAY) });
+    await t.request('POST', `/api/v1/tasks/${completed._id}/complete`, { token: me.token });
+    const trashed = await mine('Trashed', { due_at: at(-DAY) });
+    await t.request('DELETE', `/api/v1/tasks/${trashed._id}`, { token: me.token });
+    await createTask({ text: "Colleague's", assigned_to: colleague.userId, due_at: at(-DAY) });
+
+    const all = await myTasks('', me.token);
+    expect(all.tasks.map((x) => x.text)).toEqual(['Late', 'Soon', 'Snooze over', 'Far', 'Undated']);
+    expect(all).toMatchObject({ total: 5, page: 1, limit: 25, totalPages: 1 });
+    const dueSoon = await myTasks(`?due_before=${encodeURIComponent(at(DAY))}`, me.token);
+    expect(dueSoon.tasks.map((x) => x._id)).toEqual([late._id, soon._id]);
+    const paged = await myTasks('?limit=2&page=3', me.token);
+    expect(paged.tasks.map((x) => x._id)).toEqual([undated._id]);
+    expect(paged.totalPages).toBe(3);
+    expect(far.text).toBe('Far');
+
+    expect((await t.request('GET', '/api/v1/me/tasks?limit=101', { token: me.token })).status).toBe(400);
+    expect((await t.request('GET', '/api/v1/me/tasks?due_before=x', { token: me.token })).status).toBe(400);
+  });
+});
+
+describe('trash', () => {
+  it('deletes to the trash and restores; the trash lists the task by its text', async () => {
+    const task = await createTask({ text: 'Trash me' });
+    const del = await t.request('DELETE', `/api/v1/tasks/${task._id}`, { token: org.token });
+    expect(del.status).toBe(200);
+    expect(await json(del)).toEqual({ message: 'Task moved to the trash' });
+    expect((await t.request('GET', `/api/v1/tasks/${task._id}`, { token: org.token })).status).toBe(404);
+    const trash = await json<{ items: { type: string; _id: string; name: string }[] }>(
+      await t.request('GET', '/api/v1/trash?type=task&limit=100', { token: org.token }),
+    );
+    expect(trash.items.find((i) => i._id === task._id)).toMatchObject({ type: 'task', name: 'Trash me' });
+    const restore = await t.request('POST', `/api/v1/trash/${task._id}/restore`, { token: org.token });
+    expect(restore.status).toBe(200);
+    expect(await json(restore)).toMatchObject({ type: 'task', task: { _id: task._id, text: 'Trash me' } });
+    expect((await t.request('GET', `/api/v1/tasks/${task._id}`, { token: org.token })).status).toBe(200);
+  });
+
+  it('refuses to restore a task while its lead is in the trash; the lead brings it back', async () => {
+    const leadId = await createLead();
+    const task = await createTask({ text: 'Child task', lead_id: leadId });
+    await t.request('DELETE', `/api/v1/tasks/${task._id}`, { token: org.token });
+    await t.request('DELETE', `/api/v1/leads/${leadId}`, { token: org.token });
+    const refused = await t.request('POST', `/api/v1/trash/${task._id}/restore`, { token: org.token });
+    expect(refused.status).toBe(409);
+    expect((await json<ErrorBody>(refused)).message).toBe('Restore its lead first');
+
+    const withLead = await createTask({ text: 'Goes with lead', lead_id: await createLead() });
+    const lead2 = withLead.lead_id ?? '';
+    await t.request('DELETE', `/api/v1/leads/${lead2}`, { token: org.token });
+    expect((await t.request('GET', `/api/v1/tasks/${withLead._id}`, { token: org.token })).status).toBe(404);
+    await t.request('POST', `/api/v1/trash/${lead2}/restore`, { token: org.token });
+    expect((await t.request('GET', `/api/v1/tasks/${withLead._id}`, { token: org.token })).status).toBe(200);
+  });
+});
+
+describe('permissions, scopes and ownership', () => {
+  it('lets a viewer read but not write, and a member delete', async () => {
+    const viewer = await t.createUser(org.orgId, 'viewer');
+    const member = await t.createUser(org.orgId, 'member');
+    const task = await createTask({ text: 'Perm task' });
+    expect((await t.request('GET', `/api/v1/tasks/${task._id}`, { token: viewer.token })).status).toBe(200);
+    expect((await t.request('GET', '/api/v1/me/tasks', { token: viewer.token })).status).toBe(200);
+    const writes: [string, string, unknown, string][] = [
+      ['POST', '/api/v1/tasks', { text: 'x' }, 'tasks.create'],
+      ['PATCH', `/api/v1/tasks/${task._id}`, { text: 'x' }, 'tasks.edit'],
+      ['POST', `/api/v1/tasks/${task._id}/complete`, undefined, 'tasks.edit'],
+      ['DELETE', `/api/v1/tasks/${task._id}`, undefined, 'tasks.delete'],
+    ];
+    for (const [method, path, body, permission] of writes) {
+      const res = await t.request(method, path, { token: viewer.token, body });
+      expect(res.status, `${method} ${path}`).toBe(403);
+      expect(await json(res)).toMatchObject({ error: 'Forbidden', required_permission: permission });
+    }
+    expect((await t.request('DELETE', `/api/v1/tasks/${task._id}`, { token: member.token })).status).toBe(
+      200,
+    );
+  });
+
+  it('holds a PAT to the leads scopes', async () => {
+    const { token } = await t.createPat(org.orgId, org.ownerId, ['read:leads']);
+    const res = await t.request('POST', '/api/v1/tasks', { token, body: { text: 'Scoped' } });
+    expect(res.status).toBe(403);
+    expect((await json<ErrorBody>(res)).error).toContain('write:leads');
+    expect((await t.request('GET', '/api/v1/tasks', { token })).status).toBe(200);
+    const contactsOnly = await t.createPat(org.orgId, org.ownerId, ['read:contacts']);
+    expect((await t.request('GET', '/api/v1/me/tasks', { token: contactsOnly.token })).status).toBe(403);
+    const writer = await t.createPat(org.orgId, org.ownerId, ['read:leads', 'write:leads']);
+    expect(
+      (await t.request('POST', '/api/v1/tasks', { token: writer.token, body: { text: 'ok' } })).status,
+    ).toBe(201);
+  });
+
+  it("hands a deleted user's tasks to the heir", async () => {
+    const leaving = await t.createUser(org.orgId, 'member');
+    const task = await createTask({ text: 'Inherited', assigned_to: leaving.userId });
+    const refused = await t.request('DELETE', `/api/v1/users/${leaving.userId}`, { token: org.token });
+    expect(refused.status).toBe(400);
+    const res = await t.request('DELETE', `/api/v1/users/${leaving.userId}`, {
+      token: org.token,
+      body: { transfer_to_user_id: org.ownerId },
+    });
+    expect(res.status).toBe(200);
+    const [row] = await t.services.db.system
+      .select()
+      .from(tasks)
+      .where(and(eq(tasks.id, task._id), eq(tasks.orgId, org.orgId)));
+    expect(row?.assignedTo).toBe(org.ownerId);
+    expect(row?.deletedAt).toBeNull();
+  });
+});
