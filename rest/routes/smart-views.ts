@@ -1,4 +1,20 @@
-// STUB (issue 5, being built).
-import type { Route } from '../route.ts';
+// Smart view routes: the saved views and their results.
+import {
+  createSmartView,
+  deleteSmartView,
+  getSmartView,
+  listSmartViews,
+  runSmartView,
+  updateSmartView,
+} from '../../tools/smart-views.ts';
+import { type Route, route } from '../route.ts';
 
-export const smartViewRoutes: Route[] = [];
+export const smartViewRoutes: Route[] = [
+  route('POST', '/smart-views', createSmartView),
+  route('GET', '/smart-views', listSmartViews),
+  route('GET', '/smart-views/:id', getSmartView),
+  route('PUT', '/smart-views/:id', updateSmartView),
+  route('PATCH', '/smart-views/:id', updateSmartView),
+  route('DELETE', '/smart-views/:id', deleteSmartView),
+  route('GET', '/smart-views/:id/results', runSmartView),
+];

@@ -1,0 +1,337 @@
+// Locks in that the smart-view SQL compiler agrees with the in-memory reference evaluator on random data sets and random filter trees of every field_type, op and logic.
+import { and, eq, isNull } from 'drizzle-orm';
+import fc from 'fast-check';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import {
+  activities,
+  contacts,
+  customActivityTypes,
+  leads,
+  opportunities,
+  organizations,
+  tasks,
+} from '../core/db/schema.ts';
+import { newId } from '../core/ids.ts';
+import {
+  activityFieldKind,
+  FIELD_CATALOGUE,
+  type FieldKind,
+  OPS_BY_KIND,
+  type Op,
+} from '../core/smart-views/catalogue.ts';
+import { compileSmartViewQuery } from '../core/smart-views/compile.ts';
+import { evaluateSmartViewQuery } from '../core/smart-views/evaluate.ts';
+import { type SmartViewQuery, smartViewQuerySchema } from '../core/smart-views/filter-schema.ts';
+import { createTestContext, type TestContext } from './helpers.ts';
+
+let t: TestContext;
+
+beforeAll(async () => {
+  t = await createTestContext();
+});
+afterAll(() => t.close());
+
+const USERS = ['a0a0a0a0a0a0a0a0a0a0a0a0', 'b1b1b1b1b1b1b1b1b1b1b1b1'] as const;
+// Short ASCII words, some with LIKE wildcards and the escape character, so escaping is exercised.
+const WORDS = [
+  'ann',
+  'Ann Smith',
+  'bob',
+  'a%b',
+  'x_y',
+  'b\\c',
+  '',
+  'won',
+  'lost',
+  'active',
+  'new',
+  'qualified',
+];
+const STATUSES = ['new', 'contacted', 'qualified', 'lost'];
+const TAGS = ['a', 'b', 'c', 'A'];
+const NUMBERS = [-1, 0, 5, 10, 50, 99.5, 100, 1000];
+const INSTANTS = ['2026-01-01T00:00:00.000Z', '2026-01-02T12:00:00.000Z', '2026-01-05T00:00:00.000Z'];
+const FILTER_INSTANTS = [...INSTANTS, '2026-01-02', '2026-01-03T00:00:00+02:00', '2025-12-31'];
+const DATES = ['2026-01-01', '2026-02-15', '2026-03-01'];
+const CUSTOM_KEYS = ['k1', 'k2'];
+const ACTIVITY_KEYS = ['outcome', 'duration_seconds', 'subject'];
+const ACTIVITY_TYPES = ['note', 'call', 'email', 'meeting', 'CUSTOM'];
+const CUSTOM_PLACEHOLDER = 'CUSTOM';
+
+const word = fc.constantFrom(...WORDS);
+const nullable = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: null, freq: 3 });
+const jsonScalar = fc.oneof(word, fc.constantFrom(...NUMBERS), fc.boolean(), fc.constant(null));
+const instant = fc.constantFrom(...INSTANTS).map((s) => new Date(s));
+const trashed = fc.constantFrom(null, null, null, null, new Date('2026-01-09T00:00:00Z'));
+
+const leadArb = fc.record({
+  name: word.filter((w) => w !== ''),
+  description: nullable(word),
+  url: nullable(word),
+  status: fc.constantFrom(...STATUSES),
+  ownerId: nullable(fc.constantFrom(...USERS)),
+  tags: fc.uniqueArray(fc.constantFrom(...TAGS), { maxLength: 3 }),
+  custom: fc.dictionary(fc.constantFrom(...CUSTOM_KEYS), jsonScalar, { maxKeys: 2, noNullPrototype: true }),
+  createdAt: instant,
+  convertedAt: nullable(instant),
+  deletedAt: trashed,
+});
+const contactArb = fc.record({
+  lead: fc.nat(7),
+  name: word.filter((w) => w !== ''),
+  title: nullable(word),
+  emails: fc.array(
+    word.map((w) => ({ email: w, type: 'work' })),
+    { maxLength: 2 },
+  ),
+  phones: fc.array(
+    fc.constantFrom('+1 555', '0100', '').map((p) => ({ phone: p, type: 'mobile' })),
+    {
+      maxLength: 2,
+    },
+  ),
+  deletedAt: trashed,
+});
+const opportunityArb = fc.record({
+  lead: fc.nat(7),
+  status: fc.constantFrom('active', 'won', 'lost'),
+  value: fc.constantFrom(...NUMBERS.filter((n) => n >= 0)),
+  confidence: fc.integer({ min: 0, max: 100 }),
+  currency: fc.constantFrom('USD', 'EUR', 'usd'),
+  pipelineStage: nullable(word),
+  expectedCloseDate: nullable(fc.constantFrom(...DATES)),
+  ownerId: nullable(fc.constantFrom(...USERS)),
+  note: nullable(word),
+  deletedAt: trashed,
+});
+const taskArb = fc.record({
+  lead: fc.option(fc.nat(7), { nil: null, freq: 6 }),
+  text: word.filter((w) => w !== ''),
+  dueAt: nullable(instant),
+  isComplete: fc.boolean(),
+  assignedTo: nullable(fc.constantFrom(...USERS)),
+  deletedAt: trashed,
+});
+const activityArb = fc.record({
+  lead: fc.nat(7),
+  type: fc.constantFrom(...ACTIVITY_TYPES),
+  occurredAt: instant,
+  userId: nullable(fc.constantFrom(...USERS)),
+  withContact: fc.boolean(),
+  fields: fc.dictionary(fc.constantFrom(...ACTIVITY_KEYS), jsonScalar, { maxKeys: 3, noNullPrototype: true }),
+  deletedAt: trashed,
+});
+const dataArb = fc.record({
+  leads: fc.array(leadArb, { minLength: 1, maxLength: 8 }),
+  contacts: fc.array(contactArb, { maxLength: 6 }),
+  opportunities: fc.array(opportunityArb, { maxLength: 6 }),
+  tasks: fc.array(taskArb, { maxLength: 6 }),
+  activities: fc.array(activityArb, { maxLength: 8 }),
+});
+type Data = typeof dataArb extends fc.Arbitrary<infer D> ? D : never;
+
+/** A scalar value for a field of `kind` under `op`. */
+function scalarArb(kind: FieldKind, op: Op): fc.Arbitrary<unknown> {
+  switch (kind) {
+    case 'text':
+    case 'text_list':
+      return word;
+    case 'id':
+      return fc.constantFrom(...USERS, '', 'nobody');
+    case 'number':
+      return fc.constantFrom(...NUMBERS);
+    case 'boolean':
+      return fc.boolean();
+    case 'timestamp':
+      return fc.constantFrom(...FILTER_INSTANTS);
+    case 'date':
+      return fc.constantFrom(...DATES, '2025-12-31');
+    case 'tags':
+      return fc.constantFrom(...TAGS, 'z');
+    case 'json':
+      if (op === 'contains' || op === 'not_contains' || op === 'starts_with') return word;
+      if (['gt', 'gte', 'lt', 'lte', 'between'].includes(op)) return fc.constantFrom(...NUMBERS);
+      if (op === 'in' || op === 'not_in') return fc.oneof(word, fc.constantFrom(...NUMBERS));
+      return fc.oneof(word, fc.constantFrom(...NUMBERS), fc.boolean());
+  }
+}
+
+function sortKey(kind: FieldKind, v: unknown): number | string {
+  if (typeof v === 'number') return v;
+  if (kind === 'timestamp') {
+    const s = String(v);
+    return Date.parse(s.length === 10 ? `${s}T00:00:00Z` : s);
+  }
+  return String(v);
+}
+
+function valueArb(kind: FieldKind, op: Op): fc.Arbitrary<unknown> {
+  if (op === 'is_empty' || op === 'is_not_empty') return fc.constant(undefined);
+  if (op === 'in' || op === 'not_in') return fc.array(scalarArb(kind, op), { minLength: 1, maxLength: 3 });
+  if (op === 'between') {
+    return fc
+      .tuple(scalarArb(kind, op), scalarArb(kind, op))
+      .map(([a, b]) => (sortKey(kind, a) <= sortKey(kind, b) ? [a, b] : [b, a]));
+  }
+  return scalarArb(kind, op);
+}
+
+/** field, kind and a matching op/value for one field_type. */
+function fieldFilterArb(fieldType: 'lead' | 'contact' | 'opportunity' | 'task' | 'custom_field') {
+  const fields: [string, FieldKind][] =
+    fieldType === 'custom_field'
+      ? CUSTOM_KEYS.map((k) => [k, 'json'])
+      : Object.entries(FIELD_CATALOGUE[fieldType]).map(([f, k]): [string, FieldKind] => [f, k]);
+  return fc
+    .constantFrom(...fields)
+    .chain(([field, kind]) =>
+      fc
+        .constantFrom(...OPS_BY_KIND[kind])
+        .chain((op) => valueArb(kind, op).map((value) => ({ field_type: fieldType, field, op, value }))),
+    );
+}
+
+const activityFilterArb = fc.constantFrom(...ACTIVITY_TYPES).chain((activityType) =>
+  fc.oneof(
+    fc.constantFrom('is_empty', 'is_not_empty').map((op) => ({
+      field_type: 'activity',
+      field: 'activity',
+      op,
+      activity_type: activityType,
+    })),
+    fc.constantFrom(...ACTIVITY_KEYS, 'occurred_at', 'user_id', 'contact_id').chain((activityField) => {
+      const kind = activityFieldKind(activityField) ?? 'json';
+      return fc.constantFrom(...OPS_BY_KIND[kind]).chain((op) =>
+        valueArb(kind, op).map((value) => ({
+          field_type: 'activity',
+          field: activityField,
+          op,
+          activity_type: activityType,
+          activity_field: activityField,
+          activity_field_value: value,
+        })),
+      );
+    }),
+  ),
+);
+
+const filterArb = fc.oneof(
+  fieldFilterArb('lead'),
+  fieldFilterArb('custom_field'),
+  fieldFilterArb('contact'),
+  fieldFilterArb('opportunity'),
+  fieldFilterArb('task'),
+  activityFilterArb,
+);
+const queryArb = fc.record({
+  filters: fc.array(filterArb, { maxLength: 4 }),
+  logic: fc.constantFrom('and', 'or'),
+});
+
+/** The query with the custom activity type placeholder replaced and ids assigned, validated. */
+function concreteQuery(raw: { filters: Record<string, unknown>[]; logic: string }, customTypeId: string) {
+  const filters = raw.filters.map((f, i) => {
+    const out: Record<string, unknown> = { ...f, id: `f${i}` };
+    if (out.activity_type === CUSTOM_PLACEHOLDER) out.activity_type = customTypeId;
+    if (out.value === undefined) delete out.value;
+    if (out.activity_field_value === undefined) delete out.activity_field_value;
+    return out;
+  });
+  const parsed = smartViewQuerySchema.safeParse({ filters, logic: raw.logic });
+  if (!parsed.success) throw new Error(`generator made an invalid query: ${parsed.error.message}`);
+  return parsed.data;
+}
+
+async function insertData(data: Data): Promise<{ orgId: string; customTypeId: string }> {
+  const db = t.services.db.system;
+  const orgId = newId();
+  await db.insert(organizations).values({ id: orgId, name: 'Property org', plan: 'starter' });
+  const customTypeId = newId();
+  await db.insert(customActivityTypes).values({ id: customTypeId, orgId, name: 'Visit', fields: [] });
+  const leadIds = data.leads.map(() => newId());
+  const leadOf = (i: number) => leadIds[i % leadIds.length] ?? '';
+  await db
+    .insert(leads)
+    .values(data.leads.map((l, i) => ({ ...l, id: leadIds[i] ?? '', orgId, updatedAt: l.createdAt })));
+  const contactIds = data.contacts.map(() => newId());
+  if (data.contacts.length > 0) {
+    await db.insert(contacts).values(
+      data.contacts.map(({ lead, ...c }, i) => ({
+        ...c,
+        id: contactIds[i] ?? '',
+        orgId,
+        leadId: leadOf(lead),
+      })),
+    );
+  }
+  if (data.opportunities.length > 0) {
+    await db
+      .insert(opportunities)
+      .values(
+        data.opportunities.map(({ lead, ...o }) => ({ ...o, id: newId(), orgId, leadId: leadOf(lead) })),
+      );
+  }
+  if (data.tasks.length > 0) {
+    await db.insert(tasks).values(
+      data.tasks.map(({ lead, ...task }) => ({
+        ...task,
+        id: newId(),
+        orgId,
+        leadId: lead === null ? null : leadOf(lead),
+      })),
+    );
+  }
+  if (data.activities.length > 0) {
+    await db.insert(activities).values(
+      data.activities.map(({ lead, withContact, type, ...a }, i) => ({
+        ...a,
+        id: newId(),
+        orgId,
+        leadId: leadOf(lead),
+        type: type === CUSTOM_PLACEHOLDER ? 'custom' : type,
+        customActivityTypeId: type === CUSTOM_PLACEHOLDER ? customTypeId : null,
+        contactId: withContact && contactIds.length > 0 ? (contactIds[i % contactIds.length] ?? null) : null,
+      })),
+    );
+  }
+  return { orgId, customTypeId };
+}
+
+/** The rows as stored (so the evaluator sees what PostgreSQL holds, e.g. numeric rounding). */
+async function readBack(orgId: string) {
+  const db = t.services.db.system;
+  return {
+    leads: await db.select().from(leads).where(eq(leads.orgId, orgId)),
+    contacts: await db.select().from(contacts).where(eq(contacts.orgId, orgId)),
+    opportunities: await db.select().from(opportunities).where(eq(opportunities.orgId, orgId)),
+    tasks: await db.select().from(tasks).where(eq(tasks.orgId, orgId)),
+    activities: await db.select().from(activities).where(eq(activities.orgId, orgId)),
+  };
+}
+
+async function sqlMatches(query: SmartViewQuery, orgId: string): Promise<string[]> {
+  const rows = await t.services.db.system
+    .select({ id: leads.id })
+    .from(leads)
+    .where(and(eq(leads.orgId, orgId), isNull(leads.deletedAt), compileSmartViewQuery(query, orgId)));
+  return rows.map((r) => r.id).sort();
+}
+
+it('compiled SQL and the reference evaluator select the same leads', { timeout: 180_000 }, async () => {
+  await fc.assert(
+    fc.asyncProperty(
+      dataArb,
+      fc.array(queryArb, { minLength: 4, maxLength: 4 }),
+      async (data, rawQueries) => {
+        const { orgId, customTypeId } = await insertData(data);
+        const stored = await readBack(orgId);
+        for (const raw of rawQueries) {
+          const query = concreteQuery(raw, customTypeId);
+          const expected = [...evaluateSmartViewQuery(query, stored)].sort();
+          expect(await sqlMatches(query, orgId), JSON.stringify(query)).toEqual(expected);
+        }
+      },
+    ),
+    { numRuns: 40 },
+  );
+});

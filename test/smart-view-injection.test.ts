@@ -1,0 +1,274 @@
+// Locks in that hostile strings sent as smart-view values, fields, activity values, sort fields and columns through every field_type/operator combination are either refused with a 400 or matched literally (as the reference evaluator says), and never touch other data.
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { activities, contacts, customActivityTypes, leads, opportunities, tasks } from '../core/db/schema.ts';
+import { newId } from '../core/ids.ts';
+import { FIELD_CATALOGUE, OPS } from '../core/smart-views/catalogue.ts';
+import { evaluateSmartViewQuery } from '../core/smart-views/evaluate.ts';
+import { smartViewQuerySchema } from '../core/smart-views/filter-schema.ts';
+import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
+
+let t: TestContext;
+let org: TestOrg;
+let other: TestOrg;
+let customTypeId = '';
+
+const PAYLOADS = [
+  "'; drop table leads; --",
+  "' or '1'='1",
+  '%',
+  '_',
+  '\\',
+  '$1',
+  ')) or true --',
+  'ünïcödé ✓ 日本語',
+  ':*',
+  "' union select id, org_id from leads --",
+  '%_%',
+  "\\'",
+  '"; select pg_sleep(1); --',
+  '*/ or 1=1 /*',
+];
+
+beforeAll(async () => {
+  t = await createTestContext({}, { withoutRateLimits: true });
+  org = await t.createOrg({ plan: 'starter' });
+  other = await t.createOrg({ plan: 'starter', name: 'Bystander' });
+  await seed();
+});
+afterAll(() => t.close());
+
+async function seed(): Promise<void> {
+  const db = t.services.db.system;
+  const names = ['Plain', '100% sure', 'snake_case', 'back\\slash', "O'Brien", 'dollar $1'];
+  const ids = names.map(() => newId());
+  await db.insert(leads).values(
+    names.map((name, i) => ({
+      id: ids[i] ?? '',
+      orgId: org.orgId,
+      name,
+      description: i % 2 === 0 ? name : null,
+      tags: [name],
+      custom: { note_text: name, size: i },
+    })),
+  );
+  await db.insert(leads).values({ id: newId(), orgId: other.orgId, name: "' or '1'='1" });
+  const lead = (i: number) => ids[i % ids.length] ?? '';
+  await db.insert(contacts).values(
+    names.map((name, i) => ({
+      id: newId(),
+      orgId: org.orgId,
+      leadId: lead(i),
+      name,
+      title: name,
+      emails: [{ email: `${name}@x.test`, type: 'work' }],
+      phones: [{ phone: name, type: 'work' }],
+    })),
+  );
+  await db.insert(opportunities).values(
+    names.map((name, i) => ({
+      id: newId(),
+      orgId: org.orgId,
+      leadId: lead(i),
+      note: name,
+      currency: name,
+    })),
+  );
+  await db
+    .insert(tasks)
+    .values(names.map((name, i) => ({ id: newId(), orgId: org.orgId, leadId: lead(i), text: name })));
+  customTypeId = newId();
+  await db
+    .insert(customActivityTypes)
+    .values({ id: customTypeId, orgId: org.orgId, name: 'Visit', fields: [] });
+  await db.insert(activities).values(
+    names.flatMap((name, i) => [
+      { id: newId(), orgId: org.orgId, leadId: lead(i), type: 'call', fields: { outcome: name } },
+      {
+        id: newId(),
+        orgId: org.orgId,
+        leadId: lead(i),
+        type: 'custom',
+        customActivityTypeId: customTypeId,
+        fields: { outcome: name },
+      },
+    ]),
+  );
+}
+
+async function storedData() {
+  const db = t.services.db.system;
+  return {
+    leads: await db.select().from(leads).where(eq(leads.orgId, org.orgId)),
+    contacts: await db.select().from(contacts).where(eq(contacts.orgId, org.orgId)),
+    opportunities: await db.select().from(opportunities).where(eq(opportunities.orgId, org.orgId)),
+    tasks: await db.select().from(tasks).where(eq(tasks.orgId, org.orgId)),
+    activities: await db.select().from(activities).where(eq(activities.orgId, org.orgId)),
+  };
+}
+let data: Awaited<ReturnType<typeof storedData>>;
+
+let accepted = 0;
+let refused = 0;
+
+/** Creates the view: a 400 is fine; a 201 must run (200) and return exactly what the evaluator says. */
+async function probe(body: Record<string, unknown>): Promise<number> {
+  const res = await t.request('POST', '/api/v1/smart-views', { token: org.token, body });
+  if (res.status === 400) {
+    refused++;
+    return 400;
+  }
+  expect(res.status, JSON.stringify(body)).toBe(201);
+  accepted++;
+  const view = (await json<{ smart_view: { _id: string } }>(res)).smart_view;
+  const run = await t.request('GET', `/api/v1/smart-views/${view._id}/results?limit=100`, {
+    token: org.token,
+  });
+  expect(run.status, JSON.stringify(body)).toBe(200);
+  const got = (await json<{ leads: { _id: string }[] }>(run)).leads.map((l) => l._id).sort();
+  const query = smartViewQuerySchema.parse(body.query);
+  expect(got, JSON.stringify(body.query)).toEqual([...evaluateSmartViewQuery(query, data)].sort());
+  return 201;
+}
+
+function valueFor(op: string, payload: string): unknown {
+  if (op === 'in' || op === 'not_in') return [payload];
+  if (op === 'between') return [payload, payload];
+  if (op === 'is_empty' || op === 'is_not_empty') return payload;
+  return payload;
+}
+
+/** Every payload in one `or` view; when that is refused, each payload on its own. */
+async function probeAll(
+  makeFilter: (payload: string, index: number) => Record<string, unknown>,
+): Promise<void> {
+  const filters = PAYLOADS.map((p, i) => ({ id: `p${i}`, ...makeFilter(p, i) }));
+  const status = await probe({ name: 'probe', query: { filters, logic: 'or' } });
+  if (status === 201) return;
+  for (const filter of filters) await probe({ name: 'probe', query: { filters: [filter], logic: 'and' } });
+}
+
+const FIELDS: [string, string][] = [
+  ...(['lead', 'contact', 'opportunity', 'task'] as const).flatMap((type) =>
+    Object.keys(FIELD_CATALOGUE[type]).map((field): [string, string] => [type, field]),
+  ),
+  ['custom_field', 'note_text'],
+  ['custom_field', 'size'],
+];
+
+describe('hostile input', () => {
+  beforeAll(async () => {
+    data = await storedData();
+  });
+
+  it('as values through every field_type and operator', { timeout: 180_000 }, async () => {
+    for (const [fieldType, field] of FIELDS) {
+      for (const op of OPS) {
+        await probeAll((p) => ({ field_type: fieldType, field, op, value: valueFor(op, p) }));
+      }
+    }
+  });
+
+  it('as activity field values and activity types', { timeout: 180_000 }, async () => {
+    for (const activityType of ['call', customTypeId]) {
+      for (const activityField of ['outcome', 'occurred_at', 'user_id', 'contact_id']) {
+        for (const op of OPS) {
+          await probeAll((p) => ({
+            field_type: 'activity',
+            field: 'activity',
+            op,
+            activity_type: activityType,
+            activity_field: activityField,
+            activity_field_value: valueFor(op, p),
+          }));
+        }
+      }
+      for (const op of ['is_empty', 'is_not_empty']) {
+        await probeAll((p) => ({
+          field_type: 'activity',
+          field: 'activity',
+          op,
+          activity_type: activityType,
+          value: p,
+        }));
+      }
+    }
+    for (const p of PAYLOADS) {
+      const base = { id: 'a', field_type: 'activity', field: 'activity', op: 'is_not_empty' };
+      expect(
+        await probe({ name: 'x', query: { filters: [{ ...base, activity_type: p }], logic: 'and' } }),
+      ).toBe(400);
+      expect(
+        await probe({
+          name: 'x',
+          query: {
+            filters: [
+              { ...base, op: 'eq', activity_type: 'call', activity_field: p, activity_field_value: 'x' },
+            ],
+            logic: 'and',
+          },
+        }),
+      ).toBe(400);
+    }
+  });
+
+  it('as field names, sort fields and display columns (refused)', async () => {
+    for (const p of PAYLOADS) {
+      for (const fieldType of ['lead', 'contact', 'opportunity', 'task', 'custom_field']) {
+        const query = {
+          filters: [{ id: 'a', field_type: fieldType, field: p, op: 'eq', value: 'x' }],
+          logic: 'and',
+        };
+        expect(await probe({ name: 'x', query })).toBe(400);
+      }
+      const empty = { filters: [], logic: 'and' };
+      expect(await probe({ name: 'x', query: empty, sort: { field: p, direction: 1 } })).toBe(400);
+      expect(await probe({ name: 'x', query: empty, display_columns: [p] })).toBe(400);
+      expect(await probe({ name: 'x', query: { ...empty, logic: p } })).toBe(400);
+    }
+  });
+
+  it('as names and filter ids (stored literally)', async () => {
+    for (const p of PAYLOADS) {
+      const query = {
+        filters: [{ id: p, field_type: 'lead', field: 'name', op: 'eq', value: p }],
+        logic: 'and',
+      };
+      const res = await t.request('POST', '/api/v1/smart-views', {
+        token: org.token,
+        body: { name: p, query },
+      });
+      expect(res.status).toBe(201);
+      const view = (await json<{ smart_view: { name: string; query: { filters: { id: string }[] } } }>(res))
+        .smart_view;
+      expect(view.name).toBe(p.trim());
+      expect(view.query.filters[0]?.id).toBe(p);
+    }
+  });
+
+  it('leaves every table and the other organization intact', async () => {
+    // Both outcomes happened: some probes ran, some were refused.
+    expect(accepted).toBeGreaterThan(100);
+    expect(refused).toBeGreaterThan(100);
+    const after = await storedData();
+    expect(after).toEqual(data);
+    const bystander = await t.services.db.system.select().from(leads).where(eq(leads.orgId, other.orgId));
+    expect(bystander.map((l) => l.name)).toEqual(["' or '1'='1"]);
+    // A literal `%` matches only the lead whose name holds one.
+    const res = await t.request('POST', '/api/v1/smart-views', {
+      token: org.token,
+      body: {
+        name: 'pct',
+        query: {
+          filters: [{ id: 'a', field_type: 'lead', field: 'name', op: 'contains', value: '%' }],
+          logic: 'and',
+        },
+      },
+    });
+    const view = (await json<{ smart_view: { _id: string } }>(res)).smart_view;
+    const run = await json<{ leads: { name: string }[] }>(
+      await t.request('GET', `/api/v1/smart-views/${view._id}/results`, { token: org.token }),
+    );
+    expect(run.leads.map((l) => l.name)).toEqual(['100% sure']);
+  });
+});

@@ -1,0 +1,642 @@
+// Locks in smart views over REST: CRUD, private/shared visibility, roles, plan gating, validation details, and results per field_type (incl. activity filters), sort, display columns and paging.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  activities,
+  contacts,
+  customActivityTypes,
+  leads,
+  opportunities,
+  smartViews,
+  tasks,
+} from '../core/db/schema.ts';
+import type { ErrorBody } from '../core/errors.ts';
+import { newId } from '../core/ids.ts';
+import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
+
+let t: TestContext;
+let org: TestOrg;
+let other: TestOrg;
+
+interface View {
+  _id: string;
+  name: string;
+  scope: string;
+  query: { filters: Record<string, unknown>[]; logic: string };
+  sort: { field: string; direction: number } | null;
+  display_columns: string[];
+  visibility: string;
+  owner_id: string;
+  created_at: string;
+  updated_at: string;
+}
+interface Results {
+  leads: Record<string, unknown>[];
+  total: number;
+  page: number;
+  limit: number;
+  totalPages: number;
+}
+
+/** Lead ids by a short name, for readable expectations. */
+const ids: Record<string, string> = {};
+let customTypeId = '';
+
+beforeAll(async () => {
+  t = await createTestContext({}, { withoutRateLimits: true });
+  org = await t.createOrg({ plan: 'starter' });
+  other = await t.createOrg({ plan: 'starter', name: 'Other' });
+  await seed();
+});
+afterAll(() => t.close());
+
+let clock = Date.parse('2026-01-01T00:00:00Z');
+function nextTime(): Date {
+  clock += 60_000;
+  return new Date(clock);
+}
+
+async function insertLead(
+  key: string,
+  values: Partial<typeof leads.$inferInsert> = {},
+  orgId = org.orgId,
+): Promise<string> {
+  const id = newId();
+  const at = nextTime();
+  await t.services.db.system
+    .insert(leads)
+    .values({ id, orgId, name: key, ownerId: org.ownerId, createdAt: at, updatedAt: at, ...values });
+  ids[key] = id;
+  return id;
+}
+
+/** Leads a..h with children chosen so each field_type has a distinct answer. */
+async function seed(): Promise<void> {
+  const db = t.services.db.system;
+  await insertLead('Acme', {
+    status: 'qualified',
+    tags: ['vip', 'eu'],
+    custom: { size: 50, region: 'North' },
+  });
+  await insertLead('Beta 100%', { status: 'new', tags: ['eu'], custom: { size: 5, active: true } });
+  await insertLead('Gamma_x', { status: 'contacted', description: 'big deal', custom: { size: '50' } });
+  await insertLead('Delta', { status: 'lost', ownerId: null, custom: { region: '' } });
+  await insertLead('Trashed', { status: 'qualified', deletedAt: new Date() });
+  await insertLead('Foreign', { status: 'qualified' }, other.orgId);
+
+  await db.insert(contacts).values([
+    {
+      id: newId(),
+      orgId: org.orgId,
+      leadId: ids.Acme ?? '',
+      name: 'Ann Smith',
+      title: 'CEO',
+      emails: [{ email: 'ann@acme.test', type: 'work' }],
+      phones: [],
+    },
+    {
+      id: newId(),
+      orgId: org.orgId,
+      leadId: ids['Beta 100%'] ?? '',
+      name: 'Bob',
+      emails: [],
+      phones: [{ phone: '+1 555 0100', type: 'mobile' }],
+    },
+    // A trashed contact never counts.
+    {
+      id: newId(),
+      orgId: org.orgId,
+      leadId: ids.Delta ?? '',
+      name: 'Ann Gone',
+      emails: [{ email: 'ann@delta.test', type: 'work' }],
+      deletedAt: new Date(),
+    },
+  ]);
+  await db.insert(opportunities).values([
+    {
+      id: newId(),
+      orgId: org.orgId,
+      leadId: ids.Acme ?? '',
+      value: 12_000.5,
+      confidence: 80,
+      status: 'active',
+      expectedCloseDate: '2026-03-01',
+    },
+    {
+      id: newId(),
+      orgId: org.orgId,
+      leadId: ids.Gamma_x ?? '',
+      value: 500,
+      confidence: 20,
+      status: 'won',
+    },
+  ]);
+  await db.insert(tasks).values([
+    { id: newId(), orgId: org.orgId, leadId: ids.Delta ?? '', text: 'Call back', isComplete: false },
+    {
+      id: newId(),
+      orgId: org.orgId,
+      leadId: ids.Acme ?? '',
+      text: 'Send proposal',
+      isComplete: true,
+      dueAt: new Date('2026-02-01T00:00:00Z'),
+    },
+  ]);
+  customTypeId = newId();
+  await db.insert(customActivityTypes).values({
+    id: customTypeId,
+    orgId: org.orgId,
+    name: 'Site visit',
+    fields: [{ key: 'rating', label: 'Rating', type: 'number', required: false }],
+  });
+  await db.insert(activities).values([
+    {
+      id: newId(),
+      orgId: org.orgId,
+      leadId: ids.Acme ?? '',
+      type: 'call',
+      fields: { direction: 'outbound', status: 'completed', duration_seconds: 300, outcome: 'connected' },
+      occurredAt: new Date('2026-01-10T10:00:00Z'),
+    },
+    {
+      id: newId(),
+      orgId: org.orgId,
+      leadId: ids['Beta 100%'] ?? '',
+      type: 'call',
+      fields: { direction: 'inbound', status: 'completed', duration_seconds: 30, outcome: 'no_answer' },
+      occurredAt: new Date('2026-01-12T10:00:00Z'),
+    },
+    {
+      id: newId(),
+      orgId: org.orgId,
+      leadId: ids.Gamma_x ?? '',
+      type: 'note',
+      fields: { note: 'hello' },
+    },
+    {
+      id: newId(),
+      orgId: org.orgId,
+      leadId: ids.Delta ?? '',
+      type: 'custom',
+      customActivityTypeId: customTypeId,
+      fields: { rating: 4 },
+    },
+    // Trashed: Gamma has no live meeting.
+    { id: newId(), orgId: org.orgId, leadId: ids.Gamma_x ?? '', type: 'meeting', deletedAt: new Date() },
+  ]);
+}
+
+function filter(
+  fieldType: string,
+  field: string,
+  op: string,
+  value?: unknown,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    id: `f${Math.random().toString(36).slice(2, 8)}`,
+    field_type: fieldType,
+    field,
+    op,
+    value,
+    ...extra,
+  };
+}
+
+async function createView(body: Record<string, unknown>, token = org.token): Promise<View> {
+  const res = await t.request('POST', '/api/v1/smart-views', { token, body });
+  if (res.status !== 201) throw new Error(`create failed: ${res.status} ${await res.text()}`);
+  return (await json<{ smart_view: View }>(res)).smart_view;
+}
+
+async function results(id: string, query = '', token = org.token): Promise<Results> {
+  const res = await t.request('GET', `/api/v1/smart-views/${id}/results${query}`, { token });
+  if (res.status !== 200) throw new Error(`results failed: ${res.status} ${await res.text()}`);
+  return json<Results>(res);
+}
+
+/** Names of the leads matching the filters, sorted. */
+async function matching(filters: Record<string, unknown>[], logic = 'and'): Promise<string[]> {
+  const view = await createView({ name: 'probe', query: { filters, logic } });
+  const page = await results(view._id, '?limit=100');
+  return page.leads.map((l) => String(l.name)).sort();
+}
+
+describe('CRUD', () => {
+  it('creates with defaults, reads, lists, updates (PUT and PATCH merge) and deletes', async () => {
+    const view = await createView({
+      name: 'Hot leads',
+      query: { filters: [filter('lead', 'status', 'eq', 'qualified')], logic: 'and' },
+    });
+    expect(view).toMatchObject({
+      name: 'Hot leads',
+      scope: 'leads',
+      visibility: 'private',
+      sort: null,
+      display_columns: [],
+      owner_id: org.ownerId,
+    });
+    const got = await t.request('GET', `/api/v1/smart-views/${view._id}`, { token: org.token });
+    expect(got.status).toBe(200);
+    expect((await json<{ smart_view: View }>(got)).smart_view).toEqual(view);
+
+    const put = await t.request('PUT', `/api/v1/smart-views/${view._id}`, {
+      token: org.token,
+      body: { name: 'Renamed', sort: { field: 'name', direction: 1 } },
+    });
+    expect(put.status).toBe(200);
+    const updated = (await json<{ smart_view: View }>(put)).smart_view;
+    expect(updated.name).toBe('Renamed');
+    expect(updated.sort).toEqual({ field: 'name', direction: 1 });
+    expect(updated.query).toEqual(view.query);
+
+    const patch = await t.request('PATCH', `/api/v1/smart-views/${view._id}`, {
+      token: org.token,
+      body: { sort: null, visibility: 'shared' },
+    });
+    expect(patch.status).toBe(200);
+    expect((await json<{ smart_view: View }>(patch)).smart_view).toMatchObject({
+      name: 'Renamed',
+      sort: null,
+      visibility: 'shared',
+    });
+
+    const listed = await json<{ smart_views: View[]; total: number }>(
+      await t.request('GET', '/api/v1/smart-views?search=renamed', { token: org.token }),
+    );
+    expect(listed.smart_views.map((v) => v._id)).toContain(view._id);
+
+    const del = await t.request('DELETE', `/api/v1/smart-views/${view._id}`, { token: org.token });
+    expect(del.status).toBe(200);
+    expect(await json(del)).toEqual({ message: 'Smart view deleted' });
+    const gone = await t.request('GET', `/api/v1/smart-views/${view._id}`, { token: org.token });
+    expect(gone.status).toBe(404);
+  });
+
+  it('pages the list and refuses limit above 100', async () => {
+    const fresh = await t.createOrg({ plan: 'starter' });
+    for (let i = 0; i < 3; i++) {
+      await createView({ name: `V${i}`, query: { filters: [], logic: 'and' } }, fresh.token);
+    }
+    const res = await t.request('GET', '/api/v1/smart-views?limit=2&page=2&sort=name', {
+      token: fresh.token,
+    });
+    const body = await json<{ smart_views: View[]; total: number; totalPages: number; page: number }>(res);
+    expect(body).toMatchObject({ total: 3, totalPages: 2, page: 2 });
+    expect(body.smart_views.map((v) => v.name)).toEqual(['V2']);
+    const tooMany = await t.request('GET', '/api/v1/smart-views?limit=101', { token: fresh.token });
+    expect(tooMany.status).toBe(400);
+  });
+});
+
+describe('visibility and roles', () => {
+  it("hides other users' private views, shows shared ones, and limits who may change them", async () => {
+    const member = await t.createUser(org.orgId, 'member');
+    const manager = await t.createUser(org.orgId, 'manager');
+    const viewer = await t.createUser(org.orgId, 'viewer');
+    const query = { filters: [], logic: 'and' };
+    const mine = await createView({ name: 'Mine', query }, member.token);
+    const shared = await createView({ name: 'Shared', query, visibility: 'shared' }, member.token);
+
+    // The owner of the organization does not see the member's private view.
+    for (const path of [`/api/v1/smart-views/${mine._id}`, `/api/v1/smart-views/${mine._id}/results`]) {
+      expect((await t.request('GET', path, { token: org.token })).status).toBe(404);
+    }
+    const ownerList = await json<{ smart_views: View[] }>(
+      await t.request('GET', '/api/v1/smart-views?limit=100', { token: org.token }),
+    );
+    expect(ownerList.smart_views.map((v) => v._id)).toContain(shared._id);
+    expect(ownerList.smart_views.map((v) => v._id)).not.toContain(mine._id);
+    expect(
+      (await t.request('GET', `/api/v1/smart-views/${shared._id}/results`, { token: viewer.token })).status,
+    ).toBe(200);
+
+    // Viewers cannot write at all.
+    const viewerCreate = await t.request('POST', '/api/v1/smart-views', {
+      token: viewer.token,
+      body: { name: 'x', query },
+    });
+    expect(viewerCreate.status).toBe(403);
+    expect(await json<ErrorBody>(viewerCreate)).toMatchObject({
+      error: 'Forbidden',
+      required_permission: 'smart_views.create',
+    });
+
+    // Another member may not change the shared view; a manager (manage_shared) may.
+    const member2 = await t.createUser(org.orgId, 'member');
+    const denied = await t.request('PATCH', `/api/v1/smart-views/${shared._id}`, {
+      token: member2.token,
+      body: { name: 'Hijacked' },
+    });
+    expect(denied.status).toBe(403);
+    expect(await json<ErrorBody>(denied)).toMatchObject({ required_permission: 'smart_views.manage_shared' });
+    expect(
+      (await t.request('DELETE', `/api/v1/smart-views/${shared._id}`, { token: member2.token })).status,
+    ).toBe(403);
+    const managed = await t.request('PATCH', `/api/v1/smart-views/${shared._id}`, {
+      token: manager.token,
+      body: { name: 'Tidied' },
+    });
+    expect(managed.status).toBe(200);
+    // Only the creator changes visibility.
+    const hide = await t.request('PATCH', `/api/v1/smart-views/${shared._id}`, {
+      token: manager.token,
+      body: { visibility: 'private' },
+    });
+    expect(hide.status).toBe(403);
+    expect(
+      (await t.request('DELETE', `/api/v1/smart-views/${shared._id}`, { token: manager.token })).status,
+    ).toBe(200);
+    // The member edits and deletes their own private view.
+    expect(
+      (
+        await t.request('PUT', `/api/v1/smart-views/${mine._id}`, {
+          token: member.token,
+          body: { name: 'M2' },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (await t.request('DELETE', `/api/v1/smart-views/${mine._id}`, { token: member.token })).status,
+    ).toBe(200);
+  });
+
+  it("answers 404 for another organization's view", async () => {
+    const view = await createView(
+      { name: 'Theirs', query: { filters: [], logic: 'and' }, visibility: 'shared' },
+      other.token,
+    );
+    expect((await t.request('GET', `/api/v1/smart-views/${view._id}`, { token: org.token })).status).toBe(
+      404,
+    );
+    expect(
+      (await t.request('GET', `/api/v1/smart-views/${view._id}/results`, { token: org.token })).status,
+    ).toBe(404);
+  });
+
+  it('needs the smart_views feature (402 on free) and read:leads for results', async () => {
+    const free = await t.createOrg({ plan: 'free' });
+    const res = await t.request('POST', '/api/v1/smart-views', {
+      token: free.token,
+      body: { name: 'x', query: { filters: [], logic: 'and' } },
+    });
+    expect(res.status).toBe(402);
+    expect(await json<ErrorBody>(res)).toMatchObject({
+      error: 'plan_upgrade_required',
+      feature: 'smart_views',
+      current_plan: 'free',
+    });
+    expect((await t.request('GET', '/api/v1/smart-views', { token: free.token })).status).toBe(402);
+
+    const view = await createView({ name: 'Scoped', query: { filters: [], logic: 'and' } });
+    const noLeads = await t.createPat(org.orgId, org.ownerId, ['read:contacts']);
+    expect(
+      (await t.request('GET', `/api/v1/smart-views/${view._id}/results`, { token: noLeads.token })).status,
+    ).toBe(403);
+    const readLeads = await t.createPat(org.orgId, org.ownerId, ['read:leads']);
+    expect(
+      (await t.request('GET', `/api/v1/smart-views/${view._id}/results`, { token: readLeads.token })).status,
+    ).toBe(200);
+  });
+});
+
+describe('validation', () => {
+  async function detailsOf(body: Record<string, unknown>): Promise<string[]> {
+    const res = await t.request('POST', '/api/v1/smart-views', { token: org.token, body });
+    expect(res.status).toBe(400);
+    const error = await json<ErrorBody>(res);
+    return (error.details ?? []).map((d) => d.field);
+  }
+  const q = (...filters: Record<string, unknown>[]) => ({ name: 'v', query: { filters, logic: 'and' } });
+
+  it('reports field-level problems', async () => {
+    expect(await detailsOf({ query: { filters: [], logic: 'and' } })).toContain('name');
+    expect(await detailsOf({ name: 'v', query: { filters: [] } })).toContain('query.logic');
+    expect(await detailsOf({ name: 'v', query: { filters: [], logic: 'xor' } })).toContain('query.logic');
+    expect(await detailsOf({ ...q(), scope: 'contacts' })).toContain('scope');
+    expect(await detailsOf({ ...q(), visibility: 'public' })).toContain('visibility');
+    expect(await detailsOf(q(filter('lead', 'nope', 'eq', 'x')))).toContain('query.filters.0.field');
+    expect(await detailsOf(q(filter('lead', 'name', 'gt', 'x')))).toContain('query.filters.0.op');
+    expect(await detailsOf(q(filter('opportunity', 'value', 'contains', '1')))).toContain(
+      'query.filters.0.op',
+    );
+    expect(await detailsOf(q(filter('opportunity', 'value', 'eq', '1')))).toContain('query.filters.0.value');
+    expect(await detailsOf(q(filter('lead', 'status', 'in', [])))).toContain('query.filters.0.value');
+    expect(await detailsOf(q(filter('lead', 'status', 'in', Array(501).fill('x'))))).toContain(
+      'query.filters.0.value',
+    );
+    expect(await detailsOf(q(filter('opportunity', 'value', 'between', [5])))).toContain(
+      'query.filters.0.value',
+    );
+    expect(await detailsOf(q(filter('opportunity', 'value', 'between', [5, 1])))).toContain(
+      'query.filters.0.value',
+    );
+    expect(await detailsOf(q(filter('lead', 'name', 'is_empty', 'x')))).toContain('query.filters.0.value');
+    expect(await detailsOf(q(filter('lead', 'created_at', 'gt', '2026-02-30')))).toContain(
+      'query.filters.0.value',
+    );
+    expect(await detailsOf(q(filter('lead', 'created_at', 'gt', 'yesterday')))).toContain(
+      'query.filters.0.value',
+    );
+    expect(await detailsOf(q(filter('opportunity', 'expected_close_date', 'eq', '2026-13-01')))).toContain(
+      'query.filters.0.value',
+    );
+    expect(await detailsOf(q(filter('custom_field', 'bad key', 'eq', 'x')))).toContain(
+      'query.filters.0.field',
+    );
+    expect(await detailsOf(q(filter('custom_field', 'size', 'gt', 'x')))).toContain('query.filters.0.value');
+    expect(await detailsOf(q(filter('activity', 'activity', 'is_not_empty')))).toContain(
+      'query.filters.0.activity_type',
+    );
+    expect(
+      await detailsOf(q(filter('activity', 'activity', 'eq', 'x', { activity_type: 'call' }))),
+    ).toContain('query.filters.0.op');
+    expect(
+      await detailsOf(q(filter('activity', 'activity', 'is_not_empty', undefined, { activity_type: 'fax' }))),
+    ).toContain('query.filters.0.activity_type');
+    expect(
+      await detailsOf(
+        q(filter('activity', 'activity', 'is_not_empty', undefined, { activity_type: newId() })),
+      ),
+    ).toContain('query.filters.0.activity_type');
+    expect(await detailsOf(q(filter('lead', 'name', 'eq', 'x', { activity_type: 'call' })))).toContain(
+      'query.filters.0.activity_type',
+    );
+    expect(await detailsOf(q(filter('lead', 'name', 'eq', 'a\u0000b')))).toContain('query.filters.0.value');
+    expect(
+      await detailsOf(
+        q(
+          { ...filter('lead', 'name', 'eq', 'x'), id: 'a' },
+          { ...filter('lead', 'name', 'eq', 'y'), id: 'a' },
+        ),
+      ),
+    ).toContain('query.filters.1.id');
+    expect(await detailsOf({ ...q(), sort: { field: 'tags', direction: 1 } })).toContain('sort.field');
+    expect(await detailsOf({ ...q(), sort: { field: 'name', direction: 2 } })).toContain('sort.direction');
+    expect(await detailsOf({ ...q(), display_columns: ['_secret'] })).toContain('display_columns.0');
+    expect(
+      await detailsOf({
+        name: 'v',
+        query: {
+          filters: Array.from({ length: 51 }, (_, i) => ({
+            ...filter('lead', 'name', 'eq', 'x'),
+            id: `f${i}`,
+          })),
+          logic: 'and',
+        },
+      }),
+    ).toContain('query.filters');
+  });
+});
+
+describe('results', () => {
+  it('filters on lead fields', async () => {
+    expect(await matching([filter('lead', 'status', 'eq', 'QUALIFIED')])).toEqual(['Acme']);
+    expect(await matching([filter('lead', 'status', 'neq', 'qualified')])).toEqual([
+      'Beta 100%',
+      'Delta',
+      'Gamma_x',
+    ]);
+    expect(await matching([filter('lead', 'name', 'contains', '%')])).toEqual(['Beta 100%']);
+    expect(await matching([filter('lead', 'name', 'contains', '_')])).toEqual(['Gamma_x']);
+    expect(await matching([filter('lead', 'name', 'starts_with', 'de')])).toEqual(['Delta']);
+    expect(await matching([filter('lead', 'tags', 'contains', 'vip')])).toEqual(['Acme']);
+    expect(await matching([filter('lead', 'tags', 'in', ['eu', 'x'])])).toEqual(['Acme', 'Beta 100%']);
+    expect(await matching([filter('lead', 'tags', 'is_empty')])).toEqual(['Delta', 'Gamma_x']);
+    expect(await matching([filter('lead', 'owner_id', 'is_empty')])).toEqual(['Delta']);
+    expect(await matching([filter('lead', 'description', 'is_not_empty')])).toEqual(['Gamma_x']);
+    expect(await matching([filter('lead', 'status', 'in', ['new', 'lost'])])).toEqual(['Beta 100%', 'Delta']);
+    expect(await matching([filter('lead', 'created_at', 'gt', '2026-01-01T00:02:30Z')])).toEqual([
+      'Delta',
+      'Gamma_x',
+    ]);
+  });
+
+  it('filters on custom fields by the type of the value', async () => {
+    expect(await matching([filter('custom_field', 'size', 'eq', 50)])).toEqual(['Acme']);
+    expect(await matching([filter('custom_field', 'size', 'eq', '50')])).toEqual(['Gamma_x']);
+    expect(await matching([filter('custom_field', 'size', 'gte', 5)])).toEqual(['Acme', 'Beta 100%']);
+    expect(await matching([filter('custom_field', 'size', 'between', [1, 10])])).toEqual(['Beta 100%']);
+    expect(await matching([filter('custom_field', 'active', 'eq', true)])).toEqual(['Beta 100%']);
+    expect(await matching([filter('custom_field', 'region', 'is_empty')])).toEqual([
+      'Beta 100%',
+      'Delta',
+      'Gamma_x',
+    ]);
+    expect(await matching([filter('custom_field', 'region', 'in', ['north', 7])])).toEqual(['Acme']);
+  });
+
+  it('filters on contacts, opportunities and tasks (live ones only)', async () => {
+    expect(await matching([filter('contact', 'name', 'starts_with', 'ann')])).toEqual(['Acme']);
+    expect(await matching([filter('contact', 'email', 'contains', '@acme')])).toEqual(['Acme']);
+    expect(await matching([filter('contact', 'email', 'is_empty')])).toEqual(['Beta 100%']);
+    expect(await matching([filter('contact', 'phone', 'contains', '555')])).toEqual(['Beta 100%']);
+    expect(await matching([filter('opportunity', 'value', 'gt', 1000)])).toEqual(['Acme']);
+    expect(await matching([filter('opportunity', 'status', 'in', ['won', 'lost'])])).toEqual(['Gamma_x']);
+    expect(await matching([filter('opportunity', 'expected_close_date', 'lte', '2026-03-01')])).toEqual([
+      'Acme',
+    ]);
+    expect(await matching([filter('task', 'is_complete', 'eq', false)])).toEqual(['Delta']);
+    expect(await matching([filter('task', 'due_at', 'between', ['2026-01-15', '2026-02-15'])])).toEqual([
+      'Acme',
+    ]);
+  });
+
+  it('filters on activities by type and field', async () => {
+    const has = (type: string, extra: Record<string, unknown> = {}) =>
+      filter('activity', 'activity', 'is_not_empty', undefined, { activity_type: type, ...extra });
+    expect(await matching([has('call')])).toEqual(['Acme', 'Beta 100%']);
+    expect(await matching([has('meeting')])).toEqual([]);
+    expect(
+      await matching([filter('activity', 'activity', 'is_empty', undefined, { activity_type: 'call' })]),
+    ).toEqual(['Delta', 'Gamma_x']);
+    expect(
+      await matching([
+        filter('activity', 'outcome', 'eq', undefined, {
+          activity_type: 'call',
+          activity_field: 'outcome',
+          activity_field_value: 'connected',
+        }),
+      ]),
+    ).toEqual(['Acme']);
+    expect(
+      await matching([
+        filter('activity', 'activity', 'gte', undefined, {
+          activity_type: 'call',
+          activity_field: 'duration_seconds',
+          activity_field_value: 60,
+        }),
+      ]),
+    ).toEqual(['Acme']);
+    expect(
+      await matching([
+        filter('activity', 'activity', 'gt', undefined, {
+          activity_type: 'call',
+          activity_field: 'occurred_at',
+          activity_field_value: '2026-01-11',
+        }),
+      ]),
+    ).toEqual(['Beta 100%']);
+    expect(await matching([has(customTypeId)])).toEqual(['Delta']);
+    expect(
+      await matching([
+        filter('activity', 'rating', 'lt', undefined, {
+          activity_type: customTypeId,
+          activity_field: 'rating',
+          activity_field_value: 3,
+        }),
+      ]),
+    ).toEqual([]);
+  });
+
+  it('combines filters with and / or', async () => {
+    const a = filter('lead', 'tags', 'contains', 'eu');
+    const b = filter('activity', 'activity', 'is_not_empty', undefined, { activity_type: 'note' });
+    expect(await matching([a, b], 'and')).toEqual([]);
+    expect(await matching([a, b], 'or')).toEqual(['Acme', 'Beta 100%', 'Gamma_x']);
+    expect(await matching([], 'or')).toEqual(['Acme', 'Beta 100%', 'Delta', 'Gamma_x']);
+  });
+
+  it('sorts, reduces to display columns and pages', async () => {
+    const view = await createView({
+      name: 'Sorted',
+      query: { filters: [], logic: 'and' },
+      sort: { field: 'size', direction: -1 },
+      display_columns: ['status', 'size', 'missing'],
+    });
+    const first = await results(view._id, '?limit=2');
+    expect(first).toMatchObject({ total: 4, page: 1, limit: 2, totalPages: 2 });
+    // Numbers sort among themselves (jsonb order puts numbers above strings); missing values last.
+    expect(first.leads).toEqual([
+      { _id: ids.Acme, name: 'Acme', status: 'qualified', size: 50, missing: null },
+      { _id: ids['Beta 100%'], name: 'Beta 100%', status: 'new', size: 5, missing: null },
+    ]);
+    const second = await results(view._id, '?limit=2&page=2');
+    expect(second.leads.map((l) => l.name)).toEqual(['Gamma_x', 'Delta']);
+
+    const byName = await createView({
+      name: 'By name',
+      query: { filters: [], logic: 'and' },
+      sort: { field: 'name', direction: 1 },
+    });
+    const named = await results(byName._id);
+    expect(named.leads.map((l) => l.name)).toEqual(['Acme', 'Beta 100%', 'Delta', 'Gamma_x']);
+    expect(named.leads[0]).toMatchObject({ _id: ids.Acme, tags: ['vip', 'eu'], size: 50, region: 'North' });
+
+    const byDefault = await createView({ name: 'Default', query: { filters: [], logic: 'and' } });
+    expect((await results(byDefault._id)).leads.map((l) => l.name)).toEqual([
+      'Delta',
+      'Gamma_x',
+      'Beta 100%',
+      'Acme',
+    ]);
+    expect(
+      (await t.request('GET', `/api/v1/smart-views/${byDefault._id}/results?limit=101`, { token: org.token }))
+        .status,
+    ).toBe(400);
+  });
+
+  it('leaves the stored view rows intact', async () => {
+    const rows = await t.services.db.system.select().from(smartViews);
+    expect(rows.length).toBeGreaterThan(0);
+  });
+});
