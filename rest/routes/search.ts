@@ -1,4 +1,5 @@
-// STUB (issue 5, being built).
-import type { Route } from '../route.ts';
+// Global search route: one ranked list over leads, contacts and opportunities.
+import { searchCrm } from '../../tools/search.ts';
+import { type Route, route } from '../route.ts';
 
-export const searchRoutes: Route[] = [];
+export const searchRoutes: Route[] = [route('GET', '/search', searchCrm)];
