@@ -44,6 +44,9 @@ const envSchema = z.object({
   WEBHOOK_RETRY_DELAYS_MS: msList.default([10000, 20000]),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(15000),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool(false),
+  // Trashed records older than this are deleted for good by the purge job (workers/purge.ts).
+  TRASH_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(30),
+  TRASH_PURGE_INTERVAL_MS: z.coerce.number().int().min(10).max(2_147_483_647).default(3_600_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   MCP_ALLOWED_ORIGINS: z.string().default(''),
   CORS_ALLOWED_ORIGINS: z
@@ -75,6 +78,10 @@ export interface Config {
   webhookTimeoutMs: number;
   webhookAllowPrivateTargets: boolean;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
+  /** Days a record stays in the trash before the purge job deletes it for good. */
+  trashRetentionDays: number;
+  /** How often the purge job runs (milliseconds). */
+  trashPurgeIntervalMs: number;
   /** Origins allowed to call /mcp from a browser; requests without an Origin header are always allowed. */
   mcpAllowedOrigins: string[];
   /** Browser origins allowed to call the HTTP API cross-origin (CORS); empty sends no CORS headers at all. */
@@ -113,6 +120,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
     webhookAllowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS,
     logLevel: e.LOG_LEVEL,
+    trashRetentionDays: e.TRASH_RETENTION_DAYS,
+    trashPurgeIntervalMs: e.TRASH_PURGE_INTERVAL_MS,
     mcpAllowedOrigins: commaList(e.MCP_ALLOWED_ORIGINS),
     corsAllowedOrigins: e.CORS_ALLOWED_ORIGINS,
   };

@@ -103,3 +103,34 @@ export async function findTrashType(
   }
   return undefined;
 }
+
+/**
+ * Permanently deletes the records of every type in `types` that went to the trash before `cutoff`,
+ * across all organizations (pass the system executor). Works in batches of `batchSize` rows, each
+ * its own statement, so a huge trash never holds one long transaction or lock; children of a lead
+ * go with it through the foreign keys' cascade. Returns how many rows of each type were deleted.
+ */
+export async function purgeTrash(
+  db: Executor,
+  types: readonly TrashType[],
+  cutoff: Date,
+  batchSize: number,
+): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const entry of types) {
+    const c = entry.columns;
+    let purged = 0;
+    for (;;) {
+      const deleted = await db
+        .delete(entry.table)
+        .where(
+          sql`${c.id} in (select ${c.id} from ${entry.table} where ${c.deletedAt} is not null and ${c.deletedAt} < ${cutoff} limit ${batchSize})`,
+        )
+        .returning({ id: c.id });
+      purged += deleted.length;
+      if (deleted.length < batchSize) break;
+    }
+    counts[entry.type] = purged;
+  }
+  return counts;
+}

@@ -1,4 +1,5 @@
-// The background side of the server: the job workers, the outbox relay loop and the sweeper.
+// The background side of the server: the job workers, the outbox relay loop, the sweeper and the
+// trash purge (workers/purge.ts).
 // `crm serve` runs it in-process (unless told not to), `crm worker` as its own process. The
 // sweeper re-enqueues deliveries that are due but have no job: after a restart of the in-process
 // runner (its jobs live in memory) or of a Redis without persistence.
@@ -7,6 +8,7 @@ import { webhookDeliveries } from '../core/db/schema.ts';
 import type { JobHandlers } from '../core/queue.ts';
 import type { Services } from '../core/services.ts';
 import { attemptDelivery, type DeliveryOptions } from './deliver.ts';
+import { startTrashPurge } from './purge.ts';
 import { relayBatch } from './relay.ts';
 
 export interface BackgroundWorkOptions {
@@ -22,10 +24,14 @@ export interface BackgroundWorkOptions {
   handlers?: JobHandlers;
   /** Options of the real delivery handler (tests: their receiver's certificate). */
   deliveryOptions?: DeliveryOptions;
+  /** How often the trash purge runs; TRASH_PURGE_INTERVAL_MS by default. */
+  purgeIntervalMs?: number;
+  /** Days trashed records are kept before the purge deletes them; TRASH_RETENTION_DAYS by default. */
+  trashRetentionDays?: number;
 }
 
 export interface BackgroundWork {
-  /** Stops the relay and sweeper loops and waits for a pass in progress. The queue closes with the services. */
+  /** Stops the relay, sweeper and purge loops and waits for a pass in progress. The queue closes with the services. */
   stop(): Promise<void>;
 }
 
@@ -116,9 +122,13 @@ export async function startBackgroundWork(
     await sweepPendingDeliveries(services, sweepGraceMs);
     return false;
   });
+  const purge = startTrashPurge(services, {
+    intervalMs: options.purgeIntervalMs ?? services.config.trashPurgeIntervalMs,
+    retentionDays: options.trashRetentionDays ?? services.config.trashRetentionDays,
+  });
   return {
     async stop() {
-      await Promise.all([relay.stop(), sweeper.stop()]);
+      await Promise.all([relay.stop(), sweeper.stop(), purge.stop()]);
     },
   };
 }
