@@ -136,6 +136,13 @@ function scalarArb(kind: FieldKind, op: Op): fc.Arbitrary<unknown> {
     case 'text':
     case 'text_list':
       return word;
+    case 'keyword':
+      // Statuses in any case (equality is case-insensitive), plus words that are no status.
+      return fc.oneof(
+        fc.constantFrom(...STATUSES, 'active', 'won', 'lost'),
+        fc.constantFrom('QUALIFIED', 'Won', 'New', 'LOST'),
+        word,
+      );
     case 'id':
       return fc.constantFrom(...USERS, '', 'nobody');
     case 'number':

@@ -54,6 +54,8 @@ const CUSTOM_KEY = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 const MAX_CUSTOM_KEYS = 100;
 const MAX_TAGS = 50;
 const MAX_SEARCH_TERMS = 10;
+/** A search matching more leads than this is listed newest first rather than by relevance. */
+export const MAX_RANKED_MATCHES = 1000;
 
 // ---------------------------------------------------------------------------------------------
 // Record shape
@@ -606,7 +608,7 @@ export const listLeads = defineTool({
   description:
     'Lists the live leads of the organization (trashed leads are not included), newest first by default. ' +
     'Filter by `status`, `owner_id` or `tag`; `search` finds leads whose name, description, URL or status contain ' +
-    'words starting with the given words (results ranked by relevance unless `sort` is given). ' +
+    'words starting with the given words (ranked by relevance unless `sort` is given; when more than 1,000 leads match, newest first, so add words to narrow it). ' +
     'Paginated: returns `leads` plus `total`, `page`, `limit`, `totalPages`; request page 1, then increment `page` ' +
     'until page >= totalPages. `limit` is 1-100 (default 25). Prefer `search` and the filters to reading every page.',
   input: z.strictObject({
@@ -629,6 +631,7 @@ export const listLeads = defineTool({
     if (query !== null) conditions.push(sql`${leads.search} @@ to_tsquery('simple', ${query})`);
     const where = and(...conditions);
 
+    const total = filtered ? await countLeads(db, where) : await countLiveLeads(db, auth.orgId);
     const order: SQL[] = [];
     if (input.sort) {
       const descending = input.sort.startsWith('-');
@@ -644,11 +647,15 @@ export const listLeads = defineTool({
               : leads.createdAt;
       order.push(direction(column), direction(leads.id));
     } else {
-      if (query !== null) order.push(desc(sql`ts_rank(${leads.search}, to_tsquery('simple', ${query}))`));
+      // Ranking reads the search vector of every match, so it is done while the matches are few
+      // enough to rank at interactive speed; a broad search (say, one common prefix over a million
+      // leads) is served newest first straight from the creation index instead.
+      if (query !== null && total <= MAX_RANKED_MATCHES) {
+        order.push(desc(sql`ts_rank(${leads.search}, to_tsquery('simple', ${query}))`));
+      }
       order.push(desc(leads.createdAt), desc(leads.id));
     }
 
-    const total = filtered ? await countLeads(db, where) : await countLiveLeads(db, auth.orgId);
     const rows = await db
       .select(leadColumns)
       .from(leads)

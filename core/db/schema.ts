@@ -159,6 +159,8 @@ export const leads = pgTable(
       .on(t.orgId, t.updatedAt.desc().nullsFirst(), t.id.desc().nullsFirst())
       .where(sql`${t.deletedAt} is null`),
     index('leads_org_owner_idx').on(t.orgId, t.ownerId),
+    // Status filters of lists and smart views, and their counts (a status is ~15% of a large org).
+    index('leads_live_status_idx').on(t.orgId, t.status).where(sql`${t.deletedAt} is null`),
     index('leads_search_idx').using('gin', t.search),
     // The `tag` filter of list_leads (`tags @> array[...]`).
     index('leads_tags_idx').using('gin', t.tags),
@@ -311,7 +313,9 @@ export const contacts = pgTable(
     index('contacts_live_created_idx')
       .on(t.orgId, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst())
       .where(sql`${t.deletedAt} is null`),
-    index('contacts_lead_idx').on(t.orgId, t.leadId),
+    // Lead ids are unique across organizations, so lead_id alone is as selective as (org_id, lead_id)
+    // and also serves the FK cascade when a lead is purged (its DELETE names lead_id only).
+    index('contacts_lead_idx').on(t.leadId),
     index('contacts_search_idx').using('gin', t.search),
     index('contacts_org_trash_idx')
       .on(t.orgId, t.deletedAt.desc(), t.id.desc())
@@ -350,7 +354,9 @@ export const opportunities = pgTable(
     index('opportunities_live_created_idx')
       .on(t.orgId, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst())
       .where(sql`${t.deletedAt} is null`),
-    index('opportunities_lead_idx').on(t.orgId, t.leadId),
+    index('opportunities_lead_idx').on(t.leadId),
+    // The ON DELETE SET NULL of contact_id when a contact is purged.
+    index('opportunities_contact_idx').on(t.contactId),
     index('opportunities_owner_idx').on(t.orgId, t.ownerId),
     index('opportunities_search_idx').using('gin', t.search),
     index('opportunities_org_trash_idx')
@@ -416,6 +422,9 @@ export const activities = pgTable(
     // "Has an activity of type X": smart views and lead health probe by (org, type, lead).
     index('activities_type_lead_idx').on(t.orgId, t.type, t.leadId).where(sql`${t.deletedAt} is null`),
     index('activities_custom_type_idx').on(t.orgId, t.customActivityTypeId),
+    // FK cascades when a lead or a contact is purged from the trash.
+    index('activities_lead_idx').on(t.leadId),
+    index('activities_contact_idx').on(t.contactId),
     index('activities_org_trash_idx')
       .on(t.orgId, t.deletedAt.desc(), t.id.desc())
       .where(sql`${t.deletedAt} is not null`),
@@ -449,7 +458,7 @@ export const tasks = pgTable(
     index('tasks_assignee_open_idx')
       .on(t.orgId, t.assignedTo, t.dueAt)
       .where(sql`${t.deletedAt} is null and ${t.isComplete} = false`),
-    index('tasks_lead_idx').on(t.orgId, t.leadId),
+    index('tasks_lead_idx').on(t.leadId),
     index('tasks_org_trash_idx')
       .on(t.orgId, t.deletedAt.desc(), t.id.desc())
       .where(sql`${t.deletedAt} is not null`),

@@ -27,6 +27,8 @@ export type Op = (typeof OPS)[number];
 /**
  * What a field holds, which decides its operators and value types:
  * - text: case-insensitive text; null and '' are empty.
+ * - keyword: a lower-case enum value (lead and opportunity status); the text ops, with equality and
+ *   in/not in compared exactly against the lower-cased value so the status indexes serve them.
  * - id: an id or keyword compared exactly (owner_id, assigned_to).
  * - number, boolean: as named.
  * - timestamp: an instant; values are ISO 8601 dates or date-times.
@@ -39,6 +41,7 @@ export type Op = (typeof OPS)[number];
  */
 export type FieldKind =
   | 'text'
+  | 'keyword'
   | 'id'
   | 'number'
   | 'boolean'
@@ -50,6 +53,17 @@ export type FieldKind =
 
 export const OPS_BY_KIND: Readonly<Record<FieldKind, readonly Op[]>> = {
   text: ['eq', 'neq', 'contains', 'not_contains', 'starts_with', 'in', 'not_in', 'is_empty', 'is_not_empty'],
+  keyword: [
+    'eq',
+    'neq',
+    'contains',
+    'not_contains',
+    'starts_with',
+    'in',
+    'not_in',
+    'is_empty',
+    'is_not_empty',
+  ],
   id: ['eq', 'neq', 'in', 'not_in', 'is_empty', 'is_not_empty'],
   number: ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'between', 'in', 'not_in', 'is_empty', 'is_not_empty'],
   boolean: ['eq', 'neq'],
@@ -91,7 +105,7 @@ export const FIELD_CATALOGUE = {
     name: 'text',
     description: 'text',
     url: 'text',
-    status: 'text',
+    status: 'keyword',
     owner_id: 'id',
     tags: 'tags',
     created_at: 'timestamp',
@@ -100,7 +114,7 @@ export const FIELD_CATALOGUE = {
   },
   contact: { name: 'text', title: 'text', email: 'text_list', phone: 'text_list' },
   opportunity: {
-    status: 'text',
+    status: 'keyword',
     value: 'number',
     confidence: 'number',
     currency: 'text',

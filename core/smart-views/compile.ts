@@ -146,6 +146,25 @@ function textPredicate(text: SQL, op: Op, value: unknown): SQL {
   }
 }
 
+/**
+ * Positive op on a keyword column. Stored keywords are lower case (validated enums), so equality and
+ * in compare the column itself with the lower-cased value: the same result as lower() on both sides,
+ * but an index on the column (leads_live_status_idx) can serve it and the planner estimates it.
+ */
+function keywordPredicate(column: SQL, op: Op, value: unknown): SQL {
+  switch (op) {
+    case 'eq':
+      return sql`${column} = ${String(value).toLowerCase()}::text`;
+    case 'in':
+      return sql`${column} in (${sql.join(
+        listOf(value).map((v) => sql`${String(v).toLowerCase()}::text`),
+        sql`, `,
+      )})`;
+    default:
+      return textPredicate(column, op, value);
+  }
+}
+
 /** Positive op (or emptiness) on a scalar column of `kind` (not text, tags, lists or json). */
 function scalarPredicate(expr: SQL, kind: FieldKind, op: Op, value: unknown): SQL {
   switch (op) {
@@ -238,6 +257,8 @@ function fieldPredicate(expr: SQL, kind: FieldKind, op: Op, value: unknown, list
   switch (kind) {
     case 'text':
       return textPredicate(expr, op, value);
+    case 'keyword':
+      return keywordPredicate(expr, op, value);
     case 'tags':
       return tagsPredicate(expr, op, value);
     case 'text_list':

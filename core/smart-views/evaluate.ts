@@ -154,6 +154,7 @@ function valueMatches(kind: FieldKind, v: unknown, op: Op, value: unknown): bool
   if (positive !== null) return !valueMatches(kind, v, positive, value);
   switch (kind) {
     case 'text':
+    case 'keyword':
       return textMatches(asText(v), op, value);
     case 'json':
       return jsonMatches(v, op, value);

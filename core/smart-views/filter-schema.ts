@@ -120,6 +120,7 @@ export function instantOf(v: string): string {
 function scalarProblem(kind: FieldKind, op: Op, v: unknown): string | null {
   switch (kind) {
     case 'text':
+    case 'keyword':
     case 'id':
     case 'tags':
     case 'text_list':

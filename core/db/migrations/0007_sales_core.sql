@@ -152,9 +152,11 @@ CREATE INDEX "activities_timeline_idx" ON "activities" USING btree ("org_id","le
 CREATE INDEX "activities_live_created_idx" ON "activities" USING btree ("org_id","created_at" DESC NULLS FIRST,"id" DESC NULLS FIRST) WHERE "activities"."deleted_at" is null;--> statement-breakpoint
 CREATE INDEX "activities_type_lead_idx" ON "activities" USING btree ("org_id","type","lead_id") WHERE "activities"."deleted_at" is null;--> statement-breakpoint
 CREATE INDEX "activities_custom_type_idx" ON "activities" USING btree ("org_id","custom_activity_type_id");--> statement-breakpoint
+CREATE INDEX "activities_lead_idx" ON "activities" USING btree ("lead_id");--> statement-breakpoint
+CREATE INDEX "activities_contact_idx" ON "activities" USING btree ("contact_id");--> statement-breakpoint
 CREATE INDEX "activities_org_trash_idx" ON "activities" USING btree ("org_id","deleted_at" DESC NULLS LAST,"id" DESC NULLS LAST) WHERE "activities"."deleted_at" is not null;--> statement-breakpoint
 CREATE INDEX "contacts_live_created_idx" ON "contacts" USING btree ("org_id","created_at" DESC NULLS FIRST,"id" DESC NULLS FIRST) WHERE "contacts"."deleted_at" is null;--> statement-breakpoint
-CREATE INDEX "contacts_lead_idx" ON "contacts" USING btree ("org_id","lead_id");--> statement-breakpoint
+CREATE INDEX "contacts_lead_idx" ON "contacts" USING btree ("lead_id");--> statement-breakpoint
 CREATE INDEX "contacts_search_idx" ON "contacts" USING gin ("search");--> statement-breakpoint
 CREATE INDEX "contacts_org_trash_idx" ON "contacts" USING btree ("org_id","deleted_at" DESC NULLS LAST,"id" DESC NULLS LAST) WHERE "contacts"."deleted_at" is not null;--> statement-breakpoint
 CREATE UNIQUE INDEX "custom_activity_types_name_uq" ON "custom_activity_types" USING btree ("org_id",lower("name"));--> statement-breakpoint
@@ -163,15 +165,17 @@ CREATE INDEX "custom_object_records_owner_idx" ON "custom_object_records" USING 
 CREATE INDEX "custom_object_records_org_trash_idx" ON "custom_object_records" USING btree ("org_id","deleted_at" DESC NULLS LAST,"id" DESC NULLS LAST) WHERE "custom_object_records"."deleted_at" is not null;--> statement-breakpoint
 CREATE UNIQUE INDEX "custom_objects_name_uq" ON "custom_objects" USING btree ("org_id",lower("name"));--> statement-breakpoint
 CREATE INDEX "opportunities_live_created_idx" ON "opportunities" USING btree ("org_id","created_at" DESC NULLS FIRST,"id" DESC NULLS FIRST) WHERE "opportunities"."deleted_at" is null;--> statement-breakpoint
-CREATE INDEX "opportunities_lead_idx" ON "opportunities" USING btree ("org_id","lead_id");--> statement-breakpoint
+CREATE INDEX "opportunities_lead_idx" ON "opportunities" USING btree ("lead_id");--> statement-breakpoint
+CREATE INDEX "opportunities_contact_idx" ON "opportunities" USING btree ("contact_id");--> statement-breakpoint
 CREATE INDEX "opportunities_owner_idx" ON "opportunities" USING btree ("org_id","owner_id");--> statement-breakpoint
 CREATE INDEX "opportunities_search_idx" ON "opportunities" USING gin ("search");--> statement-breakpoint
 CREATE INDEX "opportunities_org_trash_idx" ON "opportunities" USING btree ("org_id","deleted_at" DESC NULLS LAST,"id" DESC NULLS LAST) WHERE "opportunities"."deleted_at" is not null;--> statement-breakpoint
 CREATE INDEX "smart_views_org_idx" ON "smart_views" USING btree ("org_id","created_at" DESC NULLS FIRST,"id" DESC NULLS FIRST);--> statement-breakpoint
 CREATE INDEX "tasks_live_created_idx" ON "tasks" USING btree ("org_id","created_at" DESC NULLS FIRST,"id" DESC NULLS FIRST) WHERE "tasks"."deleted_at" is null;--> statement-breakpoint
 CREATE INDEX "tasks_assignee_open_idx" ON "tasks" USING btree ("org_id","assigned_to","due_at") WHERE "tasks"."deleted_at" is null and "tasks"."is_complete" = false;--> statement-breakpoint
-CREATE INDEX "tasks_lead_idx" ON "tasks" USING btree ("org_id","lead_id");--> statement-breakpoint
-CREATE INDEX "tasks_org_trash_idx" ON "tasks" USING btree ("org_id","deleted_at" DESC NULLS LAST,"id" DESC NULLS LAST) WHERE "tasks"."deleted_at" is not null;
+CREATE INDEX "tasks_lead_idx" ON "tasks" USING btree ("lead_id");--> statement-breakpoint
+CREATE INDEX "tasks_org_trash_idx" ON "tasks" USING btree ("org_id","deleted_at" DESC NULLS LAST,"id" DESC NULLS LAST) WHERE "tasks"."deleted_at" is not null;--> statement-breakpoint
+CREATE INDEX "leads_live_status_idx" ON "leads" USING btree ("org_id","status") WHERE "leads"."deleted_at" is null;
 --> statement-breakpoint
 -- Tenancy for the sales-core tables, as in 0001_tenancy.sql.
 ALTER TABLE contacts ENABLE ROW LEVEL SECURITY;
@@ -245,3 +249,16 @@ CREATE POLICY tenant_isolation ON conversation_memories
   WITH CHECK (org_id = current_setting('app.org_id', true));
 --> statement-breakpoint
 GRANT SELECT, INSERT, UPDATE, DELETE ON conversation_memories TO crm_app;
+--> statement-breakpoint
+-- Full-text search under row-level security. Requests run as crm_app, and PostgreSQL evaluates a
+-- qual before the tenancy policy (and so through an index) only when its function is LEAKPROOF;
+-- `@@` (ts_match_vq) is not marked so, which made every search scan whole tables. It is a pure
+-- boolean of its two arguments, raising nothing about the row it reads, so marking it leaks
+-- nothing. Only a superuser may; elsewhere (managed PostgreSQL) searches stay correct, just slower.
+DO $$
+BEGIN
+  ALTER FUNCTION pg_catalog.ts_match_vq(tsvector, tsquery) LEAKPROOF;
+EXCEPTION WHEN insufficient_privilege THEN
+  RAISE NOTICE 'ts_match_vq left as is: marking it LEAKPROOF needs a superuser';
+END
+$$;
