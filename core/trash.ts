@@ -23,7 +23,8 @@ export interface TrashType {
   /** The shape of the restored record. */
   schema: z.ZodType;
   table: PgTable;
-  columns: { id: PgColumn; orgId: PgColumn; name: PgColumn; deletedAt: PgColumn; deletedBy: PgColumn };
+  /** `name` may be an SQL expression over the table, for records without a name column. */
+  columns: { id: PgColumn; orgId: PgColumn; name: PgColumn | SQL; deletedAt: PgColumn; deletedBy: PgColumn };
   /** Restores the trashed record (404 when it is not in the trash) and returns it in its public shape. */
   restore(ctx: TrashContext, id: string): Promise<Record<string, unknown>>;
 }

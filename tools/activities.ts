@@ -3,7 +3,7 @@
 // `fields` jsonb (shapes in the issue-5 brief, read by smart views and lead health); the API shows
 // the built-in types' fields flattened at the top level and a custom activity's values under
 // `values`, exactly as log_activity takes them.
-import { and, asc, count, desc, eq, gte, isNotNull, isNull, lt, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gte, isNotNull, isNull, lt, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { checkFeature } from '../core/access.ts';
 import { validateCustomValues } from '../core/custom-fields.ts';
@@ -679,7 +679,8 @@ export const activityTrashTypes: readonly TrashType[] = [
     columns: {
       id: activities.id,
       orgId: activities.orgId,
-      name: activities.type,
+      // No name column: "<type>: <subject, title or the start of the note>", else the type alone.
+      name: sql`${activities.type} || coalesce(': ' || left(coalesce(${activities.fields}->>'subject', ${activities.fields}->>'title', ${activities.fields}->>'note'), 80), '')`,
       deletedAt: activities.deletedAt,
       deletedBy: activities.deletedBy,
     },

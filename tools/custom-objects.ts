@@ -786,7 +786,8 @@ export const customObjectRecordTrashTypes: readonly TrashType[] = [
     columns: {
       id: customObjectRecords.id,
       orgId: customObjectRecords.orgId,
-      name: customObjectRecords.id,
+      // No name column: the object's name and its first non-empty value by key, e.g. "Vehicle: VW Golf".
+      name: sql`(select ${customObjects.name} from ${customObjects} where ${customObjects.id} = ${customObjectRecords.objectId}) || coalesce(': ' || left((select v.value from jsonb_each_text(${customObjectRecords.values}) as v where v.value <> '' order by v.key limit 1), 80), '')`,
       deletedAt: customObjectRecords.deletedAt,
       deletedBy: customObjectRecords.deletedBy,
     },

@@ -500,7 +500,8 @@ export const opportunityTrashTypes: readonly TrashType[] = [
     columns: {
       id: opportunities.id,
       orgId: opportunities.orgId,
-      name: opportunities.status,
+      // No name column: the note, else the stage, else "<value> <currency>" (the same rule as search_crm's).
+      name: sql`coalesce(nullif(${opportunities.note}, ''), ${opportunities.pipelineStage}, ${opportunities.value}::text || ' ' || ${opportunities.currency})`,
       deletedAt: opportunities.deletedAt,
       deletedBy: opportunities.deletedBy,
     },
