@@ -11,15 +11,17 @@ import { insertUser } from './users.ts';
 
 export const ORG_STATUSES = ['active', 'inactive', 'suspended'] as const;
 
-export const organizationSchema = z.object({
-  _id: z.string().describe('Organization id'),
-  name: z.string().describe('Organization name'),
-  plan: z.enum(PLANS as [Plan, ...Plan[]]).describe('Billing plan: free, starter, pro or enterprise'),
-  status: z.enum(ORG_STATUSES).describe('Only active organizations can use the API'),
-  disabled_features: z.array(z.enum(FEATURES)).describe('Features switched off for this organization'),
-  created_at: z.string().describe('Creation time (ISO 8601)'),
-  updated_at: z.string().describe('Last change (ISO 8601)'),
-});
+export const organizationSchema = z
+  .object({
+    _id: z.string().describe('Organization id'),
+    name: z.string().describe('Organization name'),
+    plan: z.enum(PLANS as [Plan, ...Plan[]]).describe('Billing plan: free, starter, pro or enterprise'),
+    status: z.enum(ORG_STATUSES).describe('Only active organizations can use the API'),
+    disabled_features: z.array(z.enum(FEATURES)).describe('Features switched off for this organization'),
+    created_at: z.string().describe('Creation time (ISO 8601)'),
+    updated_at: z.string().describe('Last change (ISO 8601)'),
+  })
+  .describe('The organization (tenant) with its plan and status');
 export type OrganizationRecord = z.infer<typeof organizationSchema>;
 
 export function serializeOrganization(row: OrganizationRow): OrganizationRecord {

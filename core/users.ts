@@ -22,19 +22,21 @@ export const passwordField = z.string().min(8).max(200).describe('Password, 8 to
 export const nameField = z.string().trim().min(1).max(200).describe("The person's display name");
 export const roleField = z.enum(ROLES).describe('Role: owner, admin, manager, member or viewer');
 
-export const userSchema = z.object({
-  _id: z.string().describe('User id'),
-  email: z.string().describe('Email address'),
-  name: z.string().describe('Display name'),
-  role: z.enum(ROLES).describe('Role in the organization'),
-  status: z
-    .enum(['active', 'deactivated'])
-    .describe('A deactivated user cannot sign in and their tokens stop working'),
-  organization_id: z.string().describe('The organization the user belongs to'),
-  deactivated_at: z.string().nullable().describe('When the user was deactivated (ISO 8601), or null'),
-  created_at: z.string().describe('Creation time (ISO 8601)'),
-  updated_at: z.string().describe('Last change (ISO 8601)'),
-});
+export const userSchema = z
+  .object({
+    _id: z.string().describe('User id'),
+    email: z.string().describe('Email address'),
+    name: z.string().describe('Display name'),
+    role: z.enum(ROLES).describe('Role in the organization'),
+    status: z
+      .enum(['active', 'deactivated'])
+      .describe('A deactivated user cannot sign in and their tokens stop working'),
+    organization_id: z.string().describe('The organization the user belongs to'),
+    deactivated_at: z.string().nullable().describe('When the user was deactivated (ISO 8601), or null'),
+    created_at: z.string().describe('Creation time (ISO 8601)'),
+    updated_at: z.string().describe('Last change (ISO 8601)'),
+  })
+  .describe('A user of the organization');
 export type UserRecord = z.infer<typeof userSchema>;
 
 export function serializeUser(row: UserRow): UserRecord {

@@ -251,9 +251,10 @@ const typeFieldInputShape = {
     .max(50)
     .optional()
     .describe('email: recipient addresses, at most 50 (default none)'),
-  opened_at: isoDateTime('email: when the recipient opened it (ISO 8601 date-time); null clears it')
+  opened_at: isoDateTime('email: when the recipient opened it (ISO 8601 date-time)')
     .nullable()
-    .optional(),
+    .optional()
+    .describe('email: when the recipient opened it (ISO 8601 date-time); null clears it'),
   title: z
     .string()
     .trim()
@@ -265,9 +266,10 @@ const typeFieldInputShape = {
   starts_at: isoDateTime(
     'meeting (required): start (ISO 8601 date-time); also the default occurred_at of the meeting',
   ).optional(),
-  ends_at: isoDateTime('meeting: end (ISO 8601 date-time), not before starts_at; null clears it')
+  ends_at: isoDateTime('meeting: end (ISO 8601 date-time), not before starts_at')
     .nullable()
-    .optional(),
+    .optional()
+    .describe('meeting: end (ISO 8601 date-time), not before starts_at; null clears it'),
   location: z
     .string()
     .trim()

@@ -18,19 +18,21 @@ import { TOOLSET_NAMES } from '../core/toolsets.ts';
 const TOOLSET = 'settings';
 
 // The specification names this record's id field `id` (not `_id`).
-export const apiKeySchema = z.object({
-  id: z.string().describe('API key id (24 hex characters)'),
-  label: z.string().describe("Label, unique among the owner's keys (revoked ones included)"),
-  token_prefix: z.string().describe('First 8 characters of the token ("pat_" + 4 hex), to tell keys apart'),
-  scopes: z.array(z.string()).describe('Scopes the key holds'),
-  toolsets: z
-    .array(z.string())
-    .describe('MCP toolsets the key lists by default; empty means the server default (core)'),
-  last_used_at: z.string().nullable().describe('Last authenticated use (ISO 8601), or null if never used'),
-  revoked_at: z.string().nullable().describe('When the key was revoked (ISO 8601), or null while active'),
-  created_at: z.string().describe('Creation time (ISO 8601)'),
-  updated_at: z.string().describe('Last change, including rotation (ISO 8601)'),
-});
+export const apiKeySchema = z
+  .object({
+    id: z.string().describe('API key id (24 hex characters)'),
+    label: z.string().describe("Label, unique among the owner's keys (revoked ones included)"),
+    token_prefix: z.string().describe('First 8 characters of the token ("pat_" + 4 hex), to tell keys apart'),
+    scopes: z.array(z.string()).describe('Scopes the key holds'),
+    toolsets: z
+      .array(z.string())
+      .describe('MCP toolsets the key lists by default; empty means the server default (core)'),
+    last_used_at: z.string().nullable().describe('Last authenticated use (ISO 8601), or null if never used'),
+    revoked_at: z.string().nullable().describe('When the key was revoked (ISO 8601), or null while active'),
+    created_at: z.string().describe('Creation time (ISO 8601)'),
+    updated_at: z.string().describe('Last change, including rotation (ISO 8601)'),
+  })
+  .describe('An API key (personal access token record); the token itself is never shown again');
 export type ApiKeyRecord = z.infer<typeof apiKeySchema>;
 
 /** Uses are batched in memory before they reach the row, so the pending time may be newer than the stored one. */

@@ -34,18 +34,22 @@ const TEST_MESSAGE = 'Test delivery from the CRM';
 
 // --- Records ---------------------------------------------------------------------------------
 
-export const webhookSchema = z.object({
-  _id: z.string().describe('Subscription id (24 hex characters)'),
-  url: z.string().describe('The https:// URL deliveries are POSTed to'),
-  events: z.array(z.string().describe('An event name')).describe('Events this subscription receives'),
-  is_active: z.boolean().describe('Whether events are delivered; an inactive subscription receives nothing'),
-  created_by: z.string().nullable().describe('Id of the user who created it, or null if unknown'),
-  created_at: z.string().describe('Creation time (ISO 8601)'),
-  updated_at: z.string().describe('Last change (ISO 8601)'),
-  secret_set: z
-    .literal(true)
-    .describe('Always true: a signing secret is set. The secret itself is never returned.'),
-});
+export const webhookSchema = z
+  .object({
+    _id: z.string().describe('Subscription id (24 hex characters)'),
+    url: z.string().describe('The https:// URL deliveries are POSTed to'),
+    events: z.array(z.string().describe('An event name')).describe('Events this subscription receives'),
+    is_active: z
+      .boolean()
+      .describe('Whether events are delivered; an inactive subscription receives nothing'),
+    created_by: z.string().nullable().describe('Id of the user who created it, or null if unknown'),
+    created_at: z.string().describe('Creation time (ISO 8601)'),
+    updated_at: z.string().describe('Last change (ISO 8601)'),
+    secret_set: z
+      .literal(true)
+      .describe('Always true: a signing secret is set. The secret itself is never returned.'),
+  })
+  .describe('A webhook subscription (the secret is never returned)');
 export type WebhookRecord = z.infer<typeof webhookSchema>;
 
 export function serializeWebhook(row: WebhookRow): WebhookRecord {
@@ -80,16 +84,20 @@ const attemptSchema = z.object({
     .describe('When the next automatic attempt is due (ISO 8601), or null when none follows'),
 });
 
-export const deliverySchema = z.object({
-  _id: z.string().describe('Delivery id: the X-CRM-Delivery-Id / webhook-id receivers see on every attempt'),
-  webhook_id: z.string().describe('The subscription it belongs to'),
-  event: z.string().describe('Event name, e.g. lead.created or webhook.test'),
-  status: z.enum(DELIVERY_STATUSES).describe('pending (attempts still to come), succeeded or failed'),
-  data: z.record(z.string(), z.unknown()).describe('The event data sent as the body field `data`'),
-  attempts: z.array(attemptSchema).describe('Every attempt made so far, oldest first'),
-  created_at: z.string().describe('When the delivery was created (ISO 8601)'),
-  updated_at: z.string().describe('Last change, e.g. the latest attempt (ISO 8601)'),
-});
+export const deliverySchema = z
+  .object({
+    _id: z
+      .string()
+      .describe('Delivery id: the X-CRM-Delivery-Id / webhook-id receivers see on every attempt'),
+    webhook_id: z.string().describe('The subscription it belongs to'),
+    event: z.string().describe('Event name, e.g. lead.created or webhook.test'),
+    status: z.enum(DELIVERY_STATUSES).describe('pending (attempts still to come), succeeded or failed'),
+    data: z.record(z.string(), z.unknown()).describe('The event data sent as the body field `data`'),
+    attempts: z.array(attemptSchema).describe('Every attempt made so far, oldest first'),
+    created_at: z.string().describe('When the delivery was created (ISO 8601)'),
+    updated_at: z.string().describe('Last change, e.g. the latest attempt (ISO 8601)'),
+  })
+  .describe('One delivery of an event to a subscription, with every attempt');
 export type DeliveryRecord = z.infer<typeof deliverySchema>;
 
 const deliveryStatus = z.enum(DELIVERY_STATUSES);
