@@ -592,7 +592,7 @@ describe('trash', () => {
       await t.request('GET', '/api/v1/trash?type=activity', { token: org.token }),
     );
     expect(trash.items).toContainEqual(
-      expect.objectContaining({ type: 'activity', _id: note._id, name: 'note' }),
+      expect.objectContaining({ type: 'activity', _id: note._id, name: 'note: keep me' }),
     );
     const restored = await t.request('POST', `/api/v1/trash/${note._id}/restore`, { token: org.token });
     expect(restored.status).toBe(200);

@@ -703,7 +703,7 @@ describe('trash and owner deletion', () => {
       expect.objectContaining({
         type: 'custom_object_record',
         _id: rec._id,
-        name: rec._id,
+        name: `${obj.name}: Come back`,
         deleted_by: org.ownerId,
       }),
     );
