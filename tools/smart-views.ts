@@ -6,13 +6,13 @@ import { z } from 'zod';
 import { roleHas } from '../core/access.ts';
 import type { AuthContext } from '../core/auth-context.ts';
 import type { Executor } from '../core/db/client.ts';
-import { customActivityTypes, leads, type SmartViewRow, smartViews } from '../core/db/schema.ts';
+import { customActivityTypes, leadCounts, leads, type SmartViewRow, smartViews } from '../core/db/schema.ts';
 import { escapeLike } from '../core/db/sql.ts';
 import { AppError, type ErrorDetail, notFound, validationError } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import { listParams, messageOutput, objectId, offsetOf, paged, pagedOutput } from '../core/schemas.ts';
 import { BUILT_IN_ACTIVITY_TYPES } from '../core/smart-views/catalogue.ts';
-import { compileSmartViewQuery, compileSmartViewSort } from '../core/smart-views/compile.ts';
+import { compileSmartViewQuery, compileSmartViewSort, isIndexedSort } from '../core/smart-views/compile.ts';
 import {
   displayColumnsSchema,
   type SmartViewQuery,
@@ -377,6 +377,17 @@ export const runSmartView = defineTool({
       compileSmartViewQuery(view.query, auth.orgId),
     );
     const [counted] = await db.select({ n: count() }).from(leads).where(where);
+    const total = counted?.n ?? 0;
+    if (total === 0 || offsetOf(input) >= total) return paged('leads', [], total, input);
+    if (isIndexedSort(view.sort) && (await pageWalkIsShort(db, auth.orgId, total, input))) {
+      // The filters are opaque to the planner (jsonb expressions, EXISTS over activities), so it
+      // underestimates the matches and sorts a full scan. When the count says a walk down the
+      // order's index reaches this page within PAGE_WALK_LIMIT leads, have it walk (for the rest of
+      // this transaction, which ends with this page): 1M leads, 2,153 matches, 860 ms -> ~40 ms.
+      await db.execute(
+        sql`select set_config('enable_sort', 'off', true), set_config('max_parallel_workers_per_gather', '0', true)`,
+      );
+    }
     const rows = await db
       .select({
         id: leads.id,
@@ -401,9 +412,27 @@ export const runSmartView = defineTool({
       .limit(input.limit)
       .offset(offsetOf(input));
     const items = rows.map((row) => projectLead(serializeLead(row), view.display_columns));
-    return paged('leads', items, counted?.n ?? 0, input);
+    return paged('leads', items, total, input);
   },
 });
+
+/** Leads a page read down the sort index may pass before the planner's own plan is preferred. */
+const PAGE_WALK_LIMIT = 50_000;
+
+/**
+ * Whether walking the sort index reaches the end of the requested page within PAGE_WALK_LIMIT
+ * leads, assuming matches are spread evenly: (offset + limit) * live leads / matches.
+ */
+async function pageWalkIsShort(
+  db: Executor,
+  orgId: string,
+  total: number,
+  page: { page: number; limit: number },
+): Promise<boolean> {
+  const [row] = await db.select({ n: leadCounts.live }).from(leadCounts).where(eq(leadCounts.orgId, orgId));
+  const live = row?.n ?? 0;
+  return ((offsetOf(page) + page.limit) * live) / total <= PAGE_WALK_LIMIT;
+}
 
 export const smartViewTools = [
   listSmartViews,

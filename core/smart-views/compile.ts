@@ -329,9 +329,22 @@ export function compileSmartViewQuery(query: SmartViewQuery, orgId: string): SQL
 }
 
 /** ORDER BY terms: the view's sort (values missing last), then the lead id in the same direction. */
+/** Sorts an index of live leads serves (created_at, updated_at: never null, so no NULLS clause to match). */
+const INDEXED_SORTS: ReadonlySet<string> = new Set(['created_at', 'updated_at']);
+
+/** True when the view's order is the order of a leads index, so a page can be read by walking it. */
+export function isIndexedSort(sort: SmartViewSort | null | undefined): boolean {
+  return !sort || INDEXED_SORTS.has(sort.field);
+}
+
 export function compileSmartViewSort(sort: SmartViewSort | null | undefined): SQL[] {
   if (!sort) return [sql`${leads.createdAt} desc`, sql`${leads.id} desc`];
   const direction = sort.direction === 1 ? sql`asc` : sql`desc`;
+  if (INDEXED_SORTS.has(sort.field) && isSortableLeadField(sort.field)) {
+    // Written without NULLS LAST so the order is exactly that of leads_live_created_idx /
+    // leads_live_updated_idx (read backwards for ascending); the columns are NOT NULL anyway.
+    return [sql`${SORT_COLUMNS[sort.field]} ${direction}`, sql`${leads.id} ${direction}`];
+  }
   const known = isSortableLeadField(sort.field) ? SORT_COLUMNS[sort.field] : undefined;
   const expr = known
     ? TEXT_SORT.has(sort.field)
