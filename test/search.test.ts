@@ -2,7 +2,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contacts, leads, opportunities } from '../core/db/schema.ts';
 import { newId } from '../core/ids.ts';
-import { MAX_RANKED_CANDIDATES } from '../tools/search.ts';
 import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
 
 let t: TestContext;
@@ -232,30 +231,5 @@ describe('search_crm over REST', () => {
   it('requires authentication', async () => {
     const res = await t.request('GET', '/api/v1/search?q=zephyrine');
     expect(res.status).toBe(401);
-  });
-});
-
-describe('broad searches', () => {
-  it('rank only the newest matches of a type once more than MAX_RANKED_CANDIDATES match', async () => {
-    const start = Date.parse('2026-02-01T00:00:00Z');
-    const oldest = newId();
-    const exact = newId();
-    // The oldest match would rank highest of all, but more than the cap match, so it is not a candidate.
-    await t.services.db.system.insert(leads).values([
-      { id: oldest, orgId: org.orgId, name: 'Walrus walrus walrus', createdAt: new Date(start) },
-      ...Array.from({ length: MAX_RANKED_CANDIDATES - 1 }, (_, i) => ({
-        id: newId(),
-        orgId: org.orgId,
-        name: `Walrus ${i}`,
-        createdAt: new Date(start + (i + 1) * 1000),
-      })),
-      { id: exact, orgId: org.orgId, name: 'Walrus', createdAt: new Date(start + 5_000_000) },
-    ]);
-    const res = await t.request('GET', '/api/v1/search?q=walrus&types=lead&limit=50', { token: org.token });
-    expect(res.status).toBe(200);
-    const { results } = await json<{ results: { _id: string }[] }>(res);
-    expect(results).toHaveLength(50);
-    expect(results[0]?._id).toBe(exact);
-    expect(results.map((r) => r._id)).not.toContain(oldest);
   });
 });

@@ -129,38 +129,22 @@ interface Terms {
   phrase: string;
 }
 
-/**
- * At most this many matches of one type are ranked: ranking reads the search vector of every
- * candidate, so for a broad query (a common prefix over a million records) only the newest
- * matches compete. The planner picks the GIN index for rare words and the creation index for
- * common ones, so the candidates cost little either way.
- */
-export const MAX_RANKED_CANDIDATES = 1000;
-
-/** The newest live matches of one table, as a subquery standing in for the table under `alias`. */
-function candidates(
-  table: typeof leads | typeof contacts | typeof opportunities,
-  alias: string,
-  t: Terms,
-): SQL {
-  return sql`(select * from ${table} where ${table.orgId} = ${t.orgId} and ${table.deletedAt} is null
-    and ${table.search} @@ to_tsquery('simple', ${t.prefix})
-    order by ${table.createdAt} desc, ${table.id} desc limit ${MAX_RANKED_CANDIDATES}) as ${sql.identifier(alias)}`;
-}
-
 function leadBranch(t: Terms): SQL {
   return sql`select 'lead'::text as type, ${leads.id} as id, ${leads.name} as name, null::text as lead_id,
     ${leads.name} as lead_name,
     coalesce(nullif(${leads.description}, ''), ${leads.url}, ${leads.status}) as snippet,
     ${rankOf(sql`${leads.search}`, sql`${leads.name}`, t.prefix, t.exact, t.phrase)} as rank
-    from ${candidates(leads, 'leads', t)}`;
+    from ${leads}
+    where ${leads.orgId} = ${t.orgId} and ${leads.deletedAt} is null
+      and ${leads.search} @@ to_tsquery('simple', ${t.prefix})`;
 }
 
 function contactBranch(t: Terms): SQL {
   return sql`select 'contact'::text as type, c.id as id, c.name as name, c.lead_id as lead_id, l.name as lead_name,
     concat_ws(' · ', nullif(c.title, ''), c.emails->0->>'email', c.phones->0->>'phone') as snippet,
     ${rankOf(sql`c.search`, sql`c.name`, t.prefix, t.exact, t.phrase)} as rank
-    from ${candidates(contacts, 'c', t)} join ${leads} l on l.id = c.lead_id and l.org_id = c.org_id and l.deleted_at is null`;
+    from ${contacts} c join ${leads} l on l.id = c.lead_id and l.org_id = c.org_id and l.deleted_at is null
+    where c.org_id = ${t.orgId} and c.deleted_at is null and c.search @@ to_tsquery('simple', ${t.prefix})`;
 }
 
 function opportunityBranch(t: Terms): SQL {
@@ -168,7 +152,8 @@ function opportunityBranch(t: Terms): SQL {
   return sql`select 'opportunity'::text as type, o.id as id, ${name} as name, o.lead_id as lead_id, l.name as lead_name,
     concat_ws(' · ', o.status, nullif(o.pipeline_stage, ''), o.currency || ' ' || o.value::text) as snippet,
     ${rankOf(sql`o.search`, name, t.prefix, t.exact, t.phrase)} as rank
-    from ${candidates(opportunities, 'o', t)} join ${leads} l on l.id = o.lead_id and l.org_id = o.org_id and l.deleted_at is null`;
+    from ${opportunities} o join ${leads} l on l.id = o.lead_id and l.org_id = o.org_id and l.deleted_at is null
+    where o.org_id = ${t.orgId} and o.deleted_at is null and o.search @@ to_tsquery('simple', ${t.prefix})`;
 }
 
 const BRANCHES: Record<SearchType, (t: Terms) => SQL> = {
@@ -190,7 +175,6 @@ export const searchCrm = defineTool({
     'email, phone) and opportunities (note, pipeline stage, status), best match first. Use it to resolve a name someone ' +
     'mentions ("Jane from Acme") to a record. Use list_leads instead to browse or filter leads by status, tag or owner, ' +
     'or to page through many results; search_crm returns at most `limit` (default 10, max 50) matches and has no pages. ' +
-    'When a word matches more than 1,000 records of a type, only the newest 1,000 of that type are ranked: add words to narrow it. ' +
     'Each result has `type`, `_id`, `name`, the `lead_id`/`lead_name` it belongs to and a short `snippet`.',
   input: searchInput,
   output: searchOutput,
