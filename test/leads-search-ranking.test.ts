@@ -43,14 +43,12 @@ describe('lead search ordering', () => {
     expect(await search()).toEqual({ first: best, total: MAX_RANKED_MATCHES });
 
     const newest = newId();
-    await t.services.db.system
-      .insert(leads)
-      .values({
-        id: newest,
-        orgId: org.orgId,
-        name: 'Zebra newest',
-        createdAt: new Date('2026-06-01T00:00:00Z'),
-      });
+    await t.services.db.system.insert(leads).values({
+      id: newest,
+      orgId: org.orgId,
+      name: 'Zebra newest',
+      createdAt: new Date('2026-06-01T00:00:00Z'),
+    });
     expect(await search()).toEqual({ first: newest, total: MAX_RANKED_MATCHES + 1 });
   });
 });
