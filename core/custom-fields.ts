@@ -7,6 +7,7 @@ import type { Executor } from './db/client.ts';
 import { type CustomFieldDef, leads, users } from './db/schema.ts';
 import type { ErrorDetail } from './errors.ts';
 import { OBJECT_ID_PATTERN } from './ids.ts';
+import { NO_NUL, nulMessage } from './text-rules.ts';
 
 export const CUSTOM_FIELD_TYPES = ['text', 'number', 'date', 'boolean', 'choice', 'user', 'lead'] as const;
 export type CustomFieldType = (typeof CUSTOM_FIELD_TYPES)[number];
@@ -17,9 +18,6 @@ export const MAX_TEXT_VALUE = 10_000;
 
 const FIELD_KEY = /^[a-z][a-z0-9_]{0,63}$/;
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
-// PostgreSQL text and jsonb reject NUL characters; refusing them here keeps that a 400, not a 500.
-const NO_NUL = (s: string) => !s.includes('\u0000');
-const nulMessage = 'must not contain NUL characters';
 
 const optionSchema = z
   .string()

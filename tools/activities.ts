@@ -12,6 +12,7 @@ import { type ActivityRow, activities, contacts, customActivityTypes, leads } fr
 import { AppError, type ErrorDetail, notFound, validationError } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import { listParams, messageOutput, objectId, offsetOf, paged, pagedOutput } from '../core/schemas.ts';
+import { NO_NUL, nulMessage } from '../core/text-rules.ts';
 import { defineTool, type Tool, type ToolContext } from '../core/tool.ts';
 import type { TrashContext, TrashType } from '../core/trash.ts';
 import { getLiveLead, isAssignableUser } from './leads.ts';
@@ -173,10 +174,6 @@ export function serializeActivity(row: ActivityRow): ActivityRecord {
 
 // ---------------------------------------------------------------------------------------------
 // Input fields
-
-// PostgreSQL text and jsonb reject NUL characters; refusing them here keeps that a 400, not a 500.
-const NO_NUL = (s: string) => !s.includes('\u0000');
-const nulMessage = 'must not contain NUL characters';
 
 const isoDateTime = (what: string) =>
   z.iso

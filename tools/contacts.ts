@@ -17,6 +17,7 @@ import {
 import { AppError, notFound, validationError } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import { iso, listParams, messageOutput, objectId, offsetOf, paged, pagedOutput } from '../core/schemas.ts';
+import { additionalPropertiesOf, NO_NUL, nulMessage, withAdditionalProperties } from '../core/text-rules.ts';
 import { defineTool, type Tool, type ToolContext } from '../core/tool.ts';
 import type { TrashType } from '../core/trash.ts';
 import { getLiveLead } from './leads.ts';
@@ -45,8 +46,6 @@ const RESERVED_CONTACT_KEYS: ReadonlySet<string> = new Set([
   'changed_fields',
   'previous_values',
 ]);
-const CUSTOM_KEY = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
-const MAX_CUSTOM_KEYS = 100;
 
 // ---------------------------------------------------------------------------------------------
 // Record shape
@@ -118,10 +117,6 @@ export function serializeContact(row: ContactData): ContactRecord {
 
 // ---------------------------------------------------------------------------------------------
 // Input fields
-
-// PostgreSQL text and jsonb reject NUL characters; refusing them here keeps that a 400, not a 500.
-const NO_NUL = (s: string) => !s.includes('\u0000');
-const nulMessage = 'must not contain NUL characters';
 
 const leadIdField = objectId('lead').describe(
   'Id of the live lead of this organization the contact belongs to (24 hex characters)',
@@ -195,67 +190,14 @@ const updateShape = {
 const CREATE_KEYS: ReadonlySet<string> = new Set(Object.keys(createShape));
 const UPDATE_KEYS: ReadonlySet<string> = new Set(Object.keys(updateShape));
 
-function containsNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (Array.isArray(value)) return value.some(containsNul);
-  if (typeof value === 'object' && value !== null) {
-    return Object.entries(value).some(([k, v]) => k.includes('\u0000') || containsNul(v));
-  }
-  return false;
+function withContactProperties<S extends z.core.$ZodLooseShape>(shape: S) {
+  return withAdditionalProperties(shape, { reserved: RESERVED_CONTACT_KEYS, record: 'contact' });
 }
 
-/** Checks the additional properties (keys outside `known`): name rules, reserved names, count. */
-function checkCustomKeys(known: ReadonlySet<string>) {
-  return (value: Record<string, unknown>, ctx: z.RefinementCtx): void => {
-    const keys = Object.keys(value).filter((k) => !known.has(k));
-    for (const key of keys) {
-      if (RESERVED_CONTACT_KEYS.has(key)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: [key],
-          message: `"${key}" is a reserved field and cannot be set`,
-        });
-      } else if (!CUSTOM_KEY.test(key)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: [key],
-          message:
-            'additional property names start with a letter and hold only letters, digits and underscores (at most 64 characters)',
-        });
-      } else if (containsNul(value[key])) {
-        ctx.addIssue({ code: 'custom', path: [key], message: nulMessage });
-      }
-    }
-    if (keys.length > MAX_CUSTOM_KEYS) {
-      ctx.addIssue({
-        code: 'custom',
-        path: [],
-        message: `at most ${MAX_CUSTOM_KEYS} additional properties per contact (got ${keys.length})`,
-      });
-    }
-  };
-}
-
-/** An object schema whose unknown keys become additional properties (the approach of tools/leads.ts). */
-function withCustomKeys<S extends z.core.$ZodLooseShape>(shape: S) {
-  const known = new Set(Object.keys(shape));
-  return z
-    .object(shape)
-    .catchall(z.unknown().describe('An additional property of any JSON type, kept with the contact'))
-    .superRefine(checkCustomKeys(known), {
-      // Run even when a known field failed, so one response lists every problem.
-      when: (payload) => typeof payload.value === 'object' && payload.value !== null,
-    });
-}
-
-function customOf(input: Record<string, unknown>, known: ReadonlySet<string>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(input).filter(([k]) => !known.has(k)));
-}
-
-const createContactInput = withCustomKeys(createShape).describe(
+const createContactInput = withContactProperties(createShape).describe(
   'The contact; any property beyond the listed fields is kept as an additional property',
 );
-const updateContactInput = withCustomKeys(updateShape).describe(
+const updateContactInput = withContactProperties(updateShape).describe(
   'The contact id and the fields to change; additional properties merge, null removes one',
 );
 
@@ -362,7 +304,7 @@ async function insertContact(
       title: input.title ?? null,
       emails: dedupeEmails(input.emails ?? []),
       phones: dedupePhones(input.phones ?? []),
-      custom: customOf(input, CREATE_KEYS),
+      custom: additionalPropertiesOf(input, CREATE_KEYS),
       createdBy: ctx.auth.userId,
       createdAt: ctx.now,
       updatedAt: ctx.now,
@@ -673,7 +615,7 @@ export const updateContact = defineTool({
   access: access('write', 'contacts.edit'),
   annotations: { idempotentHint: true },
   async handler(input, ctx) {
-    return { contact: await patchContact(ctx, input.id, input, customOf(input, UPDATE_KEYS)) };
+    return { contact: await patchContact(ctx, input.id, input, additionalPropertiesOf(input, UPDATE_KEYS)) };
   },
 });
 

@@ -9,6 +9,7 @@ import type { Executor } from '../core/db/client.ts';
 import { type Commitment, conversationMemories } from '../core/db/schema.ts';
 import { validationError } from '../core/errors.ts';
 import { objectId } from '../core/schemas.ts';
+import { NO_NUL, nulMessage } from '../core/text-rules.ts';
 import { defineTool, type ToolContext } from '../core/tool.ts';
 import { getLiveLead } from './leads.ts';
 
@@ -18,9 +19,6 @@ const MAX_COMMITMENT_TEXT = 2000;
 const MAX_NOTE = 2000;
 /** A non-negative integer written the one canonical way: no sign, no leading zero, no fraction. */
 const CANONICAL_INDEX = /^(0|[1-9][0-9]*)$/;
-
-const NO_NUL = (s: string) => !s.includes('\u0000');
-const nulMessage = 'must not contain NUL characters';
 
 // ---------------------------------------------------------------------------------------------
 // Record shape

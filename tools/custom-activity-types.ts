@@ -21,10 +21,8 @@ import {
 import { AppError, notFound } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import { listParams, messageOutput, objectId, offsetOf, paged, pagedOutput } from '../core/schemas.ts';
+import { NO_NUL, nulMessage } from '../core/text-rules.ts';
 import { defineTool, type Tool, type ToolContext } from '../core/tool.ts';
-
-const NO_NUL = (s: string) => !s.includes('\u0000');
-const nulMessage = 'must not contain NUL characters';
 
 // ---------------------------------------------------------------------------------------------
 // Record shape

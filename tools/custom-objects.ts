@@ -19,6 +19,7 @@ import { AppError, notFound, validationError } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import type { OwnedRecordTable } from '../core/ownership.ts';
 import { listParams, messageOutput, objectId, offsetOf, paged, pagedOutput } from '../core/schemas.ts';
+import { NO_NUL, nulMessage } from '../core/text-rules.ts';
 import { defineTool, type Tool } from '../core/tool.ts';
 import type { TrashContext, TrashType } from '../core/trash.ts';
 import { isAssignableUser } from './leads.ts';
@@ -97,10 +98,6 @@ function serializeRecord(row: RecordRow): RecordOut {
 
 // ---------------------------------------------------------------------------------------------
 // Input fields
-
-// PostgreSQL text rejects NUL characters; refusing them here keeps that a 400, not a 500.
-const NO_NUL = (s: string) => !s.includes('\u0000');
-const nulMessage = 'must not contain NUL characters';
 
 const nameField = z
   .string()

@@ -23,6 +23,7 @@ import { newId } from '../core/ids.ts';
 import { zodDetails } from '../core/invoke.ts';
 import type { OwnedRecordTable } from '../core/ownership.ts';
 import { iso, listParams, messageOutput, objectId, offsetOf, paged, pagedOutput } from '../core/schemas.ts';
+import { additionalPropertiesOf, NO_NUL, nulMessage, withAdditionalProperties } from '../core/text-rules.ts';
 import { defineTool, type ToolContext } from '../core/tool.ts';
 import type { TrashType } from '../core/trash.ts';
 import { restoreLeadChildren, trashLeadChildren } from './lead-children.ts';
@@ -50,8 +51,6 @@ export const RESERVED_LEAD_KEYS: ReadonlySet<string> = new Set([
   'previous_values',
   'previous_status',
 ]);
-const CUSTOM_KEY = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
-const MAX_CUSTOM_KEYS = 100;
 const MAX_TAGS = 50;
 const MAX_SEARCH_TERMS = 10;
 /** A search matching more leads than this is listed newest first rather than by relevance. */
@@ -122,10 +121,6 @@ export function serializeLead(row: LeadData): LeadRecord {
 // ---------------------------------------------------------------------------------------------
 // Input fields
 
-// PostgreSQL text and jsonb reject NUL characters; refusing them here keeps that a 400, not a 500.
-const NO_NUL = (s: string) => !s.includes('\u0000');
-const nulMessage = 'must not contain NUL characters';
-
 const nameField = z
   .string()
   .trim()
@@ -172,61 +167,8 @@ const editableShape = {
 };
 const leadIdShape = { id: objectId('lead') };
 
-function containsNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (Array.isArray(value)) return value.some(containsNul);
-  if (typeof value === 'object' && value !== null) {
-    return Object.entries(value).some(([k, v]) => k.includes('\u0000') || containsNul(v));
-  }
-  return false;
-}
-
-/** Checks the additional properties (keys outside `known`): name rules, reserved names, count. */
-function checkCustomKeys(known: ReadonlySet<string>) {
-  return (value: Record<string, unknown>, ctx: z.RefinementCtx): void => {
-    const keys = Object.keys(value).filter((k) => !known.has(k));
-    for (const key of keys) {
-      if (RESERVED_LEAD_KEYS.has(key)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: [key],
-          message: `"${key}" is a reserved field and cannot be set`,
-        });
-      } else if (!CUSTOM_KEY.test(key)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: [key],
-          message:
-            'additional property names start with a letter and hold only letters, digits and underscores (at most 64 characters)',
-        });
-      } else if (containsNul(value[key])) {
-        ctx.addIssue({ code: 'custom', path: [key], message: nulMessage });
-      }
-    }
-    if (keys.length > MAX_CUSTOM_KEYS) {
-      ctx.addIssue({
-        code: 'custom',
-        path: [],
-        message: `at most ${MAX_CUSTOM_KEYS} additional properties per lead (got ${keys.length})`,
-      });
-    }
-  };
-}
-
-/** An object schema whose unknown keys become additional properties, checked by the same rules everywhere. */
-function withCustomKeys<S extends z.core.$ZodLooseShape>(shape: S) {
-  const known = new Set(Object.keys(shape));
-  return z
-    .object(shape)
-    .catchall(z.unknown().describe('An additional property of any JSON type, kept with the lead'))
-    .superRefine(checkCustomKeys(known), {
-      // Run even when a known field failed, so one response lists every problem.
-      when: (payload) => typeof payload.value === 'object' && payload.value !== null,
-    });
-}
-
-function customOf(input: Record<string, unknown>, known: ReadonlySet<string>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(input).filter(([k]) => !known.has(k)));
+function withLeadProperties<S extends z.core.$ZodLooseShape>(shape: S) {
+  return withAdditionalProperties(shape, { reserved: RESERVED_LEAD_KEYS, record: 'lead' });
 }
 
 const CREATE_KEYS: ReadonlySet<string> = new Set(Object.keys(editableShape));
@@ -238,12 +180,12 @@ const partialShape = {
   name: nameField.optional(),
 };
 
-const createLeadInput = withCustomKeys(editableShape).describe(
+const createLeadInput = withLeadProperties(editableShape).describe(
   'The lead; any property beyond the listed fields is kept as an additional property',
 );
-const replaceLeadInput = withCustomKeys({ ...leadIdShape, ...editableShape });
-const updateLeadInput = withCustomKeys({ ...leadIdShape, ...partialShape });
-const bulkUpdateItem = withCustomKeys({ _id: objectId('lead'), ...partialShape });
+const replaceLeadInput = withLeadProperties({ ...leadIdShape, ...editableShape });
+const updateLeadInput = withLeadProperties({ ...leadIdShape, ...partialShape });
+const bulkUpdateItem = withLeadProperties({ _id: objectId('lead'), ...partialShape });
 
 export function dedupeTags(tags: readonly string[]): string[] {
   return [...new Set(tags)];
@@ -372,7 +314,7 @@ export async function insertLead(ctx: LeadCtx, input: z.output<typeof createLead
       status,
       ownerId,
       tags: dedupeTags(input.tags ?? []),
-      custom: customOf(input, CREATE_KEYS),
+      custom: additionalPropertiesOf(input, CREATE_KEYS),
       convertedAt: status === 'client' ? ctx.now : null,
       createdBy: ctx.auth.userId,
       createdAt: ctx.now,
@@ -714,7 +656,7 @@ export const replaceLead = defineTool({
       status: input.status ?? 'new',
       ownerId: input.owner_id ?? null,
       tags: input.tags ?? [],
-      custom: customOf(input, UPDATE_KEYS),
+      custom: additionalPropertiesOf(input, UPDATE_KEYS),
     });
     return { lead };
   },
@@ -731,7 +673,7 @@ export const updateLead = defineTool({
   access: access('write', 'leads.edit'),
   annotations: { idempotentHint: true },
   async handler(input, ctx) {
-    return { lead: await patchLead(ctx, input.id, input, customOf(input, UPDATE_KEYS)) };
+    return { lead: await patchLead(ctx, input.id, input, additionalPropertiesOf(input, UPDATE_KEYS)) };
   },
 });
 
@@ -849,7 +791,7 @@ export const bulkUpsertLeads = defineTool({
               itemCtx,
               parsed.data._id,
               parsed.data,
-              customOf(parsed.data, BULK_UPDATE_KEYS),
+              additionalPropertiesOf(parsed.data, BULK_UPDATE_KEYS),
             );
             return { status: 'updated' as const, lead };
           }

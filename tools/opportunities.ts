@@ -10,6 +10,7 @@ import { AppError, type ErrorDetail, notFound, validationError } from '../core/e
 import { newId } from '../core/ids.ts';
 import type { OwnedRecordTable } from '../core/ownership.ts';
 import { iso, listParams, messageOutput, objectId, offsetOf, paged, pagedOutput } from '../core/schemas.ts';
+import { NO_NUL, nulMessage } from '../core/text-rules.ts';
 import { defineTool, type Tool, type ToolContext } from '../core/tool.ts';
 import type { TrashType } from '../core/trash.ts';
 import { isLiveLead } from './contacts.ts';
@@ -99,10 +100,6 @@ export function serializeOpportunity(row: OpportunityData): OpportunityRecord {
 
 // ---------------------------------------------------------------------------------------------
 // Input fields
-
-// PostgreSQL text rejects NUL characters; refusing them here keeps that a 400, not a 500.
-const NO_NUL = (s: string) => !s.includes('\u0000');
-const nulMessage = 'must not contain NUL characters';
 
 /** True for a YYYY-MM-DD string naming a day that exists (2025-02-30 does not). */
 function isRealDate(value: string): boolean {

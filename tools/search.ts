@@ -9,6 +9,7 @@ import { roleHas, type ScopedResource, tokenAllows } from '../core/access.ts';
 import type { AuthContext } from '../core/auth-context.ts';
 import { contacts, leads, opportunities } from '../core/db/schema.ts';
 import { rowsOf } from '../core/db/sql.ts';
+import { NO_NUL } from '../core/text-rules.ts';
 import { defineTool, type Tool } from '../core/tool.ts';
 import { prefixTsQuery } from './leads.ts';
 
@@ -26,7 +27,6 @@ const TYPE_ACCESS: Record<SearchType, { resource: ScopedResource; permission: Pe
   opportunity: { resource: 'opportunities', permission: 'opportunities.view' },
 };
 
-const NO_NUL = (s: string) => !s.includes('\u0000');
 const typeEnum = z.enum(SEARCH_TYPES).describe('A record type: lead, contact or opportunity');
 const typeList = z.array(typeEnum).min(1).max(SEARCH_TYPES.length).describe('Record types to search');
 

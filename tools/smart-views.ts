@@ -20,6 +20,7 @@ import {
   smartViewQuerySchema,
   smartViewSortSchema,
 } from '../core/smart-views/filter-schema.ts';
+import { NO_NUL } from '../core/text-rules.ts';
 import { defineTool } from '../core/tool.ts';
 import { type LeadRecord, serializeLead } from './leads.ts';
 
@@ -29,8 +30,6 @@ type Visibility = (typeof VISIBILITIES)[number];
 
 // ---------------------------------------------------------------------------------------------
 // Record shape
-
-const NO_NUL = (s: string) => !s.includes('\u0000');
 
 const nameField = z
   .string()

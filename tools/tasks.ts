@@ -9,6 +9,7 @@ import { AppError, notFound, validationError } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import type { OwnedRecordTable } from '../core/ownership.ts';
 import { iso, listParams, messageOutput, objectId, offsetOf, paged, pagedOutput } from '../core/schemas.ts';
+import { NO_NUL, nulMessage } from '../core/text-rules.ts';
 import { defineTool, type ToolContext } from '../core/tool.ts';
 import type { TrashType } from '../core/trash.ts';
 import { getLiveLead, isAssignableUser } from './leads.ts';
@@ -68,10 +69,6 @@ export function serializeTask(row: TaskRow): TaskRecord {
 
 // ---------------------------------------------------------------------------------------------
 // Input fields
-
-// PostgreSQL text rejects NUL characters; refusing them here keeps that a 400, not a 500.
-const NO_NUL = (s: string) => !s.includes('\u0000');
-const nulMessage = 'must not contain NUL characters';
 
 const isoDateTime = (what: string) =>
   z.iso

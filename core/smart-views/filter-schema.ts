@@ -2,6 +2,7 @@
 // catalogue: unknown fields, operators a field's kind does not support, and values of the wrong
 // type for the operator all fail here with a field-level detail, before anything reaches SQL.
 import { z } from 'zod';
+import { NO_NUL, nulMessage } from '../text-rules.ts';
 import {
   activityFieldKind,
   BUILT_IN_ACTIVITY_TYPES,
@@ -25,8 +26,6 @@ export const MAX_DISPLAY_COLUMNS = 50;
 
 const OBJECT_ID = /^[0-9a-f]{24}$/;
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
-const NO_NUL = (s: string) => !s.includes('\u0000');
-const nulMessage = 'must not contain NUL characters';
 
 const filterText = (what: string, max = 100) =>
   z.string().min(1).max(max).refine(NO_NUL, nulMessage).describe(what);
