@@ -8,13 +8,14 @@ import { z } from 'zod';
 import { checkFeature } from '../core/access.ts';
 import { validateCustomValues } from '../core/custom-fields.ts';
 import type { Executor } from '../core/db/client.ts';
-import { type ActivityRow, activities, contacts, customActivityTypes, leads } from '../core/db/schema.ts';
+import { type ActivityRow, activities, contacts, customActivityTypes } from '../core/db/schema.ts';
 import { AppError, type ErrorDetail, notFound, validationError } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import { listParams, messageOutput, objectId, offsetOf, paged, pagedOutput } from '../core/schemas.ts';
 import { NO_NUL, nulMessage } from '../core/text-rules.ts';
 import { defineTool, type Tool, type ToolContext } from '../core/tool.ts';
 import type { TrashContext, TrashType } from '../core/trash.ts';
+import { assertLeadLive } from './lead-children.ts';
 import { getLiveLead, isAssignableUser } from './leads.ts';
 
 export const ACTIVITY_TYPES = ['note', 'call', 'email', 'meeting', 'custom'] as const;
@@ -649,12 +650,7 @@ async function restoreActivity(ctx: TrashContext, id: string): Promise<ActivityR
     .limit(1)
     .for('update');
   if (!before) throw notFound('Trash item');
-  const [lead] = await ctx.db
-    .select({ id: leads.id })
-    .from(leads)
-    .where(and(eq(leads.id, before.leadId), eq(leads.orgId, ctx.auth.orgId), isNull(leads.deletedAt)))
-    .limit(1);
-  if (!lead) throw new AppError('conflict', { message: 'Restore its lead first' });
+  await assertLeadLive(ctx.db, ctx.auth.orgId, before.leadId);
   const [row] = await ctx.db
     .update(activities)
     .set({ deletedAt: null, deletedBy: null, updatedAt: ctx.now })

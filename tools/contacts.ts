@@ -11,7 +11,6 @@ import {
   type ContactPhone,
   type ContactRow,
   contacts,
-  leads,
   opportunities,
 } from '../core/db/schema.ts';
 import { AppError, notFound, validationError } from '../core/errors.ts';
@@ -20,6 +19,7 @@ import { iso, listParams, messageOutput, objectId, offsetOf, paged, pagedOutput 
 import { additionalPropertiesOf, NO_NUL, nulMessage, withAdditionalProperties } from '../core/text-rules.ts';
 import { defineTool, type Tool, type ToolContext } from '../core/tool.ts';
 import type { TrashType } from '../core/trash.ts';
+import { assertLeadLive, isLiveLead } from './lead-children.ts';
 import { getLiveLead } from './leads.ts';
 
 export const EMAIL_TYPES = ['work', 'home', 'other'] as const;
@@ -422,16 +422,6 @@ async function trashContact(ctx: ContactCtx, id: string): Promise<void> {
   await ctx.emit('contact.deleted', { ...serializeContact(row), deleted_at: ctx.now.toISOString() });
 }
 
-/** True when the lead exists in the organization and is not in the trash. */
-export async function isLiveLead(db: Executor, orgId: string, leadId: string): Promise<boolean> {
-  const [row] = await db
-    .select({ id: leads.id })
-    .from(leads)
-    .where(and(eq(leads.id, leadId), eq(leads.orgId, orgId), isNull(leads.deletedAt)))
-    .limit(1);
-  return row !== undefined;
-}
-
 /** Brings a contact deleted on its own back; one that went with its lead comes back with the lead. */
 async function restoreContact(ctx: ContactCtx, id: string): Promise<ContactRecord> {
   const [before] = await ctx.db
@@ -441,9 +431,7 @@ async function restoreContact(ctx: ContactCtx, id: string): Promise<ContactRecor
     .limit(1)
     .for('update');
   if (!before) throw notFound('Trash item');
-  if (!(await isLiveLead(ctx.db, ctx.auth.orgId, before.leadId))) {
-    throw new AppError('conflict', { message: 'Restore its lead first' });
-  }
+  await assertLeadLive(ctx.db, ctx.auth.orgId, before.leadId);
   const [row] = await ctx.db
     .update(contacts)
     .set({ deletedAt: null, deletedBy: null, updatedAt: ctx.now })

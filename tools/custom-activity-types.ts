@@ -18,6 +18,7 @@ import {
   type CustomFieldDef,
   customActivityTypes,
 } from '../core/db/schema.ts';
+import { escapeLike } from '../core/db/sql.ts';
 import { AppError, notFound } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import { listParams, messageOutput, objectId, offsetOf, paged, pagedOutput } from '../core/schemas.ts';
@@ -192,7 +193,7 @@ export const listCustomActivityTypes = defineTool({
   async handler(input, { db, auth }) {
     const conditions: SQL[] = [eq(customActivityTypes.orgId, auth.orgId)];
     if (input.search) {
-      const pattern = `%${input.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      const pattern = `%${escapeLike(input.search)}%`;
       conditions.push(ilike(customActivityTypes.name, pattern));
     }
     const where = and(...conditions);

@@ -5,7 +5,8 @@
 import { and, eq, inArray, isNull } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { Executor } from '../core/db/client.ts';
-import { activities, contacts, opportunities, tasks } from '../core/db/schema.ts';
+import { activities, contacts, leads, opportunities, tasks } from '../core/db/schema.ts';
+import { AppError } from '../core/errors.ts';
 
 interface LeadChildTable {
   /** Every child table names its trash columns `deletedAt`/`deletedBy`, which the updates set by key. */
@@ -49,5 +50,25 @@ export async function restoreLeadChildren(
       .update(child.table)
       .set({ deletedAt: null, deletedBy: null })
       .where(and(eq(child.orgId, orgId), eq(child.leadId, leadId), eq(child.deletedAt, deletedAt)));
+  }
+}
+
+/** True when the lead is a live (not trashed) lead of the organization. */
+export async function isLiveLead(db: Executor, orgId: string, leadId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: leads.id })
+    .from(leads)
+    .where(and(eq(leads.id, leadId), eq(leads.orgId, orgId), isNull(leads.deletedAt)))
+    .limit(1);
+  return row !== undefined;
+}
+
+/**
+ * A child record deleted on its own comes back alone only while its lead is live: a restored child
+ * of a trashed lead would be visible beside a lead that is not (409; restoring the lead brings it back).
+ */
+export async function assertLeadLive(db: Executor, orgId: string, leadId: string): Promise<void> {
+  if (!(await isLiveLead(db, orgId, leadId))) {
+    throw new AppError('conflict', { message: 'Restore its lead first' });
   }
 }

@@ -284,7 +284,7 @@ function scoreEmail(m: HealthMeasures): FactorDraft {
       explanation: `${plural(outbound, 'email')} sent and no reply in the last ${EMAIL_WINDOW_DAYS} days: try a call or another contact.`,
     };
   }
-  // Replies make it high: any reply is 0.6, matching every email sent with a reply is 1.
+  // Replies make it high: a single reply gives 0.6, a reply to every email sent gives 1.
   const score = 0.6 + 0.4 * clamp01(inbound / Math.max(outbound, 1));
   return {
     score,

@@ -6,14 +6,14 @@ import { and, asc, count, desc, eq, gte, inArray, isNotNull, isNull, lte, type S
 import { z } from 'zod';
 import type { Executor } from '../core/db/client.ts';
 import { contacts, type OpportunityRow, opportunities } from '../core/db/schema.ts';
-import { AppError, type ErrorDetail, notFound, validationError } from '../core/errors.ts';
+import { type ErrorDetail, notFound, validationError } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import type { OwnedRecordTable } from '../core/ownership.ts';
 import { iso, listParams, messageOutput, objectId, offsetOf, paged, pagedOutput } from '../core/schemas.ts';
 import { NO_NUL, nulMessage } from '../core/text-rules.ts';
 import { defineTool, type Tool, type ToolContext } from '../core/tool.ts';
 import type { TrashType } from '../core/trash.ts';
-import { isLiveLead } from './contacts.ts';
+import { assertLeadLive, isLiveLead } from './lead-children.ts';
 import { getLiveLead, isAssignableUser, prefixTsQuery } from './leads.ts';
 
 export const OPPORTUNITY_STATUSES = ['active', 'won', 'lost'] as const;
@@ -461,9 +461,7 @@ async function restoreOpportunity(ctx: OpportunityCtx, id: string): Promise<Oppo
     .limit(1)
     .for('update');
   if (!before) throw notFound('Trash item');
-  if (!(await isLiveLead(ctx.db, ctx.auth.orgId, before.leadId))) {
-    throw new AppError('conflict', { message: 'Restore its lead first' });
-  }
+  await assertLeadLive(ctx.db, ctx.auth.orgId, before.leadId);
   const changed = ['deleted_at'];
   const previous: Record<string, unknown> = { deleted_at: iso(before.deletedAt) };
   let ownerId = before.ownerId;
@@ -483,10 +481,7 @@ async function restoreOpportunity(ctx: OpportunityCtx, id: string): Promise<Oppo
   return record;
 }
 
-/**
- * The opportunity entry of the trash registry. An opportunity has no name column, so the trash
- * listing shows its status as the name (core/trash.ts takes one column for it).
- */
+/** The opportunity entry of the trash registry. */
 export const opportunityTrashTypes: readonly TrashType[] = [
   {
     type: 'opportunity',

@@ -4,7 +4,8 @@
 import { and, asc, count, desc, eq, isNotNull, isNull, lt, lte, or, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../core/db/client.ts';
-import { leads, type TaskRow, tasks } from '../core/db/schema.ts';
+import { type TaskRow, tasks } from '../core/db/schema.ts';
+import { escapeLike } from '../core/db/sql.ts';
 import { AppError, notFound, validationError } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import type { OwnedRecordTable } from '../core/ownership.ts';
@@ -12,6 +13,7 @@ import { iso, listParams, messageOutput, objectId, offsetOf, paged, pagedOutput 
 import { NO_NUL, nulMessage } from '../core/text-rules.ts';
 import { defineTool, type ToolContext } from '../core/tool.ts';
 import type { TrashType } from '../core/trash.ts';
+import { assertLeadLive } from './lead-children.ts';
 import { getLiveLead, isAssignableUser } from './leads.ts';
 
 /** The longest a task may be snoozed: a year ahead is already "someday". */
@@ -165,11 +167,6 @@ async function writeTask(ctx: TaskCtx, before: TaskRow, changes: TaskChanges): P
   return record;
 }
 
-/** Escapes LIKE wildcards so a search for "50%" matches the text "50%" only. */
-function likePattern(search: string): string {
-  return `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
 /** Restores a trashed task; refused while its lead is in the trash, and an assignee who is gone hands it to the restorer. */
 async function restoreTask(ctx: TaskCtx, id: string): Promise<TaskRecord> {
   const orgId = ctx.auth.orgId;
@@ -180,16 +177,7 @@ async function restoreTask(ctx: TaskCtx, id: string): Promise<TaskRecord> {
     .limit(1)
     .for('update');
   if (!before) throw notFound('Trash item');
-  if (before.leadId !== null) {
-    const [lead] = await ctx.db
-      .select({ deletedAt: leads.deletedAt })
-      .from(leads)
-      .where(and(eq(leads.id, before.leadId), eq(leads.orgId, orgId)))
-      .limit(1);
-    if (!lead || lead.deletedAt !== null) {
-      throw new AppError('conflict', { message: 'Restore its lead first' });
-    }
-  }
+  if (before.leadId !== null) await assertLeadLive(ctx.db, orgId, before.leadId);
   let assignedTo = before.assignedTo;
   if (assignedTo !== null && !(await isAssignableUser(ctx.db, orgId, assignedTo)))
     assignedTo = ctx.auth.userId;
@@ -299,7 +287,7 @@ export const listTasks = defineTool({
     if (input.due_before) conditions.push(lt(tasks.dueAt, new Date(input.due_before)));
     if (input.due_after) conditions.push(sql`${tasks.dueAt} >= ${new Date(input.due_after)}`);
     if (input.overdue) conditions.push(eq(tasks.isComplete, false), lt(tasks.dueAt, now));
-    if (input.search) conditions.push(sql`${tasks.text} ilike ${likePattern(input.search)}`);
+    if (input.search) conditions.push(sql`${tasks.text} ilike ${`%${escapeLike(input.search)}%`}`);
     const where = and(...conditions);
 
     const order: SQL[] = [];

@@ -33,7 +33,7 @@ export type Op = (typeof OPS)[number];
  * - number, boolean: as named.
  * - timestamp: an instant; values are ISO 8601 dates or date-times.
  * - date: a calendar date (YYYY-MM-DD).
- * - tags: a text array; contains/in mean "has any of" (exact tags).
+ * - tags: a text array; contains/in mean "has at least one of" (exact tags).
  * - text_list: several texts of one record (a contact's emails or phones): positive ops match when
  *   any of them matches, negative ops when none does.
  * - json: a value of any JSON type in a jsonb object (lead additional properties, activity fields):
