@@ -27,6 +27,7 @@ import { newId } from '../core/ids.ts';
 import { createLogger } from '../core/logger.ts';
 import { createOrganizationWithOwner } from '../core/organizations.ts';
 import { createServices, type Services } from '../core/services.ts';
+import { generateWebhookSecret } from '../core/webhook-secret.ts';
 import { createScratchDatabase } from '../test/helpers.ts';
 import { createSelfSignedCertificate } from '../test/support/https-receiver.ts';
 import { WEBHOOK_USER_AGENT } from '../workers/deliver.ts';
@@ -343,7 +344,8 @@ async function main(): Promise<void> {
   });
   const all: Services[] = [];
   const runtimes: BackgroundWork[] = [];
-  const secret = `whsec_${randomBytes(24).toString('hex')}`;
+  // A secret as create_webhook generates it, so webhook-signature is keyed with decoded bytes.
+  const secret = generateWebhookSecret();
   try {
     // Two services objects = two nodes: each has its own BullMQ Worker, pg pool and relay loop.
     for (let i = 0; i < WORKERS; i++)

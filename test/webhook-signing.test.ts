@@ -114,6 +114,27 @@ describe('Standard Webhooks', () => {
     expect(verifyStandardWebhook(body, changed, secret, { now })).toBe(false);
   });
 
+  it('keys webhook-signature with the decoded bytes of a canonical whsec_ secret, X-CRM-Signature with the string', () => {
+    const key = Buffer.alloc(32, 0xa5);
+    const whsec = `whsec_${key.toString('base64')}`;
+    const expected = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64');
+    expect(standardWebhookSignature(whsec, id, timestamp, body)).toBe(`v1,${expected}`);
+    const standard = { id, timestamp: String(timestamp), signature: `v1,${expected}` };
+    expect(verifyStandardWebhook(body, standard, whsec, { now })).toBe(true);
+    // The specified header stays keyed with the secret string as configured, prefix and all.
+    const crm = createHmac('sha256', Buffer.from(whsec, 'utf8')).update(body).digest('hex');
+    expect(signPayload(whsec, body)).toBe(crm);
+    expect(verifyWebhookSignature(body, crm, whsec)).toBe(true);
+
+    // A stored whsec_ secret that is not canonical base64 (a row from before creation checked it)
+    // keeps the UTF-8 key it was always signed with.
+    const legacy = 'whsec_end_to_end_0123456789';
+    const legacyDigest = createHmac('sha256', Buffer.from(legacy, 'utf8'))
+      .update(`${id}.${timestamp}.${body}`)
+      .digest('base64');
+    expect(standardWebhookSignature(legacy, id, timestamp, body)).toBe(`v1,${legacyDigest}`);
+  });
+
   it('rejects another body or secret', () => {
     expect(verifyStandardWebhook(`${body} `, headers, secret, { now })).toBe(false);
     expect(verifyStandardWebhook(body, headers, `${secret}x`, { now })).toBe(false);

@@ -15,6 +15,8 @@ interface WebhookBody {
   created_at: string;
   updated_at: string;
   secret_set: boolean;
+  /** Only in the response to a create that gave no secret. */
+  secret?: string;
 }
 
 interface DeliveryBody {
@@ -120,6 +122,30 @@ describe('create, read, update, delete', () => {
     expect(row?.orgId).toBe(org.orgId);
   });
 
+  it('generates a whsec_ secret when none is given and shows it in the create response only', async () => {
+    const { secret: _secret, ...secretless } = valid();
+    const { res, body } = await create(org.token, secretless);
+    expect(res.status).toBe(201);
+    const generated = body.webhook.secret ?? '';
+    // whsec_ + padded base64 of 32 random bytes, as the Standard Webhooks libraries expect.
+    expect(generated).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(Buffer.from(generated.slice('whsec_'.length), 'base64')).toHaveLength(32);
+    const [row] = await t.services.db.system.select().from(webhooks).where(eq(webhooks.id, body.webhook._id));
+    expect(row?.secret).toBe(generated);
+
+    const got = await t.request('GET', `/api/v1/webhooks/${body.webhook._id}`, { token: org.token });
+    const listed = await t.request('GET', '/api/v1/webhooks?limit=100', { token: org.token });
+    for (const text of [await got.text(), await listed.text()]) {
+      expect(text).not.toContain(generated);
+      expect(text).not.toContain('"secret"');
+    }
+
+    const again = await create(org.token, secretless);
+    expect(again.res.status).toBe(201);
+    expect(again.body.webhook.secret).toMatch(/^whsec_/);
+    expect(again.body.webhook.secret).not.toBe(generated);
+  });
+
   it('accepts is_active false, an https URL on a private address, and drops duplicate events', async () => {
     const hook = await createOk(org.token, {
       url: 'https://10.0.0.5:8443/hook',
@@ -219,6 +245,57 @@ describe('validation', () => {
     const long = await create(org.token, valid({ url: `https://example.test/${'a'.repeat(2000)}` }));
     expect(long.res.status).toBe(400);
     expect(fieldsOf(long.body)).toEqual(['url']);
+  });
+
+  it('refuses a URL carrying a user name or password with 400 on url, on create and on update', async () => {
+    const hook = await createOk(org.token);
+    for (const url of [
+      'https://user:pass@hooks.example.test/crm',
+      'https://user@hooks.example.test/crm',
+      'https://:pass@hooks.example.test/crm',
+    ]) {
+      const { res, body } = await create(org.token, valid({ url }));
+      expect(res.status, url).toBe(400);
+      expect(body.error, url).toBe('Validation failed');
+      expect(fieldsOf(body), url).toEqual(['url']);
+      expect(body.details?.[0]?.message).toContain('user name or password');
+      const put = await t.request('PUT', `/api/v1/webhooks/${hook._id}`, { token: org.token, body: { url } });
+      expect(put.status, url).toBe(400);
+      expect(fieldsOf(await json<ErrorBody>(put)), url).toEqual(['url']);
+    }
+    const [row] = await t.services.db.system.select().from(webhooks).where(eq(webhooks.id, hook._id));
+    expect(row?.url).toBe('https://hooks.example.test/crm');
+  });
+
+  it('refuses a whsec_ secret that does not decode to a 24-byte key, on create and on update', async () => {
+    const hook = await createOk(org.token);
+    const key = (bytes: number) => Buffer.alloc(bytes, 7).toString('base64');
+    for (const secret of [
+      'whsec_not*base64*at*all!!',
+      `whsec_${key(32).replaceAll('=', '')}`, // unpadded
+      `whsec_${Buffer.alloc(32, 0xfb).toString('base64url')}`, // URL-safe alphabet
+      `whsec_ ${key(32)}`,
+      `whsec_${key(16)}`, // valid base64, too short a key
+    ]) {
+      const { res, body } = await create(org.token, valid({ secret }));
+      expect(res.status, secret).toBe(400);
+      expect(fieldsOf(body), secret).toEqual(['secret']);
+      const put = await t.request('PUT', `/api/v1/webhooks/${hook._id}`, {
+        token: org.token,
+        body: { secret },
+      });
+      expect(put.status, secret).toBe(400);
+      expect(fieldsOf(await json<ErrorBody>(put)), secret).toEqual(['secret']);
+    }
+    const good = `whsec_${key(24)}`;
+    const { res, body } = await create(org.token, valid({ secret: good }));
+    expect(res.status).toBe(201);
+    expect(JSON.stringify(body)).not.toContain(good);
+    const put = await t.request('PUT', `/api/v1/webhooks/${hook._id}`, {
+      token: org.token,
+      body: { secret: good },
+    });
+    expect(put.status).toBe(200);
   });
 
   it('refuses an unknown event naming it, webhook.test, and an empty list', async () => {

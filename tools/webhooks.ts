@@ -15,6 +15,7 @@ import { EVENT_NAMES, type EventName } from '../core/events.ts';
 import { newId } from '../core/ids.ts';
 import { listParams, messageOutput, objectId, offsetOf, paged, pagedOutput } from '../core/schemas.ts';
 import { defineTool } from '../core/tool.ts';
+import { describeStandardSecretProblem, generateWebhookSecret } from '../core/webhook-secret.ts';
 
 const TOOLSET = 'webhooks';
 const FEATURE = 'webhooks';
@@ -124,13 +125,26 @@ function isHttpsUrl(value: string): boolean {
   return url.protocol === 'https:' && url.hostname.length > 0;
 }
 
+/**
+ * Credentials in the URL (`https://user:pass@host/`) would be stored and shown in every listing,
+ * and the delivery engine refuses them anyway: they are refused when the URL is given instead.
+ */
+function hasNoUserInfo(value: string): boolean {
+  if (!URL.canParse(value)) return true;
+  const url = new URL(value);
+  return url.username === '' && url.password === '';
+}
+
 const urlField = z
   .string()
   .trim()
   .max(2000)
   .refine(isHttpsUrl, { message: 'must be a valid https:// URL' })
+  .refine(hasNoUserInfo, {
+    message: 'must not contain a user name or password (user:password@); authenticate with the signature',
+  })
   .describe(
-    'The receiving URL: https:// only, at most 2000 characters. Private or loopback targets are accepted here but refused at delivery time (the SSRF guard checks every attempt).',
+    'The receiving URL: https:// only, without user:password@, at most 2000 characters. Private or loopback targets are accepted here but refused at delivery time (the SSRF guard checks every attempt).',
   );
 
 const eventsField = z
@@ -156,14 +170,30 @@ const secretField = z
   .string()
   .min(16)
   .max(200)
+  .superRefine((secret, check) => {
+    const problem = describeStandardSecretProblem(secret);
+    if (problem !== null) check.addIssue({ code: 'custom', message: problem });
+  })
   .describe(
-    'Signing secret, 16 to 200 characters: keys the X-CRM-Signature HMAC. It is never returned, so keep a copy.',
+    'Signing secret, 16 to 200 characters, never returned. X-CRM-Signature is keyed with the secret string as given. A secret of the Standard Webhooks form `whsec_<base64>` (standard padded base64 of at least 24 bytes) keys webhook-signature with the decoded bytes, so the Standard Webhooks and Svix libraries verify it as configured; any other secret keys it with its UTF-8 bytes.',
   );
 
 const activeField = z.boolean().describe('Whether events are delivered; false pauses the subscription');
 
 const webhookId = objectId('webhook subscription');
 const webhookOutput = z.object({ webhook: webhookSchema });
+const createdWebhookOutput = z.object({
+  webhook: webhookSchema
+    .extend({
+      secret: z
+        .string()
+        .optional()
+        .describe(
+          'Only when the request gave no secret: the generated `whsec_` secret. Shown this once and never again, so store it now.',
+        ),
+    })
+    .describe('The new subscription; it carries `secret` only when the secret was generated'),
+});
 const deliveryOutput = z.object({ delivery: deliverySchema });
 
 // --- Data access -----------------------------------------------------------------------------
@@ -199,13 +229,19 @@ function orderFor(sort: string | undefined): SQL[] {
   return [dir(sortColumn(descending ? sort.slice(1) : sort)), dir(webhooks.id)];
 }
 
+/** The secret a new subscription gets: the one given, else a generated `whsec_` one. */
+function chooseSecret(given: string | undefined): { secret: string; generated: boolean } {
+  if (given !== undefined) return { secret: given, generated: false };
+  return { secret: generateWebhookSecret(), generated: true };
+}
+
 // --- Tools -----------------------------------------------------------------------------------
 
 export const createWebhook = defineTool({
   name: 'create_webhook',
   title: 'Create webhook subscription',
   description:
-    "Subscribes an HTTPS URL to events of the caller's organization: each subscribed event is POSTed there as signed JSON (X-CRM-Signature: hex HMAC-SHA256 of the body keyed with `secret`). `name` is required and checked (1-200 characters) but not stored. `url` must be https://; a private or loopback address is accepted now and refused at delivery time. `events` lists at least one event name; an unknown name is a 400 naming it. `secret` (16-200 characters) is never returned: the record shows `secret_set: true`. `is_active` defaults to true. Needs a plan with webhooks (402 otherwise). Use test_webhook afterwards to check the receiver.",
+    "Subscribes an HTTPS URL to events of the caller's organization: each subscribed event is POSTed there as signed JSON (X-CRM-Signature: hex HMAC-SHA256 of the body keyed with `secret`; Standard Webhooks headers too). `name` is required and checked (1-200 characters) but not stored. `url` must be https:// without user:password@; a private or loopback address is accepted now and refused at delivery time. `events` lists at least one event name; an unknown name is a 400 naming it. `secret` (16-200 characters; `whsec_<base64>` for the Standard Webhooks libraries) is optional: leave it out and a `whsec_` secret is generated and returned once as `webhook.secret`. A secret you give is never returned: the record shows `secret_set: true`. `is_active` defaults to true. Needs a plan with webhooks (402 otherwise). Use test_webhook afterwards to check the receiver.",
   input: z.strictObject({
     name: z
       .string()
@@ -215,13 +251,18 @@ export const createWebhook = defineTool({
       .describe('A name for the subscription, 1 to 200 characters (validated, not stored)'),
     url: urlField,
     events: eventsField,
-    secret: secretField,
+    secret: secretField
+      .optional()
+      .describe(
+        'Signing secret, 16 to 200 characters, never returned; optional: left out, a `whsec_` secret is generated and returned once. X-CRM-Signature is keyed with the secret string as given. A secret of the Standard Webhooks form `whsec_<base64>` (standard padded base64 of at least 24 bytes) keys webhook-signature with the decoded bytes, so the Standard Webhooks and Svix libraries verify it as configured; any other secret keys it with its UTF-8 bytes.',
+      ),
     is_active: activeField.default(true).describe('Whether events are delivered (default true)'),
   }),
-  output: webhookOutput,
+  output: createdWebhookOutput,
   access: { kind: 'write', permission: 'settings.webhooks.create', feature: FEATURE },
   toolset: TOOLSET,
   async handler(input, ctx) {
+    const { secret, generated } = chooseSecret(input.secret);
     const [row] = await ctx.db
       .insert(webhooks)
       .values({
@@ -229,7 +270,7 @@ export const createWebhook = defineTool({
         orgId: ctx.auth.orgId,
         url: input.url,
         events: input.events,
-        secret: input.secret,
+        secret,
         isActive: input.is_active,
         createdBy: ctx.auth.userId,
         createdAt: ctx.now,
@@ -237,7 +278,8 @@ export const createWebhook = defineTool({
       })
       .returning();
     if (!row) throw new Error('insert returned no webhook');
-    return { webhook: serializeWebhook(row) };
+    // A generated secret is known to nobody else yet: this response is its only showing.
+    return { webhook: generated ? { ...serializeWebhook(row), secret } : serializeWebhook(row) };
   },
 });
 
@@ -284,7 +326,7 @@ export const updateWebhook = defineTool({
   name: 'update_webhook',
   title: 'Update webhook subscription',
   description:
-    'Changes a webhook subscription: one or more of `url` (https:// only), `events` (replaces the whole list; at least one known event), `secret` (16-200 characters, never returned; deliveries made from now on are signed with it) and `is_active` (false pauses deliveries, true resumes them). Give at least one; fields left out stay as they are. Returns the updated record.',
+    'Changes a webhook subscription: one or more of `url` (https:// only, without user:password@), `events` (replaces the whole list; at least one known event), `secret` (16-200 characters, `whsec_<base64>` for the Standard Webhooks libraries, never returned; deliveries made from now on are signed with it) and `is_active` (false pauses deliveries, true resumes them). Give at least one; fields left out stay as they are. Returns the updated record.',
   input: z
     .strictObject({
       id: webhookId,

@@ -2,6 +2,7 @@
 // Standard Webhooks headers (DESIGN.md), plus the receiver-side checks that docs/webhooks.md
 // describes, so tests verify deliveries exactly the way a customer would.
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { decodeStandardSecret } from '../core/webhook-secret.ts';
 
 const HEX_SIGNATURE = /^[0-9a-f]{64}$/;
 const TIMESTAMP = /^\d{1,15}$/;
@@ -13,9 +14,22 @@ function toBuffer(body: Uint8Array | string): Buffer {
     : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
 }
 
-/** X-CRM-Signature: lowercase hex HMAC-SHA256 of the exact body bytes, keyed with the secret. */
+/**
+ * X-CRM-Signature: lowercase hex HMAC-SHA256 of the exact body bytes, keyed with the secret string
+ * as given (its UTF-8 bytes), `whsec_` secrets included: the specification keys it with the secret.
+ */
 export function signPayload(secret: string, body: Uint8Array | string): string {
   return createHmac('sha256', Buffer.from(secret, 'utf8')).update(toBuffer(body)).digest('hex');
+}
+
+/**
+ * The Standard Webhooks key: the decoded bytes of a `whsec_<base64>` secret, as the official
+ * receiver libraries decode it, else the secret's UTF-8 bytes. A stored `whsec_` secret whose
+ * remainder is not canonical base64 (only possible for rows written before creation checked it)
+ * keeps the UTF-8 key it was signed with before.
+ */
+export function standardWebhookKey(secret: string): Buffer {
+  return decodeStandardSecret(secret) ?? Buffer.from(secret, 'utf8');
 }
 
 function standardDigest(
@@ -24,13 +38,16 @@ function standardDigest(
   timestampSeconds: number | string,
   body: Uint8Array | string,
 ): Buffer {
-  return createHmac('sha256', Buffer.from(secret, 'utf8'))
+  return createHmac('sha256', standardWebhookKey(secret))
     .update(`${id}.${timestampSeconds}.`, 'utf8')
     .update(toBuffer(body))
     .digest();
 }
 
-/** webhook-signature: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed with the secret's UTF-8 bytes. */
+/**
+ * webhook-signature: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, keyed with standardWebhookKey
+ * (the decoded bytes of a `whsec_` secret, else the secret's UTF-8 bytes).
+ */
 export function standardWebhookSignature(
   secret: string,
   id: string,
