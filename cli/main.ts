@@ -185,6 +185,7 @@ async function withDatabase<T>(fn: (db: Database) => Promise<T>): Promise<T> {
     url: config.databaseUrl,
     dataDir: config.databaseUrl ? undefined : config.dataDir,
     poolMax: 2,
+    timeouts: config.dbTimeouts,
   });
   // With REDIS_URL, running API nodes cache verified credentials: publish this process's changes
   // (suspension, plan, revoked tokens) so they take effect on their very next request.

@@ -35,6 +35,11 @@ const envSchema = z.object({
   HOST: z.string().default('0.0.0.0'),
   DATA_DIR: z.string().default('./.data'),
   DATABASE_URL: z.string().url().optional(),
+  // PostgreSQL connection pool and its time limits (core/db/client.ts); 0 turns a limit off.
+  DB_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(10),
+  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(2_147_483_647).default(30_000),
+  DB_LOCK_TIMEOUT_MS: z.coerce.number().int().min(0).max(2_147_483_647).default(5_000),
+  DB_POOL_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(0).max(2_147_483_647).default(5_000),
   REDIS_URL: z.string().url().optional(),
   JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters').optional(),
   CRM_ADMIN_TOKEN: z.string().min(16, 'CRM_ADMIN_TOKEN must be at least 16 characters').optional(),
@@ -67,6 +72,10 @@ export interface Config {
   dataDir: string;
   /** `memory://` keeps PGlite in memory (tests); otherwise PGlite persists under dataDir. */
   databaseUrl: string | undefined;
+  /** PostgreSQL pool size per process. */
+  dbPoolMax: number;
+  /** Per-connection limits: statement run time, lock wait, wait for a free connection (ms, 0: none). */
+  dbTimeouts: { statementMs: number; lockMs: number; acquireMs: number };
   redisUrl: string | undefined;
   jwtSecret: string | undefined;
   adminToken: string | undefined;
@@ -110,6 +119,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     host: e.HOST,
     dataDir: e.DATA_DIR,
     databaseUrl: e.DATABASE_URL,
+    dbPoolMax: e.DB_POOL_MAX,
+    dbTimeouts: {
+      statementMs: e.DB_STATEMENT_TIMEOUT_MS,
+      lockMs: e.DB_LOCK_TIMEOUT_MS,
+      acquireMs: e.DB_POOL_ACQUIRE_TIMEOUT_MS,
+    },
     redisUrl: e.REDIS_URL,
     jwtSecret: e.JWT_SECRET,
     adminToken: e.CRM_ADMIN_TOKEN,

@@ -1,6 +1,7 @@
 // One error class for every failure a caller should understand. A string code picks the row of
 // ERROR_TABLE, which alone decides the HTTP status, the default `error` text and how MCP shows it,
 // so REST and MCP can never disagree about what a failure means.
+import { isRetriableDatabaseError } from './db/errors.ts';
 
 export interface ErrorDetail {
   field: string;
@@ -76,7 +77,8 @@ export const ERROR_TABLE = {
     mcp: { kind: 'jsonrpc', code: -32000 },
   },
   internal: { status: 500, error: 'Internal server error', mcp: { kind: 'jsonrpc', code: -32603 } },
-  unavailable: { status: 503, error: 'Service unavailable', mcp: { kind: 'jsonrpc', code: -32603 } },
+  // A tool result, not a JSON-RPC error: the model reads `retry_after` and tries again.
+  unavailable: { status: 503, error: 'Service unavailable', mcp: toolError },
 } as const satisfies Record<string, ErrorRow>;
 
 export type ErrorCode = keyof typeof ERROR_TABLE;
@@ -122,8 +124,22 @@ export function validationError(details: ErrorDetail[], message?: string): AppEr
   return new AppError('validation_failed', { details, ...(message ? { message } : {}) });
 }
 
-/** Turns anything thrown into an AppError; unknown failures become a generic 500 (the cause is logged, never shown). */
+/** Seconds a caller is told to wait (`retry_after`, Retry-After) after the database was too busy. */
+export const DATABASE_BUSY_RETRY_AFTER_SECONDS = 2;
+
+/**
+ * Turns anything thrown into an AppError. A database time limit (statement, lock wait, free
+ * connection) is a retriable 503; other unknown failures become a generic 500 (the cause is logged,
+ * never shown).
+ */
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
+  if (isRetriableDatabaseError(err)) {
+    return new AppError('unavailable', {
+      message: 'The database is busy; try again shortly',
+      extra: { retry_after: DATABASE_BUSY_RETRY_AFTER_SECONDS },
+      cause: err,
+    });
+  }
   return new AppError('internal', { cause: err });
 }

@@ -100,6 +100,8 @@ export async function createServices(config: Config, options: CreateServicesOpti
   const db = await openDatabase({
     url: config.databaseUrl,
     dataDir: embedded && !options.inMemory ? config.dataDir : undefined,
+    poolMax: config.dbPoolMax,
+    timeouts: config.dbTimeouts,
   });
   await db.migrate();
   const usage = new CredentialUsage(db.system);

@@ -1,6 +1,6 @@
 // User records: the public shape, and the data functions signup, the admin API and the users tools
 // share. Passwords are hashed here and never leave this module.
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { ROLES, type Role } from './access.ts';
 import { hashPassword } from './auth/passwords.ts';
@@ -97,6 +97,38 @@ export async function getLiveUser(db: Executor, orgId: string, id: string): Prom
     .where(and(eq(users.id, id), eq(users.orgId, orgId), isNull(users.deletedAt)))
     .limit(1);
   if (!row) throw new AppError('not_found', { message: 'User not found' });
+  return row;
+}
+
+/**
+ * Locks the tenant's users `ids` for the rest of the transaction (FOR UPDATE) and returns their
+ * current rows by id, deleted ones included. A change that depends on a user's state (deletion,
+ * status, role, being an heir) reads it here, so a concurrent change of the same user waits and the
+ * decision is made on the committed result, never on a stale read. Rows are locked in id order, so
+ * two transactions locking the same users cannot deadlock.
+ */
+export async function lockUsers(
+  db: Executor,
+  orgId: string,
+  ids: readonly string[],
+): Promise<Map<string, UserRow>> {
+  const rows = await db
+    .select()
+    .from(users)
+    .where(and(inArray(users.id, [...ids]), eq(users.orgId, orgId)))
+    .orderBy(asc(users.id))
+    .for('update');
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+/** Live user of the current tenant by id, locked for the rest of the transaction (see lockUsers), or a 404. */
+export async function lockLiveUser(db: Executor, orgId: string, id: string): Promise<UserRow> {
+  return liveOrNotFound((await lockUsers(db, orgId, [id])).get(id));
+}
+
+/** The row when it is a live (not deleted) user, or the 404 for a missing or deleted one. */
+export function liveOrNotFound(row: UserRow | undefined): UserRow {
+  if (!row || row.deletedAt !== null) throw new AppError('not_found', { message: 'User not found' });
   return row;
 }
 

@@ -11,5 +11,8 @@ export function errorResponse(c: Context, err: unknown, logger: Logger): Respons
     logger.error({ err: appError.cause ?? err, requestId: c.get('requestId') }, 'unhandled error');
     return c.json({ ...appError.body, request_id: c.get('requestId') }, 500);
   }
+  // An error that says when to try again (429, a busy database's 503) says it in the header too.
+  const retryAfter = appError.body.retry_after;
+  if (typeof retryAfter === 'number') c.header('Retry-After', String(retryAfter));
   return c.json(appError.body, appError.status as ContentfulStatusCode);
 }

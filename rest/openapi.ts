@@ -153,7 +153,7 @@ const RATE_LIMIT_HEADERS: Record<string, HeaderObject> = {
     schema: { type: 'integer' },
   },
   'Retry-After': {
-    description: 'Seconds to wait before retrying (429 only)',
+    description: 'Seconds to wait before retrying (429 and 503 only)',
     schema: { type: 'integer' },
   },
 };
@@ -182,6 +182,7 @@ const DOCUMENT_DESCRIPTION = [
   '- Every failure answers the `Error` envelope; `code` is machine-readable.',
   '- Request bodies are JSON objects of at most 1 MiB.',
   '- Responses carry `RateLimit-*` headers; a refused request gets 429 with `Retry-After`.',
+  '- A request that the database could not serve in time (busy rows, no free connection) gets 503 with `Retry-After`; it can be retried as is.',
 ].join('\n');
 
 const TAG_DESCRIPTIONS: Record<string, string> = {
@@ -326,6 +327,13 @@ const SHARED_RESPONSES = {
     ),
     headers: headerRefs(['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']),
   },
+  ServiceUnavailable: {
+    ...errorResponse(
+      'The database could not serve the request in time (a lock held too long, no free connection); nothing was changed, retry after `Retry-After` seconds',
+      errorExample('unavailable', { message: 'The database is busy; try again shortly', retry_after: 2 }),
+    ),
+    headers: headerRefs(['Retry-After']),
+  },
 } satisfies Record<string, ResponseObject>;
 
 function shared(name: keyof typeof SHARED_RESPONSES): RefObject {
@@ -411,6 +419,7 @@ function toolOperation(route: Route): { path: string; method: OperationMethod; o
     responses['415'] = shared('UnsupportedMediaType');
   }
   responses['429'] = shared('TooManyRequests');
+  responses['503'] = shared('ServiceUnavailable');
 
   const operation: OperationObject = {
     operationId: tool.name,
@@ -453,6 +462,7 @@ function authOperations(): PublicOperation[] {
       '413': shared('PayloadTooLarge'),
       '415': shared('UnsupportedMediaType'),
       '429': shared('TooManyRequests'),
+      '503': shared('ServiceUnavailable'),
     },
   });
   const inactive = errorResponse('The organization is inactive', errorExample('organization_inactive'));

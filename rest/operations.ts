@@ -61,7 +61,8 @@ async function check(logger: Logger, name: string, probe: () => Promise<void>): 
 /**
  * `GET /healthz`: the process is up and serving (liveness; no dependency is touched, so a database
  * outage does not get every node restarted). `GET /readyz`: the node can serve requests now
- * (readiness: database, and Redis when configured), 503 otherwise.
+ * (readiness: database, its connection pool not saturated, and Redis when configured), 503
+ * otherwise, so a load balancer sends new work to a node that can take it.
  */
 export function mountOperations(app: Hono<AppEnv>, services: Services): void {
   const { db, redis, logger } = services;
@@ -69,6 +70,8 @@ export function mountOperations(app: Hono<AppEnv>, services: Services): void {
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
 
   app.get('/readyz', async (c) => {
+    // Read before the probes run: the database probe itself queues for a connection when none is free.
+    const databasePool = db.poolStatus();
     const [database, redisCheck] = await Promise.all([
       check(logger, 'database', () => db.ping()),
       redis
@@ -78,8 +81,8 @@ export function mountOperations(app: Hono<AppEnv>, services: Services): void {
           })
         : Promise.resolve('not_configured' as const),
     ]);
-    const checks = { database, redis: redisCheck };
-    const ready = database === 'ok' && redisCheck !== 'error';
+    const checks = { database, database_pool: databasePool, redis: redisCheck };
+    const ready = database === 'ok' && databasePool === 'ok' && redisCheck !== 'error';
     c.header('Cache-Control', 'no-store');
     return ready ? c.json({ status: 'ready', checks }, 200) : c.json({ status: 'unavailable', checks }, 503);
   });

@@ -123,7 +123,7 @@ describe('/readyz', { timeout: 120_000 }, () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({
       status: 'ready',
-      checks: { database: 'ok', redis: 'not_configured' },
+      checks: { database: 'ok', database_pool: 'ok', redis: 'not_configured' },
     });
     expect(res.headers.get('cache-control')).toBe('no-store');
   });
@@ -137,7 +137,7 @@ describe('/readyz', { timeout: 120_000 }, () => {
       const body = await res.text();
       expect(JSON.parse(body)).toEqual({
         status: 'unavailable',
-        checks: { database: 'error', redis: 'not_configured' },
+        checks: { database: 'error', database_pool: 'ok', redis: 'not_configured' },
       });
       // /healthz is liveness only: the process still serves.
       expect((await lost.request('GET', '/healthz')).status).toBe(200);
@@ -151,7 +151,10 @@ describe('/readyz', { timeout: 120_000 }, () => {
     try {
       const res = await noRedis.request('GET', '/readyz');
       expect(res.status).toBe(503);
-      expect(await res.json()).toEqual({ status: 'unavailable', checks: { database: 'ok', redis: 'error' } });
+      expect(await res.json()).toEqual({
+        status: 'unavailable',
+        checks: { database: 'ok', database_pool: 'ok', redis: 'error' },
+      });
     } finally {
       await noRedis.close();
     }
@@ -165,7 +168,10 @@ describe('/readyz', { timeout: 120_000 }, () => {
     try {
       await untilRedisReady(withRedis);
       const res = await withRedis.request('GET', '/readyz');
-      expect(await res.json()).toEqual({ status: 'ready', checks: { database: 'ok', redis: 'ok' } });
+      expect(await res.json()).toEqual({
+        status: 'ready',
+        checks: { database: 'ok', database_pool: 'ok', redis: 'ok' },
+      });
       expect(res.status).toBe(200);
     } finally {
       await withRedis.close();
@@ -182,7 +188,10 @@ describe('/readyz', { timeout: 120_000 }, () => {
       const res = await ctx.request('GET', '/readyz');
       const elapsed = performance.now() - started;
       expect(res.status).toBe(503);
-      expect(await res.json()).toEqual({ status: 'unavailable', checks: { database: 'ok', redis: 'error' } });
+      expect(await res.json()).toEqual({
+        status: 'unavailable',
+        checks: { database: 'ok', database_pool: 'ok', redis: 'error' },
+      });
       expect(elapsed).toBeGreaterThanOrEqual(READY_CHECK_TIMEOUT_MS - 50);
       expect(elapsed).toBeLessThan(READY_CHECK_TIMEOUT_MS + 2000);
     } finally {

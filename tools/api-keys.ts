@@ -77,13 +77,19 @@ function assertScopesHeld(auth: AuthContext, scopes: readonly string[]): void {
   }
 }
 
-/** One of the caller's own keys; another user's key or another organization's is a 404. */
-async function getOwnKey(db: Executor, auth: AuthContext, id: string): Promise<ApiKeyRow> {
+/**
+ * One of the caller's own keys, locked for the rest of the transaction; another user's key or
+ * another organization's is a 404. The lock makes a change that checks `revoked_at` wait for a
+ * concurrent revoke or rotate and decide on its committed result (no token handed out for a key
+ * revoked meanwhile).
+ */
+async function lockOwnKey(db: Executor, auth: AuthContext, id: string): Promise<ApiKeyRow> {
   const [row] = await db
     .select()
     .from(apiKeys)
     .where(and(eq(apiKeys.id, id), eq(apiKeys.orgId, auth.orgId), eq(apiKeys.userId, auth.userId)))
-    .limit(1);
+    .limit(1)
+    .for('update');
   if (!row) throw new AppError('not_found', { message: 'API key not found' });
   return row;
 }
@@ -187,7 +193,7 @@ export const updateApiKey = defineTool({
   annotations: { idempotentHint: true },
   toolset: TOOLSET,
   async handler(input, ctx) {
-    const row = await getOwnKey(ctx.db, ctx.auth, input.id);
+    const row = await lockOwnKey(ctx.db, ctx.auth, input.id);
     if (row.revokedAt !== null) {
       // A revoked key keeps its label reserved, so it cannot be renamed either.
       throw new AppError('invalid_operation', { message: 'A revoked API key cannot be changed' });
@@ -229,7 +235,7 @@ export const revokeApiKey = defineTool({
   annotations: { destructiveHint: true, idempotentHint: true },
   toolset: TOOLSET,
   async handler(input, ctx) {
-    const row = await getOwnKey(ctx.db, ctx.auth, input.id);
+    const row = await lockOwnKey(ctx.db, ctx.auth, input.id);
     if (row.revokedAt === null) {
       await ctx.db
         .update(apiKeys)
@@ -251,7 +257,7 @@ export const rotateApiKey = defineTool({
   access: { kind: 'write', permission: 'settings.api_keys.create' },
   toolset: TOOLSET,
   async handler(input, ctx) {
-    const row = await getOwnKey(ctx.db, ctx.auth, input.id);
+    const row = await lockOwnKey(ctx.db, ctx.auth, input.id);
     if (row.revokedAt !== null) {
       throw new AppError('invalid_operation', { message: 'A revoked API key cannot be rotated' });
     }

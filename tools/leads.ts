@@ -232,6 +232,11 @@ export async function getLiveLead(db: Executor, orgId: string, id: string, lock 
 }
 
 /** True when the user may own records: a live, active user of the organization. */
+/**
+ * Whether `userId` may own or be assigned a record now. The user row stays key-share locked for the
+ * rest of the transaction: a user deletion (which locks its users FOR UPDATE) either waits for this
+ * assignment to commit and then moves the new record too, or finishes first and this check sees it.
+ */
 export async function isAssignableUser(db: Executor, orgId: string, userId: string): Promise<boolean> {
   const [row] = await db
     .select({ id: users.id })
@@ -239,7 +244,8 @@ export async function isAssignableUser(db: Executor, orgId: string, userId: stri
     .where(
       and(eq(users.id, userId), eq(users.orgId, orgId), isNull(users.deletedAt), eq(users.status, 'active')),
     )
-    .limit(1);
+    .limit(1)
+    .for('key share');
   return row !== undefined;
 }
 

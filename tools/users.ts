@@ -6,7 +6,6 @@ import type { PgColumn } from 'drizzle-orm/pg-core';
 import { z } from 'zod';
 import { type Role, roleHas } from '../core/access.ts';
 import type { AuthContext } from '../core/auth-context.ts';
-import type { Executor } from '../core/db/client.ts';
 import { type UserRow, users } from '../core/db/schema.ts';
 import { escapeLike } from '../core/db/sql.ts';
 import { AppError } from '../core/errors.ts';
@@ -17,6 +16,9 @@ import {
   emailField,
   getLiveUser,
   insertUser,
+  liveOrNotFound,
+  lockLiveUser,
+  lockUsers,
   nameField,
   passwordField,
   revokeUserCredentials,
@@ -153,7 +155,7 @@ export const updateUser = defineTool({
   annotations: { idempotentHint: true },
   toolset: 'admin',
   async handler(input, ctx) {
-    const target = await getLiveUser(ctx.db, ctx.auth.orgId, input.id);
+    const target = await lockLiveUser(ctx.db, ctx.auth.orgId, input.id);
     const changes: Partial<Pick<UserRow, 'name' | 'role' | 'updatedAt'>> = {};
     if (input.name !== undefined && input.name !== target.name) changes.name = input.name;
     if (input.role !== undefined && input.role !== target.role) {
@@ -214,7 +216,7 @@ export const deactivateUser = defineTool({
   annotations: { idempotentHint: true },
   toolset: 'admin',
   async handler(input, ctx) {
-    const target = await getLiveUser(ctx.db, ctx.auth.orgId, input.id);
+    const target = await lockLiveUser(ctx.db, ctx.auth.orgId, input.id);
     if (target.id === ctx.auth.userId) {
       throw new AppError('invalid_operation', { message: 'You cannot deactivate yourself' });
     }
@@ -237,7 +239,7 @@ export const reactivateUser = defineTool({
   annotations: { idempotentHint: true },
   toolset: 'admin',
   async handler(input, ctx) {
-    const target = await getLiveUser(ctx.db, ctx.auth.orgId, input.id);
+    const target = await lockLiveUser(ctx.db, ctx.auth.orgId, input.id);
     const row = await setStatus(ctx, target, 'active');
     return { user: serializeUser(row) };
   },
@@ -250,14 +252,12 @@ function heirError(message: string): AppError {
   });
 }
 
-async function getHeir(db: Executor, orgId: string, heirId: string, deletedId: string): Promise<UserRow> {
-  if (heirId === deletedId) throw heirError('must be a different user than the one being deleted');
-  const [heir] = await db
-    .select()
-    .from(users)
-    .where(and(eq(users.id, heirId), eq(users.orgId, orgId), isNull(users.deletedAt)))
-    .limit(1);
-  if (heir?.status !== 'active') throw heirError('must be an active user of this organization');
+/** The heir's locked row when it may receive the records: another live, active user of the organization. */
+function assertHeir(heir: UserRow | undefined, deletedId: string): UserRow {
+  if (heir?.id === deletedId) throw heirError('must be a different user than the one being deleted');
+  if (!heir || heir.deletedAt !== null || heir.status !== 'active') {
+    throw heirError('must be an active user of this organization');
+  }
   return heir;
 }
 
@@ -285,13 +285,16 @@ export const deleteUser = defineTool({
     if (input.id === callerId) {
       throw new AppError('invalid_operation', { message: 'You cannot delete yourself' });
     }
-    const target = await getLiveUser(ctx.db, orgId, input.id);
+    // Both users are locked before anything is checked: a concurrent deletion of either (or of
+    // this user with the heir the other way round) waits here and then sees the committed result,
+    // so the loser gets a 404 or an invalid heir instead of handing records to a deleted user.
+    const heirId = input.transfer_to_user_id;
+    const locked = await lockUsers(ctx.db, orgId, heirId ? [input.id, heirId] : [input.id]);
+    const target = liveOrNotFound(locked.get(input.id));
     if (target.role === 'owner') {
       throw new AppError('invalid_operation', { message: 'The organization owner cannot be deleted' });
     }
-    const heir = input.transfer_to_user_id
-      ? await getHeir(ctx.db, orgId, input.transfer_to_user_id, target.id)
-      : undefined;
+    const heir = heirId ? assertHeir(locked.get(heirId), target.id) : undefined;
     const owned = await countOwnedRecords(OWNED_TYPES, ctx.db, orgId, target.id);
     const total = Object.values(owned).reduce((sum, n) => sum + n, 0);
     let outcome = '';

@@ -472,11 +472,15 @@ export const replayWebhookDelivery = defineTool({
   annotations: { openWorldHint: true },
   toolset: TOOLSET,
   async handler(input, ctx) {
+    // Locked, so parallel replays of one delivery take turns: the first turns it pending, and every
+    // later one reads that committed status and is refused below. Exactly one replay is accepted
+    // and exactly one attempt is enqueued.
     const [row] = await ctx.db
       .select()
       .from(webhookDeliveries)
       .where(and(eq(webhookDeliveries.id, input.deliveryId), eq(webhookDeliveries.orgId, ctx.auth.orgId)))
-      .limit(1);
+      .limit(1)
+      .for('update');
     if (!row) throw new AppError('not_found', { message: 'Delivery not found' });
     // A pending delivery still has an attempt scheduled; a replay beside it would race that attempt.
     if (row.status === 'pending') {

@@ -18,6 +18,12 @@ export type Schema = typeof schema;
 /** A database handle or an open transaction: what every data function takes. */
 export type Executor = PgDatabase<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
 
+/**
+ * `saturated`: every pooled connection is in use and requests are queued for one, so new work
+ * waits (and may time out). PGlite has one in-process connection and never reports it.
+ */
+export type PoolStatus = 'ok' | 'saturated';
+
 export interface Database {
   readonly kind: 'pglite' | 'postgres';
   /** System access as the connecting role (not subject to row-level security): auth, relay, admin. */
@@ -28,7 +34,19 @@ export interface Database {
   transaction<T>(fn: (tx: Executor) => Promise<T>): Promise<T>;
   migrate(): Promise<void>;
   ping(): Promise<void>;
+  poolStatus(): PoolStatus;
   close(): Promise<void>;
+}
+
+/**
+ * Time limits of every pooled PostgreSQL connection, in milliseconds (0: none). A statement that
+ * runs longer, or waits longer for a row or table lock, fails (SQLSTATE 57014 / 55P03); waiting
+ * longer for a free connection fails in the pool. core/errors.ts turns each into a retriable 503.
+ */
+export interface DatabaseTimeouts {
+  statementMs: number;
+  lockMs: number;
+  acquireMs: number;
 }
 
 export interface OpenDatabaseOptions {
@@ -37,7 +55,11 @@ export interface OpenDatabaseOptions {
   /** PGlite's directory; undefined keeps PGlite in memory. */
   dataDir?: string | undefined;
   poolMax?: number;
+  /** PostgreSQL only; undefined leaves the server's defaults (no limits). */
+  timeouts?: DatabaseTimeouts | undefined;
 }
+
+const DEFAULT_POOL_MAX = 10;
 
 const PGLITE_MAINTENANCE_MS = 5 * 60_000;
 
@@ -56,10 +78,12 @@ function makeDatabase(
   system: Executor,
   runMigrations: () => Promise<void>,
   close: () => Promise<void>,
+  poolStatus: () => PoolStatus,
 ): Database {
   return {
     kind,
     system,
+    poolStatus,
     withTenant: (orgId, fn) =>
       system.transaction(async (tx) => {
         await enterTenant(tx, orgId);
@@ -74,27 +98,57 @@ function makeDatabase(
   };
 }
 
+/**
+ * The pool's connection settings. The time limits are session settings sent when each connection
+ * opens, so they bound every statement on it: tenant and system transactions, authentication
+ * lookups and the workers' queries alike, with no extra round trip per transaction.
+ */
+function poolConfig(url: string, max: number, timeouts: DatabaseTimeouts | undefined): pg.PoolConfig {
+  if (!timeouts) return { connectionString: url, max };
+  return {
+    connectionString: url,
+    max,
+    statement_timeout: timeouts.statementMs,
+    lock_timeout: timeouts.lockMs,
+    connectionTimeoutMillis: timeouts.acquireMs,
+  };
+}
+
+function poolStatusOf(pool: pg.Pool, max: number): PoolStatus {
+  return pool.totalCount >= max && pool.idleCount === 0 && pool.waitingCount > 0 ? 'saturated' : 'ok';
+}
+
+/**
+ * Runs the migrations on a connection of their own, outside the pool, so they are exempt from its
+ * time limits (a schema change may rightly wait for locks and run long), holding the advisory lock
+ * on that same session: several API nodes may start at once, one migrates, the others wait for it.
+ */
+async function migratePostgres(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`select pg_advisory_lock(hashtext('crm_migrations'))`);
+    await migratePg(drizzlePg(client, { schema }), { migrationsFolder });
+  } finally {
+    await client.query(`select pg_advisory_unlock(hashtext('crm_migrations'))`).catch(() => {});
+    await client.end();
+  }
+}
+
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   if (options.url) {
-    const pool = new pg.Pool({ connectionString: options.url, max: options.poolMax ?? 10 });
+    const url = options.url;
+    const max = options.poolMax ?? DEFAULT_POOL_MAX;
+    const pool = new pg.Pool(poolConfig(url, max, options.timeouts));
     // An idle client that errors (server restart) must not crash the process; the pool replaces it.
     pool.on('error', () => {});
     const db = drizzlePg(pool, { schema });
     return makeDatabase(
       'postgres',
       db,
-      async () => {
-        // Several API nodes may start at once: one migrates, the others wait for it.
-        const client = await pool.connect();
-        try {
-          await client.query(`select pg_advisory_lock(hashtext('crm_migrations'))`);
-          await migratePg(db, { migrationsFolder });
-        } finally {
-          await client.query(`select pg_advisory_unlock(hashtext('crm_migrations'))`).catch(() => {});
-          client.release();
-        }
-      },
+      () => migratePostgres(url),
       () => pool.end(),
+      () => poolStatusOf(pool, max),
     );
   }
   let client: PGlite;
@@ -123,5 +177,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       clearInterval(maintenance);
       await client.close();
     },
+    // One in-process connection whose queries queue inside PGlite: there is no pool to exhaust.
+    () => 'ok',
   );
 }

@@ -30,6 +30,8 @@ export interface ReceiverBehaviour {
   trickleBodyMs?: number;
   /** Answer 302 with Location pointing at this receiver's path (for example `/redirected`). */
   redirectTo?: string;
+  /** Hold the answer until this settles, so a delivery stays in flight for as long as a test needs. */
+  until?: Promise<void>;
 }
 
 export interface SelfSignedCertificate {
@@ -168,6 +170,7 @@ export class HttpsReceiver {
     const behaviour = this.script.shift() ?? this.fallback;
     // A client that gave up makes further writes fail; that is the point of those scenarios.
     res.on('error', () => undefined);
+    if (behaviour.until) await behaviour.until;
     if (behaviour.headersDelayMs) await sleep(behaviour.headersDelayMs);
     if (res.destroyed) return;
     if (behaviour.redirectTo !== undefined) {

@@ -1,0 +1,198 @@
+// Locks in race-free state changes on PostgreSQL: parallel requests that change the same user or the
+// same webhook delivery give exactly one success, and no live lead or task is ever left owned by a
+// deleted user. Each case is repeated for several rounds, because one round of a race may happen to
+// run in a harmless order.
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rowsOf } from '../../core/db/sql.ts';
+import { createTestContext, json, onPostgres, type TestContext, type TestOrg } from '../helpers.ts';
+import { HttpsReceiver } from '../support/https-receiver.ts';
+
+const ROUNDS = 12;
+
+interface ErrorBody {
+  code?: string;
+  details?: { field: string }[];
+}
+
+let t: TestContext;
+let org: TestOrg;
+
+beforeAll(async () => {
+  t = await createTestContext({}, { withoutRateLimits: true });
+  org = await t.createOrg();
+});
+afterAll(() => t?.close());
+
+const deleteUser = (id: string, body?: Record<string, unknown>) =>
+  t.request('DELETE', `/api/v1/users/${id}`, { token: org.token, ...(body ? { body } : {}) });
+
+/** A member who owns one live lead and one open task, all made through the API. */
+async function memberWithRecords(): Promise<string> {
+  const { userId } = await t.createUser(org.orgId, 'member');
+  const lead = await t.request('POST', '/api/v1/leads', {
+    token: org.token,
+    body: { name: `Lead of ${userId}`, owner_id: userId },
+  });
+  expect(lead.status).toBe(201);
+  const task = await t.request('POST', '/api/v1/tasks', {
+    token: org.token,
+    body: { text: 'Call back', assigned_to: userId },
+  });
+  expect(task.status).toBe(201);
+  return userId;
+}
+
+/** Live leads and tasks owned by (assigned to) any of `userIds` that is deleted. */
+async function orphans(...userIds: string[]): Promise<number> {
+  const ids = sql.join(
+    userIds.map((id) => sql`${id}`),
+    sql`, `,
+  );
+  const result = await t.services.db.system.execute(sql`
+    select
+      (select count(*) from leads l join users u on u.id = l.owner_id
+        where u.id in (${ids}) and l.deleted_at is null and u.deleted_at is not null)
+      + (select count(*) from tasks k join users u on u.id = k.assigned_to
+        where u.id in (${ids}) and k.deleted_at is null and u.deleted_at is not null) as n`);
+  const [row] = rowsOf(result);
+  return row && typeof row === 'object' && 'n' in row ? Number(row.n) : Number.NaN;
+}
+
+const statusesOf = (responses: Response[]) => responses.map((r) => r.status).sort();
+
+describe.skipIf(!onPostgres)('parallel user deletions', { timeout: 240_000 }, () => {
+  it('two users deleted at once, each naming the other heir: one succeeds, the other is told its heir is gone', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const a = await memberWithRecords();
+      const b = await memberWithRecords();
+      const responses = await Promise.all([
+        deleteUser(a, { transfer_to_user_id: b }),
+        deleteUser(b, { transfer_to_user_id: a }),
+      ]);
+      expect(statusesOf(responses)).toEqual([200, 400]);
+      const refused = responses.find((r) => r.status === 400);
+      const body = refused ? await json<ErrorBody>(refused) : {};
+      expect(body.details?.[0]?.field).toBe('transfer_to_user_id');
+      expect(await orphans(a, b)).toBe(0);
+    }
+  });
+
+  it('a user trashed with acknowledge_data_deletion while named heir of another: nothing is left with the deleted', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const a = await memberWithRecords();
+      const b = await memberWithRecords();
+      const [trashing, transferring] = await Promise.all([
+        deleteUser(a, { acknowledge_data_deletion: true }),
+        deleteUser(b, { transfer_to_user_id: a }),
+      ]);
+      // Run one after the other, either order is valid: the transfer first (both succeed, the trash
+      // takes what was transferred), or the trash first (the transfer is refused: its heir is gone).
+      expect(trashing.status).toBe(200);
+      expect([200, 400]).toContain(transferring.status);
+      expect(await orphans(a, b)).toBe(0);
+    }
+  });
+
+  it('ten parallel deletions of one user: exactly one succeeds, the others find no user', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const a = await memberWithRecords();
+      const responses = await Promise.all(
+        Array.from({ length: 10 }, () => deleteUser(a, { transfer_to_user_id: org.ownerId })),
+      );
+      expect(statusesOf(responses)).toEqual([200, ...Array<number>(9).fill(404)]);
+      expect(await orphans(a)).toBe(0);
+    }
+  });
+
+  it('records assigned to a user while the user is deleted end with a live owner or in the trash', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const a = await memberWithRecords();
+      const assignments = Array.from({ length: 4 }, (_, i) =>
+        t.request('POST', '/api/v1/leads', {
+          token: org.token,
+          body: { name: `Late lead ${i}`, owner_id: a },
+        }),
+      );
+      const [deletion, ...created] = await Promise.all([
+        deleteUser(a, { acknowledge_data_deletion: true }),
+        ...assignments,
+      ]);
+      expect(deletion.status).toBe(200);
+      for (const res of created) expect([201, 400]).toContain(res.status);
+      expect(await orphans(a)).toBe(0);
+    }
+  });
+});
+
+describe.skipIf(!onPostgres)('parallel webhook replays', { timeout: 240_000 }, () => {
+  let receiver: HttpsReceiver;
+  let hooks: TestContext;
+  let hooksOrg: TestOrg;
+  let deliveryId: string;
+  let webhookId: string;
+
+  async function deliveryStatus(): Promise<string | undefined> {
+    const res = await hooks.request('GET', `/api/v1/webhooks/${webhookId}/deliveries?limit=100`, {
+      token: hooksOrg.token,
+    });
+    const { deliveries } = await json<{ deliveries: { _id: string; status: string }[] }>(res);
+    return deliveries.find((d) => d._id === deliveryId)?.status;
+  }
+
+  async function untilDelivered(): Promise<void> {
+    for (let i = 0; i < 200; i++) {
+      if ((await deliveryStatus()) === 'succeeded') return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`delivery ${deliveryId} never succeeded`);
+  }
+
+  beforeAll(async () => {
+    receiver = await HttpsReceiver.start();
+    hooks = await createTestContext(
+      { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
+      { withoutRateLimits: true, withWorkers: { ca: receiver.ca } },
+    );
+    hooksOrg = await hooks.createOrg({ plan: 'starter' });
+    const created = await hooks.request('POST', '/api/v1/webhooks', {
+      token: hooksOrg.token,
+      body: {
+        name: 'Races',
+        url: receiver.url('/races'),
+        events: ['lead.created'],
+        secret: 'races-secret-0123456789',
+      },
+    });
+    webhookId = (await json<{ webhook: { _id: string } }>(created)).webhook._id;
+    const test = await hooks.request('POST', `/api/v1/webhooks/test/${webhookId}`, { token: hooksOrg.token });
+    deliveryId = (await json<{ delivery: { _id: string } }>(test)).delivery._id;
+    await untilDelivered();
+  });
+  afterAll(async () => {
+    await hooks?.close();
+    await receiver?.close();
+  });
+
+  it('twenty parallel replays of one delivery: exactly one succeeds and exactly one request is sent', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const sentBefore = receiver.hits('/races').length;
+      // The receiver holds its answer until every replay has been answered: the accepted replay's
+      // attempt stays in flight, so no later replay may legitimately find the delivery finished.
+      let release = () => {};
+      receiver.setFallback({ until: new Promise<void>((resolve) => (release = resolve)) });
+      const responses = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          hooks.request('POST', `/api/v1/webhooks/deliveries/${deliveryId}/replay`, {
+            token: hooksOrg.token,
+          }),
+        ),
+      );
+      release();
+      expect(statusesOf(responses)).toEqual([200, ...Array<number>(19).fill(400)]);
+      await untilDelivered();
+      // Only an accepted replay enqueues an attempt: once it has run, nothing more is on its way.
+      expect(receiver.hits('/races').length).toBe(sentBefore + 1);
+    }
+  });
+});
