@@ -264,6 +264,21 @@ describe('update and complete', () => {
     expect(bad.status).toBe(400);
   });
 
+  it('answers PUT like PATCH: only the fields sent change', async () => {
+    const task = await createTask({ text: 'Call back', due_at: at(DAY) });
+    const res = await t.request('PUT', `/api/v1/tasks/${task._id}`, {
+      token: org.token,
+      body: { text: 'Call back today' },
+    });
+    expect(res.status).toBe(200);
+    expect((await json<{ task: Task }>(res)).task).toMatchObject({
+      text: 'Call back today',
+      due_at: task.due_at,
+    });
+    const bad = await t.request('PUT', `/api/v1/tasks/${task._id}`, { token: org.token, body: { text: '' } });
+    expect(bad.status).toBe(400);
+  });
+
   it('completes once: task.completed is emitted once, repeats return the task unchanged', async () => {
     const task = await createTask({ text: 'Send contract' });
     const first = await t.request('POST', `/api/v1/tasks/${task._id}/complete`, { token: org.token });

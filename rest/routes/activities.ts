@@ -1,4 +1,5 @@
 // Activity routes: the collection, one activity, and a lead's timeline.
+// PUT merges exactly like PATCH (only the fields sent change), as on every record resource.
 import {
   deleteActivity,
   getActivity,
@@ -15,6 +16,7 @@ export const activityRoutes: Route[] = [
   route('POST', '/activities', logActivity, { status: 201 }),
   route('GET', '/activities/:id', getActivity),
   route('PATCH', '/activities/:id', updateActivity),
+  route('PUT', '/activities/:id', updateActivity),
   route('DELETE', '/activities/:id', deleteActivity),
   route('GET', '/leads/:id/activities', listLeadActivities),
 ];

@@ -5,6 +5,7 @@ export const apiKeyRoutes: Route[] = [
   route('POST', '/settings/api-keys', createApiKey),
   route('GET', '/settings/api-keys', listApiKeys),
   route('PATCH', '/settings/api-keys/:id', updateApiKey),
+  route('PUT', '/settings/api-keys/:id', updateApiKey),
   route('DELETE', '/settings/api-keys/:id', revokeApiKey),
   route('POST', '/settings/api-keys/:id/rotate', rotateApiKey, { status: 201 }),
 ];

@@ -1,6 +1,6 @@
 // Custom object routes: the definitions under /custom-objects and each definition's records under
-// /custom-objects/{objectId}/records. A record's PUT merges (the specification's PUT changes only
-// the keys sent); there is no PATCH alias, since a tool backs exactly one route (its operationId).
+// /custom-objects/{objectId}/records. PUT and PATCH both merge (the specification's PUT changes only
+// the keys sent), for definitions and records alike; OpenAPI names the second route `<tool>_put`.
 import {
   createCustomObject,
   createCustomObjectRecord,
@@ -20,6 +20,7 @@ export const customObjectRoutes: Route[] = [
   route('POST', '/custom-objects', createCustomObject),
   route('GET', '/custom-objects/:id', getCustomObject),
   route('PATCH', '/custom-objects/:id', updateCustomObject),
+  route('PUT', '/custom-objects/:id', updateCustomObject),
   route('DELETE', '/custom-objects/:id', deleteCustomObject),
   route('GET', '/custom-objects/:objectId/records', listCustomObjectRecords),
   route('POST', '/custom-objects/:objectId/records', createCustomObjectRecord),

@@ -1,4 +1,5 @@
 // Task routes: the collection, one task, completing and snoozing, and the caller's open tasks.
+// PUT merges exactly like PATCH (only the fields sent change), as on every record resource.
 import {
   completeTask,
   createTask,
@@ -18,6 +19,7 @@ export const taskRoutes: Route[] = [
   route('POST', '/tasks', createTask),
   route('GET', '/tasks/:id', getTask),
   route('PATCH', '/tasks/:id', updateTask),
+  route('PUT', '/tasks/:id', updateTask),
   route('DELETE', '/tasks/:id', deleteTask),
   route('POST', '/tasks/:id/complete', completeTask),
   route('POST', '/tasks/:id/snooze', snoozeTask),
