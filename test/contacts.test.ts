@@ -140,6 +140,30 @@ describe('create and get', () => {
     expect((await list(`?lead_id=${foreignLead}`)).total).toBe(0);
   });
 
+  it('keeps any email or phone type label of 1-50 characters, trimmed, as integrations send them', async () => {
+    const leadId = await createLead();
+    const contact = await create({
+      lead_id: leadId,
+      name: 'Labels',
+      emails: [
+        { email: 'l1@x.example', type: 'personal' },
+        { email: 'l2@x.example', type: ' Billing ' },
+      ],
+      phones: [
+        { phone: '+14155550111', type: 'direct' },
+        { phone: '+14155550112', type: 'fax' },
+        { phone: '+14155550113', type: 'y'.repeat(50) },
+      ],
+    });
+    expect(contact.emails.map((e) => e.type)).toEqual(['personal', 'Billing']);
+    expect(contact.phones.map((p) => p.type)).toEqual(['direct', 'fax', 'y'.repeat(50)]);
+    const res = await t.request('GET', `/api/v1/contacts/${contact._id}`, { token: org.token });
+    expect((await json<{ contact: Contact }>(res)).contact.phones[0]).toEqual({
+      phone: '+14155550111',
+      type: 'direct',
+    });
+  });
+
   it('rejects invalid fields with details and writes no event', async () => {
     const leadId = await createLead();
     const before = await outboxCount(org.orgId);
@@ -152,13 +176,21 @@ describe('create and get', () => {
       [{ lead_id: leadId, name: 'Nul\u0000' }, 'name'],
       [{ lead_id: leadId, name: 'A', title: 'x'.repeat(201) }, 'title'],
       [{ lead_id: leadId, name: 'A', emails: [{ email: 'not-an-email' }] }, 'emails.0.email'],
-      [{ lead_id: leadId, name: 'A', emails: [{ email: 'a@b.example', type: 'pager' }] }, 'emails.0.type'],
+      [{ lead_id: leadId, name: 'A', emails: [{ email: 'a@b.example', type: ' ' }] }, 'emails.0.type'],
+      [
+        { lead_id: leadId, name: 'A', emails: [{ email: 'a@b.example', type: 'x'.repeat(51) }] },
+        'emails.0.type',
+      ],
       [{ lead_id: leadId, name: 'A', emails: ['a@b.example'] }, 'emails.0'],
       [{ lead_id: leadId, name: 'A', phones: [{ phone: '415 555 0100' }] }, 'phones.0.phone'],
       [{ lead_id: leadId, name: 'A', phones: [{ phone: '+12345' }] }, 'phones.0.phone'],
       [{ lead_id: leadId, name: 'A', phones: [{ phone: '+1234567890123456' }] }, 'phones.0.phone'],
       [{ lead_id: leadId, name: 'A', phones: [{ phone: '+1 555 CALL NOW' }] }, 'phones.0.phone'],
-      [{ lead_id: leadId, name: 'A', phones: [{ phone: '+14155550100', type: 'pager' }] }, 'phones.0.type'],
+      [{ lead_id: leadId, name: 'A', phones: [{ phone: '+14155550100', type: '' }] }, 'phones.0.type'],
+      [
+        { lead_id: leadId, name: 'A', phones: [{ phone: '+14155550100', type: 'x'.repeat(51) }] },
+        'phones.0.type',
+      ],
       [{ lead_id: leadId, name: 'A', created_at: '2020-01-01T00:00:00Z' }, 'created_at'],
       [{ lead_id: leadId, name: 'A', custom: {} }, 'custom'],
       [{ lead_id: leadId, name: 'A', 'bad-key': 1 }, 'bad-key'],

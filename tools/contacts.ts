@@ -22,8 +22,18 @@ import type { TrashType } from '../core/trash.ts';
 import { assertLeadLive, isLiveLead } from './lead-children.ts';
 import { getLiveLead } from './leads.ts';
 
-export const EMAIL_TYPES = ['work', 'home', 'other'] as const;
-export const PHONE_TYPES = ['office', 'mobile', 'home', 'fax', 'other'] as const;
+// Type labels stay open, as in other CRMs: integrations send office, mobile, direct, fax and their own
+// words, and refusing an unknown one would lose the address with it. These are only the defaults.
+const DEFAULT_EMAIL_TYPE = 'work';
+const DEFAULT_PHONE_TYPE = 'office';
+const typeLabel = (what: string) =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(50)
+    .refine(NO_NUL, nulMessage)
+    .describe(`Kind of ${what}: any label of 1-50 characters`);
 const MAX_EMAILS = 20;
 const MAX_PHONES = 20;
 
@@ -52,11 +62,11 @@ const RESERVED_CONTACT_KEYS: ReadonlySet<string> = new Set([
 
 const emailSchema = z.object({
   email: z.string().describe('Email address'),
-  type: z.enum(EMAIL_TYPES).describe('Kind of address: work, home or other'),
+  type: z.string().describe('Kind of address, a free label such as work, home or other'),
 });
 const phoneSchema = z.object({
   phone: z.string().describe('Phone number, normalized to + and digits (E.164)'),
-  type: z.enum(PHONE_TYPES).describe('Kind of number: office, mobile, home, fax or other'),
+  type: z.string().describe('Kind of number, a free label such as office, mobile, direct or fax'),
 });
 
 export const contactSchema = z
@@ -92,13 +102,6 @@ const contactColumns = {
 };
 export type ContactData = Omit<ContactRow, 'search'>;
 
-function toEmailType(value: string): (typeof EMAIL_TYPES)[number] {
-  return EMAIL_TYPES.find((t) => t === value) ?? 'other';
-}
-function toPhoneType(value: string): (typeof PHONE_TYPES)[number] {
-  return PHONE_TYPES.find((t) => t === value) ?? 'other';
-}
-
 export function serializeContact(row: ContactData): ContactRecord {
   // Custom keys first: reserved names keep them from shadowing a field, and this order makes sure.
   return {
@@ -107,8 +110,8 @@ export function serializeContact(row: ContactData): ContactRecord {
     lead_id: row.leadId,
     name: row.name,
     title: row.title,
-    emails: row.emails.map((e) => ({ email: e.email, type: toEmailType(e.type) })),
-    phones: row.phones.map((p) => ({ phone: p.phone, type: toPhoneType(p.type) })),
+    emails: row.emails.map((e) => ({ email: e.email, type: e.type })),
+    phones: row.phones.map((p) => ({ phone: p.phone, type: p.type })),
     created_by: row.createdBy,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
@@ -140,7 +143,7 @@ const emailInput = z.strictObject({
     .email({ message: 'must be a valid email address' })
     .max(320)
     .describe('Email address, e.g. jane@acme.example'),
-  type: z.enum(EMAIL_TYPES).default('work').describe('Kind of address: work (default), home or other'),
+  type: typeLabel('address, e.g. work (the default), home, personal or other').default(DEFAULT_EMAIL_TYPE),
 });
 // Spaces, dashes, dots and brackets are formatting; what is stored is + and the digits (E.164).
 const phoneInput = z.strictObject({
@@ -155,10 +158,9 @@ const phoneInput = z.strictObject({
     .describe(
       'Phone number in international form, e.g. +1 415-555-0100; stored as + and digits (+14155550100)',
     ),
-  type: z
-    .enum(PHONE_TYPES)
-    .default('office')
-    .describe('Kind of number: office (default), mobile, home, fax or other'),
+  type: typeLabel('number, e.g. office (the default), mobile, direct, home or fax').default(
+    DEFAULT_PHONE_TYPE,
+  ),
 });
 const emailsField = z
   .array(emailInput)
