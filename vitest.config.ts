@@ -13,6 +13,8 @@ export default defineConfig({
       'cli/**/*.test.ts',
     ],
     exclude: ['test/services/**', 'node_modules/**'],
+    // Migrates one database for the run; each test file starts from a copy (test/helpers.ts).
+    globalSetup: ['test/setup/database-template.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

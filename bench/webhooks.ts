@@ -333,7 +333,7 @@ async function main(): Promise<void> {
   };
   const certificate = createSelfSignedCertificate();
   const receiver = await ReceiverProcess.start(certificate.key, certificate.cert);
-  const scratch = await createScratchDatabase(env.BENCH_DATABASE_URL);
+  const scratch = await createScratchDatabase(env.BENCH_DATABASE_URL, { empty: true });
   const prefix = `crm-bench-${randomBytes(6).toString('hex')}`;
   const config = loadConfig({
     LOG_LEVEL: 'warn',

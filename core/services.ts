@@ -39,6 +39,8 @@ export interface CreateServicesOptions {
   logger?: Logger;
   /** Keep PGlite in memory instead of under DATA_DIR (tests). */
   inMemory?: boolean;
+  /** With inMemory: start PGlite from this migrated image (core/db/client.ts buildPgliteImage). */
+  pgliteImage?: Blob;
   /**
    * Leave the request limits out. Only for programmatic use by benchmarks and tests that measure
    * something else; no environment variable turns the limits off in a deployment.
@@ -102,6 +104,7 @@ export async function createServices(config: Config, options: CreateServicesOpti
     dataDir: embedded && !options.inMemory ? config.dataDir : undefined,
     poolMax: config.dbPoolMax,
     timeouts: config.dbTimeouts,
+    image: embedded && options.inMemory ? options.pgliteImage : undefined,
   });
   await db.migrate();
   const usage = new CredentialUsage(db.system);

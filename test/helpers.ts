@@ -2,7 +2,9 @@
 // PostgreSQL server named by TEST_DATABASE_URL (the services suite). Fixtures go through core
 // functions; the behaviour under test goes through app.request() or a real client.
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import pg from 'pg';
+import { inject } from 'vitest';
 import type { Role } from '../core/access.ts';
 import { signSession } from '../core/auth/jwt.ts';
 import { generatePat, hashToken, tokenPrefix } from '../core/auth/tokens.ts';
@@ -19,14 +21,20 @@ import { type BackgroundWork, startBackgroundWork } from '../workers/runtime.ts'
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
 export const onPostgres = Boolean(TEST_DATABASE_URL);
 
-/** Creates an empty database on the test server and returns its URL and a function that drops it. */
+/**
+ * Creates a database on the test server and returns its URL and a function that drops it: a copy of
+ * the run's migrated template (test/setup/database-template.ts) unless `empty` asks for a bare one.
+ */
 export async function createScratchDatabase(
   adminUrl: string,
+  options: { empty?: boolean } = {},
 ): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `crm_test_${randomBytes(6).toString('hex')}`;
+  const template = options.empty ? undefined : inject('templateDatabase');
+  if (!options.empty && !template) throw new Error('No template database: the global setup did not run');
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  await admin.query(`create database ${name}`);
+  await admin.query(template ? `create database ${name} template ${template}` : `create database ${name}`);
   await admin.end();
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
@@ -94,6 +102,17 @@ export interface TestContextOptions {
   withWorkers?: boolean | { ca?: string };
 }
 
+let pgliteImage: Promise<Blob | undefined> | undefined;
+
+/** The run's migrated PGlite image, read once per worker (undefined outside the global setup). */
+function migratedPgliteImage(): Promise<Blob | undefined> {
+  pgliteImage ??= (async () => {
+    const path = inject('pgliteImagePath');
+    return path ? new Blob([await readFile(path)]) : undefined;
+  })();
+  return pgliteImage;
+}
+
 export async function createTestContext(
   env: Record<string, string> = {},
   options: TestContextOptions = {},
@@ -107,6 +126,7 @@ export async function createTestContext(
   });
   const services = await createServices(config, {
     inMemory: true,
+    pgliteImage: scratch ? undefined : await migratedPgliteImage(),
     logger: options.logger ?? createLogger('silent'),
     withoutRateLimits: options.withoutRateLimits ?? false,
   });

@@ -1,0 +1,56 @@
+// Global setup of both suites: migrate one database for the whole run, so each test file starts
+// from a copy instead of running initdb and every migration itself. On PGlite the copy is an image
+// of the migrated data directory in a temporary file; on PostgreSQL (TEST_DATABASE_URL) it is a
+// template database that each file's scratch database is created from.
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { TestProject } from 'vitest/node';
+import { buildPgliteImage, openDatabase } from '../../core/db/client.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** Path of the migrated PGlite image (PGlite runs). */
+    pgliteImagePath: string | undefined;
+    /** Name of the migrated template database on the TEST_DATABASE_URL server (PostgreSQL runs). */
+    templateDatabase: string | undefined;
+  }
+}
+
+async function adminQuery(adminUrl: string, text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const adminUrl = project.config.env?.TEST_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+  if (adminUrl) {
+    const name = `crm_template_${randomBytes(6).toString('hex')}`;
+    await adminQuery(adminUrl, `create database ${name}`);
+    const url = new URL(adminUrl);
+    url.pathname = `/${name}`;
+    const db = await openDatabase({ url: url.toString(), poolMax: 1 });
+    await db.migrate();
+    await db.close();
+    project.provide('templateDatabase', name);
+    project.provide('pgliteImagePath', undefined);
+    return async () => {
+      await adminQuery(adminUrl, `drop database if exists ${name} with (force)`);
+    };
+  }
+  const dir = await mkdtemp(join(tmpdir(), 'crm-test-db-'));
+  const path = join(dir, 'migrated.tar');
+  await writeFile(path, Buffer.from(await (await buildPgliteImage()).arrayBuffer()));
+  project.provide('pgliteImagePath', path);
+  project.provide('templateDatabase', undefined);
+  return async () => {
+    await rm(dir, { recursive: true, force: true });
+  };
+}
