@@ -11,6 +11,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { AppError } from '../core/errors.ts';
 import { type CallContext, canSee, invokeTool } from '../core/invoke.ts';
+import { assertSafeInput } from '../core/safe-input.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../core/schemas.ts';
 import type { Services } from '../core/services.ts';
 import type { Tool } from '../core/tool.ts';
@@ -135,6 +136,8 @@ export function createCrmServer(call: CallContext, services: Services, selection
     }
     let output: unknown;
     try {
+      // The same input guard as REST bodies, before the pipeline: NUL, lone surrogates, depth, 1e309.
+      assertSafeInput(request.params.arguments ?? {});
       output = await invokeTool(tool, request.params.arguments ?? {}, call, services);
     } catch (err) {
       return failureResult(tool, err, call, services);

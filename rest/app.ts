@@ -8,6 +8,7 @@ import { authenticate } from '../core/auth/authenticate.ts';
 import type { AuthContext } from '../core/auth-context.ts';
 import { AppError } from '../core/errors.ts';
 import { invokeTool } from '../core/invoke.ts';
+import { assertSafeUrl } from '../core/safe-input.ts';
 import type { Services } from '../core/services.ts';
 import { mountMcp } from '../mcp/http.ts';
 import { mountAdminRoutes } from './admin-routes.ts';
@@ -89,6 +90,11 @@ export function createApp(services: Services): Hono<AppEnv> {
   // MCP is not under /api/v1: its calls count only toward the per-key MCP limit.
   app.use('/api/v1/*', ipRateLimit(services, ['global']));
   app.use('/api/v1/auth/*', ipRateLimit(services, ['auth']));
+  // Path parameters and query values are checked once here, before any route (core/safe-input.ts).
+  app.use('*', async function guardRequestUrl(c, next) {
+    assertSafeUrl(c.req.url);
+    await next();
+  });
 
   mountOperations(app, services);
   mountOpenApi(app);
