@@ -20,6 +20,7 @@ import type { AppEnv } from '../rest/app.ts';
 import { errorResponse } from '../rest/errors.ts';
 import { enforceLimit, limitFailedAuthentication } from '../rest/rate-limit.ts';
 import { batchRejection, judgeBatch } from './batches.ts';
+import { invalidInitializeResponse } from './initialize.ts';
 import { createCrmServer } from './server.ts';
 import { selectToolsets, TOOLSETS_HEADER, type ToolsetSelection } from './toolsets.ts';
 
@@ -138,6 +139,9 @@ export function mountMcp(app: Hono<AppEnv>, services: Services): void {
         logger,
       );
     }
+
+    const invalidInitialize = invalidInitializeResponse(parsedBody);
+    if (invalidInitialize) return invalidInitialize;
 
     // A misspelt toolset is a configuration error worth a clear 400, not a silently shorter tool list.
     let selection: ToolsetSelection;
