@@ -25,6 +25,16 @@ export function isOrigin(value: string): boolean {
   }
 }
 
+/** A bare host name as the Host header names it, without port: `crm.example.com`, `10.0.0.5`, `[::1]`. */
+export function isHostname(value: string): boolean {
+  try {
+    // The URL parser drops a port and lower-cases, so only a bare, canonical host name survives unchanged.
+    return new URL(`http://${value}`).hostname === value;
+  } catch {
+    return false;
+  }
+}
+
 const msList = z
   .string()
   .regex(/^\d+(,\d+)*$/, 'a comma-separated list of milliseconds')
@@ -54,6 +64,13 @@ const envSchema = z.object({
   TRASH_PURGE_INTERVAL_MS: z.coerce.number().int().min(10).max(2_147_483_647).default(3_600_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   MCP_ALLOWED_ORIGINS: z.string().default(''),
+  MCP_ALLOWED_HOSTS: z
+    .string()
+    .default('')
+    .transform((s) => commaList(s).map((h) => h.toLowerCase()))
+    .refine((hosts) => hosts.every(isHostname), {
+      message: 'a comma-separated list of host names such as crm.example.com or [::1] (no scheme, no port)',
+    }),
   CORS_ALLOWED_ORIGINS: z
     .string()
     .default('')
@@ -93,6 +110,12 @@ export interface Config {
   trashPurgeIntervalMs: number;
   /** Origins allowed to call /mcp from a browser; requests without an Origin header are always allowed. */
   mcpAllowedOrigins: string[];
+  /**
+   * Host names /mcp accepts in the Host header besides its own loopback names (DNS rebinding). When
+   * the server listens on loopback, only localhost, 127.0.0.1, [::1] and these are accepted;
+   * elsewhere a non-empty list is enforced as it stands.
+   */
+  mcpAllowedHosts: string[];
   /** Browser origins allowed to call the HTTP API cross-origin (CORS); empty sends no CORS headers at all. */
   corsAllowedOrigins: string[];
 }
@@ -138,6 +161,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trashRetentionDays: e.TRASH_RETENTION_DAYS,
     trashPurgeIntervalMs: e.TRASH_PURGE_INTERVAL_MS,
     mcpAllowedOrigins: commaList(e.MCP_ALLOWED_ORIGINS),
+    mcpAllowedHosts: e.MCP_ALLOWED_HOSTS,
     corsAllowedOrigins: e.CORS_ALLOWED_ORIGINS,
   };
 }

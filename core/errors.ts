@@ -37,11 +37,6 @@ export const ERROR_TABLE = {
   validation_failed: { status: 400, error: 'Validation failed', mcp: toolError },
   invalid_id: { status: 400, error: 'Invalid id', mcp: toolError },
   invalid_json: { status: 400, error: 'Malformed JSON body', mcp: { kind: 'jsonrpc', code: -32700 } },
-  token_in_url: {
-    status: 400,
-    error: 'Tokens must be sent in the Authorization header, never in the URL',
-    mcp: toolError,
-  },
   user_owns_records: { status: 400, error: 'User owns records', mcp: toolError },
   invalid_operation: { status: 400, error: 'Operation not allowed', mcp: toolError },
   tool_not_enabled: { status: 400, error: 'Tool not enabled', mcp: toolError },

@@ -19,8 +19,17 @@ export const LIMIT_RULES = {
   global: { points: 300, duration: 60, message: 'Too many requests, please try again later.' },
   /** /api/v1/auth/* (signup, login, refresh, password reset), per client IP. */
   auth: { points: 10, duration: 60, message: 'Too many authentication attempts, please try again later.' },
-  /** The MCP endpoint, per API key (per user for session tokens). */
+  /** The MCP endpoint, per API key (per user for session tokens); every message of a batch counts. */
   mcp: { points: 120, duration: 60, message: 'Too many MCP requests for this key, please slow down.' },
+  /**
+   * Failed bearer authentications on /mcp and /admin/v1, per client IP. Only failures count, and
+   * the budget is checked before a token is verified, so guessing stops once it is spent.
+   */
+  auth_failures: {
+    points: 10,
+    duration: 60,
+    message: 'Too many failed authentication attempts, please try again later.',
+  },
   /** POST /api/v1/leads/bulk and /leads/bulk/tags, per user. */
   bulk: { points: 60, duration: 60, message: 'Too many bulk requests, please try again later.' },
   /** Endpoints that send SMS and WhatsApp messages, per user. */
@@ -72,21 +81,35 @@ export class RateLimits {
       global: build('global'),
       auth: build('auth'),
       mcp: build('mcp'),
+      auth_failures: build('auth_failures'),
       bulk: build('bulk'),
       messaging: build('messaging'),
       ingest: build('ingest'),
     };
   }
 
-  /** Counts one request against `name` for `key`; a refused request still reports its headers. */
-  async consume(name: LimitName, key: string): Promise<LimitOutcome> {
+  /**
+   * Counts `points` requests (one by default; a JSON-RPC batch counts each message) against `name`
+   * for `key`; a refused request still reports its headers.
+   */
+  async consume(name: LimitName, key: string, points = 1): Promise<LimitOutcome> {
     try {
-      const res = await this.limiters[name].consume(key);
+      const res = await this.limiters[name].consume(key, points);
       return outcome(name, res, true);
     } catch (rejection) {
       if (rejection instanceof RateLimiterRes) return outcome(name, rejection, false);
       throw rejection;
     }
+  }
+
+  /** The state of `name` for `key` without counting anything: refused once the window is spent. */
+  async peek(name: LimitName, key: string): Promise<LimitOutcome> {
+    const rule = LIMIT_RULES[name];
+    const res = await this.limiters[name].get(key);
+    if (!res) {
+      return { name, allowed: true, limit: rule.points, remaining: rule.points, resetSeconds: rule.duration };
+    }
+    return outcome(name, res, res.consumedPoints < rule.points);
   }
 }
 

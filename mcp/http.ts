@@ -2,17 +2,25 @@
 // selection (X-MCP-Toolsets header or the key's setting), then the official SDK's createMcpHandler
 // serving both protocol eras (2025 stateless and 2026-07-28) from a fresh server per request. There are no sessions and no OAuth discovery: a caller brings a
 // token, so the 401 challenge names no metadata URL and the OAuth well-known paths answer 404.
-import { type AuthInfo, createMcpHandler } from '@modelcontextprotocol/server';
+import {
+  type AuthInfo,
+  createMcpHandler,
+  isJsonContentType,
+  validateHostHeader,
+} from '@modelcontextprotocol/server';
 import type { Context, Hono } from 'hono';
 import { holdsScope } from '../core/access.ts';
 import { authenticate } from '../core/auth/authenticate.ts';
 import type { AuthContext } from '../core/auth-context.ts';
+import type { Config } from '../core/config.ts';
 import { AppError } from '../core/errors.ts';
 import type { CallContext } from '../core/invoke.ts';
 import type { Services } from '../core/services.ts';
 import type { AppEnv } from '../rest/app.ts';
 import { errorResponse } from '../rest/errors.ts';
-import { enforceLimit } from '../rest/rate-limit.ts';
+import { enforceLimit, limitFailedAuthentication } from '../rest/rate-limit.ts';
+import { batchRejection, judgeBatch } from './batches.ts';
+import { invalidInitializeResponse } from './initialize.ts';
 import { createCrmServer } from './server.ts';
 import { selectToolsets, TOOLSETS_HEADER, type ToolsetSelection } from './toolsets.ts';
 
@@ -27,6 +35,30 @@ const OAUTH_DISCOVERY_PATHS = [
   '/.well-known/oauth-authorization-server',
   '/.well-known/oauth-authorization-server/*',
 ];
+
+const LOOPBACK_HOSTNAMES = ['localhost', '127.0.0.1', '[::1]'];
+const LOOPBACK_LISTEN = /^(localhost|127(\.\d{1,3}){3}|::1|\[::1\])$/i;
+
+/**
+ * The Host names /mcp answers to, or undefined when any is fine. A server on loopback answers only
+ * to its own names (plus MCP_ALLOWED_HOSTS): a page whose DNS name an attacker re-points at
+ * 127.0.0.1 (DNS rebinding) sends its own name as Host and is refused.
+ */
+export function allowedMcpHostnames(config: Config): string[] | undefined {
+  if (LOOPBACK_LISTEN.test(config.host)) return [...LOOPBACK_HOSTNAMES, ...config.mcpAllowedHosts];
+  return config.mcpAllowedHosts.length > 0 ? config.mcpAllowedHosts : undefined;
+}
+
+/** The JSON body of a POST, read from a copy so the SDK still sees the untouched request; else undefined. */
+async function peekJsonBody(request: Request): Promise<unknown> {
+  if (request.method !== 'POST' || !isJsonContentType(request.headers.get('content-type'))) return undefined;
+  const text = await request.clone().text();
+  try {
+    return text.length === 0 ? undefined : JSON.parse(text);
+  } catch {
+    return undefined; // The SDK answers unparseable bodies with its own -32700.
+  }
+}
 
 /** The SDK hands the factory the AuthInfo object given to fetch(); this maps it back to the caller. */
 function authInfoFor(auth: AuthContext): AuthInfo {
@@ -58,24 +90,40 @@ export function mountMcp(app: Hono<AppEnv>, services: Services): void {
     );
   for (const path of OAUTH_DISCOVERY_PATHS) app.all(path, notFound);
 
+  const allowedHostnames = allowedMcpHostnames(config);
+
   app.all(MCP_PATH, async (c) => {
     // Browsers send Origin; a page on another site must not drive the endpoint with a user's token.
     const origin = c.req.header('origin');
     if (origin !== undefined && !config.mcpAllowedOrigins.includes(origin)) {
       return c.json({ error: 'Forbidden', code: 'forbidden', message: 'Origin not allowed' }, 403);
     }
+    if (allowedHostnames) {
+      const host = c.req.header('host') ?? new URL(c.req.url).host;
+      const verdict = validateHostHeader(host, allowedHostnames);
+      if (!verdict.ok) {
+        return errorResponse(c, new AppError('forbidden', { message: 'Host not allowed' }), logger);
+      }
+    }
 
     let auth: AuthContext;
     try {
-      auth = await authenticate(c.req.header('authorization'), services);
+      auth = await limitFailedAuthentication(c, services, () =>
+        authenticate(c.req.header('authorization'), services),
+      );
     } catch (err) {
       if (err instanceof AppError && err.status === 401) c.header('WWW-Authenticate', BEARER_CHALLENGE);
       return errorResponse(c, err, logger);
     }
 
-    // 120 per minute per API key (per user for sessions); MCP calls never count toward the REST 300.
+    const parsedBody = await peekJsonBody(c.req.raw);
+    const batch = judgeBatch(parsedBody, c.req.header('mcp-protocol-version'));
+    if (!batch.ok) return batchRejection(batch.revision);
+
+    // 120 messages per minute per API key (per user for sessions), each message of a batch counted;
+    // MCP calls never count toward the REST 300.
     try {
-      await enforceLimit(c, services, 'mcp', auth.credentialId ?? `user:${auth.userId}`);
+      await enforceLimit(c, services, 'mcp', auth.credentialId ?? `user:${auth.userId}`, batch.messages);
     } catch (err) {
       if (!(err instanceof AppError) || err.code !== 'rate_limited') throw err;
       return c.json({ jsonrpc: '2.0', error: { code: -32000, message: err.body.error }, id: null }, 429);
@@ -92,6 +140,9 @@ export function mountMcp(app: Hono<AppEnv>, services: Services): void {
       );
     }
 
+    const invalidInitialize = invalidInitializeResponse(parsedBody);
+    if (invalidInitialize) return invalidInitialize;
+
     // A misspelt toolset is a configuration error worth a clear 400, not a silently shorter tool list.
     let selection: ToolsetSelection;
     try {
@@ -102,6 +153,6 @@ export function mountMcp(app: Hono<AppEnv>, services: Services): void {
 
     const authInfo = authInfoFor(auth);
     callers.set(authInfo, { call: { auth, surface: 'mcp', requestId: c.get('requestId') }, selection });
-    return handler.fetch(c.req.raw, { authInfo });
+    return handler.fetch(c.req.raw, { authInfo, ...(parsedBody !== undefined && { parsedBody }) });
   });
 }

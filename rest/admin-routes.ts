@@ -15,6 +15,7 @@ import { AppError } from '../core/errors.ts';
 import type { Services } from '../core/services.ts';
 import type { AppEnv } from './app.ts';
 import { readJsonObject } from './body.ts';
+import { limitFailedAuthentication } from './rate-limit.ts';
 
 export function mountAdminRoutes(app: Hono<AppEnv>, services: Services): void {
   const { adminToken } = services.config;
@@ -24,8 +25,10 @@ export function mountAdminRoutes(app: Hono<AppEnv>, services: Services): void {
   const db = services.db;
 
   app.use('/admin/*', async function requireAdmin(c, next) {
-    const token = bearerToken(c.req.header('authorization'));
-    if (!safeEqual(hashToken(token), expected)) throw new AppError('invalid_token');
+    await limitFailedAuthentication(c, services, async () => {
+      const token = bearerToken(c.req.header('authorization'));
+      if (!safeEqual(hashToken(token), expected)) throw new AppError('invalid_token');
+    });
     await next();
   });
 

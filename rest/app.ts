@@ -15,6 +15,7 @@ import { mountAdminRoutes } from './admin-routes.ts';
 import { mountAuthRoutes } from './auth-routes.ts';
 import { readJsonObject } from './body.ts';
 import { errorResponse } from './errors.ts';
+import { methodsByPath } from './methods.ts';
 import { mountOpenApi } from './openapi.ts';
 import { corsMiddleware, mountOperations, requestLog, secureHeadersMiddleware } from './operations.ts';
 import { enforceLimit, ipRateLimit, reportRateLimits } from './rate-limit.ts';
@@ -27,27 +28,25 @@ export interface AppEnv {
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-/** Query parameters that would carry a credential in a URL, where logs and proxies keep it. */
-const TOKEN_QUERY_PARAMS = ['access_token', 'token', 'api_key', 'apikey', 'key', 'bearer'];
+/**
+ * Query parameters that would carry a credential in a URL. Only the Authorization header is ever
+ * read, so such a token is never used: the request is answered as the header alone decides (401
+ * without one). The parameters are dropped before the query reaches a tool, so a token is neither
+ * stored nor echoed in a validation error.
+ */
+const TOKEN_QUERY_PARAMS = new Set(['access_token', 'token', 'api_key', 'apikey', 'key', 'bearer']);
 
-function rejectTokensInUrl(c: Context): void {
-  const query = c.req.query();
-  for (const name of TOKEN_QUERY_PARAMS) {
-    if (name in query)
-      throw new AppError('token_in_url', {
-        details: [{ field: name, message: 'Send tokens in the Authorization header', code: 'token_in_url' }],
-      });
-  }
+function queryWithoutTokens(c: Context): Record<string, string> {
+  return Object.fromEntries(Object.entries(c.req.query()).filter(([name]) => !TOKEN_QUERY_PARAMS.has(name)));
 }
 
 function restHandler(route: Route, services: Services) {
   return async function handleRoute(c: Context<AppEnv>): Promise<Response> {
-    rejectTokensInUrl(c);
     const auth = await authenticate(c.req.header('authorization'), services);
     // Per-user limits of a route (bulk, messaging) stack on the per-IP limit already counted.
     for (const name of route.limits) await enforceLimit(c, services, name, `user:${auth.userId}`);
     const body = route.method === 'GET' ? {} : await readJsonObject(c);
-    const input = route.input({ params: c.req.param(), query: c.req.query(), body });
+    const input = route.input({ params: c.req.param(), query: queryWithoutTokens(c), body });
     const output = await invokeTool(
       route.tool,
       input,
@@ -78,10 +77,14 @@ export function createApp(services: Services): Hono<AppEnv> {
     '*',
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
+      // The rest of an oversized body is never read, so the connection cannot carry another
+      // request: `Connection: close` makes the server end it after the 413, and tells the client
+      // to open a fresh one instead of losing its next request in the unread bytes.
       onError: (c) =>
         c.json(
           new AppError('payload_too_large', { message: 'Request bodies are limited to 1 MiB' }).body,
           413,
+          { Connection: 'close' },
         ),
     }),
   );
@@ -107,12 +110,23 @@ export function createApp(services: Services): Hono<AppEnv> {
     app.on(route.method, `/api/v1${route.path}`, restHandler(route, services));
   }
 
-  app.notFound((c) =>
-    c.json(
+  // Built on first use, when every route is mounted.
+  let allowedMethods: ((path: string) => string[]) | undefined;
+  app.notFound((c) => {
+    allowedMethods ??= methodsByPath(app);
+    const allowed = allowedMethods(c.req.path);
+    // A handler that answers "not found" itself (an unknown docs asset) keeps its 404.
+    if (allowed.length > 0 && !allowed.includes(c.req.method)) {
+      const error = new AppError('method_not_allowed', {
+        message: `${c.req.method} is not allowed on ${c.req.path}; allowed: ${allowed.join(', ')}`,
+      });
+      return c.json(error.body, 405, { Allow: allowed.join(', ') });
+    }
+    return c.json(
       new AppError('route_not_found', { message: `No route for ${c.req.method} ${c.req.path}` }).body,
       404,
-    ),
-  );
+    );
+  });
   app.onError((err, c) => errorResponse(c, err, logger));
   return app;
 }

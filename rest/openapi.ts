@@ -171,7 +171,7 @@ const SECURITY_DESCRIPTION = [
   "- **Personal access token** (`pat_` + 64 hex characters): created at `POST /api/v1/settings/api-keys`. Limited by its scopes (`read:<resource>` / `write:<resource>` on leads, contacts, opportunities, invoices, proposals, projects; `mcp:read` / `mcp:write` for MCP) and by its user's role.",
   "- **OAuth access token** (64 hex characters): issued to an integration by the operator. Limited by its scopes and its user's role, like a personal access token.",
   '',
-  'Tokens in the URL query string are refused with 400 `token_in_url`.',
+  'Tokens in the URL query string (`access_token`, `token`, `api_key`, ...) are never used: without an Authorization header the request is answered 401 `Authentication required`.',
 ].join('\n');
 
 const DOCUMENT_DESCRIPTION = [

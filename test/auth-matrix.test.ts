@@ -170,15 +170,14 @@ describe('tokens in the URL', () => {
     ['api_key', 'pat'],
     ['access_token', 'session'],
     ['token', 'oauth'],
-  ])('?%s=<valid %s> answers 400 token_in_url and never authenticates', async (param, kind) => {
+  ])('?%s=<valid %s> is never used: 401 Authentication required', async (param, kind) => {
     const res = await me(undefined, `?${param}=${encodeURIComponent(tok[kind] ?? '')}`);
-    expect(res.status).toBe(400);
-    expect(await json(res)).toMatchObject({ code: 'token_in_url', details: [{ field: param }] });
+    expect(res.status).toBe(401);
+    expect(await json(res)).toMatchObject({ error: 'Authentication required' });
   });
 
-  it('refuses a URL token even alongside a valid Authorization header', async () => {
+  it('ignores a URL token alongside a valid Authorization header: the header decides', async () => {
     const res = await me(bearer('pat')(), `?access_token=${tok.pat}`);
-    expect(res.status).toBe(400);
-    expect(await json(res)).toMatchObject({ code: 'token_in_url' });
+    expect(res.status).toBe(200);
   });
 });

@@ -145,9 +145,9 @@ describe('secrets never reach the logs', () => {
     expect(refreshed.status).toBe(200);
     keep((await json<{ refresh_token: string }>(refreshed)).refresh_token);
 
-    // Tokens in query strings: refused on REST, ignored elsewhere, and in neither case logged.
+    // Tokens in query strings: never used (401 without a header), and never logged.
     const queryToken = keep(`qs-Secret-${randomBytes(6).toString('hex')}`);
-    expect((await t.request('GET', `/api/v1/leads?access_token=${queryToken}`)).status).toBe(400);
+    expect((await t.request('GET', `/api/v1/leads?access_token=${queryToken}`)).status).toBe(401);
     expect((await t.request('GET', `/healthz?token=${queryToken}`)).status).toBe(200);
 
     const text = lines.join('');

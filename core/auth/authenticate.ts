@@ -63,7 +63,7 @@ const principalColumns = {
 
 // The JWT itself is verified on every request; only the user and organization lookup is cached.
 async function authenticateSession(token: string, services: Services, now: Date): Promise<AuthContext> {
-  const claims = await verifySession(services.jwtKey, token);
+  const claims = await verifySession(services.jwtKey, token, now);
   return services.authCache.lookup(`session:${claims.org}:${claims.sub}`, now, async () => {
     const [row] = await services.db.system
       .select(principalColumns)

@@ -3,6 +3,8 @@ import { errors, jwtVerify, SignJWT } from 'jose';
 import { AppError } from '../errors.ts';
 
 export const SESSION_TTL_SECONDS = 15 * 60;
+/** How far a token's `iat` may lie ahead of this server's clock (clocks of several nodes drift). */
+export const CLOCK_SKEW_SECONDS = 30;
 
 export interface SessionClaims {
   sub: string;
@@ -19,11 +21,33 @@ export async function signSession(key: Uint8Array, claims: SessionClaims, now = 
     .sign(key);
 }
 
-/** Verifies a session JWT; an expired one is `token_expired`, anything else wrong is `invalid_jwt`. */
-export async function verifySession(key: Uint8Array, token: string): Promise<SessionClaims> {
+/**
+ * Verifies a session JWT; an expired one is `token_expired`, anything else wrong is `invalid_jwt`.
+ * Only tokens shaped like ours are accepted: `exp` and `iat` present, a lifetime no longer than
+ * ours, and not issued in the future. A token signed with a leaked or shared key but minted to live
+ * for years (or without `exp`) is therefore refused, not honoured for as long as it says.
+ */
+export async function verifySession(
+  key: Uint8Array,
+  token: string,
+  now = new Date(),
+): Promise<SessionClaims> {
   try {
-    const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'] });
-    if (typeof payload.sub !== 'string' || typeof payload.org !== 'string') {
+    const { payload } = await jwtVerify(token, key, {
+      algorithms: ['HS256'],
+      requiredClaims: ['exp', 'iat', 'sub'],
+      currentDate: now,
+    });
+    const nowSeconds = Math.floor(now.getTime() / 1000);
+    const { exp, iat } = payload;
+    if (
+      typeof payload.sub !== 'string' ||
+      typeof payload.org !== 'string' ||
+      exp === undefined ||
+      iat === undefined ||
+      exp - iat > SESSION_TTL_SECONDS ||
+      iat > nowSeconds + CLOCK_SKEW_SECONDS
+    ) {
       throw new AppError('invalid_jwt');
     }
     return { sub: payload.sub, org: payload.org };

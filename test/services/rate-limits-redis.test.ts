@@ -56,4 +56,26 @@ describe('rate limits in Redis', () => {
       await isolated.close();
     }
   });
+
+  it('shares the failed-authentication budget of /mcp between API nodes, checked before the token', async () => {
+    const ip = `198.18.${randomBytes(1)[0]}.${randomBytes(1)[0]}`;
+    const guess = (node: TestContext, token: string) =>
+      node.request('POST', '/mcp', {
+        token,
+        body: { jsonrpc: '2.0', id: 1, method: 'ping' },
+        headers: { accept: 'application/json, text/event-stream', 'x-forwarded-for': ip },
+      });
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      statuses.push(
+        (await guess(i % 2 === 0 ? nodeA : nodeB, `pat_${randomBytes(32).toString('hex')}`)).status,
+      );
+    }
+    expect(statuses).toEqual(Array(10).fill(401));
+    for (const node of [nodeA, nodeB]) {
+      const refused = await guess(node, `pat_${randomBytes(32).toString('hex')}`);
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).not.toBeNull();
+    }
+  });
 });
