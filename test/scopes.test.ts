@@ -320,6 +320,10 @@ describe('at /mcp, mcp:read and mcp:write decide', () => {
     expect((await mcp.callTool('list_users', {})).isError).toBeFalsy();
     const created = await mcp.callTool('create_api_key', { label: 'from mcp', scopes: ['mcp:read'] });
     expect(created.isError).toBeFalsy();
+    // mcp:write reaches create_api_key, but the new key still cannot exceed it.
+    const beyond = await mcp.callTool('create_api_key', { label: 'beyond', scopes: ['write:users'] });
+    expect(beyond.isError).toBe(true);
+    expect(envelopeOf(beyond)).toMatchObject({ code: 'scope_missing', required_scope: 'write:users' });
   });
 
   it('refuses a token holding every REST scope but no mcp scope', async () => {
