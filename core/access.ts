@@ -1,6 +1,7 @@
 // Who may do what, as data: the role -> permission table, the plan -> feature table and the token
 // scope rules. The invoke pipeline reads these; no tool or adapter hard-codes a role or a plan.
 import type { Plan } from './config.ts';
+import { AppError } from './errors.ts';
 
 export const ROLES = ['owner', 'admin', 'manager', 'member', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
@@ -171,7 +172,7 @@ export function checkFeature(plan: string, disabled: readonly string[], feature:
   return { ok: true };
 }
 
-/** Resources whose REST endpoints check token scopes (the specification's default-scope table). */
+/** The specification's scoped resources (its default-scope table): their scopes are the defaults. */
 export const SCOPED_RESOURCES = [
   'leads',
   'contacts',
@@ -181,6 +182,24 @@ export const SCOPED_RESOURCES = [
   'projects',
 ] as const;
 export type ScopedResource = (typeof SCOPED_RESOURCES)[number];
+
+/**
+ * DESIGN.md "Scopes for every tool": the families every other tool belongs to. Their scopes are
+ * never defaults, so a key reaches users, webhooks, settings or custom objects only when asked for.
+ */
+export const EXTRA_SCOPE_FAMILIES = ['users', 'webhooks', 'settings', 'custom_objects'] as const;
+
+export const SCOPE_FAMILIES = [...SCOPED_RESOURCES, ...EXTRA_SCOPE_FAMILIES] as const;
+/** The family whose `read:`/`write:` scope a token needs for a tool or a record type. */
+export type ScopeFamily = (typeof SCOPE_FAMILIES)[number];
+
+export const MCP_SCOPES = ['mcp:read', 'mcp:write'] as const;
+
+/** Every scope a key may hold; anything else is refused when a key is created. */
+export const KNOWN_SCOPES: readonly string[] = [
+  ...SCOPE_FAMILIES.flatMap((f) => [`read:${f}`, `write:${f}`]),
+  ...MCP_SCOPES,
+];
 
 export const DEFAULT_SCOPES: readonly string[] = SCOPED_RESOURCES.flatMap((r) => [`read:${r}`, `write:${r}`]);
 
@@ -194,18 +213,19 @@ export type Surface = 'rest' | 'mcp';
 export type AccessKind = 'read' | 'write';
 
 /**
- * The scope a token must hold to run a tool on a surface, or null when that surface does not check
- * scopes for it. On MCP, `mcp:write` also grants the read tools; on REST only the six resource areas
- * check scopes, and `write:x` does not imply `read:x` (the specification lists both as separate).
+ * The scope a token must hold to run a tool on a surface, or null when it needs none (get_me, and
+ * the trash, which checks each record type's family itself). On MCP, `mcp:write` also grants the
+ * read tools; on REST every other tool checks its family's scope, and `write:x` does not imply
+ * `read:x` (the specification lists both as separate).
  */
 export function requiredScopes(
   surface: Surface,
   kind: AccessKind,
-  resource: ScopedResource | undefined,
+  family: ScopeFamily | null,
 ): string[] | null {
   if (surface === 'mcp') return kind === 'read' ? ['mcp:read', 'mcp:write'] : ['mcp:write'];
-  if (!resource) return null;
-  return [`${kind}:${resource}`];
+  if (family === null) return null;
+  return [`${kind}:${family}`];
 }
 
 /** True when `held` satisfies a requirement (any one of `anyOf`). */
@@ -214,16 +234,45 @@ export function holdsScope(held: readonly string[], anyOf: readonly string[]): b
 }
 
 /**
- * Whether a caller's token covers `kind` access to `resource` on `surface`. Tools whose resource
- * varies per record (the trash) check this themselves; sessions (scopes null) are not limited.
+ * Whether holding `held` gives everything `scope` gives, so a key with `scope` would not exceed it:
+ * the scope itself, or `mcp:write` for `mcp:read` (it grants the read tools too).
+ */
+export function scopeCovered(held: readonly string[], scope: string): boolean {
+  return held.includes(scope) || (scope === 'mcp:read' && held.includes('mcp:write'));
+}
+
+/**
+ * Whether a caller's token covers `kind` access to `family` on `surface`. Tools whose family
+ * varies per record (the trash, search, smart-view filters) check this themselves; sessions
+ * (scopes null) are not limited.
  */
 export function tokenAllows(
   scopes: readonly string[] | null,
   surface: Surface,
   kind: AccessKind,
-  resource: ScopedResource | undefined,
+  family: ScopeFamily | null,
 ): boolean {
   if (scopes === null) return true;
-  const needed = requiredScopes(surface, kind, resource);
+  const needed = requiredScopes(surface, kind, family);
   return needed === null || holdsScope(scopes, needed);
+}
+
+/** The specified 403 when a token lacks `scope`: `Token lacks required scope: <scope>`. */
+export function scopeMissing(scope: string): AppError {
+  return new AppError('scope_missing', {
+    error: `Token lacks required scope: ${scope}`,
+    extra: { required_scope: scope },
+  });
+}
+
+/** Throws the specified 403 unless the caller's token covers `kind` access to `family` on `surface`. */
+export function assertTokenAllows(
+  scopes: readonly string[] | null,
+  surface: Surface,
+  kind: AccessKind,
+  family: ScopeFamily,
+): void {
+  if (scopes === null) return;
+  const needed = requiredScopes(surface, kind, family);
+  if (needed && !holdsScope(scopes, needed)) throw scopeMissing(needed[0] ?? `${kind}:${family}`);
 }

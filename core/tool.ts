@@ -2,7 +2,7 @@
 // annotations and a handler. REST routes and MCP tools are both generated from these, so
 // validation, errors and access rules cannot drift between the two surfaces.
 import type { z } from 'zod';
-import type { AccessKind, Feature, Permission, ScopedResource, Surface } from './access.ts';
+import type { AccessKind, Feature, Permission, ScopeFamily, Surface } from './access.ts';
 import type { AuthContext } from './auth-context.ts';
 import type { Executor } from './db/client.ts';
 import type { EventName } from './events.ts';
@@ -10,8 +10,12 @@ import type { Services } from './services.ts';
 
 export interface ToolAccess {
   kind: AccessKind;
-  /** The resource area whose `read:`/`write:` scope REST checks (leads, contacts, ...). */
-  resource?: ScopedResource;
+  /**
+   * The scope family whose `read:`/`write:` scope a REST token needs (DESIGN.md "Scopes for every
+   * tool"). Required, so a tool added later cannot forget it; null only for tools that need no scope
+   * of their own (get_me, and the trash, which checks each record type's family itself).
+   */
+  resource: ScopeFamily | null;
   /** Role permission required, or null for tools every signed-in user may call (get_me). */
   permission: Permission | null;
   /** Plan feature required (402 when the plan lacks it or the organization switched it off). */

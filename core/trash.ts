@@ -4,7 +4,7 @@
 import { and, eq, isNotNull, type SQL, sql } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import { z } from 'zod';
-import type { ScopedResource } from './access.ts';
+import type { ScopeFamily } from './access.ts';
 import type { Executor } from './db/client.ts';
 import { rowsOf } from './db/sql.ts';
 import type { Page } from './schemas.ts';
@@ -18,8 +18,8 @@ export interface TrashType {
   type: string;
   /** The key of the restored record in the restore response (`{ type, lead }`). */
   recordKey: string;
-  /** The scoped resource the records belong to: tokens need its read/write scope to list/restore them. */
-  resource?: ScopedResource;
+  /** The scope family the records belong to: tokens need its read/write scope to list/restore them. */
+  resource: ScopeFamily;
   /** The shape of the restored record. */
   schema: z.ZodType;
   table: PgTable;

@@ -168,7 +168,7 @@ const SECURITY_DESCRIPTION = [
   "Send `Authorization: Bearer <token>`. The token's shape decides how it is checked; three kinds are accepted:",
   '',
   `- **Session JWT** (\`header.payload.signature\`): from \`POST /api/v1/auth/signup\` or \`/auth/login\`, valid ${SESSION_TTL_SECONDS / 60} minutes, renewed with \`POST /api/v1/auth/refresh\`. It carries the user's role permissions and is not scope-limited.`,
-  "- **Personal access token** (`pat_` + 64 hex characters): created at `POST /api/v1/settings/api-keys`. Limited by its scopes (`read:<resource>` / `write:<resource>` on leads, contacts, opportunities, invoices, proposals, projects; `mcp:read` / `mcp:write` for MCP) and by its user's role.",
+  "- **Personal access token** (`pat_` + 64 hex characters): created at `POST /api/v1/settings/api-keys`. Limited by its scopes and by its user's role. Every route except `GET /me` names the scope it needs: `read:<family>` / `write:<family>` on leads, contacts, opportunities, invoices, proposals, projects (the defaults) and users, webhooks, settings, custom_objects (never defaults); `mcp:read` / `mcp:write` for MCP.",
   "- **OAuth access token** (64 hex characters): issued to an integration by the operator. Limited by its scopes and its user's role, like a personal access token.",
   '',
   'Tokens in the URL query string (`access_token`, `token`, `api_key`, ...) are never used: without an Authorization header the request is answered 401 `Authentication required`.',

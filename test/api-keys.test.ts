@@ -104,10 +104,15 @@ describe('create_api_key', () => {
     expect(empty.body.key.scopes).toEqual(DEFAULT_SCOPES);
   });
 
-  it('stores explicit scopes as given, misspelt ones included, without duplicates', async () => {
-    const { res, body } = await createKey(org.token, { scopes: ['mcp:read', 'raed:leads', 'mcp:read'] });
+  it('stores explicit scopes as given, without duplicates, and refuses an unknown one naming it', async () => {
+    const { res, body } = await createKey(org.token, { scopes: ['mcp:read', 'write:users', 'mcp:read'] });
     expect(res.status).toBe(201);
-    expect(body.key.scopes).toEqual(['mcp:read', 'raed:leads']);
+    expect(body.key.scopes).toEqual(['mcp:read', 'write:users']);
+    const misspelt = await createKey(org.token, { scopes: ['mcp:read', 'raed:leads'] });
+    expect(misspelt.res.status).toBe(400);
+    const detail = (await json<ErrorBody>(misspelt.res)).details?.[0];
+    expect(detail?.field).toBe('scopes.1');
+    expect(detail?.message).toContain('"raed:leads"');
   });
 
   it('stores only the SHA-256 of the token, never the token itself', async () => {
@@ -134,7 +139,7 @@ describe('create_api_key', () => {
     const missing = await t.request('POST', '/api/v1/settings/api-keys', { token: org.token, body: {} });
     expect(missing.status).toBe(400);
 
-    const tooMany = await createKey(org.token, { scopes: Array.from({ length: 51 }, (_, i) => `s:${i}`) });
+    const tooMany = await createKey(org.token, { scopes: Array.from({ length: 51 }, () => 'read:leads') });
     expect(tooMany.res.status).toBe(400);
     expect((await json<ErrorBody>(tooMany.res)).details?.[0]?.field).toBe('scopes');
 
@@ -171,7 +176,7 @@ describe('create_api_key', () => {
   });
 
   it('lets a token only create keys within its own scopes', async () => {
-    const narrow = await t.createPat(org.orgId, org.ownerId, ['read:leads', 'mcp:read']);
+    const narrow = await t.createPat(org.orgId, org.ownerId, ['read:leads', 'mcp:read', 'write:settings']);
     const within = await createKey(narrow.token, { scopes: ['read:leads'] });
     expect(within.res.status).toBe(201);
     expect(within.body.key.scopes).toEqual(['read:leads']);
@@ -300,7 +305,8 @@ describe('update_api_key', () => {
 
   it('lets every role update its own keys, and a key update itself', async () => {
     const viewer = await t.createUser(org.orgId, 'viewer');
-    const { body } = await createKey(viewer.token);
+    // write:settings is what lets a key manage keys; it is never a default.
+    const { body } = await createKey(viewer.token, { scopes: ['read:leads', 'write:settings'] });
     const res = await patch(viewer.token, body.key.id, { toolsets: ['core'] });
     expect(res.status).toBe(200);
     const self = await patch(body.plain_token, body.key.id, { label: 'self-renamed' });
@@ -373,7 +379,7 @@ describe('revoke_api_key', () => {
   });
 
   it('lets a key revoke itself', async () => {
-    const { body } = await createKey(org.token);
+    const { body } = await createKey(org.token, { scopes: ['write:settings'] });
     const res = await t.request('DELETE', `/api/v1/settings/api-keys/${body.key.id}`, {
       token: body.plain_token,
     });
@@ -423,7 +429,7 @@ describe('rotate_api_key', () => {
 
   it('does not let a narrow token rotate a broader key of the same user', async () => {
     const broad = await createKey(org.token);
-    const narrow = await t.createPat(org.orgId, org.ownerId, ['read:leads']);
+    const narrow = await t.createPat(org.orgId, org.ownerId, ['read:leads', 'write:settings']);
     const res = await t.request('POST', `/api/v1/settings/api-keys/${broad.body.key.id}/rotate`, {
       token: narrow.token,
     });

@@ -326,8 +326,12 @@ describe('access', () => {
     }
   });
 
-  it('works with a token of any scopes (definitions are not a scoped resource)', async () => {
+  it('needs read:custom_objects for a token (activity types belong to the custom-object family)', async () => {
     const { token } = await t.createPat(org.orgId, org.ownerId, ['read:contacts']);
-    expect((await t.request('GET', BASE, { token })).status).toBe(200);
+    const refused = await t.request('GET', BASE, { token });
+    expect(refused.status).toBe(403);
+    expect(await json(refused)).toMatchObject({ required_scope: 'read:custom_objects' });
+    const allowed = await t.createPat(org.orgId, org.ownerId, ['read:custom_objects']);
+    expect((await t.request('GET', BASE, { token: allowed.token })).status).toBe(200);
   });
 });

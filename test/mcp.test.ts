@@ -325,7 +325,7 @@ describe('result shaping', () => {
       description: 'Returns a thing, for the result shaping test.',
       input: listLeads.input.pick({}),
       output: listLeads.output,
-      access: { kind: 'read', permission: null },
+      access: { kind: 'read', resource: null, permission: null },
       async handler() {
         return { leads: [], total: 0, page: 1, limit: 1, totalPages: 0 };
       },

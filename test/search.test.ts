@@ -165,18 +165,22 @@ describe('search_crm over REST', () => {
     expect(one.count).toBe(1);
   });
 
-  it('limits a token to the types its scopes allow', async () => {
+  it('needs read:leads, then limits a token to the types its scopes allow', async () => {
     const leadsOnly = await t.createPat(org.orgId, org.ownerId, ['read:leads']);
     const a = await search('q=zephyrine', leadsOnly.token);
     expect(a.results.map((r) => r.type)).toEqual(['lead']);
+    // Search is lead data (results name their lead), so it needs read:leads itself.
     const contactsOnly = await t.createPat(org.orgId, org.ownerId, ['read:contacts']);
-    const b = await search('q=zephyrine', contactsOnly.token);
-    expect(b.results.map((r) => r.type)).toEqual(['contact']);
-    const both = await t.createPat(org.orgId, org.ownerId, ['read:contacts', 'read:opportunities']);
-    const c = await search('q=zephyrine', both.token);
-    expect(c.results.map((r) => r.type).sort()).toEqual(['contact', 'opportunity']);
+    const b = await search('q=zephyrine', contactsOnly.token, 403);
+    expect(b).toMatchObject({ code: 'scope_missing', required_scope: 'read:leads' });
+    const withContacts = await t.createPat(org.orgId, org.ownerId, ['read:leads', 'read:contacts']);
+    const c = await search('q=zephyrine', withContacts.token);
+    expect(c.results.map((r) => r.type).sort()).toEqual(['contact', 'lead']);
+    const withDeals = await t.createPat(org.orgId, org.ownerId, ['read:leads', 'read:opportunities']);
+    const d = await search('q=zephyrine&types=contact,opportunity', withDeals.token);
+    expect(d.results.map((r) => r.type)).toEqual(['opportunity']);
     const writeOnly = await t.createPat(org.orgId, org.ownerId, ['write:leads']);
-    expect((await search('q=zephyrine', writeOnly.token)).results).toEqual([]);
+    expect(await search('q=zephyrine', writeOnly.token, 403)).toMatchObject({ required_scope: 'read:leads' });
   });
 
   it('lets every role that can view leads search', async () => {

@@ -2,7 +2,7 @@
 // of a token is stored, so the plain token is shown once, in the create or rotate response.
 import { and, desc, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { scopesForNewKey } from '../core/access.ts';
+import { KNOWN_SCOPES, scopeCovered, scopesForNewKey } from '../core/access.ts';
 import { generatePat, hashToken, tokenPrefix } from '../core/auth/tokens.ts';
 import type { AuthContext } from '../core/auth-context.ts';
 import type { Executor } from '../core/db/client.ts';
@@ -67,7 +67,7 @@ const keyWithToken = z.object({
 function assertScopesHeld(auth: AuthContext, scopes: readonly string[]): void {
   if (auth.scopes === null) return;
   const held = auth.scopes;
-  const missing = scopes.find((s) => !held.includes(s));
+  const missing = scopes.find((s) => !scopeCovered(held, s));
   if (missing !== undefined) {
     throw new AppError('scope_missing', {
       error: `Token lacks required scope: ${missing}`,
@@ -96,6 +96,17 @@ async function lockOwnKey(db: Executor, auth: AuthContext, id: string): Promise<
 
 const keyId = objectId('API key');
 
+/**
+ * A scope the server knows: a misspelt one (`write:user`) would otherwise be stored and silently
+ * grant nothing, which is how a caller ends up with a key that does less than they think.
+ */
+const scopeField = z
+  .enum(KNOWN_SCOPES, {
+    error: (issue) =>
+      `unknown scope ${JSON.stringify(issue.input)}; known scopes: ${KNOWN_SCOPES.join(', ')}`,
+  })
+  .describe('A scope, e.g. read:leads, write:users or mcp:read');
+
 const labelField = z.string().trim().min(1).max(100).describe('A name for the key, 1 to 100 characters');
 
 const toolsetsField = z
@@ -117,18 +128,18 @@ export const createApiKey = defineTool({
   name: 'create_api_key',
   title: 'Create API key',
   description:
-    "Creates a personal access token (API key) for the caller. The response holds the key record and `plain_token`, which is shown only once: store it. Without `scopes` (or with an empty list) the key gets the defaults read/write on leads, contacts, opportunities, invoices, proposals and projects; MCP scopes (`mcp:read`, `mcp:write`) must be requested explicitly. Scope strings are not checked against a list: a misspelt scope is stored and grants nothing. When called with a token, the new key may only hold scopes that token holds. `toolsets` chooses which MCP toolsets the key lists by default (core when empty). The label must be unique among the caller's keys, revoked ones included (409 otherwise).",
+    "Creates a personal access token (API key) for the caller. The response holds the key record and `plain_token`, which is shown only once: store it. Without `scopes` (or with an empty list) the key gets the defaults read/write on leads, contacts, opportunities, invoices, proposals and projects; the scopes for users, webhooks, settings (API keys included), custom objects and MCP (`mcp:read`, `mcp:write`) are never defaults and must be requested explicitly. An unknown scope is a 400 naming it. When called with a token, the new key may only hold scopes that token holds. `toolsets` chooses which MCP toolsets the key lists by default (core when empty). The label must be unique among the caller's keys, revoked ones included (409 otherwise).",
   input: z.strictObject({
     label: labelField,
     scopes: z
-      .array(z.string().min(1).max(100).describe('A scope, e.g. read:leads or mcp:read'))
+      .array(scopeField)
       .max(50)
       .optional()
       .describe('Scopes the key holds (at most 50); omitted or empty means the default scopes'),
     toolsets: toolsetsField.optional(),
   }),
   output: keyWithToken,
-  access: { kind: 'write', permission: 'settings.api_keys.create' },
+  access: { kind: 'write', resource: 'settings', permission: 'settings.api_keys.create' },
   toolset: TOOLSET,
   async handler(input, ctx) {
     const scopes = scopesForNewKey(input.scopes);
@@ -166,7 +177,7 @@ export const listApiKeys = defineTool({
     "Lists the caller's own API keys, newest first, revoked ones included (`revoked_at` set). Token values are never returned; `token_prefix` tells keys apart. Not paged: a user has few keys.",
   input: z.strictObject({}),
   output: z.object({ keys: z.array(apiKeySchema).describe("The caller's keys, newest first") }),
-  access: { kind: 'read', permission: 'settings.api_keys.view_own' },
+  access: { kind: 'read', resource: 'settings', permission: 'settings.api_keys.view_own' },
   toolset: TOOLSET,
   async handler(_input, ctx) {
     const rows = await ctx.db
@@ -189,7 +200,7 @@ export const updateApiKey = defineTool({
     toolsets: toolsetsField.optional(),
   }),
   output: z.object({ key: apiKeySchema }),
-  access: { kind: 'write', permission: 'settings.api_keys.create' },
+  access: { kind: 'write', resource: 'settings', permission: 'settings.api_keys.create' },
   annotations: { idempotentHint: true },
   toolset: TOOLSET,
   async handler(input, ctx) {
@@ -231,7 +242,7 @@ export const revokeApiKey = defineTool({
     "Revokes one of the caller's API keys: requests with its token fail with 401 from now on. The key stays in the list with `revoked_at` set and its label stays reserved. Revoking an already revoked key succeeds again with the same message.",
   input: z.strictObject({ id: keyId }),
   output: messageOutput,
-  access: { kind: 'write', permission: 'settings.api_keys.delete' },
+  access: { kind: 'write', resource: 'settings', permission: 'settings.api_keys.delete' },
   annotations: { destructiveHint: true, idempotentHint: true },
   toolset: TOOLSET,
   async handler(input, ctx) {
@@ -254,7 +265,7 @@ export const rotateApiKey = defineTool({
     "Replaces the token of one of the caller's active API keys: same key id, label, scopes and toolsets, a new `plain_token` (shown only now). The old token stops working immediately. A revoked key cannot be rotated. When called with a token, that token must hold every scope of the key being rotated.",
   input: z.strictObject({ id: keyId }),
   output: keyWithToken,
-  access: { kind: 'write', permission: 'settings.api_keys.create' },
+  access: { kind: 'write', resource: 'settings', permission: 'settings.api_keys.create' },
   toolset: TOOLSET,
   async handler(input, ctx) {
     const row = await lockOwnKey(ctx.db, ctx.auth, input.id);

@@ -168,11 +168,13 @@ async function withNameCheck<T>(
 
 const readAccess = {
   kind: 'read',
+  resource: 'custom_objects',
   permission: 'activities.view',
   feature: 'custom_activity_types',
 } as const;
 const writeAccess = {
   kind: 'write',
+  resource: 'custom_objects',
   permission: 'settings.custom_activity_types.manage',
   feature: 'custom_activity_types',
 } as const;

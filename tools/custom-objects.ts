@@ -406,7 +406,7 @@ type CustomObjectPermission = Extract<
 >;
 
 const access = (kind: 'read' | 'write', permission: CustomObjectPermission) =>
-  ({ kind, permission, feature: 'custom_objects' }) as const;
+  ({ kind, resource: 'custom_objects', permission, feature: 'custom_objects' }) as const;
 
 const objectOutput = z.object({ custom_object: customObjectSchema });
 const recordOutput = z.object({ record: recordSchema });
@@ -778,6 +778,7 @@ export const customObjectRecordTrashTypes: readonly TrashType[] = [
   {
     type: 'custom_object_record',
     recordKey: 'record',
+    resource: 'custom_objects',
     schema: recordSchema,
     table: customObjectRecords,
     columns: {

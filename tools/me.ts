@@ -21,7 +21,7 @@ export const getMe = defineTool({
     token_kind: z.enum(['session', 'pat', 'oauth']).describe('How the caller authenticated'),
     scopes: z.array(z.string()).nullable().describe('Scopes of the token; null for session tokens'),
   }),
-  access: { kind: 'read', permission: null },
+  access: { kind: 'read', resource: null, permission: null },
   async handler(_input, { db, auth }) {
     const [org] = await db.select().from(organizations).where(eq(organizations.id, auth.orgId));
     const [user] = await db.select().from(users).where(eq(users.id, auth.userId));

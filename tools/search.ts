@@ -178,7 +178,7 @@ export const searchCrm = defineTool({
     'Each result has `type`, `_id`, `name`, the `lead_id`/`lead_name` it belongs to and a short `snippet`.',
   input: searchInput,
   output: searchOutput,
-  access: { kind: 'read', permission: 'leads.view' },
+  access: { kind: 'read', resource: 'leads', permission: 'leads.view' },
   toolset: 'core',
   async handler(input, { db, auth, surface }) {
     const types = searchableTypes(auth, surface, input.types ?? SEARCH_TYPES);

@@ -3,7 +3,7 @@
 // the matching live leads, optionally reduced to the view's display columns.
 import { and, asc, count, desc, eq, ilike, inArray, isNull, or, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { roleHas } from '../core/access.ts';
+import { assertTokenAllows, roleHas, type Surface } from '../core/access.ts';
 import type { AuthContext } from '../core/auth-context.ts';
 import type { Executor } from '../core/db/client.ts';
 import { customActivityTypes, leadCounts, leads, type SmartViewRow, smartViews } from '../core/db/schema.ts';
@@ -15,6 +15,7 @@ import { BUILT_IN_ACTIVITY_TYPES } from '../core/smart-views/catalogue.ts';
 import { compileSmartViewQuery, compileSmartViewSort, isIndexedSort } from '../core/smart-views/compile.ts';
 import {
   displayColumnsSchema,
+  familiesReadBy,
   type SmartViewQuery,
   type SmartViewSort,
   smartViewQuerySchema,
@@ -122,6 +123,15 @@ async function assertActivityTypesExist(db: Executor, orgId: string, query: Smar
   if (details.length > 0) throw validationError(details);
 }
 
+/**
+ * A token must hold the read scope of every family the query's filters read (a contact filter needs
+ * read:contacts), when saving a view and again when running one: a shared view made by someone else
+ * must not let a narrow key learn which leads have a contact with a given e-mail.
+ */
+function assertFiltersReadable(auth: AuthContext, surface: Surface, query: SmartViewQuery): void {
+  for (const family of familiesReadBy(query)) assertTokenAllows(auth.scopes, surface, 'read', family);
+}
+
 /** Who sees a view: everyone for shared views, only the owner for private ones. */
 function visibleTo(auth: AuthContext): SQL | undefined {
   return or(eq(smartViews.visibility, 'shared'), eq(smartViews.ownerId, auth.userId));
@@ -191,9 +201,10 @@ export const createSmartView = defineTool({
     visibility: visibilityField.default('private'),
   }),
   output: smartViewOutput,
-  access: { kind: 'write', permission: 'smart_views.create', feature: FEATURE },
+  access: { kind: 'write', resource: 'leads', permission: 'smart_views.create', feature: FEATURE },
   toolset: 'views',
-  async handler(input, { db, auth, now }) {
+  async handler(input, { db, auth, now, surface }) {
+    assertFiltersReadable(auth, surface, input.query);
     await assertActivityTypesExist(db, auth.orgId, input.query);
     const [row] = await db
       .insert(smartViews)
@@ -227,7 +238,7 @@ export const listSmartViews = defineTool({
     visibility: visibilityField.optional().describe('Only views with this visibility'),
   }),
   output: pagedOutput('smart_views', smartViewSchema),
-  access: { kind: 'read', permission: 'smart_views.view', feature: FEATURE },
+  access: { kind: 'read', resource: 'leads', permission: 'smart_views.view', feature: FEATURE },
   async handler(input, { db, auth }) {
     const conditions: (SQL | undefined)[] = [eq(smartViews.orgId, auth.orgId), visibleTo(auth)];
     if (input.visibility) conditions.push(eq(smartViews.visibility, input.visibility));
@@ -266,7 +277,7 @@ export const getSmartView = defineTool({
     'Returns one smart view (its query, sort, display columns and visibility) by id. Private views of other users answer 404. To get its leads use run_smart_view.',
   input: z.strictObject(idShape),
   output: smartViewOutput,
-  access: { kind: 'read', permission: 'smart_views.view', feature: FEATURE },
+  access: { kind: 'read', resource: 'leads', permission: 'smart_views.view', feature: FEATURE },
   toolset: 'views',
   async handler(input, { db, auth }) {
     return { smart_view: serializeSmartView(await getVisibleView(db, auth, input.id)) };
@@ -290,10 +301,11 @@ export const updateSmartView = defineTool({
     visibility: visibilityField.optional(),
   }),
   output: smartViewOutput,
-  access: { kind: 'write', permission: 'smart_views.edit', feature: FEATURE },
+  access: { kind: 'write', resource: 'leads', permission: 'smart_views.edit', feature: FEATURE },
   annotations: { idempotentHint: true },
   toolset: 'views',
-  async handler(input, { db, auth, now }) {
+  async handler(input, { db, auth, now, surface }) {
+    if (input.query) assertFiltersReadable(auth, surface, input.query);
     const before = await getVisibleView(db, auth, input.id, true);
     assertMayChange(auth, before);
     if (
@@ -335,7 +347,7 @@ export const deleteSmartView = defineTool({
     "Deletes a smart view for good (views have no trash). Anyone may delete their own views; deleting another user's shared view needs the smart_views.manage_shared permission. The leads are not affected.",
   input: z.strictObject(idShape),
   output: messageOutput,
-  access: { kind: 'write', permission: 'smart_views.edit', feature: FEATURE },
+  access: { kind: 'write', resource: 'leads', permission: 'smart_views.edit', feature: FEATURE },
   annotations: { destructiveHint: true, idempotentHint: true },
   toolset: 'views',
   async handler(input, { db, auth }) {
@@ -368,8 +380,9 @@ export const runSmartView = defineTool({
   }),
   output: pagedOutput('leads', resultLeadSchema),
   access: { kind: 'read', resource: 'leads', permission: 'smart_views.view', feature: FEATURE },
-  async handler(input, { db, auth }) {
+  async handler(input, { db, auth, surface }) {
     const view = serializeSmartView(await getVisibleView(db, auth, input.id));
+    assertFiltersReadable(auth, surface, view.query);
     const where = and(
       eq(leads.orgId, auth.orgId),
       isNull(leads.deletedAt),

@@ -1,8 +1,8 @@
 // The trash: lists records moved there by their delete tools and restores them. Which record types
 // are trashable is the TRASH_TYPES list; a new resource adds its entry there.
 import { z } from 'zod';
-import { tokenAllows } from '../core/access.ts';
-import { AppError, notFound } from '../core/errors.ts';
+import { assertTokenAllows, tokenAllows } from '../core/access.ts';
+import { notFound } from '../core/errors.ts';
 import { listParams, objectId, paged, pagedOutput } from '../core/schemas.ts';
 import type { Tool } from '../core/tool.ts';
 import { defineTool } from '../core/tool.ts';
@@ -45,7 +45,8 @@ export const listTrashItems = defineTool({
     'then increment `page` until page >= totalPages. `limit` is 1-100 (default 25). Use restore_trash_item to bring one back.',
   input: z.strictObject({ page, limit, type: typeField.optional() }),
   output: pagedOutput('items', trashItemSchema),
-  access: { kind: 'read', permission: 'trash.view' },
+  // No family of its own: one trash holds several record types, each checked by its own family.
+  access: { kind: 'read', resource: null, permission: 'trash.view' },
   async handler(input, { db, auth, surface }) {
     // A token sees only the trashed records of resources its scopes let it read.
     const types = TRASH_TYPES.filter(
@@ -79,18 +80,13 @@ export const restoreTrashItem = defineTool({
       ]),
     ),
   }),
-  access: { kind: 'write', permission: 'trash.restore' },
+  access: { kind: 'write', resource: null, permission: 'trash.restore' },
   annotations: { idempotentHint: true },
   async handler(input, ctx) {
     const entry = await findTrashType(ctx.db, ctx.auth.orgId, TRASH_TYPES, input.id);
     if (!entry) throw notFound('Trash item');
-    if (!tokenAllows(ctx.auth.scopes, ctx.surface, 'write', entry.resource)) {
-      const scope = `write:${entry.resource}`;
-      throw new AppError('scope_missing', {
-        error: `Token lacks required scope: ${scope}`,
-        extra: { required_scope: scope },
-      });
-    }
+    // Restoring needs the write scope of the record's own family (write:custom_objects for a record).
+    assertTokenAllows(ctx.auth.scopes, ctx.surface, 'write', entry.resource);
     const record = await entry.restore(ctx, input.id);
     return { type: entry.type, [entry.recordKey]: record };
   },

@@ -84,7 +84,7 @@ export const listUsers = defineTool({
     status: z.enum(['active', 'deactivated']).optional().describe('Only active or only deactivated users'),
   }),
   output: pagedOutput('users', userSchema),
-  access: { kind: 'read', permission: 'users.view' },
+  access: { kind: 'read', resource: 'users', permission: 'users.view' },
   async handler(input, ctx) {
     const filters: (SQL | undefined)[] = [eq(users.orgId, ctx.auth.orgId), isNull(users.deletedAt)];
     if (input.role) filters.push(eq(users.role, input.role));
@@ -113,7 +113,7 @@ export const getUser = defineTool({
     'Returns one user of the organization by id: email, name, role, status (active or deactivated). Deleted users and other organizations\' users are "Not found".',
   input: z.strictObject({ id: userId }),
   output: userOutput,
-  access: { kind: 'read', permission: 'users.view' },
+  access: { kind: 'read', resource: 'users', permission: 'users.view' },
   async handler(input, ctx) {
     return { user: serializeUser(await getLiveUser(ctx.db, ctx.auth.orgId, input.id)) };
   },
@@ -131,7 +131,7 @@ export const createUser = defineTool({
     password: passwordField,
   }),
   output: userOutput,
-  access: { kind: 'write', permission: 'users.create' },
+  access: { kind: 'write', resource: 'users', permission: 'users.create' },
   toolset: 'admin',
   async handler(input, ctx) {
     if (input.role === 'admin') assertMayChangeAdmin(ctx.auth);
@@ -151,7 +151,7 @@ export const updateUser = defineTool({
     role: grantableRole.optional(),
   }),
   output: userOutput,
-  access: { kind: 'write', permission: 'users.edit' },
+  access: { kind: 'write', resource: 'users', permission: 'users.edit' },
   annotations: { idempotentHint: true },
   toolset: 'admin',
   async handler(input, ctx) {
@@ -212,7 +212,7 @@ export const deactivateUser = defineTool({
     'Blocks a user without deleting anything: they cannot sign in and all their tokens (sessions, API keys, OAuth tokens) are refused at once, until reactivate_user. Their records stay theirs. You cannot deactivate yourself or the owner. Deactivating a deactivated user changes nothing.',
   input: z.strictObject({ id: userId }),
   output: userOutput,
-  access: { kind: 'write', permission: 'users.deactivate' },
+  access: { kind: 'write', resource: 'users', permission: 'users.deactivate' },
   annotations: { idempotentHint: true },
   toolset: 'admin',
   async handler(input, ctx) {
@@ -235,7 +235,7 @@ export const reactivateUser = defineTool({
     'Lifts a deactivation: the user can sign in again and their unrevoked API keys work again. Reactivating an active user changes nothing.',
   input: z.strictObject({ id: userId }),
   output: userOutput,
-  access: { kind: 'write', permission: 'users.deactivate' },
+  access: { kind: 'write', resource: 'users', permission: 'users.deactivate' },
   annotations: { idempotentHint: true },
   toolset: 'admin',
   async handler(input, ctx) {
@@ -277,7 +277,7 @@ export const deleteUser = defineTool({
       .describe("true: move the deleted user's records to the trash instead of transferring them"),
   }),
   output: messageOutput,
-  access: { kind: 'write', permission: 'users.delete' },
+  access: { kind: 'write', resource: 'users', permission: 'users.delete' },
   annotations: { destructiveHint: true },
   toolset: 'admin',
   async handler(input, ctx) {

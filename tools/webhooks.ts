@@ -259,7 +259,7 @@ export const createWebhook = defineTool({
     is_active: activeField.default(true).describe('Whether events are delivered (default true)'),
   }),
   output: createdWebhookOutput,
-  access: { kind: 'write', permission: 'settings.webhooks.create', feature: FEATURE },
+  access: { kind: 'write', resource: 'webhooks', permission: 'settings.webhooks.create', feature: FEATURE },
   toolset: TOOLSET,
   async handler(input, ctx) {
     const { secret, generated } = chooseSecret(input.secret);
@@ -290,7 +290,12 @@ export const listWebhooks = defineTool({
     "Lists the organization's webhook subscriptions, newest first by default (sort by created_at or updated_at, prefix - for descending); `search` matches part of the URL. Secrets are never returned. Paged: returns `webhooks` plus `total`, `page`, `limit`, `totalPages`; request page 1, then increment `page` until page >= totalPages. `limit` is 1-100 (default 25).",
   input: z.strictObject({ ...listParams(['created_at', 'updated_at']) }),
   output: pagedOutput('webhooks', webhookSchema),
-  access: { kind: 'read', permission: 'settings.webhooks.view_global', feature: FEATURE },
+  access: {
+    kind: 'read',
+    resource: 'webhooks',
+    permission: 'settings.webhooks.view_global',
+    feature: FEATURE,
+  },
   toolset: TOOLSET,
   async handler(input, ctx) {
     const filters: SQL[] = [eq(webhooks.orgId, ctx.auth.orgId)];
@@ -315,7 +320,12 @@ export const getWebhook = defineTool({
     'Returns one webhook subscription of the organization by id: URL, events, is_active, creator and times. The secret is never returned (`secret_set` is always true). Another organization\'s id is "Not found".',
   input: z.strictObject({ id: webhookId }),
   output: webhookOutput,
-  access: { kind: 'read', permission: 'settings.webhooks.view_global', feature: FEATURE },
+  access: {
+    kind: 'read',
+    resource: 'webhooks',
+    permission: 'settings.webhooks.view_global',
+    feature: FEATURE,
+  },
   toolset: TOOLSET,
   async handler(input, ctx) {
     return { webhook: serializeWebhook(await findWebhook(ctx.db, ctx.auth.orgId, input.id)) };
@@ -341,7 +351,7 @@ export const updateWebhook = defineTool({
       { message: 'Give at least one of url, events, secret, is_active' },
     ),
   output: webhookOutput,
-  access: { kind: 'write', permission: 'settings.webhooks.edit', feature: FEATURE },
+  access: { kind: 'write', resource: 'webhooks', permission: 'settings.webhooks.edit', feature: FEATURE },
   annotations: { idempotentHint: true },
   toolset: TOOLSET,
   async handler(input, ctx) {
@@ -372,7 +382,7 @@ export const deleteWebhook = defineTool({
     'Deletes a webhook subscription for good, together with its delivery log. Nothing more is delivered to its URL, and pending retries are dropped. To pause deliveries instead, use update_webhook with is_active false.',
   input: z.strictObject({ id: webhookId }),
   output: messageOutput,
-  access: { kind: 'write', permission: 'settings.webhooks.delete', feature: FEATURE },
+  access: { kind: 'write', resource: 'webhooks', permission: 'settings.webhooks.delete', feature: FEATURE },
   annotations: { destructiveHint: true, idempotentHint: true },
   toolset: TOOLSET,
   async handler(input, ctx) {
@@ -393,7 +403,7 @@ export const testWebhook = defineTool({
     "Sends one `webhook.test` delivery to a subscription's URL now, signed like any other, with data {webhook_id, message, sent_by}. Works for inactive subscriptions too (an explicit test is not an event). Returns the new delivery-log entry while it is still `pending`: exactly one attempt is made, with no retries; read the outcome with list_webhook_deliveries. A private or loopback URL fails at delivery time (SSRF guard), not here.",
   input: z.strictObject({ id: webhookId }),
   output: deliveryOutput,
-  access: { kind: 'write', permission: 'settings.webhooks.edit', feature: FEATURE },
+  access: { kind: 'write', resource: 'webhooks', permission: 'settings.webhooks.edit', feature: FEATURE },
   annotations: { openWorldHint: true },
   toolset: TOOLSET,
   async handler(input, ctx) {
@@ -438,7 +448,7 @@ export const listWebhookDeliveries = defineTool({
     limit: logParams.limit,
   }),
   output: pagedOutput('deliveries', deliverySchema),
-  access: { kind: 'read', permission: 'settings.webhooks.view_own', feature: FEATURE },
+  access: { kind: 'read', resource: 'webhooks', permission: 'settings.webhooks.view_own', feature: FEATURE },
   toolset: TOOLSET,
   async handler(input, ctx) {
     const hook = await findWebhook(ctx.db, ctx.auth.orgId, input.id);
@@ -468,7 +478,7 @@ export const replayWebhookDelivery = defineTool({
     'Sends a past delivery again: same delivery id (receivers can de-duplicate on it), same event and data, a new timestamp and signature. Exactly one attempt is made, with no automatic retries; the entry turns `pending` and its attempts grow by one (read them with list_webhook_deliveries). Use it after fixing a receiver that failed. A delivery still pending cannot be replayed (400): wait for its attempts to finish. Works for inactive subscriptions too.',
   input: z.strictObject({ deliveryId: objectId('delivery') }),
   output: deliveryOutput,
-  access: { kind: 'write', permission: 'settings.webhooks.edit', feature: FEATURE },
+  access: { kind: 'write', resource: 'webhooks', permission: 'settings.webhooks.edit', feature: FEATURE },
   annotations: { openWorldHint: true },
   toolset: TOOLSET,
   async handler(input, ctx) {

@@ -3,6 +3,8 @@
 // column an identifier comes from) and the in-memory reference evaluator all read this one table,
 // so a field cannot be filterable in one place and unknown in another.
 
+import type { ScopeFamily } from '../access.ts';
+
 export const FIELD_TYPES = ['lead', 'contact', 'opportunity', 'task', 'activity', 'custom_field'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 
@@ -127,6 +129,21 @@ export const FIELD_CATALOGUE = {
   /** Columns of an activity usable as `activity_field`; any other key addresses `activities.fields`. */
   activity: { occurred_at: 'timestamp', user_id: 'id', contact_id: 'id' },
 } as const satisfies Record<Exclude<FieldType, 'custom_field'>, Record<string, FieldKind>>;
+
+/**
+ * The scope family a filter on each field_type reads: a token running or saving such a filter needs
+ * that family's read scope too (DESIGN.md "Scopes for every tool"), or a `read:leads` key could
+ * probe contacts' e-mails through a view. Tasks, activities and additional properties are lead
+ * data. Sorts and display columns name only lead fields, so they never need more than the view.
+ */
+export const FIELD_TYPE_FAMILY = {
+  lead: 'leads',
+  contact: 'contacts',
+  opportunity: 'opportunities',
+  task: 'leads',
+  activity: 'leads',
+  custom_field: 'leads',
+} as const satisfies Record<FieldType, ScopeFamily>;
 
 export const BUILT_IN_ACTIVITY_TYPES = ['note', 'call', 'email', 'meeting'] as const;
 

@@ -2,12 +2,14 @@
 // catalogue: unknown fields, operators a field's kind does not support, and values of the wrong
 // type for the operator all fail here with a field-level detail, before anything reaches SQL.
 import { z } from 'zod';
+import type { ScopeFamily } from '../access.ts';
 import { NO_NUL, nulMessage } from '../text-rules.ts';
 import {
   activityFieldKind,
   BUILT_IN_ACTIVITY_TYPES,
   catalogueKind,
   FIELD_CATALOGUE,
+  FIELD_TYPE_FAMILY,
   FIELD_TYPES,
   type FieldKind,
   type FieldType,
@@ -353,6 +355,11 @@ export const displayColumnsSchema = z
   .describe(
     `Columns the results show besides _id and name (at most ${MAX_DISPLAY_COLUMNS}: ${LEAD_COLUMNS.join(', ')} or additional property names); empty shows whole leads`,
   );
+
+/** The scope families a query's filters read, each once, in filter order. */
+export function familiesReadBy(query: SmartViewQuery): ScopeFamily[] {
+  return [...new Set(query.filters.map((f) => FIELD_TYPE_FAMILY[f.field_type]))];
+}
 
 /** What the compiler and evaluator need of a filter that passed smartViewFilterSchema. */
 export function resolveFilter(f: SmartViewFilter): ResolvedFilter {
