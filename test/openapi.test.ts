@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_TABLE } from '../core/errors.ts';
 import type {
   OpenApiDocument,
   OperationMethod,
@@ -155,8 +156,11 @@ describe('GET /api/v1/openapi.json', () => {
     for (const route of ROUTES) {
       const op = operationAt(expectedPath(route.path), METHOD_KEYS[route.method]);
       const where = `${route.method} ${route.path}`;
-      expect('404' in op.responses, where).toBe(route.path.includes(':'));
-      expect('402' in op.responses, where).toBe(route.tool.access.feature !== undefined);
+      const declared = (route.tool.errors ?? []).map((e) => ERROR_TABLE[e.code].status);
+      expect('404' in op.responses, where).toBe(route.path.includes(':') || declared.includes(404));
+      expect('402' in op.responses, where).toBe(
+        route.tool.access.feature !== undefined || declared.includes(402),
+      );
       expect('413' in op.responses, where).toBe(route.method !== 'GET');
       expect('403' in op.responses, where).toBe(true);
     }
