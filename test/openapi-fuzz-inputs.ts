@@ -1,8 +1,24 @@
 // Schema-derived request inputs for test/openapi-fuzz.test.ts: a seeded generator of values that
 // match a JSON Schema (so requests reach the handlers) and of values that break it at its edges
-// (so validation is exercised). Deterministic for a given seed.
+// (so validation is exercised). Deterministic for a given seed. Also the JSON Schema validator the
+// OpenAPI tests check answers with.
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 
 export type JsonSchema = Record<string, unknown>;
+
+// ajv-formats is CommonJS with a default export; under NodeNext it arrives as the module object.
+const addFormats = ('default' in addFormatsModule
+  ? addFormatsModule.default
+  : addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020;
+
+/**
+ * A JSON Schema 2020-12 validator (the dialect of OpenAPI 3.1) with the standard formats. Not strict:
+ * descriptions and examples sit beside keywords, as the document writes them.
+ */
+export function createSchemaValidator(): Ajv2020 {
+  return addFormats(new Ajv2020({ strict: false, allErrors: false }));
+}
 
 /**
  * Inputs another change makes a clean 400 (NUL bytes, lone UTF-16 surrogates, `1e309`). Off until
