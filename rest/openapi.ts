@@ -179,7 +179,7 @@ const DOCUMENT_DESCRIPTION = [
   '',
   '- Records use `_id` (24 hex characters) and ISO 8601 timestamps.',
   '- Lists are paged: `page` (1-based) and `limit`; responses carry `total`, `page`, `limit` and `totalPages`.',
-  '- Every failure answers the `Error` envelope; `code` is machine-readable.',
+  '- Every failure answers the `Error` envelope; `code` is machine-readable. Each operation lists the statuses it can answer; a method a path does not offer answers 405 with `Allow`.',
   '- Request bodies are JSON objects of at most 1 MiB.',
   '- Responses carry `RateLimit-*` headers; a refused request gets 429 with `Retry-After`.',
   '- A request that the database could not serve in time (busy rows, no free connection) gets 503 with `Retry-After`; it can be retried as is.',

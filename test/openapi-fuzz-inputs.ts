@@ -92,6 +92,17 @@ const TRICKY_STRINGS = [
 const HOSTILE_STRINGS = ['nul\u0000byte', 'lone \ud800 surrogate', '\udfff'];
 const EDGE_NUMBERS = [0, -1, 1, 1.5, -0.5, 2 ** 31, 2 ** 53 + 2, -(2 ** 53), 1e20, -1e20, 1e300];
 
+/** Values for the patterns the document uses (a general regex sampler is not worth its code here). */
+const PATTERN_SAMPLES: Record<string, (rng: Rng) => string> = {
+  '^[A-Z]{3}$': (rng) => rng.pick(['USD', 'EUR', 'GBP']),
+  '^(0|[1-9][0-9]*)$': (rng) => String(rng.int(0, 2)),
+  '^\\s*[Hh][Tt][Tt][Pp][Ss]://[^/?#@\\s]+([/?#]\\S*)?\\s*$': (rng) =>
+    `https://example.com/${randomHex(rng, 6)}`,
+  '^\\d{4}-\\d{2}-\\d{2}$': (rng) => `2026-0${rng.int(1, 9)}-${rng.int(10, 28)}`,
+  '^\\+\\d{7,15}$': (rng) => `+4930${rng.int(1_000_000, 9_999_999)}`,
+  '^[a-z][a-z0-9_]{0,63}$': (rng) => `f_${randomHex(rng, 6)}`,
+};
+
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -141,8 +152,8 @@ function sampleString(schema: JsonSchema, ctx: GenerationContext, name: string |
   if (format === 'date')
     return `2026-${String(rng.int(1, 12)).padStart(2, '0')}-${String(rng.int(1, 28)).padStart(2, '0')}`;
   if (format === 'uri') return `https://example.com/${randomHex(rng, 6)}`;
-  if (typeof schema.pattern === 'string' && /https/.test(schema.pattern))
-    return `https://example.com/${randomHex(rng, 6)}`;
+  const fromPattern = typeof schema.pattern === 'string' ? PATTERN_SAMPLES[schema.pattern] : undefined;
+  if (fromPattern) return fromPattern(rng);
   if (format === 'uuid') return '3f2a0c5e-8b1d-4c7a-9e6f-1a2b3c4d5e6f';
   const min = numberOr(schema.minLength, 0);
   const max = Math.min(numberOr(schema.maxLength, 40), Math.max(min, 40));
@@ -158,7 +169,8 @@ function sampleNumber(schema: JsonSchema, rng: Rng, integer: boolean): number {
   const exclusiveMax = typeof schema.exclusiveMaximum === 'number' ? schema.exclusiveMaximum - 1 : undefined;
   const min = numberOr(schema.minimum, exclusiveMin ?? 0);
   const max = numberOr(schema.maximum, exclusiveMax ?? Math.max(min + 100, 100));
-  const value = min + rng.next() * (max - min);
+  // Two decimals at most: money fields refuse more, and nothing else needs more.
+  const value = Math.round((min + rng.next() * (max - min)) * 100) / 100;
   return integer ? Math.max(Math.ceil(min), Math.min(Math.floor(max), Math.round(value))) : value;
 }
 
