@@ -42,6 +42,8 @@ export function listParams<const F extends readonly [string, ...string[]]>(
     sort: z
       .string()
       .refine((s) => sortValues.includes(s), { message: `must be one of: ${sortValues.join(', ')}` })
+      // The refinement as JSON Schema sees it (kept a refinement for its error message).
+      .meta({ enum: sortValues })
       .optional()
       .describe(
         `Sort field, ascending; prefix "-" for descending. One of: ${sortFields.join(', ')}. Default newest first.`,

@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import type { AccessKind, Feature, Permission, ScopeFamily, Surface } from './access.ts';
 import type { AuthContext } from './auth-context.ts';
 import type { Executor } from './db/client.ts';
+import type { ErrorCode } from './errors.ts';
 import type { EventName } from './events.ts';
 import type { Services } from './services.ts';
 
@@ -20,6 +21,13 @@ export interface ToolAccess {
   permission: Permission | null;
   /** Plan feature required (402 when the plan lacks it or the organization switched it off). */
   feature?: Feature;
+}
+
+/** A failure the handler answers of its own accord, beyond what the pipeline answers for every tool. */
+export interface ToolError {
+  code: ErrorCode;
+  /** When it happens, in the words of the reference documentation. */
+  when: string;
 }
 
 export interface ToolAnnotations {
@@ -58,6 +66,13 @@ export interface ToolDefinition<I extends ToolInputSchema, O extends z.ZodType> 
   input: I;
   output: O;
   access: ToolAccess;
+  /**
+   * Failures the handler answers beyond the pipeline's own (validation, access, plan feature, a
+   * missing record named in the path, a busy database): a referenced record that does not exist
+   * (404), a duplicate or a state that forbids the change (409). The OpenAPI document lists them;
+   * the schema-derived fuzz (test/openapi-fuzz.test.ts) catches a status nobody declared.
+   */
+  errors?: readonly ToolError[];
   /** Defaults derive from `access.kind`; a write is not destructive unless it says so. */
   annotations?: Partial<ToolAnnotations>;
   /** MCP toolset this tool belongs to; `core` tools are listed by default. */

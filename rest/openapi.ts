@@ -17,7 +17,7 @@ import {
   signupOutput,
 } from '../core/auth/sessions.ts';
 import { ERROR_TABLE, type ErrorCode } from '../core/errors.ts';
-import type { Tool } from '../core/tool.ts';
+import type { Tool, ToolError } from '../core/tool.ts';
 import { jsonSchemasOf } from '../mcp/schemas.ts';
 import type { AppEnv } from './app.ts';
 import type { HttpMethod, Route } from './route.ts';
@@ -86,7 +86,7 @@ export interface OpenApiDocument {
   openapi: '3.1.0';
   info: { title: string; version: string; description: string };
   servers: { url: string; description: string }[];
-  tags: { name: string; description?: string }[];
+  tags: { name: string; description: string }[];
   security: SecurityRequirement[];
   paths: Record<string, PathItemObject>;
   components: {
@@ -179,7 +179,7 @@ const DOCUMENT_DESCRIPTION = [
   '',
   '- Records use `_id` (24 hex characters) and ISO 8601 timestamps.',
   '- Lists are paged: `page` (1-based) and `limit`; responses carry `total`, `page`, `limit` and `totalPages`.',
-  '- Every failure answers the `Error` envelope; `code` is machine-readable.',
+  '- Every failure answers the `Error` envelope; `code` is machine-readable. Each operation lists the statuses it can answer; a method a path does not offer answers 405 with `Allow`.',
   '- Request bodies are JSON objects of at most 1 MiB.',
   '- Responses carry `RateLimit-*` headers; a refused request gets 429 with `Retry-After`.',
   '- A request that the database could not serve in time (busy rows, no free connection) gets 503 with `Retry-After`; it can be retried as is.',
@@ -189,9 +189,18 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   auth: 'Sign up, log in and refresh a session. These routes need no token.',
   me: 'The caller: user, organization, plan features and token kind.',
   leads: 'Leads, with any additional properties of their own; bulk upsert and bulk tagging.',
+  contacts: 'People at a lead, with their e-mail addresses and phone numbers.',
+  opportunities: 'Deals on a lead: value, confidence, pipeline stage and status (active, won, lost).',
+  activities: "A lead's timeline: notes, calls, e-mails, meetings and custom activities.",
+  'custom-activity-types': 'Activity types of your own, with their fields (a plan feature).',
+  tasks: 'To-dos on leads, assigned to users: complete, snooze and list your own.',
+  'smart-views': 'Saved lead filters and the leads that match them now (a plan feature).',
+  'custom-objects': 'Record types of your own (definitions with typed fields) and their records.',
+  search: 'One search across leads, contacts and opportunities.',
   users: 'Users of the organization and their roles.',
   'api-keys': "The calling user's personal access tokens (API keys).",
   trash: 'Soft-deleted records: list them and restore them.',
+  webhooks: 'Subscriptions that POST signed events to your https:// URL, their delivery log and replays.',
 };
 
 /** Path segments that only group routes (`/settings/api-keys`); the tag is the segment after them. */
@@ -357,6 +366,27 @@ function accessText(tool: Tool): string {
   return `**Access:** ${parts.join('; ')}.`;
 }
 
+/** The failures a tool's handler declares (core/tool.ts `errors`), by HTTP status. */
+function declaredErrors(tool: Tool): Map<number, ToolError[]> {
+  const byStatus = new Map<number, ToolError[]>();
+  for (const error of tool.errors ?? []) {
+    const status = ERROR_TABLE[error.code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), error]);
+  }
+  return new Map([...byStatus].sort(([a], [b]) => a - b));
+}
+
+/** One status's response: the pipeline's own reason (if any) and each declared reason with its code. */
+function declaredResponse(generic: string | undefined, errors: readonly ToolError[]): ResponseObject {
+  const reasons = errors.map((e) => `\`${e.code}\`: ${e.when}`);
+  const description = [generic, ...reasons].filter((r) => r !== undefined).join('; ');
+  const first = errors[0];
+  const example = first
+    ? errorExample(first.code, { message: first.when })
+    : errorExample('not_found', { message: 'Record not found' });
+  return errorResponse(description, example);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Operations
 
@@ -387,9 +417,12 @@ function toolOperation(route: Route): { path: string; method: OperationMethod; o
     }
   }
 
+  const declared = declaredErrors(tool);
   const responses: Record<string, ResponseObject | RefObject> = {
     [String(route.status)]: successResponse(route.status, schemas.output),
-    '400': shared('BadRequest'),
+    '400': declared.has(400)
+      ? declaredResponse(SHARED_RESPONSES.BadRequest.description, declared.get(400) ?? [])
+      : shared('BadRequest'),
     '401': shared('Unauthorized'),
   };
   if (tool.access.feature) {
@@ -401,6 +434,8 @@ function toolOperation(route: Route): { path: string; method: OperationMethod; o
         current_plan: 'free',
       }),
     );
+  } else if (declared.has(402)) {
+    responses['402'] = declaredResponse(undefined, declared.get(402) ?? []);
   }
   responses['403'] = errorResponse(
     "The caller's role lacks the permission, the token lacks the scope, or the organization is inactive",
@@ -408,11 +443,17 @@ function toolOperation(route: Route): { path: string; method: OperationMethod; o
       ? errorExample('forbidden', { required_permission: tool.access.permission })
       : errorExample('organization_inactive'),
   );
-  if (params.length > 0) {
-    responses['404'] = errorResponse(
-      'No such record in the organization (ids of other organizations are not found either)',
-      errorExample('not_found', { message: 'Record not found' }),
+  if (params.length > 0 || declared.has(404)) {
+    responses['404'] = declaredResponse(
+      params.length > 0
+        ? 'No such record in the organization (ids of other organizations are not found either)'
+        : undefined,
+      declared.get(404) ?? [],
     );
+  }
+  for (const [status, errors] of declared) {
+    if (String(status) in responses) continue;
+    responses[String(status)] = declaredResponse(undefined, errors);
   }
   if (route.method !== 'GET') {
     responses['413'] = shared('PayloadTooLarge');
@@ -563,8 +604,10 @@ export function buildOpenApiDocument(routes: readonly Route[]): OpenApiDocument 
     info: { title: 'CRM API', version: packageVersion(), description: DOCUMENT_DESCRIPTION },
     servers: [{ url: '/', description: 'This server' }],
     tags: tags.map((name) => {
-      const description = TAG_DESCRIPTIONS[name];
-      return description ? { name, description } : { name };
+      // A new resource area must say what it is: a tag without a description fails the build of the document.
+      const description = Object.hasOwn(TAG_DESCRIPTIONS, name) ? TAG_DESCRIPTIONS[name] : undefined;
+      if (!description) throw new Error(`Tag ${name} has no description in TAG_DESCRIPTIONS`);
+      return { name, description };
     }),
     security: [{ bearerAuth: [] }],
     paths,

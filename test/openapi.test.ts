@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_TABLE } from '../core/errors.ts';
 import type {
   OpenApiDocument,
   OperationMethod,
@@ -11,7 +12,10 @@ import type {
 } from '../rest/openapi.ts';
 import type { HttpMethod } from '../rest/route.ts';
 import { ROUTES } from '../rest/routes/index.ts';
+import { listLeads } from '../tools/leads.ts';
+import { createWebhook, SUBSCRIBABLE_EVENTS } from '../tools/webhooks.ts';
 import { createTestContext, json, type TestContext } from './helpers.ts';
+import { createSchemaValidator } from './openapi-fuzz-inputs.ts';
 
 let t: TestContext;
 let doc: OpenApiDocument;
@@ -155,8 +159,11 @@ describe('GET /api/v1/openapi.json', () => {
     for (const route of ROUTES) {
       const op = operationAt(expectedPath(route.path), METHOD_KEYS[route.method]);
       const where = `${route.method} ${route.path}`;
-      expect('404' in op.responses, where).toBe(route.path.includes(':'));
-      expect('402' in op.responses, where).toBe(route.tool.access.feature !== undefined);
+      const declared = (route.tool.errors ?? []).map((e) => ERROR_TABLE[e.code].status);
+      expect('404' in op.responses, where).toBe(route.path.includes(':') || declared.includes(404));
+      expect('402' in op.responses, where).toBe(
+        route.tool.access.feature !== undefined || declared.includes(402),
+      );
       expect('413' in op.responses, where).toBe(route.method !== 'GET');
       expect('403' in op.responses, where).toBe(true);
     }
@@ -255,6 +262,205 @@ describe('GET /api/v1/openapi.json', () => {
     expect(text).not.toContain('"nullable"');
     // Nullable fields are written the 3.1 way.
     expect(text).toContain('{"type":"null"}');
+  });
+});
+
+function bodySchemaOf(path: string, method: OperationMethod): Record<string, unknown> {
+  const schema = operationAt(path, method).requestBody?.content['application/json']?.schema;
+  if (!schema) throw new Error(`${method.toUpperCase()} ${path} has no JSON body`);
+  return schema;
+}
+
+function propertyOf(schema: Record<string, unknown>, name: string): Record<string, unknown> {
+  const properties = schema.properties;
+  const property =
+    typeof properties === 'object' && properties !== null
+      ? (properties as Record<string, unknown>)[name]
+      : undefined;
+  if (typeof property !== 'object' || property === null) throw new Error(`no property ${name}`);
+  return property as Record<string, unknown>;
+}
+
+describe('the document tells the truth', () => {
+  it('describes every tag', () => {
+    expect(doc.tags.length).toBeGreaterThan(10);
+    for (const tag of doc.tags) expect(tag.description?.trim().length ?? 0, tag.name).toBeGreaterThan(10);
+  });
+
+  it("lists every failure a tool declares under that failure's status, naming its code", () => {
+    let declared = 0;
+    for (const route of ROUTES) {
+      const op = operationAt(expectedPath(route.path), METHOD_KEYS[route.method]);
+      for (const error of route.tool.errors ?? []) {
+        declared++;
+        const response = resolveResponse(op.responses[String(ERROR_TABLE[error.code].status)]);
+        const where = `${route.method} ${route.path} ${error.code}`;
+        expect(response, where).toBeDefined();
+        expect(response?.description, where).toContain(error.code);
+        expect(errorSchemaRef(response), where).toBe(ERROR_REF);
+      }
+    }
+    expect(declared).toBeGreaterThan(20);
+  });
+
+  it('states the server rules for webhook URLs and events in JSON Schema, agreeing with the server', () => {
+    const ajv = createSchemaValidator();
+    const body = bodySchemaOf('/api/v1/webhooks', 'post');
+    const url = ajv.compile(propertyOf(body, 'url'));
+    const samples = [
+      'https://example.com/hook',
+      'https://example.com:8443/a/b?c=d#e',
+      'HTTPS://EXAMPLE.COM/',
+      'http://example.com/hook',
+      'https://user:secret@example.com/hook',
+      'ftp://example.com/',
+      'https://',
+      'example.com/hook',
+      'not a url',
+    ];
+    for (const sample of samples) {
+      const server = createWebhook.input.safeParse({
+        name: 'h',
+        url: sample,
+        events: ['lead.created'],
+      }).success;
+      expect(url(sample), sample).toBe(server);
+    }
+    expect(samples.filter((sample) => url(sample))).toHaveLength(3);
+
+    const events = propertyOf(body, 'events');
+    expect(events.items).toMatchObject({ type: 'string', enum: [...SUBSCRIBABLE_EVENTS] });
+    expect(events.items).not.toMatchObject({ enum: expect.arrayContaining(['webhook.test']) });
+    for (const event of SUBSCRIBABLE_EVENTS) {
+      expect(createWebhook.input.safeParse({ name: 'h', url: samples[0], events: [event] }).success).toBe(
+        true,
+      );
+    }
+
+    // PUT needs at least one field besides the path id; the document says so with anyOf.
+    const update = ajv.compile(bodySchemaOf('/api/v1/webhooks/{id}', 'put'));
+    expect(update({})).toBe(false);
+    expect(update({ is_active: false })).toBe(true);
+  });
+
+  it('states sort fields as enums and calendar dates as format date', () => {
+    const sort = operationAt('/api/v1/leads', 'get').parameters?.find((p) => p.name === 'sort');
+    const values = sort?.schema.enum;
+    expect(Array.isArray(values) && values.length).toBeGreaterThan(2);
+    for (const value of Array.isArray(values) ? values : []) {
+      expect(listLeads.input.safeParse({ sort: value }).success, String(value)).toBe(true);
+    }
+    expect(listLeads.input.safeParse({ sort: 'password_hash' }).success).toBe(false);
+    // Every sort parameter of every list is an enum, not a free string.
+    for (const { path, method, op } of operations(doc)) {
+      const param = op.parameters?.find((p) => p.name === 'sort');
+      if (param) expect(param.schema.enum, `${method} ${path}`).toBeDefined();
+    }
+    const close = propertyOf(bodySchemaOf('/api/v1/opportunities', 'post'), 'expected_close_date');
+    expect(JSON.stringify(close)).toContain('"format":"date"');
+  });
+
+  it('lists the statuses answered for missing references and conflicts (found by the fuzz)', async () => {
+    const org = await t.createOrg({ plan: 'enterprise' });
+    const call = async (method: string, path: string, body?: unknown) => {
+      const res = await t.request(method, path, {
+        token: org.token,
+        ...(body === undefined ? {} : { body }),
+      });
+      return { status: res.status, body: await json(res) };
+    };
+    const idOf = (out: { body: Record<string, unknown> }): string => {
+      const record = Object.values(out.body).find((v) => typeof v === 'object' && v !== null);
+      const id = (record as { _id?: unknown } | undefined)?._id;
+      if (typeof id !== 'string') throw new Error(JSON.stringify(out.body));
+      return id;
+    };
+    const missing = 'aaaaaaaaaaaaaaaaaaaaaaaa';
+    const lead = idOf(await call('POST', '/api/v1/leads', { name: 'Acme' }));
+    const gone = idOf(await call('POST', '/api/v1/leads', { name: 'Gone' }));
+    const contact = idOf(await call('POST', '/api/v1/contacts', { lead_id: gone, name: 'Pat' }));
+    await call('DELETE', `/api/v1/leads/${gone}`);
+    const object = idOf(
+      await call('POST', '/api/v1/custom-objects', {
+        name: 'Projects',
+        fields: [{ key: 'title', label: 'Title', type: 'text' }],
+      }),
+    );
+    await call('POST', `/api/v1/custom-objects/${object}/records`, { values: { title: 'One' } });
+    await call('POST', '/api/v1/custom-activity-types', { name: 'Demo' });
+    await call('POST', '/api/v1/settings/api-keys', { label: 'CI' });
+
+    const cases: { method: string; path: string; doc: string; body?: unknown; status: number }[] = [
+      {
+        method: 'POST',
+        path: '/api/v1/contacts',
+        doc: '/api/v1/contacts',
+        body: { lead_id: missing, name: 'X' },
+        status: 404,
+      },
+      {
+        method: 'POST',
+        path: '/api/v1/opportunities',
+        doc: '/api/v1/opportunities',
+        body: { lead_id: missing },
+        status: 404,
+      },
+      {
+        method: 'POST',
+        path: '/api/v1/tasks',
+        doc: '/api/v1/tasks',
+        body: { lead_id: missing, text: 'Call' },
+        status: 404,
+      },
+      {
+        method: 'POST',
+        path: '/api/v1/activities',
+        doc: '/api/v1/activities',
+        body: { lead_id: missing, type: 'note', note: 'Hi' },
+        status: 404,
+      },
+      {
+        method: 'POST',
+        path: '/api/v1/custom-objects',
+        doc: '/api/v1/custom-objects',
+        body: { name: 'PROJECTS', fields: [] },
+        status: 409,
+      },
+      {
+        method: 'DELETE',
+        path: `/api/v1/custom-objects/${object}`,
+        doc: '/api/v1/custom-objects/{id}',
+        status: 409,
+      },
+      {
+        method: 'POST',
+        path: '/api/v1/custom-activity-types',
+        doc: '/api/v1/custom-activity-types',
+        body: { name: 'demo' },
+        status: 409,
+      },
+      {
+        method: 'POST',
+        path: '/api/v1/settings/api-keys',
+        doc: '/api/v1/settings/api-keys',
+        body: { label: 'CI' },
+        status: 409,
+      },
+      {
+        method: 'POST',
+        path: `/api/v1/trash/${contact}/restore`,
+        doc: '/api/v1/trash/{id}/restore',
+        status: 409,
+      },
+    ];
+    for (const c of cases) {
+      const out = await call(c.method, c.path, c.body);
+      const where = `${c.method} ${c.path} ${JSON.stringify(out.body)}`;
+      expect(out.status, where).toBe(c.status);
+      const op = operationAt(c.doc, METHOD_KEYS[c.method as HttpMethod]);
+      expect(Object.keys(op.responses), where).toContain(String(c.status));
+    }
+    expect(lead).toBeTruthy();
   });
 });
 

@@ -698,6 +698,14 @@ const typeFilter = z.enum(ACTIVITY_TYPES).optional().describe('Only activities o
 export const logActivity = defineTool({
   name: 'log_activity',
   title: 'Log an activity on a lead',
+  errors: [
+    { code: 'not_found', when: 'lead_id names no live lead of the organization' },
+    { code: 'plan_upgrade_required', when: 'a custom activity on a plan without custom activity types' },
+    {
+      code: 'feature_disabled',
+      when: 'a custom activity while the organization switched custom activity types off',
+    },
+  ],
   description:
     'Records something that happened with a lead: a note, a call, an email, a meeting, or a custom activity of a custom activity type. ' +
     '`type` and `lead_id` are required; then the fields of that type: note needs `note`; call needs `direction` (status defaults ' +
@@ -822,6 +830,13 @@ export const getActivity = defineTool({
 export const updateActivity = defineTool({
   name: 'update_activity',
   title: 'Update an activity',
+  errors: [
+    { code: 'plan_upgrade_required', when: 'changing custom values on a plan without custom activity types' },
+    {
+      code: 'feature_disabled',
+      when: 'changing custom values while the organization switched custom activity types off',
+    },
+  ],
   description:
     "Changes only the fields sent of one activity: contact_id, user_id, occurred_at and the fields of the activity's own type " +
     '(custom `values` merge key by key; null clears an optional field). The type and lead cannot change. Moving a call from ' +

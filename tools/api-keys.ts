@@ -127,6 +127,7 @@ function labelTaken(): AppError {
 export const createApiKey = defineTool({
   name: 'create_api_key',
   title: 'Create API key',
+  errors: [{ code: 'conflict', when: 'one of your keys (revoked ones too) already has this label' }],
   description:
     "Creates a personal access token (API key) for the caller. The response holds the key record and `plain_token`, which is shown only once: store it. Without `scopes` (or with an empty list) the key gets the defaults read/write on leads, contacts, opportunities, invoices, proposals and projects; the scopes for users, webhooks, settings (API keys included), custom objects and MCP (`mcp:read`, `mcp:write`) are never defaults and must be requested explicitly. An unknown scope is a 400 naming it. When called with a token, the new key may only hold scopes that token holds. `toolsets` chooses which MCP toolsets the key lists by default (core when empty). The label must be unique among the caller's keys, revoked ones included (409 otherwise).",
   input: z.strictObject({
@@ -192,6 +193,10 @@ export const listApiKeys = defineTool({
 export const updateApiKey = defineTool({
   name: 'update_api_key',
   title: 'Update API key',
+  errors: [
+    { code: 'conflict', when: 'one of your keys (revoked ones too) already has this label' },
+    { code: 'invalid_operation', when: 'the key is revoked' },
+  ],
   description:
     'Changes the label and/or the MCP toolsets of one of the caller\'s active API keys; fields left out stay as they are, and the token does not change. Use it to make a key list more than the core tools over MCP (for example toolsets ["core", "admin"]); an empty list returns the key to the default. The new label must be unique among the caller\'s keys, revoked ones included (409 otherwise). A revoked key cannot be changed.',
   input: z.strictObject({
@@ -261,6 +266,7 @@ export const revokeApiKey = defineTool({
 export const rotateApiKey = defineTool({
   name: 'rotate_api_key',
   title: 'Rotate API key',
+  errors: [{ code: 'invalid_operation', when: 'the key is revoked' }],
   description:
     "Replaces the token of one of the caller's active API keys: same key id, label, scopes and toolsets, a new `plain_token` (shown only now). The old token stops working immediately. A revoked key cannot be rotated. When called with a token, that token must hold every scope of the key being rotated.",
   input: z.strictObject({ id: keyId }),

@@ -581,6 +581,7 @@ export const getContact = defineTool({
 export const createContact = defineTool({
   name: 'create_contact',
   title: 'Create a contact',
+  errors: [{ code: 'not_found', when: 'lead_id names no live lead of the organization' }],
   description:
     'Adds a person to a lead. `lead_id` (a live lead; 404 otherwise) and `name` are required; title, emails ' +
     '([{email, type: work|home|other}]) and phones ([{phone in international form, type: office|mobile|home|fax|other}]) are optional. ' +
@@ -596,6 +597,13 @@ export const createContact = defineTool({
 export const updateContact = defineTool({
   name: 'update_contact',
   title: 'Update a contact',
+  errors: [
+    { code: 'not_found', when: 'lead_id names no live lead of the organization' },
+    {
+      code: 'conflict',
+      when: 'moving the contact to another lead while opportunities of its lead name it as their contact',
+    },
+  ],
   description:
     'Changes only the fields sent of one contact and returns it. `emails` or `phones`, when sent, replace the whole list. ' +
     'Additional properties merge into the existing ones; one sent as null is removed; title sent as null is cleared. ' +

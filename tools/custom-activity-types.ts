@@ -246,6 +246,7 @@ export const getCustomActivityTypeTool = defineTool({
 export const createCustomActivityType = defineTool({
   name: 'create_custom_activity_type',
   title: 'Create a custom activity type',
+  errors: [{ code: 'conflict', when: 'another custom activity type has this name (ignoring case)' }],
   description:
     'Defines a new kind of activity (e.g. "Demo" with fields outcome: choice, attendees_count: number). `name` is required and unique ' +
     'in the organization ignoring case (409 when taken); `fields` lists up to 100 field definitions with unique keys. Activities of ' +
@@ -319,6 +320,12 @@ async function writeCustomActivityType(
 export const updateCustomActivityType = defineTool({
   name: 'update_custom_activity_type',
   title: 'Update a custom activity type',
+  errors: [
+    {
+      code: 'conflict',
+      when: 'another type has this name, or a field whose values activities hold changes type',
+    },
+  ],
   description:
     'Changes the name, description or fields of a custom activity type; only the keys sent change, and `fields`, when sent, replaces ' +
     'the whole list. Removing a field is allowed and erases its values from existing activities. Changing the `type` of an existing ' +
@@ -351,6 +358,12 @@ export const updateCustomActivityType = defineTool({
 export const replaceCustomActivityType = defineTool({
   name: 'replace_custom_activity_type',
   title: 'Replace a custom activity type',
+  errors: [
+    {
+      code: 'conflict',
+      when: 'another type has this name, or a field whose values activities hold changes type',
+    },
+  ],
   description:
     'Replaces a custom activity type as a whole (PUT semantics): `name` is required, a description left out becomes null and fields ' +
     'left out become an empty list (erasing every value from its activities). Same rules as update_custom_activity_type, which is ' +
@@ -381,6 +394,7 @@ export const replaceCustomActivityType = defineTool({
 export const deleteCustomActivityType = defineTool({
   name: 'delete_custom_activity_type',
   title: 'Delete a custom activity type',
+  errors: [{ code: 'conflict', when: 'activities of this type still exist' }],
   description:
     'Deletes a custom activity type permanently. Refused with 409 while live activities use it (delete those first). Activities of ' +
     'the type that are already in the trash are purged with it, since they could not be shown without their type.',

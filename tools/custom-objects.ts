@@ -475,6 +475,7 @@ export const getCustomObject = defineTool({
 export const createCustomObject = defineTool({
   name: 'create_custom_object',
   title: 'Create a custom object',
+  errors: [{ code: 'conflict', when: 'another custom object has this name (ignoring case)' }],
   description:
     'Defines a new custom object (a record type of the organization) with its fields. `name` (1-100 characters) must be unique in the organization, ' +
     'case-insensitively (409 otherwise). Each field has a `key` (starts with a letter; letters, digits, underscores), a `label`, a `type` ' +
@@ -513,6 +514,12 @@ export const createCustomObject = defineTool({
 export const updateCustomObject = defineTool({
   name: 'update_custom_object',
   title: 'Update a custom object',
+  errors: [
+    {
+      code: 'conflict',
+      when: 'another custom object has this name, or a field change the stored records would no longer satisfy',
+    },
+  ],
   description:
     'Changes the name, description or fields of a custom object; only what is sent changes. `fields`, when sent, is the complete new field list ' +
     "(fields are matched by `key`; the key of a field cannot be renamed). Removing a field deletes its values from every record of the object. Refused with 409: changing a field's type " +
@@ -557,6 +564,7 @@ export const updateCustomObject = defineTool({
 export const deleteCustomObject = defineTool({
   name: 'delete_custom_object',
   title: 'Delete a custom object',
+  errors: [{ code: 'conflict', when: 'the object still has live records (`live_records` says how many)' }],
   description:
     'Deletes a custom object definition for good (definitions do not go to the trash). Refused with 409 while the object has live records: ' +
     'delete or move them first. Records of the object that are in the trash are deleted with it.',

@@ -854,7 +854,9 @@ export const bulkTagLeads = defineTool({
           message: `a tag cannot be both added and removed: ${both.join(', ')}`,
         });
       }
-    }),
+    })
+    // The first rule above as far as JSON Schema can say it: add or remove is given.
+    .meta({ anyOf: [{ required: ['add'] }, { required: ['remove'] }] }),
   output: z.object({
     results: z
       .array(

@@ -112,6 +112,7 @@ const dateString = (what: string) =>
     .string()
     .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date in the form YYYY-MM-DD')
     .refine(isRealDate, 'must be a real calendar date')
+    .meta({ format: 'date' })
     .describe(`${what} (YYYY-MM-DD)`);
 
 /** At most two decimals: the stored numeric(18,2) would otherwise round silently. */
@@ -649,6 +650,7 @@ export const getOpportunity = defineTool({
 export const createOpportunity = defineTool({
   name: 'create_opportunity',
   title: 'Create an opportunity',
+  errors: [{ code: 'not_found', when: 'lead_id names no live lead of the organization' }],
   description:
     'Creates a deal on a lead. `lead_id` is required (a live lead; 404 otherwise). Optional: contact_id (a contact of that lead), ' +
     'note, value (default 0, at most 2 decimals), currency (ISO 4217, default USD), confidence 0-100 (default 0), status ' +

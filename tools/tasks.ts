@@ -206,6 +206,7 @@ const SORT_FIELDS = ['due_at', 'created_at', 'updated_at'] as const;
 export const createTask = defineTool({
   name: 'create_task',
   title: 'Create a task',
+  errors: [{ code: 'not_found', when: 'lead_id names no live lead of the organization' }],
   description:
     'Creates a task (a to-do) and returns it. `text` is required; `lead_id` ties it to a lead, `assigned_to` defaults to the ' +
     'caller, `due_at` is an ISO 8601 date-time. Use it to schedule a follow-up ("call back Tuesday 10:00"). Emits task.created.',
@@ -359,6 +360,7 @@ export const listMyTasks = defineTool({
 export const updateTask = defineTool({
   name: 'update_task',
   title: 'Update a task',
+  errors: [{ code: 'not_found', when: 'lead_id names no live lead of the organization' }],
   description:
     'Changes only the fields sent of one task and returns it. `due_at: null` removes the due date. Setting `is_complete` to true ' +
     'is the same as complete_task (stamps completed_at and emits task.completed once); false reopens a completed task and ' +
@@ -433,6 +435,7 @@ export const deleteTask = defineTool({
 export const snoozeTask = defineTool({
   name: 'snooze_task',
   title: 'Snooze a task',
+  errors: [{ code: 'conflict', when: 'the task is already complete' }],
   description:
     "Hides an open task from the assignee's open tasks (list_my_tasks) until `until`, an ISO 8601 date-time in the future and " +
     'at most a year ahead; snoozing again replaces the time. Returns the task with `snoozed_until` set. A completed task cannot ' +

@@ -67,6 +67,12 @@ export const listTrashItems = defineTool({
 export const restoreTrashItem = defineTool({
   name: 'restore_trash_item',
   title: 'Restore from the trash',
+  errors: [
+    {
+      code: 'conflict',
+      when: 'the record belongs to a lead that is itself in the trash: restore the lead first',
+    },
+  ],
   description:
     'Brings a trashed record back (use an `_id` from list_trash). It becomes visible again to its tools. If its owner has been ' +
     'deleted or deactivated meanwhile, the caller becomes the owner. Returns `type` and the record under its type name (e.g. `lead`).',

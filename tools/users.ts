@@ -122,6 +122,7 @@ export const getUser = defineTool({
 export const createUser = defineTool({
   name: 'create_user',
   title: 'Create user',
+  errors: [{ code: 'conflict', when: 'a user with this email already exists' }],
   description:
     "Adds a user to the caller's organization with an initial password they can sign in with. Owners and admins may call it. The role is admin, manager, member or viewer: the owner role cannot be granted (400), and only the owner may create admins (an admin gets 403 with required_permission users.delete). The email must not belong to any live user of the service (409).",
   input: z.strictObject({
@@ -143,6 +144,7 @@ export const createUser = defineTool({
 export const updateUser = defineTool({
   name: 'update_user',
   title: 'Update user',
+  errors: [{ code: 'invalid_operation', when: "changing your own role or the owner's role" }],
   description:
     "Changes a user's name and/or role; fields left out stay as they are. Role rules: the owner's role never changes, nobody changes their own role, the owner role cannot be granted (400), and only the owner may grant or remove the admin role (403 with required_permission users.delete).",
   input: z.strictObject({
@@ -208,6 +210,7 @@ async function setStatus(
 export const deactivateUser = defineTool({
   name: 'deactivate_user',
   title: 'Deactivate user',
+  errors: [{ code: 'invalid_operation', when: 'deactivating yourself or the owner' }],
   description:
     'Blocks a user without deleting anything: they cannot sign in and all their tokens (sessions, API keys, OAuth tokens) are refused at once, until reactivate_user. Their records stay theirs. You cannot deactivate yourself or the owner. Deactivating a deactivated user changes nothing.',
   input: z.strictObject({ id: userId }),
@@ -264,6 +267,10 @@ function assertHeir(heir: UserRow | undefined, deletedId: string): UserRow {
 export const deleteUser = defineTool({
   name: 'delete_user',
   title: 'Delete user',
+  errors: [
+    { code: 'invalid_operation', when: 'deleting yourself or the owner' },
+    { code: 'user_owns_records', when: 'the user still owns records and no heir was named' },
+  ],
   description:
     "Deletes a user of the organization (owner only; you cannot delete yourself). If the user owns records (leads), say what happens to them: `transfer_to_user_id` gives them to another active user, or `acknowledge_data_deletion: true` moves them to the trash (restorable). Without either, a user who owns records is refused with 400 `user_owns_records` and the counts. If both are given, the transfer wins. The user's API keys and OAuth tokens are revoked, the user disappears from lists and their email can be used again. Check ownership first with list tools if unsure.",
   input: z.strictObject({

@@ -119,6 +119,9 @@ export function serializeDelivery(row: WebhookDeliveryRow): DeliveryRecord {
 
 // --- Fields ----------------------------------------------------------------------------------
 
+/** https://, a host and no user info: what isHttpsUrl and hasNoUserInfo accept, as a pattern. */
+const HTTPS_URL_PATTERN = '^\\s*[Hh][Tt][Tt][Pp][Ss]://[^/?#@\\s]+([/?#]\\S*)?\\s*$';
+
 function isHttpsUrl(value: string): boolean {
   if (!URL.canParse(value)) return false;
   const url = new URL(value);
@@ -143,12 +146,20 @@ const urlField = z
   .refine(hasNoUserInfo, {
     message: 'must not contain a user name or password (user:password@); authenticate with the signature',
   })
+  // The refinements above in JSON Schema terms, for the OpenAPI document and MCP clients.
+  .meta({ pattern: HTTPS_URL_PATTERN })
   .describe(
     'The receiving URL: https:// only, without user:password@, at most 2000 characters. Private or loopback targets are accepted here but refused at delivery time (the SSRF guard checks every attempt).',
   );
 
 const eventsField = z
-  .array(z.string().describe('An event name from the specification, e.g. lead.created'))
+  .array(
+    z
+      .string()
+      .describe('An event name from the specification, e.g. lead.created')
+      // The superRefine below checks this list; the enum shows it in JSON Schema.
+      .meta({ enum: [...SUBSCRIBABLE_EVENTS] }),
+  )
   .min(1, { message: 'must name at least one event' })
   .superRefine((names, check) => {
     names.forEach((name, index) => {
@@ -349,7 +360,8 @@ export const updateWebhook = defineTool({
       (v) =>
         v.url !== undefined || v.events !== undefined || v.secret !== undefined || v.is_active !== undefined,
       { message: 'Give at least one of url, events, secret, is_active' },
-    ),
+    )
+    .meta({ anyOf: ['url', 'events', 'secret', 'is_active'].map((name) => ({ required: [name] })) }),
   output: webhookOutput,
   access: { kind: 'write', resource: 'webhooks', permission: 'settings.webhooks.edit', feature: FEATURE },
   annotations: { idempotentHint: true },
@@ -474,6 +486,7 @@ export const listWebhookDeliveries = defineTool({
 export const replayWebhookDelivery = defineTool({
   name: 'replay_webhook_delivery',
   title: 'Replay webhook delivery',
+  errors: [{ code: 'invalid_operation', when: 'the delivery is still pending' }],
   description:
     'Sends a past delivery again: same delivery id (receivers can de-duplicate on it), same event and data, a new timestamp and signature. Exactly one attempt is made, with no automatic retries; the entry turns `pending` and its attempts grow by one (read them with list_webhook_deliveries). Use it after fixing a receiver that failed. A delivery still pending cannot be replayed (400): wait for its attempts to finish. Works for inactive subscriptions too.',
   input: z.strictObject({ deliveryId: objectId('delivery') }),

@@ -1,0 +1,298 @@
+// Locks in that the OpenAPI document tells the truth: a schema-derived fuzz over every operation never gets a 5xx, only statuses the operation lists, and 2xx/4xx bodies matching the document.
+import type { ValidateFunction } from 'ajv/dist/2020.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OpenApiDocument, OperationObject, ParameterObject } from '../rest/openapi.ts';
+import { createTestContext, json, type TestContext } from './helpers.ts';
+import {
+  asParameterText,
+  bodyText,
+  createSchemaValidator,
+  edgeValue,
+  type GenerationContext,
+  type IdPool,
+  invalidObject,
+  isRecord,
+  type JsonSchema,
+  pickId,
+  Rng,
+  validValue,
+} from './openapi-fuzz-inputs.ts';
+
+const SEED = 0x9e3779b9;
+/** Requests per operation; with ~90 operations this is a few thousand requests. */
+const ROUNDS = 40;
+
+interface Operation {
+  path: string;
+  method: string;
+  op: OperationObject;
+}
+
+interface SentRequest {
+  method: string;
+  url: string;
+  token: 'owner' | 'pat';
+  body?: string;
+  contentType?: string;
+  /** The path parameter values, to forget ids a successful DELETE removed. */
+  pathValues: string[];
+}
+
+let t: TestContext;
+let doc: OpenApiDocument;
+let ownerToken: string;
+let patToken: string;
+const ids: IdPool = new Map();
+
+const ajv = createSchemaValidator();
+const validators = new Map<unknown, ValidateFunction>();
+
+function validatorFor(schema: JsonSchema): ValidateFunction {
+  let validate = validators.get(schema);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    validators.set(schema, validate);
+  }
+  return validate;
+}
+
+function operationsOf(d: OpenApiDocument): Operation[] {
+  return Object.entries(d.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, op]) => ({ path, method, op })),
+  );
+}
+
+/** The static part of a path up to a point, the key ids are pooled under: `/webhooks/{id}/deliveries` -> `webhooks/deliveries`. */
+function poolKey(segments: readonly string[]): string {
+  const key = segments.filter((s) => !s.startsWith('{')).join('/');
+  const aliases: Record<string, string> = {
+    'webhooks/test': 'webhooks',
+    'settings/api-keys': 'api-keys',
+    'leads/activities': 'activities',
+  };
+  return aliases[key] ?? key;
+}
+
+function resourceSegments(path: string): string[] {
+  return path.replace(/^\/api\/v1\//, '').split('/');
+}
+
+/** Remembers the ids of records a successful answer shows, under the operation's resource. */
+function collectIds(path: string, body: unknown): void {
+  const key = poolKey(resourceSegments(path));
+  const add = (value: unknown): void => {
+    if (!isRecord(value)) return;
+    // Records carry `_id`; API keys carry `id`.
+    const id = typeof value._id === 'string' ? value._id : value.id;
+    if (typeof id !== 'string') return;
+    const set = ids.get(key) ?? new Set<string>();
+    // Bounded so the pool keeps favouring recent (still existing) records.
+    if (set.size < 60) set.add(id);
+    ids.set(key, set);
+  };
+  if (!isRecord(body)) return;
+  for (const value of Object.values(body)) {
+    if (Array.isArray(value)) for (const item of value) add(item);
+    else add(value);
+  }
+}
+
+function paramValue(param: ParameterObject, path: string, gen: GenerationContext, valid: boolean): unknown {
+  if (!valid) return edgeValue(param.schema, gen);
+  if (param.in === 'path' && param.schema.pattern === '^[0-9a-fA-F]{24}$') {
+    const segments = resourceSegments(path);
+    const at = segments.indexOf(`{${param.name}}`);
+    return pickId(gen, poolKey(segments.slice(0, at)));
+  }
+  return validValue(param.schema, gen, param.name);
+}
+
+function buildRequest(entry: Operation, gen: GenerationContext): SentRequest {
+  const { rng } = gen;
+  const valid = rng.chance(0.6);
+  const params = entry.op.parameters ?? [];
+  // An invalid request breaks one thing; the rest stays valid.
+  const broken = valid ? -1 : rng.int(-1, params.length - 1);
+
+  let url = entry.path;
+  const pathValues: string[] = [];
+  const query = new URLSearchParams();
+  params.forEach((param, index) => {
+    const value = paramValue(param, entry.path, gen, index !== broken);
+    if (param.in === 'path') {
+      pathValues.push(asParameterText(value));
+      url = url.replace(`{${param.name}}`, encodeURIComponent(asParameterText(value)));
+    } else if (param.required || index === broken || rng.chance(0.5)) {
+      query.set(param.name, asParameterText(value));
+    }
+  });
+  if (!valid && broken === -1 && entry.method === 'get' && rng.chance(0.5)) {
+    query.set(`unknown_${rng.int(0, 99)}`, 'x');
+  }
+  const search = query.toString();
+  const request: SentRequest = {
+    method: entry.method.toUpperCase(),
+    url: search ? `${url}?${search}` : url,
+    token: rng.chance(0.1) ? 'pat' : 'owner',
+    pathValues,
+  };
+
+  const schema = entry.op.requestBody?.content['application/json']?.schema;
+  if (entry.method !== 'get' && schema) {
+    const bodyValid = valid || broken !== -1;
+    const value = bodyValid ? validValue(schema, gen) : invalidObject(schema, gen);
+    request.body = bodyText(value, rng);
+    request.contentType = 'application/json';
+    if (!bodyValid && rng.chance(0.1)) request.body = rng.pick(['{"unterminated": ', '[1,2', 'not json']);
+    if (!bodyValid && rng.chance(0.05)) request.contentType = 'text/plain';
+  }
+  return request;
+}
+
+async function send(request: SentRequest): Promise<Response> {
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${request.token === 'owner' ? ownerToken : patToken}`,
+  };
+  if (request.contentType) headers['content-type'] = request.contentType;
+  return t.app.request(request.url, { method: request.method, headers, body: request.body });
+}
+
+beforeAll(async () => {
+  t = await createTestContext({}, { withoutRateLimits: true });
+  const org = await t.createOrg({ plan: 'enterprise' });
+  ownerToken = org.token;
+  // The narrow key belongs to another user, so the owner's fuzzed key routes cannot revoke it.
+  const admin = await t.createUser(org.orgId, 'admin');
+  patToken = (await t.createPat(org.orgId, admin.userId, ['read:leads'])).token;
+  doc = await json<OpenApiDocument>(await t.request('GET', '/api/v1/openapi.json'));
+
+  // Real records of every kind, so valid paths and references also hit existing rows.
+  const seed = async (path: string, body: unknown): Promise<Record<string, unknown>> => {
+    const res = await t.request('POST', path, { token: ownerToken, body });
+    const out = await json(res);
+    expect(res.status, `${path}: ${JSON.stringify(out)}`).toBeLessThan(300);
+    collectIds(path, out);
+    return out;
+  };
+  const firstId = (out: Record<string, unknown>): string => {
+    const record = Object.values(out).find(isRecord);
+    if (!record || typeof record._id !== 'string') throw new Error(`no record in ${JSON.stringify(out)}`);
+    return record._id;
+  };
+  await seed('/api/v1/users', {
+    name: 'Fuzz Member',
+    email: 'fuzz-member@example.test',
+    role: 'member',
+    password: 'correct horse battery',
+  });
+  const lead = firstId(await seed('/api/v1/leads', { name: 'Fuzz Lead' }));
+  const doomed = firstId(await seed('/api/v1/leads', { name: 'Fuzz Lead (deleted)' }));
+  await seed('/api/v1/contacts', { lead_id: lead, name: 'Fuzz Contact', email: 'fuzz-contact@example.test' });
+  await seed('/api/v1/opportunities', { lead_id: lead, value: 1000 });
+  // Several of the kinds the fuzz rarely creates itself, so early deletions do not leave none.
+  for (const n of [1, 2, 3]) {
+    await seed('/api/v1/activities', { lead_id: lead, type: 'note', note: `Fuzz note ${n}` });
+    await seed('/api/v1/tasks', { lead_id: lead, text: `Fuzz task ${n}` });
+    await seed('/api/v1/smart-views', { name: `Fuzz View ${n}`, query: { logic: 'and', filters: [] } });
+  }
+  await seed('/api/v1/custom-activity-types', { name: 'Fuzz Type' });
+  await seed(`/api/v1/leads/${lead}/conversation-memory/commitments`, { text: 'Send the quote' });
+  const object = firstId(
+    await seed('/api/v1/custom-objects', {
+      name: 'Fuzz Object',
+      fields: [{ key: 'title', label: 'Title', type: 'text' }],
+    }),
+  );
+  await seed(`/api/v1/custom-objects/${object}/records`, { values: { title: 'Fuzz record' } });
+  await seed('/api/v1/settings/api-keys', { label: 'Fuzz key', scopes: ['read:leads'] });
+  const hook = firstId(
+    await seed('/api/v1/webhooks', {
+      name: 'Fuzz hook',
+      url: 'https://example.com/hook',
+      events: ['lead.created'],
+    }),
+  );
+  const test = await t.request('POST', `/api/v1/webhooks/test/${hook}`, { token: ownerToken });
+  collectIds('/api/v1/webhooks/deliveries', await json(test));
+  await t.request('DELETE', `/api/v1/leads/${doomed}`, { token: ownerToken });
+  const trash = await t.request('GET', '/api/v1/trash', { token: ownerToken });
+  collectIds('/api/v1/trash', await json(trash));
+}, 60_000);
+
+afterAll(() => t.close());
+
+describe('schema-derived fuzz over every operation of the OpenAPI document', () => {
+  it('never answers 5xx, answers only listed statuses, and bodies match the document', async () => {
+    const rng = new Rng(SEED);
+    const gen: GenerationContext = { rng, ids };
+    const operations = operationsOf(doc);
+    // One example per kind of failure (operation, status, code), so a finding reads as one line.
+    const failures = new Map<string, string>();
+    const fail = (label: string, status: number, body: unknown, text: string): void => {
+      const code = isRecord(body) && typeof body.code === 'string' ? body.code : '';
+      const key = `${label} -> ${status} ${code}`;
+      if (!failures.has(key)) failures.set(key, text);
+    };
+    const seen = new Map<string, Set<number>>();
+    let requests = 0;
+
+    // Round-robin over the operations, so deletions early on do not starve the later ones of records.
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const entry of operations) {
+        const request = buildRequest(entry, gen);
+        const res = await send(request);
+        requests++;
+        const text = await res.text();
+        const where = `${request.method} ${request.url} [${request.token}] body=${(request.body ?? '').slice(0, 300)}`;
+        const body: unknown = text === '' ? undefined : JSON.parse(text);
+        const label = `${entry.method.toUpperCase()} ${entry.path}`;
+        const statuses = seen.get(label) ?? new Set<number>();
+        statuses.add(res.status);
+        seen.set(label, statuses);
+
+        if (res.status >= 500) {
+          fail(label, res.status, body, `${where} -> ${text.slice(0, 300)}`);
+          continue;
+        }
+        const response = entry.op.responses[String(res.status)];
+        if (!response) {
+          fail(`${label} undocumented`, res.status, body, `${where} -> ${text.slice(0, 300)}`);
+          continue;
+        }
+        const schema =
+          res.status < 300
+            ? 'content' in response
+              ? response.content?.['application/json']?.schema
+              : undefined
+            : doc.components.schemas.Error;
+        if (!schema) continue;
+        const validate = validatorFor(schema);
+        if (!validate(body)) {
+          fail(
+            `${label} body outside the document`,
+            res.status,
+            body,
+            `${where} -> ${ajv.errorsText(validate.errors)} ${text.slice(0, 300)}`,
+          );
+          continue;
+        }
+        if (res.status < 300) collectIds(entry.path, body);
+        // A deleted record's id would only lead later requests to 404s.
+        if (res.status < 300 && entry.method === 'delete') {
+          for (const set of ids.values()) for (const value of request.pathValues) set.delete(value);
+        }
+      }
+    }
+
+    console.info(`openapi fuzz: ${requests} requests over ${operations.length} operations (seed ${SEED})`);
+    expect(requests).toBeGreaterThanOrEqual(3000);
+    expect(Object.fromEntries(failures)).toEqual({});
+    // Valid requests do get through: most operations saw a success at least once.
+    const succeeded = [...seen.values()].filter((s) => [...s].some((status) => status < 300)).length;
+    const neverSucceeded = [...seen].filter(([, statuses]) => ![...statuses].some((status) => status < 300));
+    console.info(
+      `operations without a success this run: ${neverSucceeded.map(([label]) => label).join(', ')}`,
+    );
+    expect(succeeded).toBeGreaterThan(operations.length * 0.7);
+  }, 120_000);
+});
