@@ -168,7 +168,7 @@ const SECURITY_DESCRIPTION = [
   "Send `Authorization: Bearer <token>`. The token's shape decides how it is checked; three kinds are accepted:",
   '',
   `- **Session JWT** (\`header.payload.signature\`): from \`POST /api/v1/auth/signup\` or \`/auth/login\`, valid ${SESSION_TTL_SECONDS / 60} minutes, renewed with \`POST /api/v1/auth/refresh\`. It carries the user's role permissions and is not scope-limited.`,
-  "- **Personal access token** (`pat_` + 64 hex characters): created at `POST /api/v1/settings/api-keys`. Limited by its scopes and by its user's role. Every route except `GET /me` names the scope it needs: `read:<family>` / `write:<family>` on leads, contacts, opportunities, invoices, proposals, projects (the defaults) and users, webhooks, settings, custom_objects (never defaults); `mcp:read` / `mcp:write` for MCP.",
+  "- **Personal access token** (`pat_` + 64 hex characters): created at `POST /api/v1/settings/api-keys`. Limited by its scopes and by its user's role. Every route except `GET /me` and the trash (which checks each record's own family) names the scope it needs: `read:<family>` / `write:<family>` on leads, contacts, opportunities, invoices, proposals, projects (the defaults) and users, webhooks, settings, custom_objects (never defaults); `mcp:read` / `mcp:write` for MCP.",
   "- **OAuth access token** (64 hex characters): issued to an integration by the operator. Limited by its scopes and its user's role, like a personal access token.",
   '',
   'Tokens in the URL query string (`access_token`, `token`, `api_key`, ...) are never used: without an Authorization header the request is answered 401 `Authentication required`.',
@@ -314,7 +314,7 @@ const VALIDATION_EXAMPLE = errorExample('validation_failed', {
 /** Error responses every operation of a kind shares; operations point at them by reference. */
 const SHARED_RESPONSES = {
   BadRequest: errorResponse(
-    'Validation failed (`details` lists each field), malformed JSON, or (on authenticated routes) a token sent in the URL',
+    'Validation failed (`details` lists each field): schema rules, unsafe input (NUL, lone surrogates, nesting over 32, non-finite numbers, malformed URL encoding) or malformed JSON',
     VALIDATION_EXAMPLE,
   ),
   Unauthorized: errorResponse(

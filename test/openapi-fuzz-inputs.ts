@@ -21,10 +21,10 @@ export function createSchemaValidator(): Ajv2020 {
 }
 
 /**
- * Inputs another change makes a clean 400 (NUL bytes, lone UTF-16 surrogates, `1e309`). Off until
- * that change is merged; the integrator turns it on so the fuzz covers them too.
+ * Inputs the request guard answers with a clean 400 (NUL bytes, lone UTF-16 surrogates, `1e309`),
+ * mixed into the generated values so the fuzz checks they never reach a handler as a 5xx.
  */
-export const INCLUDE_HOSTILE_INPUTS = false;
+export const INCLUDE_HOSTILE_INPUTS = true;
 
 /** A deterministic pseudo-random source (mulberry32), so a failing run can be replayed by seed. */
 export class Rng {

@@ -107,6 +107,25 @@ function paramValue(param: ParameterObject, path: string, gen: GenerationContext
   return validValue(param.schema, gen, param.name);
 }
 
+/**
+ * Percent-encodes like encodeURIComponent, except that a lone UTF-16 surrogate (which
+ * encodeURIComponent refuses) is sent as the bytes a lenient encoder would produce (%ED%A0%80 for
+ * U+D800), so the server's strict URL decoding is fuzzed too.
+ */
+function encodePathValue(text: string): string {
+  return text.replace(
+    /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|[^\ud800-\udfff]+|[\ud800-\udbff][\udc00-\udfff]/g,
+    (part) => {
+      const unit = part.charCodeAt(0);
+      if (part.length === 1 && unit >= 0xd800 && unit <= 0xdfff) {
+        const bytes = [0xe0 | (unit >> 12), 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f)];
+        return bytes.map((b) => `%${b.toString(16).toUpperCase()}`).join('');
+      }
+      return encodeURIComponent(part);
+    },
+  );
+}
+
 function buildRequest(entry: Operation, gen: GenerationContext): SentRequest {
   const { rng } = gen;
   const valid = rng.chance(0.6);
@@ -121,7 +140,7 @@ function buildRequest(entry: Operation, gen: GenerationContext): SentRequest {
     const value = paramValue(param, entry.path, gen, index !== broken);
     if (param.in === 'path') {
       pathValues.push(asParameterText(value));
-      url = url.replace(`{${param.name}}`, encodeURIComponent(asParameterText(value)));
+      url = url.replace(`{${param.name}}`, encodePathValue(asParameterText(value)));
     } else if (param.required || index === broken || rng.chance(0.5)) {
       query.set(param.name, asParameterText(value));
     }
