@@ -17,7 +17,8 @@ import { createApp } from '../rest/app.ts';
 import { createScratchDatabase, json, TEST_DATABASE_URL } from './helpers.ts';
 
 const ADMIN_TOKEN = 'admin-token-for-cache-tests-0123';
-const SCOPES = ['read:leads', 'write:leads'];
+// write:settings lets a key reach the API-key routes, where a refused cross-tenant change is tried.
+const SCOPES = ['read:leads', 'write:leads', 'write:settings'];
 
 let services: Services;
 let app: ReturnType<typeof createApp>;
