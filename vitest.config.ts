@@ -15,6 +15,12 @@ export default defineConfig({
     exclude: ['test/services/**', 'node_modules/**'],
     // Migrates one database for the run; each test file starts from a copy (test/helpers.ts).
     globalSetup: ['test/setup/database-template.ts'],
+    // Two files at a time on a 2-core machine (vitest's default is cores - 1), each worker keeping its
+    // loaded modules and compiled PGlite between files: the test files share no module state (every
+    // file builds its own app, services and database), so isolation per file only cost time (the
+    // suite took 7.3 min isolated on one worker, 3.2 min like this).
+    maxWorkers: 2,
+    isolate: false,
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },
