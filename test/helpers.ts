@@ -3,7 +3,6 @@
 // functions; the behaviour under test goes through app.request() or a real client.
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import pg from 'pg';
 import { inject } from 'vitest';
 import type { Role } from '../core/access.ts';
 import { signSession } from '../core/auth/jwt.ts';
@@ -17,6 +16,7 @@ import { createServices, type Services } from '../core/services.ts';
 import { insertUser } from '../core/users.ts';
 import { createApp } from '../rest/app.ts';
 import { type BackgroundWork, startBackgroundWork } from '../workers/runtime.ts';
+import { databaseUrl, runAdminSql } from './support/postgres-admin.ts';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
 export const onPostgres = Boolean(TEST_DATABASE_URL);
@@ -32,20 +32,13 @@ export async function createScratchDatabase(
   const name = `crm_test_${randomBytes(6).toString('hex')}`;
   const template = options.empty ? undefined : inject('templateDatabase');
   if (!options.empty && !template) throw new Error('No template database: the global setup did not run');
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(template ? `create database ${name} template ${template}` : `create database ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
+  await runAdminSql(
+    adminUrl,
+    template ? `create database ${name} template ${template}` : `create database ${name}`,
+  );
   return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: adminUrl });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-    },
+    url: databaseUrl(adminUrl, name),
+    drop: () => runAdminSql(adminUrl, `drop database if exists ${name} with (force)`),
   };
 }
 

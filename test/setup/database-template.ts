@@ -6,9 +6,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { buildPgliteImage, openDatabase } from '../../core/db/client.ts';
+import { databaseUrl, runAdminSql } from '../support/postgres-admin.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -19,30 +19,18 @@ declare module 'vitest' {
   }
 }
 
-async function adminQuery(adminUrl: string, text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
-
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const adminUrl = project.config.env?.TEST_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
   if (adminUrl) {
     const name = `crm_template_${randomBytes(6).toString('hex')}`;
-    await adminQuery(adminUrl, `create database ${name}`);
-    const url = new URL(adminUrl);
-    url.pathname = `/${name}`;
-    const db = await openDatabase({ url: url.toString(), poolMax: 1 });
+    await runAdminSql(adminUrl, `create database ${name}`);
+    const db = await openDatabase({ url: databaseUrl(adminUrl, name), poolMax: 1 });
     await db.migrate();
     await db.close();
     project.provide('templateDatabase', name);
     project.provide('pgliteImagePath', undefined);
     return async () => {
-      await adminQuery(adminUrl, `drop database if exists ${name} with (force)`);
+      await runAdminSql(adminUrl, `drop database if exists ${name} with (force)`);
     };
   }
   const dir = await mkdtemp(join(tmpdir(), 'crm-test-db-'));
