@@ -21,7 +21,7 @@ import { z } from 'zod';
 import { loadConfig } from '../core/config.ts';
 import { createLogger } from '../core/logger.ts';
 import { createServices, type Services } from '../core/services.ts';
-import { createApp } from '../rest/app.ts';
+import { createApp } from '../http/app.ts';
 import { gitCommit, machine } from './environment.ts';
 import {
   type BackendReport,

@@ -31,7 +31,7 @@ import { newId } from '../core/ids.ts';
 import { createLogger } from '../core/logger.ts';
 import { createOrganizationWithOwner } from '../core/organizations.ts';
 import { createServices, type Services } from '../core/services.ts';
-import { createApp } from '../rest/app.ts';
+import { createApp } from '../http/app.ts';
 import { gitCommit, machine } from './environment.ts';
 
 const env = z

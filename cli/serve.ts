@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { createAdaptorServer, type ServerType } from '@hono/node-server';
 import type { Config } from '../core/config.ts';
 import { createServices, type Services } from '../core/services.ts';
-import { createApp } from '../rest/app.ts';
+import { createApp } from '../http/app.ts';
 import { type BackgroundWork, startBackgroundWork } from '../workers/runtime.ts';
 
 /** How long in-flight requests get after a stop signal before their connections are cut. */

@@ -8,7 +8,7 @@ import {
   isJsonContentType,
   validateHostHeader,
 } from '@modelcontextprotocol/server';
-import type { Context, Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { holdsScope } from '../core/access.ts';
 import { authenticate } from '../core/auth/authenticate.ts';
 import type { AuthContext } from '../core/auth-context.ts';
@@ -16,9 +16,9 @@ import type { Config } from '../core/config.ts';
 import { AppError } from '../core/errors.ts';
 import type { CallContext } from '../core/invoke.ts';
 import type { Services } from '../core/services.ts';
-import type { AppEnv } from '../rest/app.ts';
-import { errorResponse } from '../rest/errors.ts';
-import { enforceLimit, limitFailedAuthentication } from '../rest/rate-limit.ts';
+import type { AppEnv } from '../http/env.ts';
+import { errorResponse } from '../http/errors.ts';
+import { enforceLimit, limitFailedAuthentication } from '../http/rate-limit.ts';
 import { batchRejection, judgeBatch } from './batches.ts';
 import { invalidInitializeResponse } from './initialize.ts';
 import { createCrmServer } from './server.ts';
@@ -69,7 +69,14 @@ function authInfoFor(auth: AuthContext): AuthInfo {
   };
 }
 
-export function mountMcp(app: Hono<AppEnv>, services: Services): void {
+/** The MCP surface as a sub-app of the HTTP root: `/mcp` and the OAuth discovery paths it answers 404. */
+export function createMcpApp(services: Services): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  mountMcp(app, services);
+  return app;
+}
+
+function mountMcp(app: Hono<AppEnv>, services: Services): void {
   const { config, logger } = services;
   const callers = new WeakMap<AuthInfo, { call: CallContext; selection: ToolsetSelection }>();
 

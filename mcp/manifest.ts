@@ -4,10 +4,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { requiredScopes } from '../core/access.ts';
+import { jsonSchemasOf, type ObjectJsonSchema } from '../core/json-schema.ts';
 import type { Tool } from '../core/tool.ts';
 import { TOOLS } from '../tools/index.ts';
 import { MCP_PATH } from './http.ts';
-import { jsonSchemasOf, type ObjectJsonSchema } from './schemas.ts';
 import { SERVER_INFO } from './server.ts';
 
 export const MANIFEST_PATH = fileURLToPath(new URL('../mcp-manifest.json', import.meta.url));

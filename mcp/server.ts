@@ -11,6 +11,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { AppError } from '../core/errors.ts';
 import { type CallContext, canSee, invokeTool } from '../core/invoke.ts';
+import { jsonSchemasOf } from '../core/json-schema.ts';
 import { assertSafeInput } from '../core/safe-input.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../core/schemas.ts';
 import type { Services } from '../core/services.ts';
@@ -18,7 +19,6 @@ import type { Tool } from '../core/tool.ts';
 import { isToolset, TOOLSET_NAMES, TOOLSETS } from '../core/toolsets.ts';
 import { findTool, TOOLS } from '../tools/index.ts';
 import { successResult } from './results.ts';
-import { jsonSchemasOf } from './schemas.ts';
 import { describeSelection, isEnabled, TOOLSETS_HEADER, type ToolsetSelection } from './toolsets.ts';
 
 export const SERVER_INFO = { name: 'crm-server', version: '0.1.0' };

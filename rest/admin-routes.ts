@@ -13,9 +13,9 @@ import { bearerToken } from '../core/auth/authenticate.ts';
 import { hashToken, safeEqual } from '../core/auth/tokens.ts';
 import { AppError } from '../core/errors.ts';
 import type { Services } from '../core/services.ts';
-import type { AppEnv } from './app.ts';
-import { readJsonObject } from './body.ts';
-import { limitFailedAuthentication } from './rate-limit.ts';
+import { readJsonObject } from '../http/body.ts';
+import type { AppEnv } from '../http/env.ts';
+import { limitFailedAuthentication } from '../http/rate-limit.ts';
 
 export function mountAdminRoutes(app: Hono<AppEnv>, services: Services): void {
   const { adminToken } = services.config;

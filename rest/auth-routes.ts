@@ -3,8 +3,8 @@
 import type { Hono } from 'hono';
 import { login, refresh, signup } from '../core/auth/sessions.ts';
 import type { Services } from '../core/services.ts';
-import type { AppEnv } from './app.ts';
-import { readJsonObject } from './body.ts';
+import { readJsonObject } from '../http/body.ts';
+import type { AppEnv } from '../http/env.ts';
 
 export function mountAuthRoutes(app: Hono<AppEnv>, services: Services): void {
   app.post('/api/v1/auth/signup', async (c) => c.json(await signup(services, await readJsonObject(c)), 201));

@@ -17,9 +17,9 @@ import {
   signupOutput,
 } from '../core/auth/sessions.ts';
 import { ERROR_TABLE, type ErrorCode } from '../core/errors.ts';
+import { jsonSchemasOf } from '../core/json-schema.ts';
 import type { Tool, ToolError } from '../core/tool.ts';
-import { jsonSchemasOf } from '../mcp/schemas.ts';
-import type { AppEnv } from './app.ts';
+import type { AppEnv } from '../http/env.ts';
 import type { HttpMethod, Route } from './route.ts';
 import { ROUTES } from './routes/index.ts';
 

@@ -13,7 +13,7 @@ import { createLogger } from '../core/logger.ts';
 import { createOrganizationWithOwner } from '../core/organizations.ts';
 import { createServices, type Services } from '../core/services.ts';
 import { insertUser } from '../core/users.ts';
-import { createApp } from '../rest/app.ts';
+import { createApp } from '../http/app.ts';
 import { createScratchDatabase, json, TEST_DATABASE_URL } from './helpers.ts';
 
 const ADMIN_TOKEN = 'admin-token-for-cache-tests-0123';

@@ -14,7 +14,7 @@ import { createLogger, type Logger } from '../core/logger.ts';
 import { createOrganizationWithOwner } from '../core/organizations.ts';
 import { createServices, type Services } from '../core/services.ts';
 import { insertUser } from '../core/users.ts';
-import { createApp } from '../rest/app.ts';
+import { createApp } from '../http/app.ts';
 import { type BackgroundWork, startBackgroundWork } from '../workers/runtime.ts';
 import { databaseUrl, runAdminSql } from './support/postgres-admin.ts';
 

@@ -8,7 +8,7 @@ import { serve } from '@hono/node-server';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_TTL_SECONDS } from '../core/auth/jwt.ts';
-import { MAX_BODY_BYTES } from '../rest/app.ts';
+import { MAX_BODY_BYTES } from '../http/app.ts';
 import { ROUTES } from '../rest/routes/index.ts';
 import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
 

@@ -3,7 +3,8 @@ import { createServer, type Server, type Socket } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../core/config.ts';
-import { corsMiddleware, READY_CHECK_TIMEOUT_MS } from '../rest/operations.ts';
+import { corsMiddleware } from '../http/browser.ts';
+import { READY_CHECK_TIMEOUT_MS } from '../http/health.ts';
 import {
   createTestContext,
   json,

@@ -12,7 +12,7 @@ import { createLogger } from '../../core/logger.ts';
 import { createOrganizationWithOwner } from '../../core/organizations.ts';
 import { createServices, type Services } from '../../core/services.ts';
 import { insertUser } from '../../core/users.ts';
-import { createApp } from '../../rest/app.ts';
+import { createApp } from '../../http/app.ts';
 import { createScratchDatabase } from '../helpers.ts';
 
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';

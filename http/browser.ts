@@ -1,17 +1,9 @@
-// What an operator and a browser need around the API: liveness and readiness probes, one log line per
-// request, secure response headers and CORS. The request log carries the method and the path only
-// (never the query string or a header), so a token a client put in a URL or header cannot reach the
-// logs through it.
-import type { Hono, MiddlewareHandler } from 'hono';
+// What browsers need around the API: secure response headers on every response, and CORS for the
+// configured origins only.
+import type { MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 import { secureHeaders } from 'hono/secure-headers';
 import { type Config, isOrigin } from '../core/config.ts';
-import type { Logger } from '../core/logger.ts';
-import type { Services } from '../core/services.ts';
-import type { AppEnv } from './app.ts';
-
-/** A readiness check that does not answer in this time counts as failed: a probe must not hang. */
-export const READY_CHECK_TIMEOUT_MS = 1500;
 
 /** Request headers a browser client may send cross-origin (beyond the CORS-safelisted ones). */
 export const CORS_ALLOWED_HEADERS = [
@@ -33,84 +25,6 @@ export const CORS_EXPOSED_HEADERS = [
 const CORS_ALLOWED_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 /** Browsers cap this (Chromium at 2 hours); 10 minutes keeps a configuration change quick to apply. */
 const CORS_MAX_AGE_SECONDS = 600;
-
-type CheckResult = 'ok' | 'error';
-
-function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
-}
-
-async function check(logger: Logger, name: string, probe: () => Promise<void>): Promise<CheckResult> {
-  try {
-    await withTimeout(probe(), READY_CHECK_TIMEOUT_MS, name);
-    return 'ok';
-  } catch (err) {
-    // The reason goes to the log, not to the unauthenticated caller of the probe.
-    logger.warn(
-      { check: name, err: err instanceof Error ? err.message : String(err) },
-      'readiness check failed',
-    );
-    return 'error';
-  }
-}
-
-/**
- * `GET /healthz`: the process is up and serving (liveness; no dependency is touched, so a database
- * outage does not get every node restarted). `GET /readyz`: the node can serve requests now
- * (readiness: database, its connection pool not saturated, and Redis when configured), 503
- * otherwise, so a load balancer sends new work to a node that can take it.
- */
-export function mountOperations(app: Hono<AppEnv>, services: Services): void {
-  const { db, redis, logger } = services;
-
-  app.get('/healthz', (c) => c.json({ status: 'ok' }));
-
-  app.get('/readyz', async (c) => {
-    // Read before the probes run: the database probe itself queues for a connection when none is free.
-    const databasePool = db.poolStatus();
-    const [database, redisCheck] = await Promise.all([
-      check(logger, 'database', () => db.ping()),
-      redis
-        ? check(logger, 'redis', async () => {
-            const reply = await redis.ping();
-            if (reply !== 'PONG') throw new Error(`unexpected PING reply ${reply}`);
-          })
-        : Promise.resolve('not_configured' as const),
-    ]);
-    const checks = { database, database_pool: databasePool, redis: redisCheck };
-    const ready = database === 'ok' && databasePool === 'ok' && redisCheck !== 'error';
-    c.header('Cache-Control', 'no-store');
-    return ready ? c.json({ status: 'ready', checks }, 200) : c.json({ status: 'unavailable', checks }, 503);
-  });
-}
-
-/**
- * One JSON line per request once its response is ready: method, path (without the query string),
- * status, duration_ms and request_id. Must run after the request-id middleware.
- */
-export function requestLog(logger: Logger): MiddlewareHandler<AppEnv> {
-  if (typeof logger?.info !== 'function' || typeof logger.error !== 'function') {
-    throw new TypeError('requestLog needs a pino logger');
-  }
-  return async function requestLogHandler(c, next) {
-    const started = performance.now();
-    await next();
-    const status = c.res.status;
-    const line = {
-      method: c.req.method,
-      path: c.req.path,
-      status,
-      duration_ms: Math.round((performance.now() - started) * 100) / 100,
-      request_id: c.get('requestId'),
-    };
-    if (status >= 500) logger.error(line, 'request');
-    else logger.info(line, 'request');
-  };
-}
 
 /**
  * nosniff, X-Frame-Options DENY, Referrer-Policy no-referrer, HSTS (browsers honour it over HTTPS

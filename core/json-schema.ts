@@ -2,7 +2,7 @@
 // servers, tools/list and the manifest all read this cache, so a large registry costs nothing per
 // request beyond filtering.
 import { z } from 'zod';
-import type { Tool } from '../core/tool.ts';
+import type { Tool } from './tool.ts';
 
 /** The root MCP requires of tool schemas: an object schema whose parts are plain JSON. */
 const objectJsonSchema = z.looseObject({

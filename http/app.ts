@@ -1,0 +1,81 @@
+// The HTTP root: what every request goes through whichever surface it is for (request id, request
+// log, secure headers, CORS, the body cap, rate-limit headers and per-IP limits, the URL guard),
+// health and readiness, and the surfaces mounted as sibling sub-apps: REST (rest/) and MCP (mcp/).
+// It also answers what no surface does: 404 for unknown paths, 405 with Allow for a wrong method,
+// and the error envelope for every failure.
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { AppError } from '../core/errors.ts';
+import { assertSafeUrl } from '../core/safe-input.ts';
+import type { Services } from '../core/services.ts';
+import { createMcpApp } from '../mcp/http.ts';
+import { createRestApp } from '../rest/index.ts';
+import { corsMiddleware, secureHeadersMiddleware } from './browser.ts';
+import type { AppEnv } from './env.ts';
+import { errorResponse } from './errors.ts';
+import { mountHealthChecks } from './health.ts';
+import { methodsByPath } from './methods.ts';
+import { ipRateLimit, reportRateLimits } from './rate-limit.ts';
+import { requestId, requestLog } from './request-log.ts';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export function createApp(services: Services): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const { logger } = services;
+
+  app.use('*', requestId());
+  app.use('*', requestLog(logger));
+  app.use('*', secureHeadersMiddleware());
+  app.use('*', corsMiddleware(services.config));
+
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      // The rest of an oversized body is never read, so the connection cannot carry another
+      // request: `Connection: close` makes the server end it after the 413, and tells the client
+      // to open a fresh one instead of losing its next request in the unread bytes.
+      onError: (c) =>
+        c.json(
+          new AppError('payload_too_large', { message: 'Request bodies are limited to 1 MiB' }).body,
+          413,
+          { Connection: 'close' },
+        ),
+    }),
+  );
+
+  app.use('*', reportRateLimits());
+  // MCP is not under /api/v1: its calls count only toward the per-key MCP limit.
+  app.use('/api/v1/*', ipRateLimit(services, ['global']));
+  app.use('/api/v1/auth/*', ipRateLimit(services, ['auth']));
+  // Path parameters and query values are checked once here, before any route (core/safe-input.ts).
+  app.use('*', async function guardRequestUrl(c, next) {
+    assertSafeUrl(c.req.url);
+    await next();
+  });
+
+  mountHealthChecks(app, services);
+  app.route('/', createRestApp(services));
+  app.route('/', createMcpApp(services));
+
+  // Built on first use, when every route is mounted.
+  let allowedMethods: ((path: string) => string[]) | undefined;
+  app.notFound((c) => {
+    allowedMethods ??= methodsByPath(app);
+    const allowed = allowedMethods(c.req.path);
+    // A handler that answers "not found" itself (an unknown docs asset) keeps its 404.
+    if (allowed.length > 0 && !allowed.includes(c.req.method)) {
+      const error = new AppError('method_not_allowed', {
+        message: `${c.req.method} is not allowed on ${c.req.path}; allowed: ${allowed.join(', ')}`,
+      });
+      return c.json(error.body, 405, { Allow: allowed.join(', ') });
+    }
+    return c.json(
+      new AppError('route_not_found', { message: `No route for ${c.req.method} ${c.req.path}` }).body,
+      404,
+    );
+  });
+  app.onError((err, c) => errorResponse(c, err, logger));
+  return app;
+}

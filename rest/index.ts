@@ -1,0 +1,55 @@
+// The REST adapter as one sub-app: the route table (METHOD path -> tool) under /api/v1, the
+// public auth routes, the operator's admin API and the OpenAPI document with its docs page.
+// Translation only: every rule lives in core/ and tools/; the HTTP root (http/app.ts) mounts it.
+import { type Context, Hono } from 'hono';
+import { authenticate } from '../core/auth/authenticate.ts';
+import { invokeTool } from '../core/invoke.ts';
+import type { Services } from '../core/services.ts';
+import { readJsonObject } from '../http/body.ts';
+import type { AppEnv } from '../http/env.ts';
+import { enforceLimit } from '../http/rate-limit.ts';
+import { mountAdminRoutes } from './admin-routes.ts';
+import { mountAuthRoutes } from './auth-routes.ts';
+import { mountOpenApi } from './openapi.ts';
+import type { Route } from './route.ts';
+import { ROUTES } from './routes/index.ts';
+
+/**
+ * Query parameters that would carry a credential in a URL. Only the Authorization header is ever
+ * read, so such a token is never used: the request is answered as the header alone decides (401
+ * without one). The parameters are dropped before the query reaches a tool, so a token is neither
+ * stored nor echoed in a validation error.
+ */
+const TOKEN_QUERY_PARAMS = new Set(['access_token', 'token', 'api_key', 'apikey', 'key', 'bearer']);
+
+function queryWithoutTokens(c: Context): Record<string, string> {
+  return Object.fromEntries(Object.entries(c.req.query()).filter(([name]) => !TOKEN_QUERY_PARAMS.has(name)));
+}
+
+function restHandler(route: Route, services: Services) {
+  return async function handleRoute(c: Context<AppEnv>): Promise<Response> {
+    const auth = await authenticate(c.req.header('authorization'), services);
+    // Per-user limits of a route (bulk, messaging) stack on the per-IP limit already counted.
+    for (const name of route.limits) await enforceLimit(c, services, name, `user:${auth.userId}`);
+    const body = route.method === 'GET' ? {} : await readJsonObject(c);
+    const input = route.input({ params: c.req.param(), query: queryWithoutTokens(c), body });
+    const output = await invokeTool(
+      route.tool,
+      input,
+      { auth, surface: 'rest', requestId: c.get('requestId') },
+      services,
+    );
+    return c.json(output, route.status);
+  };
+}
+
+export function createRestApp(services: Services): Hono<AppEnv> {
+  const rest = new Hono<AppEnv>();
+  mountOpenApi(rest);
+  mountAuthRoutes(rest, services);
+  mountAdminRoutes(rest, services);
+  for (const route of ROUTES) {
+    rest.on(route.method, `/api/v1${route.path}`, restHandler(route, services));
+  }
+  return rest;
+}
