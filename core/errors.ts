@@ -39,6 +39,8 @@ export const ERROR_TABLE = {
   invalid_json: { status: 400, error: 'Malformed JSON body', mcp: { kind: 'jsonrpc', code: -32700 } },
   user_owns_records: { status: 400, error: 'User owns records', mcp: toolError },
   invalid_operation: { status: 400, error: 'Operation not allowed', mcp: toolError },
+  // A status move its state machine (core/state-machine.ts) does not declare.
+  invalid_transition: { status: 400, error: 'Invalid transition', mcp: toolError },
   tool_not_enabled: { status: 400, error: 'Tool not enabled', mcp: toolError },
   authentication_required: {
     status: 401,

@@ -1,4 +1,5 @@
 // The registry: an explicit list of every tool. Both surfaces, the manifest and the docs read it.
+import type { StateMachine } from '../core/state-machine.ts';
 import type { Tool } from '../core/tool.ts';
 import { activityTools } from './activities.ts';
 import { apiKeyTools } from './api-keys.ts';
@@ -9,10 +10,10 @@ import { customObjectTools } from './custom-objects.ts';
 import { leadHealthTools } from './lead-health.ts';
 import { leadTools } from './leads.ts';
 import { meTools } from './me.ts';
-import { opportunityTools } from './opportunities.ts';
+import { opportunityStatusMachine, opportunityTools } from './opportunities.ts';
 import { searchTools } from './search.ts';
 import { smartViewTools } from './smart-views.ts';
-import { taskTools } from './tasks.ts';
+import { taskCompletionMachine, taskTools } from './tasks.ts';
 import { trashTools } from './trash.ts';
 import { userTools } from './users.ts';
 import { webhookTools } from './webhooks.ts';
@@ -35,6 +36,9 @@ export const TOOLS: readonly Tool[] = [
   ...trashTools,
   ...webhookTools,
 ];
+
+/** Every declared status machine (core/state-machine.ts); docs and test/ports/state-machine.test.ts walk this list. */
+export const STATE_MACHINES: readonly StateMachine[] = [opportunityStatusMachine, taskCompletionMachine];
 
 export function findTool(name: string): Tool | undefined {
   return TOOLS.find((t) => t.name === name);

@@ -1,6 +1,8 @@
 // Opportunities: deals on a lead, with a value in a currency, a confidence, a status and an owner.
 // Every change emits opportunity.updated; a move of the status to won or lost also emits
-// opportunity.won / opportunity.lost, which is what revenue integrations listen for. An
+// opportunity.won / opportunity.lost, which is what revenue integrations listen for (the moves and
+// their events are the state machine below; a closed deal is reopened before it closes the other
+// way). An
 // opportunity follows its lead into the trash and back (tools/lead-children.ts).
 import { and, asc, count, desc, eq, gte, inArray, isNotNull, isNull, lte, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
@@ -10,6 +12,7 @@ import { type ErrorDetail, notFound, validationError } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import type { OwnedRecordTable } from '../core/ownership.ts';
 import { iso, listParams, messageOutput, objectId, offsetOf, paged, pagedOutput } from '../core/schemas.ts';
+import { defineStateMachine, describeMoves } from '../core/state-machine.ts';
 import { NO_NUL, nulMessage } from '../core/text-rules.ts';
 import { defineTool, type Tool, type ToolContext } from '../core/tool.ts';
 import type { TrashType } from '../core/trash.ts';
@@ -18,6 +21,23 @@ import { getLiveLead, isAssignableUser, prefixTsQuery } from './leads.ts';
 
 export const OPPORTUNITY_STATUSES = ['active', 'won', 'lost'] as const;
 export type OpportunityStatus = (typeof OPPORTUNITY_STATUSES)[number];
+
+/**
+ * A deal closes as won or lost and reopens to active. won <-> lost directly is refused: the
+ * listeners of opportunity.won / opportunity.lost then always see a close of an open deal, and a
+ * reversal always shows as an opportunity.updated whose previous status is won or lost.
+ */
+export const opportunityStatusMachine = defineStateMachine({
+  resource: 'opportunity',
+  field: 'status',
+  states: OPPORTUNITY_STATUSES,
+  initial: 'active',
+  moves: {
+    active: { won: 'opportunity.won', lost: 'opportunity.lost' },
+    won: { active: null },
+    lost: { active: null },
+  },
+});
 const MAX_VALUE = 1e15;
 
 // ---------------------------------------------------------------------------------------------
@@ -189,7 +209,12 @@ const updateOpportunityInput = z.strictObject({
   value: valueField.optional(),
   currency: currencyField.optional(),
   confidence: confidenceField.optional(),
-  status: statusField.optional(),
+  status: statusField
+    .optional()
+    .describe(
+      `New status; the allowed moves: ${describeMoves(opportunityStatusMachine)}. Another move (won <-> lost) is a ` +
+        '400 invalid_transition: reopen the deal first. Moving to won or lost stamps closed_at, back to active clears it',
+    ),
   pipeline_stage: stageField.optional(),
   expected_close_date: closeDateField.optional(),
   owner_id: ownerField.optional(),
@@ -286,16 +311,18 @@ async function checkReferences(
   if (details.length > 0) throw validationError(details);
 }
 
-/** Emits opportunity.won / opportunity.lost when the status moved to that state. */
+/**
+ * Emits the event of the status move (opportunity.won / opportunity.lost), if it has one. A deal
+ * created in another state than active made that move from active (`previousStatus` null).
+ */
 async function emitStatusMove(
   ctx: OpportunityCtx,
   record: OpportunityRecord,
   previousStatus: OpportunityStatus | null,
 ): Promise<void> {
-  if (record.status === previousStatus) return;
-  const payload = { ...record, previous_status: previousStatus };
-  if (record.status === 'won') await ctx.emit('opportunity.won', payload);
-  if (record.status === 'lost') await ctx.emit('opportunity.lost', payload);
+  const from = previousStatus ?? opportunityStatusMachine.initial;
+  const event = opportunityStatusMachine.eventOf(from, record.status);
+  if (event !== null) await ctx.emit(event, { ...record, previous_status: previousStatus });
 }
 
 async function insertOpportunity(
@@ -396,6 +423,7 @@ async function patchOpportunity(
 ): Promise<OpportunityRecord> {
   const before = await getLiveOpportunity(ctx.db, ctx.auth.orgId, id, true);
   const next = mergeState(before, input);
+  opportunityStatusMachine.assertMove(toStatus(before.status), next.status);
   const leadMoved = next.leadId !== before.leadId;
   if (leadMoved && !(await isLiveLead(ctx.db, ctx.auth.orgId, next.leadId))) {
     throw validationError([
@@ -669,11 +697,18 @@ export const updateOpportunity = defineTool({
   title: 'Update an opportunity',
   description:
     'Changes only the fields sent of one opportunity and returns it; a field sent as null is cleared. Setting status to won or ' +
-    'lost closes the deal (closed_at stamped, opportunity.won/lost emitted); back to active reopens it. Moving it to another lead ' +
+    'lost closes the deal (closed_at stamped, opportunity.won/lost emitted); back to active reopens it. A closed deal is reopened ' +
+    'before it closes the other way: won -> lost or lost -> won directly is a 400 invalid_transition. Moving it to another lead ' +
     'with `lead_id` needs its contact_id to be a contact of that lead (or null). A change that changes nothing emits no event.',
   input: updateOpportunityInput,
   output: opportunityOutput,
   access: access('write', 'opportunities.edit'),
+  errors: [
+    {
+      code: 'invalid_transition',
+      when: 'status moves from won to lost or back without reopening (active) first',
+    },
+  ],
   annotations: { idempotentHint: true },
   async handler(input, ctx) {
     const { id, ...changes } = input;

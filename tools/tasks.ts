@@ -10,11 +10,31 @@ import { AppError, notFound, validationError } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import type { OwnedRecordTable } from '../core/ownership.ts';
 import { iso, listParams, messageOutput, objectId, offsetOf, paged, pagedOutput } from '../core/schemas.ts';
+import { defineStateMachine } from '../core/state-machine.ts';
 import { NO_NUL, nulMessage } from '../core/text-rules.ts';
 import { defineTool, type ToolContext } from '../core/tool.ts';
 import type { TrashType } from '../core/trash.ts';
 import { assertLeadLive } from './lead-children.ts';
 import { getLiveLead, isAssignableUser } from './leads.ts';
+
+/**
+ * Completion as a state machine over `is_complete` (false: open, true: complete). Both moves are
+ * allowed; only completing has an event. Completing a complete task is the same-state no-op the
+ * machines always accept, which keeps a retried completion safe and silent.
+ */
+export const taskCompletionMachine = defineStateMachine({
+  resource: 'task',
+  field: 'is_complete',
+  states: ['open', 'complete'],
+  initial: 'open',
+  moves: {
+    open: { complete: 'task.completed' },
+    complete: { open: null },
+  },
+});
+type TaskState = (typeof taskCompletionMachine.states)[number];
+
+const completionOf = (isComplete: boolean): TaskState => (isComplete ? 'complete' : 'open');
 
 /** The longest a task may be snoozed: a year ahead is already "someday". */
 const MAX_SNOOZE_MS = 366 * 24 * 60 * 60 * 1000;
@@ -146,8 +166,11 @@ async function writeTask(ctx: TaskCtx, before: TaskRow, changes: TaskChanges): P
   if (changes.assignedTo && changes.assignedTo !== before.assignedTo) {
     await assertAssignee(ctx.db, orgId, changes.assignedTo);
   }
-  const completing = changes.isComplete === true && !before.isComplete;
-  const reopening = changes.isComplete === false && before.isComplete;
+  const from = completionOf(before.isComplete);
+  const to = changes.isComplete === undefined ? from : completionOf(changes.isComplete);
+  const event = taskCompletionMachine.eventOf(from, to);
+  const completing = from === 'open' && to === 'complete';
+  const reopening = from === 'complete' && to === 'open';
   const [row] = await ctx.db
     .update(tasks)
     .set({
@@ -163,7 +186,7 @@ async function writeTask(ctx: TaskCtx, before: TaskRow, changes: TaskChanges): P
     .returning();
   if (!row) throw notFound('Task');
   const record = serializeTask(row);
-  if (completing) await ctx.emit('task.completed', record);
+  if (event !== null) await ctx.emit(event, record);
   return record;
 }
 

@@ -1,0 +1,311 @@
+// Locks in the state machines: every declared move of every machine in STATE_MACHINES succeeds over REST and writes its event, every other move is the 400 invalid_transition envelope naming the field and changes nothing, and a bad declaration fails at definition.
+import { and, eq, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { outboxEvents } from '../../core/db/schema.ts';
+import { type EventName, isEventName } from '../../core/events.ts';
+import { defineStateMachine, describeMoves, type StateMachine } from '../../core/state-machine.ts';
+import { STATE_MACHINES } from '../../tools/index.ts';
+import { createTestContext, json, type TestContext, type TestOrg } from '../helpers.ts';
+
+let t: TestContext;
+let org: TestOrg;
+
+beforeAll(async () => {
+  t = await createTestContext({}, { withoutRateLimits: true });
+  org = await t.createOrg();
+});
+afterAll(() => t.close());
+
+/** How the test reaches one machine's records over REST: create one in the initial state, move it, read it. */
+interface RestDriver {
+  /** The input field the move sends, which the 400 must name. */
+  field: string;
+  create(): Promise<string>;
+  move(id: string, to: string): Promise<Response>;
+  read(id: string): Promise<Record<string, unknown>>;
+  stateOf(record: Record<string, unknown>): string;
+}
+
+async function createLead(): Promise<string> {
+  const res = await t.request('POST', '/api/v1/leads', { token: org.token, body: { name: 'Acme' } });
+  expect(res.status).toBe(201);
+  return (await json<{ lead: { _id: string } }>(res)).lead._id;
+}
+
+async function createAt(path: string, key: string, body: Record<string, unknown>): Promise<string> {
+  const res = await t.request('POST', path, { token: org.token, body });
+  expect(res.status).toBe(201);
+  const record = (await json<Record<string, { _id: string }>>(res))[key];
+  if (!record) throw new Error(`POST ${path} answered no ${key}`);
+  return record._id;
+}
+
+async function readAt(path: string, key: string): Promise<Record<string, unknown>> {
+  const res = await t.request('GET', path, { token: org.token });
+  expect(res.status).toBe(200);
+  const record = (await json<Record<string, Record<string, unknown>>>(res))[key];
+  if (!record) throw new Error(`GET ${path} answered no ${key}`);
+  return record;
+}
+
+// One driver per machine, keyed by its resource: a machine added to STATE_MACHINES without a driver fails below.
+const DRIVERS: Record<string, RestDriver> = {
+  opportunity: {
+    field: 'status',
+    create: async () => createAt('/api/v1/opportunities', 'opportunity', { lead_id: await createLead() }),
+    move: (id, to) =>
+      t.request('PATCH', `/api/v1/opportunities/${id}`, { token: org.token, body: { status: to } }),
+    read: (id) => readAt(`/api/v1/opportunities/${id}`, 'opportunity'),
+    stateOf: (record) => String(record.status),
+  },
+  task: {
+    field: 'is_complete',
+    create: () => createAt('/api/v1/tasks', 'task', { text: 'Call back' }),
+    move: (id, to) =>
+      t.request('PATCH', `/api/v1/tasks/${id}`, {
+        token: org.token,
+        body: { is_complete: to === 'complete' },
+      }),
+    read: (id) => readAt(`/api/v1/tasks/${id}`, 'task'),
+    stateOf: (record) => (record.is_complete === true ? 'complete' : 'open'),
+  },
+};
+
+function driverOf(machine: StateMachine): RestDriver {
+  const driver = DRIVERS[machine.resource];
+  if (!driver) throw new Error(`no REST driver for the ${machine.resource} state machine in this test`);
+  return driver;
+}
+
+/** The outbox events of one record, oldest first. */
+async function eventsOf(id: string): Promise<string[]> {
+  const rows = await t.services.db.system
+    .select({ event: outboxEvents.event })
+    .from(outboxEvents)
+    .where(and(eq(outboxEvents.orgId, org.orgId), sql`${outboxEvents.data}->>'_id' = ${id}`))
+    .orderBy(outboxEvents.createdAt, outboxEvents.id);
+  return rows.map((r) => r.event);
+}
+
+/** The shortest chain of allowed moves from the initial state to `target` (breadth first). */
+function pathTo(machine: StateMachine, target: string): string[] {
+  const previous = new Map<string, string | null>([[machine.initial, null]]);
+  const queue = [machine.initial];
+  for (let state = queue.shift(); state !== undefined; state = queue.shift()) {
+    for (const next of machine.allowedFrom(state)) {
+      if (previous.has(next)) continue;
+      previous.set(next, state);
+      queue.push(next);
+    }
+  }
+  if (!previous.has(target))
+    throw new Error(`${machine.resource}: ${target} is unreachable from ${machine.initial}`);
+  const path: string[] = [];
+  for (
+    let state: string | null | undefined = target;
+    state !== machine.initial;
+    state = previous.get(state)
+  ) {
+    if (state === null || state === undefined) break;
+    path.unshift(state);
+  }
+  return path;
+}
+
+/** A new record of the machine brought to `state` through REST moves. */
+async function recordIn(machine: StateMachine, state: string): Promise<string> {
+  const driver = driverOf(machine);
+  const id = await driver.create();
+  for (const step of pathTo(machine, state)) expect((await driver.move(id, step)).status).toBe(200);
+  expect(driver.stateOf(await driver.read(id))).toBe(state);
+  return id;
+}
+
+/** Events any move of the machine emits: the ones a move must not write unless it is its own. */
+function moveEvents(machine: StateMachine): Set<EventName> {
+  const events = new Set<EventName>();
+  for (const from of machine.states) {
+    for (const to of machine.allowedFrom(from)) {
+      const event = machine.eventOf(from, to);
+      if (event !== null) events.add(event);
+    }
+  }
+  return events;
+}
+
+const pairs = (machine: StateMachine) =>
+  machine.states.flatMap((from) => machine.states.filter((to) => to !== from).map((to) => ({ from, to })));
+
+describe.each(STATE_MACHINES.map((machine) => ({ name: machine.resource, machine })))(
+  'the $name state machine over REST',
+  ({ machine }) => {
+    const allowed = pairs(machine).filter(({ from, to }) => machine.allowedFrom(from).includes(to));
+    const refused = pairs(machine).filter(({ from, to }) => !machine.allowedFrom(from).includes(to));
+
+    it('has a REST driver whose moves send the field the machine names', () => {
+      expect(driverOf(machine).field).toBe(machine.field);
+    });
+
+    it.each(allowed)('moves $from -> $to and writes its event', async ({ from, to }) => {
+      const driver = driverOf(machine);
+      const id = await recordIn(machine, from);
+      const before = (await eventsOf(id)).length;
+      const res = await driver.move(id, to);
+      expect(res.status).toBe(200);
+      expect(driver.stateOf(await driver.read(id))).toBe(to);
+      const written = (await eventsOf(id)).slice(before);
+      const event = machine.eventOf(from, to);
+      expect(written.filter((e) => isEventName(e) && moveEvents(machine).has(e))).toEqual(
+        event === null ? [] : [event],
+      );
+    });
+
+    it.each(refused)(
+      'refuses $from -> $to with the 400 envelope and changes nothing',
+      async ({ from, to }) => {
+        const driver = driverOf(machine);
+        const id = await recordIn(machine, from);
+        const before = { record: await driver.read(id), events: await eventsOf(id) };
+        const res = await driver.move(id, to);
+        expect(res.status).toBe(400);
+        const message = `${from} -> ${to} is not allowed; allowed: ${machine.allowedFrom(from).join(', ') || 'none'}`;
+        expect(await json(res)).toEqual({
+          error: 'Invalid transition',
+          code: 'invalid_transition',
+          message,
+          details: [{ field: machine.field, message, code: 'invalid_transition' }],
+        });
+        expect(await driver.read(id)).toEqual(before.record);
+        expect(await eventsOf(id)).toEqual(before.events);
+      },
+    );
+
+    it.each(machine.states)(
+      'accepts the same-state move %s -> %s as a no-op without an event',
+      async (state) => {
+        const driver = driverOf(machine);
+        const id = await recordIn(machine, state);
+        const events = await eventsOf(id);
+        expect((await driver.move(id, state)).status).toBe(200);
+        expect(driver.stateOf(await driver.read(id))).toBe(state);
+        expect(await eventsOf(id)).toEqual(events);
+      },
+    );
+  },
+);
+
+describe('the declared machines', () => {
+  it('are the opportunity status and the task completion, with the documented moves', () => {
+    expect(STATE_MACHINES.map((m) => `${m.resource}: ${describeMoves(m)}`)).toEqual([
+      'opportunity: active -> won (opportunity.won), lost (opportunity.lost); won -> active; lost -> active',
+      'task: open -> complete (task.completed); complete -> open',
+    ]);
+  });
+
+  it('reach every state from the initial one', () => {
+    for (const machine of STATE_MACHINES) {
+      for (const state of machine.states) expect(() => pathTo(machine, state)).not.toThrow();
+    }
+  });
+});
+
+describe('defineStateMachine', () => {
+  // The states of the next issue's invoices: a worked example of a machine with final states.
+  const invoice = defineStateMachine({
+    resource: 'invoice',
+    field: 'status',
+    states: ['draft', 'open', 'paid', 'void', 'uncollectible'],
+    initial: 'draft',
+    moves: {
+      draft: { open: null },
+      open: { paid: 'invoice.paid', void: null, uncollectible: null },
+      uncollectible: { paid: 'invoice.paid', void: null },
+    },
+  });
+
+  it('answers allowedFrom, eventOf and assertMove from the declaration', () => {
+    expect(invoice.allowedFrom('open')).toEqual(['paid', 'void', 'uncollectible']);
+    expect(invoice.allowedFrom('paid')).toEqual([]);
+    expect(invoice.eventOf('open', 'paid')).toBe('invoice.paid');
+    expect(invoice.eventOf('draft', 'open')).toBeNull();
+    expect(invoice.eventOf('paid', 'paid')).toBeNull();
+    expect(() => invoice.assertMove('void', 'void')).not.toThrow();
+    expect(() => invoice.eventOf('paid', 'open')).toThrow('paid -> open is not allowed; allowed: none');
+    expect(() => invoice.assertMove('draft', 'paid')).toThrow('draft -> paid is not allowed; allowed: open');
+    expect(invoice.isState('paid')).toBe(true);
+    expect(invoice.isState('sent')).toBe(false);
+    expect(describeMoves(invoice)).toBe(
+      'draft -> open; open -> paid (invoice.paid), void, uncollectible; paid (final); void (final); ' +
+        'uncollectible -> paid (invoice.paid), void',
+    );
+  });
+
+  // Declarations typed with plain strings get past the compiler; the definition check still refuses them.
+  const states: string[] = ['a', 'b'];
+
+  it('throws on an unknown state in moves, on either side', () => {
+    expect(() =>
+      defineStateMachine({ resource: 'x', field: 'status', states, initial: 'a', moves: { a: { c: null } } }),
+    ).toThrow('state machine x: moves a to unknown state c');
+    expect(() =>
+      defineStateMachine({ resource: 'x', field: 'status', states, initial: 'a', moves: { c: { a: null } } }),
+    ).toThrow('state machine x: moves from unknown state c');
+  });
+
+  it('throws on a same-state move, an unknown initial state and duplicate or missing states', () => {
+    expect(() =>
+      defineStateMachine({ resource: 'x', field: 'status', states, initial: 'a', moves: { a: { a: null } } }),
+    ).toThrow('declares the same-state move a -> a');
+    expect(() =>
+      defineStateMachine({ resource: 'x', field: 'status', states, initial: 'c', moves: {} }),
+    ).toThrow('initial state c is not one of its states');
+    expect(() =>
+      defineStateMachine({ resource: 'x', field: 'status', states: ['a', 'a'], initial: 'a', moves: {} }),
+    ).toThrow('declares a state twice');
+    expect(() =>
+      defineStateMachine({
+        resource: 'x',
+        field: 'status',
+        states: states.slice(2),
+        initial: 'a',
+        moves: {},
+      }),
+    ).toThrow('declares no state');
+  });
+
+  it('refuses an event outside the catalogue, in the types and at definition', () => {
+    expect(() =>
+      defineStateMachine({
+        resource: 'x',
+        field: 'status',
+        states: ['a', 'b'],
+        initial: 'a',
+        // @ts-expect-error: invoice.refunded is not in core/events.ts's catalogue
+        moves: { a: { b: 'invoice.refunded' } },
+      }),
+    ).toThrow('move a -> b emits invoice.refunded, outside the catalogue');
+  });
+
+  it('refuses unknown literal states in the types', () => {
+    expect(() =>
+      defineStateMachine({
+        resource: 'x',
+        field: 'status',
+        states: ['a', 'b'],
+        initial: 'a',
+        // @ts-expect-error: c is not one of the declared states
+        moves: { a: { c: null } },
+      }),
+    ).toThrow('moves a to unknown state c');
+    expect(() =>
+      defineStateMachine({
+        resource: 'x',
+        field: 'status',
+        states: ['a'],
+        // @ts-expect-error: the initial state must be one of the states too
+        initial: 'z',
+        moves: {},
+      }),
+    ).toThrow('initial state z');
+  });
+});
