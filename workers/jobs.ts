@@ -5,4 +5,3 @@ import { deliverWebhookJob } from './deliver.ts';
 import { purgeTrashJob } from './purge.ts';
 
 export const JOBS = [deliverWebhookJob, purgeTrashJob] as const;
-
