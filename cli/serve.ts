@@ -87,7 +87,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   let background: BackgroundWork | undefined;
   if (options.workers !== false) {
     background = await startBackgroundWork(services);
-    services.logger.info({ queue: services.queue.kind }, 'background workers started');
+    services.logger.info({ queue: services.jobs.kind }, 'background workers started');
   } else {
     services.logger.info('background workers off: run `crm worker` to relay and deliver webhooks');
   }

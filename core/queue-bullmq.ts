@@ -1,12 +1,22 @@
 // The job queue on BullMQ, used when REDIS_URL is set: jobs survive a process restart and any node
 // (crm serve's embedded workers or a separate `crm worker`) may run them. A job that was running
 // on a killed worker is noticed as stalled once its lock expires and handed to another worker.
-// Jobs are removed when they finish, so a job id blocks duplicates only while it waits or runs.
+// Jobs are removed when they finish, so a job id blocks duplicates only while it waits, retries or
+// runs. Retries use BullMQ's own attempts and backoff, from the job's definition (core/jobs.ts);
+// repeatable jobs are BullMQ job schedulers, one per job name, shared by every node.
 import { type Job, type JobsOptions, Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import { z } from 'zod';
+import type {
+  EnqueueOptions,
+  JobCatalog,
+  JobHandlers,
+  JobName,
+  Jobs,
+  Repeat,
+  StartWorkersOptions,
+} from './jobs.ts';
+import { checkRepeat, findJob, parseDailyAt } from './jobs.ts';
 import type { Logger } from './logger.ts';
-import type { EnqueueOptions, JobHandlers, JobName, JobPayloads, JobQueue } from './queue.ts';
 
 const QUEUE_NAME = 'crm-jobs';
 
@@ -21,28 +31,40 @@ export interface BullMqQueueOptions {
   stalledMs?: number;
 }
 
-const deliverPayload = z.object({
-  deliveryId: z.string().describe('The delivery to attempt'),
-  single: z.boolean().optional().describe('One attempt, no retries'),
-});
-
 /** BullMQ forbids ":" in custom ids; delivery ids are hex, so "_" cannot collide. */
 export function bullJobId(jobId: string): string {
   return jobId.replaceAll(':', '_');
 }
 
-function jobOptions(options: EnqueueOptions): JobsOptions {
+/** Attempts and backoff from the job's definition; what every job of that name gets. */
+function retryOptions(name: JobName): JobsOptions {
+  const registered = findJob(name);
+  const backoff = registered?.backoff;
   return {
-    ...(options.jobId !== undefined ? { jobId: bullJobId(options.jobId) } : {}),
-    delay: Math.max(0, options.delayMs ?? 0),
-    // Retries are the handlers' business (they enqueue the next attempt with its own id).
-    attempts: 1,
+    attempts: registered?.attempts ?? 1,
+    ...(backoff ? { backoff: { type: backoff.type, delay: backoff.delayMs } } : {}),
+    // The rows the handlers write are the record of what happened; Redis keeps no history.
     removeOnComplete: true,
     removeOnFail: true,
   };
 }
 
-export class BullMqQueue implements JobQueue {
+function jobOptions(name: JobName, options: EnqueueOptions): JobsOptions {
+  return {
+    ...retryOptions(name),
+    ...(options.jobId !== undefined ? { jobId: bullJobId(options.jobId) } : {}),
+    delay: Math.max(0, options.delayMs ?? 0),
+  };
+}
+
+/** BullMQ's repeat options for a schedule: `every`, or a daily cron pattern in UTC. */
+function repeatOptions(repeat: Repeat): { every: number } | { pattern: string; tz: string } {
+  if ('everyMs' in repeat) return { every: repeat.everyMs };
+  const { hour, minute } = parseDailyAt(repeat.dailyAtUtc);
+  return { pattern: `${minute} ${hour} * * *`, tz: 'UTC' };
+}
+
+export class BullMqQueue implements Jobs {
   readonly kind = 'bullmq' as const;
   private readonly connection: Redis;
   private readonly queue: Queue;
@@ -68,30 +90,45 @@ export class BullMqQueue implements JobQueue {
 
   async enqueue<N extends JobName>(
     name: N,
-    payload: JobPayloads[N],
+    payload: JobCatalog[N],
     options: EnqueueOptions = {},
   ): Promise<void> {
-    await this.queue.add(name, payload, jobOptions(options));
+    findJob(name)?.check(payload);
+    await this.queue.add(name, payload, jobOptions(name, options));
   }
 
   async enqueueMany<N extends JobName>(
     name: N,
-    jobs: ReadonlyArray<{ payload: JobPayloads[N]; options?: EnqueueOptions }>,
+    jobs: ReadonlyArray<{ payload: JobCatalog[N]; options?: EnqueueOptions }>,
   ): Promise<void> {
     if (jobs.length === 0) return;
+    const registered = findJob(name);
+    for (const job of jobs) registered?.check(job.payload);
     await this.queue.addBulk(
-      jobs.map((job) => ({ name, data: job.payload, opts: jobOptions(job.options ?? {}) })),
+      jobs.map((job) => ({ name, data: job.payload, opts: jobOptions(name, job.options ?? {}) })),
     );
   }
 
-  async startWorkers(handlers: JobHandlers, options: { concurrency: number }): Promise<void> {
+  async schedule<N extends JobName>(name: N, payload: JobCatalog[N], repeat: Repeat): Promise<void> {
+    checkRepeat(repeat);
+    findJob(name)?.check(payload);
+    // Upserted under the job's name: every node calling this leaves one schedule, the latest.
+    await this.queue.upsertJobScheduler(name, repeatOptions(repeat), {
+      name,
+      data: payload,
+      opts: retryOptions(name),
+    });
+  }
+
+  async startWorkers(handlers: JobHandlers, options: StartWorkersOptions): Promise<void> {
     if (options.concurrency < 1) throw new Error('concurrency must be at least 1');
     if (this.worker) throw new Error('the workers are already running');
     this.workerConnection = new Redis(this.url, { maxRetriesPerRequest: null });
     this.workerConnection.on('error', (err) =>
       this.logger.debug({ err: err.message }, 'job worker: Redis error'),
     );
-    const worker = new Worker(QUEUE_NAME, (job: Job) => this.execute(handlers, job), {
+    const { services } = options;
+    const worker = new Worker(QUEUE_NAME, (job: Job) => this.execute(job, handlers, services), {
       connection: this.workerConnection,
       prefix: this.prefix,
       concurrency: options.concurrency,
@@ -114,9 +151,22 @@ export class BullMqQueue implements JobQueue {
     this.connection.disconnect();
   }
 
-  private async execute(handlers: JobHandlers, job: Job): Promise<void> {
-    if (job.name !== 'webhook.deliver') throw new Error(`No handler for job ${job.name}`);
-    await handlers['webhook.deliver'](deliverPayload.parse(job.data));
+  private async execute(
+    job: Job,
+    handlers: JobHandlers,
+    services: StartWorkersOptions['services'],
+  ): Promise<void> {
+    // Data from Redis is untrusted until parsed: only defined jobs run here.
+    const registered = findJob(job.name);
+    const runner = registered?.runner(handlers, services);
+    if (!registered || !runner) throw new Error(`No handler for job ${job.name}`);
+    await runner(job.data, {
+      name: registered.name,
+      jobId: job.id,
+      // attemptsMade counts the attempts that already failed.
+      attempt: job.attemptsMade + 1,
+      attempts: job.opts.attempts ?? 1,
+    });
   }
 }
 

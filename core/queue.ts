@@ -1,39 +1,23 @@
-// The job queue port. Tools enqueue work after their transaction commits; a runner executes it:
-// an in-process runner on the embedded default, BullMQ when REDIS_URL is set (workers/). Both run
-// the same handlers with the same retry schedule, so behaviour does not depend on the deployment.
+// The webhook delivery's view of the job port (core/jobs.ts). The relay, the delivery handler and
+// the webhook tools enqueue through `services.queue`, typed to the delivery job alone, so a test can
+// stand a recording queue in for it; everything else uses `services.jobs` (the same queue).
+import type { EnqueueOptions, JobCatalog, JobHandlers, JobName, StartWorkersOptions } from './jobs.ts';
 
-/** Every job kind and its payload. */
-export interface JobPayloads {
-  /**
-   * Make the next attempt of one webhook delivery (workers/deliver.ts). `single`: exactly one
-   * attempt and no retries (the test endpoint and replays).
-   */
-  'webhook.deliver': { deliveryId: string; single?: boolean };
-}
-export type JobName = keyof JobPayloads;
+export type { EnqueueOptions, JobHandlers, JobName };
 
-export interface EnqueueOptions {
-  /** Run no earlier than this many milliseconds from now. */
-  delayMs?: number;
-  /**
-   * Deduplication key: while a job with this id is waiting or running, enqueueing it again does
-   * nothing. Delivery attempts use `<deliveryId>` for the first and `<deliveryId>:<n>` after.
-   */
-  jobId?: string;
-}
-
-export type JobHandlers = { [N in JobName]: (payload: JobPayloads[N]) => Promise<void> };
+export type JobPayloads = Pick<JobCatalog, 'webhook.deliver'>;
 
 export interface JobQueue {
   readonly kind: 'in-process' | 'bullmq';
-  enqueue<N extends JobName>(name: N, payload: JobPayloads[N], options?: EnqueueOptions): Promise<void>;
-  /** Adds many jobs of one kind at once (one Redis round trip with BullMQ), e.g. a relay batch. */
-  enqueueMany<N extends JobName>(
+  enqueue<N extends keyof JobPayloads>(
+    name: N,
+    payload: JobPayloads[N],
+    options?: EnqueueOptions,
+  ): Promise<void>;
+  enqueueMany<N extends keyof JobPayloads>(
     name: N,
     jobs: ReadonlyArray<{ payload: JobPayloads[N]; options?: EnqueueOptions }>,
   ): Promise<void>;
-  /** Starts executing jobs with these handlers (crm serve's embedded workers, or crm worker). */
-  startWorkers(handlers: JobHandlers, options: { concurrency: number }): Promise<void>;
-  /** Stops taking jobs, waits for running ones, releases connections. */
+  startWorkers(handlers: JobHandlers, options: StartWorkersOptions): Promise<void>;
   close(): Promise<void>;
 }

@@ -7,6 +7,7 @@ import { Redis } from 'ioredis';
 import { bindCredentialCache, CredentialCache } from './auth/cache.ts';
 import type { Config } from './config.ts';
 import { type Database, openDatabase } from './db/client.ts';
+import type { Jobs } from './jobs.ts';
 import { createLogger, type Logger } from './logger.ts';
 import type { JobQueue } from './queue.ts';
 import { BullMqQueue, checkRedisEviction } from './queue-bullmq.ts';
@@ -24,9 +25,11 @@ export interface Services {
   /** The Redis connection for shared state (rate limits, cache invalidation) when REDIS_URL is set. */
   redis: Redis | null;
   /**
-   * Background jobs (webhook deliveries). In-process without REDIS_URL, BullMQ with it;
-   * workers/runtime.ts starts the workers. Tools enqueue in afterCommit hooks.
+   * Background jobs (core/jobs.ts): enqueue, schedule. In-process without REDIS_URL, BullMQ with
+   * it; workers/runtime.ts starts the workers. Tools enqueue in afterCommit hooks.
    */
+  jobs: Jobs;
+  /** The same queue as `jobs`, typed to webhook delivery alone (core/queue.ts). */
   queue: JobQueue;
   /** The request limits of the specification; null only when a benchmark or test builds the app without them. */
   rateLimits: RateLimits | null;
@@ -124,7 +127,7 @@ export async function createServices(config: Config, options: CreateServicesOpti
   });
   authCache.start();
   bindCredentialCache(db, authCache);
-  const queue: JobQueue = config.redisUrl
+  const jobs: Jobs = config.redisUrl
     ? new BullMqQueue(config.redisUrl, { logger, ...options.queue })
     : new InProcessQueue(logger);
   return {
@@ -136,9 +139,10 @@ export async function createServices(config: Config, options: CreateServicesOpti
     redis,
     rateLimits,
     authCache,
-    queue,
+    jobs,
+    queue: jobs,
     async close() {
-      await queue.close();
+      await jobs.close();
       await usage.stop().catch((err: unknown) => logger.warn({ err }, 'could not flush key usage'));
       await authCache.close();
       await db.close();

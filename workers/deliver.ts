@@ -5,16 +5,32 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Agent } from 'undici';
 import { request } from 'undici';
+import { z } from 'zod';
 import {
   type DeliveryAttempt,
   type WebhookDeliveryRow,
   webhookDeliveries,
   webhooks,
 } from '../core/db/schema.ts';
-import type { JobPayloads } from '../core/queue.ts';
+import { defineJob } from '../core/jobs.ts';
 import type { Services } from '../core/services.ts';
 import { signPayload, standardWebhookSignature } from './signing.ts';
 import { BlockedTargetError, createDeliveryDispatcher, parseTargetUrl } from './ssrf.ts';
+
+const deliverPayload = z.object({
+  deliveryId: z.string().describe('The delivery to attempt'),
+  single: z.boolean().optional().describe('One attempt, no retries'),
+});
+
+declare module '../core/jobs.ts' {
+  interface JobCatalog {
+    /**
+     * Make the next attempt of one webhook delivery. `single`: exactly one attempt and no retries
+     * (the test endpoint and replays).
+     */
+    'webhook.deliver': z.output<typeof deliverPayload>;
+  }
+}
 
 /** The fixed agent string of the webhook sender (specification: Delivery request). */
 export const WEBHOOK_USER_AGENT = 'CRM-Webhooks/1.0 (+https://example.invalid/docs/webhooks)';
@@ -190,7 +206,7 @@ async function record(
  */
 export async function attemptDelivery(
   services: Services,
-  payload: JobPayloads['webhook.deliver'],
+  payload: z.output<typeof deliverPayload>,
   options: DeliveryOptions = {},
 ): Promise<void> {
   const { logger } = services;
@@ -324,3 +340,14 @@ async function recordOutcome(
     services.logger.warn({ err, delivery_id: delivery.id }, 'could not enqueue the next delivery attempt');
   }
 }
+
+/**
+ * One attempt per job: the delivery schedules its own retries (WEBHOOK_RETRY_DELAYS_MS, with jitter)
+ * as new jobs named after the attempt, and records each attempt in its log row.
+ */
+export const deliverWebhookJob = defineJob({
+  name: 'webhook.deliver',
+  payload: deliverPayload,
+  attempts: 1,
+  handler: (payload, { services }) => attemptDelivery(services, payload),
+});

@@ -1,7 +1,10 @@
 // The trash purge: records stay restorable in the trash for TRASH_RETENTION_DAYS, then this job
 // deletes them for good (a lead takes its contacts, opportunities, activities and tasks with it
-// through the foreign keys' cascade). It runs on a timer in every process that runs background
-// work; two processes purging at once only delete the same rows once, so no coordination is needed.
+// through the foreign keys' cascade). It is a repeatable job every TRASH_PURGE_INTERVAL_MS
+// (workers/runtime.ts schedules it): a timer of each process in-process, one BullMQ job scheduler
+// for all with Redis. Two purges at once only delete the same rows once, so none is harmful.
+import { z } from 'zod';
+import { defineJob } from '../core/jobs.ts';
 import type { Services } from '../core/services.ts';
 import { purgeTrash } from '../core/trash.ts';
 import { TRASH_TYPES } from '../tools/trash.ts';
@@ -9,18 +12,17 @@ import { TRASH_TYPES } from '../tools/trash.ts';
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Rows per DELETE statement: small enough that each statement is short, large enough to be quick. */
 const DEFAULT_BATCH = 1000;
-/** The first pass runs this soon after start (or after one interval, when that is shorter). */
-const FIRST_RUN_DELAY_MS = 10_000;
 
-export interface TrashPurgeOptions {
-  intervalMs: number;
-  retentionDays: number;
-  batchSize?: number;
-}
+const purgePayload = z.object({
+  retentionDays: z.number().int().min(1).describe('Days trashed records are kept'),
+  batchSize: z.number().int().min(1).optional().describe('Rows per DELETE statement'),
+});
 
-export interface TrashPurge {
-  /** Stops the timer and waits for a pass in progress. */
-  stop(): Promise<void>;
+declare module '../core/jobs.ts' {
+  interface JobCatalog {
+    /** One trash purge pass. */
+    'trash.purge': z.output<typeof purgePayload>;
+  }
 }
 
 /** One pass: deletes what went to the trash more than `retentionDays` ago; returns the counts per type. */
@@ -34,36 +36,14 @@ export async function purgeExpiredTrash(
   return purgeTrash(services.db.system, TRASH_TYPES, cutoff, batchSize);
 }
 
-export function startTrashPurge(services: Services, options: TrashPurgeOptions): TrashPurge {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let current: Promise<void> = Promise.resolve();
-  const schedule = (delayMs: number) => {
-    if (stopped) return;
-    timer = setTimeout(run, delayMs);
-    // Never keeps the process alive on its own.
-    timer.unref();
-  };
-  const run = () => {
-    timer = undefined;
-    current = (async () => {
-      try {
-        const counts = await purgeExpiredTrash(services, options.retentionDays, options.batchSize);
-        const total = Object.values(counts).reduce((sum, n) => sum + n, 0);
-        if (total > 0) services.logger.info({ counts, retentionDays: options.retentionDays }, 'trash purged');
-      } catch (err) {
-        // A failed pass (database restarting, lock timeout) is retried at the next tick; the process lives on.
-        services.logger.error({ err }, 'trash purge failed');
-      }
-      schedule(options.intervalMs);
-    })();
-  };
-  schedule(Math.min(options.intervalMs, FIRST_RUN_DELAY_MS));
-  return {
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await current;
-    },
-  };
-}
+/** A failed pass (database restarting, lock timeout) is not retried: the next tick is the retry. */
+export const purgeTrashJob = defineJob({
+  name: 'trash.purge',
+  payload: purgePayload,
+  attempts: 1,
+  async handler({ retentionDays, batchSize }, { services }) {
+    const counts = await purgeExpiredTrash(services, retentionDays, batchSize);
+    const total = Object.values(counts).reduce((sum, n) => sum + n, 0);
+    if (total > 0) services.logger.info({ counts, retentionDays }, 'trash purged');
+  },
+});

@@ -1,14 +1,14 @@
-// The background side of the server: the job workers, the outbox relay loop, the sweeper and the
-// trash purge (workers/purge.ts).
+// The background side of the server: the job workers (every job of workers/jobs.ts), the outbox
+// relay loop, the delivery sweeper and the repeatable trash purge (workers/purge.ts).
 // `crm serve` runs it in-process (unless told not to), `crm worker` as its own process. The
 // sweeper re-enqueues deliveries that are due but have no job: after a restart of the in-process
 // runner (its jobs live in memory) or of a Redis without persistence.
 import { and, eq, lte, sql } from 'drizzle-orm';
 import { webhookDeliveries } from '../core/db/schema.ts';
-import type { JobHandlers } from '../core/queue.ts';
+import { type JobHandlers, requeueDue } from '../core/jobs.ts';
 import type { Services } from '../core/services.ts';
 import { attemptDelivery, type DeliveryOptions } from './deliver.ts';
-import { startTrashPurge } from './purge.ts';
+import './jobs.ts';
 import { relayBatch } from './relay.ts';
 
 export interface BackgroundWorkOptions {
@@ -20,18 +20,24 @@ export interface BackgroundWorkOptions {
    */
   sweepGraceMs?: number;
   concurrency?: number;
-  /** The job handlers; the real delivery handler by default (tests pass recording ones). */
+  /**
+   * Handlers replacing some jobs' defined ones (tests pass recording ones); the real delivery
+   * handler with `deliveryOptions` by default. Jobs not named here run their definitions.
+   */
   handlers?: JobHandlers;
   /** Options of the real delivery handler (tests: their receiver's certificate). */
   deliveryOptions?: DeliveryOptions;
-  /** How often the trash purge runs; TRASH_PURGE_INTERVAL_MS by default. */
+  /** How often the repeatable trash purge runs; TRASH_PURGE_INTERVAL_MS by default. */
   purgeIntervalMs?: number;
   /** Days trashed records are kept before the purge deletes them; TRASH_RETENTION_DAYS by default. */
   trashRetentionDays?: number;
 }
 
 export interface BackgroundWork {
-  /** Stops the relay, sweeper and purge loops and waits for a pass in progress. The queue closes with the services. */
+  /**
+   * Stops the relay and sweeper loops and waits for a pass in progress. The queue, with its
+   * workers and the in-process schedules, closes with the services.
+   */
   stop(): Promise<void>;
 }
 
@@ -53,11 +59,12 @@ export async function sweepPendingDeliveries(services: Services, graceMs: number
     .where(and(eq(webhookDeliveries.status, 'pending'), lte(webhookDeliveries.nextAttemptAt, cutoff)))
     .orderBy(webhookDeliveries.nextAttemptAt)
     .limit(SWEEP_BATCH);
-  for (const row of due) {
+  await requeueDue(
+    services.jobs,
+    'webhook.deliver',
     // The id of the attempt this job makes, as the delivery handler names its retries.
-    const jobId = `${row.id}:${Number(row.attempts) + 1}`;
-    await services.queue.enqueue('webhook.deliver', { deliveryId: row.id }, { jobId });
-  }
+    due.map((row) => ({ payload: { deliveryId: row.id }, jobId: `${row.id}:${Number(row.attempts) + 1}` })),
+  );
   if (due.length > 0) services.logger.info({ count: due.length }, 'sweeper re-enqueued pending deliveries');
   return due.length;
 }
@@ -109,8 +116,9 @@ export async function startBackgroundWork(
   const sweepGraceMs = options.sweepGraceMs ?? 30_000;
   const concurrency = options.concurrency ?? 8;
   const batchSize = 200;
-  await services.queue.startWorkers(options.handlers ?? deliveryHandlers(services, options.deliveryOptions), {
+  await services.jobs.startWorkers(options.handlers ?? deliveryHandlers(services, options.deliveryOptions), {
     concurrency,
+    services,
   });
   const relay = loop('outbox relay', services, relayIntervalMs, async () => {
     // A full batch means more rows are waiting: relay them without waiting for the next tick.
@@ -122,13 +130,14 @@ export async function startBackgroundWork(
     await sweepPendingDeliveries(services, sweepGraceMs);
     return false;
   });
-  const purge = startTrashPurge(services, {
-    intervalMs: options.purgeIntervalMs ?? services.config.trashPurgeIntervalMs,
-    retentionDays: options.trashRetentionDays ?? services.config.trashRetentionDays,
-  });
+  await services.jobs.schedule(
+    'trash.purge',
+    { retentionDays: options.trashRetentionDays ?? services.config.trashRetentionDays },
+    { everyMs: options.purgeIntervalMs ?? services.config.trashPurgeIntervalMs },
+  );
   return {
     async stop() {
-      await Promise.all([relay.stop(), sweeper.stop(), purge.stop()]);
+      await Promise.all([relay.stop(), sweeper.stop()]);
     },
   };
 }

@@ -1,0 +1,7 @@
+// Every background job of the server, in one list: importing this module defines them all (core/jobs.ts),
+// so any queue in the process can check and run each. A new job is a `defineJob` in its own module
+// and one line here.
+import { deliverWebhookJob } from './deliver.ts';
+import { purgeTrashJob } from './purge.ts';
+
+export const JOBS = [deliverWebhookJob, purgeTrashJob] as const;
