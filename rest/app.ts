@@ -15,6 +15,7 @@ import { mountAdminRoutes } from './admin-routes.ts';
 import { mountAuthRoutes } from './auth-routes.ts';
 import { readJsonObject } from './body.ts';
 import { errorResponse } from './errors.ts';
+import { mountFileRoutes } from './file-routes.ts';
 import { methodsByPath } from './methods.ts';
 import { mountOpenApi } from './openapi.ts';
 import { corsMiddleware, mountOperations, requestLog, secureHeadersMiddleware } from './operations.ts';
@@ -73,21 +74,20 @@ export function createApp(services: Services): Hono<AppEnv> {
   app.use('*', secureHeadersMiddleware());
   app.use('*', corsMiddleware(services.config));
 
-  app.use(
-    '*',
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      // The rest of an oversized body is never read, so the connection cannot carry another
-      // request: `Connection: close` makes the server end it after the 413, and tells the client
-      // to open a fresh one instead of losing its next request in the unread bytes.
-      onError: (c) =>
-        c.json(
-          new AppError('payload_too_large', { message: 'Request bodies are limited to 1 MiB' }).body,
-          413,
-          { Connection: 'close' },
-        ),
-    }),
-  );
+  const limitBody = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    // The rest of an oversized body is never read, so the connection cannot carry another
+    // request: `Connection: close` makes the server end it after the 413, and tells the client
+    // to open a fresh one instead of losing its next request in the unread bytes.
+    onError: (c) =>
+      c.json(
+        new AppError('payload_too_large', { message: 'Request bodies are limited to 1 MiB' }).body,
+        413,
+        { Connection: 'close' },
+      ),
+  });
+  // File uploads (rest/file-routes.ts) carry their own, signed size limit.
+  app.use('*', (c, next) => (c.req.path.startsWith('/files/') ? next() : limitBody(c, next)));
 
   app.use('*', reportRateLimits());
   // MCP is not under /api/v1: its calls count only toward the per-key MCP limit.
@@ -105,6 +105,7 @@ export function createApp(services: Services): Hono<AppEnv> {
   mountAuthRoutes(app, services);
   mountAdminRoutes(app, services);
   mountMcp(app, services);
+  mountFileRoutes(app, services);
 
   for (const route of ROUTES) {
     app.on(route.method, `/api/v1${route.path}`, restHandler(route, services));
