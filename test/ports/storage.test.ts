@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../core/config.ts';
 import { AppError } from '../../core/errors.ts';
 import {
   confirmUpload,
@@ -217,6 +218,30 @@ describe.each(harnesses)('the storage contract on the %s', (_name, h) => {
     await expect(
       store.signedUploadUrl(key, { contentType: 'text/plain\r\nX-Evil: 1', maxBytes: 10, expiresIn: 60 }),
     ).rejects.toMatchObject({ code: 'validation_failed' });
+  });
+});
+
+describe('the storage configuration', () => {
+  it('links to http://localhost:PORT unless PUBLIC_BASE_URL says otherwise, without a trailing slash', () => {
+    expect(loadConfig({ PORT: '4100' }).publicBaseUrl).toBe('http://localhost:4100');
+    expect(loadConfig({ PUBLIC_BASE_URL: 'https://crm.example.com/app/' }).publicBaseUrl).toBe(
+      'https://crm.example.com/app',
+    );
+    expect(() => loadConfig({ PUBLIC_BASE_URL: 'ftp://crm.example.com' })).toThrow(/PUBLIC_BASE_URL/);
+  });
+
+  it('uses S3 only with S3_BUCKET, and refuses one S3 key without the other', () => {
+    expect(loadConfig({}).s3).toBeUndefined();
+    expect(loadConfig({ S3_BUCKET: 'b' }).s3).toEqual({
+      bucket: 'b',
+      endpoint: undefined,
+      region: 'us-east-1',
+      credentials: undefined,
+      forcePathStyle: false,
+    });
+    expect(() => loadConfig({ S3_BUCKET: 'b', S3_ACCESS_KEY_ID: 'id' })).toThrow(
+      /S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY/,
+    );
   });
 });
 
