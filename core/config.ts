@@ -71,6 +71,19 @@ const envSchema = z.object({
     .refine((hosts) => hosts.every(isHostname), {
       message: 'a comma-separated list of host names such as crm.example.com or [::1] (no scheme, no port)',
     }),
+  // Absolute links the server hands out (file links, later reset mails and public pages).
+  PUBLIC_BASE_URL: z
+    .string()
+    .url()
+    .refine((u) => /^https?:\/\//.test(u), { message: 'an http(s) URL such as https://crm.example.com' })
+    .optional(),
+  // Files go to S3 when S3_BUCKET is set, to DATA_DIR/files otherwise (core/storage.ts).
+  S3_BUCKET: z.string().min(1).optional(),
+  S3_ENDPOINT: z.string().url().optional(),
+  S3_REGION: z.string().min(1).default('us-east-1'),
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  S3_FORCE_PATH_STYLE: bool(false),
   CORS_ALLOWED_ORIGINS: z
     .string()
     .default('')
@@ -118,6 +131,34 @@ export interface Config {
   mcpAllowedHosts: string[];
   /** Browser origins allowed to call the HTTP API cross-origin (CORS); empty sends no CORS headers at all. */
   corsAllowedOrigins: string[];
+  /** Origin (and optional path prefix) of the links the server hands out, without a trailing slash. */
+  publicBaseUrl: string;
+  /** S3 settings when S3_BUCKET is set; files stay on disk under DATA_DIR/files otherwise. */
+  s3: S3Config | undefined;
+}
+
+export interface S3Config {
+  bucket: string;
+  endpoint: string | undefined;
+  region: string;
+  /** Both keys or none (the SDK's default credential chain). */
+  credentials: { accessKeyId: string; secretAccessKey: string } | undefined;
+  forcePathStyle: boolean;
+}
+
+function parseS3(e: z.infer<typeof envSchema>): S3Config | undefined {
+  const id = e.S3_ACCESS_KEY_ID;
+  const secret = e.S3_SECRET_ACCESS_KEY;
+  if (Boolean(id) !== Boolean(secret))
+    throw new Error('Invalid configuration: S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together');
+  if (!e.S3_BUCKET) return undefined;
+  return {
+    bucket: e.S3_BUCKET,
+    endpoint: e.S3_ENDPOINT,
+    region: e.S3_REGION,
+    credentials: id && secret ? { accessKeyId: id, secretAccessKey: secret } : undefined,
+    forcePathStyle: e.S3_FORCE_PATH_STYLE,
+  };
 }
 
 function parseTrustProxy(value: string): number {
@@ -163,5 +204,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mcpAllowedOrigins: commaList(e.MCP_ALLOWED_ORIGINS),
     mcpAllowedHosts: e.MCP_ALLOWED_HOSTS,
     corsAllowedOrigins: e.CORS_ALLOWED_ORIGINS,
+    publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    s3: parseS3(e),
   };
 }

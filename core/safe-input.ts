@@ -1,5 +1,5 @@
 // The one guard every value from a caller passes before any handler, zod schema or database sees it:
-// REST bodies (rest/body.ts), the URL's path and query (rest/app.ts), MCP tool arguments
+// REST bodies (http/body.ts), the URL's path and query (http/app.ts), MCP tool arguments
 // (mcp/server.ts). It refuses what PostgreSQL or JSON cannot hold faithfully, as a 400 naming the
 // field, so no such value can turn into a 500, a stack overflow or a silently changed record:
 // - NUL characters, in strings and in object keys (PostgreSQL text and jsonb cannot store them);

@@ -4,6 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+// The composition root is the one core file that names a provider: it picks the adapter per config.
+import { S3FileStore } from '../providers/s3-storage.ts';
 import { bindCredentialCache, CredentialCache } from './auth/cache.ts';
 import type { Config } from './config.ts';
 import { type Database, openDatabase } from './db/client.ts';
@@ -13,6 +15,7 @@ import type { JobQueue } from './queue.ts';
 import { BullMqQueue, checkRedisEviction } from './queue-bullmq.ts';
 import { InProcessQueue } from './queue-in-process.ts';
 import { RateLimits } from './rate-limits.ts';
+import { DiskFileStore, deriveFileSigningKey, type FileStore } from './storage.ts';
 import { CredentialUsage } from './usage.ts';
 
 export interface Services {
@@ -35,6 +38,8 @@ export interface Services {
   rateLimits: RateLimits | null;
   /** Verified credentials, so hot callers skip the token/user/organization join (core/auth/cache.ts). */
   authCache: CredentialCache;
+  /** Files: S3 when S3_BUCKET is set, DATA_DIR/files otherwise (its links served by rest/file-routes.ts). */
+  files: FileStore;
   close(): Promise<void>;
 }
 
@@ -99,6 +104,15 @@ function resolveJwtKey(config: Config, persist: boolean): Uint8Array {
   return new TextEncoder().encode(readFileSync(file, 'utf8').trim());
 }
 
+function createFileStore(config: Config, jwtKey: Uint8Array): FileStore {
+  if (config.s3) return new S3FileStore(config.s3);
+  return new DiskFileStore({
+    root: join(config.dataDir, 'files'),
+    signingKey: deriveFileSigningKey(jwtKey),
+    publicBaseUrl: config.publicBaseUrl,
+  });
+}
+
 export async function createServices(config: Config, options: CreateServicesOptions = {}): Promise<Services> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const embedded = !config.databaseUrl;
@@ -130,6 +144,7 @@ export async function createServices(config: Config, options: CreateServicesOpti
   const jobs: Jobs = config.redisUrl
     ? new BullMqQueue(config.redisUrl, { logger, ...options.queue })
     : new InProcessQueue(logger);
+  const files = createFileStore(config, jwtKey);
   return {
     config,
     db,
@@ -141,8 +156,10 @@ export async function createServices(config: Config, options: CreateServicesOpti
     authCache,
     jobs,
     queue: jobs,
+    files,
     async close() {
       await jobs.close();
+      await files.close();
       await usage.stop().catch((err: unknown) => logger.warn({ err }, 'could not flush key usage'));
       await authCache.close();
       await db.close();

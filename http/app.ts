@@ -9,6 +9,7 @@ import { AppError } from '../core/errors.ts';
 import { assertSafeUrl } from '../core/safe-input.ts';
 import type { Services } from '../core/services.ts';
 import { createMcpApp } from '../mcp/http.ts';
+import { FILES_PATH_PREFIX } from '../rest/file-routes.ts';
 import { createRestApp } from '../rest/index.ts';
 import { corsMiddleware, secureHeadersMiddleware } from './browser.ts';
 import type { AppEnv } from './env.ts';
@@ -29,21 +30,20 @@ export function createApp(services: Services): Hono<AppEnv> {
   app.use('*', secureHeadersMiddleware());
   app.use('*', corsMiddleware(services.config));
 
-  app.use(
-    '*',
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      // The rest of an oversized body is never read, so the connection cannot carry another
-      // request: `Connection: close` makes the server end it after the 413, and tells the client
-      // to open a fresh one instead of losing its next request in the unread bytes.
-      onError: (c) =>
-        c.json(
-          new AppError('payload_too_large', { message: 'Request bodies are limited to 1 MiB' }).body,
-          413,
-          { Connection: 'close' },
-        ),
-    }),
-  );
+  const limitBody = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    // The rest of an oversized body is never read, so the connection cannot carry another
+    // request: `Connection: close` makes the server end it after the 413, and tells the client
+    // to open a fresh one instead of losing its next request in the unread bytes.
+    onError: (c) =>
+      c.json(
+        new AppError('payload_too_large', { message: 'Request bodies are limited to 1 MiB' }).body,
+        413,
+        { Connection: 'close' },
+      ),
+  });
+  // File uploads (rest/file-routes.ts) carry their own, signed size limit.
+  app.use('*', (c, next) => (c.req.path.startsWith(FILES_PATH_PREFIX) ? next() : limitBody(c, next)));
 
   app.use('*', reportRateLimits());
   // MCP is not under /api/v1: its calls count only toward the per-key MCP limit.

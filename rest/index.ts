@@ -1,5 +1,6 @@
 // The REST adapter as one sub-app: the route table (METHOD path -> tool) under /api/v1, the
-// public auth routes, the operator's admin API and the OpenAPI document with its docs page.
+// public auth routes, the operator's admin API, the disk store's signed file links and the OpenAPI
+// document with its docs page.
 // Translation only: every rule lives in core/ and tools/; the HTTP root (http/app.ts) mounts it.
 import { type Context, Hono } from 'hono';
 import { authenticate } from '../core/auth/authenticate.ts';
@@ -10,6 +11,7 @@ import type { AppEnv } from '../http/env.ts';
 import { enforceLimit } from '../http/rate-limit.ts';
 import { mountAdminRoutes } from './admin-routes.ts';
 import { mountAuthRoutes } from './auth-routes.ts';
+import { mountFileRoutes } from './file-routes.ts';
 import { mountOpenApi } from './openapi.ts';
 import type { Route } from './route.ts';
 import { ROUTES } from './routes/index.ts';
@@ -48,6 +50,7 @@ export function createRestApp(services: Services): Hono<AppEnv> {
   mountOpenApi(rest);
   mountAuthRoutes(rest, services);
   mountAdminRoutes(rest, services);
+  mountFileRoutes(rest, services);
   for (const route of ROUTES) {
     rest.on(route.method, `/api/v1${route.path}`, restHandler(route, services));
   }
