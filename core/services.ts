@@ -4,14 +4,17 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { SmtpMailer } from '../providers/smtp-mailer.ts';
 import { bindCredentialCache, CredentialCache } from './auth/cache.ts';
 import type { Config } from './config.ts';
 import { type Database, openDatabase } from './db/client.ts';
 import { createLogger, type Logger } from './logger.ts';
+import { EmlMailer, type Mailer } from './mail.ts';
 import type { JobQueue } from './queue.ts';
 import { BullMqQueue, checkRedisEviction } from './queue-bullmq.ts';
 import { InProcessQueue } from './queue-in-process.ts';
 import { RateLimits } from './rate-limits.ts';
+import { createLazySecretBox, resolveSecretKeys, type SecretBox } from './secrets.ts';
 import { CredentialUsage } from './usage.ts';
 
 export interface Services {
@@ -32,6 +35,10 @@ export interface Services {
   rateLimits: RateLimits | null;
   /** Verified credentials, so hot callers skip the token/user/organization join (core/auth/cache.ts). */
   authCache: CredentialCache;
+  /** System mail (core/mail.ts): SMTP with SMTP_URL, `.eml` files under DATA_DIR/mail otherwise. */
+  mailer: Mailer;
+  /** Encryption of secrets at rest (core/secrets.ts); keys resolved at first use. */
+  secrets: SecretBox;
   close(): Promise<void>;
 }
 
@@ -127,6 +134,10 @@ export async function createServices(config: Config, options: CreateServicesOpti
   const queue: JobQueue = config.redisUrl
     ? new BullMqQueue(config.redisUrl, { logger, ...options.queue })
     : new InProcessQueue(logger);
+  const mailer: Mailer = config.smtp
+    ? new SmtpMailer(config.smtp, config.mailFrom)
+    : new EmlMailer(join(config.dataDir, 'mail'), config.mailFrom);
+  const secrets = createLazySecretBox(() => resolveSecretKeys(config, !options.inMemory, logger));
   return {
     config,
     db,
@@ -137,8 +148,11 @@ export async function createServices(config: Config, options: CreateServicesOpti
     rateLimits,
     authCache,
     queue,
+    mailer,
+    secrets,
     async close() {
       await queue.close();
+      await mailer.close();
       await usage.stop().catch((err: unknown) => logger.warn({ err }, 'could not flush key usage'));
       await authCache.close();
       await db.close();
