@@ -1,6 +1,7 @@
 // Configuration comes from the environment only, parsed once and validated, so a typo in a
 // deployment fails at start-up with a clear message instead of at the first request.
 import { z } from 'zod';
+import { parseSenderAddress } from './mail.ts';
 
 const bool = (fallback: boolean) =>
   z
@@ -40,6 +41,55 @@ const msList = z
   .regex(/^\d+(,\d+)*$/, 'a comma-separated list of milliseconds')
   .transform((s) => s.split(',').map(Number));
 
+/** Where system mail goes when SMTP_URL is set; the password stays out of every message and log. */
+export interface SmtpSettings {
+  host: string;
+  port: number;
+  /** smtps://: TLS from the first byte (port 465); smtp:// upgrades with STARTTLS when offered. */
+  secure: boolean;
+  auth: { user: string; pass: string } | undefined;
+}
+
+/**
+ * SMTP_URL as settings, or the reason it is unusable. The reasons never quote the URL, which
+ * holds the password.
+ */
+export function parseSmtpUrl(value: string): SmtpSettings | string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'not a URL; expected smtp://user:pass@host:port or smtps://user:pass@host:port';
+  }
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') return 'the scheme must be smtp:// or smtps://';
+  if (!url.hostname) return 'the URL names no host';
+  if (url.pathname !== '' && url.pathname !== '/') return 'the URL must not have a path';
+  const secure = url.protocol === 'smtps:';
+  let user: string;
+  let pass: string;
+  try {
+    user = decodeURIComponent(url.username);
+    pass = decodeURIComponent(url.password);
+  } catch {
+    return 'the user name or password is not valid percent-encoding';
+  }
+  return {
+    host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+    port: url.port ? Number(url.port) : secure ? 465 : 587,
+    secure,
+    auth: user ? { user, pass } : undefined,
+  };
+}
+
+/** A SECRETS_KEY value: 32 bytes in base64 (standard or URL-safe, padding optional). */
+function parseSecretsKey(value: string): Buffer | null {
+  if (!/^[A-Za-z0-9+/_-]{43}=?$/.test(value)) return null;
+  const key = Buffer.from(value, 'base64');
+  return key.length === 32 ? key : null;
+}
+
+const KEY_HINT = '32 random bytes in base64, e.g. the output of `openssl rand -base64 32`';
+
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
@@ -62,6 +112,50 @@ const envSchema = z.object({
   // Trashed records older than this are deleted for good by the purge job (workers/purge.ts).
   TRASH_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(30),
   TRASH_PURGE_INTERVAL_MS: z.coerce.number().int().min(10).max(2_147_483_647).default(3_600_000),
+  // System mail (core/mail.ts): SMTP when SMTP_URL is set, .eml files under DATA_DIR/mail otherwise.
+  SMTP_URL: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value === '') return undefined;
+      const settings = parseSmtpUrl(value);
+      if (typeof settings === 'string') {
+        ctx.addIssue({ code: 'custom', message: settings });
+        return z.NEVER;
+      }
+      return settings;
+    }),
+  MAIL_FROM: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || parseSenderAddress(v) !== null, {
+      message: 'one sender address such as billing@example.com or "Acme Billing <billing@example.com>"',
+    }),
+  // Secrets at rest (core/secrets.ts). The messages never quote the value.
+  SECRETS_KEY: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value === '') return undefined;
+      const key = parseSecretsKey(value);
+      if (!key) {
+        ctx.addIssue({ code: 'custom', message: KEY_HINT });
+        return z.NEVER;
+      }
+      return key;
+    }),
+  SECRETS_KEY_PREVIOUS: z
+    .string()
+    .default('')
+    .transform((value, ctx) => {
+      const keys = commaList(value).map(parseSecretsKey);
+      const usable = keys.filter((k): k is Buffer => k !== null);
+      if (usable.length !== keys.length) {
+        ctx.addIssue({ code: 'custom', message: `a comma-separated list of keys, each ${KEY_HINT}` });
+        return z.NEVER;
+      }
+      return usable;
+    }),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   MCP_ALLOWED_ORIGINS: z.string().default(''),
   MCP_ALLOWED_HOSTS: z
@@ -135,6 +229,14 @@ export interface Config {
   publicBaseUrl: string;
   /** S3 settings when S3_BUCKET is set; files stay on disk under DATA_DIR/files otherwise. */
   s3: S3Config | undefined;
+  /** System mail over SMTP; undefined writes `.eml` files under DATA_DIR/mail instead. */
+  smtp: SmtpSettings | undefined;
+  /** The From of system mail (required with SMTP_URL). */
+  mailFrom: string;
+  /** AES-256-GCM key for secrets at rest; undefined uses the key file in DATA_DIR. */
+  secretsKey: Buffer | undefined;
+  /** Older keys, still accepted for decryption while stored secrets are re-encrypted. */
+  secretsPreviousKeys: Buffer[];
 }
 
 export interface S3Config {
@@ -161,6 +263,9 @@ function parseS3(e: z.infer<typeof envSchema>): S3Config | undefined {
   };
 }
 
+/** The sender of system mail in the embedded default, where nothing leaves the machine. */
+const EMBEDDED_MAIL_FROM = 'CRM <no-reply@localhost>';
+
 function parseTrustProxy(value: string): number {
   if (value === 'false' || value === '0' || value === '') return 0;
   if (value === 'true') return 1;
@@ -178,6 +283,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new Error(`Invalid configuration: ${problems}`);
   }
   const e = parsed.data;
+  if (e.SMTP_URL && !e.MAIL_FROM) {
+    throw new Error('Invalid configuration: MAIL_FROM: required when SMTP_URL is set');
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -206,5 +314,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     corsAllowedOrigins: e.CORS_ALLOWED_ORIGINS,
     publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
     s3: parseS3(e),
+    smtp: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM ?? EMBEDDED_MAIL_FROM,
+    secretsKey: e.SECRETS_KEY,
+    secretsPreviousKeys: e.SECRETS_KEY_PREVIOUS,
   };
 }

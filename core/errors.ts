@@ -74,6 +74,8 @@ export const ERROR_TABLE = {
     mcp: { kind: 'jsonrpc', code: -32000 },
   },
   internal: { status: 500, error: 'Internal server error', mcp: { kind: 'jsonrpc', code: -32603 } },
+  // The mail server refused a message or could not be reached (core/mail.ts); `permanent` says whether a retry can help.
+  mail_failed: { status: 502, error: 'Mail delivery failed', mcp: toolError },
   // A tool result, not a JSON-RPC error: the model reads `retry_after` and tries again.
   unavailable: { status: 503, error: 'Service unavailable', mcp: toolError },
 } as const satisfies Record<string, ErrorRow>;

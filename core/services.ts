@@ -4,17 +4,20 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-// The composition root is the one core file that names a provider: it picks the adapter per config.
+// The composition root is the one core file that names providers: it picks each port's adapter per config.
 import { S3FileStore } from '../providers/s3-storage.ts';
+import { SmtpMailer } from '../providers/smtp-mailer.ts';
 import { bindCredentialCache, CredentialCache } from './auth/cache.ts';
 import type { Config } from './config.ts';
 import { type Database, openDatabase } from './db/client.ts';
 import type { Jobs } from './jobs.ts';
 import { createLogger, type Logger } from './logger.ts';
+import { EmlMailer, type Mailer } from './mail.ts';
 import type { JobQueue } from './queue.ts';
 import { BullMqQueue, checkRedisEviction } from './queue-bullmq.ts';
 import { InProcessQueue } from './queue-in-process.ts';
 import { RateLimits } from './rate-limits.ts';
+import { createLazySecretBox, resolveSecretKeys, type SecretBox } from './secrets.ts';
 import { DiskFileStore, deriveFileSigningKey, type FileStore } from './storage.ts';
 import { CredentialUsage } from './usage.ts';
 
@@ -40,6 +43,10 @@ export interface Services {
   authCache: CredentialCache;
   /** Files: S3 when S3_BUCKET is set, DATA_DIR/files otherwise (its links served by rest/file-routes.ts). */
   files: FileStore;
+  /** System mail (core/mail.ts): SMTP with SMTP_URL, `.eml` files under DATA_DIR/mail otherwise. */
+  mailer: Mailer;
+  /** Encryption of secrets at rest (core/secrets.ts); keys resolved at first use. */
+  secrets: SecretBox;
   close(): Promise<void>;
 }
 
@@ -145,6 +152,10 @@ export async function createServices(config: Config, options: CreateServicesOpti
     ? new BullMqQueue(config.redisUrl, { logger, ...options.queue })
     : new InProcessQueue(logger);
   const files = createFileStore(config, jwtKey);
+  const mailer: Mailer = config.smtp
+    ? new SmtpMailer(config.smtp, config.mailFrom)
+    : new EmlMailer(join(config.dataDir, 'mail'), config.mailFrom);
+  const secrets = createLazySecretBox(() => resolveSecretKeys(config, !options.inMemory, logger));
   return {
     config,
     db,
@@ -157,9 +168,12 @@ export async function createServices(config: Config, options: CreateServicesOpti
     jobs,
     queue: jobs,
     files,
+    mailer,
+    secrets,
     async close() {
       await jobs.close();
       await files.close();
+      await mailer.close();
       await usage.stop().catch((err: unknown) => logger.warn({ err }, 'could not flush key usage'));
       await authCache.close();
       await db.close();
