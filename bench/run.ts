@@ -16,12 +16,12 @@ import { fileURLToPath } from 'node:url';
 import { createAdaptorServer, type ServerType } from '@hono/node-server';
 import { Hono } from 'hono';
 import { Redis } from 'ioredis';
-import pg from 'pg';
 import { z } from 'zod';
 import { loadConfig } from '../core/config.ts';
 import { createLogger } from '../core/logger.ts';
 import { createServices, type Services } from '../core/services.ts';
 import { createApp } from '../http/app.ts';
+import { createDatabase } from '../test/support/postgres-admin.ts';
 import { gitCommit, machine } from './environment.ts';
 import {
   type BackendReport,
@@ -97,20 +97,7 @@ async function redisAnswers(url: string): Promise<boolean> {
 }
 
 async function scratchDatabase(adminUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `crm_bench_${randomBytes(6).toString('hex')}`;
-  const run = async (sql: string) => {
-    const client = new pg.Client({ connectionString: adminUrl });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  await run(`create database ${name}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => run(`drop database if exists ${name} with (force)`) };
+  return createDatabase(adminUrl, 'crm_bench');
 }
 
 /** The JSON-RPC message of an MCP answer, whether it came as JSON or as one SSE event. */

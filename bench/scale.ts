@@ -32,6 +32,7 @@ import { createLogger } from '../core/logger.ts';
 import { createOrganizationWithOwner } from '../core/organizations.ts';
 import { createServices, type Services } from '../core/services.ts';
 import { createApp } from '../http/app.ts';
+import { createDatabase } from '../test/support/postgres-admin.ts';
 import { gitCommit, machine } from './environment.ts';
 
 const env = z
@@ -247,20 +248,7 @@ function idOf(code: string, i: string): string {
 // Scratch database and seed
 
 async function createScratch(adminUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `crm_scale_${randomBytes(6).toString('hex')}`;
-  const run = async (statement: string) => {
-    const client = new pg.Client({ connectionString: adminUrl });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
-  await run(`create database ${name}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => run(`drop database if exists ${name} with (force)`) };
+  return createDatabase(adminUrl, 'crm_scale');
 }
 
 /** Inserts `total` rows in chunks: `statement` selects from generate_series($1, $2) as i. */

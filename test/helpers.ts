@@ -16,7 +16,7 @@ import { createServices, type Services } from '../core/services.ts';
 import { insertUser } from '../core/users.ts';
 import { createApp } from '../http/app.ts';
 import { type BackgroundWork, startBackgroundWork } from '../workers/runtime.ts';
-import { databaseUrl, runAdminSql } from './support/postgres-admin.ts';
+import { createDatabase } from './support/postgres-admin.ts';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL;
 export const onPostgres = Boolean(TEST_DATABASE_URL);
@@ -29,17 +29,10 @@ export async function createScratchDatabase(
   adminUrl: string,
   options: { empty?: boolean } = {},
 ): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `crm_test_${randomBytes(6).toString('hex')}`;
   const template = options.empty ? undefined : inject('templateDatabase');
   if (!options.empty && !template) throw new Error('No template database: the global setup did not run');
-  await runAdminSql(
-    adminUrl,
-    template ? `create database ${name} template ${template}` : `create database ${name}`,
-  );
-  return {
-    url: databaseUrl(adminUrl, name),
-    drop: () => runAdminSql(adminUrl, `drop database if exists ${name} with (force)`),
-  };
+  const { url, drop } = await createDatabase(adminUrl, 'crm_test', template);
+  return { url, drop };
 }
 
 export interface TestOrg {

@@ -2,13 +2,12 @@
 // from a copy instead of running initdb and every migration itself. On PGlite the copy is an image
 // of the migrated data directory in a temporary file; on PostgreSQL (TEST_DATABASE_URL) it is a
 // template database that each file's scratch database is created from.
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { buildPgliteImage, openDatabase } from '../../core/db/client.ts';
-import { databaseUrl, runAdminSql } from '../support/postgres-admin.ts';
+import { createDatabase } from '../support/postgres-admin.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -22,16 +21,13 @@ declare module 'vitest' {
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const adminUrl = project.config.env?.TEST_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
   if (adminUrl) {
-    const name = `crm_template_${randomBytes(6).toString('hex')}`;
-    await runAdminSql(adminUrl, `create database ${name}`);
-    const db = await openDatabase({ url: databaseUrl(adminUrl, name), poolMax: 1 });
+    const template = await createDatabase(adminUrl, 'crm_template');
+    const db = await openDatabase({ url: template.url, poolMax: 1 });
     await db.migrate();
     await db.close();
-    project.provide('templateDatabase', name);
+    project.provide('templateDatabase', template.name);
     project.provide('pgliteImagePath', undefined);
-    return async () => {
-      await runAdminSql(adminUrl, `drop database if exists ${name} with (force)`);
-    };
+    return template.drop;
   }
   const dir = await mkdtemp(join(tmpdir(), 'crm-test-db-'));
   const path = join(dir, 'migrated.tar');
