@@ -181,16 +181,21 @@ describe('SMTP adapter', () => {
     expect(mail.html).toBe(false);
   });
 
-  it('turns a refused login into mail_failed saying so, permanent, without the password', async () => {
-    const count = received.length;
-    const mailer = new SmtpMailer(smtpSettings('wrong-password'), FROM);
+  /** Sends a small message that must fail, closes the mailer and returns the AppError it failed with. */
+  async function failedSend(mailer: SmtpMailer): Promise<AppError> {
     const error = await mailer.send({ to: 'ada@example.org', subject: 'Hello', text: 'Hi' }).then(
       () => null,
       (err: unknown) => err,
     );
     await mailer.close();
-    expect(error).toBeInstanceOf(AppError);
-    if (!(error instanceof AppError)) return;
+    if (!(error instanceof AppError)) throw new Error(`expected an AppError, got ${String(error)}`);
+    return error;
+  }
+
+  it('turns a refused login into mail_failed saying so, permanent, without the password', async () => {
+    const count = received.length;
+    const mailer = new SmtpMailer(smtpSettings('wrong-password'), FROM);
+    const error = await failedSend(mailer);
     expect(error.code).toBe('mail_failed');
     expect(error.status).toBe(502);
     expect(error.message).toMatch(/refused the login.*535/);
@@ -205,13 +210,7 @@ describe('SMTP adapter', () => {
     const closedPort = listeningPort(closed);
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     const mailer = new SmtpMailer({ ...smtpSettings(), port: closedPort }, FROM);
-    const error = await mailer.send({ to: 'ada@example.org', subject: 'Hello', text: 'Hi' }).then(
-      () => null,
-      (err: unknown) => err,
-    );
-    await mailer.close();
-    expect(error).toBeInstanceOf(AppError);
-    if (!(error instanceof AppError)) return;
+    const error = await failedSend(mailer);
     expect(error.code).toBe('mail_failed');
     expect(error.message).toMatch(/Could not reach the mail server/);
     expect(error.body.permanent).toBe(false);
