@@ -2,10 +2,11 @@
 // (one round trip per batch, not per lead) and a PAT that can list and create leads over REST and MCP.
 import { sql } from 'drizzle-orm';
 import { generatePat, hashToken, tokenPrefix } from '../core/auth/tokens.ts';
-import { apiKeys, leads } from '../core/db/schema.ts';
+import { apiKeys } from '../core/db/schema.ts';
 import { newId } from '../core/ids.ts';
 import { createOrganizationWithOwner } from '../core/organizations.ts';
 import type { Services } from '../core/services.ts';
+import { leads } from '../tools/leads/tables.ts';
 
 export const BENCH_SCOPES = ['read:leads', 'write:leads', 'mcp:read', 'mcp:write'];
 const BATCH = 1000;

@@ -22,7 +22,7 @@ import { Redis } from 'ioredis';
 import { Agent, type Dispatcher, request } from 'undici';
 import { z } from 'zod';
 import { loadConfig } from '../core/config.ts';
-import { outboxEvents, webhookDeliveries, webhooks } from '../core/db/schema.ts';
+import { outboxEvents } from '../core/db/schema.ts';
 import { newId } from '../core/ids.ts';
 import { createLogger } from '../core/logger.ts';
 import { createOrganizationWithOwner } from '../core/organizations.ts';
@@ -30,6 +30,7 @@ import { createServices, type Services } from '../core/services.ts';
 import { generateWebhookSecret } from '../core/webhook-secret.ts';
 import { createScratchDatabase } from '../test/helpers.ts';
 import { createSelfSignedCertificate } from '../test/support/https-receiver.ts';
+import { webhookDeliveries, webhooks } from '../tools/webhooks/tables.ts';
 import { WEBHOOK_USER_AGENT } from '../workers/deliver.ts';
 import { type BackgroundWork, startBackgroundWork } from '../workers/runtime.ts';
 import {

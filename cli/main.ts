@@ -12,10 +12,9 @@ import { loadConfig } from '../core/config.ts';
 import { type Database, openDatabase } from '../core/db/client.ts';
 import { AppError } from '../core/errors.ts';
 import { createLogger } from '../core/logger.ts';
+import type { Route } from '../core/route.ts';
 import { createServices } from '../core/services.ts';
-import type { Route } from '../rest/route.ts';
-import { ROUTES } from '../rest/routes/index.ts';
-import { TOOLS } from '../tools/index.ts';
+import { ROUTES, TOOLS } from '../tools/index.ts';
 import { startBackgroundWork } from '../workers/runtime.ts';
 import { queueOptionsFromEnv, runServer, untilStopSignal } from './serve.ts';
 

@@ -1,4 +1,4 @@
-// Records a user owns (`owner_id`). Deleting a user consults the registry (tools/ownership.ts):
+// Records a user owns (`owner_id`). Deleting a user consults the registry (every area's `ownedRecords`, collected in tools/index.ts):
 // their live records must go to an heir or to the trash first, so nothing is left pointing at a
 // deleted user. A new owned resource adds one entry there and the delete rule covers it.
 import { and, count, eq, isNull, param, type SQL, sql } from 'drizzle-orm';

@@ -1,7 +1,7 @@
 // The trash: records moved there keep their row with `deleted_at`/`deleted_by` set and can be
 // restored. Each trashable record type is one entry (its table, the columns the trash reads and how
 // to restore it), so a new resource joins the trash by adding an entry to the registry list.
-import { and, eq, isNotNull, type SQL, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, isNull, type SQL, sql } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import { z } from 'zod';
 import type { ScopeFamily } from './access.ts';
@@ -134,4 +134,52 @@ export async function purgeTrash(
     counts[entry.type] = purged;
   }
   return counts;
+}
+
+/**
+ * A table whose rows hang off a parent record (a lead's contacts, tasks...): they follow the parent
+ * into the trash and back. Trashing the parent stamps its live children with the parent's own
+ * `deleted_at`, and restoring it brings back exactly the children carrying that stamp, so a child
+ * deleted on its own earlier stays in the trash. Purging the parent removes them by FK cascade.
+ * Every child table names its trash columns `deletedAt`/`deletedBy`, which the updates set by key.
+ */
+export interface ChildTable {
+  table: PgTable;
+  orgId: PgColumn;
+  parentId: PgColumn;
+  deletedAt: PgColumn;
+  deletedBy: PgColumn;
+}
+
+/** Moves the live children of the given parents to the trash with the parents' deletion stamp. */
+export async function trashChildren(
+  db: Executor,
+  children: readonly ChildTable[],
+  orgId: string,
+  parentIds: readonly string[],
+  stamp: { deletedAt: Date; deletedBy: string },
+): Promise<void> {
+  if (parentIds.length === 0) return;
+  for (const child of children) {
+    await db
+      .update(child.table)
+      .set(stamp)
+      .where(and(eq(child.orgId, orgId), inArray(child.parentId, [...parentIds]), isNull(child.deletedAt)));
+  }
+}
+
+/** Brings back the children that went to the trash with their parent (same `deleted_at`). */
+export async function restoreChildren(
+  db: Executor,
+  children: readonly ChildTable[],
+  orgId: string,
+  parentId: string,
+  deletedAt: Date,
+): Promise<void> {
+  for (const child of children) {
+    await db
+      .update(child.table)
+      .set({ deletedAt: null, deletedBy: null })
+      .where(and(eq(child.orgId, orgId), eq(child.parentId, parentId), eq(child.deletedAt, deletedAt)));
+  }
 }

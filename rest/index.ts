@@ -5,16 +5,16 @@
 import { type Context, Hono } from 'hono';
 import { authenticate } from '../core/auth/authenticate.ts';
 import { invokeTool } from '../core/invoke.ts';
+import type { Route } from '../core/route.ts';
 import type { Services } from '../core/services.ts';
 import { readJsonObject } from '../http/body.ts';
 import type { AppEnv } from '../http/env.ts';
 import { enforceLimit } from '../http/rate-limit.ts';
+import { ROUTES } from '../tools/index.ts';
 import { mountAdminRoutes } from './admin-routes.ts';
 import { mountAuthRoutes } from './auth-routes.ts';
 import { mountFileRoutes } from './file-routes.ts';
 import { mountOpenApi } from './openapi.ts';
-import type { Route } from './route.ts';
-import { ROUTES } from './routes/index.ts';
 
 /**
  * Query parameters that would carry a credential in a URL. Only the Authorization header is ever

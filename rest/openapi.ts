@@ -18,10 +18,10 @@ import {
 } from '../core/auth/sessions.ts';
 import { ERROR_TABLE, type ErrorCode } from '../core/errors.ts';
 import { jsonSchemasOf } from '../core/json-schema.ts';
+import type { HttpMethod, Route } from '../core/route.ts';
 import type { Tool, ToolError } from '../core/tool.ts';
 import type { AppEnv } from '../http/env.ts';
-import type { HttpMethod, Route } from './route.ts';
-import { ROUTES } from './routes/index.ts';
+import { TAG_DESCRIPTIONS as AREA_TAG_DESCRIPTIONS, ROUTES } from '../tools/index.ts';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 export const DOCS_PATH = '/docs';
@@ -185,22 +185,10 @@ const DOCUMENT_DESCRIPTION = [
   '- A request that the database could not serve in time (busy rows, no free connection) gets 503 with `Retry-After`; it can be retried as is.',
 ].join('\n');
 
-const TAG_DESCRIPTIONS: Record<string, string> = {
+/** The auth routes are the REST surface's own; every other tag is described by the area that introduces it. */
+const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   auth: 'Sign up, log in and refresh a session. These routes need no token.',
-  me: 'The caller: user, organization, plan features and token kind.',
-  leads: 'Leads, with any additional properties of their own; bulk upsert and bulk tagging.',
-  contacts: 'People at a lead, with their e-mail addresses and phone numbers.',
-  opportunities: 'Deals on a lead: value, confidence, pipeline stage and status (active, won, lost).',
-  activities: "A lead's timeline: notes, calls, e-mails, meetings and custom activities.",
-  'custom-activity-types': 'Activity types of your own, with their fields (a plan feature).',
-  tasks: 'To-dos on leads, assigned to users: complete, snooze and list your own.',
-  'smart-views': 'Saved lead filters and the leads that match them now (a plan feature).',
-  'custom-objects': 'Record types of your own (definitions with typed fields) and their records.',
-  search: 'One search across leads, contacts and opportunities.',
-  users: 'Users of the organization and their roles.',
-  'api-keys': "The calling user's personal access tokens (API keys).",
-  trash: 'Soft-deleted records: list them and restore them.',
-  webhooks: 'Subscriptions that POST signed events to your https:// URL, their delivery log and replays.',
+  ...AREA_TAG_DESCRIPTIONS,
 };
 
 /** Path segments that only group routes (`/settings/api-keys`); the tag is the segment after them. */
@@ -391,7 +379,7 @@ function declaredResponse(generic: string | undefined, errors: readonly ToolErro
 // Operations
 
 /**
- * One route as an operation. It describes the default request mapping of rest/route.ts (path params
+ * One route as an operation. It describes the default request mapping of core/route.ts (path params
  * and the query or body merged into the tool input), which every route in the table uses.
  */
 function toolOperation(route: Route): { path: string; method: OperationMethod; operation: OperationObject } {
@@ -606,7 +594,10 @@ export function buildOpenApiDocument(routes: readonly Route[]): OpenApiDocument 
     tags: tags.map((name) => {
       // A new resource area must say what it is: a tag without a description fails the build of the document.
       const description = Object.hasOwn(TAG_DESCRIPTIONS, name) ? TAG_DESCRIPTIONS[name] : undefined;
-      if (!description) throw new Error(`Tag ${name} has no description in TAG_DESCRIPTIONS`);
+      if (!description)
+        throw new Error(
+          `Tag ${name} has no description: the area introducing it must declare it in \`tags\``,
+        );
       return { name, description };
     }),
     security: [{ bearerAuth: [] }],

@@ -9,7 +9,7 @@ import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_TTL_SECONDS } from '../core/auth/jwt.ts';
 import { MAX_BODY_BYTES } from '../http/app.ts';
-import { ROUTES } from '../rest/routes/index.ts';
+import { ROUTES } from '../tools/index.ts';
 import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
 
 let t: TestContext;

@@ -1,10 +1,11 @@
 // Locks in that NUL, lone surrogates, too-deep JSON, non-finite numbers and bad percent-encoding are a 400 naming the field (never a 500, nothing stored) on every write route, auth/admin route and MCP write tool.
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiKeys, leads, users } from '../core/db/schema.ts';
+import { apiKeys, users } from '../core/db/schema.ts';
 import { newId } from '../core/ids.ts';
 import { MAX_JSON_DEPTH, SAFE_INPUT_CODES } from '../core/safe-input.ts';
 import { TOOLS } from '../tools/index.ts';
+import { leads } from '../tools/leads/tables.ts';
 import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
 import { bearer, type Connection, ERAS, envelopeOf, serveMcp } from './mcp-clients.ts';
 

@@ -7,7 +7,7 @@ import { defineTool } from '../core/tool.ts';
 import { cutText, pageInfoOf, pageNote, RESULT_BUDGET_CHARS, successResult } from '../mcp/results.ts';
 import { TOOLSETS_HEADER } from '../mcp/toolsets.ts';
 import { TOOLS } from '../tools/index.ts';
-import { listLeads } from '../tools/leads.ts';
+import { listLeads } from '../tools/leads/tools.ts';
 import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
 import {
   bearer,

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_TABLE } from '../core/errors.ts';
+import type { HttpMethod } from '../core/route.ts';
 import type {
   OpenApiDocument,
   OperationMethod,
@@ -10,10 +11,9 @@ import type {
   RefObject,
   ResponseObject,
 } from '../rest/openapi.ts';
-import type { HttpMethod } from '../rest/route.ts';
-import { ROUTES } from '../rest/routes/index.ts';
-import { listLeads } from '../tools/leads.ts';
-import { createWebhook, SUBSCRIBABLE_EVENTS } from '../tools/webhooks.ts';
+import { ROUTES } from '../tools/index.ts';
+import { listLeads } from '../tools/leads/tools.ts';
+import { createWebhook, SUBSCRIBABLE_EVENTS } from '../tools/webhooks/tools.ts';
 import { createTestContext, json, type TestContext } from './helpers.ts';
 import { createSchemaValidator } from './openapi-fuzz-inputs.ts';
 

@@ -8,8 +8,8 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ERROR_TABLE, type ErrorCode } from '../core/errors.ts';
-import type { Route } from '../rest/route.ts';
-import { ROUTES } from '../rest/routes/index.ts';
+import type { Route } from '../core/route.ts';
+import { ROUTES } from '../tools/index.ts';
 import { createTestContext, type TestContext, type TestOrg } from './helpers.ts';
 
 const BAD_ID = 'not-a-hex-id';

@@ -3,11 +3,11 @@ import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { webhookDeliveries, webhooks } from '../core/db/schema.ts';
 import { newId } from '../core/ids.ts';
 import { createLogger } from '../core/logger.ts';
 import type { JobHandlers } from '../core/queue.ts';
 import { InProcessQueue } from '../core/queue-in-process.ts';
+import { webhookDeliveries, webhooks } from '../tools/webhooks/tables.ts';
 import { startBackgroundWork } from '../workers/runtime.ts';
 import { createTestContext, type TestContext, type TestOrg } from './helpers.ts';
 

@@ -1,9 +1,10 @@
 // Locks in the outbox relay: one delivery per committed event and matching active subscription, none for rolled-back changes, never twice.
 import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { outboxEvents, webhookDeliveries, webhooks } from '../core/db/schema.ts';
+import { outboxEvents } from '../core/db/schema.ts';
 import { recordEvent } from '../core/events.ts';
 import { newId } from '../core/ids.ts';
+import { webhookDeliveries, webhooks } from '../tools/webhooks/tables.ts';
 import { relayOutbox } from '../workers/relay.ts';
 import { startBackgroundWork } from '../workers/runtime.ts';
 import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';

@@ -3,8 +3,9 @@ import { eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { Executor } from '../core/db/client.ts';
-import { apiKeys, leads, organizations, users } from '../core/db/schema.ts';
+import { apiKeys, organizations, users } from '../core/db/schema.ts';
 import { newId } from '../core/ids.ts';
+import { leads } from '../tools/leads/tables.ts';
 import { createTestContext, type TestContext, type TestOrg } from './helpers.ts';
 
 let t: TestContext;

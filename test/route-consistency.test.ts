@@ -2,7 +2,7 @@
 // PUT, with the same (merging) tool unless the resource documents a real replace (a replace_ tool),
 // so a resource added later cannot forget it.
 import { describe, expect, it } from 'vitest';
-import { ROUTES } from '../rest/routes/index.ts';
+import { ROUTES } from '../tools/index.ts';
 
 describe('the REST route table', () => {
   const patches = ROUTES.filter((r) => r.method === 'PATCH');

@@ -9,8 +9,7 @@ import {
 } from '../core/access.ts';
 import { createOauthToken } from '../core/admin.ts';
 import type { ErrorBody } from '../core/errors.ts';
-import { ROUTES } from '../rest/routes/index.ts';
-import { TOOLS } from '../tools/index.ts';
+import { ROUTES, TOOLS } from '../tools/index.ts';
 import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
 import { bearer, type Connection, ERAS, envelopeOf, serveMcp } from './mcp-clients.ts';
 

@@ -2,24 +2,19 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  activities,
-  apiKeys,
-  contacts,
-  customActivityTypes,
-  customObjectRecords,
-  customObjects,
-  leads,
-  opportunities,
-  smartViews,
-  tasks,
-  users,
-  webhookDeliveries,
-  webhooks,
-} from '../core/db/schema.ts';
+import { apiKeys, users } from '../core/db/schema.ts';
 import { newId } from '../core/ids.ts';
-import type { Route } from '../rest/route.ts';
-import { ROUTES } from '../rest/routes/index.ts';
+import type { Route } from '../core/route.ts';
+import { activities } from '../tools/activities/tables.ts';
+import { contacts } from '../tools/contacts/tables.ts';
+import { customActivityTypes } from '../tools/custom-activity-types/tables.ts';
+import { customObjectRecords, customObjects } from '../tools/custom-objects/tables.ts';
+import { ROUTES } from '../tools/index.ts';
+import { leads } from '../tools/leads/tables.ts';
+import { opportunities } from '../tools/opportunities/tables.ts';
+import { smartViews } from '../tools/smart-views/tables.ts';
+import { tasks } from '../tools/tasks/tables.ts';
+import { webhookDeliveries, webhooks } from '../tools/webhooks/tables.ts';
 import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
 
 type JsonSchema = z.core.JSONSchema.JSONSchema;

@@ -3,10 +3,14 @@ import { inArray } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../core/config.ts';
-import { activities, contacts, leads, opportunities, tasks } from '../core/db/schema.ts';
 import { newId } from '../core/ids.ts';
 import { purgeTrash } from '../core/trash.ts';
-import { TRASH_TYPES } from '../tools/trash.ts';
+import { activities } from '../tools/activities/tables.ts';
+import { contacts } from '../tools/contacts/tables.ts';
+import { TRASH_TYPES } from '../tools/index.ts';
+import { leads } from '../tools/leads/tables.ts';
+import { opportunities } from '../tools/opportunities/tables.ts';
+import { tasks } from '../tools/tasks/tables.ts';
 import { purgeExpiredTrash } from '../workers/purge.ts';
 import { createTestContext, type TestContext } from './helpers.ts';
 
@@ -51,7 +55,7 @@ async function seedOrganization(orgId: string): Promise<Fixture> {
     { id: recentLead, orgId, name: 'Recently trashed lead', deletedAt: recent },
     { id: liveLead, orgId, name: 'Live lead' },
   ]);
-  // The old lead's children went to the trash with it (same deleted_at), as lead-children.ts does.
+  // The old lead's children went to the trash with it (same deleted_at), as core/trash.ts trashChildren does.
   const [oldLeadContact, oldContact, recentContact, liveContact] = [newId(), newId(), newId(), newId()];
   await db.insert(contacts).values([
     { id: oldLeadContact, orgId, leadId: oldLead, name: 'Child of old lead', deletedAt: old },

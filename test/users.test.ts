@@ -2,9 +2,10 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateOauthToken, generateRefreshToken, hashToken } from '../core/auth/tokens.ts';
-import { apiKeys, leads, oauthTokens, outboxEvents, refreshTokens, users } from '../core/db/schema.ts';
+import { apiKeys, oauthTokens, outboxEvents, refreshTokens, users } from '../core/db/schema.ts';
 import type { ErrorBody } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
+import { leads } from '../tools/leads/tables.ts';
 import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
 
 interface UserRecord {

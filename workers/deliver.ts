@@ -6,14 +6,14 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Agent } from 'undici';
 import { request } from 'undici';
 import { z } from 'zod';
+import { defineJob } from '../core/jobs.ts';
+import type { Services } from '../core/services.ts';
 import {
   type DeliveryAttempt,
   type WebhookDeliveryRow,
   webhookDeliveries,
   webhooks,
-} from '../core/db/schema.ts';
-import { defineJob } from '../core/jobs.ts';
-import type { Services } from '../core/services.ts';
+} from '../tools/webhooks/tables.ts';
 import { signPayload, standardWebhookSignature } from './signing.ts';
 import { BlockedTargetError, createDeliveryDispatcher, parseTargetUrl } from './ssrf.ts';
 

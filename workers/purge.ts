@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { defineJob } from '../core/jobs.ts';
 import type { Services } from '../core/services.ts';
 import { purgeTrash } from '../core/trash.ts';
-import { TRASH_TYPES } from '../tools/trash.ts';
+import { TRASH_TYPES } from '../tools/index.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Rows per DELETE statement: small enough that each statement is short, large enough to be quick. */

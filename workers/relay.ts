@@ -3,9 +3,10 @@
 // FOR UPDATE SKIP LOCKED, and the unique (outbox_event_id, webhook_id) index makes a second relay
 // a no-op, so several API nodes may run it at once without delivering an event twice.
 import { and, asc, eq, inArray, isNull } from 'drizzle-orm';
-import { outboxEvents, webhookDeliveries, webhooks } from '../core/db/schema.ts';
+import { outboxEvents } from '../core/db/schema.ts';
 import { newId } from '../core/ids.ts';
 import type { Services } from '../core/services.ts';
+import { webhookDeliveries, webhooks } from '../tools/webhooks/tables.ts';
 
 export interface RelayOptions {
   /** Outbox rows claimed per transaction. */

@@ -4,9 +4,9 @@
 // sweeper re-enqueues deliveries that are due but have no job: after a restart of the in-process
 // runner (its jobs live in memory) or of a Redis without persistence.
 import { and, eq, lte, sql } from 'drizzle-orm';
-import { webhookDeliveries } from '../core/db/schema.ts';
 import { type JobHandlers, requeueDue } from '../core/jobs.ts';
 import type { Services } from '../core/services.ts';
+import { webhookDeliveries } from '../tools/webhooks/tables.ts';
 import { attemptDelivery, type DeliveryOptions } from './deliver.ts';
 import './jobs.ts';
 import { relayBatch } from './relay.ts';

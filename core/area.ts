@@ -1,0 +1,98 @@
+// An area is one business folder (tools/<area>/) declaring itself to the kernel: its tools, its
+// REST route table, the OpenAPI tags its routes use, the permissions, events and MCP toolsets it
+// uses, and its hooks into the shared registries (trash, ownership, lead children, global search,
+// state machines). tools/index.ts lists the areas and derives every registry from that list, so
+// adding a resource is an area folder and one line there; test/areas.test.ts fails when an area
+// forgets a declaration.
+import type { SQL } from 'drizzle-orm';
+import type { Permission, ScopedResource } from './access.ts';
+import type { EventName } from './events.ts';
+import type { OwnedRecordTable } from './ownership.ts';
+import type { Route } from './route.ts';
+import type { StateMachine } from './state-machine.ts';
+import type { SearchTerms } from './text-search.ts';
+import type { Tool } from './tool.ts';
+import type { ToolsetName } from './toolsets.ts';
+import type { ChildTable, TrashType } from './trash.ts';
+
+/** One record type of the global search (search_crm): one UNION ALL branch of its query. */
+export interface SearchSource {
+  /** The `type` of its results (`contact`). */
+  type: string;
+  /** What a caller needs to see it: the token scope family (REST) and the role permission. */
+  resource: ScopedResource;
+  permission: Permission;
+  /**
+   * `select type, id, name, lead_id, lead_name, snippet, rank` over the live records matching the
+   * terms' prefix query, in the caller's organization.
+   */
+  branch(terms: SearchTerms): SQL;
+}
+
+export interface Area extends AreaHooks {
+  /** The folder name under tools/ (kebab-case). */
+  name: string;
+  tools: readonly Tool[];
+  /** The REST route table: METHOD path -> one of `tools`. */
+  routes: readonly Route[];
+  /** Every OpenAPI tag its routes use, with the description the reference shows. */
+  tags: Readonly<Record<string, string>>;
+  /** Role permissions its tools require (each must be held by some role). */
+  permissions: readonly Permission[];
+  /** Events its tools emit (each must be in the catalogue of core/events.ts). */
+  events: readonly EventName[];
+  /** MCP toolsets its tools belong to. */
+  toolsets: readonly ToolsetName[];
+}
+
+const AREA_NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
+
+/** Checks what can be checked inside one area when its module loads; cross-area rules live in the test. */
+export function defineArea(area: Area): Area {
+  if (!AREA_NAME.test(area.name)) throw new Error(`Area name "${area.name}" must be kebab-case`);
+  const own = new Set(area.tools);
+  for (const route of area.routes) {
+    if (!own.has(route.tool)) {
+      throw new Error(
+        `Area ${area.name}: route ${route.method} ${route.path} serves ${route.tool.name}, not one of its tools`,
+      );
+    }
+  }
+  for (const tool of area.tools) {
+    const permission = tool.access.permission;
+    if (permission !== null && !area.permissions.includes(permission)) {
+      throw new Error(
+        `Area ${area.name}: tool ${tool.name} requires ${permission}, which the area does not declare`,
+      );
+    }
+    if (!area.toolsets.some((name) => name === tool.toolset)) {
+      throw new Error(
+        `Area ${area.name}: tool ${tool.name} is in toolset ${tool.toolset}, which the area does not declare`,
+      );
+    }
+  }
+  return area;
+}
+
+/** The registries an area may add entries to. */
+export interface AreaRegistries {
+  trashTypes: TrashType;
+  ownedRecords: OwnedRecordTable;
+  leadChildren: ChildTable;
+  searchSources: SearchSource;
+  stateMachines: StateMachine;
+}
+
+/** Its entries in the shared registries, each optional. */
+export type AreaHooks = { readonly [K in keyof AreaRegistries]?: readonly AreaRegistries[K][] };
+
+/** The entries of one registry over every area, in area order. */
+export function collect<K extends keyof AreaRegistries>(areas: readonly Area[], key: K): AreaRegistries[K][] {
+  const entries: AreaRegistries[K][] = [];
+  for (const area of areas) {
+    const hooks: AreaHooks = area;
+    const own = hooks[key];
+    if (own) entries.push(...own);
+  }
+  return entries;
+}

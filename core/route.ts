@@ -1,0 +1,46 @@
+// A REST route is a line in a table: METHOD path -> tool. It holds no business rule and no
+// permission check; the tool's pipeline does all of that.
+import type { LimitName } from './rate-limits.ts';
+import type { Tool } from './tool.ts';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface RequestParts {
+  params: Record<string, string>;
+  query: Record<string, string>;
+  body: Record<string, unknown>;
+}
+
+export interface Route {
+  method: HttpMethod;
+  /** Hono path syntax under /api/v1, e.g. `/leads/:id`. */
+  path: string;
+  tool: Tool;
+  /** Success status; 201 for creations. */
+  status: 200 | 201;
+  /** How the request becomes tool input; the default merges query (GET) or body with path params. */
+  input: (parts: RequestParts) => Record<string, unknown>;
+  /** Per-user request limits of this route, counted after authentication (the bulk routes' 60/min). */
+  limits: readonly LimitName[];
+}
+
+function defaultInput(method: HttpMethod): Route['input'] {
+  if (method === 'GET') return ({ query, params }) => ({ ...query, ...params });
+  return ({ body, params }) => ({ ...body, ...params });
+}
+
+export function route(
+  method: HttpMethod,
+  path: string,
+  tool: Tool,
+  options: { status?: 200 | 201; input?: Route['input']; limits?: readonly LimitName[] } = {},
+): Route {
+  return {
+    method,
+    path,
+    tool,
+    status: options.status ?? (method === 'POST' && tool.name.startsWith('create_') ? 201 : 200),
+    input: options.input ?? defaultInput(method),
+    limits: options.limits ?? [],
+  };
+}

@@ -1,0 +1,18 @@
+import { defineArea } from '../../core/area.ts';
+import { leadChild } from '../leads/children.ts';
+import { activityRoutes } from './routes.ts';
+import { activities } from './tables.ts';
+import { activityTools, activityTrashTypes } from './tools.ts';
+
+/** A lead's timeline: notes, calls, e-mails, meetings and custom activities. */
+export const activitiesArea = defineArea({
+  name: 'activities',
+  tools: activityTools,
+  routes: activityRoutes,
+  tags: { activities: "A lead's timeline: notes, calls, e-mails, meetings and custom activities." },
+  permissions: ['activities.view', 'activities.create', 'activities.edit', 'activities.delete'],
+  events: ['activity.created', 'call.completed'],
+  toolsets: ['core', 'sales'],
+  trashTypes: activityTrashTypes,
+  leadChildren: [leadChild(activities)],
+});

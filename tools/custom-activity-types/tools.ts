@@ -1,0 +1,434 @@
+// Custom activity types: organization-designed kinds of activity ("Demo", "Site visit") with their
+// own fields. An activity of type `custom` names one of them and stores values validated against
+// its fields (tools/custom-objects/fields.ts). Definitions are workspace settings behind the
+// custom_activity_types plan feature.
+import { and, asc, count, desc, eq, ilike, isNotNull, isNull, type SQL, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Executor } from '../../core/db/client.ts';
+import { isUniqueViolation } from '../../core/db/errors.ts';
+import { escapeLike } from '../../core/db/sql.ts';
+import { AppError, notFound } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { listParams, messageOutput, objectId, offsetOf, paged, pagedOutput } from '../../core/schemas.ts';
+import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
+import { defineTool, type Tool, type ToolContext } from '../../core/tool.ts';
+import { activities } from '../activities/tables.ts';
+import {
+  changedFieldTypes,
+  customFieldDefOutput,
+  customFieldDefsSchema,
+  toFieldDefs,
+} from '../custom-objects/fields.ts';
+import type { CustomFieldDef } from '../custom-objects/tables.ts';
+import { type CustomActivityTypeRow, customActivityTypes } from './tables.ts';
+
+// ---------------------------------------------------------------------------------------------
+// Record shape
+
+export const customActivityTypeSchema = z
+  .object({
+    _id: z
+      .string()
+      .describe(
+        'Custom activity type id (24 hex characters); pass it as custom_activity_type_id to log_activity',
+      ),
+    name: z.string().describe('Name of the activity type, unique in the organization (case-insensitive)'),
+    description: z.string().nullable().describe('What the type is for, or null'),
+    fields: z
+      .array(customFieldDefOutput)
+      .describe('The fields an activity of this type carries in `values`, keyed by each field `key`'),
+    created_by: z.string().nullable().describe('Id of the user who created the type'),
+    created_at: z.string().describe('Creation time (ISO 8601)'),
+    updated_at: z.string().describe('Last change (ISO 8601)'),
+  })
+  .describe('A custom activity type: a named kind of activity with its own field definitions');
+export type CustomActivityTypeRecord = z.output<typeof customActivityTypeSchema>;
+
+export function serializeCustomActivityType(row: CustomActivityTypeRow): CustomActivityTypeRecord {
+  return {
+    _id: row.id,
+    name: row.name,
+    description: row.description,
+    fields: row.fields.map((f) => ({
+      key: f.key,
+      label: f.label,
+      type: f.type,
+      required: f.required === true,
+      ...(f.options !== undefined ? { options: f.options } : {}),
+    })),
+    created_by: row.createdBy,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Input fields
+
+const nameField = z
+  .string()
+  .trim()
+  .min(1)
+  .max(100)
+  .refine(NO_NUL, nulMessage)
+  .describe(
+    'Name of the activity type, 1-100 characters, unique in the organization ignoring case (e.g. "Demo")',
+  );
+const descriptionField = z
+  .string()
+  .max(1000)
+  .refine(NO_NUL, nulMessage)
+  .nullable()
+  .describe('What the type is for, at most 1000 characters; null clears it');
+const idShape = { id: objectId('custom activity type') };
+
+// ---------------------------------------------------------------------------------------------
+// Data functions
+
+/** The organization's custom activity type, or a 404. */
+export async function getCustomActivityType(
+  db: Executor,
+  orgId: string,
+  id: string,
+  lock = false,
+): Promise<CustomActivityTypeRow> {
+  const query = db
+    .select()
+    .from(customActivityTypes)
+    .where(and(eq(customActivityTypes.id, id), eq(customActivityTypes.orgId, orgId)))
+    .limit(1);
+  const [row] = lock ? await query.for('update') : await query;
+  if (!row) throw notFound('Custom activity type');
+  return row;
+}
+
+function nameTaken(name: string): AppError {
+  return new AppError('conflict', {
+    message: `A custom activity type named "${name}" already exists (names are compared ignoring case)`,
+  });
+}
+
+/** Activities of the type: live ones, or every one including the trashed when `includeTrashed`. */
+async function countActivitiesOfType(
+  db: Executor,
+  orgId: string,
+  typeId: string,
+  includeTrashed: boolean,
+): Promise<number> {
+  const conditions: SQL[] = [eq(activities.orgId, orgId), eq(activities.customActivityTypeId, typeId)];
+  if (!includeTrashed) conditions.push(isNull(activities.deletedAt));
+  const [row] = await db
+    .select({ n: count() })
+    .from(activities)
+    .where(and(...conditions));
+  return row?.n ?? 0;
+}
+
+/**
+ * Drops the values of removed fields from the type's activities, so a key later re-added (perhaps
+ * with another type) never meets stale values of the old field.
+ */
+async function dropRemovedValues(
+  db: Executor,
+  orgId: string,
+  typeId: string,
+  before: readonly CustomFieldDef[],
+  after: readonly CustomFieldDef[],
+): Promise<void> {
+  const kept = new Set(after.map((d) => d.key));
+  const removed = before.map((d) => d.key).filter((k) => !kept.has(k));
+  if (removed.length === 0) return;
+  // jsonb `-` one key at a time, each key a bound parameter.
+  const stripped = removed.reduce<SQL>((acc, key) => sql`(${acc}) - ${key}::text`, sql`${activities.fields}`);
+  await db
+    .update(activities)
+    .set({ fields: stripped })
+    .where(and(eq(activities.orgId, orgId), eq(activities.customActivityTypeId, typeId)));
+}
+
+/** Runs a write that may hit the case-insensitive name index in a savepoint, turning a clash into a 409. */
+async function withNameCheck<T>(
+  ctx: Pick<ToolContext, 'db'>,
+  name: string,
+  fn: (db: Executor) => Promise<T>,
+) {
+  try {
+    return await ctx.db.transaction(fn);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw nameTaken(name);
+    throw err;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tools
+
+const readAccess = {
+  kind: 'read',
+  resource: 'custom_objects',
+  permission: 'activities.view',
+  feature: 'custom_activity_types',
+} as const;
+const writeAccess = {
+  kind: 'write',
+  resource: 'custom_objects',
+  permission: 'settings.custom_activity_types.manage',
+  feature: 'custom_activity_types',
+} as const;
+const typeOutput = z.object({ custom_activity_type: customActivityTypeSchema });
+const SORT_FIELDS = ['name', 'created_at', 'updated_at'] as const;
+
+export const listCustomActivityTypes = defineTool({
+  name: 'list_custom_activity_types',
+  title: 'List custom activity types',
+  description:
+    "Lists the organization's custom activity types with their field definitions, newest first by default. Use it to find the " +
+    '`custom_activity_type_id` and the field keys before logging a custom activity with log_activity. `search` matches names. ' +
+    'Paginated: returns `custom_activity_types` plus `total`, `page`, `limit`, `totalPages`; `limit` is 1-100 (default 25).',
+  input: z.strictObject({ ...listParams(SORT_FIELDS) }),
+  output: pagedOutput('custom_activity_types', customActivityTypeSchema),
+  access: readAccess,
+  toolset: 'customization',
+  async handler(input, { db, auth }) {
+    const conditions: SQL[] = [eq(customActivityTypes.orgId, auth.orgId)];
+    if (input.search) {
+      const pattern = `%${escapeLike(input.search)}%`;
+      conditions.push(ilike(customActivityTypes.name, pattern));
+    }
+    const where = and(...conditions);
+    let order: SQL[] = [desc(customActivityTypes.createdAt), desc(customActivityTypes.id)];
+    if (input.sort) {
+      const descending = input.sort.startsWith('-');
+      const field = descending ? input.sort.slice(1) : input.sort;
+      const direction = descending ? desc : asc;
+      const column =
+        field === 'name'
+          ? sql`lower(${customActivityTypes.name})`
+          : field === 'updated_at'
+            ? customActivityTypes.updatedAt
+            : customActivityTypes.createdAt;
+      order = [direction(column), direction(customActivityTypes.id)];
+    }
+    const [totalRow] = await db.select({ n: count() }).from(customActivityTypes).where(where);
+    const rows = await db
+      .select()
+      .from(customActivityTypes)
+      .where(where)
+      .orderBy(...order)
+      .limit(input.limit)
+      .offset(offsetOf(input));
+    return paged('custom_activity_types', rows.map(serializeCustomActivityType), totalRow?.n ?? 0, input);
+  },
+});
+
+export const getCustomActivityTypeTool = defineTool({
+  name: 'get_custom_activity_type',
+  title: 'Get a custom activity type',
+  description:
+    'Returns one custom activity type by id with its field definitions (key, label, type, required, options). Use it to learn ' +
+    'which `values` log_activity accepts for activities of this type. Unknown ids and ids of other organizations answer 404.',
+  input: z.strictObject(idShape),
+  output: typeOutput,
+  access: readAccess,
+  toolset: 'customization',
+  async handler(input, { db, auth }) {
+    return {
+      custom_activity_type: serializeCustomActivityType(
+        await getCustomActivityType(db, auth.orgId, input.id),
+      ),
+    };
+  },
+});
+
+export const createCustomActivityType = defineTool({
+  name: 'create_custom_activity_type',
+  title: 'Create a custom activity type',
+  errors: [{ code: 'conflict', when: 'another custom activity type has this name (ignoring case)' }],
+  description:
+    'Defines a new kind of activity (e.g. "Demo" with fields outcome: choice, attendees_count: number). `name` is required and unique ' +
+    'in the organization ignoring case (409 when taken); `fields` lists up to 100 field definitions with unique keys. Activities of ' +
+    'the type are then logged with log_activity (type custom). Needs the custom_activity_types plan feature.',
+  input: z.strictObject({
+    name: nameField,
+    description: descriptionField.optional(),
+    fields: customFieldDefsSchema
+      .default([])
+      .describe('The field definitions, at most 100, keys unique (default none)'),
+  }),
+  output: typeOutput,
+  access: writeAccess,
+  toolset: 'customization',
+  async handler(input, ctx) {
+    const row = await withNameCheck(ctx, input.name, async (db) => {
+      const [inserted] = await db
+        .insert(customActivityTypes)
+        .values({
+          id: newId(ctx.now),
+          orgId: ctx.auth.orgId,
+          name: input.name,
+          description: input.description ?? null,
+          fields: toFieldDefs(input.fields),
+          createdBy: ctx.auth.userId,
+          createdAt: ctx.now,
+          updatedAt: ctx.now,
+        })
+        .returning();
+      return inserted;
+    });
+    if (!row) throw new Error('insert returned no custom activity type');
+    return { custom_activity_type: serializeCustomActivityType(row) };
+  },
+});
+
+interface TypeState {
+  name: string;
+  description: string | null;
+  fields: CustomFieldDef[];
+}
+
+/**
+ * Writes a new state over a type. Retyping a field is refused while any activity (even a trashed
+ * one) holds values of the type; removed fields' values are erased from its activities.
+ */
+async function writeCustomActivityType(
+  ctx: Pick<ToolContext, 'db' | 'auth' | 'now'>,
+  before: CustomActivityTypeRow,
+  next: TypeState,
+): Promise<CustomActivityTypeRecord> {
+  const retyped = changedFieldTypes(before.fields, next.fields);
+  if (retyped.length > 0 && (await countActivitiesOfType(ctx.db, ctx.auth.orgId, before.id, true)) > 0) {
+    throw new AppError('conflict', {
+      message: `Cannot change the type of field(s) ${retyped.join(', ')}: activities of this type already hold values for them. Add a new field instead.`,
+    });
+  }
+  const row = await withNameCheck(ctx, next.name, async (db) => {
+    const [updated] = await db
+      .update(customActivityTypes)
+      .set({ ...next, updatedAt: ctx.now })
+      .where(and(eq(customActivityTypes.id, before.id), eq(customActivityTypes.orgId, ctx.auth.orgId)))
+      .returning();
+    return updated;
+  });
+  if (!row) throw notFound('Custom activity type');
+  await dropRemovedValues(ctx.db, ctx.auth.orgId, before.id, before.fields, next.fields);
+  return serializeCustomActivityType(row);
+}
+
+export const updateCustomActivityType = defineTool({
+  name: 'update_custom_activity_type',
+  title: 'Update a custom activity type',
+  errors: [
+    {
+      code: 'conflict',
+      when: 'another type has this name, or a field whose values activities hold changes type',
+    },
+  ],
+  description:
+    'Changes the name, description or fields of a custom activity type; only the keys sent change, and `fields`, when sent, replaces ' +
+    'the whole list. Removing a field is allowed and erases its values from existing activities. Changing the `type` of an existing ' +
+    'field is refused with 409 while activities of this type exist (add a new field instead). A taken name answers 409.',
+  input: z.strictObject({
+    ...idShape,
+    name: nameField.optional(),
+    description: descriptionField.optional(),
+    fields: customFieldDefsSchema
+      .optional()
+      .describe(
+        'The complete new list of field definitions (replaces the old list), at most 100, keys unique',
+      ),
+  }),
+  output: typeOutput,
+  access: writeAccess,
+  annotations: { idempotentHint: true },
+  toolset: 'customization',
+  async handler(input, ctx) {
+    const before = await getCustomActivityType(ctx.db, ctx.auth.orgId, input.id, true);
+    const record = await writeCustomActivityType(ctx, before, {
+      name: input.name ?? before.name,
+      description: input.description === undefined ? before.description : input.description,
+      fields: input.fields === undefined ? before.fields : toFieldDefs(input.fields),
+    });
+    return { custom_activity_type: record };
+  },
+});
+
+export const replaceCustomActivityType = defineTool({
+  name: 'replace_custom_activity_type',
+  title: 'Replace a custom activity type',
+  errors: [
+    {
+      code: 'conflict',
+      when: 'another type has this name, or a field whose values activities hold changes type',
+    },
+  ],
+  description:
+    'Replaces a custom activity type as a whole (PUT semantics): `name` is required, a description left out becomes null and fields ' +
+    'left out become an empty list (erasing every value from its activities). Same rules as update_custom_activity_type, which is ' +
+    'usually the better choice because it changes only what is sent.',
+  input: z.strictObject({
+    ...idShape,
+    name: nameField,
+    description: descriptionField.optional(),
+    fields: customFieldDefsSchema
+      .default([])
+      .describe('The complete list of field definitions, at most 100 (default none)'),
+  }),
+  output: typeOutput,
+  access: writeAccess,
+  annotations: { idempotentHint: true },
+  toolset: 'customization',
+  async handler(input, ctx) {
+    const before = await getCustomActivityType(ctx.db, ctx.auth.orgId, input.id, true);
+    const record = await writeCustomActivityType(ctx, before, {
+      name: input.name,
+      description: input.description ?? null,
+      fields: toFieldDefs(input.fields),
+    });
+    return { custom_activity_type: record };
+  },
+});
+
+export const deleteCustomActivityType = defineTool({
+  name: 'delete_custom_activity_type',
+  title: 'Delete a custom activity type',
+  errors: [{ code: 'conflict', when: 'activities of this type still exist' }],
+  description:
+    'Deletes a custom activity type permanently. Refused with 409 while live activities use it (delete those first). Activities of ' +
+    'the type that are already in the trash are purged with it, since they could not be shown without their type.',
+  input: z.strictObject(idShape),
+  output: messageOutput,
+  access: writeAccess,
+  annotations: { destructiveHint: true, idempotentHint: true },
+  toolset: 'customization',
+  async handler(input, ctx) {
+    const before = await getCustomActivityType(ctx.db, ctx.auth.orgId, input.id, true);
+    const live = await countActivitiesOfType(ctx.db, ctx.auth.orgId, before.id, false);
+    if (live > 0) {
+      throw new AppError('conflict', {
+        message: `${live} activit${live === 1 ? 'y uses' : 'ies use'} this custom activity type; delete them before the type`,
+      });
+    }
+    await ctx.db
+      .delete(activities)
+      .where(
+        and(
+          eq(activities.orgId, ctx.auth.orgId),
+          eq(activities.customActivityTypeId, before.id),
+          isNotNull(activities.deletedAt),
+        ),
+      );
+    await ctx.db
+      .delete(customActivityTypes)
+      .where(and(eq(customActivityTypes.id, before.id), eq(customActivityTypes.orgId, ctx.auth.orgId)));
+    return { message: 'Custom activity type deleted' };
+  },
+});
+
+export const customActivityTypeTools: Tool[] = [
+  listCustomActivityTypes,
+  getCustomActivityTypeTool,
+  createCustomActivityType,
+  updateCustomActivityType,
+  replaceCustomActivityType,
+  deleteCustomActivityType,
+];

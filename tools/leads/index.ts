@@ -1,0 +1,47 @@
+import { type Area, defineArea } from '../../core/area.ts';
+import type { ChildTable } from '../../core/trash.ts';
+import { leadRoutes } from './routes.ts';
+import { leadSearchSource } from './search.ts';
+import {
+  bulkTagLeads,
+  bulkUpsertLeads,
+  convertLeadToClient,
+  createLead,
+  deleteLeadTool,
+  getLead,
+  leadOwnership,
+  leadTrashType,
+  listLeads,
+  replaceLead,
+  updateLead,
+} from './tools.ts';
+
+/**
+ * Leads, the open-shaped core record. Built with the other areas' lead children (tools/index.ts
+ * collects them), which follow a lead into the trash and back.
+ */
+export function createLeadsArea(children: readonly ChildTable[]): Area {
+  const deleteLead = deleteLeadTool(children);
+  return defineArea({
+    name: 'leads',
+    tools: [
+      listLeads,
+      getLead,
+      createLead,
+      replaceLead,
+      updateLead,
+      deleteLead,
+      convertLeadToClient,
+      bulkUpsertLeads,
+      bulkTagLeads,
+    ],
+    routes: leadRoutes(deleteLead),
+    tags: { leads: 'Leads, with any additional properties of their own; bulk upsert and bulk tagging.' },
+    permissions: ['leads.view', 'leads.create', 'leads.edit', 'leads.delete'],
+    events: ['lead.created', 'lead.updated', 'lead.deleted', 'lead.status_changed'],
+    toolsets: ['core'],
+    trashTypes: [leadTrashType(children)],
+    ownedRecords: [leadOwnership(children)],
+    searchSources: [leadSearchSource],
+  });
+}

@@ -1,0 +1,66 @@
+// The leads area's tables: leads (the open-shaped core record) and the live-lead counter.
+import { sql } from 'drizzle-orm';
+import { bigint, index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { createdAt, id, organizations, orgId, ts, tsvector, updatedAt } from '../../core/db/schema.ts';
+
+export const leads = pgTable(
+  'leads',
+  {
+    id: id(),
+    orgId: orgId(),
+    name: text('name').notNull(),
+    description: text('description'),
+    url: text('url'),
+    status: text('status').notNull().default('new'),
+    ownerId: text('owner_id'),
+    tags: text('tags').array().notNull().default(sql`'{}'::text[]`),
+    /** Additional properties of any type (the specification's open lead shape). */
+    custom: jsonb('custom').$type<Record<string, unknown>>().notNull().default({}),
+    convertedAt: ts('converted_at'),
+    createdBy: text('created_by'),
+    deletedAt: ts('deleted_at'),
+    deletedBy: text('deleted_by'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    search: tsvector('search').generatedAlwaysAs(
+      sql`to_tsvector('simple', coalesce(name, '') || ' ' || coalesce(description, '') || ' ' || coalesce(url, '') || ' ' || coalesce(status, ''))`,
+    ),
+  },
+  (t) => [
+    // Live leads in the default order (created_at DESC is NULLS FIRST in PostgreSQL, so the index
+    // says so too, or the planner sorts every row); also serves the live count of an organization.
+    index('leads_live_created_idx')
+      .on(t.orgId, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst())
+      .where(sql`${t.deletedAt} is null`),
+    index('leads_live_updated_idx')
+      .on(t.orgId, t.updatedAt.desc().nullsFirst(), t.id.desc().nullsFirst())
+      .where(sql`${t.deletedAt} is null`),
+    index('leads_org_owner_idx').on(t.orgId, t.ownerId),
+    // Status filters of lists and smart views, and their counts (a status is ~15% of a large org).
+    index('leads_live_status_idx').on(t.orgId, t.status).where(sql`${t.deletedAt} is null`),
+    index('leads_search_idx').using('gin', t.search),
+    // The `tag` filter of list_leads (`tags @> array[...]`).
+    index('leads_tags_idx').using('gin', t.tags),
+    // The trash list: only trashed rows, newest deleted first.
+    index('leads_org_trash_idx')
+      .on(t.orgId, t.deletedAt.desc(), t.id.desc())
+      .where(sql`${t.deletedAt} is not null`),
+  ],
+);
+
+/**
+ * Live (not trashed) leads per organization, kept exact by statement-level triggers on `leads`
+ * (migration 0005), so the unfiltered `total` of a leads list is one primary-key read instead of a
+ * count over every row of a large organization.
+ */
+export const leadCounts = pgTable('lead_counts', {
+  orgId: text('org_id')
+    .primaryKey()
+    .references(() => organizations.id, { onDelete: 'cascade' }),
+  live: bigint('live', { mode: 'number' }).notNull().default(0),
+});
+
+export type LeadRow = typeof leads.$inferSelect;
+
+/** The lead a child record hangs off; purging the lead removes the child with it. */
+export const leadRef = (name = 'lead_id') => text(name).references(() => leads.id, { onDelete: 'cascade' });

@@ -1,0 +1,29 @@
+import { defineArea } from '../../core/area.ts';
+import { leadChild } from '../leads/children.ts';
+import { opportunityRoutes } from './routes.ts';
+import { opportunitySearchSource } from './search.ts';
+import { opportunities } from './tables.ts';
+import {
+  opportunityOwnership,
+  opportunityStatusMachine,
+  opportunityTools,
+  opportunityTrashTypes,
+} from './tools.ts';
+
+/** Deals on a lead, with their status machine (active, won, lost). */
+export const opportunitiesArea = defineArea({
+  name: 'opportunities',
+  tools: opportunityTools,
+  routes: opportunityRoutes,
+  tags: {
+    opportunities: 'Deals on a lead: value, confidence, pipeline stage and status (active, won, lost).',
+  },
+  permissions: ['opportunities.view', 'opportunities.create', 'opportunities.edit', 'opportunities.delete'],
+  events: ['opportunity.created', 'opportunity.updated', 'opportunity.won', 'opportunity.lost'],
+  toolsets: ['core', 'sales'],
+  trashTypes: opportunityTrashTypes,
+  ownedRecords: opportunityOwnership,
+  leadChildren: [leadChild(opportunities)],
+  searchSources: [opportunitySearchSource],
+  stateMachines: [opportunityStatusMachine],
+});

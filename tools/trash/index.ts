@@ -1,0 +1,18 @@
+import { type Area, defineArea } from '../../core/area.ts';
+import type { TrashType } from '../../core/trash.ts';
+import { trashRoutes } from './routes.ts';
+import { trashTools } from './tools.ts';
+
+/** Soft-deleted records of every type the areas declare in `trashTypes`. */
+export function createTrashArea(types: readonly TrashType[]): Area {
+  const tools = trashTools(types);
+  return defineArea({
+    name: 'trash',
+    tools: [tools.listTrashItems, tools.restoreTrashItem],
+    routes: trashRoutes(tools),
+    tags: { trash: 'Soft-deleted records: list them and restore them.' },
+    permissions: ['trash.view', 'trash.restore'],
+    events: [],
+    toolsets: ['core'],
+  });
+}

@@ -1,0 +1,22 @@
+import { defineArea } from '../../core/area.ts';
+import { webhookRoutes } from './routes.ts';
+import { webhookTools } from './tools.ts';
+
+/** Subscriptions that receive signed events, their delivery log and replays. */
+export const webhooksArea = defineArea({
+  name: 'webhooks',
+  tools: webhookTools,
+  routes: webhookRoutes,
+  tags: {
+    webhooks: 'Subscriptions that POST signed events to your https:// URL, their delivery log and replays.',
+  },
+  permissions: [
+    'settings.webhooks.view_global',
+    'settings.webhooks.view_own',
+    'settings.webhooks.create',
+    'settings.webhooks.edit',
+    'settings.webhooks.delete',
+  ],
+  events: ['webhook.test'],
+  toolsets: ['webhooks'],
+});
