@@ -1,9 +1,9 @@
 // Locks in opportunities over REST: CRUD with defaults, merge updates, closed_at and won/lost events on status moves, contact-of-the-lead and owner checks, list filters/sort/search/paging, validation, roles, token scopes, trash with the lead cascade, and owner transfer on user deletion.
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { outboxEvents, users } from '../core/db/schema.ts';
-import type { ErrorBody } from '../core/errors.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
+import { outboxEvents, users } from '../../core/db/schema.ts';
+import type { ErrorBody } from '../../core/errors.ts';
+import { createTestContext, json, type TestContext, type TestOrg } from '../helpers.ts';
 
 let t: TestContext;
 let org: TestOrg;

@@ -1,9 +1,9 @@
 // Locks in conversation memory over REST: the lazily created memory, the summary, commitments with strict index validation (400 for bad or out-of-range indexes), idempotent kept/missed marks, the per-lead cap, locking and access rules.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ErrorBody } from '../core/errors.ts';
-import { type Commitment, conversationMemories } from '../tools/conversation-memory/tables.ts';
-import { markCommitmentMissed } from '../tools/conversation-memory/tools.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
+import type { ErrorBody } from '../../core/errors.ts';
+import { type Commitment, conversationMemories } from '../../tools/conversation-memory/tables.ts';
+import { markCommitmentMissed } from '../../tools/conversation-memory/tools.ts';
+import { createTestContext, json, type TestContext, type TestOrg } from '../helpers.ts';
 
 let t: TestContext;
 let org: TestOrg;

@@ -3,9 +3,9 @@
 import { createHash } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiKeys } from '../core/db/schema.ts';
-import type { ErrorBody } from '../core/errors.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
+import { apiKeys } from '../../core/db/schema.ts';
+import type { ErrorBody } from '../../core/errors.ts';
+import { createTestContext, json, type TestContext, type TestOrg } from '../helpers.ts';
 
 interface KeyRecord {
   id: string;

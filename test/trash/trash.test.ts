@@ -1,9 +1,9 @@
 // Locks in the trash over REST: deleted leads are listed newest first, restored with an lead.updated event, and handed to the restorer when their owner is gone.
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { outboxEvents, users } from '../core/db/schema.ts';
-import { leads } from '../tools/leads/tables.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
+import { outboxEvents, users } from '../../core/db/schema.ts';
+import { leads } from '../../tools/leads/tables.ts';
+import { createTestContext, json, type TestContext, type TestOrg } from '../helpers.ts';
 
 let t: TestContext;
 let org: TestOrg;

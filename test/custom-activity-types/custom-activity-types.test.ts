@@ -1,10 +1,10 @@
 // Locks in custom activity type definitions over REST: CRUD, unique names ignoring case, field definition errors, retyping and deletion refused while activities use the type, removed fields erased from activities, list conventions, roles and plan gating.
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ErrorBody } from '../core/errors.ts';
-import { newId } from '../core/ids.ts';
-import { activities } from '../tools/activities/tables.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
+import type { ErrorBody } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { activities } from '../../tools/activities/tables.ts';
+import { createTestContext, json, type TestContext, type TestOrg } from '../helpers.ts';
 
 let t: TestContext;
 let org: TestOrg;

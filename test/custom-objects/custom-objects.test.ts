@@ -1,12 +1,12 @@
 // Locks in custom objects over REST: definition CRUD and field rules, records validated against their definition with `values.<key>` details, PUT merge semantics, path mismatch 404s, roles, plan gating, trash and user deletion, and no events.
 import { and, eq, isNotNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { outboxEvents } from '../core/db/schema.ts';
-import type { ErrorBody } from '../core/errors.ts';
-import { newId } from '../core/ids.ts';
-import { customObjectRecords } from '../tools/custom-objects/tables.ts';
-import { leads } from '../tools/leads/tables.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
+import { outboxEvents } from '../../core/db/schema.ts';
+import type { ErrorBody } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { customObjectRecords } from '../../tools/custom-objects/tables.ts';
+import { leads } from '../../tools/leads/tables.ts';
+import { createTestContext, json, type TestContext, type TestOrg } from '../helpers.ts';
 
 let t: TestContext;
 let org: TestOrg;

@@ -1,11 +1,11 @@
 // Locks in webhook subscriptions and their delivery log over REST: validation, secrets never returned, plan gating, permissions, test and replay entries.
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { organizations } from '../core/db/schema.ts';
-import type { ErrorBody } from '../core/errors.ts';
-import { newId } from '../core/ids.ts';
-import { webhookDeliveries, webhooks } from '../tools/webhooks/tables.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
+import { organizations } from '../../core/db/schema.ts';
+import type { ErrorBody } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { webhookDeliveries, webhooks } from '../../tools/webhooks/tables.ts';
+import { createTestContext, json, type TestContext, type TestOrg } from '../helpers.ts';
 
 interface WebhookBody {
   _id: string;

@@ -1,11 +1,11 @@
 // Locks in the names the trash list shows for records without a name column: opportunities, activities and custom object records.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../core/ids.ts';
-import { activities } from '../tools/activities/tables.ts';
-import { customObjectRecords, customObjects } from '../tools/custom-objects/tables.ts';
-import { leads } from '../tools/leads/tables.ts';
-import { opportunities } from '../tools/opportunities/tables.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
+import { newId } from '../../core/ids.ts';
+import { activities } from '../../tools/activities/tables.ts';
+import { customObjectRecords, customObjects } from '../../tools/custom-objects/tables.ts';
+import { leads } from '../../tools/leads/tables.ts';
+import { opportunities } from '../../tools/opportunities/tables.ts';
+import { createTestContext, json, type TestContext, type TestOrg } from '../helpers.ts';
 
 let t: TestContext;
 let org: TestOrg;

@@ -1,17 +1,17 @@
 // Locks in that hostile strings sent as smart-view values, fields, activity values, sort fields and columns through every field_type/operator combination are either refused with a 400 or matched literally (as the reference evaluator says), and never touch other data.
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../core/ids.ts';
-import { activities } from '../tools/activities/tables.ts';
-import { contacts } from '../tools/contacts/tables.ts';
-import { customActivityTypes } from '../tools/custom-activity-types/tables.ts';
-import { leads } from '../tools/leads/tables.ts';
-import { opportunities } from '../tools/opportunities/tables.ts';
-import { FIELD_CATALOGUE, OPS } from '../tools/smart-views/query/catalogue.ts';
-import { evaluateSmartViewQuery } from '../tools/smart-views/query/evaluate.ts';
-import { smartViewQuerySchema } from '../tools/smart-views/query/filter-schema.ts';
-import { tasks } from '../tools/tasks/tables.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
+import { newId } from '../../core/ids.ts';
+import { activities } from '../../tools/activities/tables.ts';
+import { contacts } from '../../tools/contacts/tables.ts';
+import { customActivityTypes } from '../../tools/custom-activity-types/tables.ts';
+import { leads } from '../../tools/leads/tables.ts';
+import { opportunities } from '../../tools/opportunities/tables.ts';
+import { FIELD_CATALOGUE, OPS } from '../../tools/smart-views/query/catalogue.ts';
+import { evaluateSmartViewQuery } from '../../tools/smart-views/query/evaluate.ts';
+import { smartViewQuerySchema } from '../../tools/smart-views/query/filter-schema.ts';
+import { tasks } from '../../tools/tasks/tables.ts';
+import { createTestContext, json, type TestContext, type TestOrg } from '../helpers.ts';
 
 let t: TestContext;
 let org: TestOrg;

@@ -1,11 +1,11 @@
 // Locks in activities over REST: CRUD per type (note, call, email, meeting, custom), the typed field rules and custom values errors, call.completed firing once, the lead timeline's order and paging, list filters, roles, scopes, plan gating, trash and the lead cascade.
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { outboxEvents, users } from '../core/db/schema.ts';
-import type { ErrorBody } from '../core/errors.ts';
-import { newId } from '../core/ids.ts';
-import { contacts } from '../tools/contacts/tables.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
+import { outboxEvents, users } from '../../core/db/schema.ts';
+import type { ErrorBody } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { contacts } from '../../tools/contacts/tables.ts';
+import { createTestContext, json, type TestContext, type TestOrg } from '../helpers.ts';
 
 let t: TestContext;
 let org: TestOrg;

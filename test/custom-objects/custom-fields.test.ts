@@ -1,16 +1,16 @@
 // Locks in the shared custom field validator: definition rules (keys, choice options, duplicates) and value checks per type, including user/lead references looked up in the organization.
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { users } from '../core/db/schema.ts';
-import { newId } from '../core/ids.ts';
+import { users } from '../../core/db/schema.ts';
+import { newId } from '../../core/ids.ts';
 import {
   customFieldDefSchema,
   customFieldDefsSchema,
   validateCustomValues,
-} from '../tools/custom-objects/fields.ts';
-import type { CustomFieldDef } from '../tools/custom-objects/tables.ts';
-import { leads } from '../tools/leads/tables.ts';
-import { createTestContext, type TestContext, type TestOrg } from './helpers.ts';
+} from '../../tools/custom-objects/fields.ts';
+import type { CustomFieldDef } from '../../tools/custom-objects/tables.ts';
+import { leads } from '../../tools/leads/tables.ts';
+import { createTestContext, type TestContext, type TestOrg } from '../helpers.ts';
 
 let t: TestContext;
 let org: TestOrg;

@@ -1,12 +1,12 @@
 // Locks in the lead health score over REST: each factor's value, score, weight and contribution from seeded activities, opportunities, tasks and commitments, contributions summing to the score, grades, recommendations and access rules.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../core/ids.ts';
-import { activities } from '../tools/activities/tables.ts';
-import { type Commitment, conversationMemories } from '../tools/conversation-memory/tables.ts';
-import { HEALTH_WEIGHTS } from '../tools/lead-health/tools.ts';
-import { opportunities } from '../tools/opportunities/tables.ts';
-import { tasks } from '../tools/tasks/tables.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
+import { newId } from '../../core/ids.ts';
+import { activities } from '../../tools/activities/tables.ts';
+import { type Commitment, conversationMemories } from '../../tools/conversation-memory/tables.ts';
+import { HEALTH_WEIGHTS } from '../../tools/lead-health/tools.ts';
+import { opportunities } from '../../tools/opportunities/tables.ts';
+import { tasks } from '../../tools/tasks/tables.ts';
+import { createTestContext, json, type TestContext, type TestOrg } from '../helpers.ts';
 
 let t: TestContext;
 let org: TestOrg;

@@ -1,13 +1,13 @@
 // Locks in that a lead's contacts, opportunities, activities and tasks follow it into the trash and back, and that a child trashed on its own earlier stays trashed.
 import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../core/ids.ts';
-import { activities } from '../tools/activities/tables.ts';
-import { contacts } from '../tools/contacts/tables.ts';
-import { leads } from '../tools/leads/tables.ts';
-import { opportunities } from '../tools/opportunities/tables.ts';
-import { tasks } from '../tools/tasks/tables.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
+import { newId } from '../../core/ids.ts';
+import { activities } from '../../tools/activities/tables.ts';
+import { contacts } from '../../tools/contacts/tables.ts';
+import { leads } from '../../tools/leads/tables.ts';
+import { opportunities } from '../../tools/opportunities/tables.ts';
+import { tasks } from '../../tools/tasks/tables.ts';
+import { createTestContext, json, type TestContext, type TestOrg } from '../helpers.ts';
 
 let t: TestContext;
 let org: TestOrg;

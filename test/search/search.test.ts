@@ -1,10 +1,10 @@
 // Locks in global search: one ranked list over live leads, contacts and opportunities of the caller's organization, limited to the types its token and role may read.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../core/ids.ts';
-import { contacts } from '../tools/contacts/tables.ts';
-import { leads } from '../tools/leads/tables.ts';
-import { opportunities } from '../tools/opportunities/tables.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
+import { newId } from '../../core/ids.ts';
+import { contacts } from '../../tools/contacts/tables.ts';
+import { leads } from '../../tools/leads/tables.ts';
+import { opportunities } from '../../tools/opportunities/tables.ts';
+import { createTestContext, json, type TestContext, type TestOrg } from '../helpers.ts';
 
 let t: TestContext;
 let org: TestOrg;

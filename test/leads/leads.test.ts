@@ -1,10 +1,10 @@
 // Locks in the leads slice over REST: CRUD with additional properties, PUT/PATCH semantics, list paging/sort/search/filters, conversion, bulk operations, outbox events and access rules.
 import { and, count, eq, isNull, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { outboxEvents, users } from '../core/db/schema.ts';
-import type { ErrorBody } from '../core/errors.ts';
-import { leads } from '../tools/leads/tables.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
+import { outboxEvents, users } from '../../core/db/schema.ts';
+import type { ErrorBody } from '../../core/errors.ts';
+import { leads } from '../../tools/leads/tables.ts';
+import { createTestContext, json, type TestContext, type TestOrg } from '../helpers.ts';
 
 let t: TestContext;
 let org: TestOrg;

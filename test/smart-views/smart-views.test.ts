@@ -1,15 +1,15 @@
 // Locks in smart views over REST: CRUD, private/shared visibility, roles, plan gating, validation details, and results per field_type (incl. activity filters), sort, display columns and paging.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ErrorBody } from '../core/errors.ts';
-import { newId } from '../core/ids.ts';
-import { activities } from '../tools/activities/tables.ts';
-import { contacts } from '../tools/contacts/tables.ts';
-import { customActivityTypes } from '../tools/custom-activity-types/tables.ts';
-import { leads } from '../tools/leads/tables.ts';
-import { opportunities } from '../tools/opportunities/tables.ts';
-import { smartViews } from '../tools/smart-views/tables.ts';
-import { tasks } from '../tools/tasks/tables.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
+import type { ErrorBody } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { activities } from '../../tools/activities/tables.ts';
+import { contacts } from '../../tools/contacts/tables.ts';
+import { customActivityTypes } from '../../tools/custom-activity-types/tables.ts';
+import { leads } from '../../tools/leads/tables.ts';
+import { opportunities } from '../../tools/opportunities/tables.ts';
+import { smartViews } from '../../tools/smart-views/tables.ts';
+import { tasks } from '../../tools/tasks/tables.ts';
+import { createTestContext, json, type TestContext, type TestOrg } from '../helpers.ts';
 
 let t: TestContext;
 let org: TestOrg;

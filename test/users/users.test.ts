@@ -1,12 +1,12 @@
 // Locks in user management over REST: listing, role rules, deactivation and deletion with owned records.
 import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateOauthToken, generateRefreshToken, hashToken } from '../core/auth/tokens.ts';
-import { apiKeys, oauthTokens, outboxEvents, refreshTokens, users } from '../core/db/schema.ts';
-import type { ErrorBody } from '../core/errors.ts';
-import { newId } from '../core/ids.ts';
-import { leads } from '../tools/leads/tables.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
+import { generateOauthToken, generateRefreshToken, hashToken } from '../../core/auth/tokens.ts';
+import { apiKeys, oauthTokens, outboxEvents, refreshTokens, users } from '../../core/db/schema.ts';
+import type { ErrorBody } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { leads } from '../../tools/leads/tables.ts';
+import { createTestContext, json, type TestContext, type TestOrg } from '../helpers.ts';
 
 interface UserRecord {
   _id: string;

@@ -1,10 +1,10 @@
 // Locks in tasks over REST: CRUD, list filters and conventions, completion (task.completed once), snooze/unsnooze behind task_snooze, the caller's open tasks, trash and access rules.
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { outboxEvents } from '../core/db/schema.ts';
-import type { ErrorBody } from '../core/errors.ts';
-import { tasks } from '../tools/tasks/tables.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
+import { outboxEvents } from '../../core/db/schema.ts';
+import type { ErrorBody } from '../../core/errors.ts';
+import { tasks } from '../../tools/tasks/tables.ts';
+import { createTestContext, json, type TestContext, type TestOrg } from '../helpers.ts';
 
 let t: TestContext;
 let org: TestOrg;

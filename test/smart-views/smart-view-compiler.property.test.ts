@@ -2,25 +2,25 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { organizations } from '../core/db/schema.ts';
-import { newId } from '../core/ids.ts';
-import { activities } from '../tools/activities/tables.ts';
-import { contacts } from '../tools/contacts/tables.ts';
-import { customActivityTypes } from '../tools/custom-activity-types/tables.ts';
-import { leads } from '../tools/leads/tables.ts';
-import { opportunities } from '../tools/opportunities/tables.ts';
+import { organizations } from '../../core/db/schema.ts';
+import { newId } from '../../core/ids.ts';
+import { activities } from '../../tools/activities/tables.ts';
+import { contacts } from '../../tools/contacts/tables.ts';
+import { customActivityTypes } from '../../tools/custom-activity-types/tables.ts';
+import { leads } from '../../tools/leads/tables.ts';
+import { opportunities } from '../../tools/opportunities/tables.ts';
 import {
   activityFieldKind,
   FIELD_CATALOGUE,
   type FieldKind,
   OPS_BY_KIND,
   type Op,
-} from '../tools/smart-views/query/catalogue.ts';
-import { compileSmartViewQuery } from '../tools/smart-views/query/compile.ts';
-import { evaluateSmartViewQuery } from '../tools/smart-views/query/evaluate.ts';
-import { type SmartViewQuery, smartViewQuerySchema } from '../tools/smart-views/query/filter-schema.ts';
-import { tasks } from '../tools/tasks/tables.ts';
-import { createTestContext, type TestContext } from './helpers.ts';
+} from '../../tools/smart-views/query/catalogue.ts';
+import { compileSmartViewQuery } from '../../tools/smart-views/query/compile.ts';
+import { evaluateSmartViewQuery } from '../../tools/smart-views/query/evaluate.ts';
+import { type SmartViewQuery, smartViewQuerySchema } from '../../tools/smart-views/query/filter-schema.ts';
+import { tasks } from '../../tools/tasks/tables.ts';
+import { createTestContext, type TestContext } from '../helpers.ts';
 
 let t: TestContext;
 

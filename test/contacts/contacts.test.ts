@@ -1,9 +1,9 @@
 // Locks in contacts over REST: CRUD with typed emails/phones and additional properties, merge updates (PATCH and PUT), list paging/sort/search/filter, validation, roles, token scopes, trash with the lead cascade, and outbox events.
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { outboxEvents } from '../core/db/schema.ts';
-import type { ErrorBody } from '../core/errors.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
+import { outboxEvents } from '../../core/db/schema.ts';
+import type { ErrorBody } from '../../core/errors.ts';
+import { createTestContext, json, type TestContext, type TestOrg } from '../helpers.ts';
 
 let t: TestContext;
 let org: TestOrg;

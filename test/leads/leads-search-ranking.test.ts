@@ -1,9 +1,9 @@
 // Locks in how a lead search orders its results: by relevance while at most MAX_RANKED_MATCHES leads match, newest first beyond that, with an exact total either way.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../core/ids.ts';
-import { leads } from '../tools/leads/tables.ts';
-import { MAX_RANKED_MATCHES } from '../tools/leads/tools.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
+import { newId } from '../../core/ids.ts';
+import { leads } from '../../tools/leads/tables.ts';
+import { MAX_RANKED_MATCHES } from '../../tools/leads/tools.ts';
+import { createTestContext, json, type TestContext, type TestOrg } from '../helpers.ts';
 
 let t: TestContext;
 let org: TestOrg;
