@@ -2,35 +2,26 @@
 import { and, count, eq, isNull, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outboxEvents, users } from '../../core/db/schema.ts';
-import type { ErrorBody } from '../../core/errors.ts';
+import { messageOutput } from '../../core/schemas.ts';
 import { leads } from '../../tools/leads/tables.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from '../helpers.ts';
+import {
+  type Caller,
+  createLead,
+  createTestContext,
+  detailFields,
+  outboxCount,
+  eventsOf as outboxEventsOf,
+  readError,
+  readOk,
+  readOutput,
+  type TestContext,
+  type TestOrg,
+  TOOL,
+} from '../fixtures/index.ts';
 
 let t: TestContext;
 let org: TestOrg;
 let other: TestOrg;
-
-interface Lead {
-  _id: string;
-  name: string;
-  description: string | null;
-  url: string | null;
-  status: string;
-  owner_id: string | null;
-  tags: string[];
-  converted_at: string | null;
-  created_by: string | null;
-  created_at: string;
-  updated_at: string;
-  [key: string]: unknown;
-}
-interface LeadList {
-  leads: Lead[];
-  total: number;
-  page: number;
-  limit: number;
-  totalPages: number;
-}
 
 beforeAll(async () => {
   t = await createTestContext();
@@ -39,42 +30,17 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-async function create(body: Record<string, unknown>, token = org.token): Promise<Lead> {
-  const res = await t.request('POST', '/api/v1/leads', { token, body });
-  expect(res.status).toBe(201);
-  return (await json<{ lead: Lead }>(res)).lead;
-}
-
-async function list(query: string, token = org.token): Promise<LeadList> {
-  const res = await t.request('GET', `/api/v1/leads${query}`, { token });
-  expect(res.status).toBe(200);
-  return json<LeadList>(res);
+async function list(query: string, as: Caller = org) {
+  const res = await t.request('GET', `/api/v1/leads${query}`, { token: as.token });
+  return readOutput(res, TOOL.list_leads);
 }
 
 /** Outbox rows of one lead, oldest first. */
-async function eventsOf(leadId: string): Promise<{ event: string; data: Record<string, unknown> }[]> {
-  return t.services.db.system
-    .select({ event: outboxEvents.event, data: outboxEvents.data })
-    .from(outboxEvents)
-    .where(sql`${outboxEvents.data}->>'_id' = ${leadId}`)
-    .orderBy(outboxEvents.createdAt, outboxEvents.id);
-}
-
-async function outboxCount(orgId: string): Promise<number> {
-  const rows = await t.services.db.system
-    .select({ id: outboxEvents.id })
-    .from(outboxEvents)
-    .where(eq(outboxEvents.orgId, orgId));
-  return rows.length;
-}
-
-function fieldsOf(body: ErrorBody): string[] {
-  return (body.details ?? []).map((d) => d.field);
-}
+const eventsOf = (leadId: string) => outboxEventsOf(t, leadId);
 
 describe('create and get', () => {
   it('creates a lead with defaults, keeps additional properties and returns them on get', async () => {
-    const lead = await create({
+    const lead = await createLead(t, org, {
       name: 'Acme Corp',
       description: 'Makes anvils',
       url: 'https://acme.example',
@@ -106,7 +72,7 @@ describe('create and get', () => {
 
     const res = await t.request('GET', `/api/v1/leads/${lead._id}`, { token: org.token });
     expect(res.status).toBe(200);
-    expect((await json<{ lead: Lead }>(res)).lead).toEqual(lead);
+    expect((await readOutput(res, TOOL.get_lead)).lead).toEqual(lead);
 
     const events = await eventsOf(lead._id);
     expect(events.map((e) => e.event)).toEqual(['lead.created']);
@@ -115,13 +81,13 @@ describe('create and get', () => {
 
   it('assigns another active user of the organization as owner', async () => {
     const member = await t.createUser(org.orgId, 'member');
-    const lead = await create({ name: 'Owned Elsewhere', owner_id: member.userId });
+    const lead = await createLead(t, org, { name: 'Owned Elsewhere', owner_id: member.userId });
     expect(lead.owner_id).toBe(member.userId);
     expect(lead.created_by).toBe(org.ownerId);
   });
 
   it('rejects invalid fields, reserved and malformed property names with details, writing no event', async () => {
-    const before = await outboxCount(org.orgId);
+    const before = await outboxCount(t, org.orgId);
     const cases: [Record<string, unknown>, string][] = [
       [{ description: 'no name' }, 'name'],
       [{ name: '' }, 'name'],
@@ -141,15 +107,16 @@ describe('create and get', () => {
     for (const [body, field] of cases) {
       const res = await t.request('POST', '/api/v1/leads', { token: org.token, body });
       expect(res.status, JSON.stringify(body).slice(0, 80)).toBe(400);
-      const err = await json<ErrorBody>(res);
+      const err = await readError(res, 400);
       expect(err.error).toBe('Validation failed');
-      expect(fieldsOf(err)).toContain(field);
+      expect(detailFields(err)).toContain(field);
     }
-    const reserved = await json<ErrorBody>(
+    const reserved = await readError(
       await t.request('POST', '/api/v1/leads', { token: org.token, body: { name: 'A', deleted_at: null } }),
+      400,
     );
     expect(reserved.details?.find((d) => d.field === 'deleted_at')?.message).toMatch(/reserved/);
-    expect(await outboxCount(org.orgId)).toBe(before);
+    expect(await outboxCount(t, org.orgId)).toBe(before);
   });
 
   it('reports a reserved key together with other invalid fields', async () => {
@@ -158,7 +125,7 @@ describe('create and get', () => {
       body: { name: '', updated_at: 'x' },
     });
     expect(res.status).toBe(400);
-    expect(fieldsOf(await json<ErrorBody>(res)).sort()).toEqual(['name', 'updated_at']);
+    expect(detailFields(await readError(res, 400)).sort()).toEqual(['name', 'updated_at']);
   });
 
   it('limits additional properties to 100', async () => {
@@ -168,9 +135,9 @@ describe('create and get', () => {
       body: { name: 'Many', ...many },
     });
     expect(res.status).toBe(400);
-    expect((await json<ErrorBody>(res)).details?.[0]?.message).toMatch(/at most 100/);
+    expect((await readError(res, 400)).details?.[0]?.message).toMatch(/at most 100/);
     const hundred = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`k${i}`, i]));
-    const lead = await create({ name: 'Hundred', ...hundred });
+    const lead = await createLead(t, org, { name: 'Hundred', ...hundred });
     expect(lead.k99).toBe(99);
   });
 
@@ -186,7 +153,7 @@ describe('create and get', () => {
         body: { name: 'Bad owner', owner_id: ownerId },
       });
       expect(res.status).toBe(400);
-      const err = await json<ErrorBody>(res);
+      const err = await readError(res, 400);
       expect(err.details).toEqual([expect.objectContaining({ field: 'owner_id' })]);
     }
   });
@@ -194,7 +161,7 @@ describe('create and get', () => {
 
 describe('replace (PUT) and update (PATCH)', () => {
   it('PATCH changes only sent fields, merges properties and removes those sent as null', async () => {
-    const lead = await create({
+    const lead = await createLead(t, org, {
       name: 'Patchy',
       description: 'keep me',
       status: 'contacted',
@@ -207,7 +174,7 @@ describe('replace (PUT) and update (PATCH)', () => {
       body: { name: 'Patchy Ltd', size: null, region: 'EU' },
     });
     expect(res.status).toBe(200);
-    const updated = (await json<{ lead: Lead }>(res)).lead;
+    const updated = (await readOutput(res, TOOL.update_lead)).lead;
     expect(updated).toMatchObject({
       name: 'Patchy Ltd',
       description: 'keep me',
@@ -230,18 +197,18 @@ describe('replace (PUT) and update (PATCH)', () => {
   });
 
   it('PATCH that changes nothing writes no event', async () => {
-    const lead = await create({ name: 'Same', meta: { a: 1, b: [1, 2] } });
+    const lead = await createLead(t, org, { name: 'Same', meta: { a: 1, b: [1, 2] } });
     const res = await t.request('PATCH', `/api/v1/leads/${lead._id}`, {
       token: org.token,
       body: { name: 'Same', meta: { b: [1, 2], a: 1 } },
     });
     expect(res.status).toBe(200);
-    expect((await json<{ lead: Lead }>(res)).lead.updated_at).toBe(lead.updated_at);
+    expect((await readOutput(res, TOOL.update_lead)).lead.updated_at).toBe(lead.updated_at);
     expect((await eventsOf(lead._id)).map((e) => e.event)).toEqual(['lead.created']);
   });
 
   it('PUT replaces editable fields: omitted ones reset, properties replaced wholesale', async () => {
-    const lead = await create({
+    const lead = await createLead(t, org, {
       name: 'Putty',
       description: 'old',
       url: 'https://putty.example',
@@ -254,7 +221,7 @@ describe('replace (PUT) and update (PATCH)', () => {
       body: { name: 'Putty 2', shape: 'round' },
     });
     expect(res.status).toBe(200);
-    const replaced = (await json<{ lead: Lead }>(res)).lead;
+    const replaced = (await readOutput(res, TOOL.replace_lead)).lead;
     expect(replaced).toMatchObject({
       _id: lead._id,
       name: 'Putty 2',
@@ -274,7 +241,7 @@ describe('replace (PUT) and update (PATCH)', () => {
       body: { description: 'no name' },
     });
     expect(missingName.status).toBe(400);
-    expect(fieldsOf(await json<ErrorBody>(missingName))).toEqual(['name']);
+    expect(detailFields(await readError(missingName, 400))).toEqual(['name']);
 
     const events = await eventsOf(lead._id);
     expect(events.map((e) => e.event)).toEqual(['lead.created', 'lead.updated', 'lead.status_changed']);
@@ -282,31 +249,31 @@ describe('replace (PUT) and update (PATCH)', () => {
   });
 
   it('PATCH with a reserved key or a foreign owner is a 400 and changes nothing', async () => {
-    const lead = await create({ name: 'Guarded' });
+    const lead = await createLead(t, org, { name: 'Guarded' });
     const reserved = await t.request('PATCH', `/api/v1/leads/${lead._id}`, {
       token: org.token,
       body: { name: 'Changed', converted_at: '2020-01-01T00:00:00Z' },
     });
     expect(reserved.status).toBe(400);
-    expect(fieldsOf(await json<ErrorBody>(reserved))).toEqual(['converted_at']);
+    expect(detailFields(await readError(reserved, 400))).toEqual(['converted_at']);
     const owner = await t.request('PATCH', `/api/v1/leads/${lead._id}`, {
       token: org.token,
       body: { name: 'Changed', owner_id: other.ownerId },
     });
     expect(owner.status).toBe(400);
-    expect(fieldsOf(await json<ErrorBody>(owner))).toEqual(['owner_id']);
+    expect(detailFields(await readError(owner, 400))).toEqual(['owner_id']);
     const res = await t.request('GET', `/api/v1/leads/${lead._id}`, { token: org.token });
-    expect((await json<{ lead: Lead }>(res)).lead.name).toBe('Guarded');
+    expect((await readOutput(res, TOOL.get_lead)).lead.name).toBe('Guarded');
     expect((await eventsOf(lead._id)).map((e) => e.event)).toEqual(['lead.created']);
   });
 });
 
 describe('delete', () => {
   it('moves the lead to the trash: 404 afterwards, gone from the list, lead.deleted written', async () => {
-    const lead = await create({ name: 'Doomed Unique Zyxwv' });
+    const lead = await createLead(t, org, { name: 'Doomed Unique Zyxwv' });
     const res = await t.request('DELETE', `/api/v1/leads/${lead._id}`, { token: org.token });
     expect(res.status).toBe(200);
-    expect(await json(res)).toEqual({ message: expect.any(String) });
+    expect(await readOk(res, messageOutput)).toEqual({ message: expect.any(String) });
     for (const [method, body] of [
       ['GET', undefined],
       ['PATCH', { name: 'x' }],
@@ -341,15 +308,15 @@ describe('list', () => {
     }));
     const res = await t.request('POST', '/api/v1/leads/bulk', { token: listOrg.token, body: { items } });
     expect(res.status).toBe(200);
-    expect((await json<{ created: number }>(res)).created).toBe(30);
+    expect((await readOutput(res, TOOL.bulk_upsert_leads)).created).toBe(30);
   });
 
   it('pages with 25 by default, newest first', async () => {
-    const body = await list('', listOrg.token);
+    const body = await list('', listOrg);
     expect(body).toMatchObject({ total: 30, page: 1, limit: 25, totalPages: 2 });
     expect(body.leads).toHaveLength(25);
     expect(body.leads[0]?.name).toBe('Company 29');
-    const second = await list('?page=2', listOrg.token);
+    const second = await list('?page=2', listOrg);
     expect(second.leads.map((l) => l.name)).toEqual([
       'Company 04',
       'Company 03',
@@ -360,42 +327,42 @@ describe('list', () => {
   });
 
   it('accepts limit 100, refuses 101 and 0 with details on limit', async () => {
-    expect((await list('?limit=100', listOrg.token)).leads).toHaveLength(30);
+    expect((await list('?limit=100', listOrg)).leads).toHaveLength(30);
     for (const limit of ['101', '0', 'abc']) {
       const res = await t.request('GET', `/api/v1/leads?limit=${limit}`, { token: listOrg.token });
       expect(res.status).toBe(400);
-      expect(fieldsOf(await json<ErrorBody>(res))).toEqual(['limit']);
+      expect(detailFields(await readError(res, 400))).toEqual(['limit']);
     }
   });
 
   it('answers a page beyond the end with an empty list and the real totals', async () => {
-    const body = await list('?page=5&limit=10', listOrg.token);
+    const body = await list('?page=5&limit=10', listOrg);
     expect(body).toEqual({ leads: [], total: 30, page: 5, limit: 10, totalPages: 3 });
   });
 
   it('sorts ascending and descending on allowed fields and refuses others', async () => {
-    const asc = await list('?sort=name&limit=3', listOrg.token);
+    const asc = await list('?sort=name&limit=3', listOrg);
     expect(asc.leads.map((l) => l.name)).toEqual(['Company 00', 'Company 01', 'Company 02']);
-    const desc = await list('?sort=-name&limit=2', listOrg.token);
+    const desc = await list('?sort=-name&limit=2', listOrg);
     expect(desc.leads.map((l) => l.name)).toEqual(['Company 29', 'Company 28']);
-    const oldest = await list('?sort=created_at&limit=1', listOrg.token);
+    const oldest = await list('?sort=created_at&limit=1', listOrg);
     expect(oldest.leads[0]?.name).toBe('Company 00');
-    const byStatus = await list('?sort=-status&limit=100', listOrg.token);
+    const byStatus = await list('?sort=-status&limit=100', listOrg);
     expect(byStatus.leads[0]?.status).toBe('qualified');
     expect(byStatus.leads.at(-1)?.status).toBe('new');
     for (const sort of ['description', '-owner_id', 'custom']) {
       const res = await t.request('GET', `/api/v1/leads?sort=${sort}`, { token: listOrg.token });
       expect(res.status).toBe(400);
-      expect(fieldsOf(await json<ErrorBody>(res))).toEqual(['sort']);
+      expect(detailFields(await readError(res, 400))).toEqual(['sort']);
     }
   });
 
   it('filters by status, owner and tag', async () => {
-    expect((await list('?status=qualified', listOrg.token)).total).toBe(10);
-    const owned = await list(`?owner_id=${memberId}`, listOrg.token);
+    expect((await list('?status=qualified', listOrg)).total).toBe(10);
+    const owned = await list(`?owner_id=${memberId}`, listOrg);
     expect(owned.total).toBe(8);
     expect(owned.leads.every((l) => l.owner_id === memberId)).toBe(true);
-    const vip = await list('?tag=vip&status=qualified', listOrg.token);
+    const vip = await list('?tag=vip&status=qualified', listOrg);
     expect(vip.leads.map((l) => l.name).sort()).toEqual(['Company 00', 'Company 15']);
     const bad = await t.request('GET', '/api/v1/leads?status=won', { token: listOrg.token });
     expect(bad.status).toBe(400);
@@ -412,26 +379,26 @@ describe('full-text search', () => {
 
   beforeAll(async () => {
     searchOrg = await t.createOrg({ name: 'Search Org' });
-    await create({ name: 'Globex Corporation', description: 'Nuclear energy supplier' }, searchOrg.token);
-    await create({ name: 'Initech', description: 'Software for globetrotters' }, searchOrg.token);
-    await create({ name: 'Hooli', description: 'Search engines and storage' }, searchOrg.token);
-    await create({ name: 'Globex Rival', description: 'Competes with globex' }, other.token);
+    await createLead(t, searchOrg, { name: 'Globex Corporation', description: 'Nuclear energy supplier' });
+    await createLead(t, searchOrg, { name: 'Initech', description: 'Software for globetrotters' });
+    await createLead(t, searchOrg, { name: 'Hooli', description: 'Search engines and storage' });
+    await createLead(t, other, { name: 'Globex Rival', description: 'Competes with globex' });
   });
 
   it('finds leads by a word prefix in the name or description', async () => {
-    const glob = await list('?search=glob', searchOrg.token);
+    const glob = await list('?search=glob', searchOrg);
     expect(glob.leads.map((l) => l.name).sort()).toEqual(['Globex Corporation', 'Initech']);
-    const nuc = await list('?search=NUCL', searchOrg.token);
+    const nuc = await list('?search=NUCL', searchOrg);
     expect(nuc.leads.map((l) => l.name)).toEqual(['Globex Corporation']);
-    const both = await list('?search=globex%20energy', searchOrg.token);
+    const both = await list('?search=globex%20energy', searchOrg);
     expect(both.leads.map((l) => l.name)).toEqual(['Globex Corporation']);
-    expect((await list('?search=zzzz', searchOrg.token)).total).toBe(0);
+    expect((await list('?search=zzzz', searchOrg)).total).toBe(0);
   });
 
   it("never returns other organizations' leads", async () => {
-    const body = await list('?search=rival', searchOrg.token);
+    const body = await list('?search=rival', searchOrg);
     expect(body.total).toBe(0);
-    expect((await list('?search=rival', other.token)).total).toBe(1);
+    expect((await list('?search=rival', other)).total).toBe(1);
   });
 
   it('treats query syntax as plain words', async () => {
@@ -441,22 +408,22 @@ describe('full-text search', () => {
       });
       expect(res.status, q).toBe(200);
     }
-    expect((await list(`?search=${encodeURIComponent('hooli)(')}`, searchOrg.token)).total).toBe(1);
-    expect((await list(`?search=${encodeURIComponent('!&()')}`, searchOrg.token)).total).toBe(0);
+    expect((await list(`?search=${encodeURIComponent('hooli)(')}`, searchOrg)).total).toBe(1);
+    expect((await list(`?search=${encodeURIComponent('!&()')}`, searchOrg)).total).toBe(0);
   });
 
   it('combines search with an explicit sort', async () => {
-    const body = await list('?search=glob&sort=name', searchOrg.token);
+    const body = await list('?search=glob&sort=name', searchOrg);
     expect(body.leads.map((l) => l.name)).toEqual(['Globex Corporation', 'Initech']);
   });
 });
 
 describe('convert to client', () => {
   it('sets status client and converted_at once, emitting updated and status_changed', async () => {
-    const lead = await create({ name: 'Convertible', status: 'qualified' });
+    const lead = await createLead(t, org, { name: 'Convertible', status: 'qualified' });
     const res = await t.request('POST', `/api/v1/leads/${lead._id}/convert-to-client`, { token: org.token });
     expect(res.status).toBe(200);
-    const converted = (await json<{ lead: Lead }>(res)).lead;
+    const converted = (await readOutput(res, TOOL.convert_lead_to_client)).lead;
     expect(converted.status).toBe('client');
     expect(converted.converted_at).toEqual(expect.any(String));
 
@@ -464,7 +431,7 @@ describe('convert to client', () => {
       token: org.token,
     });
     expect(again.status).toBe(200);
-    expect((await json<{ lead: Lead }>(again)).lead).toEqual(converted);
+    expect((await readOutput(again, TOOL.convert_lead_to_client)).lead).toEqual(converted);
 
     const events = await eventsOf(lead._id);
     expect(events.map((e) => e.event)).toEqual(['lead.created', 'lead.updated', 'lead.status_changed']);
@@ -478,7 +445,7 @@ describe('convert to client', () => {
 
 describe('bulk upsert', () => {
   it('creates and updates items independently, with per-item results', async () => {
-    const existing = await create({ name: 'Bulk Target', stage: 1 });
+    const existing = await createLead(t, org, { name: 'Bulk Target', stage: 1 });
     const res = await t.request('POST', '/api/v1/leads/bulk', {
       token: org.token,
       body: {
@@ -495,12 +462,7 @@ describe('bulk upsert', () => {
       },
     });
     expect(res.status).toBe(200);
-    const body = await json<{
-      results: { index: number; status: string; lead?: Lead; error?: ErrorBody }[];
-      created: number;
-      updated: number;
-      failed: number;
-    }>(res);
+    const body = await readOutput(res, TOOL.bulk_upsert_leads);
     expect(body).toMatchObject({ created: 2, updated: 1, failed: 5 });
     expect(body.results.map((r) => [r.index, r.status])).toEqual([
       [0, 'created'],
@@ -546,17 +508,17 @@ describe('bulk upsert', () => {
     const big = Array.from({ length: 101 }, (_, i) => ({ name: `n${i}` }));
     const tooMany = await t.request('POST', '/api/v1/leads/bulk', { token: org.token, body: { items: big } });
     expect(tooMany.status).toBe(400);
-    expect(fieldsOf(await json<ErrorBody>(tooMany))).toEqual(['items']);
+    expect(detailFields(await readError(tooMany, 400))).toEqual(['items']);
   });
 });
 
 describe('bulk tags', () => {
   it('adds and removes tags per lead, reporting unchanged and not-found ids', async () => {
-    const a = await create({ name: 'Tag A', tags: ['old', 'keep'] });
-    const b = await create({ name: 'Tag B', tags: ['hot'] });
-    const trashed = await create({ name: 'Tag Trashed' });
+    const a = await createLead(t, org, { name: 'Tag A', tags: ['old', 'keep'] });
+    const b = await createLead(t, org, { name: 'Tag B', tags: ['hot'] });
+    const trashed = await createLead(t, org, { name: 'Tag Trashed' });
     await t.request('DELETE', `/api/v1/leads/${trashed._id}`, { token: org.token });
-    const foreign = await create({ name: 'Tag Foreign' }, other.token);
+    const foreign = await createLead(t, other, { name: 'Tag Foreign' });
     const unknown = '0123456789abcdef01234567';
 
     const res = await t.request('POST', '/api/v1/leads/bulk/tags', {
@@ -564,12 +526,7 @@ describe('bulk tags', () => {
       body: { lead_ids: [a._id, b._id, unknown, trashed._id, foreign._id], add: ['hot'], remove: ['old'] },
     });
     expect(res.status).toBe(200);
-    const body = await json<{
-      results: { index: number; _id: string; status: string; tags?: string[] }[];
-      updated: number;
-      unchanged: number;
-      failed: number;
-    }>(res);
+    const body = await readOutput(res, TOOL.bulk_tag_leads);
     expect(body).toMatchObject({ updated: 1, unchanged: 1, failed: 3 });
     expect(body.results).toEqual([
       { index: 0, _id: a._id, status: 'updated', tags: ['keep', 'hot'] },
@@ -586,11 +543,11 @@ describe('bulk tags', () => {
     });
     expect((await eventsOf(b._id)).map((e) => e.event)).toEqual(['lead.created']);
     const foreignAfter = await t.request('GET', `/api/v1/leads/${foreign._id}`, { token: other.token });
-    expect((await json<{ lead: Lead }>(foreignAfter)).lead.tags).toEqual([]);
+    expect((await readOutput(foreignAfter, TOOL.get_lead)).lead.tags).toEqual([]);
   });
 
   it('needs at least one tag to add or remove and rejects bad ids', async () => {
-    const lead = await create({ name: 'Tag None' });
+    const lead = await createLead(t, org, { name: 'Tag None' });
     const none = await t.request('POST', '/api/v1/leads/bulk/tags', {
       token: org.token,
       body: { lead_ids: [lead._id], add: [] },
@@ -601,16 +558,19 @@ describe('bulk tags', () => {
       body: { lead_ids: ['xyz'], add: ['a'] },
     });
     expect(badId.status).toBe(400);
-    expect(fieldsOf(await json<ErrorBody>(badId))).toEqual(['lead_ids.0']);
+    expect(detailFields(await readError(badId, 400))).toEqual(['lead_ids.0']);
   });
 
   it('reports a lead that would exceed 50 tags as an error without touching it', async () => {
-    const full = await create({ name: 'Tag Full', tags: Array.from({ length: 50 }, (_, i) => `t${i}`) });
+    const full = await createLead(t, org, {
+      name: 'Tag Full',
+      tags: Array.from({ length: 50 }, (_, i) => `t${i}`),
+    });
     const res = await t.request('POST', '/api/v1/leads/bulk/tags', {
       token: org.token,
       body: { lead_ids: [full._id], add: ['one-more'] },
     });
-    const body = await json<{ results: { status: string; error?: ErrorBody }[]; failed: number }>(res);
+    const body = await readOutput(res, TOOL.bulk_tag_leads);
     expect(body.failed).toBe(1);
     expect(body.results[0]).toMatchObject({ status: 'error', error: { code: 'validation_failed' } });
   });
@@ -628,12 +588,12 @@ describe('ids and tenancy', () => {
       const body = method === 'PUT' || method === 'PATCH' ? { name: 'x' } : undefined;
       const res = await t.request(method, path, { token: org.token, body });
       expect(res.status, `${method} ${path}`).toBe(400);
-      expect(fieldsOf(await json<ErrorBody>(res))).toEqual(['id']);
+      expect(detailFields(await readError(res, 400))).toEqual(['id']);
     }
   });
 
   it("answers 404 for another organization's lead on every lead tool, leaving it untouched", async () => {
-    const foreign = await create({ name: 'Foreign Lead' }, other.token);
+    const foreign = await createLead(t, other, { name: 'Foreign Lead' });
     const path = `/api/v1/leads/${foreign._id}`;
     const calls: [string, string, unknown][] = [
       ['GET', path, undefined],
@@ -645,10 +605,13 @@ describe('ids and tenancy', () => {
     for (const [method, p, body] of calls) {
       const res = await t.request(method, p, { token: org.token, body });
       expect(res.status, method).toBe(404);
-      expect(await json(res)).toMatchObject({ error: 'Not found' });
+      expect(await readError(res, 404)).toMatchObject({ error: 'Not found' });
     }
     const still = await t.request('GET', path, { token: other.token });
-    expect((await json<{ lead: Lead }>(still)).lead).toMatchObject({ name: 'Foreign Lead', status: 'new' });
+    expect((await readOutput(still, TOOL.get_lead)).lead).toMatchObject({
+      name: 'Foreign Lead',
+      status: 'new',
+    });
     expect((await eventsOf(foreign._id)).map((e) => e.event)).toEqual(['lead.created']);
   });
 });
@@ -658,13 +621,16 @@ describe('permissions and scopes', () => {
     const viewer = await t.createUser(org.orgId, 'viewer');
     const res = await t.request('POST', '/api/v1/leads', { token: viewer.token, body: { name: 'Nope' } });
     expect(res.status).toBe(403);
-    expect(await json(res)).toMatchObject({ error: 'Forbidden', required_permission: 'leads.create' });
+    expect(await readError(res, 403)).toMatchObject({
+      error: 'Forbidden',
+      required_permission: 'leads.create',
+    });
     expect((await t.request('GET', '/api/v1/leads', { token: viewer.token })).status).toBe(200);
   });
 
   it('lets a member create and edit but not delete', async () => {
     const member = await t.createUser(org.orgId, 'member');
-    const lead = await create({ name: 'Member Lead' }, member.token);
+    const lead = await createLead(t, member, { name: 'Member Lead' });
     expect(lead.owner_id).toBe(member.userId);
     const patch = await t.request('PATCH', `/api/v1/leads/${lead._id}`, {
       token: member.token,
@@ -673,7 +639,10 @@ describe('permissions and scopes', () => {
     expect(patch.status).toBe(200);
     const res = await t.request('DELETE', `/api/v1/leads/${lead._id}`, { token: member.token });
     expect(res.status).toBe(403);
-    expect(await json(res)).toMatchObject({ error: 'Forbidden', required_permission: 'leads.delete' });
+    expect(await readError(res, 403)).toMatchObject({
+      error: 'Forbidden',
+      required_permission: 'leads.delete',
+    });
     const manager = await t.createUser(org.orgId, 'manager');
     expect((await t.request('DELETE', `/api/v1/leads/${lead._id}`, { token: manager.token })).status).toBe(
       200,
@@ -684,7 +653,7 @@ describe('permissions and scopes', () => {
     const { token } = await t.createPat(org.orgId, org.ownerId, ['read:leads']);
     const res = await t.request('POST', '/api/v1/leads', { token, body: { name: 'Scoped' } });
     expect(res.status).toBe(403);
-    const body = await json<ErrorBody>(res);
+    const body = await readError(res, 403);
     expect(body.error).toContain('write:leads');
     expect((await t.request('GET', '/api/v1/leads', { token })).status).toBe(200);
     const bulk = await t.request('POST', '/api/v1/leads/bulk/tags', {
@@ -695,7 +664,7 @@ describe('permissions and scopes', () => {
   });
 
   it("writes the lead's events to the caller organization's outbox", async () => {
-    const lead = await create({ name: 'Tenant Check' });
+    const lead = await createLead(t, org, { name: 'Tenant Check' });
     const outbox = await t.services.db.system
       .select({ orgId: outboxEvents.orgId })
       .from(outboxEvents)
@@ -709,7 +678,8 @@ describe('list total from the live-lead counter', () => {
     const fresh = await t.createOrg();
     const member = await t.createUser(fresh.orgId, 'member');
     const total = async () =>
-      (await json<{ total: number }>(await t.request('GET', '/api/v1/leads', { token: fresh.token }))).total;
+      (await readOutput(await t.request('GET', '/api/v1/leads', { token: fresh.token }), TOOL.list_leads))
+        .total;
     const counted = async () => {
       const [row] = await t.services.db.system
         .select({ n: count() })
@@ -725,11 +695,7 @@ describe('list total from the live-lead counter', () => {
     await expectConsistent(0);
     const created: string[] = [];
     for (const name of ['One', 'Two', 'Three']) {
-      const res = await t.request('POST', '/api/v1/leads', {
-        token: fresh.token,
-        body: { name, owner_id: member.userId },
-      });
-      created.push((await json<{ lead: { _id: string } }>(res)).lead._id);
+      created.push((await createLead(t, fresh, { name, owner_id: member.userId }))._id);
     }
     await expectConsistent(3);
     const bulk = await t.request('POST', '/api/v1/leads/bulk', {
@@ -755,8 +721,9 @@ describe('list total from the live-lead counter', () => {
     await t.request('POST', '/api/v1/leads', { token: other.token, body: { name: 'Elsewhere' } });
     await expectConsistent(2);
     // A filtered list still counts the matching rows.
-    const filtered = await json<{ total: number }>(
+    const filtered = await readOutput(
       await t.request('GET', '/api/v1/leads?search=five', { token: fresh.token }),
+      TOOL.list_leads,
     );
     expect(filtered.total).toBe(1);
   });
