@@ -1,33 +1,24 @@
 // Locks in contacts over REST: CRUD with typed emails/phones and additional properties, merge updates (PATCH and PUT), list paging/sort/search/filter, validation, roles, token scopes, trash with the lead cascade, and outbox events.
-import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { outboxEvents } from '../../core/db/schema.ts';
-import type { ErrorBody } from '../../core/errors.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from '../helpers.ts';
+import {
+  type Caller,
+  createContact,
+  createLead,
+  createTestContext,
+  detailFields,
+  type InputOf,
+  outboxCount,
+  eventsOf as outboxEventsOf,
+  readError,
+  readOutput,
+  type TestContext,
+  type TestOrg,
+  TOOL,
+} from '../fixtures/index.ts';
 
 let t: TestContext;
 let org: TestOrg;
 let other: TestOrg;
-
-interface Contact {
-  _id: string;
-  lead_id: string;
-  name: string;
-  title: string | null;
-  emails: { email: string; type: string }[];
-  phones: { phone: string; type: string }[];
-  created_by: string | null;
-  created_at: string;
-  updated_at: string;
-  [key: string]: unknown;
-}
-interface ContactList {
-  contacts: Contact[];
-  total: number;
-  page: number;
-  limit: number;
-  totalPages: number;
-}
 
 beforeAll(async () => {
   t = await createTestContext({}, { withoutRateLimits: true });
@@ -36,49 +27,23 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-async function createLead(name = 'Acme', token = org.token): Promise<string> {
-  const res = await t.request('POST', '/api/v1/leads', { token, body: { name } });
-  expect(res.status).toBe(201);
-  return (await json<{ lead: { _id: string } }>(res)).lead._id;
+/** A new lead's id. */
+async function newLead(name = 'Acme', as: Caller = org): Promise<string> {
+  return (await createLead(t, as, { name }))._id;
 }
 
-async function create(body: Record<string, unknown>, token = org.token): Promise<Contact> {
-  const res = await t.request('POST', '/api/v1/contacts', { token, body });
-  expect(res.status, JSON.stringify(await res.clone().json())).toBe(201);
-  return (await json<{ contact: Contact }>(res)).contact;
+async function list(query: string, as: Caller = org) {
+  const res = await t.request('GET', `/api/v1/contacts${query}`, { token: as.token });
+  return readOutput(res, TOOL.list_contacts);
 }
 
-async function list(query: string, token = org.token): Promise<ContactList> {
-  const res = await t.request('GET', `/api/v1/contacts${query}`, { token });
-  expect(res.status).toBe(200);
-  return json<ContactList>(res);
-}
-
-/** Outbox rows of one record, oldest first. */
-async function eventsOf(id: string): Promise<{ event: string; data: Record<string, unknown> }[]> {
-  return t.services.db.system
-    .select({ event: outboxEvents.event, data: outboxEvents.data })
-    .from(outboxEvents)
-    .where(and(eq(outboxEvents.orgId, org.orgId), sql`${outboxEvents.data}->>'_id' = ${id}`))
-    .orderBy(outboxEvents.createdAt, outboxEvents.id);
-}
-
-async function outboxCount(orgId: string): Promise<number> {
-  const rows = await t.services.db.system
-    .select({ id: outboxEvents.id })
-    .from(outboxEvents)
-    .where(eq(outboxEvents.orgId, orgId));
-  return rows.length;
-}
-
-function fieldsOf(body: ErrorBody): string[] {
-  return (body.details ?? []).map((d) => d.field);
-}
+/** Outbox rows of one record of the organization, oldest first. */
+const eventsOf = (id: string) => outboxEventsOf(t, id, org.orgId);
 
 describe('create and get', () => {
   it('creates a contact with typed emails and phones, normalizes phones and keeps additional properties', async () => {
-    const leadId = await createLead();
-    const contact = await create({
+    const leadId = await newLead();
+    const contact = await createContact(t, org, {
       lead_id: leadId,
       name: 'Jane Doe',
       title: 'CTO',
@@ -109,7 +74,7 @@ describe('create and get', () => {
 
     const res = await t.request('GET', `/api/v1/contacts/${contact._id}`, { token: org.token });
     expect(res.status).toBe(200);
-    expect((await json<{ contact: Contact }>(res)).contact).toEqual(contact);
+    expect((await readOutput(res, TOOL.get_contact)).contact).toEqual(contact);
 
     const events = await eventsOf(contact._id);
     expect(events.map((e) => e.event)).toEqual(['contact.created']);
@@ -117,32 +82,32 @@ describe('create and get', () => {
   });
 
   it('defaults title, emails and phones', async () => {
-    const contact = await create({ lead_id: await createLead(), name: 'Bare' });
+    const contact = await createContact(t, org, { lead_id: await newLead(), name: 'Bare' });
     expect(contact).toMatchObject({ title: null, emails: [], phones: [] });
   });
 
   it('answers 404 "Lead not found" for an unknown, foreign or trashed lead, creating nothing', async () => {
-    const foreignLead = await createLead('Foreign', other.token);
-    const trashedLead = await createLead('Trashed');
+    const foreignLead = await newLead('Foreign', other);
+    const trashedLead = await newLead('Trashed');
     expect((await t.request('DELETE', `/api/v1/leads/${trashedLead}`, { token: org.token })).status).toBe(
       200,
     );
-    const before = await outboxCount(org.orgId);
+    const before = await outboxCount(t, org.orgId);
     for (const leadId of [foreignLead, trashedLead, '0123456789abcdef01234567']) {
       const res = await t.request('POST', '/api/v1/contacts', {
         token: org.token,
         body: { lead_id: leadId, name: 'Nobody' },
       });
       expect(res.status).toBe(404);
-      expect((await json<ErrorBody>(res)).message).toBe('Lead not found');
+      expect((await readError(res, 404)).message).toBe('Lead not found');
     }
-    expect(await outboxCount(org.orgId)).toBe(before);
+    expect(await outboxCount(t, org.orgId)).toBe(before);
     expect((await list(`?lead_id=${foreignLead}`)).total).toBe(0);
   });
 
   it('keeps any email or phone type label of 1-50 characters, trimmed, as integrations send them', async () => {
-    const leadId = await createLead();
-    const contact = await create({
+    const leadId = await newLead();
+    const contact = await createContact(t, org, {
       lead_id: leadId,
       name: 'Labels',
       emails: [
@@ -158,15 +123,15 @@ describe('create and get', () => {
     expect(contact.emails.map((e) => e.type)).toEqual(['personal', 'Billing']);
     expect(contact.phones.map((p) => p.type)).toEqual(['direct', 'fax', 'y'.repeat(50)]);
     const res = await t.request('GET', `/api/v1/contacts/${contact._id}`, { token: org.token });
-    expect((await json<{ contact: Contact }>(res)).contact.phones[0]).toEqual({
+    expect((await readOutput(res, TOOL.get_contact)).contact.phones[0]).toEqual({
       phone: '+14155550111',
       type: 'direct',
     });
   });
 
   it('rejects invalid fields with details and writes no event', async () => {
-    const leadId = await createLead();
-    const before = await outboxCount(org.orgId);
+    const leadId = await newLead();
+    const before = await outboxCount(t, org.orgId);
     const cases: [Record<string, unknown>, string][] = [
       [{ name: 'No lead' }, 'lead_id'],
       [{ lead_id: 'nope', name: 'Bad lead' }, 'lead_id'],
@@ -199,9 +164,9 @@ describe('create and get', () => {
     for (const [body, field] of cases) {
       const res = await t.request('POST', '/api/v1/contacts', { token: org.token, body });
       expect(res.status, JSON.stringify(body).slice(0, 80)).toBe(400);
-      const err = await json<ErrorBody>(res);
+      const err = await readError(res, 400);
       expect(err.error).toBe('Validation failed');
-      expect(fieldsOf(err)).toContain(field);
+      expect(detailFields(err)).toContain(field);
     }
     const many = Array.from({ length: 21 }, (_, i) => ({ email: `p${i}@x.example` }));
     const tooMany = await t.request('POST', '/api/v1/contacts', {
@@ -209,12 +174,12 @@ describe('create and get', () => {
       body: { lead_id: leadId, name: 'A', emails: many },
     });
     expect(tooMany.status).toBe(400);
-    expect(await outboxCount(org.orgId)).toBe(before);
+    expect(await outboxCount(t, org.orgId)).toBe(before);
   });
 
   it('drops duplicate emails and phones', async () => {
-    const contact = await create({
-      lead_id: await createLead(),
+    const contact = await createContact(t, org, {
+      lead_id: await newLead(),
       name: 'Dup',
       emails: [{ email: 'dup@x.example' }, { email: 'DUP@x.example', type: 'home' }],
       phones: [{ phone: '+1 415 555 0101' }, { phone: '+1-415-555-0101', type: 'mobile' }],
@@ -226,8 +191,8 @@ describe('create and get', () => {
 
 describe('update (PATCH and PUT)', () => {
   it('changes only sent fields, merges properties, removes those sent as null and emits the diff', async () => {
-    const contact = await create({
-      lead_id: await createLead(),
+    const contact = await createContact(t, org, {
+      lead_id: await newLead(),
       name: 'Patchy',
       title: 'VP',
       emails: [{ email: 'p@x.example' }],
@@ -239,7 +204,7 @@ describe('update (PATCH and PUT)', () => {
       body: { title: null, phones: [{ phone: '+33 1 23 45 67 89' }], drop: null, added: 7 },
     });
     expect(res.status).toBe(200);
-    const updated = (await json<{ contact: Contact }>(res)).contact;
+    const updated = (await readOutput(res, TOOL.update_contact)).contact;
     expect(updated).toMatchObject({
       name: 'Patchy',
       title: null,
@@ -257,13 +222,18 @@ describe('update (PATCH and PUT)', () => {
   });
 
   it('PUT merges like PATCH and a no-op change emits nothing', async () => {
-    const contact = await create({ lead_id: await createLead(), name: 'Put', title: 'CEO', extra: 1 });
+    const contact = await createContact(t, org, {
+      lead_id: await newLead(),
+      name: 'Put',
+      title: 'CEO',
+      extra: 1,
+    });
     const res = await t.request('PUT', `/api/v1/contacts/${contact._id}`, {
       token: org.token,
       body: { name: 'Put Renamed' },
     });
     expect(res.status).toBe(200);
-    expect((await json<{ contact: Contact }>(res)).contact).toMatchObject({
+    expect((await readOutput(res, TOOL.update_contact)).contact).toMatchObject({
       name: 'Put Renamed',
       title: 'CEO',
       extra: 1,
@@ -277,32 +247,32 @@ describe('update (PATCH and PUT)', () => {
   });
 
   it('moves a contact to another live lead of the organization, and refuses other leads with 400', async () => {
-    const from = await createLead('From');
-    const to = await createLead('To');
-    const contact = await create({ lead_id: from, name: 'Mover' });
-    const foreign = await createLead('Foreign', other.token);
+    const from = await newLead('From');
+    const to = await newLead('To');
+    const contact = await createContact(t, org, { lead_id: from, name: 'Mover' });
+    const foreign = await newLead('Foreign', other);
     for (const leadId of [foreign, '0123456789abcdef01234567']) {
       const bad = await t.request('PATCH', `/api/v1/contacts/${contact._id}`, {
         token: org.token,
         body: { lead_id: leadId },
       });
       expect(bad.status).toBe(400);
-      expect(fieldsOf(await json<ErrorBody>(bad))).toEqual(['lead_id']);
+      expect(detailFields(await readError(bad, 400))).toEqual(['lead_id']);
     }
     const res = await t.request('PATCH', `/api/v1/contacts/${contact._id}`, {
       token: org.token,
       body: { lead_id: to },
     });
     expect(res.status).toBe(200);
-    expect((await json<{ contact: Contact }>(res)).contact.lead_id).toBe(to);
+    expect((await readOutput(res, TOOL.update_contact)).contact.lead_id).toBe(to);
     expect((await list(`?lead_id=${to}`)).contacts.map((c) => c._id)).toEqual([contact._id]);
     const last = (await eventsOf(contact._id)).at(-1);
     expect(last?.data).toMatchObject({ changed_fields: ['lead_id'], previous_values: { lead_id: from } });
   });
 
   it("refuses to move a contact its lead's opportunities still name (409)", async () => {
-    const leadId = await createLead();
-    const contact = await create({ lead_id: leadId, name: 'Linked' });
+    const leadId = await newLead();
+    const contact = await createContact(t, org, { lead_id: leadId, name: 'Linked' });
     const opp = await t.request('POST', '/api/v1/opportunities', {
       token: org.token,
       body: { lead_id: leadId, contact_id: contact._id, value: 10 },
@@ -310,23 +280,20 @@ describe('update (PATCH and PUT)', () => {
     expect(opp.status).toBe(201);
     const res = await t.request('PATCH', `/api/v1/contacts/${contact._id}`, {
       token: org.token,
-      body: { lead_id: await createLead('Elsewhere') },
+      body: { lead_id: await newLead('Elsewhere') },
     });
     expect(res.status).toBe(409);
   });
 
   it('validates update input and answers 404 for unknown or foreign ids', async () => {
-    const contact = await create({ lead_id: await createLead(), name: 'Valid' });
+    const contact = await createContact(t, org, { lead_id: await newLead(), name: 'Valid' });
     const bad = await t.request('PATCH', `/api/v1/contacts/${contact._id}`, {
       token: org.token,
       body: { name: '', emails: [{ email: 'x' }], updated_at: 'now' },
     });
     expect(bad.status).toBe(400);
-    expect(fieldsOf(await json<ErrorBody>(bad)).sort()).toEqual(['emails.0.email', 'name', 'updated_at']);
-    const foreign = await create(
-      { lead_id: await createLead('F', other.token), name: 'Theirs' },
-      other.token,
-    );
+    expect(detailFields(await readError(bad, 400)).sort()).toEqual(['emails.0.email', 'name', 'updated_at']);
+    const foreign = await createContact(t, other, { lead_id: await newLead('F', other), name: 'Theirs' });
     for (const method of ['GET', 'PATCH', 'PUT', 'DELETE']) {
       const res = await t.request(method, `/api/v1/contacts/${foreign._id}`, {
         token: org.token,
@@ -345,9 +312,9 @@ describe('list', () => {
 
   beforeAll(async () => {
     listOrg = await t.createOrg({ name: 'List Org' });
-    leadA = await createLead('Lead A', listOrg.token);
-    leadB = await createLead('Lead B', listOrg.token);
-    const people = [
+    leadA = await newLead('Lead A', listOrg);
+    leadB = await newLead('Lead B', listOrg);
+    const people: InputOf<'create_contact'>[] = [
       {
         lead_id: leadA,
         name: 'charlie Brown',
@@ -357,26 +324,26 @@ describe('list', () => {
       { lead_id: leadA, name: 'Alice Smith', title: 'Head of Sales', phones: [{ phone: '+1 202 555 0188' }] },
       { lead_id: leadB, name: 'Bob Jones', title: 'Buyer' },
     ];
-    for (const body of people) await create(body, listOrg.token);
+    for (const body of people) await createContact(t, listOrg, body);
   });
 
   it('pages newest first with total and totalPages', async () => {
-    const first = await list('?limit=2', listOrg.token);
+    const first = await list('?limit=2', listOrg);
     expect(first).toMatchObject({ total: 3, page: 1, limit: 2, totalPages: 2 });
     expect(first.contacts.map((c) => c.name)).toEqual(['Bob Jones', 'Alice Smith']);
-    const second = await list('?limit=2&page=2', listOrg.token);
+    const second = await list('?limit=2&page=2', listOrg);
     expect(second.contacts.map((c) => c.name)).toEqual(['charlie Brown']);
   });
 
   it('sorts by the allowed fields and rejects others and limits above 100', async () => {
-    expect((await list('?sort=name', listOrg.token)).contacts.map((c) => c.name)).toEqual([
+    expect((await list('?sort=name', listOrg)).contacts.map((c) => c.name)).toEqual([
       'Alice Smith',
       'Bob Jones',
       'charlie Brown',
     ]);
-    expect((await list('?sort=-name', listOrg.token)).contacts[0]?.name).toBe('charlie Brown');
-    expect((await list('?sort=created_at', listOrg.token)).contacts[0]?.name).toBe('charlie Brown');
-    expect((await list('?sort=-updated_at', listOrg.token)).total).toBe(3);
+    expect((await list('?sort=-name', listOrg)).contacts[0]?.name).toBe('charlie Brown');
+    expect((await list('?sort=created_at', listOrg)).contacts[0]?.name).toBe('charlie Brown');
+    expect((await list('?sort=-updated_at', listOrg)).total).toBe(3);
     for (const query of ['?sort=title', '?limit=101', '?limit=0', '?page=0', '?lead_id=nope']) {
       const res = await t.request('GET', `/api/v1/contacts${query}`, { token: listOrg.token });
       expect(res.status, query).toBe(400);
@@ -384,12 +351,10 @@ describe('list', () => {
   });
 
   it('filters by lead and searches name, title, email and phone', async () => {
-    expect((await list(`?lead_id=${leadA}`, listOrg.token)).total).toBe(2);
-    expect((await list(`?lead_id=${leadB}`, listOrg.token)).contacts.map((c) => c.name)).toEqual([
-      'Bob Jones',
-    ]);
+    expect((await list(`?lead_id=${leadA}`, listOrg)).total).toBe(2);
+    expect((await list(`?lead_id=${leadB}`, listOrg)).contacts.map((c) => c.name)).toEqual(['Bob Jones']);
     const names = async (q: string) =>
-      (await list(`?search=${encodeURIComponent(q)}`, listOrg.token)).contacts.map((c) => c.name);
+      (await list(`?search=${encodeURIComponent(q)}`, listOrg)).contacts.map((c) => c.name);
     expect(await names('ali')).toEqual(['Alice Smith']);
     expect(await names('sales')).toEqual(['Alice Smith']);
     expect(await names('charlie@peanuts')).toEqual(['charlie Brown']);
@@ -401,16 +366,16 @@ describe('list', () => {
     expect(await names("it's a ' & | ! :* trap")).toEqual([]);
     expect(await names('nobody')).toEqual([]);
     expect(await names('!!!')).toEqual([]);
-    expect((await list('?search=bob', org.token)).total).toBe(0);
+    expect((await list('?search=bob', org)).total).toBe(0);
   });
 });
 
 describe('delete and trash', () => {
   it('moves a contact to the trash, emits contact.deleted, and restores it with contact.updated', async () => {
-    const contact = await create({ lead_id: await createLead(), name: 'Trashy' });
+    const contact = await createContact(t, org, { lead_id: await newLead(), name: 'Trashy' });
     const del = await t.request('DELETE', `/api/v1/contacts/${contact._id}`, { token: org.token });
     expect(del.status).toBe(200);
-    expect(await json(del)).toEqual({ message: 'Contact moved to the trash' });
+    expect(await readOutput(del, TOOL.delete_contact)).toEqual({ message: 'Contact moved to the trash' });
     expect((await t.request('GET', `/api/v1/contacts/${contact._id}`, { token: org.token })).status).toBe(
       404,
     );
@@ -418,8 +383,9 @@ describe('delete and trash', () => {
       404,
     );
 
-    const trash = await json<{ items: { type: string; _id: string; name: string }[] }>(
+    const trash = await readOutput(
       await t.request('GET', '/api/v1/trash?type=contact', { token: org.token }),
+      TOOL.list_trash,
     );
     expect(trash.items).toContainEqual(
       expect.objectContaining({ type: 'contact', _id: contact._id, name: 'Trashy' }),
@@ -427,7 +393,10 @@ describe('delete and trash', () => {
 
     const res = await t.request('POST', `/api/v1/trash/${contact._id}/restore`, { token: org.token });
     expect(res.status).toBe(200);
-    expect(await json(res)).toMatchObject({ type: 'contact', contact: { _id: contact._id, name: 'Trashy' } });
+    expect(await readOutput(res, TOOL.restore_trash_item)).toMatchObject({
+      type: 'contact',
+      contact: { _id: contact._id, name: 'Trashy' },
+    });
     expect((await t.request('GET', `/api/v1/contacts/${contact._id}`, { token: org.token })).status).toBe(
       200,
     );
@@ -439,8 +408,8 @@ describe('delete and trash', () => {
   });
 
   it('follows its lead into the trash and back, and cannot be restored alone meanwhile', async () => {
-    const leadId = await createLead('Parent');
-    const contact = await create({ lead_id: leadId, name: 'Child' });
+    const leadId = await newLead('Parent');
+    const contact = await createContact(t, org, { lead_id: leadId, name: 'Child' });
     expect((await t.request('DELETE', `/api/v1/leads/${leadId}`, { token: org.token })).status).toBe(200);
     expect((await t.request('GET', `/api/v1/contacts/${contact._id}`, { token: org.token })).status).toBe(
       404,
@@ -449,7 +418,7 @@ describe('delete and trash', () => {
 
     const alone = await t.request('POST', `/api/v1/trash/${contact._id}/restore`, { token: org.token });
     expect(alone.status).toBe(409);
-    expect((await json<ErrorBody>(alone)).message).toBe('Restore its lead first');
+    expect((await readError(alone, 409)).message).toBe('Restore its lead first');
 
     expect((await t.request('POST', `/api/v1/trash/${leadId}/restore`, { token: org.token })).status).toBe(
       200,
@@ -464,19 +433,22 @@ describe('delete and trash', () => {
 describe('permissions and scopes', () => {
   it('lets a viewer read but not create', async () => {
     const viewer = await t.createUser(org.orgId, 'viewer');
-    const leadId = await createLead();
+    const leadId = await newLead();
     const res = await t.request('POST', '/api/v1/contacts', {
       token: viewer.token,
       body: { lead_id: leadId, name: 'Nope' },
     });
     expect(res.status).toBe(403);
-    expect(await json(res)).toMatchObject({ error: 'Forbidden', required_permission: 'contacts.create' });
+    expect(await readError(res, 403)).toMatchObject({
+      error: 'Forbidden',
+      required_permission: 'contacts.create',
+    });
     expect((await t.request('GET', '/api/v1/contacts', { token: viewer.token })).status).toBe(200);
   });
 
   it('lets a member create and edit but not delete; a manager deletes', async () => {
     const member = await t.createUser(org.orgId, 'member');
-    const contact = await create({ lead_id: await createLead(), name: 'By member' }, member.token);
+    const contact = await createContact(t, member, { lead_id: await newLead(), name: 'By member' });
     const patch = await t.request('PATCH', `/api/v1/contacts/${contact._id}`, {
       token: member.token,
       body: { title: 'Edited' },
@@ -484,7 +456,10 @@ describe('permissions and scopes', () => {
     expect(patch.status).toBe(200);
     const res = await t.request('DELETE', `/api/v1/contacts/${contact._id}`, { token: member.token });
     expect(res.status).toBe(403);
-    expect(await json(res)).toMatchObject({ error: 'Forbidden', required_permission: 'contacts.delete' });
+    expect(await readError(res, 403)).toMatchObject({
+      error: 'Forbidden',
+      required_permission: 'contacts.delete',
+    });
     const manager = await t.createUser(org.orgId, 'manager');
     expect(
       (await t.request('DELETE', `/api/v1/contacts/${contact._id}`, { token: manager.token })).status,
@@ -492,20 +467,20 @@ describe('permissions and scopes', () => {
   });
 
   it('holds a PAT to its scopes', async () => {
-    const leadId = await createLead();
+    const leadId = await newLead();
     const readOnly = await t.createPat(org.orgId, org.ownerId, ['read:contacts']);
     const res = await t.request('POST', '/api/v1/contacts', {
       token: readOnly.token,
       body: { lead_id: leadId, name: 'Scoped' },
     });
     expect(res.status).toBe(403);
-    expect((await json<ErrorBody>(res)).error).toContain('write:contacts');
+    expect((await readError(res, 403)).error).toContain('write:contacts');
     expect((await t.request('GET', '/api/v1/contacts', { token: readOnly.token })).status).toBe(200);
 
     const leadsOnly = await t.createPat(org.orgId, org.ownerId, ['read:leads', 'write:leads']);
     const listed = await t.request('GET', '/api/v1/contacts', { token: leadsOnly.token });
     expect(listed.status).toBe(403);
-    expect((await json<ErrorBody>(listed)).error).toContain('read:contacts');
+    expect((await readError(listed, 403)).error).toContain('read:contacts');
 
     const writer = await t.createPat(org.orgId, org.ownerId, ['read:contacts', 'write:contacts']);
     const created = await t.request('POST', '/api/v1/contacts', {

@@ -7,7 +7,7 @@ import { contacts } from '../../tools/contacts/tables.ts';
 import { leads } from '../../tools/leads/tables.ts';
 import { opportunities } from '../../tools/opportunities/tables.ts';
 import { tasks } from '../../tools/tasks/tables.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from '../helpers.ts';
+import { createTestContext, readOutput, type TestContext, type TestOrg, TOOL } from '../fixtures/index.ts';
 
 let t: TestContext;
 let org: TestOrg;
@@ -86,7 +86,7 @@ describe('lead children and the trash', () => {
 
     const restore = await t.request('POST', `/api/v1/trash/${f.leadId}/restore`, { token: org.token });
     expect(restore.status).toBe(200);
-    expect((await json<{ type: string }>(restore)).type).toBe('lead');
+    expect((await readOutput(restore, TOOL.restore_trash_item)).type).toBe('lead');
     for (const value of Object.values(await deletedAtOf(f))) expect(value).toBeNull();
   });
 

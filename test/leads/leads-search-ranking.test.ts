@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../core/ids.ts';
 import { leads } from '../../tools/leads/tables.ts';
 import { MAX_RANKED_MATCHES } from '../../tools/leads/tools.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from '../helpers.ts';
+import { createTestContext, readOutput, type TestContext, type TestOrg, TOOL } from '../fixtures/index.ts';
 
 let t: TestContext;
 let org: TestOrg;
@@ -33,8 +33,7 @@ afterAll(() => t.close());
 
 async function search(): Promise<{ first: string | undefined; total: number }> {
   const res = await t.request('GET', '/api/v1/leads?search=zebra&limit=5', { token: org.token });
-  expect(res.status).toBe(200);
-  const body = await json<{ leads: { _id: string }[]; total: number }>(res);
+  const body = await readOutput(res, TOOL.list_leads);
   return { first: body.leads[0]?._id, total: body.total };
 }
 
