@@ -1,38 +1,28 @@
 // Locks in opportunities over REST: CRUD with defaults, merge updates, closed_at and won/lost events on status moves, contact-of-the-lead and owner checks, list filters/sort/search/paging, validation, roles, token scopes, trash with the lead cascade, and owner transfer on user deletion.
-import { and, eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { outboxEvents, users } from '../../core/db/schema.ts';
-import type { ErrorBody } from '../../core/errors.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from '../helpers.ts';
+import { users } from '../../core/db/schema.ts';
+import {
+  type Caller,
+  createContact,
+  createLead,
+  createOpportunity,
+  createTestContext,
+  detailFields,
+  type InputOf,
+  type OutputOf,
+  outboxCount,
+  eventsOf as outboxEventsOf,
+  readError,
+  readOutput,
+  type TestContext,
+  type TestOrg,
+  TOOL,
+} from '../fixtures/index.ts';
 
 let t: TestContext;
 let org: TestOrg;
 let other: TestOrg;
-
-interface Opportunity {
-  _id: string;
-  lead_id: string;
-  contact_id: string | null;
-  note: string | null;
-  value: number;
-  currency: string;
-  confidence: number;
-  status: string;
-  pipeline_stage: string | null;
-  expected_close_date: string | null;
-  owner_id: string | null;
-  closed_at: string | null;
-  created_by: string | null;
-  created_at: string;
-  updated_at: string;
-}
-interface OpportunityList {
-  opportunities: Opportunity[];
-  total: number;
-  page: number;
-  limit: number;
-  totalPages: number;
-}
 
 beforeAll(async () => {
   t = await createTestContext({}, { withoutRateLimits: true });
@@ -41,62 +31,33 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-async function createLead(name = 'Acme', token = org.token): Promise<string> {
-  const res = await t.request('POST', '/api/v1/leads', { token, body: { name } });
-  expect(res.status).toBe(201);
-  return (await json<{ lead: { _id: string } }>(res)).lead._id;
+/** A new lead's id. */
+async function newLead(name = 'Acme', as: Caller = org): Promise<string> {
+  return (await createLead(t, as, { name }))._id;
 }
 
-async function createContact(leadId: string, token = org.token): Promise<string> {
-  const res = await t.request('POST', '/api/v1/contacts', { token, body: { lead_id: leadId, name: 'Jane' } });
-  expect(res.status).toBe(201);
-  return (await json<{ contact: { _id: string } }>(res)).contact._id;
+/** A new contact's id on the lead. */
+async function newContact(leadId: string, as: Caller = org): Promise<string> {
+  return (await createContact(t, as, { lead_id: leadId, name: 'Jane' }))._id;
 }
 
-async function create(body: Record<string, unknown>, token = org.token): Promise<Opportunity> {
-  const res = await t.request('POST', '/api/v1/opportunities', { token, body });
-  expect(res.status, JSON.stringify(await res.clone().json())).toBe(201);
-  return (await json<{ opportunity: Opportunity }>(res)).opportunity;
+async function patch(id: string, body: Record<string, unknown>, as: Caller = org): Promise<Response> {
+  return t.request('PATCH', `/api/v1/opportunities/${id}`, { token: as.token, body });
 }
 
-async function patch(id: string, body: Record<string, unknown>, token = org.token): Promise<Response> {
-  return t.request('PATCH', `/api/v1/opportunities/${id}`, { token, body });
-}
-
-async function list(query: string, token = org.token): Promise<OpportunityList> {
-  const res = await t.request('GET', `/api/v1/opportunities${query}`, { token });
+async function list(query: string, as: Caller = org) {
+  const res = await t.request('GET', `/api/v1/opportunities${query}`, { token: as.token });
   expect(res.status, query).toBe(200);
-  return json<OpportunityList>(res);
+  return readOutput(res, TOOL.list_opportunities);
 }
 
 /** Outbox rows of one record, oldest first. */
-async function eventsOf(
-  id: string,
-  orgId = org.orgId,
-): Promise<{ event: string; data: Record<string, unknown> }[]> {
-  return t.services.db.system
-    .select({ event: outboxEvents.event, data: outboxEvents.data })
-    .from(outboxEvents)
-    .where(and(eq(outboxEvents.orgId, orgId), sql`${outboxEvents.data}->>'_id' = ${id}`))
-    .orderBy(outboxEvents.createdAt, outboxEvents.id);
-}
-
-async function outboxCount(orgId: string): Promise<number> {
-  const rows = await t.services.db.system
-    .select({ id: outboxEvents.id })
-    .from(outboxEvents)
-    .where(eq(outboxEvents.orgId, orgId));
-  return rows.length;
-}
-
-function fieldsOf(body: ErrorBody): string[] {
-  return (body.details ?? []).map((d) => d.field);
-}
+const eventsOf = (id: string, orgId = org.orgId) => outboxEventsOf(t, id, orgId);
 
 describe('create and get', () => {
   it('creates an opportunity with defaults and returns it on get', async () => {
-    const leadId = await createLead();
-    const opp = await create({ lead_id: leadId });
+    const leadId = await newLead();
+    const opp = await createOpportunity(t, org, { lead_id: leadId });
     expect(opp).toMatchObject({
       lead_id: leadId,
       contact_id: null,
@@ -114,17 +75,17 @@ describe('create and get', () => {
     expect(opp._id).toMatch(/^[0-9a-f]{24}$/);
     const res = await t.request('GET', `/api/v1/opportunities/${opp._id}`, { token: org.token });
     expect(res.status).toBe(200);
-    expect((await json<{ opportunity: Opportunity }>(res)).opportunity).toEqual(opp);
+    expect((await readOutput(res, TOOL.get_opportunity)).opportunity).toEqual(opp);
     const events = await eventsOf(opp._id);
     expect(events.map((e) => e.event)).toEqual(['opportunity.created']);
     expect(events[0]?.data).toMatchObject({ _id: opp._id, value: 0, status: 'active' });
   });
 
   it('stores every field, exact to the cent, with a contact of the lead and another owner', async () => {
-    const leadId = await createLead();
-    const contactId = await createContact(leadId);
+    const leadId = await newLead();
+    const contactId = await newContact(leadId);
     const member = await t.createUser(org.orgId, 'member');
-    const opp = await create({
+    const opp = await createOpportunity(t, org, {
       lead_id: leadId,
       contact_id: contactId,
       note: 'Annual licence renewal',
@@ -145,18 +106,18 @@ describe('create and get', () => {
       expected_close_date: '2027-02-28',
       owner_id: member.userId,
     });
-    const big = await create({ lead_id: leadId, value: 999999999999999.9 });
+    const big = await createOpportunity(t, org, { lead_id: leadId, value: 999999999999999.9 });
     expect(big.value).toBe(999999999999999.9);
-    const cents = await create({ lead_id: leadId, value: 0.29 });
+    const cents = await createOpportunity(t, org, { lead_id: leadId, value: 0.29 });
     expect(cents.value).toBe(0.29);
   });
 
   it('creating a won or lost deal stamps closed_at and emits created then won/lost', async () => {
-    const leadId = await createLead();
-    const won = await create({ lead_id: leadId, status: 'won', value: 100 });
+    const leadId = await newLead();
+    const won = await createOpportunity(t, org, { lead_id: leadId, status: 'won', value: 100 });
     expect(won.closed_at).toEqual(expect.any(String));
     expect((await eventsOf(won._id)).map((e) => e.event)).toEqual(['opportunity.created', 'opportunity.won']);
-    const lost = await create({ lead_id: leadId, status: 'lost' });
+    const lost = await createOpportunity(t, org, { lead_id: leadId, status: 'lost' });
     expect((await eventsOf(lost._id)).map((e) => e.event)).toEqual([
       'opportunity.created',
       'opportunity.lost',
@@ -164,29 +125,29 @@ describe('create and get', () => {
   });
 
   it('answers 404 "Lead not found" for an unknown, foreign or trashed lead, creating nothing', async () => {
-    const foreignLead = await createLead('Foreign', other.token);
-    const trashedLead = await createLead('Trashed');
+    const foreignLead = await newLead('Foreign', other);
+    const trashedLead = await newLead('Trashed');
     expect((await t.request('DELETE', `/api/v1/leads/${trashedLead}`, { token: org.token })).status).toBe(
       200,
     );
-    const before = await outboxCount(org.orgId);
+    const before = await outboxCount(t, org.orgId);
     for (const leadId of [foreignLead, trashedLead, '0123456789abcdef01234567']) {
       const res = await t.request('POST', '/api/v1/opportunities', {
         token: org.token,
         body: { lead_id: leadId, value: 5 },
       });
       expect(res.status).toBe(404);
-      expect((await json<ErrorBody>(res)).message).toBe('Lead not found');
+      expect((await readError(res, 404)).message).toBe('Lead not found');
     }
-    expect(await outboxCount(org.orgId)).toBe(before);
+    expect(await outboxCount(t, org.orgId)).toBe(before);
     expect((await list(`?lead_id=${foreignLead}`)).total).toBe(0);
   });
 
   it('refuses a contact of another lead or organization, and a foreign or inactive owner, with field details', async () => {
-    const leadId = await createLead();
-    const otherLeadContact = await createContact(await createLead('Sibling'));
-    const foreignContact = await createContact(await createLead('Foreign', other.token), other.token);
-    const trashedContact = await createContact(leadId);
+    const leadId = await newLead();
+    const otherLeadContact = await newContact(await newLead('Sibling'));
+    const foreignContact = await newContact(await newLead('Foreign', other), other);
+    const trashedContact = await newContact(leadId);
     expect(
       (await t.request('DELETE', `/api/v1/contacts/${trashedContact}`, { token: org.token })).status,
     ).toBe(200);
@@ -196,7 +157,7 @@ describe('create and get', () => {
         body: { lead_id: leadId, contact_id: contactId },
       });
       expect(res.status).toBe(400);
-      expect(fieldsOf(await json<ErrorBody>(res))).toEqual(['contact_id']);
+      expect(detailFields(await readError(res, 400))).toEqual(['contact_id']);
     }
     const deactivated = await t.createUser(org.orgId, 'member');
     await t.services.db.system
@@ -209,14 +170,14 @@ describe('create and get', () => {
         body: { lead_id: leadId, owner_id: ownerId, contact_id: foreignContact },
       });
       expect(res.status).toBe(400);
-      expect(fieldsOf(await json<ErrorBody>(res)).sort()).toEqual(['contact_id', 'owner_id']);
+      expect(detailFields(await readError(res, 400)).sort()).toEqual(['contact_id', 'owner_id']);
     }
     expect((await list(`?lead_id=${leadId}`)).total).toBe(0);
   });
 
   it('rejects invalid fields with details and writes no event', async () => {
-    const leadId = await createLead();
-    const before = await outboxCount(org.orgId);
+    const leadId = await newLead();
+    const before = await outboxCount(t, org.orgId);
     const cases: [Record<string, unknown>, string][] = [
       [{}, 'lead_id'],
       [{ lead_id: 'nope' }, 'lead_id'],
@@ -242,9 +203,9 @@ describe('create and get', () => {
     for (const [body, field] of cases) {
       const res = await t.request('POST', '/api/v1/opportunities', { token: org.token, body });
       expect(res.status, JSON.stringify(body).slice(0, 80)).toBe(400);
-      const err = await json<ErrorBody>(res);
+      const err = await readError(res, 400);
       expect(err.error).toBe('Validation failed');
-      expect(fieldsOf(err), JSON.stringify(body).slice(0, 80)).toContain(field);
+      expect(detailFields(err), JSON.stringify(body).slice(0, 80)).toContain(field);
     }
     // Fields the server sets are unknown keys of the strict input: one root detail naming them.
     const closed = await t.request('POST', '/api/v1/opportunities', {
@@ -252,22 +213,22 @@ describe('create and get', () => {
       body: { lead_id: leadId, closed_at: '2027-01-01T00:00:00Z' },
     });
     expect(closed.status).toBe(400);
-    expect((await json<ErrorBody>(closed)).details?.[0]?.message).toContain('closed_at');
-    expect(await outboxCount(org.orgId)).toBe(before);
+    expect((await readError(closed, 400)).details?.[0]?.message).toContain('closed_at');
+    expect(await outboxCount(t, org.orgId)).toBe(before);
   });
 });
 
 describe('update', () => {
   it('changes only sent fields and emits opportunity.updated with the diff', async () => {
-    const opp = await create({
-      lead_id: await createLead(),
+    const opp = await createOpportunity(t, org, {
+      lead_id: await newLead(),
       value: 100,
       note: 'keep',
       pipeline_stage: 'Qualify',
     });
     const res = await patch(opp._id, { value: 250.5, pipeline_stage: null, confidence: 40 });
     expect(res.status).toBe(200);
-    const updated = (await json<{ opportunity: Opportunity }>(res)).opportunity;
+    const updated = (await readOutput(res, TOOL.update_opportunity)).opportunity;
     expect(updated).toMatchObject({ value: 250.5, note: 'keep', pipeline_stage: null, confidence: 40 });
     const events = await eventsOf(opp._id);
     expect(events.map((e) => e.event)).toEqual(['opportunity.created', 'opportunity.updated']);
@@ -285,14 +246,14 @@ describe('update', () => {
   });
 
   it('emits won/lost on status moves, stamps closed_at and clears it when reopened', async () => {
-    const opp = await create({ lead_id: await createLead(), value: 1000 });
-    const won = (await json<{ opportunity: Opportunity }>(await patch(opp._id, { status: 'won' })))
+    const opp = await createOpportunity(t, org, { lead_id: await newLead(), value: 1000 });
+    const won = (await readOutput(await patch(opp._id, { status: 'won' }), TOOL.update_opportunity))
       .opportunity;
     expect(won.status).toBe('won');
     expect(won.closed_at).toEqual(expect.any(String));
     // Another change while won is an update, not another win.
     expect((await patch(opp._id, { note: 'signed' })).status).toBe(200);
-    const reopened = (await json<{ opportunity: Opportunity }>(await patch(opp._id, { status: 'active' })))
+    const reopened = (await readOutput(await patch(opp._id, { status: 'active' }), TOOL.update_opportunity))
       .opportunity;
     expect(reopened.closed_at).toBeNull();
     expect((await patch(opp._id, { status: 'lost' })).status).toBe(200);
@@ -316,38 +277,38 @@ describe('update', () => {
   });
 
   it('checks the contact against the lead, also when the deal moves to another lead', async () => {
-    const leadA = await createLead('A');
-    const leadB = await createLead('B');
-    const contactA = await createContact(leadA);
-    const contactB = await createContact(leadB);
-    const opp = await create({ lead_id: leadA, contact_id: contactA });
+    const leadA = await newLead('A');
+    const leadB = await newLead('B');
+    const contactA = await newContact(leadA);
+    const contactB = await newContact(leadB);
+    const opp = await createOpportunity(t, org, { lead_id: leadA, contact_id: contactA });
     const wrong = await patch(opp._id, { contact_id: contactB });
     expect(wrong.status).toBe(400);
-    expect(fieldsOf(await json<ErrorBody>(wrong))).toEqual(['contact_id']);
+    expect(detailFields(await readError(wrong, 400))).toEqual(['contact_id']);
     // Moving with the old contact left in place is refused: it belongs to lead A.
     const moveOnly = await patch(opp._id, { lead_id: leadB });
     expect(moveOnly.status).toBe(400);
-    expect(fieldsOf(await json<ErrorBody>(moveOnly))).toEqual(['contact_id']);
+    expect(detailFields(await readError(moveOnly, 400))).toEqual(['contact_id']);
     const moved = await patch(opp._id, { lead_id: leadB, contact_id: contactB });
     expect(moved.status).toBe(200);
-    expect((await json<{ opportunity: Opportunity }>(moved)).opportunity).toMatchObject({
+    expect((await readOutput(moved, TOOL.update_opportunity)).opportunity).toMatchObject({
       lead_id: leadB,
       contact_id: contactB,
     });
-    const foreignLead = await createLead('Foreign', other.token);
+    const foreignLead = await newLead('Foreign', other);
     const foreign = await patch(opp._id, { lead_id: foreignLead, contact_id: null });
     expect(foreign.status).toBe(400);
-    expect(fieldsOf(await json<ErrorBody>(foreign))).toEqual(['lead_id']);
+    expect(detailFields(await readError(foreign, 400))).toEqual(['lead_id']);
     const cleared = await patch(opp._id, { contact_id: null });
-    expect((await json<{ opportunity: Opportunity }>(cleared)).opportunity.contact_id).toBeNull();
+    expect((await readOutput(cleared, TOOL.update_opportunity)).opportunity.contact_id).toBeNull();
   });
 
   it('validates update input and answers 404 for unknown or foreign ids', async () => {
-    const opp = await create({ lead_id: await createLead() });
+    const opp = await createOpportunity(t, org, { lead_id: await newLead() });
     const bad = await patch(opp._id, { value: 1.001, currency: 'us', status: 'done', created_by: 'x' });
     expect(bad.status).toBe(400);
-    expect(fieldsOf(await json<ErrorBody>(bad)).sort()).toEqual(['(root)', 'currency', 'status', 'value']);
-    const foreign = await create({ lead_id: await createLead('F', other.token) }, other.token);
+    expect(detailFields(await readError(bad, 400)).sort()).toEqual(['(root)', 'currency', 'status', 'value']);
+    const foreign = await createOpportunity(t, other, { lead_id: await newLead('F', other) });
     for (const method of ['GET', 'PATCH', 'PUT', 'DELETE']) {
       const res = await t.request(method, `/api/v1/opportunities/${foreign._id}`, {
         token: org.token,
@@ -372,10 +333,10 @@ describe('list', () => {
   beforeAll(async () => {
     listOrg = await t.createOrg({ name: 'List Org' });
     member = await t.createUser(listOrg.orgId, 'member');
-    leadA = await createLead('Lead A', listOrg.token);
-    leadB = await createLead('Lead B', listOrg.token);
-    contactA = await createContact(leadA, listOrg.token);
-    const deals = [
+    leadA = await newLead('Lead A', listOrg);
+    leadB = await newLead('Lead B', listOrg);
+    contactA = await newContact(leadA, listOrg);
+    const deals: InputOf<'create_opportunity'>[] = [
       {
         lead_id: leadA,
         note: 'Alpha renewal',
@@ -401,28 +362,28 @@ describe('list', () => {
         owner_id: member.userId,
       },
     ];
-    for (const body of deals) await create(body, listOrg.token);
+    for (const body of deals) await createOpportunity(t, listOrg, body);
   });
 
-  const notes = (l: OpportunityList) => l.opportunities.map((o) => o.note);
+  const notes = (l: OutputOf<'list_opportunities'>) => l.opportunities.map((o) => o.note);
 
   it('pages newest first with total and totalPages', async () => {
-    const first = await list('?limit=2', listOrg.token);
+    const first = await list('?limit=2', listOrg);
     expect(first).toMatchObject({ total: 3, page: 1, limit: 2, totalPages: 2 });
     expect(notes(first)).toEqual(['Gamma pilot', 'Beta upsell']);
-    expect(notes(await list('?limit=2&page=2', listOrg.token))).toEqual(['Alpha renewal']);
-    expect(notes(await list('?page=3', listOrg.token))).toEqual([]);
+    expect(notes(await list('?limit=2&page=2', listOrg))).toEqual(['Alpha renewal']);
+    expect(notes(await list('?page=3', listOrg))).toEqual([]);
   });
 
   it('sorts by the allowed fields and rejects others and limits above 100', async () => {
-    const sorted = async (s: string) => notes(await list(`?sort=${s}`, listOrg.token));
+    const sorted = async (s: string) => notes(await list(`?sort=${s}`, listOrg));
     expect(await sorted('value')).toEqual(['Gamma pilot', 'Alpha renewal', 'Beta upsell']);
     expect(await sorted('-value')).toEqual(['Beta upsell', 'Alpha renewal', 'Gamma pilot']);
     expect(await sorted('-confidence')).toEqual(['Beta upsell', 'Gamma pilot', 'Alpha renewal']);
     expect(await sorted('expected_close_date')).toEqual(['Beta upsell', 'Alpha renewal', 'Gamma pilot']);
     expect(await sorted('-expected_close_date')).toEqual(['Alpha renewal', 'Beta upsell', 'Gamma pilot']);
     expect(await sorted('created_at')).toEqual(['Alpha renewal', 'Beta upsell', 'Gamma pilot']);
-    expect((await list('?sort=-updated_at', listOrg.token)).total).toBe(3);
+    expect((await list('?sort=-updated_at', listOrg)).total).toBe(3);
     for (const query of [
       '?sort=note',
       '?limit=101',
@@ -439,7 +400,7 @@ describe('list', () => {
   });
 
   it('filters by lead, contact, status, owner, close dates and value, and searches note and stage', async () => {
-    const q = async (query: string) => notes(await list(query, listOrg.token)).sort();
+    const q = async (query: string) => notes(await list(query, listOrg)).sort();
     expect(await q(`?lead_id=${leadA}`)).toEqual(['Alpha renewal', 'Beta upsell']);
     expect(await q(`?contact_id=${contactA}`)).toEqual(['Beta upsell']);
     expect(await q('?status=won')).toEqual(['Gamma pilot']);
@@ -452,27 +413,33 @@ describe('list', () => {
     expect(await q('?search=renew')).toEqual(['Alpha renewal']);
     expect(await q('?search=negotiation')).toEqual(['Beta upsell']);
     expect(await q('?search=nothing')).toEqual([]);
-    expect((await list('?search=alpha', org.token)).total).toBe(0);
+    expect((await list('?search=alpha', org)).total).toBe(0);
   });
 });
 
 describe('delete and trash', () => {
   it('moves an opportunity to the trash and restores it with opportunity.updated', async () => {
-    const opp = await create({ lead_id: await createLead(), value: 10 });
+    const opp = await createOpportunity(t, org, { lead_id: await newLead(), value: 10 });
     const del = await t.request('DELETE', `/api/v1/opportunities/${opp._id}`, { token: org.token });
     expect(del.status).toBe(200);
-    expect(await json(del)).toEqual({ message: 'Opportunity moved to the trash' });
+    expect(await readOutput(del, TOOL.delete_opportunity)).toEqual({
+      message: 'Opportunity moved to the trash',
+    });
     expect((await t.request('GET', `/api/v1/opportunities/${opp._id}`, { token: org.token })).status).toBe(
       404,
     );
-    const trash = await json<{ items: { type: string; _id: string }[] }>(
+    const trash = await readOutput(
       await t.request('GET', '/api/v1/trash?type=opportunity', { token: org.token }),
+      TOOL.list_trash,
     );
     expect(trash.items).toContainEqual(expect.objectContaining({ type: 'opportunity', _id: opp._id }));
 
     const res = await t.request('POST', `/api/v1/trash/${opp._id}/restore`, { token: org.token });
     expect(res.status).toBe(200);
-    expect(await json(res)).toMatchObject({ type: 'opportunity', opportunity: { _id: opp._id, value: 10 } });
+    expect(await readOutput(res, TOOL.restore_trash_item)).toMatchObject({
+      type: 'opportunity',
+      opportunity: { _id: opp._id, value: 10 },
+    });
     expect((await t.request('GET', `/api/v1/opportunities/${opp._id}`, { token: org.token })).status).toBe(
       200,
     );
@@ -482,8 +449,8 @@ describe('delete and trash', () => {
   });
 
   it('follows its lead into the trash and back, and cannot be restored alone meanwhile', async () => {
-    const leadId = await createLead('Parent');
-    const opp = await create({ lead_id: leadId, value: 99 });
+    const leadId = await newLead('Parent');
+    const opp = await createOpportunity(t, org, { lead_id: leadId, value: 99 });
     expect((await t.request('DELETE', `/api/v1/leads/${leadId}`, { token: org.token })).status).toBe(200);
     expect((await t.request('GET', `/api/v1/opportunities/${opp._id}`, { token: org.token })).status).toBe(
       404,
@@ -491,7 +458,7 @@ describe('delete and trash', () => {
     expect((await list(`?lead_id=${leadId}`)).total).toBe(0);
     const alone = await t.request('POST', `/api/v1/trash/${opp._id}/restore`, { token: org.token });
     expect(alone.status).toBe(409);
-    expect((await json<ErrorBody>(alone)).message).toBe('Restore its lead first');
+    expect((await readError(alone, 409)).message).toBe('Restore its lead first');
     expect((await t.request('POST', `/api/v1/trash/${leadId}/restore`, { token: org.token })).status).toBe(
       200,
     );
@@ -500,14 +467,14 @@ describe('delete and trash', () => {
 
   it("moves a deleted user's opportunities to the heir with opportunity.updated", async () => {
     const leaving = await t.createUser(org.orgId, 'member');
-    const opp = await create({ lead_id: await createLead(), owner_id: leaving.userId });
+    const opp = await createOpportunity(t, org, { lead_id: await newLead(), owner_id: leaving.userId });
     const res = await t.request('DELETE', `/api/v1/users/${leaving.userId}`, {
       token: org.token,
       body: { transfer_to_user_id: org.ownerId },
     });
     expect(res.status, JSON.stringify(await res.clone().json())).toBe(200);
     const after = await t.request('GET', `/api/v1/opportunities/${opp._id}`, { token: org.token });
-    expect((await json<{ opportunity: Opportunity }>(after)).opportunity.owner_id).toBe(org.ownerId);
+    expect((await readOutput(after, TOOL.get_opportunity)).opportunity.owner_id).toBe(org.ownerId);
     const last = (await eventsOf(opp._id)).at(-1);
     expect(last).toMatchObject({
       event: 'opportunity.updated',
@@ -519,7 +486,7 @@ describe('delete and trash', () => {
 describe('owner deletion with the data', () => {
   it("moves a deleted user's opportunities to the trash without an event, restorable by the restorer", async () => {
     const leaving = await t.createUser(org.orgId, 'member');
-    const opp = await create({ lead_id: await createLead(), owner_id: leaving.userId });
+    const opp = await createOpportunity(t, org, { lead_id: await newLead(), owner_id: leaving.userId });
     const res = await t.request('DELETE', `/api/v1/users/${leaving.userId}`, {
       token: org.token,
       body: { acknowledge_data_deletion: true },
@@ -531,7 +498,9 @@ describe('owner deletion with the data', () => {
     expect((await eventsOf(opp._id)).map((e) => e.event)).toEqual(['opportunity.created']);
     const restored = await t.request('POST', `/api/v1/trash/${opp._id}/restore`, { token: org.token });
     expect(restored.status).toBe(200);
-    expect(await json(restored)).toMatchObject({ opportunity: { _id: opp._id, owner_id: org.ownerId } });
+    expect(await readOutput(restored, TOOL.restore_trash_item)).toMatchObject({
+      opportunity: { _id: opp._id, owner_id: org.ownerId },
+    });
     expect((await eventsOf(opp._id)).at(-1)?.data).toMatchObject({
       changed_fields: ['deleted_at', 'owner_id'],
       previous_values: { owner_id: leaving.userId },
@@ -544,10 +513,10 @@ describe('permissions and scopes', () => {
     const viewer = await t.createUser(org.orgId, 'viewer');
     const res = await t.request('POST', '/api/v1/opportunities', {
       token: viewer.token,
-      body: { lead_id: await createLead() },
+      body: { lead_id: await newLead() },
     });
     expect(res.status).toBe(403);
-    expect(await json(res)).toMatchObject({
+    expect(await readError(res, 403)).toMatchObject({
       error: 'Forbidden',
       required_permission: 'opportunities.create',
     });
@@ -556,12 +525,12 @@ describe('permissions and scopes', () => {
 
   it('lets a member create and edit but not delete; a manager deletes', async () => {
     const member = await t.createUser(org.orgId, 'member');
-    const opp = await create({ lead_id: await createLead() }, member.token);
+    const opp = await createOpportunity(t, member, { lead_id: await newLead() });
     expect(opp.owner_id).toBe(member.userId);
-    expect((await patch(opp._id, { status: 'won' }, member.token)).status).toBe(200);
+    expect((await patch(opp._id, { status: 'won' }, member)).status).toBe(200);
     const res = await t.request('DELETE', `/api/v1/opportunities/${opp._id}`, { token: member.token });
     expect(res.status).toBe(403);
-    expect(await json(res)).toMatchObject({
+    expect(await readError(res, 403)).toMatchObject({
       error: 'Forbidden',
       required_permission: 'opportunities.delete',
     });
@@ -572,14 +541,14 @@ describe('permissions and scopes', () => {
   });
 
   it('holds a PAT to its scopes', async () => {
-    const leadId = await createLead();
+    const leadId = await newLead();
     const readOnly = await t.createPat(org.orgId, org.ownerId, ['read:opportunities']);
     const res = await t.request('POST', '/api/v1/opportunities', {
       token: readOnly.token,
       body: { lead_id: leadId },
     });
     expect(res.status).toBe(403);
-    expect((await json<ErrorBody>(res)).error).toContain('write:opportunities');
+    expect((await readError(res, 403)).error).toContain('write:opportunities');
     expect((await t.request('GET', '/api/v1/opportunities', { token: readOnly.token })).status).toBe(200);
     const leadsOnly = await t.createPat(org.orgId, org.ownerId, ['read:leads', 'write:leads']);
     expect((await t.request('GET', '/api/v1/opportunities', { token: leadsOnly.token })).status).toBe(403);
