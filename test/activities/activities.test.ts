@@ -2,10 +2,21 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outboxEvents, users } from '../../core/db/schema.ts';
-import type { ErrorBody } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { contacts } from '../../tools/contacts/tables.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from '../helpers.ts';
+import {
+  type Caller,
+  createLead,
+  createTestContext,
+  detailFields,
+  logActivity,
+  eventsOf as outboxEventsOf,
+  readError,
+  readOutput,
+  type TestContext,
+  type TestOrg,
+  TOOL,
+} from '../fixtures/index.ts';
 
 let t: TestContext;
 let org: TestOrg;
@@ -13,28 +24,6 @@ let starter: TestOrg;
 let other: TestOrg;
 let member: { userId: string; token: string };
 let viewer: { userId: string; token: string };
-
-interface Activity {
-  _id: string;
-  lead_id: string;
-  contact_id: string | null;
-  type: string;
-  custom_activity_type_id: string | null;
-  user_id: string | null;
-  occurred_at: string;
-  created_by: string | null;
-  created_at: string;
-  updated_at: string;
-  values?: Record<string, unknown>;
-  [key: string]: unknown;
-}
-interface ActivityList {
-  activities: Activity[];
-  total: number;
-  page: number;
-  limit: number;
-  totalPages: number;
-}
 
 beforeAll(async () => {
   t = await createTestContext({}, { withoutRateLimits: true });
@@ -46,10 +35,9 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-async function createLead(token = org.token, name = 'Acme'): Promise<string> {
-  const res = await t.request('POST', '/api/v1/leads', { token, body: { name } });
-  expect(res.status).toBe(201);
-  return (await json<{ lead: { _id: string } }>(res)).lead._id;
+/** A new lead's id. */
+async function newLead(as: Caller = org, name = 'Acme'): Promise<string> {
+  return (await createLead(t, as, { name }))._id;
 }
 
 async function insertContact(orgId: string, leadId: string): Promise<string> {
@@ -58,39 +46,27 @@ async function insertContact(orgId: string, leadId: string): Promise<string> {
   return id;
 }
 
-async function log(body: Record<string, unknown>, token = org.token): Promise<Response> {
-  return t.request('POST', '/api/v1/activities', { token, body });
+async function log(body: Record<string, unknown>, as: Caller = org): Promise<Response> {
+  return t.request('POST', '/api/v1/activities', { token: as.token, body });
 }
 
-async function logOk(body: Record<string, unknown>, token = org.token): Promise<Activity> {
-  const res = await log(body, token);
-  expect(res.status, JSON.stringify(await res.clone().json())).toBe(201);
-  return (await json<{ activity: Activity }>(res)).activity;
-}
-
-async function patch(id: string, body: Record<string, unknown>, token = org.token): Promise<Response> {
-  return t.request('PATCH', `/api/v1/activities/${id}`, { token, body });
+async function patch(id: string, body: Record<string, unknown>, as: Caller = org): Promise<Response> {
+  return t.request('PATCH', `/api/v1/activities/${id}`, { token: as.token, body });
 }
 
 async function errorFields(res: Response, status = 400): Promise<string[]> {
-  expect(res.status).toBe(status);
-  const body = await json<ErrorBody>(res);
-  return (body.details ?? []).map((d) => d.field);
+  return detailFields(await readError(res, status));
 }
 
+/** The events written about one activity, oldest first. */
 async function eventsOf(activityId: string): Promise<string[]> {
-  const rows = await t.services.db.system
-    .select({ event: outboxEvents.event })
-    .from(outboxEvents)
-    .where(sql`${outboxEvents.data}->>'_id' = ${activityId}`)
-    .orderBy(outboxEvents.createdAt, outboxEvents.id);
-  return rows.map((r) => r.event);
+  return (await outboxEventsOf(t, activityId)).map((e) => e.event);
 }
 
 describe('notes', () => {
   it('logs, reads, updates and deletes a note, emitting activity.created', async () => {
-    const leadId = await createLead();
-    const note = await logOk({ type: 'note', lead_id: leadId, note: 'Spoke about pricing' });
+    const leadId = await newLead();
+    const note = await logActivity(t, org, { type: 'note', lead_id: leadId, note: 'Spoke about pricing' });
     expect(note).toMatchObject({
       type: 'note',
       lead_id: leadId,
@@ -110,22 +86,22 @@ describe('notes', () => {
 
     const got = await t.request('GET', `/api/v1/activities/${note._id}`, { token: org.token });
     expect(got.status).toBe(200);
-    expect((await json<{ activity: Activity }>(got)).activity).toEqual(note);
+    expect((await readOutput(got, TOOL.get_activity)).activity).toEqual(note);
 
     const res = await patch(note._id, { note: 'Pricing agreed', occurred_at: '2024-01-02T03:04:05Z' });
     expect(res.status).toBe(200);
-    const updated = (await json<{ activity: Activity }>(res)).activity;
+    const updated = (await readOutput(res, TOOL.update_activity)).activity;
     expect(updated).toMatchObject({ note: 'Pricing agreed', occurred_at: '2024-01-02T03:04:05.000Z' });
 
     const del = await t.request('DELETE', `/api/v1/activities/${note._id}`, { token: org.token });
     expect(del.status).toBe(200);
-    expect(await json(del)).toEqual({ message: 'Activity moved to the trash' });
+    expect(await readOutput(del, TOOL.delete_activity)).toEqual({ message: 'Activity moved to the trash' });
     expect((await t.request('GET', `/api/v1/activities/${note._id}`, { token: org.token })).status).toBe(404);
     expect((await patch(note._id, { note: 'x' })).status).toBe(404);
   });
 
   it('requires the note text and refuses fields of other types', async () => {
-    const leadId = await createLead();
+    const leadId = await newLead();
     expect(await errorFields(await log({ type: 'note', lead_id: leadId }))).toEqual(['note']);
     expect(await errorFields(await log({ type: 'note', lead_id: leadId, note: '   ' }))).toEqual(['note']);
     expect(await errorFields(await log({ type: 'note', lead_id: leadId, note: 'x'.repeat(20_001) }))).toEqual(
@@ -141,19 +117,19 @@ describe('notes', () => {
   });
 
   it('answers 404 for an unknown, trashed or foreign lead', async () => {
-    const trashed = await createLead();
+    const trashed = await newLead();
     await t.request('DELETE', `/api/v1/leads/${trashed}`, { token: org.token });
-    const foreign = await createLead(other.token);
+    const foreign = await newLead(other);
     for (const leadId of [newId(), trashed, foreign]) {
       const res = await log({ type: 'note', lead_id: leadId, note: 'x' });
       expect(res.status).toBe(404);
-      expect((await json<ErrorBody>(res)).message).toBe('Lead not found');
+      expect((await readError(res, 404)).message).toBe('Lead not found');
     }
   });
 
   it('checks contact_id and user_id against the lead and the organization', async () => {
-    const leadId = await createLead();
-    const otherLead = await createLead();
+    const leadId = await newLead();
+    const otherLead = await newLead();
     const contactId = await insertContact(org.orgId, leadId);
     const strangerContact = await insertContact(org.orgId, otherLead);
     const inactive = await t.createUser(org.orgId, 'member');
@@ -162,7 +138,7 @@ describe('notes', () => {
       .set({ status: 'deactivated' })
       .where(eq(users.id, inactive.userId));
 
-    const ok = await logOk({
+    const ok = await logActivity(t, org, {
       type: 'note',
       lead_id: leadId,
       note: 'x',
@@ -181,14 +157,14 @@ describe('notes', () => {
     ).toEqual(['user_id']);
     expect(await errorFields(await patch(ok._id, { contact_id: strangerContact }))).toEqual(['contact_id']);
     const cleared = await patch(ok._id, { contact_id: null });
-    expect((await json<{ activity: Activity }>(cleared)).activity.contact_id).toBeNull();
+    expect((await readOutput(cleared, TOOL.update_activity)).activity.contact_id).toBeNull();
   });
 });
 
 describe('calls', () => {
   it('logs a completed call by default with call.completed, and validates the call fields', async () => {
-    const leadId = await createLead();
-    const call = await logOk({
+    const leadId = await newLead();
+    const call = await logActivity(t, org, {
       type: 'call',
       lead_id: leadId,
       direction: 'outbound',
@@ -230,8 +206,13 @@ describe('calls', () => {
   });
 
   it('emits call.completed once, when an in-progress call is completed', async () => {
-    const leadId = await createLead();
-    const call = await logOk({ type: 'call', lead_id: leadId, direction: 'inbound', status: 'in_progress' });
+    const leadId = await newLead();
+    const call = await logActivity(t, org, {
+      type: 'call',
+      lead_id: leadId,
+      direction: 'inbound',
+      status: 'in_progress',
+    });
     expect(call.status).toBe('in_progress');
     expect(await eventsOf(call._id)).toEqual(['activity.created']);
 
@@ -240,7 +221,7 @@ describe('calls', () => {
 
     const done = await patch(call._id, { status: 'completed', duration_seconds: 300, outcome: 'voicemail' });
     expect(done.status).toBe(200);
-    expect((await json<{ activity: Activity }>(done)).activity).toMatchObject({
+    expect((await readOutput(done, TOOL.update_activity)).activity).toMatchObject({
       status: 'completed',
       duration_seconds: 300,
       outcome: 'voicemail',
@@ -254,8 +235,8 @@ describe('calls', () => {
   });
 
   it('refuses to change the type or set fields of another type on update', async () => {
-    const leadId = await createLead();
-    const call = await logOk({ type: 'call', lead_id: leadId, direction: 'inbound' });
+    const leadId = await newLead();
+    const call = await logActivity(t, org, { type: 'call', lead_id: leadId, direction: 'inbound' });
     expect(await errorFields(await patch(call._id, { type: 'note' }))).toEqual(['type']);
     expect(await errorFields(await patch(call._id, { subject: 'Hi' }))).toEqual(['subject']);
     expect((await patch(call._id, { type: 'call', outcome: null })).status).toBe(200);
@@ -264,8 +245,8 @@ describe('calls', () => {
 
 describe('emails and meetings', () => {
   it('logs an email with recipients and checks subject and addresses', async () => {
-    const leadId = await createLead();
-    const email = await logOk({
+    const leadId = await newLead();
+    const email = await logActivity(t, org, {
       type: 'email',
       lead_id: leadId,
       direction: 'outbound',
@@ -303,12 +284,14 @@ describe('emails and meetings', () => {
       ),
     ).toEqual(['to']);
     const opened = await patch(email._id, { opened_at: '2024-05-01T10:00:00+02:00' });
-    expect((await json<{ activity: Activity }>(opened)).activity.opened_at).toBe('2024-05-01T08:00:00.000Z');
+    expect((await readOutput(opened, TOOL.update_activity)).activity.opened_at).toBe(
+      '2024-05-01T08:00:00.000Z',
+    );
   });
 
   it('logs a meeting at its start time and keeps ends_at after starts_at', async () => {
-    const leadId = await createLead();
-    const meeting = await logOk({
+    const leadId = await newLead();
+    const meeting = await logActivity(t, org, {
       type: 'meeting',
       lead_id: leadId,
       title: 'Kick-off',
@@ -363,12 +346,12 @@ describe('custom activities', () => {
       },
     });
     expect(res.status).toBe(201);
-    typeId = (await json<{ custom_activity_type: { _id: string } }>(res)).custom_activity_type._id;
+    typeId = (await readOutput(res, TOOL.create_custom_activity_type, 201)).custom_activity_type._id;
   });
 
   it('logs a custom activity with values validated against its type', async () => {
-    const leadId = await createLead();
-    const demo = await logOk({
+    const leadId = await newLead();
+    const demo = await logActivity(t, org, {
       type: 'custom',
       lead_id: leadId,
       custom_activity_type_id: typeId,
@@ -420,7 +403,7 @@ describe('custom activities', () => {
 
     const merged = await patch(demo._id, { values: { seats: null, follow_up: member.userId } });
     expect(merged.status).toBe(200);
-    expect((await json<{ activity: Activity }>(merged)).activity.values).toEqual({
+    expect((await readOutput(merged, TOOL.update_activity)).activity.values).toEqual({
       outcome: 'good',
       seats: null,
       follow_up: member.userId,
@@ -432,31 +415,41 @@ describe('custom activities', () => {
   });
 
   it('needs the custom_activity_types plan feature; other types work on starter', async () => {
-    const leadId = await createLead(starter.token);
+    const leadId = await newLead(starter);
     const res = await log(
       { type: 'custom', lead_id: leadId, custom_activity_type_id: newId(), values: {} },
-      starter.token,
+      starter,
     );
     expect(res.status).toBe(402);
-    expect(await json(res)).toMatchObject({
+    expect(await readError(res, 402)).toMatchObject({
       error: 'plan_upgrade_required',
       feature: 'custom_activity_types',
       current_plan: 'starter',
     });
-    await logOk({ type: 'note', lead_id: leadId, note: 'Plain notes are on every plan' }, starter.token);
+    await logActivity(t, starter, { type: 'note', lead_id: leadId, note: 'Plain notes are on every plan' });
   });
 });
 
 describe('timeline and list', () => {
   it('lists a lead timeline newest first by occurred_at then id, paged and filterable by type', async () => {
-    const leadId = await createLead();
-    const otherLead = await createLead();
-    await logOk({ type: 'note', lead_id: otherLead, note: 'elsewhere' });
+    const leadId = await newLead();
+    const otherLead = await newLead();
+    await logActivity(t, org, { type: 'note', lead_id: otherLead, note: 'elsewhere' });
     const at = '2024-06-01T12:00:00.000Z';
-    const a = await logOk({ type: 'note', lead_id: leadId, note: 'a', occurred_at: '2024-06-01T10:00:00Z' });
-    const b = await logOk({ type: 'call', lead_id: leadId, direction: 'inbound', occurred_at: at });
-    const c = await logOk({ type: 'note', lead_id: leadId, note: 'c', occurred_at: at });
-    const d = await logOk({
+    const a = await logActivity(t, org, {
+      type: 'note',
+      lead_id: leadId,
+      note: 'a',
+      occurred_at: '2024-06-01T10:00:00Z',
+    });
+    const b = await logActivity(t, org, {
+      type: 'call',
+      lead_id: leadId,
+      direction: 'inbound',
+      occurred_at: at,
+    });
+    const c = await logActivity(t, org, { type: 'note', lead_id: leadId, note: 'c', occurred_at: at });
+    const d = await logActivity(t, org, {
       type: 'email',
       lead_id: leadId,
       direction: 'inbound',
@@ -467,15 +460,17 @@ describe('timeline and list', () => {
 
     const page1 = await t.request('GET', `/api/v1/leads/${leadId}/activities?limit=2`, { token: org.token });
     expect(page1.status).toBe(200);
-    const body1 = await json<ActivityList>(page1);
+    const body1 = await readOutput(page1, TOOL.list_lead_activities);
     expect(body1).toMatchObject({ total: 4, page: 1, limit: 2, totalPages: 2 });
-    const page2 = await json<ActivityList>(
+    const page2 = await readOutput(
       await t.request('GET', `/api/v1/leads/${leadId}/activities?limit=2&page=2`, { token: org.token }),
+      TOOL.list_lead_activities,
     );
     expect([...body1.activities, ...page2.activities].map((x) => x._id)).toEqual([d._id, ...sameTime, a._id]);
 
-    const notes = await json<ActivityList>(
+    const notes = await readOutput(
       await t.request('GET', `/api/v1/leads/${leadId}/activities?type=note`, { token: org.token }),
+      TOOL.list_lead_activities,
     );
     expect(notes.activities.map((x) => x._id)).toEqual([c._id, a._id]);
     expect(
@@ -490,55 +485,62 @@ describe('timeline and list', () => {
   });
 
   it('lists activities across leads with filters and sorts', async () => {
-    const leadId = await createLead();
-    const early = await logOk({
+    const leadId = await newLead();
+    const early = await logActivity(t, org, {
       type: 'note',
       lead_id: leadId,
       note: 'early',
       occurred_at: '2020-01-01T00:00:00Z',
     });
-    const late = await logOk({
+    const late = await logActivity(t, org, {
       type: 'note',
       lead_id: leadId,
       note: 'late',
       occurred_at: '2020-02-01T00:00:00Z',
       user_id: member.userId,
     });
-    const byLead = await json<ActivityList>(
+    const byLead = await readOutput(
       await t.request('GET', `/api/v1/activities?lead_id=${leadId}&sort=occurred_at`, { token: org.token }),
+      TOOL.list_activities,
     );
     expect(byLead.activities.map((x) => x._id)).toEqual([early._id, late._id]);
-    const defaultOrder = await json<ActivityList>(
+    const defaultOrder = await readOutput(
       await t.request('GET', `/api/v1/activities?lead_id=${leadId}`, { token: org.token }),
+      TOOL.list_activities,
     );
     expect(defaultOrder.activities.map((x) => x._id)).toEqual([late._id, early._id]);
-    const byUser = await json<ActivityList>(
+    const byUser = await readOutput(
       await t.request('GET', `/api/v1/activities?lead_id=${leadId}&user_id=${member.userId}`, {
         token: org.token,
       }),
+      TOOL.list_activities,
     );
     expect(byUser.activities.map((x) => x._id)).toEqual([late._id]);
-    const window = await json<ActivityList>(
+    const window = await readOutput(
       await t.request(
         'GET',
         `/api/v1/activities?occurred_after=2020-01-15T00:00:00Z&occurred_before=2020-03-01T00:00:00Z`,
         { token: org.token },
       ),
+      TOOL.list_activities,
     );
     expect(window.activities.map((x) => x._id)).toEqual([late._id]);
-    const calls = await json<ActivityList>(
+    const calls = await readOutput(
       await t.request('GET', '/api/v1/activities?type=call', { token: org.token }),
+      TOOL.list_activities,
     );
     expect(calls.total).toBeGreaterThan(0);
     expect(calls.activities.every((x) => x.type === 'call')).toBe(true);
-    const paged = await json<ActivityList>(
+    const paged = await readOutput(
       await t.request('GET', '/api/v1/activities?limit=1', { token: org.token }),
+      TOOL.list_activities,
     );
     expect(paged.totalPages).toBe(paged.total);
     expect((await t.request('GET', '/api/v1/activities?sort=note', { token: org.token })).status).toBe(400);
     expect((await t.request('GET', '/api/v1/activities?limit=101', { token: org.token })).status).toBe(400);
-    const foreign = await json<ActivityList>(
+    const foreign = await readOutput(
       await t.request('GET', '/api/v1/activities', { token: other.token }),
+      TOOL.list_activities,
     );
     expect(foreign.activities.some((x) => x.lead_id === leadId)).toBe(false);
   });
@@ -546,17 +548,19 @@ describe('timeline and list', () => {
 
 describe('access', () => {
   it('lets a viewer read but not write, and a member log, edit and delete', async () => {
-    const leadId = await createLead();
-    const note = await logOk({ type: 'note', lead_id: leadId, note: 'x' });
-    const denied = await log({ type: 'note', lead_id: leadId, note: 'x' }, viewer.token);
+    const leadId = await newLead();
+    const note = await logActivity(t, org, { type: 'note', lead_id: leadId, note: 'x' });
+    const denied = await log({ type: 'note', lead_id: leadId, note: 'x' }, viewer);
     expect(denied.status).toBe(403);
-    expect(await json(denied)).toMatchObject({
+    expect(await readError(denied, 403)).toMatchObject({
       error: 'Forbidden',
       required_permission: 'activities.create',
     });
-    expect((await patch(note._id, { note: 'y' }, viewer.token)).status).toBe(403);
+    expect((await patch(note._id, { note: 'y' }, viewer)).status).toBe(403);
     const viewerDelete = await t.request('DELETE', `/api/v1/activities/${note._id}`, { token: viewer.token });
-    expect(await json(viewerDelete)).toMatchObject({ required_permission: 'activities.delete' });
+    expect(await readError(viewerDelete, 403)).toMatchObject({
+      required_permission: 'activities.delete',
+    });
     expect((await t.request('GET', `/api/v1/activities/${note._id}`, { token: viewer.token })).status).toBe(
       200,
     );
@@ -564,40 +568,41 @@ describe('access', () => {
       (await t.request('GET', `/api/v1/leads/${leadId}/activities`, { token: viewer.token })).status,
     ).toBe(200);
 
-    const mine = await logOk({ type: 'note', lead_id: leadId, note: 'by member' }, member.token);
+    const mine = await logActivity(t, member, { type: 'note', lead_id: leadId, note: 'by member' });
     expect(mine.user_id).toBe(member.userId);
-    expect((await patch(mine._id, { note: 'edited' }, member.token)).status).toBe(200);
+    expect((await patch(mine._id, { note: 'edited' }, member)).status).toBe(200);
     expect(
       (await t.request('DELETE', `/api/v1/activities/${mine._id}`, { token: member.token })).status,
     ).toBe(200);
   });
 
   it('holds tokens to the leads scopes', async () => {
-    const leadId = await createLead();
+    const leadId = await newLead();
     const { token } = await t.createPat(org.orgId, org.ownerId, ['read:leads']);
     expect((await t.request('GET', `/api/v1/leads/${leadId}/activities`, { token })).status).toBe(200);
-    const res = await log({ type: 'note', lead_id: leadId, note: 'x' }, token);
+    const res = await log({ type: 'note', lead_id: leadId, note: 'x' }, { token });
     expect(res.status).toBe(403);
-    expect((await json<ErrorBody>(res)).error).toContain('write:leads');
+    expect((await readError(res, 403)).error).toContain('write:leads');
     const { token: writer } = await t.createPat(org.orgId, org.ownerId, ['read:leads', 'write:leads']);
-    await logOk({ type: 'note', lead_id: leadId, note: 'x' }, writer);
+    await logActivity(t, { token: writer }, { type: 'note', lead_id: leadId, note: 'x' });
   });
 });
 
 describe('trash', () => {
   it('lists a deleted activity in the trash and restores it', async () => {
-    const leadId = await createLead();
-    const note = await logOk({ type: 'note', lead_id: leadId, note: 'keep me' });
+    const leadId = await newLead();
+    const note = await logActivity(t, org, { type: 'note', lead_id: leadId, note: 'keep me' });
     await t.request('DELETE', `/api/v1/activities/${note._id}`, { token: org.token });
-    const trash = await json<{ items: { type: string; _id: string; name: string }[] }>(
+    const trash = await readOutput(
       await t.request('GET', '/api/v1/trash?type=activity', { token: org.token }),
+      TOOL.list_trash,
     );
     expect(trash.items).toContainEqual(
       expect.objectContaining({ type: 'activity', _id: note._id, name: 'note: keep me' }),
     );
     const restored = await t.request('POST', `/api/v1/trash/${note._id}/restore`, { token: org.token });
     expect(restored.status).toBe(200);
-    expect(await json(restored)).toMatchObject({
+    expect(await readOutput(restored, TOOL.restore_trash_item)).toMatchObject({
       type: 'activity',
       activity: { _id: note._id, note: 'keep me' },
     });
@@ -605,13 +610,13 @@ describe('trash', () => {
   });
 
   it('follows its lead into the trash, refuses a restore on its own while the lead is trashed, and returns with the lead', async () => {
-    const leadId = await createLead();
-    const call = await logOk({ type: 'call', lead_id: leadId, direction: 'outbound' });
+    const leadId = await newLead();
+    const call = await logActivity(t, org, { type: 'call', lead_id: leadId, direction: 'outbound' });
     expect((await t.request('DELETE', `/api/v1/leads/${leadId}`, { token: org.token })).status).toBe(200);
     expect((await t.request('GET', `/api/v1/activities/${call._id}`, { token: org.token })).status).toBe(404);
     const refused = await t.request('POST', `/api/v1/trash/${call._id}/restore`, { token: org.token });
     expect(refused.status).toBe(409);
-    expect((await json<ErrorBody>(refused)).message).toBe('Restore its lead first');
+    expect((await readError(refused, 409)).message).toBe('Restore its lead first');
     expect((await t.request('POST', `/api/v1/trash/${leadId}/restore`, { token: org.token })).status).toBe(
       200,
     );
