@@ -1,37 +1,26 @@
 // Locks in tasks over REST: CRUD, list filters and conventions, completion (task.completed once), snooze/unsnooze behind task_snooze, the caller's open tasks, trash and access rules.
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { outboxEvents } from '../../core/db/schema.ts';
-import type { ErrorBody } from '../../core/errors.ts';
 import { tasks } from '../../tools/tasks/tables.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from '../helpers.ts';
+import {
+  type Caller,
+  createLead,
+  createTask,
+  createTestContext,
+  detailFields,
+  type InputOf,
+  eventsOf as outboxEventsOf,
+  readError,
+  readOutput,
+  type TestContext,
+  type TestOrg,
+  TOOL,
+} from '../fixtures/index.ts';
 
 let t: TestContext;
 let org: TestOrg;
 let freeOrg: TestOrg;
 let other: TestOrg;
-
-interface Task {
-  _id: string;
-  lead_id: string | null;
-  assigned_to: string | null;
-  text: string;
-  due_at: string | null;
-  is_complete: boolean;
-  completed_at: string | null;
-  completed_by: string | null;
-  snoozed_until: string | null;
-  created_by: string | null;
-  created_at: string;
-  updated_at: string;
-}
-interface TaskList {
-  tasks: Task[];
-  total: number;
-  page: number;
-  limit: number;
-  totalPages: number;
-}
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -45,45 +34,35 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-async function createLead(o: TestOrg = org, name = 'Task Lead'): Promise<string> {
-  const res = await t.request('POST', '/api/v1/leads', { token: o.token, body: { name } });
-  expect(res.status).toBe(201);
-  return (await json<{ lead: { _id: string } }>(res)).lead._id;
+/** A new lead's id. */
+async function newLead(as: Caller = org, name = 'Task Lead'): Promise<string> {
+  return (await createLead(t, as, { name }))._id;
 }
 
-async function createTask(body: Record<string, unknown>, token = org.token): Promise<Task> {
-  const res = await t.request('POST', '/api/v1/tasks', { token, body });
-  expect(res.status).toBe(201);
-  return (await json<{ task: Task }>(res)).task;
+async function list(query: string, as: Caller = org) {
+  const res = await t.request('GET', `/api/v1/tasks${query}`, { token: as.token });
+  return readOutput(res, TOOL.list_tasks);
 }
 
-async function list(query: string, token = org.token): Promise<TaskList> {
-  const res = await t.request('GET', `/api/v1/tasks${query}`, { token });
-  expect(res.status).toBe(200);
-  return json<TaskList>(res);
+async function myTasks(query: string, as: Caller) {
+  const res = await t.request('GET', `/api/v1/me/tasks${query}`, { token: as.token });
+  return readOutput(res, TOOL.list_my_tasks);
 }
 
-async function myTasks(query: string, token: string): Promise<TaskList> {
-  const res = await t.request('GET', `/api/v1/me/tasks${query}`, { token });
-  expect(res.status).toBe(200);
-  return json<TaskList>(res);
-}
-
+/** The payloads of one task's `event` events. */
 async function eventsOf(taskId: string, event: string): Promise<Record<string, unknown>[]> {
-  const rows = await t.services.db.system
-    .select({ event: outboxEvents.event, data: outboxEvents.data })
-    .from(outboxEvents)
-    .where(eq(outboxEvents.event, event));
-  return rows.filter((r) => r.data._id === taskId).map((r) => r.data);
+  return (await outboxEventsOf(t, taskId)).filter((e) => e.event === event).map((e) => e.data);
 }
-
-const fieldsOf = (body: ErrorBody) => (body.details ?? []).map((d) => d.field);
 
 describe('create and get', () => {
   it('creates a task assigned to the caller by default and emits task.created once', async () => {
-    const leadId = await createLead();
+    const leadId = await newLead();
     const due = at(2 * DAY);
-    const task = await createTask({ text: '  Call back about pricing  ', lead_id: leadId, due_at: due });
+    const task = await createTask(t, org, {
+      text: '  Call back about pricing  ',
+      lead_id: leadId,
+      due_at: due,
+    });
     expect(task).toMatchObject({
       lead_id: leadId,
       assigned_to: org.ownerId,
@@ -98,7 +77,7 @@ describe('create and get', () => {
     expect(task._id).toMatch(/^[0-9a-f]{24}$/);
     const res = await t.request('GET', `/api/v1/tasks/${task._id}`, { token: org.token });
     expect(res.status).toBe(200);
-    expect((await json<{ task: Task }>(res)).task).toEqual(task);
+    expect((await readOutput(res, TOOL.get_task)).task).toEqual(task);
 
     const created = await eventsOf(task._id, 'task.created');
     expect(created).toHaveLength(1);
@@ -107,15 +86,15 @@ describe('create and get', () => {
 
   it('creates a standalone task and one assigned to another active user', async () => {
     const member = await t.createUser(org.orgId, 'member');
-    const task = await createTask({ text: 'Prepare the QBR deck', assigned_to: member.userId });
+    const task = await createTask(t, org, { text: 'Prepare the QBR deck', assigned_to: member.userId });
     expect(task.lead_id).toBeNull();
     expect(task.assigned_to).toBe(member.userId);
     expect(task.due_at).toBeNull();
   });
 
   it('answers 404 for a lead that is unknown, trashed or of another organization', async () => {
-    const foreignLead = await createLead(other);
-    const trashed = await createLead();
+    const foreignLead = await newLead(other);
+    const trashed = await newLead();
     expect((await t.request('DELETE', `/api/v1/leads/${trashed}`, { token: org.token })).status).toBe(200);
     for (const leadId of [foreignLead, trashed, '0123456789abcdef01234567']) {
       const res = await t.request('POST', '/api/v1/tasks', {
@@ -123,7 +102,7 @@ describe('create and get', () => {
         body: { text: 'x', lead_id: leadId },
       });
       expect(res.status).toBe(404);
-      expect((await json<ErrorBody>(res)).message).toBe('Lead not found');
+      expect((await readError(res, 404)).message).toBe('Lead not found');
     }
   });
 
@@ -144,13 +123,13 @@ describe('create and get', () => {
     for (const [body, field] of cases) {
       const res = await t.request('POST', '/api/v1/tasks', { token: org.token, body });
       expect(res.status, JSON.stringify(body)).toBe(400);
-      expect(fieldsOf(await json<ErrorBody>(res)), JSON.stringify(body)).toContain(field);
+      expect(detailFields(await readError(res, 400)), JSON.stringify(body)).toContain(field);
     }
     expect((await t.request('GET', '/api/v1/tasks/nope', { token: org.token })).status).toBe(400);
   });
 
   it('answers 404 for another organization', async () => {
-    const task = await createTask({ text: 'Private' });
+    const task = await createTask(t, org, { text: 'Private' });
     expect((await t.request('GET', `/api/v1/tasks/${task._id}`, { token: other.token })).status).toBe(404);
   });
 });
@@ -161,21 +140,25 @@ describe('list_tasks', () => {
   const ids: Record<string, string> = {};
 
   beforeAll(async () => {
-    leadId = await createLead(org, 'List Lead');
+    leadId = await newLead(org, 'List Lead');
     member = await t.createUser(org.orgId, 'member');
-    ids.overdue = (await createTask({ text: 'Overdue zebra', lead_id: leadId, due_at: at(-2 * DAY) }))._id;
-    ids.soon = (await createTask({ text: 'Soon zebra', lead_id: leadId, due_at: at(DAY) }))._id;
-    ids.later = (await createTask({ text: 'Later zebra', lead_id: leadId, due_at: at(10 * DAY) }))._id;
-    ids.undated = (await createTask({ text: 'Undated zebra', lead_id: leadId }))._id;
+    ids.overdue = (
+      await createTask(t, org, { text: 'Overdue zebra', lead_id: leadId, due_at: at(-2 * DAY) })
+    )._id;
+    ids.soon = (await createTask(t, org, { text: 'Soon zebra', lead_id: leadId, due_at: at(DAY) }))._id;
+    ids.later = (
+      await createTask(t, org, { text: 'Later zebra', lead_id: leadId, due_at: at(10 * DAY) })
+    )._id;
+    ids.undated = (await createTask(t, org, { text: 'Undated zebra', lead_id: leadId }))._id;
     ids.member = (
-      await createTask({
+      await createTask(t, org, {
         text: 'Member zebra',
         lead_id: leadId,
         assigned_to: member.userId,
         due_at: at(-DAY),
       })
     )._id;
-    const done = await createTask({ text: 'Done zebra', lead_id: leadId, due_at: at(-3 * DAY) });
+    const done = await createTask(t, org, { text: 'Done zebra', lead_id: leadId, due_at: at(-3 * DAY) });
     ids.done = done._id;
     expect((await t.request('POST', `/api/v1/tasks/${done._id}/complete`, { token: org.token })).status).toBe(
       200,
@@ -232,32 +215,32 @@ describe('list_tasks', () => {
     ]) {
       const res = await t.request('GET', `/api/v1/tasks${query}`, { token: org.token });
       expect(res.status, query).toBe(400);
-      expect((await json<ErrorBody>(res)).details?.length, query).toBeGreaterThan(0);
+      expect((await readError(res, 400)).details?.length, query).toBeGreaterThan(0);
     }
     expect((await list('?limit=100')).limit).toBe(100);
   });
 
   it("does not show another organization's tasks", async () => {
-    expect((await list(`?lead_id=${leadId}`, other.token)).total).toBe(0);
+    expect((await list(`?lead_id=${leadId}`, other)).total).toBe(0);
   });
 });
 
 describe('update and complete', () => {
   it('merges the fields sent and clears the due date with null', async () => {
-    const leadId = await createLead();
-    const task = await createTask({ text: 'Draft', due_at: at(DAY) });
+    const leadId = await newLead();
+    const task = await createTask(t, org, { text: 'Draft', due_at: at(DAY) });
     const res = await t.request('PATCH', `/api/v1/tasks/${task._id}`, {
       token: org.token,
       body: { text: 'Final', lead_id: leadId },
     });
     expect(res.status).toBe(200);
-    const updated = (await json<{ task: Task }>(res)).task;
+    const updated = (await readOutput(res, TOOL.update_task)).task;
     expect(updated).toMatchObject({ text: 'Final', lead_id: leadId, due_at: task.due_at });
     const cleared = await t.request('PATCH', `/api/v1/tasks/${task._id}`, {
       token: org.token,
       body: { due_at: null, lead_id: null },
     });
-    expect((await json<{ task: Task }>(cleared)).task).toMatchObject({ due_at: null, lead_id: null });
+    expect((await readOutput(cleared, TOOL.update_task)).task).toMatchObject({ due_at: null, lead_id: null });
     const bad = await t.request('PATCH', `/api/v1/tasks/${task._id}`, {
       token: org.token,
       body: { text: '' },
@@ -266,13 +249,13 @@ describe('update and complete', () => {
   });
 
   it('answers PUT like PATCH: only the fields sent change', async () => {
-    const task = await createTask({ text: 'Call back', due_at: at(DAY) });
+    const task = await createTask(t, org, { text: 'Call back', due_at: at(DAY) });
     const res = await t.request('PUT', `/api/v1/tasks/${task._id}`, {
       token: org.token,
       body: { text: 'Call back today' },
     });
     expect(res.status).toBe(200);
-    expect((await json<{ task: Task }>(res)).task).toMatchObject({
+    expect((await readOutput(res, TOOL.update_task)).task).toMatchObject({
       text: 'Call back today',
       due_at: task.due_at,
     });
@@ -281,19 +264,19 @@ describe('update and complete', () => {
   });
 
   it('completes once: task.completed is emitted once, repeats return the task unchanged', async () => {
-    const task = await createTask({ text: 'Send contract' });
+    const task = await createTask(t, org, { text: 'Send contract' });
     const first = await t.request('POST', `/api/v1/tasks/${task._id}/complete`, { token: org.token });
     expect(first.status).toBe(200);
-    const done = (await json<{ task: Task }>(first)).task;
+    const done = (await readOutput(first, TOOL.complete_task)).task;
     expect(done).toMatchObject({ is_complete: true, completed_by: org.ownerId });
     expect(done.completed_at).not.toBeNull();
     const again = await t.request('POST', `/api/v1/tasks/${task._id}/complete`, { token: org.token });
-    expect((await json<{ task: Task }>(again)).task).toEqual(done);
+    expect((await readOutput(again, TOOL.complete_task)).task).toEqual(done);
     const viaUpdate = await t.request('PATCH', `/api/v1/tasks/${task._id}`, {
       token: org.token,
       body: { is_complete: true },
     });
-    expect((await json<{ task: Task }>(viaUpdate)).task.completed_at).toBe(done.completed_at);
+    expect((await readOutput(viaUpdate, TOOL.update_task)).task.completed_at).toBe(done.completed_at);
     const events = await eventsOf(task._id, 'task.completed');
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ _id: task._id, is_complete: true, completed_by: org.ownerId });
@@ -301,12 +284,12 @@ describe('update and complete', () => {
 
   it('treats is_complete true on update as completion and false as reopening', async () => {
     const member = await t.createUser(org.orgId, 'member');
-    const task = await createTask({ text: 'Book the demo' });
+    const task = await createTask(t, org, { text: 'Book the demo' });
     const res = await t.request('PATCH', `/api/v1/tasks/${task._id}`, {
       token: member.token,
       body: { is_complete: true },
     });
-    expect((await json<{ task: Task }>(res)).task).toMatchObject({
+    expect((await readOutput(res, TOOL.update_task)).task).toMatchObject({
       is_complete: true,
       completed_by: member.userId,
     });
@@ -315,7 +298,7 @@ describe('update and complete', () => {
       token: org.token,
       body: { is_complete: false },
     });
-    expect((await json<{ task: Task }>(reopen)).task).toMatchObject({
+    expect((await readOutput(reopen, TOOL.update_task)).task).toMatchObject({
       is_complete: false,
       completed_at: null,
       completed_by: null,
@@ -332,13 +315,13 @@ describe('snooze and unsnooze', () => {
       token: freeOrg.token,
       body: { text: 'Free task' },
     });
-    const task = (await json<{ task: Task }>(res)).task;
+    const task = (await readOutput(res, TOOL.create_task, 201)).task;
     const snooze = await t.request('POST', `/api/v1/tasks/${task._id}/snooze`, {
       token: freeOrg.token,
       body: { until: at(DAY) },
     });
     expect(snooze.status).toBe(402);
-    expect(await json(snooze)).toMatchObject({
+    expect(await readError(snooze, 402)).toMatchObject({
       error: 'plan_upgrade_required',
       feature: 'task_snooze',
       current_plan: 'free',
@@ -348,32 +331,32 @@ describe('snooze and unsnooze', () => {
   });
 
   it('snoozes until a future time and unsnoozes (idempotently)', async () => {
-    const task = await createTask({ text: 'Snooze me', due_at: at(DAY) });
+    const task = await createTask(t, org, { text: 'Snooze me', due_at: at(DAY) });
     const until = at(3 * DAY);
     const res = await t.request('POST', `/api/v1/tasks/${task._id}/snooze`, {
       token: org.token,
       body: { until },
     });
     expect(res.status).toBe(200);
-    expect((await json<{ task: Task }>(res)).task.snoozed_until).toBe(until);
+    expect((await readOutput(res, TOOL.snooze_task)).task.snoozed_until).toBe(until);
     const un = await t.request('POST', `/api/v1/tasks/${task._id}/unsnooze`, { token: org.token });
     expect(un.status).toBe(200);
-    const cleared = (await json<{ task: Task }>(un)).task;
+    const cleared = (await readOutput(un, TOOL.unsnooze_task)).task;
     expect(cleared.snoozed_until).toBeNull();
     const again = await t.request('POST', `/api/v1/tasks/${task._id}/unsnooze`, { token: org.token });
     expect(again.status).toBe(200);
-    expect((await json<{ task: Task }>(again)).task).toEqual(cleared);
+    expect((await readOutput(again, TOOL.unsnooze_task)).task).toEqual(cleared);
   });
 
   it('rejects a past, too distant or malformed time, and a completed task', async () => {
-    const task = await createTask({ text: 'Bad snooze' });
+    const task = await createTask(t, org, { text: 'Bad snooze' });
     for (const until of [at(-HOUR), at(400 * DAY), 'next week', undefined]) {
       const res = await t.request('POST', `/api/v1/tasks/${task._id}/snooze`, {
         token: org.token,
         body: until === undefined ? {} : { until },
       });
       expect(res.status, String(until)).toBe(400);
-      expect(fieldsOf(await json<ErrorBody>(res))).toEqual(['until']);
+      expect(detailFields(await readError(res, 400))).toEqual(['until']);
     }
     await t.request('POST', `/api/v1/tasks/${task._id}/complete`, { token: org.token });
     const done = await t.request('POST', `/api/v1/tasks/${task._id}/snooze`, {
@@ -385,10 +368,13 @@ describe('snooze and unsnooze', () => {
 
   it('forbids a viewer to snooze', async () => {
     const viewer = await t.createUser(org.orgId, 'viewer');
-    const task = await createTask({ text: 'Viewer cannot' });
+    const task = await createTask(t, org, { text: 'Viewer cannot' });
     const res = await t.request('POST', `/api/v1/tasks/${task._id}/unsnooze`, { token: viewer.token });
     expect(res.status).toBe(403);
-    expect(await json(res)).toMatchObject({ error: 'Forbidden', required_permission: 'tasks.edit' });
+    expect(await readError(res, 403)).toMatchObject({
+      error: 'Forbidden',
+      required_permission: 'tasks.edit',
+    });
   });
 });
 
@@ -396,8 +382,8 @@ describe('list_my_tasks', () => {
   it("lists the caller's open, unsnoozed tasks, due first and undated last", async () => {
     const me = await t.createUser(org.orgId, 'member');
     const colleague = await t.createUser(org.orgId, 'member');
-    const mine = (text: string, extra: Record<string, unknown> = {}) =>
-      createTask({ text, assigned_to: me.userId, ...extra });
+    const mine = (text: string, extra: Partial<InputOf<'create_task'>> = {}) =>
+      createTask(t, org, { text, assigned_to: me.userId, ...extra });
     const late = await mine('Late', { due_at: at(-DAY) });
     const soon = await mine('Soon', { due_at: at(2 * HOUR) });
     const far = await mine('Far', { due_at: at(20 * DAY) });
@@ -416,14 +402,14 @@ describe('list_my_tasks', () => {
     await t.request('POST', `/api/v1/tasks/${completed._id}/complete`, { token: me.token });
     const trashed = await mine('Trashed', { due_at: at(-DAY) });
     await t.request('DELETE', `/api/v1/tasks/${trashed._id}`, { token: me.token });
-    await createTask({ text: "Colleague's", assigned_to: colleague.userId, due_at: at(-DAY) });
+    await createTask(t, org, { text: "Colleague's", assigned_to: colleague.userId, due_at: at(-DAY) });
 
-    const all = await myTasks('', me.token);
+    const all = await myTasks('', me);
     expect(all.tasks.map((x) => x.text)).toEqual(['Late', 'Soon', 'Snooze over', 'Far', 'Undated']);
     expect(all).toMatchObject({ total: 5, page: 1, limit: 25, totalPages: 1 });
-    const dueSoon = await myTasks(`?due_before=${encodeURIComponent(at(DAY))}`, me.token);
+    const dueSoon = await myTasks(`?due_before=${encodeURIComponent(at(DAY))}`, me);
     expect(dueSoon.tasks.map((x) => x._id)).toEqual([late._id, soon._id]);
-    const paged = await myTasks('?limit=2&page=3', me.token);
+    const paged = await myTasks('?limit=2&page=3', me);
     expect(paged.tasks.map((x) => x._id)).toEqual([undated._id]);
     expect(paged.totalPages).toBe(3);
     expect(far.text).toBe('Far');
@@ -435,31 +421,35 @@ describe('list_my_tasks', () => {
 
 describe('trash', () => {
   it('deletes to the trash and restores; the trash lists the task by its text', async () => {
-    const task = await createTask({ text: 'Trash me' });
+    const task = await createTask(t, org, { text: 'Trash me' });
     const del = await t.request('DELETE', `/api/v1/tasks/${task._id}`, { token: org.token });
     expect(del.status).toBe(200);
-    expect(await json(del)).toEqual({ message: 'Task moved to the trash' });
+    expect(await readOutput(del, TOOL.delete_task)).toEqual({ message: 'Task moved to the trash' });
     expect((await t.request('GET', `/api/v1/tasks/${task._id}`, { token: org.token })).status).toBe(404);
-    const trash = await json<{ items: { type: string; _id: string; name: string }[] }>(
+    const trash = await readOutput(
       await t.request('GET', '/api/v1/trash?type=task&limit=100', { token: org.token }),
+      TOOL.list_trash,
     );
     expect(trash.items.find((i) => i._id === task._id)).toMatchObject({ type: 'task', name: 'Trash me' });
     const restore = await t.request('POST', `/api/v1/trash/${task._id}/restore`, { token: org.token });
     expect(restore.status).toBe(200);
-    expect(await json(restore)).toMatchObject({ type: 'task', task: { _id: task._id, text: 'Trash me' } });
+    expect(await readOutput(restore, TOOL.restore_trash_item)).toMatchObject({
+      type: 'task',
+      task: { _id: task._id, text: 'Trash me' },
+    });
     expect((await t.request('GET', `/api/v1/tasks/${task._id}`, { token: org.token })).status).toBe(200);
   });
 
   it('refuses to restore a task while its lead is in the trash; the lead brings it back', async () => {
-    const leadId = await createLead();
-    const task = await createTask({ text: 'Child task', lead_id: leadId });
+    const leadId = await newLead();
+    const task = await createTask(t, org, { text: 'Child task', lead_id: leadId });
     await t.request('DELETE', `/api/v1/tasks/${task._id}`, { token: org.token });
     await t.request('DELETE', `/api/v1/leads/${leadId}`, { token: org.token });
     const refused = await t.request('POST', `/api/v1/trash/${task._id}/restore`, { token: org.token });
     expect(refused.status).toBe(409);
-    expect((await json<ErrorBody>(refused)).message).toBe('Restore its lead first');
+    expect((await readError(refused, 409)).message).toBe('Restore its lead first');
 
-    const withLead = await createTask({ text: 'Goes with lead', lead_id: await createLead() });
+    const withLead = await createTask(t, org, { text: 'Goes with lead', lead_id: await newLead() });
     const lead2 = withLead.lead_id ?? '';
     await t.request('DELETE', `/api/v1/leads/${lead2}`, { token: org.token });
     expect((await t.request('GET', `/api/v1/tasks/${withLead._id}`, { token: org.token })).status).toBe(404);
@@ -472,7 +462,7 @@ describe('permissions, scopes and ownership', () => {
   it('lets a viewer read but not write, and a member delete', async () => {
     const viewer = await t.createUser(org.orgId, 'viewer');
     const member = await t.createUser(org.orgId, 'member');
-    const task = await createTask({ text: 'Perm task' });
+    const task = await createTask(t, org, { text: 'Perm task' });
     expect((await t.request('GET', `/api/v1/tasks/${task._id}`, { token: viewer.token })).status).toBe(200);
     expect((await t.request('GET', '/api/v1/me/tasks', { token: viewer.token })).status).toBe(200);
     const writes: [string, string, unknown, string][] = [
@@ -484,7 +474,10 @@ describe('permissions, scopes and ownership', () => {
     for (const [method, path, body, permission] of writes) {
       const res = await t.request(method, path, { token: viewer.token, body });
       expect(res.status, `${method} ${path}`).toBe(403);
-      expect(await json(res)).toMatchObject({ error: 'Forbidden', required_permission: permission });
+      expect(await readError(res, 403)).toMatchObject({
+        error: 'Forbidden',
+        required_permission: permission,
+      });
     }
     expect((await t.request('DELETE', `/api/v1/tasks/${task._id}`, { token: member.token })).status).toBe(
       200,
@@ -495,7 +488,7 @@ describe('permissions, scopes and ownership', () => {
     const { token } = await t.createPat(org.orgId, org.ownerId, ['read:leads']);
     const res = await t.request('POST', '/api/v1/tasks', { token, body: { text: 'Scoped' } });
     expect(res.status).toBe(403);
-    expect((await json<ErrorBody>(res)).error).toContain('write:leads');
+    expect((await readError(res, 403)).error).toContain('write:leads');
     expect((await t.request('GET', '/api/v1/tasks', { token })).status).toBe(200);
     const contactsOnly = await t.createPat(org.orgId, org.ownerId, ['read:contacts']);
     expect((await t.request('GET', '/api/v1/me/tasks', { token: contactsOnly.token })).status).toBe(403);
@@ -507,7 +500,7 @@ describe('permissions, scopes and ownership', () => {
 
   it("hands a deleted user's tasks to the heir", async () => {
     const leaving = await t.createUser(org.orgId, 'member');
-    const task = await createTask({ text: 'Inherited', assigned_to: leaving.userId });
+    const task = await createTask(t, org, { text: 'Inherited', assigned_to: leaving.userId });
     const refused = await t.request('DELETE', `/api/v1/users/${leaving.userId}`, { token: org.token });
     expect(refused.status).toBe(400);
     const res = await t.request('DELETE', `/api/v1/users/${leaving.userId}`, {
