@@ -1,28 +1,23 @@
 // Locks in global search: one ranked list over live leads, contacts and opportunities of the caller's organization, limited to the types its token and role may read.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ErrorBody } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { contacts } from '../../tools/contacts/tables.ts';
 import { leads } from '../../tools/leads/tables.ts';
 import { opportunities } from '../../tools/opportunities/tables.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from '../helpers.ts';
+import {
+  type Caller,
+  createTestContext,
+  readError,
+  readOutput,
+  type TestContext,
+  type TestOrg,
+  TOOL,
+} from '../fixtures/index.ts';
 
 let t: TestContext;
 let org: TestOrg;
 let other: TestOrg;
-
-interface Result {
-  type: string;
-  _id: string;
-  name: string;
-  lead_id: string | null;
-  lead_name: string;
-  snippet: string;
-  rank: number;
-}
-interface SearchBody {
-  results: Result[];
-  count: number;
-}
 
 async function insertLead(
   orgId: string,
@@ -69,10 +64,13 @@ async function insertOpportunity(orgId: string, leadId: string, note: string | n
   return id;
 }
 
-async function search(query: string, token = org.token, status = 200): Promise<SearchBody> {
-  const res = await t.request('GET', `/api/v1/search?${query}`, { token });
-  expect(res.status, await res.clone().text()).toBe(status);
-  return json<SearchBody>(res);
+async function search(query: string, as: Caller = org) {
+  return readOutput(await t.request('GET', `/api/v1/search?${query}`, { token: as.token }), TOOL.search_crm);
+}
+
+/** A search the caller may not run: its error body. */
+async function refusedSearch(query: string, as: Caller, status: number): Promise<ErrorBody> {
+  return readError(await t.request('GET', `/api/v1/search?${query}`, { token: as.token }), status);
 }
 
 let zephyrLead: string;
@@ -153,7 +151,7 @@ describe('search_crm over REST', () => {
   it("never returns another organization's records", async () => {
     const body = await search('q=zephyrine');
     expect(body.results.some((r) => r.name.includes('Foreign') || r.name.includes('Elsewhere'))).toBe(false);
-    const theirs = await search('q=zephyrine', other.token);
+    const theirs = await search('q=zephyrine', other);
     expect(theirs.results.map((r) => r.name).sort()).toEqual(['Zephyrine Elsewhere', 'Zephyrine Foreign']);
   });
 
@@ -169,25 +167,27 @@ describe('search_crm over REST', () => {
 
   it('needs read:leads, then limits a token to the types its scopes allow', async () => {
     const leadsOnly = await t.createPat(org.orgId, org.ownerId, ['read:leads']);
-    const a = await search('q=zephyrine', leadsOnly.token);
+    const a = await search('q=zephyrine', leadsOnly);
     expect(a.results.map((r) => r.type)).toEqual(['lead']);
     // Search is lead data (results name their lead), so it needs read:leads itself.
     const contactsOnly = await t.createPat(org.orgId, org.ownerId, ['read:contacts']);
-    const b = await search('q=zephyrine', contactsOnly.token, 403);
+    const b = await refusedSearch('q=zephyrine', contactsOnly, 403);
     expect(b).toMatchObject({ code: 'scope_missing', required_scope: 'read:leads' });
     const withContacts = await t.createPat(org.orgId, org.ownerId, ['read:leads', 'read:contacts']);
-    const c = await search('q=zephyrine', withContacts.token);
+    const c = await search('q=zephyrine', withContacts);
     expect(c.results.map((r) => r.type).sort()).toEqual(['contact', 'lead']);
     const withDeals = await t.createPat(org.orgId, org.ownerId, ['read:leads', 'read:opportunities']);
-    const d = await search('q=zephyrine&types=contact,opportunity', withDeals.token);
+    const d = await search('q=zephyrine&types=contact,opportunity', withDeals);
     expect(d.results.map((r) => r.type)).toEqual(['opportunity']);
     const writeOnly = await t.createPat(org.orgId, org.ownerId, ['write:leads']);
-    expect(await search('q=zephyrine', writeOnly.token, 403)).toMatchObject({ required_scope: 'read:leads' });
+    expect(await refusedSearch('q=zephyrine', writeOnly, 403)).toMatchObject({
+      required_scope: 'read:leads',
+    });
   });
 
   it('lets every role that can view leads search', async () => {
     const viewer = await t.createUser(org.orgId, 'viewer');
-    const body = await search('q=zephyrine', viewer.token);
+    const body = await search('q=zephyrine', viewer);
     expect(body.results.length).toBeGreaterThan(0);
   });
 
@@ -229,8 +229,8 @@ describe('search_crm over REST', () => {
     for (const query of cases) {
       const res = await t.request('GET', `/api/v1/search?${query}`, { token: org.token });
       expect(res.status, query).toBe(400);
-      const body = await json<{ error: string; details: unknown[] }>(res);
-      expect(body.details.length, query).toBeGreaterThan(0);
+      const body = await readError(res, 400);
+      expect(body.details?.length, query).toBeGreaterThan(0);
     }
   });
 

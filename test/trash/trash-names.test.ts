@@ -5,7 +5,7 @@ import { activities } from '../../tools/activities/tables.ts';
 import { customObjectRecords, customObjects } from '../../tools/custom-objects/tables.ts';
 import { leads } from '../../tools/leads/tables.ts';
 import { opportunities } from '../../tools/opportunities/tables.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from '../helpers.ts';
+import { createTestContext, readOutput, type TestContext, type TestOrg, TOOL } from '../fixtures/index.ts';
 
 let t: TestContext;
 let org: TestOrg;
@@ -54,7 +54,7 @@ describe('trash item names', () => {
 
     const res = await t.request('GET', '/api/v1/trash?limit=100', { token: org.token });
     expect(res.status).toBe(200);
-    const { items } = await json<{ items: { _id: string; name: string }[] }>(res);
+    const { items } = await readOutput(res, TOOL.list_trash);
     const nameOf = (id: string) => items.find((i) => i._id === id)?.name;
     expect(nameOf(ids.noted)).toBe('Annual renewal');
     expect(nameOf(ids.staged)).toBe('Proposal');

@@ -1,35 +1,24 @@
 // Locks in the trash over REST: deleted leads are listed newest first, restored with an lead.updated event, and handed to the restorer when their owner is gone.
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { outboxEvents, users } from '../../core/db/schema.ts';
+import { users } from '../../core/db/schema.ts';
 import { leads } from '../../tools/leads/tables.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from '../helpers.ts';
+import {
+  type Caller,
+  createLead,
+  createTestContext,
+  eventsOf as outboxEventsOf,
+  readError,
+  readOutput,
+  readRestored,
+  type TestContext,
+  type TestOrg,
+  TOOL,
+} from '../fixtures/index.ts';
 
 let t: TestContext;
 let org: TestOrg;
 let other: TestOrg;
-
-interface Lead {
-  _id: string;
-  name: string;
-  owner_id: string | null;
-  updated_at: string;
-  [key: string]: unknown;
-}
-interface TrashItem {
-  type: string;
-  _id: string;
-  name: string;
-  deleted_at: string;
-  deleted_by: string | null;
-}
-interface TrashList {
-  items: TrashItem[];
-  total: number;
-  page: number;
-  limit: number;
-  totalPages: number;
-}
 
 beforeAll(async () => {
   t = await createTestContext();
@@ -38,44 +27,31 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-async function createLead(body: Record<string, unknown>, token = org.token): Promise<Lead> {
-  const res = await t.request('POST', '/api/v1/leads', { token, body });
-  expect(res.status).toBe(201);
-  return (await json<{ lead: Lead }>(res)).lead;
-}
-
-async function trash(id: string, token = org.token): Promise<void> {
-  const res = await t.request('DELETE', `/api/v1/leads/${id}`, { token });
+async function trash(id: string, as: Caller = org): Promise<void> {
+  const res = await t.request('DELETE', `/api/v1/leads/${id}`, { token: as.token });
   expect(res.status).toBe(200);
 }
 
-async function listTrash(query = '', token = org.token): Promise<TrashList> {
-  const res = await t.request('GET', `/api/v1/trash${query}`, { token });
-  expect(res.status).toBe(200);
-  return json<TrashList>(res);
+async function listTrash(query = '', as: Caller = org) {
+  return readOutput(await t.request('GET', `/api/v1/trash${query}`, { token: as.token }), TOOL.list_trash);
 }
 
-async function eventsOf(leadId: string): Promise<{ event: string; data: Record<string, unknown> }[]> {
-  return t.services.db.system
-    .select({ event: outboxEvents.event, data: outboxEvents.data })
-    .from(outboxEvents)
-    .where(sql`${outboxEvents.data}->>'_id' = ${leadId}`)
-    .orderBy(outboxEvents.createdAt, outboxEvents.id);
-}
+/** Outbox rows of one lead, oldest first. */
+const eventsOf = (leadId: string) => outboxEventsOf(t, leadId);
 
 describe('list_trash', () => {
   it('lists deleted leads of the organization only, most recently deleted first, with paging', async () => {
     const listOrg = await t.createOrg({ name: 'Trash List Org' });
     const manager = await t.createUser(listOrg.orgId, 'manager');
-    const first = await createLead({ name: 'First Gone' }, listOrg.token);
-    const second = await createLead({ name: 'Second Gone' }, listOrg.token);
-    const kept = await createLead({ name: 'Still Here' }, listOrg.token);
-    await trash(first._id, listOrg.token);
-    await trash(second._id, manager.token);
-    const foreign = await createLead({ name: 'Foreign Gone' }, other.token);
-    await trash(foreign._id, other.token);
+    const first = await createLead(t, listOrg, { name: 'First Gone' });
+    const second = await createLead(t, listOrg, { name: 'Second Gone' });
+    const kept = await createLead(t, listOrg, { name: 'Still Here' });
+    await trash(first._id, listOrg);
+    await trash(second._id, manager);
+    const foreign = await createLead(t, other, { name: 'Foreign Gone' });
+    await trash(foreign._id, other);
 
-    const body = await listTrash('', listOrg.token);
+    const body = await listTrash('', listOrg);
     expect(body).toMatchObject({ total: 2, page: 1, limit: 25, totalPages: 1 });
     expect(body.items).toEqual([
       {
@@ -95,10 +71,10 @@ describe('list_trash', () => {
     ]);
     expect(body.items.map((i) => i._id)).not.toContain(kept._id);
 
-    const page2 = await listTrash('?page=2&limit=1&type=lead', listOrg.token);
+    const page2 = await listTrash('?page=2&limit=1&type=lead', listOrg);
     expect(page2).toMatchObject({ total: 2, limit: 1, totalPages: 2 });
     expect(page2.items.map((i) => i._id)).toEqual([first._id]);
-    const beyond = await listTrash('?page=3&limit=1', listOrg.token);
+    const beyond = await listTrash('?page=3&limit=1', listOrg);
     expect(beyond).toMatchObject({ items: [], total: 2, totalPages: 2 });
   });
 
@@ -111,23 +87,26 @@ describe('list_trash', () => {
 
   it('is readable by a viewer, who may not restore', async () => {
     const viewer = await t.createUser(org.orgId, 'viewer');
-    const lead = await createLead({ name: 'Viewer Sees' });
+    const lead = await createLead(t, org, { name: 'Viewer Sees' });
     await trash(lead._id);
-    const body = await listTrash('?limit=100', viewer.token);
+    const body = await listTrash('?limit=100', viewer);
     expect(body.items.map((i) => i._id)).toContain(lead._id);
     const res = await t.request('POST', `/api/v1/trash/${lead._id}/restore`, { token: viewer.token });
     expect(res.status).toBe(403);
-    expect(await json(res)).toMatchObject({ error: 'Forbidden', required_permission: 'trash.restore' });
+    expect(await readError(res, 403)).toMatchObject({
+      error: 'Forbidden',
+      required_permission: 'trash.restore',
+    });
   });
 });
 
 describe('restore_trash_item', () => {
   it('restores a lead with its properties and emits lead.updated for deleted_at', async () => {
-    const lead = await createLead({ name: 'Comeback Kid', tier: 'gold' });
+    const lead = await createLead(t, org, { name: 'Comeback Kid', tier: 'gold' });
     await trash(lead._id);
     const res = await t.request('POST', `/api/v1/trash/${lead._id}/restore`, { token: org.token });
     expect(res.status).toBe(200);
-    const body = await json<{ type: string; lead: Lead }>(res);
+    const body = await readRestored.lead(res);
     expect(body).toMatchObject({
       type: 'lead',
       lead: { _id: lead._id, name: 'Comeback Kid', tier: 'gold', owner_id: org.ownerId },
@@ -150,7 +129,7 @@ describe('restore_trash_item', () => {
 
   it('gives the lead to the restorer when its owner was deleted with the data', async () => {
     const member = await t.createUser(org.orgId, 'member');
-    const lead = await createLead({ name: 'Orphaned' }, member.token);
+    const lead = await createLead(t, member, { name: 'Orphaned' });
     // What deleting a user with acknowledge_data_deletion does: the user goes, their records go to the trash.
     const now = new Date();
     await t.services.db.system
@@ -163,7 +142,7 @@ describe('restore_trash_item', () => {
     expect((await listTrash('?limit=100')).items.map((i) => i._id)).toContain(lead._id);
     const res = await t.request('POST', `/api/v1/trash/${lead._id}/restore`, { token: manager.token });
     expect(res.status).toBe(200);
-    const restored = (await json<{ lead: Lead }>(res)).lead;
+    const restored = (await readRestored.lead(res)).lead;
     expect(restored.owner_id).toBe(manager.userId);
     const events = await eventsOf(lead._id);
     expect(events.at(-1)).toMatchObject({
@@ -179,8 +158,8 @@ describe('restore_trash_item', () => {
   it('gives the lead to the restorer when its owner is deactivated, and keeps a live owner', async () => {
     const inactive = await t.createUser(org.orgId, 'member');
     const active = await t.createUser(org.orgId, 'member');
-    const a = await createLead({ name: 'Inactive Owner', owner_id: inactive.userId });
-    const b = await createLead({ name: 'Active Owner', owner_id: active.userId });
+    const a = await createLead(t, org, { name: 'Inactive Owner', owner_id: inactive.userId });
+    const b = await createLead(t, org, { name: 'Active Owner', owner_id: active.userId });
     await trash(a._id);
     await trash(b._id);
     await t.services.db.system
@@ -189,42 +168,40 @@ describe('restore_trash_item', () => {
       .where(eq(users.id, inactive.userId));
 
     const ra = await t.request('POST', `/api/v1/trash/${a._id}/restore`, { token: org.token });
-    expect((await json<{ lead: Lead }>(ra)).lead.owner_id).toBe(org.ownerId);
+    expect((await readRestored.lead(ra)).lead.owner_id).toBe(org.ownerId);
     const rb = await t.request('POST', `/api/v1/trash/${b._id}/restore`, { token: org.token });
-    expect((await json<{ lead: Lead }>(rb)).lead.owner_id).toBe(active.userId);
+    expect((await readRestored.lead(rb)).lead.owner_id).toBe(active.userId);
   });
 
   it('answers 404 for unknown, live and other organizations’ ids, and 400 for a malformed id', async () => {
-    const live = await createLead({ name: 'Alive' });
-    const foreign = await createLead({ name: 'Foreign Trash' }, other.token);
-    await trash(foreign._id, other.token);
+    const live = await createLead(t, org, { name: 'Alive' });
+    const foreign = await createLead(t, other, { name: 'Foreign Trash' });
+    await trash(foreign._id, other);
     for (const id of ['0123456789abcdef01234567', live._id, foreign._id]) {
       const res = await t.request('POST', `/api/v1/trash/${id}/restore`, { token: org.token });
       expect(res.status, id).toBe(404);
-      expect(await json(res)).toMatchObject({ error: 'Not found' });
+      expect(await readError(res, 404)).toMatchObject({ error: 'Not found' });
     }
-    const stillTrashed = await listTrash('', other.token);
+    const stillTrashed = await listTrash('', other);
     expect(stillTrashed.items.map((i) => i._id)).toContain(foreign._id);
     const bad = await t.request('POST', '/api/v1/trash/nope/restore', { token: org.token });
     expect(bad.status).toBe(400);
   });
 
   it("needs the record's resource scopes when a token lists or restores it", async () => {
-    const lead = await createLead({ name: 'Scoped Restore' });
+    const lead = await createLead(t, org, { name: 'Scoped Restore' });
     await trash(lead._id);
     const contactsOnly = (await t.createPat(org.orgId, org.ownerId, ['read:contacts'])).token;
     const listed = await t.request('GET', '/api/v1/trash?limit=100', { token: contactsOnly });
     expect(listed.status).toBe(200);
-    expect((await json<{ items: { _id: string }[] }>(listed)).items.map((i) => i._id)).not.toContain(
-      lead._id,
-    );
+    expect((await readOutput(listed, TOOL.list_trash)).items.map((i) => i._id)).not.toContain(lead._id);
     const refused = await t.request('POST', `/api/v1/trash/${lead._id}/restore`, { token: contactsOnly });
     expect(refused.status).toBe(403);
-    expect((await json(refused)).error).toBe('Token lacks required scope: write:leads');
+    expect((await readError(refused, 403)).error).toBe('Token lacks required scope: write:leads');
 
     const leadsRw = (await t.createPat(org.orgId, org.ownerId, ['read:leads', 'write:leads'])).token;
     const visible = await t.request('GET', '/api/v1/trash?limit=100', { token: leadsRw });
-    expect((await json<{ items: { _id: string }[] }>(visible)).items.map((i) => i._id)).toContain(lead._id);
+    expect((await readOutput(visible, TOOL.list_trash)).items.map((i) => i._id)).toContain(lead._id);
     const res = await t.request('POST', `/api/v1/trash/${lead._id}/restore`, { token: leadsRw });
     expect(res.status).toBe(200);
   });
