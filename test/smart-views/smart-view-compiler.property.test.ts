@@ -20,7 +20,7 @@ import { compileSmartViewQuery } from '../../tools/smart-views/query/compile.ts'
 import { evaluateSmartViewQuery } from '../../tools/smart-views/query/evaluate.ts';
 import { type SmartViewQuery, smartViewQuerySchema } from '../../tools/smart-views/query/filter-schema.ts';
 import { tasks } from '../../tools/tasks/tables.ts';
-import { createTestContext, type TestContext } from '../helpers.ts';
+import { createTestContext, type TestContext } from '../fixtures/index.ts';
 
 let t: TestContext;
 

@@ -11,7 +11,7 @@ import { FIELD_CATALOGUE, OPS } from '../../tools/smart-views/query/catalogue.ts
 import { evaluateSmartViewQuery } from '../../tools/smart-views/query/evaluate.ts';
 import { smartViewQuerySchema } from '../../tools/smart-views/query/filter-schema.ts';
 import { tasks } from '../../tools/tasks/tables.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from '../helpers.ts';
+import { createTestContext, readOutput, type TestContext, type TestOrg, TOOL } from '../fixtures/index.ts';
 
 let t: TestContext;
 let org: TestOrg;
@@ -125,12 +125,12 @@ async function probe(body: Record<string, unknown>): Promise<number> {
   }
   expect(res.status, JSON.stringify(body)).toBe(201);
   accepted++;
-  const view = (await json<{ smart_view: { _id: string } }>(res)).smart_view;
+  const view = (await readOutput(res, TOOL.create_smart_view, 201)).smart_view;
   const run = await t.request('GET', `/api/v1/smart-views/${view._id}/results?limit=100`, {
     token: org.token,
   });
   expect(run.status, JSON.stringify(body)).toBe(200);
-  const got = (await json<{ leads: { _id: string }[] }>(run)).leads.map((l) => l._id).sort();
+  const got = (await readOutput(run, TOOL.run_smart_view)).leads.map((l) => l._id).sort();
   const query = smartViewQuerySchema.parse(body.query);
   expect(got, JSON.stringify(body.query)).toEqual([...evaluateSmartViewQuery(query, data)].sort());
   return 201;
@@ -244,8 +244,7 @@ describe('hostile input', () => {
         body: { name: p, query },
       });
       expect(res.status).toBe(201);
-      const view = (await json<{ smart_view: { name: string; query: { filters: { id: string }[] } } }>(res))
-        .smart_view;
+      const view = (await readOutput(res, TOOL.create_smart_view, 201)).smart_view;
       expect(view.name).toBe(p.trim());
       expect(view.query.filters[0]?.id).toBe(p);
     }
@@ -270,9 +269,10 @@ describe('hostile input', () => {
         },
       },
     });
-    const view = (await json<{ smart_view: { _id: string } }>(res)).smart_view;
-    const run = await json<{ leads: { name: string }[] }>(
+    const view = (await readOutput(res, TOOL.create_smart_view, 201)).smart_view;
+    const run = await readOutput(
       await t.request('GET', `/api/v1/smart-views/${view._id}/results`, { token: org.token }),
+      TOOL.run_smart_view,
     );
     expect(run.leads.map((l) => l.name)).toEqual(['100% sure']);
   });

@@ -1,6 +1,5 @@
 // Locks in smart views over REST: CRUD, private/shared visibility, roles, plan gating, validation details, and results per field_type (incl. activity filters), sort, display columns and paging.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ErrorBody } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { activities } from '../../tools/activities/tables.ts';
 import { contacts } from '../../tools/contacts/tables.ts';
@@ -9,31 +8,20 @@ import { leads } from '../../tools/leads/tables.ts';
 import { opportunities } from '../../tools/opportunities/tables.ts';
 import { smartViews } from '../../tools/smart-views/tables.ts';
 import { tasks } from '../../tools/tasks/tables.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from '../helpers.ts';
+import {
+  type Caller,
+  createTestContext,
+  readError,
+  readOutput,
+  type SmartView,
+  type TestContext,
+  type TestOrg,
+  TOOL,
+} from '../fixtures/index.ts';
 
 let t: TestContext;
 let org: TestOrg;
 let other: TestOrg;
-
-interface View {
-  _id: string;
-  name: string;
-  scope: string;
-  query: { filters: Record<string, unknown>[]; logic: string };
-  sort: { field: string; direction: number } | null;
-  display_columns: string[];
-  visibility: string;
-  owner_id: string;
-  created_at: string;
-  updated_at: string;
-}
-interface Results {
-  leads: Record<string, unknown>[];
-  total: number;
-  page: number;
-  limit: number;
-  totalPages: number;
-}
 
 /** Lead ids by a short name, for readable expectations. */
 const ids: Record<string, string> = {};
@@ -200,16 +188,15 @@ function filter(
   };
 }
 
-async function createView(body: Record<string, unknown>, token = org.token): Promise<View> {
-  const res = await t.request('POST', '/api/v1/smart-views', { token, body });
-  if (res.status !== 201) throw new Error(`create failed: ${res.status} ${await res.text()}`);
-  return (await json<{ smart_view: View }>(res)).smart_view;
+/** create_smart_view with a body built from untyped filters (filter() above); the answer parsed. */
+async function createView(body: Record<string, unknown>, as: Caller = org): Promise<SmartView> {
+  const res = await t.request('POST', '/api/v1/smart-views', { token: as.token, body });
+  return (await readOutput(res, TOOL.create_smart_view, 201)).smart_view;
 }
 
-async function results(id: string, query = '', token = org.token): Promise<Results> {
-  const res = await t.request('GET', `/api/v1/smart-views/${id}/results${query}`, { token });
-  if (res.status !== 200) throw new Error(`results failed: ${res.status} ${await res.text()}`);
-  return json<Results>(res);
+async function results(id: string, query = '', as: Caller = org) {
+  const res = await t.request('GET', `/api/v1/smart-views/${id}/results${query}`, { token: as.token });
+  return readOutput(res, TOOL.run_smart_view);
 }
 
 /** Names of the leads matching the filters, sorted. */
@@ -235,14 +222,14 @@ describe('CRUD', () => {
     });
     const got = await t.request('GET', `/api/v1/smart-views/${view._id}`, { token: org.token });
     expect(got.status).toBe(200);
-    expect((await json<{ smart_view: View }>(got)).smart_view).toEqual(view);
+    expect((await readOutput(got, TOOL.get_smart_view)).smart_view).toEqual(view);
 
     const put = await t.request('PUT', `/api/v1/smart-views/${view._id}`, {
       token: org.token,
       body: { name: 'Renamed', sort: { field: 'name', direction: 1 } },
     });
     expect(put.status).toBe(200);
-    const updated = (await json<{ smart_view: View }>(put)).smart_view;
+    const updated = (await readOutput(put, TOOL.update_smart_view)).smart_view;
     expect(updated.name).toBe('Renamed');
     expect(updated.sort).toEqual({ field: 'name', direction: 1 });
     expect(updated.query).toEqual(view.query);
@@ -252,20 +239,21 @@ describe('CRUD', () => {
       body: { sort: null, visibility: 'shared' },
     });
     expect(patch.status).toBe(200);
-    expect((await json<{ smart_view: View }>(patch)).smart_view).toMatchObject({
+    expect((await readOutput(patch, TOOL.update_smart_view)).smart_view).toMatchObject({
       name: 'Renamed',
       sort: null,
       visibility: 'shared',
     });
 
-    const listed = await json<{ smart_views: View[]; total: number }>(
+    const listed = await readOutput(
       await t.request('GET', '/api/v1/smart-views?search=renamed', { token: org.token }),
+      TOOL.list_smart_views,
     );
     expect(listed.smart_views.map((v) => v._id)).toContain(view._id);
 
     const del = await t.request('DELETE', `/api/v1/smart-views/${view._id}`, { token: org.token });
     expect(del.status).toBe(200);
-    expect(await json(del)).toEqual({ message: 'Smart view deleted' });
+    expect(await readOutput(del, TOOL.delete_smart_view)).toEqual({ message: 'Smart view deleted' });
     const gone = await t.request('GET', `/api/v1/smart-views/${view._id}`, { token: org.token });
     expect(gone.status).toBe(404);
   });
@@ -273,12 +261,12 @@ describe('CRUD', () => {
   it('pages the list and refuses limit above 100', async () => {
     const fresh = await t.createOrg({ plan: 'starter' });
     for (let i = 0; i < 3; i++) {
-      await createView({ name: `V${i}`, query: { filters: [], logic: 'and' } }, fresh.token);
+      await createView({ name: `V${i}`, query: { filters: [], logic: 'and' } }, fresh);
     }
     const res = await t.request('GET', '/api/v1/smart-views?limit=2&page=2&sort=name', {
       token: fresh.token,
     });
-    const body = await json<{ smart_views: View[]; total: number; totalPages: number; page: number }>(res);
+    const body = await readOutput(res, TOOL.list_smart_views);
     expect(body).toMatchObject({ total: 3, totalPages: 2, page: 2 });
     expect(body.smart_views.map((v) => v.name)).toEqual(['V2']);
     const tooMany = await t.request('GET', '/api/v1/smart-views?limit=101', { token: fresh.token });
@@ -292,15 +280,16 @@ describe('visibility and roles', () => {
     const manager = await t.createUser(org.orgId, 'manager');
     const viewer = await t.createUser(org.orgId, 'viewer');
     const query = { filters: [], logic: 'and' };
-    const mine = await createView({ name: 'Mine', query }, member.token);
-    const shared = await createView({ name: 'Shared', query, visibility: 'shared' }, member.token);
+    const mine = await createView({ name: 'Mine', query }, member);
+    const shared = await createView({ name: 'Shared', query, visibility: 'shared' }, member);
 
     // The owner of the organization does not see the member's private view.
     for (const path of [`/api/v1/smart-views/${mine._id}`, `/api/v1/smart-views/${mine._id}/results`]) {
       expect((await t.request('GET', path, { token: org.token })).status).toBe(404);
     }
-    const ownerList = await json<{ smart_views: View[] }>(
+    const ownerList = await readOutput(
       await t.request('GET', '/api/v1/smart-views?limit=100', { token: org.token }),
+      TOOL.list_smart_views,
     );
     expect(ownerList.smart_views.map((v) => v._id)).toContain(shared._id);
     expect(ownerList.smart_views.map((v) => v._id)).not.toContain(mine._id);
@@ -314,7 +303,7 @@ describe('visibility and roles', () => {
       body: { name: 'x', query },
     });
     expect(viewerCreate.status).toBe(403);
-    expect(await json<ErrorBody>(viewerCreate)).toMatchObject({
+    expect(await readError(viewerCreate, 403)).toMatchObject({
       error: 'Forbidden',
       required_permission: 'smart_views.create',
     });
@@ -326,7 +315,7 @@ describe('visibility and roles', () => {
       body: { name: 'Hijacked' },
     });
     expect(denied.status).toBe(403);
-    expect(await json<ErrorBody>(denied)).toMatchObject({ required_permission: 'smart_views.manage_shared' });
+    expect(await readError(denied, 403)).toMatchObject({ required_permission: 'smart_views.manage_shared' });
     expect(
       (await t.request('DELETE', `/api/v1/smart-views/${shared._id}`, { token: member2.token })).status,
     ).toBe(403);
@@ -361,7 +350,7 @@ describe('visibility and roles', () => {
   it("answers 404 for another organization's view", async () => {
     const view = await createView(
       { name: 'Theirs', query: { filters: [], logic: 'and' }, visibility: 'shared' },
-      other.token,
+      other,
     );
     expect((await t.request('GET', `/api/v1/smart-views/${view._id}`, { token: org.token })).status).toBe(
       404,
@@ -378,7 +367,7 @@ describe('visibility and roles', () => {
       body: { name: 'x', query: { filters: [], logic: 'and' } },
     });
     expect(res.status).toBe(402);
-    expect(await json<ErrorBody>(res)).toMatchObject({
+    expect(await readError(res, 402)).toMatchObject({
       error: 'plan_upgrade_required',
       feature: 'smart_views',
       current_plan: 'free',
@@ -401,7 +390,7 @@ describe('validation', () => {
   async function detailsOf(body: Record<string, unknown>): Promise<string[]> {
     const res = await t.request('POST', '/api/v1/smart-views', { token: org.token, body });
     expect(res.status).toBe(400);
-    const error = await json<ErrorBody>(res);
+    const error = await readError(res, 400);
     return (error.details ?? []).map((d) => d.field);
   }
   const q = (...filters: Record<string, unknown>[]) => ({ name: 'v', query: { filters, logic: 'and' } });
