@@ -2,11 +2,23 @@
 import { and, eq, isNotNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outboxEvents } from '../../core/db/schema.ts';
-import type { ErrorBody } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { customObjectRecords } from '../../tools/custom-objects/tables.ts';
 import { leads } from '../../tools/leads/tables.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from '../helpers.ts';
+import {
+  type Caller,
+  type CustomObject,
+  type CustomObjectRecord,
+  createCustomObjectRecord,
+  createTestContext,
+  detailFields,
+  readError,
+  readOutput,
+  readRestored,
+  type TestContext,
+  type TestOrg,
+  TOOL,
+} from '../fixtures/index.ts';
 
 let t: TestContext;
 let org: TestOrg;
@@ -16,39 +28,6 @@ let member: { userId: string; token: string };
 let viewer: { userId: string; token: string };
 let manager: { userId: string; token: string };
 let otherUserId: string;
-
-interface Field {
-  key: string;
-  label: string;
-  type: string;
-  required: boolean;
-  options?: string[];
-}
-interface CustomObject {
-  _id: string;
-  name: string;
-  description: string | null;
-  fields: Field[];
-  created_by: string | null;
-  created_at: string;
-  updated_at: string;
-}
-interface CustomRecord {
-  _id: string;
-  object_id: string;
-  values: Record<string, unknown>;
-  owner_id: string | null;
-  created_by: string | null;
-  created_at: string;
-  updated_at: string;
-}
-interface RecordList {
-  records: CustomRecord[];
-  total: number;
-  page: number;
-  limit: number;
-  totalPages: number;
-}
 
 const BASE = '/api/v1/custom-objects';
 
@@ -75,37 +54,22 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 let nameSeq = 0;
-async function createObject(body: Record<string, unknown> = {}, token = org.token): Promise<CustomObject> {
+/** A Vehicle definition with VEHICLE_FIELDS unless the body says otherwise. */
+async function createObject(body: Record<string, unknown> = {}, as: Caller = org): Promise<CustomObject> {
   const res = await t.request('POST', BASE, {
-    token,
+    token: as.token,
     body: { name: `Vehicle ${nameSeq++}`, fields: VEHICLE_FIELDS, ...body },
   });
-  expect(res.status).toBe(201);
-  return (await json<{ custom_object: CustomObject }>(res)).custom_object;
-}
-
-async function createRecord(
-  objectId: string,
-  body: Record<string, unknown>,
-  token = org.token,
-): Promise<CustomRecord> {
-  const res = await t.request('POST', `${BASE}/${objectId}/records`, { token, body });
-  expect(res.status, JSON.stringify(await res.clone().json())).toBe(201);
-  return (await json<{ record: CustomRecord }>(res)).record;
+  return (await readOutput(res, TOOL.create_custom_object, 201)).custom_object;
 }
 
 async function getRecord(objectId: string, recordId: string): Promise<Response> {
   return t.request('GET', `${BASE}/${objectId}/records/${recordId}`, { token: org.token });
 }
 
-async function listRecords(objectId: string, query = ''): Promise<RecordList> {
+async function listRecords(objectId: string, query = '') {
   const res = await t.request('GET', `${BASE}/${objectId}/records${query}`, { token: org.token });
-  expect(res.status).toBe(200);
-  return json(res);
-}
-
-function fieldsOf(body: ErrorBody): string[] {
-  return (body.details ?? []).map((d) => d.field);
+  return readOutput(res, TOOL.list_custom_object_records);
 }
 
 async function insertLead(orgId: string, ownerId: string): Promise<string> {
@@ -135,17 +99,11 @@ describe('definitions', () => {
 
     const got = await t.request('GET', `${BASE}/${created._id}`, { token: viewer.token });
     expect(got.status).toBe(200);
-    expect((await json<{ custom_object: CustomObject }>(got)).custom_object).toEqual(created);
+    expect((await readOutput(got, TOOL.get_custom_object)).custom_object).toEqual(created);
 
     const listed = await t.request('GET', `${BASE}?search=contr&limit=5`, { token: org.token });
     expect(listed.status).toBe(200);
-    const page = await json<{
-      custom_objects: CustomObject[];
-      total: number;
-      page: number;
-      limit: number;
-      totalPages: number;
-    }>(listed);
+    const page = await readOutput(listed, TOOL.list_custom_objects);
     expect(page).toMatchObject({ total: 1, page: 1, limit: 5, totalPages: 1 });
     expect(page.custom_objects.map((o) => o._id)).toEqual([created._id]);
 
@@ -154,28 +112,30 @@ describe('definitions', () => {
       body: { name: 'Contracts', description: null },
     });
     expect(patched.status).toBe(200);
-    const updated = (await json<{ custom_object: CustomObject }>(patched)).custom_object;
+    const updated = (await readOutput(patched, TOOL.update_custom_object)).custom_object;
     expect(updated).toMatchObject({ name: 'Contracts', description: null, fields: created.fields });
 
     const deleted = await t.request('DELETE', `${BASE}/${created._id}`, { token: org.token });
     expect(deleted.status).toBe(200);
-    expect(await json(deleted)).toEqual({ message: 'Custom object deleted' });
+    expect(await readOutput(deleted, TOOL.delete_custom_object)).toEqual({
+      message: 'Custom object deleted',
+    });
     expect((await t.request('GET', `${BASE}/${created._id}`, { token: org.token })).status).toBe(404);
   });
 
   it('lists with paging, sort by name and limit bounds', async () => {
     const sorter = await t.createOrg({ plan: 'pro' });
     for (const name of ['bravo', 'Alpha', 'charlie']) {
-      await createObject({ name }, sorter.token);
+      await createObject({ name }, sorter);
     }
     const res = await t.request('GET', `${BASE}?sort=name&limit=2`, { token: sorter.token });
-    const body = await json<{ custom_objects: CustomObject[]; total: number; totalPages: number }>(res);
+    const body = await readOutput(res, TOOL.list_custom_objects);
     expect(body.custom_objects.map((o) => o.name)).toEqual(['Alpha', 'bravo']);
     expect(body).toMatchObject({ total: 3, totalPages: 2 });
     const second = await t.request('GET', `${BASE}?sort=-name&page=2&limit=2`, { token: sorter.token });
-    expect(
-      (await json<{ custom_objects: CustomObject[] }>(second)).custom_objects.map((o) => o.name),
-    ).toEqual(['Alpha']);
+    expect((await readOutput(second, TOOL.list_custom_objects)).custom_objects.map((o) => o.name)).toEqual([
+      'Alpha',
+    ]);
     expect((await t.request('GET', `${BASE}?limit=101`, { token: sorter.token })).status).toBe(400);
     expect((await t.request('GET', `${BASE}?sort=fields`, { token: sorter.token })).status).toBe(400);
   });
@@ -187,7 +147,7 @@ describe('definitions', () => {
       body: { name: 'SHIPMENT', fields: [] },
     });
     expect(dup.status).toBe(409);
-    expect(await json(dup)).toMatchObject({
+    expect(await readError(dup, 409)).toMatchObject({
       code: 'conflict',
       details: [{ field: 'name', code: 'duplicate' }],
     });
@@ -199,7 +159,7 @@ describe('definitions', () => {
     });
     expect(rename.status).toBe(409);
     // Another organization may use the same name.
-    await createObject({ name: 'Shipment' }, other.token);
+    await createObject({ name: 'Shipment' }, other);
   });
 
   it('validates field definitions with field paths', async () => {
@@ -216,9 +176,9 @@ describe('definitions', () => {
       },
     });
     expect(res.status).toBe(400);
-    const body = await json<ErrorBody>(res);
+    const body = await readError(res, 400);
     expect(body.error).toBe('Validation failed');
-    expect(fieldsOf(body)).toEqual(
+    expect(detailFields(body)).toEqual(
       expect.arrayContaining([
         'name',
         'fields.0.key',
@@ -239,7 +199,7 @@ describe('definitions', () => {
       },
     });
     expect(dupKeys.status).toBe(400);
-    expect(fieldsOf(await json<ErrorBody>(dupKeys))).toEqual(['fields.1.key']);
+    expect(detailFields(await readError(dupKeys, 400))).toEqual(['fields.1.key']);
 
     const unknown = await t.request('POST', BASE, {
       token: org.token,
@@ -258,7 +218,7 @@ describe('definitions', () => {
     expect((await t.request('GET', `${BASE}/${newId()}`, { token: org.token })).status).toBe(404);
     expect((await t.request('GET', `${BASE}/not-an-id`, { token: org.token })).status).toBe(400);
     const list = await t.request('GET', `${BASE}`, { token: other.token });
-    const ids = (await json<{ custom_objects: CustomObject[] }>(list)).custom_objects.map((o) => o._id);
+    const ids = (await readOutput(list, TOOL.list_custom_objects)).custom_objects.map((o) => o._id);
     expect(ids).not.toContain(mine._id);
   });
 });
@@ -266,11 +226,11 @@ describe('definitions', () => {
 describe('definition changes against existing records', () => {
   it('refuses a type change while records hold values, allows it when none do', async () => {
     const obj = await createObject();
-    await createRecord(obj._id, { values: { title: 'Van', mileage: 1200 } });
+    await createCustomObjectRecord(t, org, obj._id, { values: { title: 'Van', mileage: 1200 } });
     const fields = VEHICLE_FIELDS.map((f) => (f.key === 'mileage' ? { ...f, type: 'text' } : f));
     const refused = await t.request('PATCH', `${BASE}/${obj._id}`, { token: org.token, body: { fields } });
     expect(refused.status).toBe(409);
-    expect(await json(refused)).toMatchObject({
+    expect(await readError(refused, 409)).toMatchObject({
       code: 'conflict',
       details: [{ field: 'fields.1.type', code: 'type_change_with_values' }],
     });
@@ -282,19 +242,19 @@ describe('definition changes against existing records', () => {
       body: { fields: ok },
     });
     expect(changed.status).toBe(200);
-    expect((await json<{ custom_object: CustomObject }>(changed)).custom_object.fields[4]?.type).toBe('text');
+    expect((await readOutput(changed, TOOL.update_custom_object)).custom_object.fields[4]?.type).toBe('text');
   });
 
   it('refuses a new required field while live records lack it, accepts it optional', async () => {
     const obj = await createObject();
-    await createRecord(obj._id, { values: { title: 'Truck' } });
+    await createCustomObjectRecord(t, org, obj._id, { values: { title: 'Truck' } });
     const withRequired = [...VEHICLE_FIELDS, { key: 'vin', label: 'VIN', type: 'text', required: true }];
     const refused = await t.request('PATCH', `${BASE}/${obj._id}`, {
       token: org.token,
       body: { fields: withRequired },
     });
     expect(refused.status).toBe(409);
-    const body = await json<ErrorBody>(refused);
+    const body = await readError(refused, 409);
     expect(body.details?.[0]).toMatchObject({
       field: 'fields.7.required',
       code: 'required_field_missing_values',
@@ -311,7 +271,7 @@ describe('definition changes against existing records', () => {
 
     // A blank text is no value either.
     const blankObj = await createObject({ fields: [{ key: 'notes', label: 'Notes', type: 'text' }] });
-    await createRecord(blankObj._id, { values: { notes: '  ' } });
+    await createCustomObjectRecord(t, org, blankObj._id, { values: { notes: '  ' } });
     const blankRequired = await t.request('PATCH', `${BASE}/${blankObj._id}`, {
       token: org.token,
       body: { fields: [{ key: 'notes', label: 'Notes', type: 'text', required: true }] },
@@ -328,14 +288,16 @@ describe('definition changes against existing records', () => {
 
   it('refuses dropping a choice option records use; removing a field drops its values', async () => {
     const obj = await createObject();
-    const rec = await createRecord(obj._id, { values: { title: 'Bike', stage: 'used', mileage: 7 } });
+    const rec = await createCustomObjectRecord(t, org, obj._id, {
+      values: { title: 'Bike', stage: 'used', mileage: 7 },
+    });
     const fewer = VEHICLE_FIELDS.map((f) => (f.key === 'stage' ? { ...f, options: ['new'] } : f));
     const refused = await t.request('PATCH', `${BASE}/${obj._id}`, {
       token: org.token,
       body: { fields: fewer },
     });
     expect(refused.status).toBe(409);
-    expect((await json<ErrorBody>(refused)).details?.[0]?.field).toBe('fields.2.options');
+    expect((await readError(refused, 409)).details?.[0]?.field).toBe('fields.2.options');
 
     const withoutMileage = VEHICLE_FIELDS.filter((f) => f.key !== 'mileage');
     const res = await t.request('PATCH', `${BASE}/${obj._id}`, {
@@ -343,20 +305,20 @@ describe('definition changes against existing records', () => {
       body: { fields: withoutMileage },
     });
     expect(res.status).toBe(200);
-    const after = await json<{ record: CustomRecord }>(await getRecord(obj._id, rec._id));
+    const after = await readOutput(await getRecord(obj._id, rec._id), TOOL.get_custom_object_record);
     expect(after.record.values).not.toHaveProperty('mileage');
     expect(after.record.values).toMatchObject({ title: 'Bike', stage: 'used' });
   });
 
   it('refuses to delete a definition with live records (naming the count) and deletes trashed ones with it', async () => {
     const obj = await createObject();
-    const a = await createRecord(obj._id, { values: { title: 'One' } });
-    const b = await createRecord(obj._id, { values: { title: 'Two' } });
+    const a = await createCustomObjectRecord(t, org, obj._id, { values: { title: 'One' } });
+    const b = await createCustomObjectRecord(t, org, obj._id, { values: { title: 'Two' } });
     const refused = await t.request('DELETE', `${BASE}/${obj._id}`, { token: org.token });
     expect(refused.status).toBe(409);
-    expect(await json(refused)).toMatchObject({ code: 'conflict', live_records: 2 });
+    expect(await readError(refused, 409)).toMatchObject({ code: 'conflict', live_records: 2 });
     expect(
-      (await json<ErrorBody>(await t.request('DELETE', `${BASE}/${obj._id}`, { token: org.token }))).message,
+      (await readError(await t.request('DELETE', `${BASE}/${obj._id}`, { token: org.token }), 409)).message,
     ).toContain('2 live record');
 
     for (const r of [a, b]) {
@@ -382,21 +344,17 @@ describe('records', () => {
 
   it('creates, reads, updates and deletes a record; owner defaults to the caller', async () => {
     const leadId = await insertLead(org.orgId, org.ownerId);
-    const rec = await createRecord(
-      obj._id,
-      {
-        values: {
-          title: 'Model T',
-          mileage: 42.5,
-          stage: 'used',
-          registered_on: '1925-02-28',
-          electric: false,
-          handler: member.userId,
-          buyer: leadId,
-        },
+    const rec = await createCustomObjectRecord(t, member, obj._id, {
+      values: {
+        title: 'Model T',
+        mileage: 42.5,
+        stage: 'used',
+        registered_on: '1925-02-28',
+        electric: false,
+        handler: member.userId,
+        buyer: leadId,
       },
-      member.token,
-    );
+    });
     expect(rec).toEqual({
       _id: expect.stringMatching(/^[0-9a-f]{24}$/),
       object_id: obj._id,
@@ -417,26 +375,28 @@ describe('records', () => {
 
     const got = await getRecord(obj._id, rec._id);
     expect(got.status).toBe(200);
-    expect((await json<{ record: CustomRecord }>(got)).record).toEqual(rec);
+    expect((await readOutput(got, TOOL.get_custom_object_record)).record).toEqual(rec);
 
     const moved = await t.request('PUT', `${BASE}/${obj._id}/records/${rec._id}`, {
       token: member.token,
       body: { owner_id: viewer.userId },
     });
     expect(moved.status).toBe(200);
-    expect((await json<{ record: CustomRecord }>(moved)).record).toMatchObject({
+    expect((await readOutput(moved, TOOL.update_custom_object_record)).record).toMatchObject({
       owner_id: viewer.userId,
       values: rec.values,
     });
 
     const del = await t.request('DELETE', `${BASE}/${obj._id}/records/${rec._id}`, { token: manager.token });
     expect(del.status).toBe(200);
-    expect(await json(del)).toEqual({ message: 'Custom object record moved to the trash' });
+    expect(await readOutput(del, TOOL.delete_custom_object_record)).toEqual({
+      message: 'Custom object record moved to the trash',
+    });
     expect((await getRecord(obj._id, rec._id)).status).toBe(404);
   });
 
   it('stores optional fields left out as null', async () => {
-    const rec = await createRecord(obj._id, { values: { title: 'Sparse' } });
+    const rec = await createCustomObjectRecord(t, org, obj._id, { values: { title: 'Sparse' } });
     expect(rec.values).toEqual({
       title: 'Sparse',
       mileage: null,
@@ -465,7 +425,7 @@ describe('records', () => {
       },
     });
     expect(res.status).toBe(400);
-    const body = await json<ErrorBody>(res);
+    const body = await readError(res, 400);
     expect(body.error).toBe('Validation failed');
     const byField = Object.fromEntries((body.details ?? []).map((d) => [d.field, d.code]));
     expect(byField).toEqual({
@@ -481,36 +441,38 @@ describe('records', () => {
 
     const missing = await t.request('POST', `${BASE}/${obj._id}/records`, { token: org.token, body: {} });
     expect(missing.status).toBe(400);
-    expect(fieldsOf(await json<ErrorBody>(missing))).toEqual(['values']);
+    expect(detailFields(await readError(missing, 400))).toEqual(['values']);
 
     const badOwner = await t.request('POST', `${BASE}/${obj._id}/records`, {
       token: org.token,
       body: { values: { title: 'x' }, owner_id: otherUserId },
     });
     expect(badOwner.status).toBe(400);
-    expect(fieldsOf(await json<ErrorBody>(badOwner))).toEqual(['owner_id']);
+    expect(detailFields(await readError(badOwner, 400))).toEqual(['owner_id']);
 
     const blank = await t.request('POST', `${BASE}/${obj._id}/records`, {
       token: org.token,
       body: { values: { title: '   ' } },
     });
     expect(blank.status).toBe(400);
-    expect(fieldsOf(await json<ErrorBody>(blank))).toEqual(['values.title']);
+    expect(detailFields(await readError(blank, 400))).toEqual(['values.title']);
   });
 
   it('PUT merges: only sent keys change, null clears an optional field, required ones cannot be cleared', async () => {
-    const rec = await createRecord(obj._id, { values: { title: 'Merge me', mileage: 10, stage: 'new' } });
+    const rec = await createCustomObjectRecord(t, org, obj._id, {
+      values: { title: 'Merge me', mileage: 10, stage: 'new' },
+    });
     const url = `${BASE}/${obj._id}/records/${rec._id}`;
 
     const one = await t.request('PUT', url, { token: org.token, body: { values: { mileage: 11 } } });
     expect(one.status).toBe(200);
-    const afterOne = (await json<{ record: CustomRecord }>(one)).record;
+    const afterOne = (await readOutput(one, TOOL.update_custom_object_record)).record;
     expect(afterOne.values).toEqual({ ...rec.values, mileage: 11 });
     expect(afterOne.owner_id).toBe(rec.owner_id);
 
     const cleared = await t.request('PUT', url, { token: org.token, body: { values: { stage: null } } });
     expect(cleared.status).toBe(200);
-    expect((await json<{ record: CustomRecord }>(cleared)).record.values).toEqual({
+    expect((await readOutput(cleared, TOOL.update_custom_object_record)).record.values).toEqual({
       ...rec.values,
       mileage: 11,
       stage: null,
@@ -518,31 +480,33 @@ describe('records', () => {
 
     const required = await t.request('PUT', url, { token: org.token, body: { values: { title: null } } });
     expect(required.status).toBe(400);
-    expect(await json(required)).toMatchObject({ details: [{ field: 'values.title', code: 'required' }] });
+    expect(await readError(required, 400)).toMatchObject({
+      details: [{ field: 'values.title', code: 'required' }],
+    });
 
     const wrong = await t.request('PUT', url, {
       token: org.token,
       body: { values: { mileage: 'x', nope: 1 } },
     });
     expect(wrong.status).toBe(400);
-    expect(fieldsOf(await json<ErrorBody>(wrong)).sort()).toEqual(['values.mileage', 'values.nope']);
+    expect(detailFields(await readError(wrong, 400)).sort()).toEqual(['values.mileage', 'values.nope']);
 
     const patched = await t.request('PUT', url, {
       token: org.token,
       body: { values: { title: 'Merged' } },
     });
     expect(patched.status).toBe(200);
-    const final = (await json<{ record: CustomRecord }>(patched)).record;
+    const final = (await readOutput(patched, TOOL.update_custom_object_record)).record;
     expect(final.values).toEqual({ ...rec.values, title: 'Merged', mileage: 11, stage: null });
 
     // An empty change changes nothing, not even updated_at.
     const noop = await t.request('PUT', url, { token: org.token, body: {} });
-    expect((await json<{ record: CustomRecord }>(noop)).record).toEqual(final);
+    expect((await readOutput(noop, TOOL.update_custom_object_record)).record).toEqual(final);
   });
 
   it('answers 404 when the record belongs to another object or organization', async () => {
     const otherObj = await createObject();
-    const rec = await createRecord(obj._id, { values: { title: 'Mine' } });
+    const rec = await createCustomObjectRecord(t, org, obj._id, { values: { title: 'Mine' } });
     const wrongPath = `${BASE}/${otherObj._id}/records/${rec._id}`;
     for (const method of ['GET', 'PUT', 'DELETE']) {
       const res = await t.request(method, wrongPath, {
@@ -550,7 +514,7 @@ describe('records', () => {
         ...(method === 'GET' || method === 'DELETE' ? {} : { body: { values: { title: 'Hijack' } } }),
       });
       expect(res.status, method).toBe(404);
-      expect(await json(res)).toMatchObject({
+      expect(await readError(res, 404)).toMatchObject({
         error: 'Not found',
         message: 'Custom object record not found',
       });
@@ -558,7 +522,7 @@ describe('records', () => {
     const unknownObject = await t.request('GET', `${BASE}/${newId()}/records/${rec._id}`, {
       token: org.token,
     });
-    expect(await json(unknownObject)).toMatchObject({ message: 'Custom object not found' });
+    expect(await readError(unknownObject, 404)).toMatchObject({ message: 'Custom object not found' });
     const foreign = await t.request('GET', `${BASE}/${obj._id}/records/${rec._id}`, { token: other.token });
     expect(foreign.status).toBe(404);
     const create = await t.request('POST', `${BASE}/${obj._id}/records`, {
@@ -567,17 +531,18 @@ describe('records', () => {
     });
     expect(create.status).toBe(404);
     expect(
-      (await json<{ record: CustomRecord }>(await getRecord(obj._id, rec._id))).record.values.title,
+      (await readOutput(await getRecord(obj._id, rec._id), TOOL.get_custom_object_record)).record.values
+        .title,
     ).toBe('Mine');
     expect((await t.request('GET', `${BASE}/${obj._id}/records/xyz`, { token: org.token })).status).toBe(400);
   });
 
   it('lists with paging, sort, owner filter and search over text values', async () => {
     const listObj = await createObject();
-    const created: CustomRecord[] = [];
+    const created: CustomObjectRecord[] = [];
     for (const [i, title] of ['Red 50% van', 'Blue car', 'Red_truck'].entries()) {
       created.push(
-        await createRecord(listObj._id, {
+        await createCustomObjectRecord(t, org, listObj._id, {
           values: { title, stage: 'new' },
           ...(i === 1 ? { owner_id: member.userId } : {}),
         }),
@@ -613,7 +578,7 @@ describe('records', () => {
 describe('access', () => {
   it('lets viewers read but not write, members not define objects or delete records', async () => {
     const obj = await createObject();
-    const rec = await createRecord(obj._id, { values: { title: 'Guarded' } });
+    const rec = await createCustomObjectRecord(t, org, obj._id, { values: { title: 'Guarded' } });
     const recUrl = `${BASE}/${obj._id}/records/${rec._id}`;
 
     expect((await t.request('GET', `${BASE}/${obj._id}/records`, { token: viewer.token })).status).toBe(200);
@@ -637,7 +602,10 @@ describe('access', () => {
     for (const [token, method, url, body, permission] of cases) {
       const res = await t.request(method, url, { token, body });
       expect(res.status, `${method} ${url}`).toBe(403);
-      expect(await json(res)).toMatchObject({ error: 'Forbidden', required_permission: permission });
+      expect(await readError(res, 403)).toMatchObject({
+        error: 'Forbidden',
+        required_permission: permission,
+      });
     }
     const memberEdit = await t.request('PUT', recUrl, {
       token: member.token,
@@ -645,7 +613,7 @@ describe('access', () => {
     });
     expect(memberEdit.status).toBe(200);
     const admin = await t.createUser(org.orgId, 'admin');
-    await createObject({}, admin.token);
+    await createObject({}, admin);
     expect((await t.request('GET', BASE)).status).toBe(401);
   });
 
@@ -664,18 +632,18 @@ describe('access', () => {
     for (const [method, url, body] of requests) {
       const res = await t.request(method, url, { token: starter.token, body });
       expect(res.status, `${method} ${url}`).toBe(402);
-      expect(await json(res)).toMatchObject(expected);
+      expect(await readError(res, 402)).toMatchObject(expected);
     }
     const free = await t.createOrg({ plan: 'free' });
     const res = await t.request('GET', BASE, { token: free.token });
     expect(res.status).toBe(402);
-    expect(await json(res)).toMatchObject({ ...expected, current_plan: 'free' });
+    expect(await readError(res, 402)).toMatchObject({ ...expected, current_plan: 'free' });
   });
 
   it('writes no events', async () => {
     const quiet = await t.createOrg({ plan: 'pro' });
-    const obj = await createObject({}, quiet.token);
-    const rec = await createRecord(obj._id, { values: { title: 'Silent' } }, quiet.token);
+    const obj = await createObject({}, quiet);
+    const rec = await createCustomObjectRecord(t, quiet, obj._id, { values: { title: 'Silent' } });
     await t.request('PUT', `${BASE}/${obj._id}/records/${rec._id}`, {
       token: quiet.token,
       body: { values: { mileage: 1 } },
@@ -692,15 +660,13 @@ describe('access', () => {
 describe('trash and owner deletion', () => {
   it('lists a deleted record in the trash and restores it', async () => {
     const obj = await createObject();
-    const rec = await createRecord(obj._id, { values: { title: 'Come back' } });
+    const rec = await createCustomObjectRecord(t, org, obj._id, { values: { title: 'Come back' } });
     await t.request('DELETE', `${BASE}/${obj._id}/records/${rec._id}`, { token: org.token });
     expect((await listRecords(obj._id)).total).toBe(0);
 
     const trash = await t.request('GET', '/api/v1/trash?type=custom_object_record', { token: org.token });
     expect(trash.status).toBe(200);
-    const items = (
-      await json<{ items: { type: string; _id: string; name: string; deleted_by: string }[] }>(trash)
-    ).items;
+    const items = (await readOutput(trash, TOOL.list_trash)).items;
     expect(items).toContainEqual(
       expect.objectContaining({
         type: 'custom_object_record',
@@ -712,7 +678,7 @@ describe('trash and owner deletion', () => {
 
     const restored = await t.request('POST', `/api/v1/trash/${rec._id}/restore`, { token: org.token });
     expect(restored.status).toBe(200);
-    const body = await json<{ type: string; record: CustomRecord }>(restored);
+    const body = await readRestored.custom_object_record(restored);
     expect(body.type).toBe('custom_object_record');
     expect(body.record).toMatchObject({ _id: rec._id, values: rec.values, owner_id: org.ownerId });
     expect((await getRecord(obj._id, rec._id)).status).toBe(200);
@@ -725,12 +691,12 @@ describe('trash and owner deletion', () => {
   it("trashes a deleted user's records with acknowledge_data_deletion, and the restorer becomes owner", async () => {
     const obj = await createObject();
     const leaving = await t.createUser(org.orgId, 'member');
-    const rec = await createRecord(obj._id, { values: { title: 'Orphan' } }, leaving.token);
+    const rec = await createCustomObjectRecord(t, leaving, obj._id, { values: { title: 'Orphan' } });
     const userUrl = `/api/v1/users/${leaving.userId}`;
 
     const refused = await t.request('DELETE', userUrl, { token: org.token, body: {} });
     expect(refused.status).toBe(400);
-    expect(await json(refused)).toMatchObject({
+    expect(await readError(refused, 400)).toMatchObject({
       code: 'user_owns_records',
       owned_records: { custom_object_records: 1 },
     });
@@ -749,6 +715,6 @@ describe('trash and owner deletion', () => {
 
     const restored = await t.request('POST', `/api/v1/trash/${rec._id}/restore`, { token: manager.token });
     expect(restored.status).toBe(200);
-    expect((await json<{ record: CustomRecord }>(restored)).record.owner_id).toBe(manager.userId);
+    expect((await readRestored.custom_object_record(restored)).record.owner_id).toBe(manager.userId);
   });
 });
