@@ -10,7 +10,7 @@ import {
 } from '../../tools/custom-objects/fields.ts';
 import type { CustomFieldDef } from '../../tools/custom-objects/tables.ts';
 import { leads } from '../../tools/leads/tables.ts';
-import { createTestContext, type TestContext, type TestOrg } from '../helpers.ts';
+import { createTestContext, type TestContext, type TestOrg } from '../fixtures/index.ts';
 
 let t: TestContext;
 let org: TestOrg;

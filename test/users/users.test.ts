@@ -3,29 +3,18 @@ import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateOauthToken, generateRefreshToken, hashToken } from '../../core/auth/tokens.ts';
 import { apiKeys, oauthTokens, outboxEvents, refreshTokens, users } from '../../core/db/schema.ts';
-import type { ErrorBody } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { leads } from '../../tools/leads/tables.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from '../helpers.ts';
-
-interface UserRecord {
-  _id: string;
-  email: string;
-  name: string;
-  role: string;
-  status: string;
-  organization_id: string;
-  deactivated_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
-interface UserList {
-  users: UserRecord[];
-  total: number;
-  page: number;
-  limit: number;
-  totalPages: number;
-}
+import {
+  type Caller,
+  createTestContext,
+  createUser,
+  readError,
+  readOutput,
+  type TestContext,
+  type TestOrg,
+  TOOL,
+} from '../fixtures/index.ts';
 
 let t: TestContext;
 let org: TestOrg;
@@ -41,16 +30,12 @@ afterAll(() => t.close());
 
 const email = (tag: string) => `${tag}-${seq++}-${Date.now().toString(36)}@users.test`;
 
-async function createViaApi(
-  token: string,
-  body: Record<string, unknown>,
-): Promise<{ res: Response; user: UserRecord }> {
-  const res = await t.request('POST', '/api/v1/users', {
-    token,
+/** POST /users with a valid body but for what `body` overrides (role included): the answer, unread. */
+async function postUser(as: Caller, body: Record<string, unknown>): Promise<Response> {
+  return t.request('POST', '/api/v1/users', {
+    token: as.token,
     body: { email: email('new'), name: 'New Person', password: 'long enough pw', ...body },
   });
-  const parsed = await json<{ user: UserRecord }>(res.clone());
-  return { res, user: parsed.user };
 }
 
 async function insertLeads(orgId: string, ownerId: string, n: number, trashed = 0): Promise<string[]> {
@@ -74,8 +59,7 @@ const me = (token: string) => t.request('GET', '/api/v1/me', { token });
 describe('create_user', () => {
   it('lets the owner create users, never returning a password', async () => {
     const address = email('Mixed.Case');
-    const { res, user } = await createViaApi(org.token, { email: address, role: 'admin', name: ' Ada ' });
-    expect(res.status).toBe(201);
+    const user = await createUser(t, org, { email: address, role: 'admin', name: ' Ada ' });
     expect(user).toMatchObject({
       email: address.toLowerCase(),
       name: 'Ada',
@@ -92,38 +76,37 @@ describe('create_user', () => {
   });
 
   it('lets an admin create non-admin users but not admins', async () => {
-    const member = await createViaApi(admin.token, { role: 'member' });
-    expect(member.res.status).toBe(201);
-    const refused = await createViaApi(admin.token, { role: 'admin' });
-    expect(refused.res.status).toBe(403);
-    expect(await json<ErrorBody>(refused.res)).toMatchObject({
+    await createUser(t, admin, { email: email('new'), role: 'member' });
+    const refused = await postUser(admin, { role: 'admin' });
+    expect(refused.status).toBe(403);
+    expect(await readError(refused, 403)).toMatchObject({
       error: 'Forbidden',
       required_permission: 'users.delete',
     });
   });
 
   it('never grants the owner role and refuses other roles without users.create', async () => {
-    const owner = await createViaApi(org.token, { role: 'owner' });
-    expect(owner.res.status).toBe(400);
-    expect((await json<ErrorBody>(owner.res)).details?.[0]?.field).toBe('role');
+    const owner = await postUser(org, { role: 'owner' });
+    expect(owner.status).toBe(400);
+    expect((await readError(owner, 400)).details?.[0]?.field).toBe('role');
 
     const member = await t.createUser(org.orgId, 'member');
-    const byMember = await createViaApi(member.token, { role: 'viewer' });
-    expect(byMember.res.status).toBe(403);
-    expect((await json<ErrorBody>(byMember.res)).required_permission).toBe('users.create');
+    const byMember = await postUser(member, { role: 'viewer' });
+    expect(byMember.status).toBe(403);
+    expect((await readError(byMember, 403)).required_permission).toBe('users.create');
   });
 
   it('validates fields and answers 409 for an email in use', async () => {
-    const bad = await createViaApi(org.token, { role: 'member', email: 'not-an-email', password: 'short' });
-    expect(bad.res.status).toBe(400);
-    const fields = (await json<ErrorBody>(bad.res)).details?.map((d) => d.field);
+    const bad = await postUser(org, { role: 'member', email: 'not-an-email', password: 'short' });
+    expect(bad.status).toBe(400);
+    const fields = (await readError(bad, 400)).details?.map((d) => d.field);
     expect(fields).toEqual(expect.arrayContaining(['email', 'password']));
 
-    const extra = await createViaApi(org.token, { role: 'member', status: 'deactivated' });
-    expect(extra.res.status).toBe(400);
+    const extra = await postUser(org, { role: 'member', status: 'deactivated' });
+    expect(extra.status).toBe(400);
 
-    const dup = await createViaApi(org.token, { role: 'member', email: admin.email.toUpperCase() });
-    expect(dup.res.status).toBe(409);
+    const dup = await postUser(org, { role: 'member', email: admin.email.toUpperCase() });
+    expect(dup.status).toBe(409);
   });
 });
 
@@ -131,21 +114,22 @@ describe('list_users and get_user', () => {
   let o: TestOrg;
   beforeAll(async () => {
     o = await t.createOrg();
-    await createViaApi(o.token, { role: 'manager', name: 'Zed Manager', email: 'zed@list.test' });
-    await createViaApi(o.token, { role: 'viewer', name: 'Vic_Viewer', email: 'viewer@list.test' });
-    const m = await createViaApi(o.token, { role: 'member', name: 'Mia Member', email: 'mia@list.test' });
-    await t.request('POST', `/api/v1/users/${m.user._id}/deactivate`, { token: o.token });
+    await createUser(t, o, { role: 'manager', name: 'Zed Manager', email: 'zed@list.test' });
+    await createUser(t, o, { role: 'viewer', name: 'Vic_Viewer', email: 'viewer@list.test' });
+    const m = await createUser(t, o, { role: 'member', name: 'Mia Member', email: 'mia@list.test' });
+    await t.request('POST', `/api/v1/users/${m._id}/deactivate`, { token: o.token });
   });
 
   it('returns the paged envelope, newest first by default', async () => {
     const res = await t.request('GET', '/api/v1/users', { token: o.token });
     expect(res.status).toBe(200);
-    const body = await json<UserList>(res);
+    const body = await readOutput(res, TOOL.list_users);
     expect(body).toMatchObject({ total: 4, page: 1, limit: 25, totalPages: 1 });
     expect(body.users.map((u) => u.name)).toEqual(['Mia Member', 'Vic_Viewer', 'Zed Manager', 'Owner']);
 
-    const page2 = await json<UserList>(
+    const page2 = await readOutput(
       await t.request('GET', '/api/v1/users?limit=3&page=2', { token: o.token }),
+      TOOL.list_users,
     );
     expect(page2).toMatchObject({ total: 4, page: 2, limit: 3, totalPages: 2 });
     expect(page2.users.map((u) => u.name)).toEqual(['Owner']);
@@ -155,7 +139,7 @@ describe('list_users and get_user', () => {
     const list = async (query: string) => {
       const res = await t.request('GET', `/api/v1/users?${query}`, { token: o.token });
       expect(res.status).toBe(200);
-      return (await json<UserList>(res)).users;
+      return (await readOutput(res, TOOL.list_users)).users;
     };
     expect((await list('sort=name')).map((u) => u.name)).toEqual([
       'Mia Member',
@@ -184,7 +168,7 @@ describe('list_users and get_user', () => {
     const viewer = await t.createUser(o.orgId, 'viewer');
     const res = await t.request('GET', `/api/v1/users/${o.ownerId}`, { token: viewer.token });
     expect(res.status).toBe(200);
-    expect((await json<{ user: UserRecord }>(res)).user).toMatchObject({ _id: o.ownerId, role: 'owner' });
+    expect((await readOutput(res, TOOL.get_user)).user).toMatchObject({ _id: o.ownerId, role: 'owner' });
 
     expect(
       (await t.request('GET', '/api/v1/users/0123456789abcdef01234567', { token: o.token })).status,
@@ -201,7 +185,7 @@ describe('update_user', () => {
       body: { name: 'Renamed', role: 'manager' },
     });
     expect(rename.status).toBe(200);
-    expect((await json<{ user: UserRecord }>(rename)).user).toMatchObject({
+    expect((await readOutput(rename, TOOL.update_user)).user).toMatchObject({
       name: 'Renamed',
       role: 'manager',
     });
@@ -211,14 +195,14 @@ describe('update_user', () => {
       body: { role: 'admin' },
     });
     expect(promote.status).toBe(403);
-    expect((await json<ErrorBody>(promote)).required_permission).toBe('users.delete');
+    expect((await readError(promote, 403)).required_permission).toBe('users.delete');
 
     const byOwner = await t.request('PUT', `/api/v1/users/${member.userId}`, {
       token: org.token,
       body: { role: 'admin' },
     });
     expect(byOwner.status).toBe(200);
-    expect((await json<{ user: UserRecord }>(byOwner)).user.role).toBe('admin');
+    expect((await readOutput(byOwner, TOOL.update_user)).user.role).toBe('admin');
 
     // An admin may not take the admin role away from another admin either.
     const demote = await t.request('PUT', `/api/v1/users/${member.userId}`, {
@@ -234,7 +218,7 @@ describe('update_user', () => {
       body: { role: 'member' },
     });
     expect(owner.status).toBe(400);
-    expect((await json<ErrorBody>(owner)).code).toBe('invalid_operation');
+    expect((await readError(owner, 400)).code).toBe('invalid_operation');
 
     const toOwner = await t.request('PUT', `/api/v1/users/${admin.userId}`, {
       token: org.token,
@@ -247,7 +231,7 @@ describe('update_user', () => {
       body: { role: 'member' },
     });
     expect(self.status).toBe(400);
-    expect((await json<ErrorBody>(self)).message).toMatch(/own role/);
+    expect((await readError(self, 400)).message).toMatch(/own role/);
 
     // Sending one's current role is not a change.
     const same = await t.request('PUT', `/api/v1/users/${admin.userId}`, {
@@ -255,7 +239,7 @@ describe('update_user', () => {
       body: { role: 'admin', name: 'Admin Person' },
     });
     expect(same.status).toBe(200);
-    expect((await json<{ user: UserRecord }>(same)).user).toMatchObject({
+    expect((await readOutput(same, TOOL.update_user)).user).toMatchObject({
       role: 'admin',
       name: 'Admin Person',
     });
@@ -273,7 +257,7 @@ describe('update_user', () => {
       body: { name: 'Me' },
     });
     expect(byMember.status).toBe(403);
-    expect((await json<ErrorBody>(byMember)).required_permission).toBe('users.edit');
+    expect((await readError(byMember, 403)).required_permission).toBe('users.edit');
   });
 });
 
@@ -286,25 +270,27 @@ describe('deactivate_user and reactivate_user', () => {
 
     const res = await t.request('POST', `/api/v1/users/${member.userId}/deactivate`, { token: admin.token });
     expect(res.status).toBe(200);
-    const deactivated = (await json<{ user: UserRecord }>(res)).user;
+    const deactivated = (await readOutput(res, TOOL.deactivate_user)).user;
     expect(deactivated.status).toBe('deactivated');
     expect(deactivated.deactivated_at).not.toBeNull();
 
     for (const token of [member.token, pat.token]) {
       const refused = await me(token);
       expect(refused.status).toBe(401);
-      expect((await json<ErrorBody>(refused)).error).toBe('Invalid or expired token');
+      expect((await readError(refused, 401)).error).toBe('Invalid or expired token');
     }
 
     const again = await t.request('POST', `/api/v1/users/${member.userId}/deactivate`, {
       token: admin.token,
     });
     expect(again.status).toBe(200);
-    expect((await json<{ user: UserRecord }>(again)).user.deactivated_at).toBe(deactivated.deactivated_at);
+    expect((await readOutput(again, TOOL.deactivate_user)).user.deactivated_at).toBe(
+      deactivated.deactivated_at,
+    );
 
     const back = await t.request('POST', `/api/v1/users/${member.userId}/reactivate`, { token: admin.token });
     expect(back.status).toBe(200);
-    expect((await json<{ user: UserRecord }>(back)).user).toMatchObject({
+    expect((await readOutput(back, TOOL.reactivate_user)).user).toMatchObject({
       status: 'active',
       deactivated_at: null,
     });
@@ -320,7 +306,7 @@ describe('deactivate_user and reactivate_user', () => {
   it('refuses to deactivate yourself or the owner, and callers without users.deactivate', async () => {
     const self = await t.request('POST', `/api/v1/users/${admin.userId}/deactivate`, { token: admin.token });
     expect(self.status).toBe(400);
-    expect((await json<ErrorBody>(self)).code).toBe('invalid_operation');
+    expect((await readError(self, 400)).code).toBe('invalid_operation');
     const owner = await t.request('POST', `/api/v1/users/${org.ownerId}/deactivate`, { token: admin.token });
     expect(owner.status).toBe(400);
     expect((await me(org.token)).status).toBe(200);
@@ -330,7 +316,7 @@ describe('deactivate_user and reactivate_user', () => {
       token: manager.token,
     });
     expect(byManager.status).toBe(403);
-    expect((await json<ErrorBody>(byManager)).required_permission).toBe('users.deactivate');
+    expect((await readError(byManager, 403)).required_permission).toBe('users.deactivate');
   });
 });
 
@@ -344,7 +330,7 @@ describe('delete_user', () => {
     const member = await t.createUser(org.orgId, 'member');
     const byAdmin = await del(member.userId, undefined, admin.token);
     expect(byAdmin.status).toBe(403);
-    expect(await json<ErrorBody>(byAdmin)).toMatchObject({
+    expect(await readError(byAdmin, 403)).toMatchObject({
       error: 'Forbidden',
       required_permission: 'users.delete',
     });
@@ -358,7 +344,7 @@ describe('delete_user', () => {
     await insertLeads(org.orgId, member.userId, 2, 1);
     const res = await del(member.userId);
     expect(res.status).toBe(400);
-    const body = await json<ErrorBody>(res);
+    const body = await readError(res, 400);
     expect(body).toMatchObject({ code: 'user_owns_records', owned_records: { leads: 2 } });
     expect(body.message).toMatch(/owns 2 records/);
     expect((await t.request('GET', `/api/v1/users/${member.userId}`, { token: org.token })).status).toBe(200);
@@ -393,7 +379,7 @@ describe('delete_user', () => {
 
     const res = await del(leaving.userId, { transfer_to_user_id: heir.userId });
     expect(res.status).toBe(200);
-    expect((await json<{ message: string }>(res)).message).toMatch(/deleted/i);
+    expect((await readOutput(res, TOOL.delete_user)).message).toMatch(/deleted/i);
 
     for (const lead of await leadRows(leadIds)) {
       expect(lead.ownerId).toBe(heir.userId);
@@ -431,15 +417,15 @@ describe('delete_user', () => {
     expect((await t.request('GET', `/api/v1/users/${leaving.userId}`, { token: org.token })).status).toBe(
       404,
     );
-    const list = await json<UserList>(
+    const list = await readOutput(
       await t.request('GET', '/api/v1/users?limit=100', { token: org.token }),
+      TOOL.list_users,
     );
     expect(list.users.map((u) => u._id)).not.toContain(leaving.userId);
     expect(await del(leaving.userId)).toHaveProperty('status', 404);
 
     // The email is free again.
-    const reuse = await createViaApi(org.token, { role: 'member', email: leaving.email });
-    expect(reuse.res.status).toBe(201);
+    await createUser(t, org, { role: 'member', email: leaving.email });
   });
 
   it('validates the heir: another live, active user of the same organization', async () => {
@@ -454,7 +440,7 @@ describe('delete_user', () => {
     for (const heirId of [leaving.userId, inactive.userId, other.ownerId, '0123456789abcdef01234567']) {
       const res = await del(leaving.userId, { transfer_to_user_id: heirId, acknowledge_data_deletion: true });
       expect(res.status).toBe(400);
-      expect((await json<ErrorBody>(res)).details?.[0]?.field).toBe('transfer_to_user_id');
+      expect((await readError(res, 400)).details?.[0]?.field).toBe('transfer_to_user_id');
     }
     const malformed = await del(leaving.userId, { transfer_to_user_id: 'nope' });
     expect(malformed.status).toBe(400);
@@ -517,10 +503,11 @@ describe('other organizations', () => {
     for (const [method, path, body] of calls) {
       const res = await t.request(method, path, { token: org.token, ...(body ? { body } : {}) });
       expect(res.status, `${method} ${path}`).toBe(404);
-      expect((await json<ErrorBody>(res)).error).toBe('Not found');
+      expect((await readError(res, 404)).error).toBe('Not found');
     }
-    const list = await json<UserList>(
+    const list = await readOutput(
       await t.request('GET', '/api/v1/users?limit=100', { token: org.token }),
+      TOOL.list_users,
     );
     expect(list.users.map((u) => u._id)).not.toContain(id);
     // Nothing happened to them.
