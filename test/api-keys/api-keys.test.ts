@@ -4,24 +4,18 @@ import { createHash } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiKeys } from '../../core/db/schema.ts';
-import type { ErrorBody } from '../../core/errors.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from '../helpers.ts';
-
-interface KeyRecord {
-  id: string;
-  label: string;
-  token_prefix: string;
-  scopes: string[];
-  toolsets: string[];
-  last_used_at: string | null;
-  revoked_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
-interface KeyWithToken {
-  key: KeyRecord;
-  plain_token: string;
-}
+import {
+  type ApiKey,
+  type Caller,
+  createApiKey,
+  createTestContext,
+  parseExact,
+  readError,
+  readOutput,
+  type TestContext,
+  type TestOrg,
+  TOOL,
+} from '../fixtures/index.ts';
 
 const DEFAULT_SCOPES = [
   'read:leads',
@@ -40,7 +34,6 @@ const DEFAULT_SCOPES = [
 
 let t: TestContext;
 let org: TestOrg;
-let labelSeq = 0;
 
 beforeAll(async () => {
   t = await createTestContext();
@@ -48,29 +41,26 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-async function createKey(
-  token: string,
-  body: Record<string, unknown> = {},
-): Promise<{ res: Response; body: KeyWithToken }> {
-  const res = await t.request('POST', '/api/v1/settings/api-keys', {
-    token,
+let labelSeq = 0;
+/** POST /settings/api-keys with a fresh label unless the body gives one: the answer, unread (createApiKey when it must succeed). */
+async function postKey(as: Caller, body: Record<string, unknown> = {}): Promise<Response> {
+  return t.request('POST', '/api/v1/settings/api-keys', {
+    token: as.token,
     body: { label: `key ${labelSeq++}`, ...body },
   });
-  return { res, body: await json<KeyWithToken>(res.clone()) };
 }
 
-async function listKeys(token: string): Promise<KeyRecord[]> {
+async function listKeys(token: string): Promise<ApiKey[]> {
   const res = await t.request('GET', '/api/v1/settings/api-keys', { token });
   expect(res.status).toBe(200);
-  return (await json<{ keys: KeyRecord[] }>(res)).keys;
+  return (await readOutput(res, TOOL.list_api_keys)).keys;
 }
 
 const me = (token: string) => t.request('GET', '/api/v1/me', { token });
 
 describe('create_api_key', () => {
   it('returns the key record and a one-time pat_ token whose prefix is recorded', async () => {
-    const { res, body } = await createKey(org.token, { label: '  CI deploy  ' });
-    expect(res.status).toBe(201);
+    const body = await createApiKey(t, org, { label: '  CI deploy  ' });
     expect(body.plain_token).toMatch(/^pat_[0-9a-f]{64}$/);
     expect(body.key.token_prefix).toBe(body.plain_token.slice(0, 8));
     expect(body.key.id).toMatch(/^[0-9a-f]{24}$/);
@@ -94,29 +84,31 @@ describe('create_api_key', () => {
 
     const whoami = await me(body.plain_token);
     expect(whoami.status).toBe(200);
-    expect(await json(whoami)).toMatchObject({ token_kind: 'pat', user: { _id: org.ownerId } });
+    expect(await readOutput(whoami, TOOL.get_me)).toMatchObject({
+      token_kind: 'pat',
+      user: { _id: org.ownerId },
+    });
   });
 
   it('gives exactly the default scopes when scopes are omitted or empty, never mcp:*', async () => {
-    const omitted = await createKey(org.token);
-    expect(omitted.body.key.scopes).toEqual(DEFAULT_SCOPES);
-    const empty = await createKey(org.token, { scopes: [] });
-    expect(empty.body.key.scopes).toEqual(DEFAULT_SCOPES);
+    const omitted = await createApiKey(t, org);
+    expect(omitted.key.scopes).toEqual(DEFAULT_SCOPES);
+    const empty = await createApiKey(t, org, { scopes: [] });
+    expect(empty.key.scopes).toEqual(DEFAULT_SCOPES);
   });
 
   it('stores explicit scopes as given, without duplicates, and refuses an unknown one naming it', async () => {
-    const { res, body } = await createKey(org.token, { scopes: ['mcp:read', 'write:users', 'mcp:read'] });
-    expect(res.status).toBe(201);
+    const body = await createApiKey(t, org, { scopes: ['mcp:read', 'write:users', 'mcp:read'] });
     expect(body.key.scopes).toEqual(['mcp:read', 'write:users']);
-    const misspelt = await createKey(org.token, { scopes: ['mcp:read', 'raed:leads'] });
-    expect(misspelt.res.status).toBe(400);
-    const detail = (await json<ErrorBody>(misspelt.res)).details?.[0];
+    const misspelt = await postKey(org, { scopes: ['mcp:read', 'raed:leads'] });
+    expect(misspelt.status).toBe(400);
+    const detail = (await readError(misspelt, 400)).details?.[0];
     expect(detail?.field).toBe('scopes.1');
     expect(detail?.message).toContain('"raed:leads"');
   });
 
   it('stores only the SHA-256 of the token, never the token itself', async () => {
-    const { body } = await createKey(org.token);
+    const body = await createApiKey(t, org);
     const [row] = await t.services.db.system.select().from(apiKeys).where(eq(apiKeys.id, body.key.id));
     expect(row).toBeDefined();
     expect(row?.tokenHash).toBe(createHash('sha256').update(body.plain_token).digest('hex'));
@@ -129,81 +121,75 @@ describe('create_api_key', () => {
     for (const label of ['', '   ', 'x'.repeat(101)]) {
       const res = await t.request('POST', '/api/v1/settings/api-keys', { token: org.token, body: { label } });
       expect(res.status).toBe(400);
-      const body = await json<ErrorBody>(res);
+      const body = await readError(res, 400);
       expect(body.error).toBe('Validation failed');
       expect(body.details?.map((d) => d.field)).toContain('label');
     }
-    const longest = await createKey(org.token, { label: 'y'.repeat(100) });
-    expect(longest.res.status).toBe(201);
+    const longest = await createApiKey(t, org, { label: 'y'.repeat(100) });
 
     const missing = await t.request('POST', '/api/v1/settings/api-keys', { token: org.token, body: {} });
     expect(missing.status).toBe(400);
 
-    const tooMany = await createKey(org.token, { scopes: Array.from({ length: 51 }, () => 'read:leads') });
-    expect(tooMany.res.status).toBe(400);
-    expect((await json<ErrorBody>(tooMany.res)).details?.[0]?.field).toBe('scopes');
+    const tooMany = await postKey(org, { scopes: Array.from({ length: 51 }, () => 'read:leads') });
+    expect(tooMany.status).toBe(400);
+    expect((await readError(tooMany, 400)).details?.[0]?.field).toBe('scopes');
 
-    const blank = await createKey(org.token, { scopes: ['read:leads', ''] });
-    expect(blank.res.status).toBe(400);
-    expect((await json<ErrorBody>(blank.res)).details?.[0]?.field).toBe('scopes.1');
+    const blank = await postKey(org, { scopes: ['read:leads', ''] });
+    expect(blank.status).toBe(400);
+    expect((await readError(blank, 400)).details?.[0]?.field).toBe('scopes.1');
 
-    const tooLong = await createKey(org.token, { scopes: ['z'.repeat(101)] });
-    expect(tooLong.res.status).toBe(400);
+    const tooLong = await postKey(org, { scopes: ['z'.repeat(101)] });
+    expect(tooLong.status).toBe(400);
 
-    const unknown = await createKey(org.token, { expires_at: '2030-01-01' });
-    expect(unknown.res.status).toBe(400);
+    const unknown = await postKey(org, { expires_at: '2030-01-01' });
+    expect(unknown.status).toBe(400);
   });
 
   it("answers 409 for a label already used by one of the caller's keys, revoked ones included", async () => {
-    const first = await createKey(org.token, { label: 'reserved' });
-    expect(first.res.status).toBe(201);
-    const again = await createKey(org.token, { label: 'reserved' });
-    expect(again.res.status).toBe(409);
-    const conflict = await json<ErrorBody>(again.res);
+    const first = await createApiKey(t, org, { label: 'reserved' });
+    const again = await postKey(org, { label: 'reserved' });
+    expect(again.status).toBe(409);
+    const conflict = await readError(again, 409);
     expect(conflict.details?.[0]?.field).toBe('label');
 
-    const revoke = await t.request('DELETE', `/api/v1/settings/api-keys/${first.body.key.id}`, {
+    const revoke = await t.request('DELETE', `/api/v1/settings/api-keys/${first.key.id}`, {
       token: org.token,
     });
     expect(revoke.status).toBe(200);
-    const afterRevoke = await createKey(org.token, { label: 'reserved' });
-    expect(afterRevoke.res.status).toBe(409);
+    const afterRevoke = await postKey(org, { label: 'reserved' });
+    expect(afterRevoke.status).toBe(409);
 
     // Labels are per user: a colleague may use the same one.
     const colleague = await t.createUser(org.orgId, 'member');
-    const theirs = await createKey(colleague.token, { label: 'reserved' });
-    expect(theirs.res.status).toBe(201);
+    const theirs = await createApiKey(t, colleague, { label: 'reserved' });
   });
 
   it('lets a token only create keys within its own scopes', async () => {
     const narrow = await t.createPat(org.orgId, org.ownerId, ['read:leads', 'mcp:read', 'write:settings']);
-    const within = await createKey(narrow.token, { scopes: ['read:leads'] });
-    expect(within.res.status).toBe(201);
-    expect(within.body.key.scopes).toEqual(['read:leads']);
+    const within = await createApiKey(t, narrow, { scopes: ['read:leads'] });
+    expect(within.key.scopes).toEqual(['read:leads']);
 
-    const beyond = await createKey(narrow.token, { scopes: ['read:leads', 'write:leads'] });
-    expect(beyond.res.status).toBe(403);
-    expect(await json<ErrorBody>(beyond.res)).toMatchObject({
+    const beyond = await postKey(narrow, { scopes: ['read:leads', 'write:leads'] });
+    expect(beyond.status).toBe(403);
+    expect(await readError(beyond, 403)).toMatchObject({
       error: 'Token lacks required scope: write:leads',
       code: 'scope_missing',
       required_scope: 'write:leads',
     });
 
     // The defaults count as requested scopes too.
-    const defaults = await createKey(narrow.token);
-    expect(defaults.res.status).toBe(403);
-    expect((await json<ErrorBody>(defaults.res)).required_scope).toBe('write:leads');
+    const defaults = await postKey(narrow);
+    expect(defaults.status).toBe(403);
+    expect((await readError(defaults, 403)).required_scope).toBe('write:leads');
 
     // A session is not scope-limited.
-    const session = await createKey(org.token, { scopes: ['mcp:write'] });
-    expect(session.res.status).toBe(201);
+    const session = await createApiKey(t, org, { scopes: ['mcp:write'] });
   });
 });
 
 describe('toolsets on create', () => {
   it('stores known toolsets without duplicates and refuses unknown ones with 400', async () => {
-    const { res, body } = await createKey(org.token, { toolsets: ['admin', 'core', 'admin'] });
-    expect(res.status).toBe(201);
+    const body = await createApiKey(t, org, { toolsets: ['admin', 'core', 'admin'] });
     expect(body.key.toolsets).toEqual(['admin', 'core']);
     expect((await listKeys(org.token)).find((k) => k.id === body.key.id)?.toolsets).toEqual([
       'admin',
@@ -213,13 +199,13 @@ describe('toolsets on create', () => {
     expect(row?.toolsets).toEqual(['admin', 'core']);
 
     for (const toolsets of [['core', 'crm'], ['all'], 'core']) {
-      const bad = await createKey(org.token, { toolsets });
-      expect(bad.res.status, JSON.stringify(toolsets)).toBe(400);
-      const error = await json<ErrorBody>(bad.res);
+      const bad = await postKey(org, { toolsets });
+      expect(bad.status, JSON.stringify(toolsets)).toBe(400);
+      const error = await readError(bad, 400);
       expect(error.code).toBe('validation_failed');
       expect(error.details?.[0]?.field).toMatch(/^toolsets/);
     }
-    const unknown = await json<ErrorBody>((await createKey(org.token, { toolsets: ['crm'] })).res);
+    const unknown = await readError(await postKey(org, { toolsets: ['crm'] }), 400);
     expect(unknown.details?.[0]?.message).toContain('core');
   });
 });
@@ -229,7 +215,7 @@ describe('update_api_key', () => {
     t.request('PATCH', `/api/v1/settings/api-keys/${id}`, { token, body });
 
   it('changes the label and toolsets, keeps the token, and bumps updated_at only on a change', async () => {
-    const { body: created } = await createKey(org.token, { scopes: ['mcp:read'] });
+    const created = await createApiKey(t, org, { scopes: ['mcp:read'] });
     await new Promise((r) => setTimeout(r, 5));
 
     const res = await patch(org.token, created.key.id, {
@@ -237,7 +223,7 @@ describe('update_api_key', () => {
       toolsets: ['settings', 'core'],
     });
     expect(res.status).toBe(200);
-    const updated = (await json<{ key: KeyRecord }>(res)).key;
+    const updated = (await readOutput(res, TOOL.update_api_key)).key;
     expect(updated).toMatchObject({
       id: created.key.id,
       label: 'renamed',
@@ -250,68 +236,70 @@ describe('update_api_key', () => {
     expect(Object.keys(updated)).not.toContain('plain_token');
 
     const same = await patch(org.token, created.key.id, { label: 'renamed', toolsets: ['settings', 'core'] });
-    expect((await json<{ key: KeyRecord }>(same)).key).toEqual(updated);
+    expect((await readOutput(same, TOOL.update_api_key)).key).toEqual(updated);
     const nothing = await patch(org.token, created.key.id, {});
-    expect((await json<{ key: KeyRecord }>(nothing)).key).toEqual(updated);
+    expect((await readOutput(nothing, TOOL.update_api_key)).key).toEqual(updated);
 
     const cleared = await patch(org.token, created.key.id, { toolsets: [] });
-    expect((await json<{ key: KeyRecord }>(cleared)).key).toMatchObject({ label: 'renamed', toolsets: [] });
+    expect((await readOutput(cleared, TOOL.update_api_key)).key).toMatchObject({
+      label: 'renamed',
+      toolsets: [],
+    });
     expect((await me(created.plain_token)).status).toBe(200);
   });
 
   it('validates input: unknown toolsets, bad labels and unknown fields are 400', async () => {
-    const { body } = await createKey(org.token);
+    const body = await createApiKey(t, org);
     for (const input of [{ toolsets: ['nope'] }, { label: ' ' }, { scopes: ['mcp:write'] }, { token: 'x' }]) {
       const res = await patch(org.token, body.key.id, input);
       expect(res.status, JSON.stringify(input)).toBe(400);
-      expect((await json<ErrorBody>(res)).code).toBe('validation_failed');
+      expect((await readError(res, 400)).code).toBe('validation_failed');
     }
     expect((await patch(org.token, 'not-an-id', { label: 'x' })).status).toBe(400);
   });
 
   it("answers 409 for a label used by another of the caller's keys, revoked ones included", async () => {
-    const taken = await createKey(org.token, { label: 'taken for update' });
-    const revoked = await createKey(org.token, { label: 'revoked for update' });
-    await t.request('DELETE', `/api/v1/settings/api-keys/${revoked.body.key.id}`, { token: org.token });
-    const { body } = await createKey(org.token);
+    const taken = await createApiKey(t, org, { label: 'taken for update' });
+    const revoked = await createApiKey(t, org, { label: 'revoked for update' });
+    await t.request('DELETE', `/api/v1/settings/api-keys/${revoked.key.id}`, { token: org.token });
+    const body = await createApiKey(t, org);
     for (const label of ['taken for update', 'revoked for update']) {
       const res = await patch(org.token, body.key.id, { label });
       expect(res.status, label).toBe(409);
-      expect((await json<ErrorBody>(res)).details?.[0]).toMatchObject({ field: 'label', code: 'duplicate' });
+      expect((await readError(res, 409)).details?.[0]).toMatchObject({ field: 'label', code: 'duplicate' });
     }
     expect((await listKeys(org.token)).find((k) => k.id === body.key.id)?.label).toBe(body.key.label);
-    expect(taken.res.status).toBe(201);
   });
 
   it("refuses a revoked key and answers 404 for another user's or organization's key", async () => {
-    const { body } = await createKey(org.token);
+    const body = await createApiKey(t, org);
     await t.request('DELETE', `/api/v1/settings/api-keys/${body.key.id}`, { token: org.token });
     const revoked = await patch(org.token, body.key.id, { label: 'after revocation' });
     expect(revoked.status).toBe(400);
-    expect((await json<ErrorBody>(revoked)).code).toBe('invalid_operation');
+    expect((await readError(revoked, 400)).code).toBe('invalid_operation');
 
     const colleague = await t.createUser(org.orgId, 'admin');
-    const theirs = await createKey(colleague.token);
+    const theirs = await createApiKey(t, colleague);
     const other = await t.createOrg();
-    const foreign = await createKey(other.token);
-    for (const id of [theirs.body.key.id, foreign.body.key.id]) {
+    const foreign = await createApiKey(t, other);
+    for (const id of [theirs.key.id, foreign.key.id]) {
       const res = await patch(org.token, id, { toolsets: ['admin'] });
       expect(res.status).toBe(404);
-      expect((await json<ErrorBody>(res)).error).toBe('Not found');
+      expect((await readError(res, 404)).error).toBe('Not found');
     }
-    const [row] = await t.services.db.system.select().from(apiKeys).where(eq(apiKeys.id, theirs.body.key.id));
+    const [row] = await t.services.db.system.select().from(apiKeys).where(eq(apiKeys.id, theirs.key.id));
     expect(row?.toolsets).toEqual([]);
   });
 
   it('lets every role update its own keys, and a key update itself', async () => {
     const viewer = await t.createUser(org.orgId, 'viewer');
     // write:settings is what lets a key manage keys; it is never a default.
-    const { body } = await createKey(viewer.token, { scopes: ['read:leads', 'write:settings'] });
+    const body = await createApiKey(t, viewer, { scopes: ['read:leads', 'write:settings'] });
     const res = await patch(viewer.token, body.key.id, { toolsets: ['core'] });
     expect(res.status).toBe(200);
     const self = await patch(body.plain_token, body.key.id, { label: 'self-renamed' });
     expect(self.status).toBe(200);
-    expect((await json<{ key: KeyRecord }>(self)).key).toMatchObject({
+    expect((await readOutput(self, TOOL.update_api_key)).key).toMatchObject({
       label: 'self-renamed',
       toolsets: ['core'],
     });
@@ -321,28 +309,28 @@ describe('update_api_key', () => {
 describe('list_api_keys', () => {
   it("shows the caller's own keys, newest first, revoked included, without any token or hash", async () => {
     const user = await t.createUser(org.orgId, 'viewer');
-    const a = await createKey(user.token, { label: 'alpha' });
-    const b = await createKey(user.token, { label: 'beta' });
-    await t.request('DELETE', `/api/v1/settings/api-keys/${a.body.key.id}`, { token: user.token });
+    const a = await createApiKey(t, user, { label: 'alpha' });
+    const b = await createApiKey(t, user, { label: 'beta' });
+    await t.request('DELETE', `/api/v1/settings/api-keys/${a.key.id}`, { token: user.token });
 
     const res = await t.request('GET', '/api/v1/settings/api-keys', { token: user.token });
     expect(res.status).toBe(200);
     const text = await res.text();
-    expect(text).not.toContain(a.body.plain_token);
-    expect(text).not.toContain(b.body.plain_token);
-    expect(text).not.toContain(createHash('sha256').update(a.body.plain_token).digest('hex'));
-    const keys = (JSON.parse(text) as { keys: KeyRecord[] }).keys;
+    expect(text).not.toContain(a.plain_token);
+    expect(text).not.toContain(b.plain_token);
+    expect(text).not.toContain(createHash('sha256').update(a.plain_token).digest('hex'));
+    const keys = parseExact(JSON.parse(text), TOOL.list_api_keys.output).keys;
     expect(keys.map((k) => k.label)).toEqual(['beta', 'alpha']);
     expect(keys[1]?.revoked_at).not.toBeNull();
     expect(keys[0]?.revoked_at).toBeNull();
     for (const key of keys) expect(Object.keys(key)).not.toContain('plain_token');
 
     const ownerKeys = await listKeys(org.token);
-    expect(ownerKeys.map((k) => k.id)).not.toContain(a.body.key.id);
+    expect(ownerKeys.map((k) => k.id)).not.toContain(a.key.id);
   });
 
   it('reports last_used_at as null before the first use and set after a request with the key', async () => {
-    const { body } = await createKey(org.token);
+    const body = await createApiKey(t, org);
     const before = (await listKeys(org.token)).find((k) => k.id === body.key.id);
     expect(before?.last_used_at).toBeNull();
 
@@ -361,25 +349,28 @@ describe('list_api_keys', () => {
 
 describe('revoke_api_key', () => {
   it('revokes at once: the token gets 401, a repeat answers the same message', async () => {
-    const { body } = await createKey(org.token);
+    const body = await createApiKey(t, org);
     expect((await me(body.plain_token)).status).toBe(200);
 
     const res = await t.request('DELETE', `/api/v1/settings/api-keys/${body.key.id}`, { token: org.token });
     expect(res.status).toBe(200);
-    const first = await json<{ message: string }>(res);
+    const first = await readOutput(res, TOOL.revoke_api_key);
     expect(first.message).toMatch(/revoked/i);
 
     const refused = await me(body.plain_token);
     expect(refused.status).toBe(401);
-    expect(await json(refused)).toEqual({ error: 'Invalid or expired token', code: 'invalid_token' });
+    expect(await readError(refused, 401)).toEqual({
+      error: 'Invalid or expired token',
+      code: 'invalid_token',
+    });
 
     const again = await t.request('DELETE', `/api/v1/settings/api-keys/${body.key.id}`, { token: org.token });
     expect(again.status).toBe(200);
-    expect(await json(again)).toEqual(first);
+    expect(await readOutput(again, TOOL.revoke_api_key)).toEqual(first);
   });
 
   it('lets a key revoke itself', async () => {
-    const { body } = await createKey(org.token, { scopes: ['write:settings'] });
+    const body = await createApiKey(t, org, { scopes: ['write:settings'] });
     const res = await t.request('DELETE', `/api/v1/settings/api-keys/${body.key.id}`, {
       token: body.plain_token,
     });
@@ -390,13 +381,13 @@ describe('revoke_api_key', () => {
 
 describe('rotate_api_key', () => {
   it('keeps id, label and scopes, issues a new token and kills the old one', async () => {
-    const { body: created } = await createKey(org.token, { scopes: ['read:leads', 'mcp:read'] });
+    const created = await createApiKey(t, org, { scopes: ['read:leads', 'mcp:read'] });
     await new Promise((r) => setTimeout(r, 5));
     const res = await t.request('POST', `/api/v1/settings/api-keys/${created.key.id}/rotate`, {
       token: org.token,
     });
     expect(res.status).toBe(201);
-    const rotated = await json<KeyWithToken>(res);
+    const rotated = await readOutput(res, TOOL.rotate_api_key, 201);
     expect(rotated.key).toMatchObject({
       id: created.key.id,
       label: created.key.label,
@@ -410,7 +401,7 @@ describe('rotate_api_key', () => {
 
     const old = await me(created.plain_token);
     expect(old.status).toBe(401);
-    expect((await json<ErrorBody>(old)).error).toBe('Invalid or expired token');
+    expect((await readError(old, 401)).error).toBe('Invalid or expired token');
     expect((await me(rotated.plain_token)).status).toBe(200);
 
     const [row] = await t.services.db.system.select().from(apiKeys).where(eq(apiKeys.id, created.key.id));
@@ -418,44 +409,44 @@ describe('rotate_api_key', () => {
   });
 
   it('refuses to rotate a revoked key', async () => {
-    const { body } = await createKey(org.token);
+    const body = await createApiKey(t, org);
     await t.request('DELETE', `/api/v1/settings/api-keys/${body.key.id}`, { token: org.token });
     const res = await t.request('POST', `/api/v1/settings/api-keys/${body.key.id}/rotate`, {
       token: org.token,
     });
     expect(res.status).toBe(400);
-    expect((await json<ErrorBody>(res)).code).toBe('invalid_operation');
+    expect((await readError(res, 400)).code).toBe('invalid_operation');
   });
 
   it('does not let a narrow token rotate a broader key of the same user', async () => {
-    const broad = await createKey(org.token);
+    const broad = await createApiKey(t, org);
     const narrow = await t.createPat(org.orgId, org.ownerId, ['read:leads', 'write:settings']);
-    const res = await t.request('POST', `/api/v1/settings/api-keys/${broad.body.key.id}/rotate`, {
+    const res = await t.request('POST', `/api/v1/settings/api-keys/${broad.key.id}/rotate`, {
       token: narrow.token,
     });
     expect(res.status).toBe(403);
-    expect((await json<ErrorBody>(res)).code).toBe('scope_missing');
-    expect((await me(broad.body.plain_token)).status).toBe(200);
+    expect((await readError(res, 403)).code).toBe('scope_missing');
+    expect((await me(broad.plain_token)).status).toBe(200);
   });
 });
 
 describe('keys of others', () => {
   it("answers 404 for another user's key and another organization's key, 400 for a malformed id", async () => {
     const colleague = await t.createUser(org.orgId, 'admin');
-    const theirs = await createKey(colleague.token);
+    const theirs = await createApiKey(t, colleague);
     const other = await t.createOrg();
-    const foreign = await createKey(other.token);
+    const foreign = await createApiKey(t, other);
 
-    for (const id of [theirs.body.key.id, foreign.body.key.id, '0123456789abcdef01234567']) {
+    for (const id of [theirs.key.id, foreign.key.id, '0123456789abcdef01234567']) {
       const revoke = await t.request('DELETE', `/api/v1/settings/api-keys/${id}`, { token: org.token });
       expect(revoke.status).toBe(404);
-      expect((await json<ErrorBody>(revoke)).error).toBe('Not found');
+      expect((await readError(revoke, 404)).error).toBe('Not found');
       const rotate = await t.request('POST', `/api/v1/settings/api-keys/${id}/rotate`, { token: org.token });
       expect(rotate.status).toBe(404);
     }
-    expect((await me(theirs.body.plain_token)).status).toBe(200);
-    expect((await me(foreign.body.plain_token)).status).toBe(200);
-    expect((await listKeys(org.token)).map((k) => k.id)).not.toContain(foreign.body.key.id);
+    expect((await me(theirs.plain_token)).status).toBe(200);
+    expect((await me(foreign.plain_token)).status).toBe(200);
+    expect((await listKeys(org.token)).map((k) => k.id)).not.toContain(foreign.key.id);
 
     const malformed = await t.request('DELETE', '/api/v1/settings/api-keys/not-an-id', { token: org.token });
     expect(malformed.status).toBe(400);
