@@ -1,10 +1,20 @@
 // Locks in custom activity type definitions over REST: CRUD, unique names ignoring case, field definition errors, retyping and deletion refused while activities use the type, removed fields erased from activities, list conventions, roles and plan gating.
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ErrorBody } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { activities } from '../../tools/activities/tables.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from '../helpers.ts';
+import {
+  createCustomActivityType,
+  createLead,
+  createTestContext,
+  detailFields,
+  logActivity,
+  readError,
+  readOutput,
+  type TestContext,
+  type TestOrg,
+  TOOL,
+} from '../fixtures/index.ts';
 
 let t: TestContext;
 let org: TestOrg;
@@ -13,30 +23,6 @@ let other: TestOrg;
 let admin: { userId: string; token: string };
 let member: { userId: string; token: string };
 let viewer: { userId: string; token: string };
-
-interface FieldDef {
-  key: string;
-  label: string;
-  type: string;
-  required: boolean;
-  options?: string[];
-}
-interface CustomType {
-  _id: string;
-  name: string;
-  description: string | null;
-  fields: FieldDef[];
-  created_by: string | null;
-  created_at: string;
-  updated_at: string;
-}
-interface TypeList {
-  custom_activity_types: CustomType[];
-  total: number;
-  page: number;
-  limit: number;
-  totalPages: number;
-}
 
 const BASE = '/api/v1/custom-activity-types';
 
@@ -51,34 +37,24 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-async function create(body: Record<string, unknown>, token = org.token): Promise<CustomType> {
-  const res = await t.request('POST', BASE, { token, body });
-  expect(res.status, JSON.stringify(await res.clone().json())).toBe(201);
-  return (await json<{ custom_activity_type: CustomType }>(res)).custom_activity_type;
-}
-
-async function createLead(): Promise<string> {
-  const res = await t.request('POST', '/api/v1/leads', { token: org.token, body: { name: 'Lead' } });
-  return (await json<{ lead: { _id: string } }>(res)).lead._id;
-}
-
 async function logCustom(typeId: string, values: Record<string, unknown>): Promise<string> {
-  const res = await t.request('POST', '/api/v1/activities', {
-    token: org.token,
-    body: { type: 'custom', lead_id: await createLead(), custom_activity_type_id: typeId, values },
+  const lead = await createLead(t, org, { name: 'Lead' });
+  const activity = await logActivity(t, org, {
+    type: 'custom',
+    lead_id: lead._id,
+    custom_activity_type_id: typeId,
+    values,
   });
-  expect(res.status).toBe(201);
-  return (await json<{ activity: { _id: string } }>(res)).activity._id;
+  return activity._id;
 }
 
 async function detailsOf(res: Response): Promise<string[]> {
-  expect(res.status).toBe(400);
-  return ((await json<ErrorBody>(res)).details ?? []).map((d) => d.field);
+  return detailFields(await readError(res, 400));
 }
 
 describe('CRUD', () => {
   it('creates, reads, updates and deletes a type', async () => {
-    const type = await create({
+    const type = await createCustomActivityType(t, org, {
       name: 'Site visit',
       description: 'On-site meeting',
       fields: [
@@ -99,14 +75,14 @@ describe('CRUD', () => {
 
     const got = await t.request('GET', `${BASE}/${type._id}`, { token: org.token });
     expect(got.status).toBe(200);
-    expect((await json<{ custom_activity_type: CustomType }>(got)).custom_activity_type).toEqual(type);
+    expect((await readOutput(got, TOOL.get_custom_activity_type)).custom_activity_type).toEqual(type);
 
     const patched = await t.request('PATCH', `${BASE}/${type._id}`, {
       token: org.token,
       body: { description: null, name: 'Site Visit 2' },
     });
     expect(patched.status).toBe(200);
-    const after = (await json<{ custom_activity_type: CustomType }>(patched)).custom_activity_type;
+    const after = (await readOutput(patched, TOOL.update_custom_activity_type)).custom_activity_type;
     expect(after).toMatchObject({ name: 'Site Visit 2', description: null, fields: type.fields });
 
     const put = await t.request('PUT', `${BASE}/${type._id}`, {
@@ -114,7 +90,7 @@ describe('CRUD', () => {
       body: { name: 'Site visit', fields: [{ key: 'address', label: 'Where', type: 'text' }] },
     });
     expect(put.status).toBe(200);
-    expect((await json<{ custom_activity_type: CustomType }>(put)).custom_activity_type).toMatchObject({
+    expect((await readOutput(put, TOOL.replace_custom_activity_type)).custom_activity_type).toMatchObject({
       name: 'Site visit',
       description: null,
       fields: [{ key: 'address', label: 'Where', type: 'text', required: false }],
@@ -124,12 +100,14 @@ describe('CRUD', () => {
 
     const del = await t.request('DELETE', `${BASE}/${type._id}`, { token: org.token });
     expect(del.status).toBe(200);
-    expect(await json(del)).toEqual({ message: 'Custom activity type deleted' });
+    expect(await readOutput(del, TOOL.delete_custom_activity_type)).toEqual({
+      message: 'Custom activity type deleted',
+    });
     expect((await t.request('GET', `${BASE}/${type._id}`, { token: org.token })).status).toBe(404);
   });
 
   it('answers 404 for unknown ids and ids of other organizations, 400 for malformed ones', async () => {
-    const foreign = await create({ name: 'Foreign' }, other.token);
+    const foreign = await createCustomActivityType(t, other, { name: 'Foreign' });
     expect((await t.request('GET', `${BASE}/${foreign._id}`, { token: org.token })).status).toBe(404);
     expect((await t.request('GET', `${BASE}/${newId()}`, { token: org.token })).status).toBe(404);
     expect(
@@ -140,18 +118,18 @@ describe('CRUD', () => {
   });
 
   it('refuses a duplicate name ignoring case with a 409, on create and rename', async () => {
-    await create({ name: 'Demo call' });
+    await createCustomActivityType(t, org, { name: 'Demo call' });
     const dup = await t.request('POST', BASE, { token: org.token, body: { name: 'DEMO CALL' } });
     expect(dup.status).toBe(409);
-    expect((await json<ErrorBody>(dup)).message).toContain('already exists');
-    const second = await create({ name: 'Training' });
+    expect((await readError(dup, 409)).message).toContain('already exists');
+    const second = await createCustomActivityType(t, org, { name: 'Training' });
     const rename = await t.request('PATCH', `${BASE}/${second._id}`, {
       token: org.token,
       body: { name: 'demo Call' },
     });
     expect(rename.status).toBe(409);
     // The same name in another organization is fine.
-    await create({ name: 'Demo call' }, other.token);
+    await createCustomActivityType(t, other, { name: 'Demo call' });
   });
 
   it('validates names and field definitions with field paths', async () => {
@@ -192,7 +170,7 @@ describe('CRUD', () => {
 
 describe('fields in use', () => {
   it('refuses to retype a field while activities of the type exist, and erases removed fields from them', async () => {
-    const type = await create({
+    const type = await createCustomActivityType(t, org, {
       name: 'Demo',
       fields: [
         { key: 'outcome', label: 'Outcome', type: 'text' },
@@ -222,7 +200,7 @@ describe('fields in use', () => {
       },
     });
     expect(retype.status).toBe(409);
-    expect((await json<ErrorBody>(retype)).message).toContain('outcome');
+    expect((await readError(retype, 409)).message).toContain('outcome');
 
     const removed = await t.request('PATCH', `${BASE}/${type._id}`, {
       token: org.token,
@@ -237,15 +215,18 @@ describe('fields in use', () => {
       .where(eq(activities.id, activityId));
     expect(row?.fields).toEqual({ outcome: 'good' });
     const got = await t.request('GET', `/api/v1/activities/${activityId}`, { token: org.token });
-    expect((await json<{ activity: { values: unknown } }>(got)).activity.values).toEqual({ outcome: 'good' });
+    expect((await readOutput(got, TOOL.get_activity)).activity.values).toEqual({ outcome: 'good' });
   });
 
   it('refuses deletion while live activities use the type, and allows it once they are trashed', async () => {
-    const type = await create({ name: 'Webinar', fields: [{ key: 'topic', label: 'Topic', type: 'text' }] });
+    const type = await createCustomActivityType(t, org, {
+      name: 'Webinar',
+      fields: [{ key: 'topic', label: 'Topic', type: 'text' }],
+    });
     const activityId = await logCustom(type._id, { topic: 'Onboarding' });
     const refused = await t.request('DELETE', `${BASE}/${type._id}`, { token: org.token });
     expect(refused.status).toBe(409);
-    expect((await json<ErrorBody>(refused)).message).toContain('1 activity uses');
+    expect((await readError(refused, 409)).message).toContain('1 activity uses');
 
     await t.request('DELETE', `/api/v1/activities/${activityId}`, { token: org.token });
     expect((await t.request('DELETE', `${BASE}/${type._id}`, { token: org.token })).status).toBe(200);
@@ -258,12 +239,12 @@ describe('list', () => {
   it('pages, sorts, searches and stays inside the organization', async () => {
     const own = await t.createOrg({ plan: 'pro', name: 'Lister' });
     const foreign = await t.createOrg({ plan: 'pro', name: 'Foreign lister' });
-    for (const name of ['beta', 'Alpha', 'gamma']) await create({ name }, own.token);
-    await create({ name: 'alpha foreign' }, foreign.token);
+    for (const name of ['beta', 'Alpha', 'gamma']) await createCustomActivityType(t, own, { name });
+    await createCustomActivityType(t, foreign, { name: 'alpha foreign' });
     const list = async (query: string) => {
       const res = await t.request('GET', `${BASE}${query}`, { token: own.token });
       expect(res.status).toBe(200);
-      return json<TypeList>(res);
+      return readOutput(res, TOOL.list_custom_activity_types);
     };
 
     const byName = await list('?sort=name');
@@ -287,13 +268,13 @@ describe('list', () => {
 
 describe('access', () => {
   it('lets every role read, and only holders of settings.custom_activity_types.manage write', async () => {
-    const type = await create({ name: 'Access check' }, admin.token);
+    const type = await createCustomActivityType(t, admin, { name: 'Access check' });
     for (const u of [member, viewer]) {
       expect((await t.request('GET', `${BASE}/${type._id}`, { token: u.token })).status).toBe(200);
       expect((await t.request('GET', BASE, { token: u.token })).status).toBe(200);
       const denied = await t.request('POST', BASE, { token: u.token, body: { name: `by ${u.userId}` } });
       expect(denied.status).toBe(403);
-      expect(await json(denied)).toMatchObject({
+      expect(await readError(denied, 403)).toMatchObject({
         error: 'Forbidden',
         required_permission: 'settings.custom_activity_types.manage',
       });
@@ -318,7 +299,7 @@ describe('access', () => {
     for (const [method, path, body] of calls) {
       const res = await t.request(method, path, { token: starter.token, body });
       expect(res.status, `${method} ${path}`).toBe(402);
-      expect(await json(res)).toMatchObject({
+      expect(await readError(res, 402)).toMatchObject({
         error: 'plan_upgrade_required',
         feature: 'custom_activity_types',
         current_plan: 'starter',
@@ -330,7 +311,7 @@ describe('access', () => {
     const { token } = await t.createPat(org.orgId, org.ownerId, ['read:contacts']);
     const refused = await t.request('GET', BASE, { token });
     expect(refused.status).toBe(403);
-    expect(await json(refused)).toMatchObject({ required_scope: 'read:custom_objects' });
+    expect(await readError(refused, 403)).toMatchObject({ required_scope: 'read:custom_objects' });
     const allowed = await t.createPat(org.orgId, org.ownerId, ['read:custom_objects']);
     expect((await t.request('GET', BASE, { token: allowed.token })).status).toBe(200);
   });
