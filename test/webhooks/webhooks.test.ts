@@ -2,34 +2,20 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { organizations } from '../../core/db/schema.ts';
-import type { ErrorBody } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { webhookDeliveries, webhooks } from '../../tools/webhooks/tables.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from '../helpers.ts';
-
-interface WebhookBody {
-  _id: string;
-  url: string;
-  events: string[];
-  is_active: boolean;
-  created_by: string | null;
-  created_at: string;
-  updated_at: string;
-  secret_set: boolean;
-  /** Only in the response to a create that gave no secret. */
-  secret?: string;
-}
-
-interface DeliveryBody {
-  _id: string;
-  webhook_id: string;
-  event: string;
-  status: string;
-  data: Record<string, unknown>;
-  attempts: unknown[];
-  created_at: string;
-  updated_at: string;
-}
+import {
+  type Caller,
+  type CreatedWebhook,
+  createTestContext,
+  detailFields,
+  readError,
+  readOutput,
+  type TestContext,
+  type TestOrg,
+  TOOL,
+  type Webhook,
+} from '../fixtures/index.ts';
 
 const SECRET = 'a-very-secret-signing-key';
 
@@ -50,15 +36,18 @@ const valid = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
-async function create(token: string, body: Record<string, unknown>) {
-  const res = await t.request('POST', '/api/v1/webhooks', { token, body });
-  return { res, body: await json<{ webhook: WebhookBody } & ErrorBody>(res) };
+/** POST /webhooks: the answer, unread (createHook when it must succeed). */
+async function postHook(as: Caller, body: Record<string, unknown>): Promise<Response> {
+  return t.request('POST', '/api/v1/webhooks', { token: as.token, body });
 }
 
-async function createOk(token: string, overrides: Record<string, unknown> = {}): Promise<WebhookBody> {
-  const { res, body } = await create(token, valid(overrides));
-  expect(res.status, JSON.stringify(body)).toBe(201);
-  return body.webhook;
+/** POST /webhooks, expecting 201: the body parsed (the record, and a generated secret once). */
+async function createHook(as: Caller, body: Record<string, unknown>): Promise<CreatedWebhook> {
+  return readOutput(await postHook(as, body), TOOL.create_webhook, 201);
+}
+
+async function createOk(as: Caller, overrides: Record<string, unknown> = {}): Promise<Webhook> {
+  return (await createHook(as, valid(overrides))).webhook;
 }
 
 /** A finished delivery written as the delivery engine would leave it. */
@@ -103,8 +92,7 @@ function expectNoSecret(payload: unknown): void {
 
 describe('create, read, update, delete', () => {
   it('creates a subscription and returns the record without the secret or the name', async () => {
-    const { res, body } = await create(org.token, valid());
-    expect(res.status).toBe(201);
+    const body = await createHook(org, valid());
     const hook = body.webhook;
     expect(hook).toEqual({
       _id: expect.stringMatching(/^[0-9a-f]{24}$/),
@@ -125,8 +113,7 @@ describe('create, read, update, delete', () => {
 
   it('generates a whsec_ secret when none is given and shows it in the create response only', async () => {
     const { secret: _secret, ...secretless } = valid();
-    const { res, body } = await create(org.token, secretless);
-    expect(res.status).toBe(201);
+    const body = await createHook(org, secretless);
     const generated = body.webhook.secret ?? '';
     // whsec_ + padded base64 of 32 random bytes, as the Standard Webhooks libraries expect.
     expect(generated).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
@@ -141,14 +128,13 @@ describe('create, read, update, delete', () => {
       expect(text).not.toContain('"secret"');
     }
 
-    const again = await create(org.token, secretless);
-    expect(again.res.status).toBe(201);
-    expect(again.body.webhook.secret).toMatch(/^whsec_/);
-    expect(again.body.webhook.secret).not.toBe(generated);
+    const again = await createHook(org, secretless);
+    expect(again.webhook.secret).toMatch(/^whsec_/);
+    expect(again.webhook.secret).not.toBe(generated);
   });
 
   it('accepts is_active false, an https URL on a private address, and drops duplicate events', async () => {
-    const hook = await createOk(org.token, {
+    const hook = await createOk(org, {
       url: 'https://10.0.0.5:8443/hook',
       is_active: false,
       events: ['invoice.paid', 'invoice.paid'],
@@ -159,28 +145,30 @@ describe('create, read, update, delete', () => {
 
   it('gets, lists newest first, updates and deletes, never showing the secret', async () => {
     const other = await t.createOrg({ plan: 'starter' });
-    const first = await createOk(other.token, { url: 'https://one.example.test/a' });
-    const second = await createOk(other.token, { url: 'https://two.example.test/b' });
+    const first = await createOk(other, { url: 'https://one.example.test/a' });
+    const second = await createOk(other, { url: 'https://two.example.test/b' });
 
     const got = await t.request('GET', `/api/v1/webhooks/${first._id}`, { token: other.token });
     expect(got.status).toBe(200);
-    const gotBody = await json<{ webhook: WebhookBody }>(got);
+    const gotBody = await readOutput(got, TOOL.get_webhook);
     expect(gotBody.webhook).toEqual(first);
     expectNoSecret(gotBody);
 
     const list = await t.request('GET', '/api/v1/webhooks?limit=1', { token: other.token });
-    const listBody = await json<{ webhooks: WebhookBody[]; total: number; totalPages: number }>(list);
+    const listBody = await readOutput(list, TOOL.list_webhooks);
     expect(list.status).toBe(200);
     expect(listBody.total).toBe(2);
     expect(listBody.totalPages).toBe(2);
     expect(listBody.webhooks.map((w) => w._id)).toEqual([second._id]);
     expectNoSecret(listBody);
-    const page2 = await json<{ webhooks: WebhookBody[] }>(
+    const page2 = await readOutput(
       await t.request('GET', '/api/v1/webhooks?limit=1&page=2', { token: other.token }),
+      TOOL.list_webhooks,
     );
     expect(page2.webhooks.map((w) => w._id)).toEqual([first._id]);
-    const searched = await json<{ webhooks: WebhookBody[] }>(
+    const searched = await readOutput(
       await t.request('GET', '/api/v1/webhooks?search=two.example', { token: other.token }),
+      TOOL.list_webhooks,
     );
     expect(searched.webhooks.map((w) => w._id)).toEqual([second._id]);
 
@@ -189,7 +177,7 @@ describe('create, read, update, delete', () => {
       body: { is_active: false, events: ['contact.created'], secret: 'another-secret-of-16+' },
     });
     expect(put.status).toBe(200);
-    const putBody = await json<{ webhook: WebhookBody }>(put);
+    const putBody = await readOutput(put, TOOL.update_webhook);
     expect(putBody.webhook).toMatchObject({ _id: first._id, is_active: false, events: ['contact.created'] });
     expect(JSON.stringify(putBody)).not.toContain('another-secret-of-16+');
     expectNoSecret(putBody);
@@ -200,7 +188,7 @@ describe('create, read, update, delete', () => {
       token: other.token,
       body: { is_active: true },
     });
-    expect((await json<{ webhook: WebhookBody }>(back)).webhook.is_active).toBe(true);
+    expect((await readOutput(back, TOOL.update_webhook)).webhook.is_active).toBe(true);
 
     const empty = await t.request('PUT', `/api/v1/webhooks/${first._id}`, { token: other.token, body: {} });
     expect(empty.status).toBe(400);
@@ -209,12 +197,12 @@ describe('create, read, update, delete', () => {
       body: { url: 'http://one.example.test/a' },
     });
     expect(badUrl.status).toBe(400);
-    expect((await json<ErrorBody>(badUrl)).details?.[0]?.field).toBe('url');
+    expect((await readError(badUrl, 400)).details?.[0]?.field).toBe('url');
 
     const deliveryId = await insertDelivery(other.orgId, first._id, 'failed');
     const del = await t.request('DELETE', `/api/v1/webhooks/${first._id}`, { token: other.token });
     expect(del.status).toBe(200);
-    expect(await json(del)).toEqual({ message: 'Webhook deleted' });
+    expect(await readOutput(del, TOOL.delete_webhook)).toEqual({ message: 'Webhook deleted' });
     expect((await t.request('GET', `/api/v1/webhooks/${first._id}`, { token: other.token })).status).toBe(
       404,
     );
@@ -229,8 +217,6 @@ describe('create, read, update, delete', () => {
 });
 
 describe('validation', () => {
-  const fieldsOf = (body: ErrorBody) => (body.details ?? []).map((d) => d.field);
-
   it('refuses a URL that is not https with 400 on url', async () => {
     for (const url of [
       'http://hooks.example.test/crm',
@@ -239,37 +225,41 @@ describe('validation', () => {
       'https://',
       '',
     ]) {
-      const { res, body } = await create(org.token, valid({ url }));
+      const res = await postHook(org, valid({ url }));
       expect(res.status, url).toBe(400);
-      expect(fieldsOf(body), url).toEqual(['url']);
+      const body = await readError(res, 400);
+      expect(detailFields(body), url).toEqual(['url']);
     }
-    const long = await create(org.token, valid({ url: `https://example.test/${'a'.repeat(2000)}` }));
-    expect(long.res.status).toBe(400);
-    expect(fieldsOf(long.body)).toEqual(['url']);
+    const long = await readError(
+      await postHook(org, valid({ url: `https://example.test/${'a'.repeat(2000)}` })),
+      400,
+    );
+    expect(detailFields(long)).toEqual(['url']);
   });
 
   it('refuses a URL carrying a user name or password with 400 on url, on create and on update', async () => {
-    const hook = await createOk(org.token);
+    const hook = await createOk(org);
     for (const url of [
       'https://user:pass@hooks.example.test/crm',
       'https://user@hooks.example.test/crm',
       'https://:pass@hooks.example.test/crm',
     ]) {
-      const { res, body } = await create(org.token, valid({ url }));
+      const res = await postHook(org, valid({ url }));
       expect(res.status, url).toBe(400);
+      const body = await readError(res, 400);
       expect(body.error, url).toBe('Validation failed');
-      expect(fieldsOf(body), url).toEqual(['url']);
+      expect(detailFields(body), url).toEqual(['url']);
       expect(body.details?.[0]?.message).toContain('user name or password');
       const put = await t.request('PUT', `/api/v1/webhooks/${hook._id}`, { token: org.token, body: { url } });
       expect(put.status, url).toBe(400);
-      expect(fieldsOf(await json<ErrorBody>(put)), url).toEqual(['url']);
+      expect(detailFields(await readError(put, 400)), url).toEqual(['url']);
     }
     const [row] = await t.services.db.system.select().from(webhooks).where(eq(webhooks.id, hook._id));
     expect(row?.url).toBe('https://hooks.example.test/crm');
   });
 
   it('refuses a whsec_ secret that does not decode to a 24-byte key, on create and on update', async () => {
-    const hook = await createOk(org.token);
+    const hook = await createOk(org);
     const key = (bytes: number) => Buffer.alloc(bytes, 7).toString('base64');
     for (const secret of [
       'whsec_not*base64*at*all!!',
@@ -278,19 +268,19 @@ describe('validation', () => {
       `whsec_ ${key(32)}`,
       `whsec_${key(16)}`, // valid base64, too short a key
     ]) {
-      const { res, body } = await create(org.token, valid({ secret }));
+      const res = await postHook(org, valid({ secret }));
       expect(res.status, secret).toBe(400);
-      expect(fieldsOf(body), secret).toEqual(['secret']);
+      const body = await readError(res, 400);
+      expect(detailFields(body), secret).toEqual(['secret']);
       const put = await t.request('PUT', `/api/v1/webhooks/${hook._id}`, {
         token: org.token,
         body: { secret },
       });
       expect(put.status, secret).toBe(400);
-      expect(fieldsOf(await json<ErrorBody>(put)), secret).toEqual(['secret']);
+      expect(detailFields(await readError(put, 400)), secret).toEqual(['secret']);
     }
     const good = `whsec_${key(24)}`;
-    const { res, body } = await create(org.token, valid({ secret: good }));
-    expect(res.status).toBe(201);
+    const body = await createHook(org, valid({ secret: good }));
     expect(JSON.stringify(body)).not.toContain(good);
     const put = await t.request('PUT', `/api/v1/webhooks/${hook._id}`, {
       token: org.token,
@@ -300,32 +290,29 @@ describe('validation', () => {
   });
 
   it('refuses an unknown event naming it, webhook.test, and an empty list', async () => {
-    const unknown = await create(org.token, valid({ events: ['lead.created', 'lead.exploded'] }));
-    expect(unknown.res.status).toBe(400);
-    expect(unknown.body.details).toEqual([
+    const unknown = await readError(
+      await postHook(org, valid({ events: ['lead.created', 'lead.exploded'] })),
+      400,
+    );
+    expect(unknown.details).toEqual([
       { field: 'events.1', message: expect.stringContaining('"lead.exploded"'), code: 'custom' },
     ]);
-    const test = await create(org.token, valid({ events: ['webhook.test'] }));
-    expect(test.res.status).toBe(400);
-    expect(test.body.details?.[0]?.message).toContain('"webhook.test"');
-    const empty = await create(org.token, valid({ events: [] }));
-    expect(empty.res.status).toBe(400);
-    expect(fieldsOf(empty.body)).toEqual(['events']);
+    const test = await readError(await postHook(org, valid({ events: ['webhook.test'] })), 400);
+    expect(test.details?.[0]?.message).toContain('"webhook.test"');
+    const empty = await readError(await postHook(org, valid({ events: [] })), 400);
+    expect(detailFields(empty)).toEqual(['events']);
   });
 
   it('refuses a short secret, a missing name and unknown fields', async () => {
-    const short = await create(org.token, valid({ secret: 'x'.repeat(15) }));
-    expect(short.res.status).toBe(400);
-    expect(fieldsOf(short.body)).toEqual(['secret']);
-    expect((await create(org.token, valid({ secret: 'x'.repeat(16) }))).res.status).toBe(201);
+    const short = await readError(await postHook(org, valid({ secret: 'x'.repeat(15) })), 400);
+    expect(detailFields(short)).toEqual(['secret']);
+    await createHook(org, valid({ secret: 'x'.repeat(16) }));
 
     const { name: _name, ...nameless } = valid();
-    const missing = await create(org.token, nameless);
-    expect(missing.res.status).toBe(400);
-    expect(fieldsOf(missing.body)).toEqual(['name']);
+    const missing = await readError(await postHook(org, nameless), 400);
+    expect(detailFields(missing)).toEqual(['name']);
 
-    const extra = await create(org.token, valid({ owner: 'me' }));
-    expect(extra.res.status).toBe(400);
+    await readError(await postHook(org, valid({ owner: 'me' })), 400);
   });
 
   it('answers 400 for a path id that is not 24 hex characters', async () => {
@@ -339,7 +326,7 @@ describe('plan, feature and permission checks', () => {
     const free = await t.createOrg({ plan: 'free' });
     const res = await t.request('POST', '/api/v1/webhooks', { token: free.token, body: valid() });
     expect(res.status).toBe(402);
-    expect(await json(res)).toMatchObject({
+    expect(await readError(res, 402)).toMatchObject({
       error: 'plan_upgrade_required',
       feature: 'webhooks',
       current_plan: 'free',
@@ -350,7 +337,7 @@ describe('plan, feature and permission checks', () => {
 
   it('answers 402 feature_disabled when the organization switched webhooks off', async () => {
     const off = await t.createOrg({ plan: 'starter' });
-    const hook = await createOk(off.token);
+    const hook = await createOk(off);
     await t.services.db.system
       .update(organizations)
       .set({ disabledFeatures: ['webhooks'] })
@@ -358,22 +345,24 @@ describe('plan, feature and permission checks', () => {
     await t.services.authCache.invalidate({ orgIds: [off.orgId] });
     const res = await t.request('GET', `/api/v1/webhooks/${hook._id}/deliveries`, { token: off.token });
     expect(res.status).toBe(402);
-    expect(await json(res)).toMatchObject({ error: 'feature_disabled', feature: 'webhooks' });
+    expect(await readError(res, 402)).toMatchObject({ error: 'feature_disabled', feature: 'webhooks' });
   });
 
   it('answers 403 with required_permission for a member', async () => {
     const member = await t.createUser(org.orgId, 'member');
     const res = await t.request('POST', '/api/v1/webhooks', { token: member.token, body: valid() });
     expect(res.status).toBe(403);
-    expect(await json(res)).toMatchObject({ required_permission: 'settings.webhooks.create' });
+    expect(await readError(res, 403)).toMatchObject({ required_permission: 'settings.webhooks.create' });
     const list = await t.request('GET', '/api/v1/webhooks', { token: member.token });
     expect(list.status).toBe(403);
-    expect(await json(list)).toMatchObject({ required_permission: 'settings.webhooks.view_global' });
+    expect(await readError(list, 403)).toMatchObject({
+      required_permission: 'settings.webhooks.view_global',
+    });
   });
 
   it('lets a manager (view_own) read only the logs of subscriptions they created', async () => {
     const manager = await t.createUser(org.orgId, 'manager');
-    const ownersHook = await createOk(org.token);
+    const ownersHook = await createOk(org);
     const res = await t.request('GET', `/api/v1/webhooks/${ownersHook._id}/deliveries`, {
       token: manager.token,
     });
@@ -397,12 +386,12 @@ describe('plan, feature and permission checks', () => {
 
 describe('test deliveries and the log', () => {
   it('creates a pending webhook.test delivery, also for an inactive subscription', async () => {
-    const hook = await createOk(org.token, { is_active: false });
+    const hook = await createOk(org, { is_active: false });
     // A spy that passes calls through: the job is really enqueued (and waits, no worker runs here).
     const enqueue = vi.spyOn(t.services.queue, 'enqueue');
     const res = await t.request('POST', `/api/v1/webhooks/test/${hook._id}`, { token: org.token });
     expect(res.status).toBe(200);
-    const { delivery } = await json<{ delivery: DeliveryBody }>(res);
+    const { delivery } = await readOutput(res, TOOL.test_webhook);
     expect(enqueue.mock.calls).toEqual([
       ['webhook.deliver', { deliveryId: delivery._id, single: true }, { jobId: delivery._id }],
     ]);
@@ -430,40 +419,45 @@ describe('test deliveries and the log', () => {
     });
     expect(row?.nextAttemptAt).toBeInstanceOf(Date);
 
-    const log = await json<{ deliveries: DeliveryBody[]; total: number }>(
+    const log = await readOutput(
       await t.request('GET', `/api/v1/webhooks/${hook._id}/deliveries`, { token: org.token }),
+      TOOL.list_webhook_deliveries,
     );
     expect(log.total).toBe(1);
     expect(log.deliveries[0]?._id).toBe(delivery._id);
   });
 
   it('filters the log by status, pages newest first, and refuses an unknown status', async () => {
-    const hook = await createOk(org.token);
+    const hook = await createOk(org);
     const base = Date.now() - 60_000;
     const failedOld = await insertDelivery(org.orgId, hook._id, 'failed', new Date(base));
     const succeeded = await insertDelivery(org.orgId, hook._id, 'succeeded', new Date(base + 1000));
     const failedNew = await insertDelivery(org.orgId, hook._id, 'failed', new Date(base + 2000));
     const url = `/api/v1/webhooks/${hook._id}/deliveries`;
 
-    const all = await json<{ deliveries: DeliveryBody[]; total: number }>(
+    const all = await readOutput(
       await t.request('GET', url, { token: org.token }),
+      TOOL.list_webhook_deliveries,
     );
     expect(all.deliveries.map((d) => d._id)).toEqual([failedNew, succeeded, failedOld]);
     expect(all.deliveries[0]?.attempts).toEqual([
       expect.objectContaining({ status_code: 500, duration_ms: 12, next_attempt_at: null }),
     ]);
 
-    const failed = await json<{ deliveries: DeliveryBody[]; total: number; totalPages: number }>(
+    const failed = await readOutput(
       await t.request('GET', `${url}?status=failed&limit=1`, { token: org.token }),
+      TOOL.list_webhook_deliveries,
     );
     expect(failed).toMatchObject({ total: 2, totalPages: 2, page: 1, limit: 1 });
     expect(failed.deliveries.map((d) => d._id)).toEqual([failedNew]);
-    const failed2 = await json<{ deliveries: DeliveryBody[] }>(
+    const failed2 = await readOutput(
       await t.request('GET', `${url}?status=failed&limit=1&page=2`, { token: org.token }),
+      TOOL.list_webhook_deliveries,
     );
     expect(failed2.deliveries.map((d) => d._id)).toEqual([failedOld]);
-    const ok = await json<{ deliveries: DeliveryBody[] }>(
+    const ok = await readOutput(
       await t.request('GET', `${url}?status=succeeded`, { token: org.token }),
+      TOOL.list_webhook_deliveries,
     );
     expect(ok.deliveries.map((d) => d._id)).toEqual([succeeded]);
 
@@ -472,12 +466,12 @@ describe('test deliveries and the log', () => {
   });
 
   it('replays a finished delivery: pending again, same id; refuses a pending one', async () => {
-    const hook = await createOk(org.token);
+    const hook = await createOk(org);
     const id = await insertDelivery(org.orgId, hook._id, 'failed');
     const enqueue = vi.spyOn(t.services.queue, 'enqueue');
     const res = await t.request('POST', `/api/v1/webhooks/deliveries/${id}/replay`, { token: org.token });
     expect(res.status).toBe(200);
-    const { delivery } = await json<{ delivery: DeliveryBody }>(res);
+    const { delivery } = await readOutput(res, TOOL.replay_webhook_delivery);
     // One attempt was logged before, so this replay is the second attempt's job.
     expect(enqueue.mock.calls).toEqual([
       ['webhook.deliver', { deliveryId: id, single: true }, { jobId: `${id}:replay:2` }],
@@ -499,16 +493,16 @@ describe('test deliveries and the log', () => {
 
     const again = await t.request('POST', `/api/v1/webhooks/deliveries/${id}/replay`, { token: org.token });
     expect(again.status).toBe(400);
-    expect((await json(again)).error).toBe('Operation not allowed');
+    expect((await readError(again, 400)).error).toBe('Operation not allowed');
   });
 
   it("answers 404 to a replay of another organization's delivery and leaves it alone", async () => {
     const other = await t.createOrg({ plan: 'starter' });
-    const hook = await createOk(other.token);
+    const hook = await createOk(other);
     const id = await insertDelivery(other.orgId, hook._id, 'failed');
     const res = await t.request('POST', `/api/v1/webhooks/deliveries/${id}/replay`, { token: org.token });
     expect(res.status).toBe(404);
-    expect((await json(res)).error).toBe('Not found');
+    expect((await readError(res, 404)).error).toBe('Not found');
     const [row] = await t.services.db.system
       .select()
       .from(webhookDeliveries)
