@@ -1,30 +1,21 @@
 // Locks in conversation memory over REST: the lazily created memory, the summary, commitments with strict index validation (400 for bad or out-of-range indexes), idempotent kept/missed marks, the per-lead cap, locking and access rules.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ErrorBody } from '../../core/errors.ts';
 import { type Commitment, conversationMemories } from '../../tools/conversation-memory/tables.ts';
 import { markCommitmentMissed } from '../../tools/conversation-memory/tools.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from '../helpers.ts';
+import {
+  createLead as createLeadVia,
+  createTestContext,
+  detailFields,
+  readError,
+  readOutput,
+  type TestContext,
+  type TestOrg,
+  TOOL,
+} from '../fixtures/index.ts';
 
 let t: TestContext;
 let org: TestOrg;
 let other: TestOrg;
-
-interface CommitmentOut {
-  index: number;
-  text: string;
-  due_at: string | null;
-  status: 'open' | 'kept' | 'missed';
-  note: string | null;
-  created_at: string;
-  created_by: string | null;
-  resolved_at: string | null;
-}
-interface Memory {
-  lead_id: string;
-  summary: string | null;
-  commitments: CommitmentOut[];
-  updated_at: string | null;
-}
 
 beforeAll(async () => {
   t = await createTestContext({}, { withoutRateLimits: true });
@@ -34,23 +25,19 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 async function createLead(o: TestOrg = org): Promise<string> {
-  const res = await t.request('POST', '/api/v1/leads', { token: o.token, body: { name: 'Memory Lead' } });
-  expect(res.status).toBe(201);
-  return (await json<{ lead: { _id: string } }>(res)).lead._id;
+  return (await createLeadVia(t, o, { name: 'Memory Lead' }))._id;
 }
 
 const base = (leadId: string) => `/api/v1/leads/${leadId}/conversation-memory`;
 
-async function getMemory(leadId: string, token = org.token): Promise<Memory> {
+async function getMemory(leadId: string, token = org.token) {
   const res = await t.request('GET', base(leadId), { token });
-  expect(res.status).toBe(200);
-  return (await json<{ conversation_memory: Memory }>(res)).conversation_memory;
+  return (await readOutput(res, TOOL.get_conversation_memory)).conversation_memory;
 }
 
-async function addCommitment(leadId: string, body: Record<string, unknown>): Promise<Memory> {
+async function addCommitment(leadId: string, body: Record<string, unknown>) {
   const res = await t.request('POST', `${base(leadId)}/commitments`, { token: org.token, body });
-  expect(res.status).toBe(201);
-  return (await json<{ conversation_memory: Memory }>(res)).conversation_memory;
+  return (await readOutput(res, TOOL.add_commitment, 201)).conversation_memory;
 }
 
 const mark = (leadId: string, index: string, status: 'kept' | 'missed', body?: unknown, token = org.token) =>
@@ -91,17 +78,19 @@ describe('reading and the summary', () => {
       body: { summary: 'Wants 20 seats.' },
     });
     expect(put.status).toBe(200);
-    const memory = (await json<{ conversation_memory: Memory }>(put)).conversation_memory;
+    const memory = (await readOutput(put, TOOL.update_conversation_summary)).conversation_memory;
     expect(memory.summary).toBe('Wants 20 seats.');
     expect(memory.commitments).toHaveLength(1);
     expect(memory.updated_at).not.toBeNull();
     const cleared = await t.request('PUT', base(leadId), { token: org.token, body: { summary: null } });
-    expect((await json<{ conversation_memory: Memory }>(cleared)).conversation_memory.summary).toBeNull();
+    expect(
+      (await readOutput(cleared, TOOL.update_conversation_summary)).conversation_memory.summary,
+    ).toBeNull();
 
     for (const body of [{}, { summary: 'x'.repeat(20_001) }, { summary: 'a\u0000b' }, { summary: 5 }]) {
       const res = await t.request('PUT', base(leadId), { token: org.token, body });
       expect(res.status).toBe(400);
-      expect((await json<ErrorBody>(res)).details?.map((d) => d.field)).toContain('summary');
+      expect(detailFields(await readError(res, 400))).toContain('summary');
     }
     expect(
       (await t.request('PUT', base(leadId), { token: org.token, body: { summary: 'x'.repeat(20_000) } }))
@@ -145,7 +134,7 @@ describe('commitments', () => {
     for (const index of ['01', '-1', '1.5', 'abc', '1e1', '+1', '%20', '0x1']) {
       const res = await mark(leadId, index, 'missed', {});
       expect(res.status, index).toBe(400);
-      const body = await json<ErrorBody>(res);
+      const body = await readError(res, 400);
       expect(
         body.details?.map((d) => d.field),
         index,
@@ -154,7 +143,7 @@ describe('commitments', () => {
     for (const index of ['2', '99999999999999999999']) {
       const res = await mark(leadId, index, 'missed', { note: 'n' });
       expect(res.status, index).toBe(400);
-      const body = await json<ErrorBody>(res);
+      const body = await readError(res, 400);
       expect(body.details).toEqual([
         {
           field: 'index',
@@ -166,7 +155,7 @@ describe('commitments', () => {
     const empty = await createLead();
     const none = await mark(empty, '0', 'missed');
     expect(none.status).toBe(400);
-    expect((await json<ErrorBody>(none)).details?.[0]?.message).toContain('no commitments yet');
+    expect((await readError(none, 400)).details?.[0]?.message).toContain('no commitments yet');
     // An empty path segment never reaches the route; the tool itself (as MCP calls it) refuses it.
     expect(markCommitmentMissed.input.safeParse({ id: leadId, index: '' }).success).toBe(false);
     expect((await getMemory(leadId)).commitments.every((c) => c.status === 'open')).toBe(true);
@@ -178,7 +167,7 @@ describe('commitments', () => {
     await addCommitment(leadId, { text: 'Two' });
     const res = await mark(leadId, '1', 'missed', { note: 'Forgot to send it' });
     expect(res.status).toBe(200);
-    const memory = (await json<{ conversation_memory: Memory }>(res)).conversation_memory;
+    const memory = (await readOutput(res, TOOL.mark_commitment_missed)).conversation_memory;
     expect(memory.commitments[0]?.status).toBe('open');
     const missed = memory.commitments[1];
     expect(missed).toMatchObject({ index: 1, status: 'missed', note: 'Forgot to send it' });
@@ -187,7 +176,7 @@ describe('commitments', () => {
     await new Promise((r) => setTimeout(r, 5));
     const again = await mark(leadId, '1', 'missed');
     expect(again.status).toBe(200);
-    const repeat = (await json<{ conversation_memory: Memory }>(again)).conversation_memory.commitments[1];
+    const repeat = (await readOutput(again, TOOL.mark_commitment_missed)).conversation_memory.commitments[1];
     expect(repeat).toMatchObject({
       status: 'missed',
       note: 'Forgot to send it',
@@ -208,11 +197,11 @@ describe('commitments', () => {
     await addCommitment(leadId, { text: 'Demo on Monday' });
     const kept = await mark(leadId, '0', 'kept', { note: 'Done' });
     expect(kept.status).toBe(200);
-    const first = (await json<{ conversation_memory: Memory }>(kept)).conversation_memory.commitments[0];
+    const first = (await readOutput(kept, TOOL.mark_commitment_kept)).conversation_memory.commitments[0];
     expect(first).toMatchObject({ status: 'kept', note: 'Done' });
     await new Promise((r) => setTimeout(r, 5));
     const missed = await mark(leadId, '0', 'missed');
-    const corrected = (await json<{ conversation_memory: Memory }>(missed)).conversation_memory
+    const corrected = (await readOutput(missed, TOOL.mark_commitment_missed)).conversation_memory
       .commitments[0];
     expect(corrected).toMatchObject({ status: 'missed', note: null });
     expect(corrected?.resolved_at).not.toBe(first?.resolved_at);
@@ -238,7 +227,7 @@ describe('commitments', () => {
       body: { text: 'one more' },
     });
     expect(res.status).toBe(400);
-    expect((await json<ErrorBody>(res)).details?.[0]?.code).toBe('too_many_commitments');
+    expect((await readError(res, 400)).details?.[0]?.code).toBe('too_many_commitments');
     expect((await mark(leadId, '199', 'kept')).status).toBe(200);
     expect((await mark(leadId, '200', 'kept')).status).toBe(400);
   });
@@ -265,9 +254,7 @@ describe('commitments', () => {
     await addCommitment(leadId, { text: 'Call back' });
     const factor = async () => {
       const res = await t.request('GET', `/api/v1/leads/${leadId}/health`, { token: org.token });
-      const health = (
-        await json<{ health: { score: number; factors: { key: string; score: number }[] } }>(res)
-      ).health;
+      const health = (await readOutput(res, TOOL.get_lead_health)).health;
       return {
         score: health.score,
         missed: health.factors.find((f) => f.key === 'missed_commitments')?.score,
@@ -294,7 +281,10 @@ describe('access', () => {
       await t.request('POST', `${base(leadId)}/commitments`, { token: viewer.token, body: { text: 'x' } }),
     ]) {
       expect(res.status).toBe(403);
-      expect(await json(res)).toMatchObject({ error: 'Forbidden', required_permission: 'leads.edit' });
+      expect(await readError(res, 403)).toMatchObject({
+        error: 'Forbidden',
+        required_permission: 'leads.edit',
+      });
     }
   });
 
@@ -305,7 +295,7 @@ describe('access', () => {
     expect((await t.request('GET', base(leadId), { token: reader.token })).status).toBe(200);
     const res = await mark(leadId, '0', 'missed', {}, reader.token);
     expect(res.status).toBe(403);
-    expect((await json<ErrorBody>(res)).error).toContain('write:leads');
+    expect((await readError(res, 403)).error).toContain('write:leads');
     const contacts = await t.createPat(org.orgId, org.ownerId, ['read:contacts', 'write:contacts']);
     expect((await t.request('GET', base(leadId), { token: contacts.token })).status).toBe(403);
   });
