@@ -6,30 +6,22 @@ import { type Commitment, conversationMemories } from '../../tools/conversation-
 import { HEALTH_WEIGHTS } from '../../tools/lead-health/tools.ts';
 import { opportunities } from '../../tools/opportunities/tables.ts';
 import { tasks } from '../../tools/tasks/tables.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from '../helpers.ts';
+import {
+  createLead as createLeadVia,
+  createTestContext,
+  type OutputOf,
+  readOutput,
+  type TestContext,
+  type TestOrg,
+  TOOL,
+} from '../fixtures/index.ts';
 
 let t: TestContext;
 let org: TestOrg;
 let other: TestOrg;
 
-interface Factor {
-  key: string;
-  label: string;
-  weight: number;
-  score: number;
-  contribution: number;
-  value: number | null;
-  measures: Record<string, number | null>;
-  explanation: string;
-}
-interface Health {
-  lead_id: string;
-  score: number;
-  grade: string;
-  factors: Factor[];
-  recommendations: string[];
-  computed_at: string;
-}
+type Health = OutputOf<'get_lead_health'>['health'];
+type Factor = Health['factors'][number];
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -43,15 +35,12 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 async function createLead(o: TestOrg = org): Promise<string> {
-  const res = await t.request('POST', '/api/v1/leads', { token: o.token, body: { name: 'Health Lead' } });
-  expect(res.status).toBe(201);
-  return (await json<{ lead: { _id: string } }>(res)).lead._id;
+  return (await createLeadVia(t, o, { name: 'Health Lead' }))._id;
 }
 
 async function health(leadId: string, token = org.token): Promise<Health> {
   const res = await t.request('GET', `/api/v1/leads/${leadId}/health`, { token });
-  expect(res.status).toBe(200);
-  return (await json<{ health: Health }>(res)).health;
+  return (await readOutput(res, TOOL.get_lead_health)).health;
 }
 
 function factor(h: Health, key: string): Factor {
@@ -67,7 +56,7 @@ function expectConsistent(h: Health): void {
     6,
   );
   for (const f of h.factors) {
-    expect(f.weight).toBe(HEALTH_WEIGHTS[f.key as keyof typeof HEALTH_WEIGHTS]);
+    expect(f.weight).toBe(HEALTH_WEIGHTS[f.key]);
     expect(f.contribution).toBeCloseTo(Math.round(f.weight * f.score * 10) / 10, 6);
     expect(f.score).toBeGreaterThanOrEqual(0);
     expect(f.score).toBeLessThanOrEqual(1);
