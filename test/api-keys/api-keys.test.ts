@@ -125,7 +125,7 @@ describe('create_api_key', () => {
       expect(body.error).toBe('Validation failed');
       expect(body.details?.map((d) => d.field)).toContain('label');
     }
-    const longest = await createApiKey(t, org, { label: 'y'.repeat(100) });
+    await createApiKey(t, org, { label: 'y'.repeat(100) });
 
     const missing = await t.request('POST', '/api/v1/settings/api-keys', { token: org.token, body: {} });
     expect(missing.status).toBe(400);
@@ -161,7 +161,7 @@ describe('create_api_key', () => {
 
     // Labels are per user: a colleague may use the same one.
     const colleague = await t.createUser(org.orgId, 'member');
-    const theirs = await createApiKey(t, colleague, { label: 'reserved' });
+    await createApiKey(t, colleague, { label: 'reserved' });
   });
 
   it('lets a token only create keys within its own scopes', async () => {
@@ -183,7 +183,7 @@ describe('create_api_key', () => {
     expect((await readError(defaults, 403)).required_scope).toBe('write:leads');
 
     // A session is not scope-limited.
-    const session = await createApiKey(t, org, { scopes: ['mcp:write'] });
+    await createApiKey(t, org, { scopes: ['mcp:write'] });
   });
 });
 
@@ -259,7 +259,7 @@ describe('update_api_key', () => {
   });
 
   it("answers 409 for a label used by another of the caller's keys, revoked ones included", async () => {
-    const taken = await createApiKey(t, org, { label: 'taken for update' });
+    await createApiKey(t, org, { label: 'taken for update' });
     const revoked = await createApiKey(t, org, { label: 'revoked for update' });
     await t.request('DELETE', `/api/v1/settings/api-keys/${revoked.key.id}`, { token: org.token });
     const body = await createApiKey(t, org);
