@@ -9,8 +9,7 @@ import {
   showOrganization,
   updateOrganization,
 } from '../core/admin.ts';
-import { bearerToken } from '../core/auth/authenticate.ts';
-import { hashToken, safeEqual } from '../core/auth/tokens.ts';
+import { bearerToken, hashToken, safeEqual } from '../core/auth/tokens.ts';
 import { AppError } from '../core/errors.ts';
 import type { Services } from '../core/services.ts';
 import { readJsonObject } from '../http/body.ts';
