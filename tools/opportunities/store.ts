@@ -4,19 +4,21 @@
 // revenue integrations listen for (the moves and their events are the state machine below; a closed
 // deal is reopened before it closes the other way). An opportunity follows its lead into the trash
 // and back (core/trash.ts ChildTable, declared in tools/opportunities/index.ts).
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, eq, getTableColumns, isNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../../core/db/client.ts';
 import { type ErrorDetail, validationError } from '../../core/errors.ts';
-import { newId } from '../../core/ids.ts';
 import type { OwnedRecordTable } from '../../core/ownership.ts';
 import {
-  changePayload,
+  auditFields,
+  auditValues,
   defineRecordTable,
   diffFields,
+  emitChange,
   type FieldNames,
   isAssignableUser,
   mergePatch,
+  newRecordStamp,
   noteChange,
   ownerTransferPayload,
   type RecordContext,
@@ -25,7 +27,7 @@ import { iso } from '../../core/schemas.ts';
 import { defineStateMachine } from '../../core/state-machine.ts';
 import type { TrashType } from '../../core/trash.ts';
 import { contacts } from '../contacts/tables.ts';
-import { assertLeadLive, isLiveLead } from '../leads/children.ts';
+import { isLiveLead, restoreLeadChild } from '../leads/children.ts';
 import { leadRecords } from '../leads/store.ts';
 import { type OpportunityRow, opportunities } from './tables.ts';
 
@@ -72,34 +74,13 @@ export const opportunitySchema = z
       .string()
       .nullable()
       .describe('When the status last moved to won or lost (ISO 8601); null while active'),
-    created_by: z.string().nullable().describe('Id of the user who created the opportunity'),
-    created_at: z.string().describe('Creation time (ISO 8601)'),
-    updated_at: z.string().describe('Last change (ISO 8601)'),
+    ...auditFields('opportunity'),
   })
   .describe('An opportunity (deal) on a lead');
 export type OpportunityRecord = z.output<typeof opportunitySchema>;
 
 /** Every column but the generated search vector, which no caller needs to read back. */
-const opportunityColumns = {
-  id: opportunities.id,
-  orgId: opportunities.orgId,
-  leadId: opportunities.leadId,
-  contactId: opportunities.contactId,
-  note: opportunities.note,
-  value: opportunities.value,
-  currency: opportunities.currency,
-  confidence: opportunities.confidence,
-  status: opportunities.status,
-  pipelineStage: opportunities.pipelineStage,
-  expectedCloseDate: opportunities.expectedCloseDate,
-  ownerId: opportunities.ownerId,
-  closedAt: opportunities.closedAt,
-  createdBy: opportunities.createdBy,
-  deletedAt: opportunities.deletedAt,
-  deletedBy: opportunities.deletedBy,
-  createdAt: opportunities.createdAt,
-  updatedAt: opportunities.updatedAt,
-};
+const { search: _search, ...opportunityColumns } = getTableColumns(opportunities);
 export type OpportunityData = Omit<OpportunityRow, 'search'>;
 
 function toStatus(value: string): OpportunityStatus {
@@ -121,9 +102,7 @@ export function serializeOpportunity(row: OpportunityData): OpportunityRecord {
     expected_close_date: row.expectedCloseDate,
     owner_id: row.ownerId,
     closed_at: iso(row.closedAt),
-    created_by: row.createdBy,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
+    ...auditValues(row),
   };
 }
 
@@ -131,16 +110,9 @@ export function serializeOpportunity(row: OpportunityData): OpportunityRecord {
 export const opportunityRecords = defineRecordTable<OpportunityData>({
   label: 'Opportunity',
   table: opportunities,
-  columns: {
-    id: opportunities.id,
-    orgId: opportunities.orgId,
-    deletedAt: opportunities.deletedAt,
-    deletedBy: opportunities.deletedBy,
-    updatedAt: opportunities.updatedAt,
-  },
   select: (db) => db.select(opportunityColumns).from(opportunities).$dynamic(),
   update: (db, set, where) => db.update(opportunities).set(set).where(where).returning(opportunityColumns),
-  owner: { column: opportunities.ownerId, of: (row) => row.ownerId, set: (ownerId) => ({ ownerId }) },
+  ownerId: opportunities.ownerId,
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -294,21 +266,15 @@ export async function insertOpportunity(
     ownerId: input.owner_id === undefined ? ctx.auth.userId : input.owner_id,
   };
   await checkReferences(ctx, state, state.ownerId !== ctx.auth.userId, true);
-  const [row] = await ctx.db
+  const rows = await ctx.db
     .insert(opportunities)
     .values({
-      id: newId(ctx.now),
-      orgId: ctx.auth.orgId,
+      ...newRecordStamp(ctx),
       ...state,
       closedAt: state.status === 'active' ? null : ctx.now,
-      createdBy: ctx.auth.userId,
-      createdAt: ctx.now,
-      updatedAt: ctx.now,
     })
     .returning(opportunityColumns);
-  if (!row) throw new Error('insert returned no opportunity');
-  const record = serializeOpportunity(row);
-  await ctx.emit('opportunity.created', record);
+  const record = await opportunityRecords.created(ctx, 'opportunity.created', serializeOpportunity, rows);
   // Created already won or lost (e.g. logging a closed deal) is still a close the listeners must hear of.
   await emitStatusMove(ctx, record, null);
   return record;
@@ -366,8 +332,7 @@ export async function patchOpportunity(
     closedAt,
     updatedAt: ctx.now,
   });
-  const record = serializeOpportunity(row);
-  await ctx.emit('opportunity.updated', changePayload(record, change));
+  const record = await emitChange(ctx, 'opportunity.updated', serializeOpportunity(row), change);
   await emitStatusMove(ctx, record, toStatus(before.status));
   return record;
 }
@@ -388,12 +353,8 @@ export async function trashOpportunity(ctx: RecordContext, id: string): Promise<
  * lead). An owner deleted or deactivated meanwhile cannot keep it: the restorer becomes the owner.
  */
 async function restoreOpportunity(ctx: RecordContext, id: string): Promise<OpportunityRecord> {
-  const { row, ...change } = await opportunityRecords.restore(ctx, id, (before) =>
-    assertLeadLive(ctx.db, ctx.auth.orgId, before.leadId),
-  );
-  const record = serializeOpportunity(row);
-  await ctx.emit('opportunity.updated', changePayload(record, change));
-  return record;
+  const { row, ...change } = await restoreLeadChild(opportunityRecords, ctx, id);
+  return emitChange(ctx, 'opportunity.updated', serializeOpportunity(row), change);
 }
 
 /** The opportunity entry of the trash registry. */

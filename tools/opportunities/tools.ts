@@ -1,13 +1,12 @@
 // Opportunity tools: list, get, create, update and delete deals. The data functions, the record
 // shape and the status machine are in store.ts (on the record helper, core/records.ts); this module
 // holds the inputs and the tool declarations.
-import { and, desc, eq, gte, lte, sql } from 'drizzle-orm';
+import { eq, gte, lte } from 'drizzle-orm';
 import { z } from 'zod';
-import { type SortColumn, sortOrder } from '../../core/records.ts';
-import { listParams, messageOutput, objectId, paged, pagedOutput } from '../../core/schemas.ts';
+import { prefixMatch, type SortColumn } from '../../core/records.ts';
+import { listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
 import { describeMoves } from '../../core/state-machine.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
-import { prefixTsQuery } from '../../core/text-search.ts';
 import { defineTool, type Tool } from '../../core/tool.ts';
 import {
   insertOpportunity,
@@ -188,23 +187,11 @@ export const listOpportunities = defineTool({
     }
     if (input.min_value !== undefined) conditions.push(gte(opportunities.value, input.min_value));
     if (input.max_value !== undefined) conditions.push(lte(opportunities.value, input.max_value));
-    const query = input.search === undefined ? null : prefixTsQuery(input.search);
-    // A search with no letters or digits in it can match nothing.
-    if (input.search !== undefined && query === null) return paged('opportunities', [], 0, input);
-    if (query !== null) conditions.push(sql`${opportunities.search} @@ to_tsquery('simple', ${query})`);
-    const ranked =
-      query === null ? [] : [desc(sql`ts_rank(${opportunities.search}, to_tsquery('simple', ${query}))`)];
-    const order = sortOrder(input.sort, SORT_COLUMNS, opportunities.id, [
-      ...ranked,
-      desc(opportunities.createdAt),
-      desc(opportunities.id),
-    ]);
-    const { rows, total } = await opportunityRecords.listPage(db, {
-      where: and(...conditions),
-      order,
-      page: input,
+    return opportunityRecords.list(db, 'opportunities', serializeOpportunity, input, {
+      conditions,
+      sortColumns: SORT_COLUMNS,
+      match: (text) => prefixMatch(opportunities.search, text),
     });
-    return paged('opportunities', rows.map(serializeOpportunity), total, input);
   },
 });
 
