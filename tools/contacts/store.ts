@@ -159,6 +159,28 @@ export async function insertContact(
   return contactRecords.created(ctx, 'contact.created', serializeContact, rows);
 }
 
+/** True when the contact is a live contact of that lead (a reference other records make: a deal's, an activity's). */
+export async function isContactOfLead(
+  db: Executor,
+  orgId: string,
+  contactId: string,
+  leadId: string,
+): Promise<boolean> {
+  const [row] = await db
+    .select({ id: contacts.id })
+    .from(contacts)
+    .where(
+      and(
+        eq(contacts.id, contactId),
+        eq(contacts.orgId, orgId),
+        eq(contacts.leadId, leadId),
+        isNull(contacts.deletedAt),
+      ),
+    )
+    .limit(1);
+  return row !== undefined;
+}
+
 /**
  * An opportunity names a contact of its own lead, so a contact still named by live opportunities
  * of its current lead cannot move away: the caller re-links or clears those first.

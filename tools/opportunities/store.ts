@@ -4,9 +4,8 @@
 // revenue integrations listen for (the moves and their events are the state machine below; a closed
 // deal is reopened before it closes the other way). An opportunity follows its lead into the trash
 // and back (core/trash.ts ChildTable, declared in tools/opportunities/index.ts).
-import { and, eq, getTableColumns, isNull, sql } from 'drizzle-orm';
+import { getTableColumns, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import type { Executor } from '../../core/db/client.ts';
 import { type ErrorDetail, validationError } from '../../core/errors.ts';
 import type { OwnedRecordTable } from '../../core/ownership.ts';
 import {
@@ -26,7 +25,7 @@ import {
 import { iso } from '../../core/schemas.ts';
 import { defineStateMachine } from '../../core/state-machine.ts';
 import type { TrashType } from '../../core/trash.ts';
-import { contacts } from '../contacts/tables.ts';
+import { isContactOfLead } from '../contacts/store.ts';
 import { isLiveLead, restoreLeadChild } from '../leads/children.ts';
 import { leadRecords } from '../leads/store.ts';
 import { type OpportunityRow, opportunities } from './tables.ts';
@@ -177,27 +176,6 @@ export interface NewOpportunity {
 
 /** The changes update_opportunity sends, by their public names. */
 export type OpportunityInput = Partial<NewOpportunity>;
-
-async function isContactOfLead(
-  db: Executor,
-  orgId: string,
-  contactId: string,
-  leadId: string,
-): Promise<boolean> {
-  const [row] = await db
-    .select({ id: contacts.id })
-    .from(contacts)
-    .where(
-      and(
-        eq(contacts.id, contactId),
-        eq(contacts.orgId, orgId),
-        eq(contacts.leadId, leadId),
-        isNull(contacts.deletedAt),
-      ),
-    )
-    .limit(1);
-  return row !== undefined;
-}
 
 /**
  * The references in the body: the contact must be a live contact of the deal's lead and the owner
