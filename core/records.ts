@@ -160,7 +160,7 @@ export function changePayload<R extends object>(
 }
 
 /** The columns every new record starts with: a fresh id, the organization, its creator and the time. */
-export function newRecordStamp(ctx: Pick<RecordContext, 'auth' | 'now'>) {
+export function newRecordStamp(ctx: { auth: { orgId: string; userId: string }; now: Date }) {
   return {
     id: newId(ctx.now),
     orgId: ctx.auth.orgId,
