@@ -1,0 +1,393 @@
+// The activities store: the record shape, the live lookup, logging and changing an activity (its
+// references checked, call.completed emitted once), the lead timeline and the organization-wide
+// list, and the trash entry. The per-type rules live in types.ts.
+import { and, asc, count, desc, eq, gte, isNotNull, isNull, lt, type SQL, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { checkFeature } from '../../core/access.ts';
+import type { Executor } from '../../core/db/client.ts';
+import { AppError, type ErrorDetail, notFound, validationError } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { isAssignableUser } from '../../core/records.ts';
+import { offsetOf, type Page } from '../../core/schemas.ts';
+import type { ToolContext } from '../../core/tool.ts';
+import type { TrashContext, TrashType } from '../../core/trash.ts';
+import { contacts } from '../contacts/tables.ts';
+import { customActivityTypes } from '../custom-activity-types/tables.ts';
+import { validateCustomValues } from '../custom-objects/fields.ts';
+import { assertLeadLive } from '../leads/children.ts';
+import { getLiveLead } from '../leads/tools.ts';
+import { type ActivityRow, activities } from './tables.ts';
+import {
+  ACTIVITY_TYPES,
+  type ActivityType,
+  detail,
+  initialFields,
+  isCompletedCall,
+  type LogActivityInput,
+  meetingTimeProblems,
+  mergedFields,
+  publicTypeFields,
+  toActivityType,
+  typeFieldOutputShape,
+  typeKeyProblems,
+  type UpdateActivityInput,
+} from './types.ts';
+
+// ---------------------------------------------------------------------------------------------
+// Record shape
+
+export const activitySchema = z
+  .object({
+    _id: z.string().describe('Activity id (24 hex characters)'),
+    lead_id: z.string().describe('Id of the lead the activity belongs to'),
+    contact_id: z.string().nullable().describe('Id of the contact of that lead it involved, or null'),
+    type: z.enum(ACTIVITY_TYPES).describe('note, call, email, meeting or custom'),
+    custom_activity_type_id: z
+      .string()
+      .nullable()
+      .describe('For type custom: id of its custom activity type; null for the other types'),
+    user_id: z.string().nullable().describe('Id of the user the activity is by'),
+    occurred_at: z.string().describe('When it happened (ISO 8601); the timeline is ordered by it'),
+    created_by: z.string().nullable().describe('Id of the user who logged it'),
+    created_at: z.string().describe('When it was logged (ISO 8601)'),
+    updated_at: z.string().describe('Last change (ISO 8601)'),
+    ...typeFieldOutputShape,
+  })
+  .describe(
+    "An activity. Besides the common fields it carries its type's fields at the top level (note: note; call: direction, status, " +
+      'duration_seconds, outcome, recording_url, phone, note; email: direction, subject, body_text, from, to, opened_at; meeting: ' +
+      'title, starts_at, ends_at, location, attendees, note) or, for a custom activity, `values`.',
+  );
+export type ActivityRecord = z.output<typeof activitySchema>;
+
+export function serializeActivity(row: ActivityRow): ActivityRecord {
+  const type = toActivityType(row.type);
+  return {
+    ...publicTypeFields(type, row.fields),
+    _id: row.id,
+    lead_id: row.leadId,
+    contact_id: row.contactId,
+    type,
+    custom_activity_type_id: row.customActivityTypeId,
+    user_id: row.userId,
+    occurred_at: row.occurredAt.toISOString(),
+    created_by: row.createdBy,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Data functions
+
+export type ActivityCtx = Pick<ToolContext, 'db' | 'auth' | 'emit' | 'now'>;
+
+function assertCustomTypesAllowed(ctx: Pick<ToolContext, 'auth'>): void {
+  const check = checkFeature(ctx.auth.plan, ctx.auth.disabledFeatures, 'custom_activity_types');
+  if (!check.ok) {
+    throw new AppError(check.reason, {
+      message: 'The "custom_activity_types" feature is not available to this organization',
+      extra: { feature: 'custom_activity_types', current_plan: ctx.auth.plan },
+    });
+  }
+}
+
+/** The contact must be a live contact of the activity's lead (a 400 on `contact_id` otherwise). */
+async function contactProblems(
+  db: Executor,
+  orgId: string,
+  leadId: string,
+  contactId: string | null | undefined,
+): Promise<ErrorDetail[]> {
+  if (!contactId) return [];
+  const [row] = await db
+    .select({ id: contacts.id })
+    .from(contacts)
+    .where(
+      and(
+        eq(contacts.id, contactId),
+        eq(contacts.orgId, orgId),
+        eq(contacts.leadId, leadId),
+        isNull(contacts.deletedAt),
+      ),
+    )
+    .limit(1);
+  return row
+    ? []
+    : [detail('contact_id', 'must be the id of a live contact of this lead', 'invalid_reference')];
+}
+
+async function userProblems(ctx: ActivityCtx, userId: string | undefined): Promise<ErrorDetail[]> {
+  if (userId === undefined || userId === ctx.auth.userId) return [];
+  return (await isAssignableUser(ctx.db, ctx.auth.orgId, userId))
+    ? []
+    : [detail('user_id', 'must be the id of an active user of this organization', 'invalid_reference')];
+}
+
+/** Live activity of the organization, or a 404. */
+export async function getLiveActivity(
+  db: Executor,
+  orgId: string,
+  id: string,
+  lock = false,
+): Promise<ActivityRow> {
+  const query = db
+    .select()
+    .from(activities)
+    .where(and(eq(activities.id, id), eq(activities.orgId, orgId), isNull(activities.deletedAt)))
+    .limit(1);
+  const [row] = lock ? await query.for('update') : await query;
+  if (!row) throw notFound('Activity');
+  return row;
+}
+
+/**
+ * Custom values checked against their type's fields: the accepted values, and each problem as a
+ * `values.<key>` detail (or `custom_activity_type_id` when the type is not the organization's).
+ */
+async function checkedValues(
+  ctx: ActivityCtx,
+  typeId: string,
+  values: Record<string, unknown>,
+  partial: boolean,
+): Promise<{ values: Record<string, unknown>; errors: ErrorDetail[] }> {
+  const [type] = await ctx.db
+    .select({ fields: customActivityTypes.fields })
+    .from(customActivityTypes)
+    .where(and(eq(customActivityTypes.id, typeId), eq(customActivityTypes.orgId, ctx.auth.orgId)))
+    .limit(1);
+  if (!type) {
+    const message = 'must be the id of a custom activity type of this organization';
+    return { values: {}, errors: [detail('custom_activity_type_id', message, 'invalid_reference')] };
+  }
+  return validateCustomValues(ctx.db, ctx.auth.orgId, type.fields, values, { partial, pathPrefix: 'values' });
+}
+
+export async function insertActivity(ctx: ActivityCtx, input: LogActivityInput): Promise<ActivityRecord> {
+  const type = input.type;
+  if (type === 'custom') assertCustomTypesAllowed(ctx);
+  const problems = typeKeyProblems(type, input, true);
+  if (problems.length > 0) throw validationError(problems);
+  const lead = await getLiveLead(ctx.db, ctx.auth.orgId, input.lead_id);
+  const refProblems = [
+    ...(await contactProblems(ctx.db, ctx.auth.orgId, lead.id, input.contact_id)),
+    ...(await userProblems(ctx, input.user_id)),
+  ];
+  let fields: Record<string, unknown>;
+  if (type === 'custom') {
+    const checked = await checkedValues(ctx, input.custom_activity_type_id ?? '', input.values ?? {}, false);
+    fields = checked.values;
+    refProblems.push(...checked.errors);
+  } else {
+    fields = initialFields(type, input);
+    if (type === 'meeting') refProblems.push(...meetingTimeProblems(fields));
+  }
+  if (refProblems.length > 0) throw validationError(refProblems);
+  const occurredAt =
+    input.occurred_at !== undefined
+      ? new Date(input.occurred_at)
+      : type === 'meeting' && input.starts_at
+        ? new Date(input.starts_at)
+        : ctx.now;
+  const [row] = await ctx.db
+    .insert(activities)
+    .values({
+      id: newId(ctx.now),
+      orgId: ctx.auth.orgId,
+      leadId: lead.id,
+      contactId: input.contact_id ?? null,
+      type,
+      customActivityTypeId: type === 'custom' ? (input.custom_activity_type_id ?? null) : null,
+      userId: input.user_id ?? ctx.auth.userId,
+      occurredAt,
+      fields,
+      createdBy: ctx.auth.userId,
+      createdAt: ctx.now,
+      updatedAt: ctx.now,
+    })
+    .returning();
+  if (!row) throw new Error('insert returned no activity');
+  const record = serializeActivity(row);
+  await ctx.emit('activity.created', record);
+  if (isCompletedCall(type, fields)) await ctx.emit('call.completed', record);
+  return record;
+}
+
+export async function patchActivity(ctx: ActivityCtx, input: UpdateActivityInput): Promise<ActivityRecord> {
+  const before = await getLiveActivity(ctx.db, ctx.auth.orgId, input.id, true);
+  const type = toActivityType(before.type);
+  if (input.type !== undefined && input.type !== type) {
+    throw validationError([
+      detail(
+        'type',
+        `the type of an activity cannot change (this one is ${type}); log a new activity instead`,
+        'invalid_value',
+      ),
+    ]);
+  }
+  if (type === 'custom' && input.values !== undefined) assertCustomTypesAllowed(ctx);
+  const problems = [
+    ...typeKeyProblems(type, input, false),
+    ...(await contactProblems(ctx.db, ctx.auth.orgId, before.leadId, input.contact_id)),
+    ...(await userProblems(ctx, input.user_id)),
+  ];
+  if (type === 'call' && before.fields.status === 'completed' && input.status === 'in_progress') {
+    problems.push(detail('status', 'a completed call cannot go back to in_progress', 'invalid_value'));
+  }
+  let fields: Record<string, unknown>;
+  if (type === 'custom') {
+    const typeId = before.customActivityTypeId ?? '';
+    const checked =
+      input.values === undefined
+        ? { values: {}, errors: [] }
+        : await checkedValues(ctx, typeId, input.values, true);
+    fields = { ...before.fields, ...checked.values };
+    problems.push(...checked.errors);
+  } else {
+    fields = mergedFields(type, before.fields, input);
+    if (type === 'meeting') problems.push(...meetingTimeProblems(fields));
+  }
+  if (problems.length > 0) throw validationError(problems);
+  const [row] = await ctx.db
+    .update(activities)
+    .set({
+      contactId: input.contact_id === undefined ? before.contactId : input.contact_id,
+      userId: input.user_id ?? before.userId,
+      occurredAt: input.occurred_at === undefined ? before.occurredAt : new Date(input.occurred_at),
+      fields,
+      updatedAt: ctx.now,
+    })
+    .where(and(eq(activities.id, before.id), eq(activities.orgId, ctx.auth.orgId)))
+    .returning();
+  if (!row) throw notFound('Activity');
+  const record = serializeActivity(row);
+  // A call ends once: completed never goes back to in_progress, so this fires at most once per call.
+  if (!isCompletedCall(type, before.fields) && isCompletedCall(type, fields)) {
+    await ctx.emit('call.completed', record);
+  }
+  return record;
+}
+
+/** Brings a trashed activity back; refused while its lead is in the trash (restore the lead, it brings them back). */
+/** Moves a live activity to the trash (404 when there is none). */
+export async function trashActivity(ctx: ActivityCtx, id: string): Promise<void> {
+  const before = await getLiveActivity(ctx.db, ctx.auth.orgId, id, true);
+  await ctx.db
+    .update(activities)
+    .set({ deletedAt: ctx.now, deletedBy: ctx.auth.userId })
+    .where(and(eq(activities.id, before.id), eq(activities.orgId, ctx.auth.orgId)));
+}
+
+/** One page of the live activities matching `where` in `order`, with the total across all pages. */
+async function activityPage(
+  db: Executor,
+  where: SQL | undefined,
+  order: SQL[],
+  page: Page,
+): Promise<{ items: ActivityRecord[]; total: number }> {
+  const [totalRow] = await db.select({ n: count() }).from(activities).where(where);
+  const rows = await db
+    .select()
+    .from(activities)
+    .where(where)
+    .orderBy(...order)
+    .limit(page.limit)
+    .offset(offsetOf(page));
+  return { items: rows.map(serializeActivity), total: totalRow?.n ?? 0 };
+}
+
+/** A lead's timeline: its live activities (of one type, if given), newest occurred first. */
+export async function leadTimeline(
+  db: Executor,
+  orgId: string,
+  leadId: string,
+  type: ActivityType | undefined,
+  page: Page,
+): Promise<{ items: ActivityRecord[]; total: number }> {
+  const conditions: SQL[] = [
+    eq(activities.orgId, orgId),
+    eq(activities.leadId, leadId),
+    isNull(activities.deletedAt),
+  ];
+  if (type) conditions.push(eq(activities.type, type));
+  return activityPage(db, and(...conditions), [desc(activities.occurredAt), desc(activities.id)], page);
+}
+
+export interface ActivityFilters {
+  leadId?: string | undefined;
+  type?: ActivityType | undefined;
+  userId?: string | undefined;
+  customActivityTypeId?: string | undefined;
+  /** ISO date-times: occurred at or after, and before. */
+  occurredAfter?: string | undefined;
+  occurredBefore?: string | undefined;
+}
+
+/** The organization's live activities matching the filters; `sort` is `[-]occurred_at|created_at`, default newest logged first. */
+export async function listActivityPage(
+  db: Executor,
+  orgId: string,
+  filters: ActivityFilters,
+  sort: string | undefined,
+  page: Page,
+): Promise<{ items: ActivityRecord[]; total: number }> {
+  const conditions: SQL[] = [eq(activities.orgId, orgId), isNull(activities.deletedAt)];
+  if (filters.leadId) conditions.push(eq(activities.leadId, filters.leadId));
+  if (filters.type) conditions.push(eq(activities.type, filters.type));
+  if (filters.userId) conditions.push(eq(activities.userId, filters.userId));
+  if (filters.customActivityTypeId) {
+    conditions.push(eq(activities.customActivityTypeId, filters.customActivityTypeId));
+  }
+  if (filters.occurredAfter) conditions.push(gte(activities.occurredAt, new Date(filters.occurredAfter)));
+  if (filters.occurredBefore) conditions.push(lt(activities.occurredAt, new Date(filters.occurredBefore)));
+  let order: SQL[] = [desc(activities.createdAt), desc(activities.id)];
+  if (sort) {
+    const descending = sort.startsWith('-');
+    const field = descending ? sort.slice(1) : sort;
+    const direction = descending ? desc : asc;
+    const column = field === 'occurred_at' ? activities.occurredAt : activities.createdAt;
+    order = [direction(column), direction(activities.id)];
+  }
+  return activityPage(db, and(...conditions), order, page);
+}
+
+async function restoreActivity(ctx: TrashContext, id: string): Promise<ActivityRecord> {
+  const [before] = await ctx.db
+    .select()
+    .from(activities)
+    .where(and(eq(activities.id, id), eq(activities.orgId, ctx.auth.orgId), isNotNull(activities.deletedAt)))
+    .limit(1)
+    .for('update');
+  if (!before) throw notFound('Trash item');
+  await assertLeadLive(ctx.db, ctx.auth.orgId, before.leadId);
+  const [row] = await ctx.db
+    .update(activities)
+    .set({ deletedAt: null, deletedBy: null, updatedAt: ctx.now })
+    .where(and(eq(activities.id, before.id), eq(activities.orgId, ctx.auth.orgId)))
+    .returning();
+  if (!row) throw notFound('Trash item');
+  return serializeActivity(row);
+}
+
+/**
+ * The activity entry of the trash registry. The trash lists a column as the item name; the type
+ * (note, call, ...) is the most telling one an activity has.
+ */
+export const activityTrashTypes: readonly TrashType[] = [
+  {
+    type: 'activity',
+    recordKey: 'activity',
+    resource: 'leads',
+    schema: activitySchema,
+    table: activities,
+    columns: {
+      id: activities.id,
+      orgId: activities.orgId,
+      // No name column: "<type>: <subject, title or the start of the note>", else the type alone.
+      name: sql`${activities.type} || coalesce(': ' || left(coalesce(${activities.fields}->>'subject', ${activities.fields}->>'title', ${activities.fields}->>'note'), 80), '')`,
+      deletedAt: activities.deletedAt,
+      deletedBy: activities.deletedBy,
+    },
+    restore: restoreActivity,
+  },
+];
