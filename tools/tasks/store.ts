@@ -1,20 +1,26 @@
-// The tasks store: the completion machine, the record shape, the live lookup, creating and changing
-// a task (completing stamps who and when and emits task.completed exactly once), snoozing, the two
-// lists, and the task's entries in the trash and ownership registries.
-import { and, asc, count, desc, eq, isNotNull, isNull, lt, lte, or, type SQL, sql } from 'drizzle-orm';
+// The tasks store: the completion machine, the record shape, creating and changing a task
+// (completing stamps who and when and emits task.completed exactly once), snoozing, the two lists,
+// and the task's entries in the trash and ownership registries, on the record helper
+// (core/records.ts). A task belongs to its assignee: the helper's owner rule is `assigned_to`.
+import { and, asc, desc, eq, isNull, lt, lte, or, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../../core/db/client.ts';
 import { escapeLike } from '../../core/db/sql.ts';
-import { AppError, notFound, validationError } from '../../core/errors.ts';
+import { AppError, validationError } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import type { OwnedRecordTable } from '../../core/ownership.ts';
-import { isAssignableUser } from '../../core/records.ts';
-import { iso, offsetOf, type Page } from '../../core/schemas.ts';
+import {
+  defineRecordTable,
+  isAssignableUser,
+  type RecordContext,
+  type SortColumn,
+  sortOrder,
+} from '../../core/records.ts';
+import { iso, type Page } from '../../core/schemas.ts';
 import { defineStateMachine } from '../../core/state-machine.ts';
-import type { ToolContext } from '../../core/tool.ts';
 import type { TrashType } from '../../core/trash.ts';
 import { assertLeadLive } from '../leads/children.ts';
-import { getLiveLead } from '../leads/tools.ts';
+import { getLiveLead } from '../leads/store.ts';
 import { type TaskRow, tasks } from './tables.ts';
 
 /**
@@ -88,19 +94,26 @@ export function serializeTask(row: TaskRow): TaskRecord {
 // ---------------------------------------------------------------------------------------------
 // Data functions
 
-export type TaskCtx = Pick<ToolContext, 'db' | 'auth' | 'emit' | 'now'>;
-
-/** Live (not trashed) task of the organization, or a 404; `lock` for a read-modify-write. */
-export async function getLiveTask(db: Executor, orgId: string, id: string, lock = false): Promise<TaskRow> {
-  const query = db
-    .select()
-    .from(tasks)
-    .where(and(eq(tasks.id, id), eq(tasks.orgId, orgId), isNull(tasks.deletedAt)))
-    .limit(1);
-  const [row] = lock ? await query.for('update') : await query;
-  if (!row) throw notFound('Task');
-  return row;
-}
+/** The tasks table on the record helper: lookups, lists, trash, and restore with the assignee fallback. */
+export const taskRecords = defineRecordTable<TaskRow>({
+  label: 'Task',
+  table: tasks,
+  columns: {
+    id: tasks.id,
+    orgId: tasks.orgId,
+    deletedAt: tasks.deletedAt,
+    deletedBy: tasks.deletedBy,
+    updatedAt: tasks.updatedAt,
+  },
+  select: (db) => db.select().from(tasks).$dynamic(),
+  update: (db, set, where) => db.update(tasks).set(set).where(where).returning(),
+  owner: {
+    column: tasks.assignedTo,
+    field: 'assigned_to',
+    of: (row) => row.assignedTo,
+    set: (assignedTo) => ({ assignedTo }),
+  },
+});
 
 async function assertAssignee(db: Executor, orgId: string, userId: string): Promise<void> {
   if (!(await isAssignableUser(db, orgId, userId))) {
@@ -126,7 +139,11 @@ export interface TaskChanges {
  * Applies the changes to a locked task. Moving to complete stamps completed_at/completed_by and
  * emits task.completed; reopening clears both; a task already complete stays as it was (no event).
  */
-export async function writeTask(ctx: TaskCtx, before: TaskRow, changes: TaskChanges): Promise<TaskRecord> {
+export async function writeTask(
+  ctx: RecordContext,
+  before: TaskRow,
+  changes: TaskChanges,
+): Promise<TaskRecord> {
   const orgId = ctx.auth.orgId;
   if (changes.leadId && changes.leadId !== before.leadId) await getLiveLead(ctx.db, orgId, changes.leadId);
   if (changes.assignedTo && changes.assignedTo !== before.assignedTo) {
@@ -137,45 +154,25 @@ export async function writeTask(ctx: TaskCtx, before: TaskRow, changes: TaskChan
   const event = taskCompletionMachine.eventOf(from, to);
   const completing = from === 'open' && to === 'complete';
   const reopening = from === 'complete' && to === 'open';
-  const [row] = await ctx.db
-    .update(tasks)
-    .set({
-      ...(changes.leadId !== undefined ? { leadId: changes.leadId } : {}),
-      ...(changes.assignedTo !== undefined ? { assignedTo: changes.assignedTo } : {}),
-      ...(changes.text !== undefined ? { text: changes.text } : {}),
-      ...(changes.dueAt !== undefined ? { dueAt: changes.dueAt } : {}),
-      ...(completing ? { isComplete: true, completedAt: ctx.now, completedBy: ctx.auth.userId } : {}),
-      ...(reopening ? { isComplete: false, completedAt: null, completedBy: null } : {}),
-      updatedAt: ctx.now,
-    })
-    .where(and(eq(tasks.id, before.id), eq(tasks.orgId, orgId)))
-    .returning();
-  if (!row) throw notFound('Task');
+  const row = await taskRecords.write(ctx.db, orgId, before.id, {
+    ...(changes.leadId !== undefined ? { leadId: changes.leadId } : {}),
+    ...(changes.assignedTo !== undefined ? { assignedTo: changes.assignedTo } : {}),
+    ...(changes.text !== undefined ? { text: changes.text } : {}),
+    ...(changes.dueAt !== undefined ? { dueAt: changes.dueAt } : {}),
+    ...(completing ? { isComplete: true, completedAt: ctx.now, completedBy: ctx.auth.userId } : {}),
+    ...(reopening ? { isComplete: false, completedAt: null, completedBy: null } : {}),
+    updatedAt: ctx.now,
+  });
   const record = serializeTask(row);
   if (event !== null) await ctx.emit(event, record);
   return record;
 }
 
 /** Restores a trashed task; refused while its lead is in the trash, and an assignee who is gone hands it to the restorer. */
-async function restoreTask(ctx: TaskCtx, id: string): Promise<TaskRecord> {
-  const orgId = ctx.auth.orgId;
-  const [before] = await ctx.db
-    .select()
-    .from(tasks)
-    .where(and(eq(tasks.id, id), eq(tasks.orgId, orgId), isNotNull(tasks.deletedAt)))
-    .limit(1)
-    .for('update');
-  if (!before) throw notFound('Trash item');
-  if (before.leadId !== null) await assertLeadLive(ctx.db, orgId, before.leadId);
-  let assignedTo = before.assignedTo;
-  if (assignedTo !== null && !(await isAssignableUser(ctx.db, orgId, assignedTo)))
-    assignedTo = ctx.auth.userId;
-  const [row] = await ctx.db
-    .update(tasks)
-    .set({ deletedAt: null, deletedBy: null, assignedTo, updatedAt: ctx.now })
-    .where(and(eq(tasks.id, before.id), eq(tasks.orgId, orgId)))
-    .returning();
-  if (!row) throw notFound('Trash item');
+async function restoreTask(ctx: RecordContext, id: string): Promise<TaskRecord> {
+  const { row } = await taskRecords.restore(ctx, id, async (before) => {
+    if (before.leadId !== null) await assertLeadLive(ctx.db, ctx.auth.orgId, before.leadId);
+  });
   return serializeTask(row);
 }
 
@@ -188,7 +185,7 @@ export interface NewTask {
 }
 
 /** Creates a task (its lead must be live, its assignee assignable) and emits task.created. */
-export async function insertTask(ctx: TaskCtx, input: NewTask): Promise<TaskRecord> {
+export async function insertTask(ctx: RecordContext, input: NewTask): Promise<TaskRecord> {
   const orgId = ctx.auth.orgId;
   if (input.leadId) await getLiveLead(ctx.db, orgId, input.leadId);
   const assignedTo = input.assignedTo ?? ctx.auth.userId;
@@ -213,48 +210,37 @@ export async function insertTask(ctx: TaskCtx, input: NewTask): Promise<TaskReco
   return task;
 }
 
-/** Moves a live task to the trash (404 when there is none). */
-export async function trashTask(ctx: TaskCtx, id: string): Promise<void> {
-  const before = await getLiveTask(ctx.db, ctx.auth.orgId, id, true);
-  await ctx.db
-    .update(tasks)
-    .set({ deletedAt: ctx.now, deletedBy: ctx.auth.userId })
-    .where(and(eq(tasks.id, before.id), eq(tasks.orgId, ctx.auth.orgId)));
-}
-
 /** Hides an open task until `until` (a completed task is a 409); `null` clears the snooze, a no-op when there is none. */
-export async function setSnooze(ctx: TaskCtx, id: string, until: Date | null): Promise<TaskRecord> {
-  const before = await getLiveTask(ctx.db, ctx.auth.orgId, id, true);
+export async function setSnooze(ctx: RecordContext, id: string, until: Date | null): Promise<TaskRecord> {
+  const before = await taskRecords.getLive(ctx.db, ctx.auth.orgId, id, true);
   if (until === null) {
     if (before.snoozedUntil === null) return serializeTask(before);
   } else if (before.isComplete) {
     throw new AppError('conflict', { message: 'A completed task cannot be snoozed' });
   }
-  const [row] = await ctx.db
-    .update(tasks)
-    .set({ snoozedUntil: until, updatedAt: ctx.now })
-    .where(and(eq(tasks.id, before.id), eq(tasks.orgId, ctx.auth.orgId)))
-    .returning();
-  if (!row) throw notFound('Task');
+  const row = await taskRecords.write(ctx.db, ctx.auth.orgId, before.id, {
+    snoozedUntil: until,
+    updatedAt: ctx.now,
+  });
   return serializeTask(row);
 }
 
-/** One page of the tasks matching `where` in `order`, with the total across all pages. */
+/** Tasks without a due date sort after dated ones in both directions: they are the least urgent. */
+const SORT_COLUMNS: Record<'due_at' | 'created_at' | 'updated_at', SortColumn> = {
+  due_at: { column: tasks.dueAt, nullsLast: true },
+  created_at: { column: tasks.createdAt, nullsLast: true },
+  updated_at: { column: tasks.updatedAt, nullsLast: true },
+};
+
+/** One page of tasks as the list tools return it. */
 async function taskPage(
   db: Executor,
   where: SQL | undefined,
   order: SQL[],
   page: Page,
 ): Promise<{ items: TaskRecord[]; total: number }> {
-  const [counted] = await db.select({ n: count() }).from(tasks).where(where);
-  const rows = await db
-    .select()
-    .from(tasks)
-    .where(where)
-    .orderBy(...order)
-    .limit(page.limit)
-    .offset(offsetOf(page));
-  return { items: rows.map(serializeTask), total: counted?.n ?? 0 };
+  const { rows, total } = await taskRecords.listPage(db, { where, order, page });
+  return { items: rows.map(serializeTask), total };
 }
 
 export interface TaskFilters {
@@ -278,7 +264,7 @@ export async function listTaskPage(
   sort: string | undefined,
   page: Page,
 ): Promise<{ items: TaskRecord[]; total: number }> {
-  const conditions: SQL[] = [eq(tasks.orgId, orgId), isNull(tasks.deletedAt)];
+  const conditions = taskRecords.liveConditions(orgId);
   if (filters.leadId) conditions.push(eq(tasks.leadId, filters.leadId));
   if (filters.assignedTo) conditions.push(eq(tasks.assignedTo, filters.assignedTo));
   if (filters.isComplete !== undefined) conditions.push(eq(tasks.isComplete, filters.isComplete));
@@ -286,20 +272,7 @@ export async function listTaskPage(
   if (filters.dueAfter) conditions.push(sql`${tasks.dueAt} >= ${new Date(filters.dueAfter)}`);
   if (filters.overdue) conditions.push(eq(tasks.isComplete, false), lt(tasks.dueAt, now));
   if (filters.search) conditions.push(sql`${tasks.text} ilike ${`%${escapeLike(filters.search)}%`}`);
-  const order: SQL[] = [];
-  if (sort) {
-    const descending = sort.startsWith('-');
-    const field = descending ? sort.slice(1) : sort;
-    const column =
-      field === 'due_at' ? tasks.dueAt : field === 'updated_at' ? tasks.updatedAt : tasks.createdAt;
-    // Tasks without a due date sort after dated ones in both directions: they are the least urgent.
-    order.push(
-      descending ? sql`${column} desc nulls last` : sql`${column} asc nulls last`,
-      descending ? desc(tasks.id) : asc(tasks.id),
-    );
-  } else {
-    order.push(desc(tasks.createdAt), desc(tasks.id));
-  }
+  const order = sortOrder(sort, SORT_COLUMNS, tasks.id, [desc(tasks.createdAt), desc(tasks.id)]);
   return taskPage(db, and(...conditions), order, page);
 }
 
@@ -312,12 +285,8 @@ export async function openTaskPage(
   dueBefore: string | undefined,
   page: Page,
 ): Promise<{ items: TaskRecord[]; total: number }> {
-  const conditions: SQL[] = [
-    eq(tasks.orgId, orgId),
-    eq(tasks.assignedTo, userId),
-    isNull(tasks.deletedAt),
-    eq(tasks.isComplete, false),
-  ];
+  const conditions = taskRecords.liveConditions(orgId);
+  conditions.push(eq(tasks.assignedTo, userId), eq(tasks.isComplete, false));
   const notSnoozed = or(isNull(tasks.snoozedUntil), lte(tasks.snoozedUntil, now));
   if (notSnoozed) conditions.push(notSnoozed);
   if (dueBefore) conditions.push(lt(tasks.dueAt, new Date(dueBefore)));
@@ -326,21 +295,14 @@ export async function openTaskPage(
 
 /** The task entry of the trash registry; the task's text is its name there. */
 export const taskTrashTypes: readonly TrashType[] = [
-  {
+  taskRecords.trashType({
     type: 'task',
     recordKey: 'task',
     resource: 'leads',
     schema: taskSchema,
-    table: tasks,
-    columns: {
-      id: tasks.id,
-      orgId: tasks.orgId,
-      name: tasks.text,
-      deletedAt: tasks.deletedAt,
-      deletedBy: tasks.deletedBy,
-    },
+    name: tasks.text,
     restore: restoreTask,
-  },
+  }),
 ];
 
 /**
@@ -348,14 +310,5 @@ export const taskTrashTypes: readonly TrashType[] = [
  * fits (the catalogue has only task.created and task.completed), so announce writes nothing.
  */
 export const taskOwnership: readonly OwnedRecordTable[] = [
-  {
-    name: 'tasks',
-    table: tasks,
-    orgId: tasks.orgId,
-    ownerId: tasks.assignedTo,
-    deletedAt: tasks.deletedAt,
-    deletedBy: tasks.deletedBy,
-    updatedAt: tasks.updatedAt,
-    async announce() {},
-  },
+  taskRecords.ownedRecords({ name: 'tasks', async announce() {} }),
 ];

@@ -8,14 +8,13 @@ import { listParams, messageOutput, objectId, paged, pagedOutput } from '../../c
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
 import { defineTool } from '../../core/tool.ts';
 import {
-  getLiveTask,
   insertTask,
   listTaskPage,
   openTaskPage,
   serializeTask,
   setSnooze,
+  taskRecords,
   taskSchema,
-  trashTask,
   writeTask,
 } from './store.ts';
 
@@ -104,7 +103,7 @@ export const getTask = defineTool({
   access: access('read', 'tasks.view'),
   toolset: 'sales',
   async handler(input, { db, auth }) {
-    return { task: serializeTask(await getLiveTask(db, auth.orgId, input.id)) };
+    return { task: serializeTask(await taskRecords.getLive(db, auth.orgId, input.id)) };
   },
 });
 
@@ -192,7 +191,7 @@ export const updateTask = defineTool({
   access: access('write', 'tasks.edit'),
   annotations: { idempotentHint: true },
   async handler(input, ctx) {
-    const before = await getLiveTask(ctx.db, ctx.auth.orgId, input.id, true);
+    const before = await taskRecords.getLive(ctx.db, ctx.auth.orgId, input.id, true);
     const task = await writeTask(ctx, before, {
       text: input.text,
       leadId: input.lead_id,
@@ -215,7 +214,7 @@ export const completeTask = defineTool({
   access: access('write', 'tasks.edit'),
   annotations: { idempotentHint: true },
   async handler(input, ctx) {
-    const before = await getLiveTask(ctx.db, ctx.auth.orgId, input.id, true);
+    const before = await taskRecords.getLive(ctx.db, ctx.auth.orgId, input.id, true);
     if (before.isComplete) return { task: serializeTask(before) };
     return { task: await writeTask(ctx, before, { isComplete: true }) };
   },
@@ -232,7 +231,7 @@ export const deleteTask = defineTool({
   annotations: { destructiveHint: true, idempotentHint: true },
   toolset: 'sales',
   async handler(input, ctx) {
-    await trashTask(ctx, input.id);
+    await taskRecords.trash(ctx, input.id);
     return { message: 'Task moved to the trash' };
   },
 });
