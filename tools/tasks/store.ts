@@ -2,7 +2,7 @@
 // (completing stamps who and when and emits task.completed exactly once), snoozing, the two lists,
 // and the task's entries in the trash and ownership registries, on the record helper
 // (core/records.ts). A task belongs to its assignee: the helper's owner rule is `assigned_to`.
-import { and, asc, desc, eq, isNull, lt, lte, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../../core/db/client.ts';
 import { escapeLike } from '../../core/db/sql.ts';
@@ -232,17 +232,6 @@ const SORT_COLUMNS: Record<'due_at' | 'created_at' | 'updated_at', SortColumn> =
   updated_at: { column: tasks.updatedAt, nullsLast: true },
 };
 
-/** One page of tasks as the list tools return it. */
-async function taskPage(
-  db: Executor,
-  where: SQL | undefined,
-  order: SQL[],
-  page: Page,
-): Promise<{ items: TaskRecord[]; total: number }> {
-  const { rows, total } = await taskRecords.listPage(db, { where, order, page });
-  return { items: rows.map(serializeTask), total };
-}
-
 export interface TaskFilters {
   leadId?: string | undefined;
   assignedTo?: string | undefined;
@@ -263,7 +252,7 @@ export async function listTaskPage(
   filters: TaskFilters,
   sort: string | undefined,
   page: Page,
-): Promise<{ items: TaskRecord[]; total: number }> {
+): Promise<{ rows: TaskRow[]; total: number }> {
   const conditions = taskRecords.liveConditions(orgId);
   if (filters.leadId) conditions.push(eq(tasks.leadId, filters.leadId));
   if (filters.assignedTo) conditions.push(eq(tasks.assignedTo, filters.assignedTo));
@@ -273,7 +262,7 @@ export async function listTaskPage(
   if (filters.overdue) conditions.push(eq(tasks.isComplete, false), lt(tasks.dueAt, now));
   if (filters.search) conditions.push(sql`${tasks.text} ilike ${`%${escapeLike(filters.search)}%`}`);
   const order = sortOrder(sort, SORT_COLUMNS, tasks.id, [desc(tasks.createdAt), desc(tasks.id)]);
-  return taskPage(db, and(...conditions), order, page);
+  return taskRecords.listPage(db, { where: and(...conditions), order, page });
 }
 
 /** The user's open tasks that are not snoozed at `now` (due before `dueBefore`, if given), earliest due first. */
@@ -284,13 +273,17 @@ export async function openTaskPage(
   now: Date,
   dueBefore: string | undefined,
   page: Page,
-): Promise<{ items: TaskRecord[]; total: number }> {
+): Promise<{ rows: TaskRow[]; total: number }> {
   const conditions = taskRecords.liveConditions(orgId);
   conditions.push(eq(tasks.assignedTo, userId), eq(tasks.isComplete, false));
   const notSnoozed = or(isNull(tasks.snoozedUntil), lte(tasks.snoozedUntil, now));
   if (notSnoozed) conditions.push(notSnoozed);
   if (dueBefore) conditions.push(lt(tasks.dueAt, new Date(dueBefore)));
-  return taskPage(db, and(...conditions), [sql`${tasks.dueAt} asc nulls last`, asc(tasks.id)], page);
+  return taskRecords.listPage(db, {
+    where: and(...conditions),
+    order: [sql`${tasks.dueAt} asc nulls last`, asc(tasks.id)],
+    page,
+  });
 }
 
 /** The task entry of the trash registry; the task's text is its name there. */

@@ -137,8 +137,8 @@ export const listTasks = defineTool({
       overdue: input.overdue,
       search: input.search,
     };
-    const { items, total } = await listTaskPage(db, auth.orgId, now, filters, input.sort, input);
-    return paged('tasks', items, total, input);
+    const { rows, total } = await listTaskPage(db, auth.orgId, now, filters, input.sort, input);
+    return paged('tasks', rows.map(serializeTask), total, input);
   },
 });
 
@@ -160,8 +160,8 @@ export const listMyTasks = defineTool({
   output: pagedOutput('tasks', taskSchema),
   access: access('read', 'tasks.view'),
   async handler(input, { db, auth, now }) {
-    const { items, total } = await openTaskPage(db, auth.orgId, auth.userId, now, input.due_before, input);
-    return paged('tasks', items, total, input);
+    const { rows, total } = await openTaskPage(db, auth.orgId, auth.userId, now, input.due_before, input);
+    return paged('tasks', rows.map(serializeTask), total, input);
   },
 });
 
