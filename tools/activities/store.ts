@@ -1,21 +1,28 @@
-// The activities store: the record shape, the live lookup, logging and changing an activity (its
-// references checked, call.completed emitted once), the lead timeline and the organization-wide
-// list, and the trash entry. The per-type rules live in types.ts.
-import { and, asc, count, desc, eq, gte, isNotNull, isNull, lt, type SQL, sql } from 'drizzle-orm';
+// The activities store: the record shape, logging and changing an activity (its references
+// checked, call.completed emitted once), the lead timeline and the organization-wide list, and the
+// trash entry, on the record helper (core/records.ts). The per-type rules live in types.ts.
+import { and, desc, eq, gte, isNull, lt, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { checkFeature } from '../../core/access.ts';
 import type { Executor } from '../../core/db/client.ts';
-import { AppError, type ErrorDetail, notFound, validationError } from '../../core/errors.ts';
+import { AppError, type ErrorDetail, validationError } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import { isAssignableUser } from '../../core/records.ts';
-import { offsetOf, type Page } from '../../core/schemas.ts';
+import {
+  defineRecordTable,
+  isAssignableUser,
+  mergePatch,
+  type RecordContext,
+  type SortColumn,
+  sortOrder,
+} from '../../core/records.ts';
+import type { Page } from '../../core/schemas.ts';
 import type { ToolContext } from '../../core/tool.ts';
-import type { TrashContext, TrashType } from '../../core/trash.ts';
+import type { TrashType } from '../../core/trash.ts';
 import { contacts } from '../contacts/tables.ts';
 import { customActivityTypes } from '../custom-activity-types/tables.ts';
 import { validateCustomValues } from '../custom-objects/fields.ts';
 import { assertLeadLive } from '../leads/children.ts';
-import { getLiveLead } from '../leads/tools.ts';
+import { getLiveLead } from '../leads/store.ts';
 import { type ActivityRow, activities } from './tables.ts';
 import {
   ACTIVITY_TYPES,
@@ -80,7 +87,20 @@ export function serializeActivity(row: ActivityRow): ActivityRecord {
 // ---------------------------------------------------------------------------------------------
 // Data functions
 
-export type ActivityCtx = Pick<ToolContext, 'db' | 'auth' | 'emit' | 'now'>;
+/** The activities table on the record helper: lookups, lists, writes, trash and restore. */
+export const activityRecords = defineRecordTable<ActivityRow>({
+  label: 'Activity',
+  table: activities,
+  columns: {
+    id: activities.id,
+    orgId: activities.orgId,
+    deletedAt: activities.deletedAt,
+    deletedBy: activities.deletedBy,
+    updatedAt: activities.updatedAt,
+  },
+  select: (db) => db.select().from(activities).$dynamic(),
+  update: (db, set, where) => db.update(activities).set(set).where(where).returning(),
+});
 
 function assertCustomTypesAllowed(ctx: Pick<ToolContext, 'auth'>): void {
   const check = checkFeature(ctx.auth.plan, ctx.auth.disabledFeatures, 'custom_activity_types');
@@ -117,28 +137,11 @@ async function contactProblems(
     : [detail('contact_id', 'must be the id of a live contact of this lead', 'invalid_reference')];
 }
 
-async function userProblems(ctx: ActivityCtx, userId: string | undefined): Promise<ErrorDetail[]> {
+async function userProblems(ctx: RecordContext, userId: string | undefined): Promise<ErrorDetail[]> {
   if (userId === undefined || userId === ctx.auth.userId) return [];
   return (await isAssignableUser(ctx.db, ctx.auth.orgId, userId))
     ? []
     : [detail('user_id', 'must be the id of an active user of this organization', 'invalid_reference')];
-}
-
-/** Live activity of the organization, or a 404. */
-export async function getLiveActivity(
-  db: Executor,
-  orgId: string,
-  id: string,
-  lock = false,
-): Promise<ActivityRow> {
-  const query = db
-    .select()
-    .from(activities)
-    .where(and(eq(activities.id, id), eq(activities.orgId, orgId), isNull(activities.deletedAt)))
-    .limit(1);
-  const [row] = lock ? await query.for('update') : await query;
-  if (!row) throw notFound('Activity');
-  return row;
 }
 
 /**
@@ -146,7 +149,7 @@ export async function getLiveActivity(
  * `values.<key>` detail (or `custom_activity_type_id` when the type is not the organization's).
  */
 async function checkedValues(
-  ctx: ActivityCtx,
+  ctx: RecordContext,
   typeId: string,
   values: Record<string, unknown>,
   partial: boolean,
@@ -163,7 +166,7 @@ async function checkedValues(
   return validateCustomValues(ctx.db, ctx.auth.orgId, type.fields, values, { partial, pathPrefix: 'values' });
 }
 
-export async function insertActivity(ctx: ActivityCtx, input: LogActivityInput): Promise<ActivityRecord> {
+export async function insertActivity(ctx: RecordContext, input: LogActivityInput): Promise<ActivityRecord> {
   const type = input.type;
   if (type === 'custom') assertCustomTypesAllowed(ctx);
   const problems = typeKeyProblems(type, input, true);
@@ -213,8 +216,8 @@ export async function insertActivity(ctx: ActivityCtx, input: LogActivityInput):
   return record;
 }
 
-export async function patchActivity(ctx: ActivityCtx, input: UpdateActivityInput): Promise<ActivityRecord> {
-  const before = await getLiveActivity(ctx.db, ctx.auth.orgId, input.id, true);
+export async function patchActivity(ctx: RecordContext, input: UpdateActivityInput): Promise<ActivityRecord> {
+  const before = await activityRecords.getLive(ctx.db, ctx.auth.orgId, input.id, true);
   const type = toActivityType(before.type);
   if (input.type !== undefined && input.type !== type) {
     throw validationError([
@@ -248,52 +251,21 @@ export async function patchActivity(ctx: ActivityCtx, input: UpdateActivityInput
     if (type === 'meeting') problems.push(...meetingTimeProblems(fields));
   }
   if (problems.length > 0) throw validationError(problems);
-  const [row] = await ctx.db
-    .update(activities)
-    .set({
-      contactId: input.contact_id === undefined ? before.contactId : input.contact_id,
-      userId: input.user_id ?? before.userId,
-      occurredAt: input.occurred_at === undefined ? before.occurredAt : new Date(input.occurred_at),
-      fields,
-      updatedAt: ctx.now,
-    })
-    .where(and(eq(activities.id, before.id), eq(activities.orgId, ctx.auth.orgId)))
-    .returning();
-  if (!row) throw notFound('Activity');
+  const next = mergePatch(
+    { contactId: before.contactId, userId: before.userId, occurredAt: before.occurredAt, fields },
+    {
+      contactId: input.contact_id,
+      userId: input.user_id,
+      occurredAt: input.occurred_at === undefined ? undefined : new Date(input.occurred_at),
+    },
+  );
+  const row = await activityRecords.write(ctx.db, ctx.auth.orgId, before.id, { ...next, updatedAt: ctx.now });
   const record = serializeActivity(row);
   // A call ends once: completed never goes back to in_progress, so this fires at most once per call.
   if (!isCompletedCall(type, before.fields) && isCompletedCall(type, fields)) {
     await ctx.emit('call.completed', record);
   }
   return record;
-}
-
-/** Brings a trashed activity back; refused while its lead is in the trash (restore the lead, it brings them back). */
-/** Moves a live activity to the trash (404 when there is none). */
-export async function trashActivity(ctx: ActivityCtx, id: string): Promise<void> {
-  const before = await getLiveActivity(ctx.db, ctx.auth.orgId, id, true);
-  await ctx.db
-    .update(activities)
-    .set({ deletedAt: ctx.now, deletedBy: ctx.auth.userId })
-    .where(and(eq(activities.id, before.id), eq(activities.orgId, ctx.auth.orgId)));
-}
-
-/** One page of the live activities matching `where` in `order`, with the total across all pages. */
-async function activityPage(
-  db: Executor,
-  where: SQL | undefined,
-  order: SQL[],
-  page: Page,
-): Promise<{ items: ActivityRecord[]; total: number }> {
-  const [totalRow] = await db.select({ n: count() }).from(activities).where(where);
-  const rows = await db
-    .select()
-    .from(activities)
-    .where(where)
-    .orderBy(...order)
-    .limit(page.limit)
-    .offset(offsetOf(page));
-  return { items: rows.map(serializeActivity), total: totalRow?.n ?? 0 };
 }
 
 /** A lead's timeline: its live activities (of one type, if given), newest occurred first. */
@@ -303,14 +275,15 @@ export async function leadTimeline(
   leadId: string,
   type: ActivityType | undefined,
   page: Page,
-): Promise<{ items: ActivityRecord[]; total: number }> {
-  const conditions: SQL[] = [
-    eq(activities.orgId, orgId),
-    eq(activities.leadId, leadId),
-    isNull(activities.deletedAt),
-  ];
+): Promise<{ rows: ActivityRow[]; total: number }> {
+  const conditions = activityRecords.liveConditions(orgId);
+  conditions.push(eq(activities.leadId, leadId));
   if (type) conditions.push(eq(activities.type, type));
-  return activityPage(db, and(...conditions), [desc(activities.occurredAt), desc(activities.id)], page);
+  return activityRecords.listPage(db, {
+    where: and(...conditions),
+    order: [desc(activities.occurredAt), desc(activities.id)],
+    page,
+  });
 }
 
 export interface ActivityFilters {
@@ -323,6 +296,11 @@ export interface ActivityFilters {
   occurredBefore?: string | undefined;
 }
 
+const SORT_COLUMNS: Record<'occurred_at' | 'created_at', SortColumn> = {
+  occurred_at: activities.occurredAt,
+  created_at: activities.createdAt,
+};
+
 /** The organization's live activities matching the filters; `sort` is `[-]occurred_at|created_at`, default newest logged first. */
 export async function listActivityPage(
   db: Executor,
@@ -330,8 +308,8 @@ export async function listActivityPage(
   filters: ActivityFilters,
   sort: string | undefined,
   page: Page,
-): Promise<{ items: ActivityRecord[]; total: number }> {
-  const conditions: SQL[] = [eq(activities.orgId, orgId), isNull(activities.deletedAt)];
+): Promise<{ rows: ActivityRow[]; total: number }> {
+  const conditions = activityRecords.liveConditions(orgId);
   if (filters.leadId) conditions.push(eq(activities.leadId, filters.leadId));
   if (filters.type) conditions.push(eq(activities.type, filters.type));
   if (filters.userId) conditions.push(eq(activities.userId, filters.userId));
@@ -340,32 +318,18 @@ export async function listActivityPage(
   }
   if (filters.occurredAfter) conditions.push(gte(activities.occurredAt, new Date(filters.occurredAfter)));
   if (filters.occurredBefore) conditions.push(lt(activities.occurredAt, new Date(filters.occurredBefore)));
-  let order: SQL[] = [desc(activities.createdAt), desc(activities.id)];
-  if (sort) {
-    const descending = sort.startsWith('-');
-    const field = descending ? sort.slice(1) : sort;
-    const direction = descending ? desc : asc;
-    const column = field === 'occurred_at' ? activities.occurredAt : activities.createdAt;
-    order = [direction(column), direction(activities.id)];
-  }
-  return activityPage(db, and(...conditions), order, page);
+  const order = sortOrder(sort, SORT_COLUMNS, activities.id, [
+    desc(activities.createdAt),
+    desc(activities.id),
+  ]);
+  return activityRecords.listPage(db, { where: and(...conditions), order, page });
 }
 
-async function restoreActivity(ctx: TrashContext, id: string): Promise<ActivityRecord> {
-  const [before] = await ctx.db
-    .select()
-    .from(activities)
-    .where(and(eq(activities.id, id), eq(activities.orgId, ctx.auth.orgId), isNotNull(activities.deletedAt)))
-    .limit(1)
-    .for('update');
-  if (!before) throw notFound('Trash item');
-  await assertLeadLive(ctx.db, ctx.auth.orgId, before.leadId);
-  const [row] = await ctx.db
-    .update(activities)
-    .set({ deletedAt: null, deletedBy: null, updatedAt: ctx.now })
-    .where(and(eq(activities.id, before.id), eq(activities.orgId, ctx.auth.orgId)))
-    .returning();
-  if (!row) throw notFound('Trash item');
+/** Brings a trashed activity back; refused while its lead is in the trash (restore the lead, it brings them back). */
+async function restoreActivity(ctx: RecordContext, id: string): Promise<ActivityRecord> {
+  const { row } = await activityRecords.restore(ctx, id, (before) =>
+    assertLeadLive(ctx.db, ctx.auth.orgId, before.leadId),
+  );
   return serializeActivity(row);
 }
 
@@ -374,20 +338,13 @@ async function restoreActivity(ctx: TrashContext, id: string): Promise<ActivityR
  * (note, call, ...) is the most telling one an activity has.
  */
 export const activityTrashTypes: readonly TrashType[] = [
-  {
+  activityRecords.trashType({
     type: 'activity',
     recordKey: 'activity',
     resource: 'leads',
     schema: activitySchema,
-    table: activities,
-    columns: {
-      id: activities.id,
-      orgId: activities.orgId,
-      // No name column: "<type>: <subject, title or the start of the note>", else the type alone.
-      name: sql`${activities.type} || coalesce(': ' || left(coalesce(${activities.fields}->>'subject', ${activities.fields}->>'title', ${activities.fields}->>'note'), 80), '')`,
-      deletedAt: activities.deletedAt,
-      deletedBy: activities.deletedBy,
-    },
+    // No name column: "<type>: <subject, title or the start of the note>", else the type alone.
+    name: sql`${activities.type} || coalesce(': ' || left(coalesce(${activities.fields}->>'subject', ${activities.fields}->>'title', ${activities.fields}->>'note'), 80), '')`,
     restore: restoreActivity,
-  },
+  }),
 ];

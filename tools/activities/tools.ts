@@ -9,14 +9,13 @@ import { listParams, messageOutput, objectId, paged, pagedOutput } from '../../c
 import { defineTool, type Tool } from '../../core/tool.ts';
 import { getLiveLead } from '../leads/tools.ts';
 import {
+  activityRecords,
   activitySchema,
-  getLiveActivity,
   insertActivity,
   leadTimeline,
   listActivityPage,
   patchActivity,
   serializeActivity,
-  trashActivity,
 } from './store.ts';
 import { ACTIVITY_TYPES, isoDateTime, logActivityInput, updateActivityInput } from './types.ts';
 
@@ -66,8 +65,8 @@ export const listLeadActivities = defineTool({
   access: access('read', 'activities.view'),
   async handler(input, { db, auth }) {
     const lead = await getLiveLead(db, auth.orgId, input.id);
-    const { items, total } = await leadTimeline(db, auth.orgId, lead.id, input.type, input);
-    return paged('activities', items, total, input);
+    const { rows, total } = await leadTimeline(db, auth.orgId, lead.id, input.type, input);
+    return paged('activities', rows.map(serializeActivity), total, input);
   },
 });
 
@@ -110,8 +109,8 @@ export const listActivities = defineTool({
       occurredAfter: input.occurred_after,
       occurredBefore: input.occurred_before,
     };
-    const { items, total } = await listActivityPage(db, auth.orgId, filters, input.sort, input);
-    return paged('activities', items, total, input);
+    const { rows, total } = await listActivityPage(db, auth.orgId, filters, input.sort, input);
+    return paged('activities', rows.map(serializeActivity), total, input);
   },
 });
 
@@ -126,7 +125,7 @@ export const getActivity = defineTool({
   access: access('read', 'activities.view'),
   toolset: 'sales',
   async handler(input, { db, auth }) {
-    return { activity: serializeActivity(await getLiveActivity(db, auth.orgId, input.id)) };
+    return { activity: serializeActivity(await activityRecords.getLive(db, auth.orgId, input.id)) };
   },
 });
 
@@ -166,7 +165,7 @@ export const deleteActivity = defineTool({
   annotations: { destructiveHint: true, idempotentHint: true },
   toolset: 'sales',
   async handler(input, ctx) {
-    await trashActivity(ctx, input.id);
+    await activityRecords.trash(ctx, input.id);
     return { message: 'Activity moved to the trash' };
   },
 });
