@@ -472,6 +472,8 @@ export interface SettingsTableSpec<Row> {
   columns: { id: PgColumn; orgId: PgColumn };
   /** `db.select(columns).from(table).$dynamic()` */
   select(db: Executor): LockableRowQuery<Row>;
+  /** `db.update(table).set(set).where(where).returning(columns)` */
+  update(db: Executor, set: Partial<Row>, where: SQL | undefined): PromiseLike<Row[]>;
 }
 
 export interface SettingsTable<Row> extends SettingsTableSpec<Row> {
@@ -482,21 +484,31 @@ export interface SettingsTable<Row> extends SettingsTableSpec<Row> {
     db: Executor,
     query: { where: SQL | undefined; order: readonly SQL[]; page: Page },
   ): Promise<{ rows: Row[]; total: number }>;
+  /** Updates the row (found or not: a 404) and returns it. */
+  write(db: Executor, orgId: string, id: string, set: Partial<Row>): Promise<Row>;
+  /** Deletes the row for good. */
+  remove(db: Executor, orgId: string, id: string): Promise<void>;
 }
 
 export function defineSettingsTable<Row>(spec: SettingsTableSpec<Row>): SettingsTable<Row> {
   const c = spec.columns;
+  const own = (orgId: string, id: string) => and(eq(c.id, id), eq(c.orgId, orgId));
   return {
     ...spec,
     async get(db, orgId, id, lock) {
-      const query = spec
-        .select(db)
-        .where(and(eq(c.id, id), eq(c.orgId, orgId)))
-        .limit(1);
+      const query = spec.select(db).where(own(orgId, id)).limit(1);
       const [row] = lock ? await query.for(lock) : await query;
       if (!row) throw notFound(spec.label);
       return row;
     },
     listPage: (db, query) => selectPage(db, spec.table, spec.select(db), query),
+    async write(db, orgId, id, set) {
+      const [row] = await spec.update(db, set, own(orgId, id));
+      if (!row) throw notFound(spec.label);
+      return row;
+    },
+    async remove(db, orgId, id) {
+      await db.delete(spec.table).where(own(orgId, id));
+    },
   };
 }
