@@ -3,15 +3,16 @@
 // records.ts. A definition change is checked against the records it already has (a type change, a
 // dropped choice option, a field becoming required) and removing a field drops its values. The
 // specification defines no custom-object events, so nothing here writes to the outbox.
-import { and, asc, count, desc, eq, inArray, isNull, ne, type SQL, sql } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, isNull, ne, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Permission } from '../../core/access.ts';
 import type { Executor } from '../../core/db/client.ts';
 import { isUniqueViolation } from '../../core/db/errors.ts';
 import { escapeLike } from '../../core/db/sql.ts';
-import { AppError, notFound } from '../../core/errors.ts';
+import { AppError } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import { listParams, messageOutput, objectId, offsetOf, paged, pagedOutput } from '../../core/schemas.ts';
+import { defineSettingsTable, mergePatch, type SortColumn, sortOrder } from '../../core/records.ts';
+import { listParams, messageOutput, objectId, paged, pagedOutput } from '../../core/schemas.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
 import { defineTool, type Tool } from '../../core/tool.ts';
 import { customFieldDefOutput, customFieldDefsSchema, toFieldDefs } from './fields.ts';
@@ -84,25 +85,18 @@ const definitionIdShape = { id: objectId('custom object') };
 // Data functions
 
 /**
- * The organization's definition, or a 404. `lock` takes a row lock: `update` while the definition
- * changes, `share` while a record is written against it, so a record cannot slip past a rule (a
- * new required field) that a concurrent definition change is checking.
+ * The definitions table on the record helper (a settings table: deleted for good, never trashed).
+ * `get` takes a row lock when asked: `update` while the definition changes, `share` while a record
+ * is written against it, so a record cannot slip past a rule (a new required field) that a
+ * concurrent definition change is checking.
  */
-export async function getDefinition(
-  db: Executor,
-  orgId: string,
-  id: string,
-  lock?: 'update' | 'share',
-): Promise<DefinitionRow> {
-  const query = db
-    .select()
-    .from(customObjects)
-    .where(and(eq(customObjects.id, id), eq(customObjects.orgId, orgId)))
-    .limit(1);
-  const [row] = lock ? await query.for(lock) : await query;
-  if (!row) throw notFound('Custom object');
-  return row;
-}
+export const definitionTable = defineSettingsTable<DefinitionRow>({
+  label: 'Custom object',
+  table: customObjects,
+  columns: { id: customObjects.id, orgId: customObjects.orgId },
+  select: (db) => db.select().from(customObjects).$dynamic(),
+  update: (db, set, where) => db.update(customObjects).set(set).where(where).returning(),
+});
 
 function nameTaken(): AppError {
   return new AppError('conflict', {
@@ -277,6 +271,11 @@ export const access = (kind: 'read' | 'write', permission: CustomObjectPermissio
 const objectOutput = z.object({ custom_object: customObjectSchema });
 
 const OBJECT_SORT_FIELDS = ['name', 'created_at', 'updated_at'] as const;
+const SORT_COLUMNS: Record<(typeof OBJECT_SORT_FIELDS)[number], SortColumn> = {
+  name: sql`lower(${customObjects.name})`,
+  created_at: customObjects.createdAt,
+  updated_at: customObjects.updatedAt,
+};
 
 export const listCustomObjects = defineTool({
   name: 'list_custom_objects',
@@ -294,31 +293,16 @@ export const listCustomObjects = defineTool({
     if (input.search) {
       conditions.push(sql`${customObjects.name} ilike ${`%${escapeLike(input.search)}%`}`);
     }
-    const where = and(...conditions);
-    const order: SQL[] = [];
-    if (input.sort) {
-      const descending = input.sort.startsWith('-');
-      const field = descending ? input.sort.slice(1) : input.sort;
-      const direction = descending ? desc : asc;
-      const column =
-        field === 'name'
-          ? sql`lower(${customObjects.name})`
-          : field === 'updated_at'
-            ? customObjects.updatedAt
-            : customObjects.createdAt;
-      order.push(direction(column), direction(customObjects.id));
-    } else {
-      order.push(desc(customObjects.createdAt), desc(customObjects.id));
-    }
-    const [totalRow] = await db.select({ n: count() }).from(customObjects).where(where);
-    const rows = await db
-      .select()
-      .from(customObjects)
-      .where(where)
-      .orderBy(...order)
-      .limit(input.limit)
-      .offset(offsetOf(input));
-    return paged('custom_objects', rows.map(serializeObject), totalRow?.n ?? 0, input);
+    const order = sortOrder(input.sort, SORT_COLUMNS, customObjects.id, [
+      desc(customObjects.createdAt),
+      desc(customObjects.id),
+    ]);
+    const { rows, total } = await definitionTable.listPage(db, {
+      where: and(...conditions),
+      order,
+      page: input,
+    });
+    return paged('custom_objects', rows.map(serializeObject), total, input);
   },
 });
 
@@ -332,7 +316,7 @@ export const getCustomObject = defineTool({
   access: access('read', 'custom_objects.view'),
   toolset: TOOLSET,
   async handler(input, { db, auth }) {
-    return { custom_object: serializeObject(await getDefinition(db, auth.orgId, input.id)) };
+    return { custom_object: serializeObject(await definitionTable.get(db, auth.orgId, input.id)) };
   },
 });
 
@@ -400,27 +384,19 @@ export const updateCustomObject = defineTool({
   toolset: TOOLSET,
   async handler(input, ctx) {
     const { orgId } = ctx.auth;
-    const before = await getDefinition(ctx.db, orgId, input.id, 'update');
+    const before = await definitionTable.get(ctx.db, orgId, input.id, 'update');
     if (input.name !== undefined) await assertNameFree(ctx.db, orgId, input.name, before.id);
-    const fields = input.fields === undefined ? before.fields : toFieldDefs(input.fields);
+    const next = mergePatch(
+      { name: before.name, description: before.description, fields: before.fields },
+      { name: input.name, description: input.description, fields: input.fields && toFieldDefs(input.fields) },
+    );
     if (input.fields !== undefined) {
-      await assertFieldChangesFit(ctx.db, orgId, before.id, before.fields, fields);
-      await dropRemovedValues(ctx.db, orgId, before.id, before.fields, fields);
+      await assertFieldChangesFit(ctx.db, orgId, before.id, before.fields, next.fields);
+      await dropRemovedValues(ctx.db, orgId, before.id, before.fields, next.fields);
     }
-    const row = await withNameConflict(async () => {
-      const [updated] = await ctx.db
-        .update(customObjects)
-        .set({
-          name: input.name ?? before.name,
-          description: input.description === undefined ? before.description : input.description,
-          fields,
-          updatedAt: ctx.now,
-        })
-        .where(and(eq(customObjects.id, before.id), eq(customObjects.orgId, orgId)))
-        .returning();
-      if (!updated) throw notFound('Custom object');
-      return updated;
-    });
+    const row = await withNameConflict(() =>
+      definitionTable.write(ctx.db, orgId, before.id, { ...next, updatedAt: ctx.now }),
+    );
     return { custom_object: serializeObject(row) };
   },
 });
@@ -439,7 +415,7 @@ export const deleteCustomObject = defineTool({
   toolset: TOOLSET,
   async handler(input, ctx) {
     const { orgId } = ctx.auth;
-    const before = await getDefinition(ctx.db, orgId, input.id, 'update');
+    const before = await definitionTable.get(ctx.db, orgId, input.id, 'update');
     const live = await countRecords(ctx.db, orgId, before.id, undefined, true);
     if (live > 0) {
       throw new AppError('conflict', {
@@ -448,9 +424,7 @@ export const deleteCustomObject = defineTool({
       });
     }
     // Trashed records go with it through the foreign key's ON DELETE CASCADE.
-    await ctx.db
-      .delete(customObjects)
-      .where(and(eq(customObjects.id, before.id), eq(customObjects.orgId, orgId)));
+    await definitionTable.remove(ctx.db, orgId, before.id);
     return { message: 'Custom object deleted' };
   },
 });

@@ -2,18 +2,27 @@
 // validated against the definition's fields (fields.ts). Records are everyday data (members): they
 // have an owner, go to the trash and come back from it, and follow their owner's deletion. The
 // specification defines no custom-object events, so nothing here writes to the outbox.
-import { and, asc, count, desc, eq, isNotNull, isNull, type SQL, sql } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../../core/db/client.ts';
 import { escapeLike } from '../../core/db/sql.ts';
-import { notFound, validationError } from '../../core/errors.ts';
+import { validationError } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import type { OwnedRecordTable } from '../../core/ownership.ts';
-import { assertAssignableOwner, isAssignableUser } from '../../core/records.ts';
-import { listParams, messageOutput, objectId, offsetOf, paged, pagedOutput } from '../../core/schemas.ts';
+import {
+  assertAssignableOwner,
+  defineRecordTable,
+  diffFields,
+  getLiveWithin,
+  mergePatch,
+  type RecordContext,
+  type SortColumn,
+  sortOrder,
+} from '../../core/records.ts';
+import { listParams, messageOutput, objectId, paged, pagedOutput } from '../../core/schemas.ts';
 import { defineTool, type Tool } from '../../core/tool.ts';
-import type { TrashContext, TrashType } from '../../core/trash.ts';
-import { access, getDefinition, TOOLSET, textArray } from './definitions.ts';
+import type { TrashType } from '../../core/trash.ts';
+import { access, definitionTable, TOOLSET, textArray } from './definitions.ts';
 import { validateCustomValues } from './fields.ts';
 import { type CustomFieldDef, customObjectRecords, customObjects } from './tables.ts';
 
@@ -68,29 +77,39 @@ const recordPathShape = { ...objectPathShape, recordId: objectId('custom object 
 // ---------------------------------------------------------------------------------------------
 // Data functions
 
+/**
+ * The records table on the record helper: lookups, lists, writes, trash, and restore with the owner
+ * fallback (an unowned record, too, goes to the restoring user).
+ */
+export const recordTable = defineRecordTable<RecordRow>({
+  label: 'Custom object record',
+  table: customObjectRecords,
+  columns: {
+    id: customObjectRecords.id,
+    orgId: customObjectRecords.orgId,
+    deletedAt: customObjectRecords.deletedAt,
+    deletedBy: customObjectRecords.deletedBy,
+    updatedAt: customObjectRecords.updatedAt,
+  },
+  select: (db) => db.select().from(customObjectRecords).$dynamic(),
+  update: (db, set, where) => db.update(customObjectRecords).set(set).where(where).returning(),
+  owner: {
+    column: customObjectRecords.ownerId,
+    of: (row) => row.ownerId,
+    set: (ownerId) => ({ ownerId }),
+    claimUnowned: true,
+  },
+});
+
 /** A live record of the given definition; a record of another definition or in the trash is a 404. */
-async function getLiveRecord(
+function getLiveRecord(
   db: Executor,
   orgId: string,
   objectId: string,
   recordId: string,
   lock = false,
 ): Promise<RecordRow> {
-  const query = db
-    .select()
-    .from(customObjectRecords)
-    .where(
-      and(
-        eq(customObjectRecords.id, recordId),
-        eq(customObjectRecords.orgId, orgId),
-        eq(customObjectRecords.objectId, objectId),
-        isNull(customObjectRecords.deletedAt),
-      ),
-    )
-    .limit(1);
-  const [row] = lock ? await query.for('update') : await query;
-  if (!row) throw notFound('Custom object record');
-  return row;
+  return getLiveWithin(recordTable, db, orgId, recordId, eq(customObjectRecords.objectId, objectId), lock);
 }
 
 /**
@@ -109,37 +128,9 @@ async function mergeValues(
   return { ...current, ...checked.values };
 }
 
-/** Whether two value maps hold the same entries; field values are scalars (or null), so === compares them. */
-function sameValues(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
-  const keys = Object.keys(a);
-  return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && a[k] === b[k]);
-}
-
 /** Brings a trashed record back; a gone or deactivated owner is replaced by the restoring user, as for leads. */
-async function restoreRecord(ctx: TrashContext, id: string): Promise<RecordOut> {
-  const [before] = await ctx.db
-    .select()
-    .from(customObjectRecords)
-    .where(
-      and(
-        eq(customObjectRecords.id, id),
-        eq(customObjectRecords.orgId, ctx.auth.orgId),
-        isNotNull(customObjectRecords.deletedAt),
-      ),
-    )
-    .limit(1)
-    .for('update');
-  if (!before) throw notFound('Trash item');
-  let ownerId = before.ownerId;
-  if (ownerId === null || !(await isAssignableUser(ctx.db, ctx.auth.orgId, ownerId))) {
-    ownerId = ctx.auth.userId;
-  }
-  const [row] = await ctx.db
-    .update(customObjectRecords)
-    .set({ deletedAt: null, deletedBy: null, ownerId, updatedAt: ctx.now })
-    .where(and(eq(customObjectRecords.id, before.id), eq(customObjectRecords.orgId, ctx.auth.orgId)))
-    .returning();
-  if (!row) throw notFound('Trash item');
+async function restoreRecord(ctx: RecordContext, id: string): Promise<RecordOut> {
+  const { row } = await recordTable.restore(ctx, id);
   return serializeRecord(row);
 }
 
@@ -149,6 +140,10 @@ async function restoreRecord(ctx: TrashContext, id: string): Promise<RecordOut> 
 const recordOutput = z.object({ record: recordSchema });
 
 const RECORD_SORT_FIELDS = ['created_at', 'updated_at'] as const;
+const SORT_COLUMNS: Record<(typeof RECORD_SORT_FIELDS)[number], SortColumn> = {
+  created_at: customObjectRecords.createdAt,
+  updated_at: customObjectRecords.updatedAt,
+};
 
 export const listCustomObjectRecords = defineTool({
   name: 'list_custom_object_records',
@@ -166,12 +161,9 @@ export const listCustomObjectRecords = defineTool({
   access: access('read', 'custom_objects.view'),
   toolset: TOOLSET,
   async handler(input, { db, auth }) {
-    const definition = await getDefinition(db, auth.orgId, input.objectId);
-    const conditions: SQL[] = [
-      eq(customObjectRecords.orgId, auth.orgId),
-      eq(customObjectRecords.objectId, definition.id),
-      isNull(customObjectRecords.deletedAt),
-    ];
+    const definition = await definitionTable.get(db, auth.orgId, input.objectId);
+    const conditions = recordTable.liveConditions(auth.orgId);
+    conditions.push(eq(customObjectRecords.objectId, definition.id));
     if (input.owner_id) conditions.push(eq(customObjectRecords.ownerId, input.owner_id));
     if (input.search !== undefined) {
       // Only the text fields' values are searched: keys and other types would match by accident.
@@ -182,21 +174,12 @@ export const listCustomObjectRecords = defineTool({
         sql`exists (select 1 from jsonb_each_text(${customObjectRecords.values}) as v(key, value) where v.key = any(${textArray(textKeys)}) and v.value ilike ${pattern})`,
       );
     }
-    const where = and(...conditions);
-    const descending = input.sort === undefined || input.sort.startsWith('-');
-    const direction = descending ? desc : asc;
-    const column = input.sort?.endsWith('updated_at')
-      ? customObjectRecords.updatedAt
-      : customObjectRecords.createdAt;
-    const [totalRow] = await db.select({ n: count() }).from(customObjectRecords).where(where);
-    const rows = await db
-      .select()
-      .from(customObjectRecords)
-      .where(where)
-      .orderBy(direction(column), direction(customObjectRecords.id))
-      .limit(input.limit)
-      .offset(offsetOf(input));
-    return paged('records', rows.map(serializeRecord), totalRow?.n ?? 0, input);
+    const order = sortOrder(input.sort, SORT_COLUMNS, customObjectRecords.id, [
+      desc(customObjectRecords.createdAt),
+      desc(customObjectRecords.id),
+    ]);
+    const { rows, total } = await recordTable.listPage(db, { where: and(...conditions), order, page: input });
+    return paged('records', rows.map(serializeRecord), total, input);
   },
 });
 
@@ -210,7 +193,7 @@ export const getCustomObjectRecord = defineTool({
   access: access('read', 'custom_objects.view'),
   toolset: TOOLSET,
   async handler(input, { db, auth }) {
-    const definition = await getDefinition(db, auth.orgId, input.objectId);
+    const definition = await definitionTable.get(db, auth.orgId, input.objectId);
     return { record: serializeRecord(await getLiveRecord(db, auth.orgId, definition.id, input.recordId)) };
   },
 });
@@ -230,7 +213,7 @@ export const createCustomObjectRecord = defineTool({
   toolset: TOOLSET,
   async handler(input, ctx) {
     const { orgId, userId } = ctx.auth;
-    const definition = await getDefinition(ctx.db, orgId, input.objectId, 'share');
+    const definition = await definitionTable.get(ctx.db, orgId, input.objectId, 'share');
     const checked = await validateCustomValues(ctx.db, orgId, definition.fields, input.values, {
       partial: false,
       pathPrefix: 'values',
@@ -273,25 +256,23 @@ export const updateCustomObjectRecord = defineTool({
   toolset: TOOLSET,
   async handler(input, ctx) {
     const { orgId } = ctx.auth;
-    const definition = await getDefinition(ctx.db, orgId, input.objectId, 'share');
+    const definition = await definitionTable.get(ctx.db, orgId, input.objectId, 'share');
     const before = await getLiveRecord(ctx.db, orgId, definition.id, input.recordId, true);
     const values =
       input.values === undefined
-        ? before.values
+        ? undefined
         : await mergeValues(ctx.db, orgId, definition.fields, before.values, input.values);
     if (input.owner_id !== undefined && input.owner_id !== before.ownerId) {
       await assertAssignableOwner(ctx.db, orgId, input.owner_id);
     }
-    const ownerId = input.owner_id ?? before.ownerId;
+    const next = mergePatch(
+      { values: before.values, ownerId: before.ownerId },
+      { values, ownerId: input.owner_id },
+    );
+    const change = diffFields(before, next, [['ownerId', 'owner_id']], [before.values, next.values]);
     // Nothing to change: keep updated_at, so sync clients do not see a phantom modification.
-    if (ownerId === before.ownerId && sameValues(values, before.values))
-      return { record: serializeRecord(before) };
-    const [row] = await ctx.db
-      .update(customObjectRecords)
-      .set({ values, ownerId, updatedAt: ctx.now })
-      .where(and(eq(customObjectRecords.id, before.id), eq(customObjectRecords.orgId, orgId)))
-      .returning();
-    if (!row) throw notFound('Custom object record');
+    if (change.changed.length === 0) return { record: serializeRecord(before) };
+    const row = await recordTable.write(ctx.db, orgId, before.id, { ...next, updatedAt: ctx.now });
     return { record: serializeRecord(row) };
   },
 });
@@ -308,12 +289,10 @@ export const deleteCustomObjectRecord = defineTool({
   toolset: TOOLSET,
   async handler(input, ctx) {
     const { orgId } = ctx.auth;
-    const definition = await getDefinition(ctx.db, orgId, input.objectId);
+    const definition = await definitionTable.get(ctx.db, orgId, input.objectId);
+    // Found and locked within its object first, so the trash stamp is written by id (recordTable.trash would look it up again).
     const before = await getLiveRecord(ctx.db, orgId, definition.id, input.recordId, true);
-    await ctx.db
-      .update(customObjectRecords)
-      .set({ deletedAt: ctx.now, deletedBy: ctx.auth.userId })
-      .where(and(eq(customObjectRecords.id, before.id), eq(customObjectRecords.orgId, orgId)));
+    await recordTable.write(ctx.db, orgId, before.id, { deletedAt: ctx.now, deletedBy: ctx.auth.userId });
     return { message: 'Custom object record moved to the trash' };
   },
 });
@@ -329,39 +308,20 @@ export const recordTools: Tool[] = [
 // ---------------------------------------------------------------------------------------------
 // Registries
 
-/**
- * The record entry of the trash registry. Records have no name column, so the trash lists a
- * record by its id (`name` = `_id`); definitions are deleted for good and never in the trash.
- */
+/** The record entry of the trash registry; definitions are deleted for good and never in the trash. */
 export const customObjectRecordTrashTypes: readonly TrashType[] = [
-  {
+  recordTable.trashType({
     type: 'custom_object_record',
     recordKey: 'record',
     resource: 'custom_objects',
     schema: recordSchema,
-    table: customObjectRecords,
-    columns: {
-      id: customObjectRecords.id,
-      orgId: customObjectRecords.orgId,
-      // No name column: the object's name and its first non-empty value by key, e.g. "Vehicle: VW Golf".
-      name: sql`(select ${customObjects.name} from ${customObjects} where ${customObjects.id} = ${customObjectRecords.objectId}) || coalesce(': ' || left((select v.value from jsonb_each_text(${customObjectRecords.values}) as v where v.value <> '' order by v.key limit 1), 80), '')`,
-      deletedAt: customObjectRecords.deletedAt,
-      deletedBy: customObjectRecords.deletedBy,
-    },
+    // No name column: the object's name and its first non-empty value by key, e.g. "Vehicle: VW Golf".
+    name: sql`(select ${customObjects.name} from ${customObjects} where ${customObjects.id} = ${customObjectRecords.objectId}) || coalesce(': ' || left((select v.value from jsonb_each_text(${customObjectRecords.values}) as v where v.value <> '' order by v.key limit 1), 80), '')`,
     restore: restoreRecord,
-  },
+  }),
 ];
 
 /** Records follow their owner's deletion like leads; there are no custom-object events to announce it with. */
 export const customObjectRecordOwnership: readonly OwnedRecordTable[] = [
-  {
-    name: 'custom_object_records',
-    table: customObjectRecords,
-    orgId: customObjectRecords.orgId,
-    ownerId: customObjectRecords.ownerId,
-    deletedAt: customObjectRecords.deletedAt,
-    deletedBy: customObjectRecords.deletedBy,
-    updatedAt: customObjectRecords.updatedAt,
-    async announce() {},
-  },
+  recordTable.ownedRecords({ name: 'custom_object_records', async announce() {} }),
 ];
