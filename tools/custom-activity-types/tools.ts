@@ -2,14 +2,15 @@
 // own fields. An activity of type `custom` names one of them and stores values validated against
 // its fields (tools/custom-objects/fields.ts). Definitions are workspace settings behind the
 // custom_activity_types plan feature.
-import { and, asc, count, desc, eq, ilike, isNotNull, isNull, type SQL, sql } from 'drizzle-orm';
+import { and, count, desc, eq, ilike, isNotNull, isNull, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../../core/db/client.ts';
 import { isUniqueViolation } from '../../core/db/errors.ts';
 import { escapeLike } from '../../core/db/sql.ts';
-import { AppError, notFound } from '../../core/errors.ts';
+import { AppError } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import { listParams, messageOutput, objectId, offsetOf, paged, pagedOutput } from '../../core/schemas.ts';
+import { defineSettingsTable, mergePatch, type SortColumn, sortOrder } from '../../core/records.ts';
+import { listParams, messageOutput, objectId, paged, pagedOutput } from '../../core/schemas.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
 import { defineTool, type Tool, type ToolContext } from '../../core/tool.ts';
 import { activities } from '../activities/tables.ts';
@@ -85,22 +86,14 @@ const idShape = { id: objectId('custom activity type') };
 // ---------------------------------------------------------------------------------------------
 // Data functions
 
-/** The organization's custom activity type, or a 404. */
-export async function getCustomActivityType(
-  db: Executor,
-  orgId: string,
-  id: string,
-  lock = false,
-): Promise<CustomActivityTypeRow> {
-  const query = db
-    .select()
-    .from(customActivityTypes)
-    .where(and(eq(customActivityTypes.id, id), eq(customActivityTypes.orgId, orgId)))
-    .limit(1);
-  const [row] = lock ? await query.for('update') : await query;
-  if (!row) throw notFound('Custom activity type');
-  return row;
-}
+/** The custom activity types table on the record helper (a settings table: deleted for good, never trashed). */
+export const customActivityTypeTable = defineSettingsTable<CustomActivityTypeRow>({
+  label: 'Custom activity type',
+  table: customActivityTypes,
+  columns: { id: customActivityTypes.id, orgId: customActivityTypes.orgId },
+  select: (db) => db.select().from(customActivityTypes).$dynamic(),
+  update: (db, set, where) => db.update(customActivityTypes).set(set).where(where).returning(),
+});
 
 function nameTaken(name: string): AppError {
   return new AppError('conflict', {
@@ -177,6 +170,11 @@ const writeAccess = {
 } as const;
 const typeOutput = z.object({ custom_activity_type: customActivityTypeSchema });
 const SORT_FIELDS = ['name', 'created_at', 'updated_at'] as const;
+const SORT_COLUMNS: Record<(typeof SORT_FIELDS)[number], SortColumn> = {
+  name: sql`lower(${customActivityTypes.name})`,
+  created_at: customActivityTypes.createdAt,
+  updated_at: customActivityTypes.updatedAt,
+};
 
 export const listCustomActivityTypes = defineTool({
   name: 'list_custom_activity_types',
@@ -195,29 +193,16 @@ export const listCustomActivityTypes = defineTool({
       const pattern = `%${escapeLike(input.search)}%`;
       conditions.push(ilike(customActivityTypes.name, pattern));
     }
-    const where = and(...conditions);
-    let order: SQL[] = [desc(customActivityTypes.createdAt), desc(customActivityTypes.id)];
-    if (input.sort) {
-      const descending = input.sort.startsWith('-');
-      const field = descending ? input.sort.slice(1) : input.sort;
-      const direction = descending ? desc : asc;
-      const column =
-        field === 'name'
-          ? sql`lower(${customActivityTypes.name})`
-          : field === 'updated_at'
-            ? customActivityTypes.updatedAt
-            : customActivityTypes.createdAt;
-      order = [direction(column), direction(customActivityTypes.id)];
-    }
-    const [totalRow] = await db.select({ n: count() }).from(customActivityTypes).where(where);
-    const rows = await db
-      .select()
-      .from(customActivityTypes)
-      .where(where)
-      .orderBy(...order)
-      .limit(input.limit)
-      .offset(offsetOf(input));
-    return paged('custom_activity_types', rows.map(serializeCustomActivityType), totalRow?.n ?? 0, input);
+    const order = sortOrder(input.sort, SORT_COLUMNS, customActivityTypes.id, [
+      desc(customActivityTypes.createdAt),
+      desc(customActivityTypes.id),
+    ]);
+    const { rows, total } = await customActivityTypeTable.listPage(db, {
+      where: and(...conditions),
+      order,
+      page: input,
+    });
+    return paged('custom_activity_types', rows.map(serializeCustomActivityType), total, input);
   },
 });
 
@@ -234,7 +219,7 @@ export const getCustomActivityTypeTool = defineTool({
   async handler(input, { db, auth }) {
     return {
       custom_activity_type: serializeCustomActivityType(
-        await getCustomActivityType(db, auth.orgId, input.id),
+        await customActivityTypeTable.get(db, auth.orgId, input.id),
       ),
     };
   },
@@ -301,15 +286,9 @@ async function writeCustomActivityType(
       message: `Cannot change the type of field(s) ${retyped.join(', ')}: activities of this type already hold values for them. Add a new field instead.`,
     });
   }
-  const row = await withNameCheck(ctx, next.name, async (db) => {
-    const [updated] = await db
-      .update(customActivityTypes)
-      .set({ ...next, updatedAt: ctx.now })
-      .where(and(eq(customActivityTypes.id, before.id), eq(customActivityTypes.orgId, ctx.auth.orgId)))
-      .returning();
-    return updated;
-  });
-  if (!row) throw notFound('Custom activity type');
+  const row = await withNameCheck(ctx, next.name, (db) =>
+    customActivityTypeTable.write(db, ctx.auth.orgId, before.id, { ...next, updatedAt: ctx.now }),
+  );
   await dropRemovedValues(ctx.db, ctx.auth.orgId, before.id, before.fields, next.fields);
   return serializeCustomActivityType(row);
 }
@@ -342,12 +321,19 @@ export const updateCustomActivityType = defineTool({
   annotations: { idempotentHint: true },
   toolset: 'customization',
   async handler(input, ctx) {
-    const before = await getCustomActivityType(ctx.db, ctx.auth.orgId, input.id, true);
-    const record = await writeCustomActivityType(ctx, before, {
-      name: input.name ?? before.name,
-      description: input.description === undefined ? before.description : input.description,
-      fields: input.fields === undefined ? before.fields : toFieldDefs(input.fields),
-    });
+    const before = await customActivityTypeTable.get(ctx.db, ctx.auth.orgId, input.id, 'update');
+    const record = await writeCustomActivityType(
+      ctx,
+      before,
+      mergePatch(
+        { name: before.name, description: before.description, fields: before.fields },
+        {
+          name: input.name,
+          description: input.description,
+          fields: input.fields && toFieldDefs(input.fields),
+        },
+      ),
+    );
     return { custom_activity_type: record };
   },
 });
@@ -378,7 +364,7 @@ export const replaceCustomActivityType = defineTool({
   annotations: { idempotentHint: true },
   toolset: 'customization',
   async handler(input, ctx) {
-    const before = await getCustomActivityType(ctx.db, ctx.auth.orgId, input.id, true);
+    const before = await customActivityTypeTable.get(ctx.db, ctx.auth.orgId, input.id, 'update');
     const record = await writeCustomActivityType(ctx, before, {
       name: input.name,
       description: input.description ?? null,
@@ -401,7 +387,7 @@ export const deleteCustomActivityType = defineTool({
   annotations: { destructiveHint: true, idempotentHint: true },
   toolset: 'customization',
   async handler(input, ctx) {
-    const before = await getCustomActivityType(ctx.db, ctx.auth.orgId, input.id, true);
+    const before = await customActivityTypeTable.get(ctx.db, ctx.auth.orgId, input.id, 'update');
     const live = await countActivitiesOfType(ctx.db, ctx.auth.orgId, before.id, false);
     if (live > 0) {
       throw new AppError('conflict', {
@@ -417,9 +403,7 @@ export const deleteCustomActivityType = defineTool({
           isNotNull(activities.deletedAt),
         ),
       );
-    await ctx.db
-      .delete(customActivityTypes)
-      .where(and(eq(customActivityTypes.id, before.id), eq(customActivityTypes.orgId, ctx.auth.orgId)));
+    await customActivityTypeTable.remove(ctx.db, ctx.auth.orgId, before.id);
     return { message: 'Custom activity type deleted' };
   },
 });
