@@ -6,9 +6,9 @@ import { z } from 'zod';
 import { checkFeature } from '../../core/access.ts';
 import type { Executor } from '../../core/db/client.ts';
 import { AppError, type ErrorDetail, validationError } from '../../core/errors.ts';
-import { newId } from '../../core/ids.ts';
 import {
   defineRecordTable,
+  insertStamped,
   isAssignableUser,
   mergePatch,
   type RecordContext,
@@ -192,24 +192,18 @@ export async function insertActivity(ctx: RecordContext, input: LogActivityInput
       : type === 'meeting' && input.starts_at
         ? new Date(input.starts_at)
         : ctx.now;
-  const [row] = await ctx.db
-    .insert(activities)
-    .values({
-      id: newId(ctx.now),
-      orgId: ctx.auth.orgId,
-      leadId: lead.id,
-      contactId: input.contact_id ?? null,
-      type,
-      customActivityTypeId: type === 'custom' ? (input.custom_activity_type_id ?? null) : null,
-      userId: input.user_id ?? ctx.auth.userId,
-      occurredAt,
-      fields,
-      createdBy: ctx.auth.userId,
-      createdAt: ctx.now,
-      updatedAt: ctx.now,
-    })
-    .returning();
-  if (!row) throw new Error('insert returned no activity');
+  const values = {
+    leadId: lead.id,
+    contactId: input.contact_id ?? null,
+    type,
+    customActivityTypeId: type === 'custom' ? (input.custom_activity_type_id ?? null) : null,
+    userId: input.user_id ?? ctx.auth.userId,
+    occurredAt,
+    fields,
+  };
+  const row = await insertStamped(ctx, 'activity', values, (db, stamped) =>
+    db.insert(activities).values(stamped).returning(),
+  );
   const record = serializeActivity(row);
   await ctx.emit('activity.created', record);
   if (isCompletedCall(type, fields)) await ctx.emit('call.completed', record);

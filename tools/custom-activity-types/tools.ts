@@ -8,8 +8,13 @@ import type { Executor } from '../../core/db/client.ts';
 import { isUniqueViolation } from '../../core/db/errors.ts';
 import { escapeLike } from '../../core/db/sql.ts';
 import { AppError } from '../../core/errors.ts';
-import { newId } from '../../core/ids.ts';
-import { defineSettingsTable, mergePatch, type SortColumn, sortOrder } from '../../core/records.ts';
+import {
+  defineSettingsTable,
+  insertStamped,
+  mergePatch,
+  type SortColumn,
+  sortOrder,
+} from '../../core/records.ts';
 import { listParams, messageOutput, objectId, paged, pagedOutput } from '../../core/schemas.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
 import { defineTool, type Tool, type ToolContext } from '../../core/tool.ts';
@@ -244,23 +249,16 @@ export const createCustomActivityType = defineTool({
   access: writeAccess,
   toolset: 'customization',
   async handler(input, ctx) {
-    const row = await withNameCheck(ctx, input.name, async (db) => {
-      const [inserted] = await db
-        .insert(customActivityTypes)
-        .values({
-          id: newId(ctx.now),
-          orgId: ctx.auth.orgId,
-          name: input.name,
-          description: input.description ?? null,
-          fields: toFieldDefs(input.fields),
-          createdBy: ctx.auth.userId,
-          createdAt: ctx.now,
-          updatedAt: ctx.now,
-        })
-        .returning();
-      return inserted;
-    });
-    if (!row) throw new Error('insert returned no custom activity type');
+    const values = {
+      name: input.name,
+      description: input.description ?? null,
+      fields: toFieldDefs(input.fields),
+    };
+    const row = await withNameCheck(ctx, input.name, (db) =>
+      insertStamped({ ...ctx, db }, 'custom activity type', values, (savepoint, stamped) =>
+        savepoint.insert(customActivityTypes).values(stamped).returning(),
+      ),
+    );
     return { custom_activity_type: serializeCustomActivityType(row) };
   },
 });

@@ -10,8 +10,13 @@ import type { Executor } from '../../core/db/client.ts';
 import { isUniqueViolation } from '../../core/db/errors.ts';
 import { escapeLike } from '../../core/db/sql.ts';
 import { AppError } from '../../core/errors.ts';
-import { newId } from '../../core/ids.ts';
-import { defineSettingsTable, mergePatch, type SortColumn, sortOrder } from '../../core/records.ts';
+import {
+  defineSettingsTable,
+  insertStamped,
+  mergePatch,
+  type SortColumn,
+  sortOrder,
+} from '../../core/records.ts';
 import { listParams, messageOutput, objectId, paged, pagedOutput } from '../../core/schemas.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
 import { defineTool, type Tool } from '../../core/tool.ts';
@@ -338,23 +343,16 @@ export const createCustomObject = defineTool({
   toolset: TOOLSET,
   async handler(input, ctx) {
     await assertNameFree(ctx.db, ctx.auth.orgId, input.name);
-    const row = await withNameConflict(async () => {
-      const [inserted] = await ctx.db
-        .insert(customObjects)
-        .values({
-          id: newId(ctx.now),
-          orgId: ctx.auth.orgId,
-          name: input.name,
-          description: input.description ?? null,
-          fields: toFieldDefs(input.fields),
-          createdBy: ctx.auth.userId,
-          createdAt: ctx.now,
-          updatedAt: ctx.now,
-        })
-        .returning();
-      if (!inserted) throw new Error('insert returned no custom object');
-      return inserted;
-    });
+    const values = {
+      name: input.name,
+      description: input.description ?? null,
+      fields: toFieldDefs(input.fields),
+    };
+    const row = await withNameConflict(() =>
+      insertStamped(ctx, 'custom object', values, (db, stamped) =>
+        db.insert(customObjects).values(stamped).returning(),
+      ),
+    );
     return { custom_object: serializeObject(row) };
   },
 });

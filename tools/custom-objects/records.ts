@@ -7,13 +7,13 @@ import { z } from 'zod';
 import type { Executor } from '../../core/db/client.ts';
 import { escapeLike } from '../../core/db/sql.ts';
 import { validationError } from '../../core/errors.ts';
-import { newId } from '../../core/ids.ts';
 import type { OwnedRecordTable } from '../../core/ownership.ts';
 import {
   assertAssignableOwner,
   defineRecordTable,
   diffFields,
   getLiveWithin,
+  insertStamped,
   mergePatch,
   type RecordContext,
   type SortColumn,
@@ -221,20 +221,10 @@ export const createCustomObjectRecord = defineTool({
     if (checked.errors.length > 0) throw validationError(checked.errors);
     const ownerId = input.owner_id ?? userId;
     if (input.owner_id !== undefined) await assertAssignableOwner(ctx.db, orgId, ownerId);
-    const [row] = await ctx.db
-      .insert(customObjectRecords)
-      .values({
-        id: newId(ctx.now),
-        orgId,
-        objectId: definition.id,
-        values: checked.values,
-        ownerId,
-        createdBy: userId,
-        createdAt: ctx.now,
-        updatedAt: ctx.now,
-      })
-      .returning();
-    if (!row) throw new Error('insert returned no custom object record');
+    const values = { objectId: definition.id, values: checked.values, ownerId };
+    const row = await insertStamped(ctx, 'custom object record', values, (db, stamped) =>
+      db.insert(customObjectRecords).values(stamped).returning(),
+    );
     return { record: serializeRecord(row) };
   },
 });

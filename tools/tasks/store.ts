@@ -7,10 +7,10 @@ import { z } from 'zod';
 import type { Executor } from '../../core/db/client.ts';
 import { escapeLike } from '../../core/db/sql.ts';
 import { AppError, validationError } from '../../core/errors.ts';
-import { newId } from '../../core/ids.ts';
 import type { OwnedRecordTable } from '../../core/ownership.ts';
 import {
   defineRecordTable,
+  insertStamped,
   isAssignableUser,
   type RecordContext,
   type SortColumn,
@@ -190,21 +190,10 @@ export async function insertTask(ctx: RecordContext, input: NewTask): Promise<Ta
   if (input.leadId) await getLiveLead(ctx.db, orgId, input.leadId);
   const assignedTo = input.assignedTo ?? ctx.auth.userId;
   if (assignedTo !== ctx.auth.userId) await assertAssignee(ctx.db, orgId, assignedTo);
-  const [row] = await ctx.db
-    .insert(tasks)
-    .values({
-      id: newId(ctx.now),
-      orgId,
-      leadId: input.leadId ?? null,
-      assignedTo,
-      text: input.text,
-      dueAt: input.dueAt,
-      createdBy: ctx.auth.userId,
-      createdAt: ctx.now,
-      updatedAt: ctx.now,
-    })
-    .returning();
-  if (!row) throw new Error('insert returned no task');
+  const values = { leadId: input.leadId ?? null, assignedTo, text: input.text, dueAt: input.dueAt };
+  const row = await insertStamped(ctx, 'task', values, (db, stamped) =>
+    db.insert(tasks).values(stamped).returning(),
+  );
   const task = serializeTask(row);
   await ctx.emit('task.created', task);
   return task;
