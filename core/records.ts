@@ -6,19 +6,55 @@
 // update returning it), so the row type flows from the area's drizzle columns into every operation
 // without a cast (docs/decisions.md, "The record helper"). The pure helpers below (sortOrder,
 // mergePatch, mergeCustom, diffFields, changePayload) carry the list and update conventions.
-import { and, asc, count, desc, eq, inArray, isNotNull, isNull, type SQL, sql } from 'drizzle-orm';
+import {
+  and,
+  asc,
+  count,
+  desc,
+  eq,
+  getTableColumns,
+  inArray,
+  isNotNull,
+  isNull,
+  type SQL,
+  sql,
+} from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import { z } from 'zod';
 import type { Executor } from './db/client.ts';
 import { users } from './db/schema.ts';
 import { notFound, validationError } from './errors.ts';
+import type { EventName } from './events.ts';
 import { newId } from './ids.ts';
 import type { OwnedRecordTable, OwnershipChange, OwnershipContext } from './ownership.ts';
-import { iso, offsetOf, type Page } from './schemas.ts';
+import { iso, offsetOf, type Page, paged } from './schemas.ts';
+import { prefixTsQuery } from './text-search.ts';
 import type { ToolContext } from './tool.ts';
 import type { TrashType } from './trash.ts';
 
 /** What the record operations that write need of a tool's context. */
 export type RecordContext = Pick<ToolContext, 'db' | 'auth' | 'emit' | 'now'>;
+
+// ---------------------------------------------------------------------------------------------
+// Record shape
+
+/** The fields every record shape ends with: who created it and when, and its last change. */
+export function auditFields(what: string) {
+  return {
+    created_by: z.string().nullable().describe(`Id of the user who created the ${what}`),
+    created_at: z.string().describe('Creation time (ISO 8601)'),
+    updated_at: z.string().describe('Last change (ISO 8601)'),
+  };
+}
+
+/** The values of auditFields, from a row's columns. */
+export function auditValues(row: { createdBy: string | null; createdAt: Date; updatedAt: Date }) {
+  return {
+    created_by: row.createdBy,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
 
 // ---------------------------------------------------------------------------------------------
 // Owners and assignees
@@ -123,6 +159,28 @@ export function changePayload<R extends object>(
   return { ...record, changed_fields: change.changed, previous_values: change.previous };
 }
 
+/** The columns every new record starts with: a fresh id, the organization, its creator and the time. */
+export function newRecordStamp(ctx: { auth: { orgId: string; userId: string }; now: Date }) {
+  return {
+    id: newId(ctx.now),
+    orgId: ctx.auth.orgId,
+    createdBy: ctx.auth.userId,
+    createdAt: ctx.now,
+    updatedAt: ctx.now,
+  };
+}
+
+/** Emits `<x>.updated` for the record with the change's bookkeeping, and returns the record. */
+export async function emitChange<R extends object>(
+  ctx: Pick<RecordContext, 'emit'>,
+  event: EventName,
+  record: R,
+  change: Change,
+): Promise<R> {
+  await ctx.emit(event, changePayload(record, change));
+  return record;
+}
+
 /** The `<x>.updated` payload of a record a user deletion gave to an heir. */
 export function ownerTransferPayload<R extends object>(record: R, fromUserId: string, field = 'owner_id') {
   return changePayload(record, { changed: [field], previous: { [field]: fromUserId } });
@@ -195,6 +253,23 @@ export function sortOrder<F extends string>(
   return [direction(by), direction(id)];
 }
 
+/** A list's text search as SQL: the condition matching rows meet and the relevance they rank by. */
+export interface TextMatch {
+  where: SQL;
+  /** Without one, a search keeps the newest-first order. */
+  rank?: SQL;
+}
+
+/** The prefix search (prefixTsQuery) over a tsvector column; null when the text holds nothing searchable. */
+export function prefixMatch(vector: PgColumn, text: string): TextMatch | null {
+  const query = prefixTsQuery(text);
+  if (query === null) return null;
+  return {
+    where: sql`${vector} @@ to_tsquery('simple', ${query})`,
+    rank: sql`ts_rank(${vector}, to_tsquery('simple', ${query}))`,
+  };
+}
+
 function isSortField<F extends string>(columns: Readonly<Record<F, SortColumn>>, field: string): field is F {
   return Object.hasOwn(columns, field);
 }
@@ -219,6 +294,8 @@ export interface TrashStamp {
   deletedAt: Date | null;
   deletedBy: string | null;
   updatedAt?: Date;
+  /** Set by a restore that moves the owner of a table declared with `ownerId`. */
+  ownerId?: string | null;
 }
 
 /** What the helper reads of every row. */
@@ -239,15 +316,60 @@ export interface OwnerRule<Row> {
   claimUnowned?: boolean;
 }
 
+/** The columns the helper filters on and the registries name. */
+export interface RecordColumns {
+  id: PgColumn;
+  orgId: PgColumn;
+  deletedAt: PgColumn;
+  deletedBy: PgColumn;
+  updatedAt?: PgColumn;
+  /** The default order of lists (newest first); needed by `list`. */
+  createdAt?: PgColumn;
+}
+
+/** The paged list envelope (core/schemas.ts paged). */
+export type PagedList<K extends string, T> = { [P in K]: T[] } & {
+  total: number;
+  page: number;
+  limit: number;
+  totalPages: number;
+};
+
+/** The list parameters of a list tool's input (core/schemas.ts listParams). */
+export interface ListParams extends Page {
+  sort?: string | undefined;
+  search?: string | undefined;
+}
+
+/** What a list tool declares of its own for `list`. */
+export interface ListQuery<F extends string> {
+  /** The organization's live rows (liveConditions) and the tool's filters. */
+  conditions: readonly SQL[];
+  /** The sort allow-list (the fields listParams was given). */
+  sortColumns: Readonly<Record<F, SortColumn>>;
+  /** How a `search` becomes SQL; null when the text can match nothing. */
+  match?(search: string): TextMatch | null;
+  /** The total when the caller knows it without counting (a counter table); counted otherwise. */
+  total?: () => Promise<number>;
+  /** Rank by relevance only while the matches are at most this many (ranking reads every match). */
+  rankedUpTo?: number;
+}
+
 export interface RecordTableSpec<Row extends RecordRow> {
   /** The resource as 404s name it: `Lead` -> "Lead not found". */
   label: string;
   table: PgTable;
-  columns: { id: PgColumn; orgId: PgColumn; deletedAt: PgColumn; deletedBy: PgColumn; updatedAt?: PgColumn };
+  /**
+   * Default: the table's own `id`, `orgId`, `deletedAt`, `deletedBy` and (if it has one) `updatedAt`,
+   * the names the column helpers of core/db/schema.ts give them.
+   */
+  columns?: RecordColumns;
   /** `db.select(columns).from(table).$dynamic()` */
   select(db: Executor): RowQuery<Row>;
   /** `db.update(table).set(set).where(where).returning(columns)` */
   update(db: Executor, set: Partial<Row> | TrashStamp, where: SQL | undefined): PromiseLike<Row[]>;
+  /** The owner as the table's `ownerId` column (public name owner_id); `owner` for any other. */
+  ownerId?: PgColumn;
   owner?: OwnerRule<Row>;
 }
 
@@ -261,6 +383,7 @@ export interface Restored<Row> extends Change {
 export type TrashEntry = Omit<TrashType, 'table' | 'columns'> & { name: PgColumn | SQL };
 
 export interface RecordTable<Row extends RecordRow> extends RecordTableSpec<Row> {
+  columns: RecordColumns;
   /** The conditions every list starts from: the organization's live rows (a fresh, growable list). */
   liveConditions(orgId: string): SQL[];
   /** Live (not trashed) record of the organization, or a 404; `lock` takes a row lock for a read-modify-write. */
@@ -275,6 +398,25 @@ export interface RecordTable<Row extends RecordRow> extends RecordTableSpec<Row>
     db: Executor,
     query: { where: SQL | undefined; order: readonly SQL[]; page: Page; total?: number },
   ): Promise<{ rows: Row[]; total: number }>;
+  /**
+   * A list tool's answer: the rows meeting the conditions and the search, in the asked sort (the
+   * allow-list, id breaking ties) or else by relevance when searching, then newest first; one page
+   * of them serialized, in the envelope under `key`. A search that can match nothing is an empty page.
+   */
+  list<K extends string, F extends string, Out>(
+    db: Executor,
+    key: K,
+    serialize: (row: Row) => Out,
+    params: ListParams,
+    query: ListQuery<F>,
+  ): Promise<PagedList<K, Out>>;
+  /** The row an INSERT ... RETURNING gave back, serialized, announced with `event` (`<x>.created`) and returned. */
+  created<Out extends Record<string, unknown>>(
+    ctx: Pick<RecordContext, 'emit'>,
+    event: EventName,
+    serialize: (row: Row) => Out,
+    rows: readonly Row[],
+  ): Promise<Out>;
   /** Updates the record (found or not: a 404) and returns it. */
   write(db: Executor, orgId: string, id: string, set: Partial<Row>): Promise<Row>;
   /** Moves a live record to the trash (stamped with the caller and `now`) and returns it. */
@@ -296,11 +438,14 @@ export interface RecordTable<Row extends RecordRow> extends RecordTableSpec<Row>
 
 /** A record table: the spec's own parts plus the operations every record resource shares. */
 export function defineRecordTable<Row extends RecordRow>(spec: RecordTableSpec<Row>): RecordTable<Row> {
-  const { label, table, columns: c } = spec;
+  const { label, table } = spec;
+  const c = spec.columns ?? recordColumnsOf(label, table);
+  const owner = resolveOwner(spec);
   const own = (orgId: string, id: string) => and(eq(c.id, id), eq(c.orgId, orgId));
 
   const records: RecordTable<Row> = {
     ...spec,
+    columns: c,
     liveConditions: (orgId) => [eq(c.orgId, orgId), isNull(c.deletedAt)],
 
     async getLive(db, orgId, id, lock = false) {
@@ -343,6 +488,39 @@ export function defineRecordTable<Row extends RecordRow>(spec: RecordTableSpec<R
       return { rows, total: counted };
     },
 
+    async list(db, key, serialize, params, query) {
+      const conditions = [...query.conditions];
+      let rank: SQL | undefined;
+      if (params.search !== undefined) {
+        if (!query.match) throw new Error(`${label}: a list with search needs match`);
+        const match = query.match(params.search);
+        // A search with no letters or digits in it can match nothing.
+        if (match === null) return paged(key, [], 0, params);
+        conditions.push(match.where);
+        rank = match.rank;
+      }
+      const where = and(...conditions);
+      const total = query.total ? await query.total() : await records.count(db, where);
+      if (!c.createdAt) throw new Error(`${label}: list needs a createdAt column`);
+      const ranked =
+        rank && (query.rankedUpTo === undefined || total <= query.rankedUpTo) ? [desc(rank)] : [];
+      const order = sortOrder(params.sort, query.sortColumns, c.id, [
+        ...ranked,
+        desc(c.createdAt),
+        desc(c.id),
+      ]);
+      const { rows } = await records.listPage(db, { where, order, page: params, total });
+      return paged(key, rows.map(serialize), total, params);
+    },
+
+    async created(ctx, event, serialize, rows) {
+      const [row] = rows;
+      if (!row) throw new Error(`insert returned no ${label.toLowerCase()}`);
+      const record = serialize(row);
+      await ctx.emit(event, record);
+      return record;
+    },
+
     async write(db, orgId, id, set) {
       const [row] = await spec.update(db, set, own(orgId, id));
       if (!row) throw notFound(label);
@@ -362,12 +540,7 @@ export function defineRecordTable<Row extends RecordRow>(spec: RecordTableSpec<R
       if (check) await check(before);
       const change: Change = { changed: ['deleted_at'], previous: { deleted_at: iso(before.deletedAt) } };
       const stamp: TrashStamp = { deletedAt: null, deletedBy: null, updatedAt: ctx.now };
-      const owner = spec.owner;
-      let set: Partial<Row> | TrashStamp = stamp;
-      if (owner) {
-        const ownerId = await restoredOwner(ctx, owner, before, change);
-        set = { ...stamp, ...owner.set(ownerId) };
-      }
+      const set = owner ? owner.stamp(stamp, await restoredOwner(ctx, owner, before, change)) : stamp;
       const [row] = await spec.update(ctx.db, set, own(ctx.auth.orgId, before.id));
       if (!row) throw notFound('Trash item');
       return { before, row, ...change };
@@ -383,7 +556,6 @@ export function defineRecordTable<Row extends RecordRow>(spec: RecordTableSpec<R
     },
 
     ownedRecords(entry) {
-      const owner = spec.owner;
       if (!owner) throw new Error(`${label}: an owned-record entry needs the owner rule`);
       return {
         ...entry,
@@ -399,17 +571,72 @@ export function defineRecordTable<Row extends RecordRow>(spec: RecordTableSpec<R
   return records;
 }
 
+/** The columns of a table built with the core/db/schema.ts helpers (a definition error when one is missing). */
+function recordColumnsOf(label: string, table: PgTable): RecordColumns {
+  const all = getTableColumns(table);
+  const { id, orgId, deletedAt, deletedBy, updatedAt, createdAt } = all;
+  if (!id || !orgId || !deletedAt || !deletedBy) {
+    throw new Error(
+      `${label}: the table has no id, orgId, deletedAt or deletedBy column; declare \`columns\``,
+    );
+  }
+  return {
+    id,
+    orgId,
+    deletedAt,
+    deletedBy,
+    ...(updatedAt ? { updatedAt } : {}),
+    ...(createdAt ? { createdAt } : {}),
+  };
+}
+
+/** The owner rule with its defaults, and how a restore stamp sets the owner. */
+interface ResolvedOwner<Row> {
+  column: PgColumn;
+  field: string;
+  claimUnowned: boolean;
+  of(row: Row): string | null;
+  stamp(stamp: TrashStamp, userId: string | null): Partial<Row> | TrashStamp;
+}
+
+function resolveOwner<Row extends RecordRow>(spec: RecordTableSpec<Row>): ResolvedOwner<Row> | undefined {
+  const rule = spec.owner;
+  if (rule) {
+    return {
+      column: rule.column,
+      field: rule.field ?? 'owner_id',
+      claimUnowned: rule.claimUnowned ?? false,
+      of: rule.of,
+      stamp: (stamp, userId) => ({ ...stamp, ...rule.set(userId) }),
+    };
+  }
+  if (!spec.ownerId) return undefined;
+  return {
+    column: spec.ownerId,
+    field: 'owner_id',
+    claimUnowned: false,
+    of: ownerIdOf,
+    stamp: (stamp, ownerId) => ({ ...stamp, ownerId }),
+  };
+}
+
+/** The `ownerId` of a row of a table declared with `ownerId`. */
+function ownerIdOf(row: object): string | null {
+  if ('ownerId' in row && (typeof row.ownerId === 'string' || row.ownerId === null)) return row.ownerId;
+  throw new Error('a record declared with ownerId has a row without an ownerId');
+}
+
 /** The owner a restored record gets: its own while assignable, else the restoring user (noted in `change`). */
 async function restoredOwner<Row>(
   ctx: RecordContext,
-  owner: OwnerRule<Row>,
+  owner: ResolvedOwner<Row>,
   before: Row,
   change: Change,
 ): Promise<string | null> {
   const ownerId = owner.of(before);
   if (ownerId === null) return owner.claimUnowned ? ctx.auth.userId : null;
   if (await isAssignableUser(ctx.db, ctx.auth.orgId, ownerId)) return ownerId;
-  noteChange(change, owner.field ?? 'owner_id', ownerId);
+  noteChange(change, owner.field, ownerId);
   return ctx.auth.userId;
 }
 

@@ -3,22 +3,24 @@
 // is an additional property kept in `custom` and returned flattened at the top level, by the same
 // rules as leads. A contact lives and dies with its lead: trashing the lead trashes it
 // (core/trash.ts ChildTable), and it cannot be restored alone while the lead is in the trash.
-import { and, count, eq, isNull } from 'drizzle-orm';
+import { and, count, eq, getTableColumns, isNull } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../../core/db/client.ts';
 import { AppError, validationError } from '../../core/errors.ts';
-import { newId } from '../../core/ids.ts';
 import {
-  changePayload,
+  auditFields,
+  auditValues,
   defineRecordTable,
   diffFields,
+  emitChange,
   type FieldNames,
   mergeCustom,
   mergePatch,
+  newRecordStamp,
   type RecordContext,
 } from '../../core/records.ts';
 import type { TrashType } from '../../core/trash.ts';
-import { assertLeadLive, isLiveLead } from '../leads/children.ts';
+import { isLiveLead, restoreLeadChild } from '../leads/children.ts';
 import { leadRecords } from '../leads/store.ts';
 import { opportunities } from '../opportunities/tables.ts';
 import { type ContactEmail, type ContactPhone, type ContactRow, contacts } from './tables.ts';
@@ -43,29 +45,13 @@ export const contactSchema = z
     title: z.string().nullable().describe('Job title, or null'),
     emails: z.array(emailSchema).describe('Email addresses, each with its type'),
     phones: z.array(phoneSchema).describe('Phone numbers, each with its type'),
-    created_by: z.string().nullable().describe('Id of the user who created the contact'),
-    created_at: z.string().describe('Creation time (ISO 8601)'),
-    updated_at: z.string().describe('Last change (ISO 8601)'),
+    ...auditFields('contact'),
   })
   .describe('A contact: the fields listed plus any additional properties stored with it, at the top level');
 export type ContactRecord = z.output<typeof contactSchema>;
 
 /** Every column but the generated search vector, which no caller needs to read back. */
-const contactColumns = {
-  id: contacts.id,
-  orgId: contacts.orgId,
-  leadId: contacts.leadId,
-  name: contacts.name,
-  title: contacts.title,
-  emails: contacts.emails,
-  phones: contacts.phones,
-  custom: contacts.custom,
-  createdBy: contacts.createdBy,
-  deletedAt: contacts.deletedAt,
-  deletedBy: contacts.deletedBy,
-  createdAt: contacts.createdAt,
-  updatedAt: contacts.updatedAt,
-};
+const { search: _search, ...contactColumns } = getTableColumns(contacts);
 export type ContactData = Omit<ContactRow, 'search'>;
 
 export function serializeContact(row: ContactData): ContactRecord {
@@ -78,9 +64,7 @@ export function serializeContact(row: ContactData): ContactRecord {
     title: row.title,
     emails: row.emails.map((e) => ({ email: e.email, type: e.type })),
     phones: row.phones.map((p) => ({ phone: p.phone, type: p.type })),
-    created_by: row.createdBy,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
+    ...auditValues(row),
   };
 }
 
@@ -88,13 +72,6 @@ export function serializeContact(row: ContactData): ContactRecord {
 export const contactRecords = defineRecordTable<ContactData>({
   label: 'Contact',
   table: contacts,
-  columns: {
-    id: contacts.id,
-    orgId: contacts.orgId,
-    deletedAt: contacts.deletedAt,
-    deletedBy: contacts.deletedBy,
-    updatedAt: contacts.updatedAt,
-  },
   select: (db) => db.select(contactColumns).from(contacts).$dynamic(),
   update: (db, set, where) => db.update(contacts).set(set).where(where).returning(contactColumns),
 });
@@ -167,26 +144,41 @@ export async function insertContact(
 ): Promise<ContactRecord> {
   // An unknown, trashed or other-organization lead is a 404 "Lead not found", as for every child record.
   await leadRecords.getLive(ctx.db, ctx.auth.orgId, input.lead_id);
-  const [row] = await ctx.db
+  const rows = await ctx.db
     .insert(contacts)
     .values({
-      id: newId(ctx.now),
-      orgId: ctx.auth.orgId,
+      ...newRecordStamp(ctx),
       leadId: input.lead_id,
       name: input.name,
       title: input.title ?? null,
       emails: dedupeEmails(input.emails ?? []),
       phones: dedupePhones(input.phones ?? []),
       custom,
-      createdBy: ctx.auth.userId,
-      createdAt: ctx.now,
-      updatedAt: ctx.now,
     })
     .returning(contactColumns);
-  if (!row) throw new Error('insert returned no contact');
-  const record = serializeContact(row);
-  await ctx.emit('contact.created', record);
-  return record;
+  return contactRecords.created(ctx, 'contact.created', serializeContact, rows);
+}
+
+/** True when the contact is a live contact of that lead (a reference other records make: a deal's, an activity's). */
+export async function isContactOfLead(
+  db: Executor,
+  orgId: string,
+  contactId: string,
+  leadId: string,
+): Promise<boolean> {
+  const [row] = await db
+    .select({ id: contacts.id })
+    .from(contacts)
+    .where(
+      and(
+        eq(contacts.id, contactId),
+        eq(contacts.orgId, orgId),
+        eq(contacts.leadId, leadId),
+        isNull(contacts.deletedAt),
+      ),
+    )
+    .limit(1);
+  return row !== undefined;
 }
 
 /**
@@ -249,9 +241,7 @@ export async function patchContact(
   const change = diffFields(before, next, CONTACT_FIELDS, [before.custom, next.custom]);
   if (change.changed.length === 0) return serializeContact(before);
   const row = await contactRecords.write(ctx.db, ctx.auth.orgId, before.id, { ...next, updatedAt: ctx.now });
-  const record = serializeContact(row);
-  await ctx.emit('contact.updated', changePayload(record, change));
-  return record;
+  return emitChange(ctx, 'contact.updated', serializeContact(row), change);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -264,12 +254,8 @@ export async function trashContact(ctx: RecordContext, id: string): Promise<void
 
 /** Brings a contact deleted on its own back; one that went with its lead comes back with the lead. */
 async function restoreContact(ctx: RecordContext, id: string): Promise<ContactRecord> {
-  const { row, ...change } = await contactRecords.restore(ctx, id, (before) =>
-    assertLeadLive(ctx.db, ctx.auth.orgId, before.leadId),
-  );
-  const record = serializeContact(row);
-  await ctx.emit('contact.updated', changePayload(record, change));
-  return record;
+  const { row, ...change } = await restoreLeadChild(contactRecords, ctx, id);
+  return emitChange(ctx, 'contact.updated', serializeContact(row), change);
 }
 
 /** The contact entry of the trash registry (the area's `trashTypes`, collected in tools/index.ts). */

@@ -1,10 +1,10 @@
 // Contact tools: list, get, create, update and delete the people at a lead. The data functions are
 // in store.ts (on the record helper, core/records.ts); this module holds the inputs, the contact
 // search and the tool declarations.
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { type SortColumn, sortOrder } from '../../core/records.ts';
-import { listParams, messageOutput, objectId, paged, pagedOutput } from '../../core/schemas.ts';
+import type { SortColumn, TextMatch } from '../../core/records.ts';
+import { listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
 import {
   additionalPropertiesOf,
   NO_NUL,
@@ -175,6 +175,16 @@ export function contactTsQuery(search: string): string | null {
   return parts.length === 0 ? null : parts.join(' & ');
 }
 
+/** The contact search as SQL (contactTsQuery), ranked by relevance. */
+function contactMatch(search: string): TextMatch | null {
+  const query = contactTsQuery(search);
+  if (query === null) return null;
+  return {
+    where: sql`${contacts.search} @@ ${query}::tsquery`,
+    rank: sql`ts_rank(${contacts.search}, ${query}::tsquery)`,
+  };
+}
+
 const access = (
   kind: 'read' | 'write',
   permission: 'contacts.view' | 'contacts.create' | 'contacts.edit' | 'contacts.delete',
@@ -208,22 +218,11 @@ export const listContacts = defineTool({
   async handler(input, { db, auth }) {
     const conditions = contactRecords.liveConditions(auth.orgId);
     if (input.lead_id) conditions.push(eq(contacts.leadId, input.lead_id));
-    const query = input.search === undefined ? null : contactTsQuery(input.search);
-    // A search with no letters or digits in it can match nothing.
-    if (input.search !== undefined && query === null) return paged('contacts', [], 0, input);
-    if (query !== null) conditions.push(sql`${contacts.search} @@ ${query}::tsquery`);
-    const ranked = query === null ? [] : [desc(sql`ts_rank(${contacts.search}, ${query}::tsquery)`)];
-    const order = sortOrder(input.sort, SORT_COLUMNS, contacts.id, [
-      ...ranked,
-      desc(contacts.createdAt),
-      desc(contacts.id),
-    ]);
-    const { rows, total } = await contactRecords.listPage(db, {
-      where: and(...conditions),
-      order,
-      page: input,
+    return contactRecords.list(db, 'contacts', serializeContact, input, {
+      conditions,
+      sortColumns: SORT_COLUMNS,
+      match: contactMatch,
     });
-    return paged('contacts', rows.map(serializeContact), total, input);
   },
 });
 

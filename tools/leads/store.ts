@@ -2,18 +2,20 @@
 // the record helper (core/records.ts). Known fields are columns; any further property a caller sends
 // is kept in `custom` and returned flattened at the top level, as the specification's lead shape
 // allows. Every change writes its outbox event in the same transaction.
-import { eq } from 'drizzle-orm';
+import { eq, getTableColumns } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../../core/db/client.ts';
-import { newId } from '../../core/ids.ts';
 import {
   assertAssignableOwner,
-  changePayload,
+  auditFields,
+  auditValues,
   defineRecordTable,
   diffFields,
+  emitChange,
   type FieldNames,
   mergeCustom,
   mergePatch,
+  newRecordStamp,
   noteChange,
   ownerTransferPayload,
   type RecordContext,
@@ -38,31 +40,13 @@ export const leadSchema = z
     owner_id: z.string().nullable().describe('Id of the user who owns the lead, or null when unassigned'),
     tags: z.array(z.string()).describe('Tags, without duplicates'),
     converted_at: z.string().nullable().describe('When the lead became a client (ISO 8601), or null'),
-    created_by: z.string().nullable().describe('Id of the user who created the lead'),
-    created_at: z.string().describe('Creation time (ISO 8601)'),
-    updated_at: z.string().describe('Last change (ISO 8601)'),
+    ...auditFields('lead'),
   })
   .describe('A lead: the fields listed plus any additional properties stored with it, at the top level');
 export type LeadRecord = z.output<typeof leadSchema>;
 
 /** Every column but the generated search vector, which no caller needs to read back. */
-const leadColumns = {
-  id: leads.id,
-  orgId: leads.orgId,
-  name: leads.name,
-  description: leads.description,
-  url: leads.url,
-  status: leads.status,
-  ownerId: leads.ownerId,
-  tags: leads.tags,
-  custom: leads.custom,
-  convertedAt: leads.convertedAt,
-  createdBy: leads.createdBy,
-  deletedAt: leads.deletedAt,
-  deletedBy: leads.deletedBy,
-  createdAt: leads.createdAt,
-  updatedAt: leads.updatedAt,
-};
+const { search: _search, ...leadColumns } = getTableColumns(leads);
 export type LeadData = Omit<LeadRow, 'search'>;
 
 export function toStatus(value: string): LeadStatus {
@@ -81,9 +65,7 @@ export function serializeLead(row: LeadData): LeadRecord {
     owner_id: row.ownerId,
     tags: row.tags,
     converted_at: iso(row.convertedAt),
-    created_by: row.createdBy,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
+    ...auditValues(row),
   };
 }
 
@@ -91,16 +73,9 @@ export function serializeLead(row: LeadData): LeadRecord {
 export const leadRecords = defineRecordTable<LeadData>({
   label: 'Lead',
   table: leads,
-  columns: {
-    id: leads.id,
-    orgId: leads.orgId,
-    deletedAt: leads.deletedAt,
-    deletedBy: leads.deletedBy,
-    updatedAt: leads.updatedAt,
-  },
   select: (db) => db.select(leadColumns).from(leads).$dynamic(),
   update: (db, set, where) => db.update(leads).set(set).where(where).returning(leadColumns),
-  owner: { column: leads.ownerId, of: (row) => row.ownerId, set: (ownerId) => ({ ownerId }) },
+  ownerId: leads.ownerId,
 });
 
 /** Live (not trashed) lead of the organization, or a 404; `lock` takes a row lock for a read-modify-write. */
@@ -175,11 +150,10 @@ export async function insertLead(
     await assertAssignableOwner(ctx.db, ctx.auth.orgId, ownerId);
   }
   const status = input.status ?? 'new';
-  const [row] = await ctx.db
+  const rows = await ctx.db
     .insert(leads)
     .values({
-      id: newId(ctx.now),
-      orgId: ctx.auth.orgId,
+      ...newRecordStamp(ctx),
       name: input.name,
       description: input.description ?? null,
       url: input.url ?? null,
@@ -188,15 +162,9 @@ export async function insertLead(
       tags: dedupeTags(input.tags ?? []),
       custom,
       convertedAt: status === 'client' ? ctx.now : null,
-      createdBy: ctx.auth.userId,
-      createdAt: ctx.now,
-      updatedAt: ctx.now,
     })
     .returning(leadColumns);
-  if (!row) throw new Error('insert returned no lead');
-  const record = serializeLead(row);
-  await ctx.emit('lead.created', record);
-  return record;
+  return leadRecords.created(ctx, 'lead.created', serializeLead, rows);
 }
 
 /**
@@ -219,8 +187,7 @@ export async function writeLead(ctx: RecordContext, before: LeadData, next: Lead
     convertedAt,
     updatedAt: ctx.now,
   });
-  const record = serializeLead(row);
-  await ctx.emit('lead.updated', changePayload(record, change));
+  const record = await emitChange(ctx, 'lead.updated', serializeLead(row), change);
   if (before.status !== state.status) {
     await ctx.emit('lead.status_changed', { ...record, previous_status: before.status });
   }
@@ -272,9 +239,7 @@ export async function restoreLead(
 ): Promise<LeadRecord> {
   const { before, row, ...change } = await leadRecords.restore(ctx, id);
   if (before.deletedAt) await restoreChildren(ctx.db, children, ctx.auth.orgId, row.id, before.deletedAt);
-  const record = serializeLead(row);
-  await ctx.emit('lead.updated', changePayload(record, change));
-  return record;
+  return emitChange(ctx, 'lead.updated', serializeLead(row), change);
 }
 
 /** The lead entry of the trash registry (the area's `trashTypes`, collected in tools/index.ts). */

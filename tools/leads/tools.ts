@@ -1,20 +1,19 @@
 // Lead tools: list, get, create, replace, update, delete, convert and the bulk operations. The data
 // functions are in store.ts (on the record helper, core/records.ts); this module holds the inputs
 // and the tool declarations.
-import { and, arrayContains, asc, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, arrayContains, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { roleHas } from '../../core/access.ts';
 import { AppError, type ErrorDetail, toAppError } from '../../core/errors.ts';
 import { zodDetails } from '../../core/invoke.ts';
-import { type SortColumn, sameValue, sortOrder } from '../../core/records.ts';
-import { listParams, messageOutput, objectId, paged, pagedOutput } from '../../core/schemas.ts';
+import { prefixMatch, type SortColumn, sameValue } from '../../core/records.ts';
+import { listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
 import {
   additionalPropertiesOf,
   NO_NUL,
   nulMessage,
   withAdditionalProperties,
 } from '../../core/text-rules.ts';
-import { prefixTsQuery } from '../../core/text-search.ts';
 import { defineTool } from '../../core/tool.ts';
 import type { ChildTable } from '../../core/trash.ts';
 import {
@@ -171,27 +170,17 @@ export const listLeads = defineTool({
     if (input.owner_id) conditions.push(eq(leads.ownerId, input.owner_id));
     if (input.tag) conditions.push(arrayContains(leads.tags, [input.tag]));
     const filtered = conditions.length > 2 || input.search !== undefined;
-    const query = input.search === undefined ? null : prefixTsQuery(input.search);
-    // A search with no letters or digits in it can match nothing.
-    if (input.search !== undefined && query === null) return paged('leads', [], 0, input);
-    if (query !== null) conditions.push(sql`${leads.search} @@ to_tsquery('simple', ${query})`);
-    const where = and(...conditions);
-
-    const total = filtered ? await leadRecords.count(db, where) : await countLiveLeads(db, auth.orgId);
-    // Ranking reads the search vector of every match, so it is done while the matches are few
-    // enough to rank at interactive speed; a broad search (say, one common prefix over a million
-    // leads) is served newest first straight from the creation index instead.
-    const ranked =
-      query !== null && total <= MAX_RANKED_MATCHES
-        ? [desc(sql`ts_rank(${leads.search}, to_tsquery('simple', ${query}))`)]
-        : [];
-    const order = sortOrder(input.sort, SORT_COLUMNS, leads.id, [
-      ...ranked,
-      desc(leads.createdAt),
-      desc(leads.id),
-    ]);
-    const { rows } = await leadRecords.listPage(db, { where, order, page: input, total });
-    return paged('leads', rows.map(serializeLead), total, input);
+    return leadRecords.list(db, 'leads', serializeLead, input, {
+      conditions,
+      sortColumns: SORT_COLUMNS,
+      match: (text) => prefixMatch(leads.search, text),
+      // Unfiltered, the total is the trigger-maintained counter: one key read at any size.
+      ...(filtered ? {} : { total: () => countLiveLeads(db, auth.orgId) }),
+      // Ranking reads the search vector of every match, so it is done while the matches are few
+      // enough to rank at interactive speed; a broad search (say, one common prefix over a million
+      // leads) is served newest first straight from the creation index instead.
+      rankedUpTo: MAX_RANKED_MATCHES,
+    });
   },
 });
 
