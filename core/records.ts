@@ -740,36 +740,3 @@ export function defineSettingsTable<Row>(spec: SettingsTableSpec<Row>): Settings
     },
   };
 }
-
-/** What every new row of a record or settings table is stamped with. */
-export interface CreationStamp {
-  id: string;
-  orgId: string;
-  createdBy: string;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-/**
- * Inserts a row stamped with a new id, the caller's organization, the caller as its creator and
- * `now` as its creation and change time, and returns it. `insert` is the area's typed
- * `db.insert(table).values(values).returning(columns)`; `what` names the row in the error of an
- * insert that returned nothing.
- */
-export async function insertStamped<V extends object, Row>(
-  ctx: Pick<RecordContext, 'db' | 'auth' | 'now'>,
-  what: string,
-  values: V,
-  insert: (db: Executor, values: V & CreationStamp) => PromiseLike<Row[]>,
-): Promise<Row> {
-  const stamp: CreationStamp = {
-    id: newId(ctx.now),
-    orgId: ctx.auth.orgId,
-    createdBy: ctx.auth.userId,
-    createdAt: ctx.now,
-    updatedAt: ctx.now,
-  };
-  const [row] = await insert(ctx.db, { ...values, ...stamp });
-  if (!row) throw new Error(`insert returned no ${what}`);
-  return row;
-}

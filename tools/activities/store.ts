@@ -1,24 +1,25 @@
 // The activities store: the record shape, logging and changing an activity (its references
 // checked, call.completed emitted once), the lead timeline and the organization-wide list, and the
 // trash entry, on the record helper (core/records.ts). The per-type rules live in types.ts.
-import { and, desc, eq, gte, isNull, lt, sql } from 'drizzle-orm';
+import { and, desc, eq, gte, lt, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { checkFeature } from '../../core/access.ts';
 import type { Executor } from '../../core/db/client.ts';
 import { AppError, type ErrorDetail, validationError } from '../../core/errors.ts';
 import {
   defineRecordTable,
-  insertStamped,
   isAssignableUser,
+  type ListParams,
   mergePatch,
+  newRecordStamp,
+  type PagedList,
   type RecordContext,
   type SortColumn,
-  sortOrder,
 } from '../../core/records.ts';
 import type { Page } from '../../core/schemas.ts';
 import type { ToolContext } from '../../core/tool.ts';
 import type { TrashType } from '../../core/trash.ts';
-import { contacts } from '../contacts/tables.ts';
+import { isContactOfLead } from '../contacts/store.ts';
 import { customActivityTypes } from '../custom-activity-types/tables.ts';
 import { validateCustomValues } from '../custom-objects/fields.ts';
 import { assertLeadLive } from '../leads/children.ts';
@@ -91,13 +92,6 @@ export function serializeActivity(row: ActivityRow): ActivityRecord {
 export const activityRecords = defineRecordTable<ActivityRow>({
   label: 'Activity',
   table: activities,
-  columns: {
-    id: activities.id,
-    orgId: activities.orgId,
-    deletedAt: activities.deletedAt,
-    deletedBy: activities.deletedBy,
-    updatedAt: activities.updatedAt,
-  },
   select: (db) => db.select().from(activities).$dynamic(),
   update: (db, set, where) => db.update(activities).set(set).where(where).returning(),
 });
@@ -120,19 +114,7 @@ async function contactProblems(
   contactId: string | null | undefined,
 ): Promise<ErrorDetail[]> {
   if (!contactId) return [];
-  const [row] = await db
-    .select({ id: contacts.id })
-    .from(contacts)
-    .where(
-      and(
-        eq(contacts.id, contactId),
-        eq(contacts.orgId, orgId),
-        eq(contacts.leadId, leadId),
-        isNull(contacts.deletedAt),
-      ),
-    )
-    .limit(1);
-  return row
+  return (await isContactOfLead(db, orgId, contactId, leadId))
     ? []
     : [detail('contact_id', 'must be the id of a live contact of this lead', 'invalid_reference')];
 }
@@ -192,20 +174,20 @@ export async function insertActivity(ctx: RecordContext, input: LogActivityInput
       : type === 'meeting' && input.starts_at
         ? new Date(input.starts_at)
         : ctx.now;
-  const values = {
-    leadId: lead.id,
-    contactId: input.contact_id ?? null,
-    type,
-    customActivityTypeId: type === 'custom' ? (input.custom_activity_type_id ?? null) : null,
-    userId: input.user_id ?? ctx.auth.userId,
-    occurredAt,
-    fields,
-  };
-  const row = await insertStamped(ctx, 'activity', values, (db, stamped) =>
-    db.insert(activities).values(stamped).returning(),
-  );
-  const record = serializeActivity(row);
-  await ctx.emit('activity.created', record);
+  const rows = await ctx.db
+    .insert(activities)
+    .values({
+      ...newRecordStamp(ctx),
+      leadId: lead.id,
+      contactId: input.contact_id ?? null,
+      type,
+      customActivityTypeId: type === 'custom' ? (input.custom_activity_type_id ?? null) : null,
+      userId: input.user_id ?? ctx.auth.userId,
+      occurredAt,
+      fields,
+    })
+    .returning();
+  const record = await activityRecords.created(ctx, 'activity.created', serializeActivity, rows);
   if (isCompletedCall(type, fields)) await ctx.emit('call.completed', record);
   return record;
 }
@@ -295,14 +277,13 @@ const SORT_COLUMNS: Record<'occurred_at' | 'created_at', SortColumn> = {
   created_at: activities.createdAt,
 };
 
-/** The organization's live activities matching the filters; `sort` is `[-]occurred_at|created_at`, default newest logged first. */
+/** The organization's live activities matching the filters, as list_activities answers. */
 export async function listActivityPage(
   db: Executor,
   orgId: string,
   filters: ActivityFilters,
-  sort: string | undefined,
-  page: Page,
-): Promise<{ rows: ActivityRow[]; total: number }> {
+  params: ListParams,
+): Promise<PagedList<'activities', ActivityRecord>> {
   const conditions = activityRecords.liveConditions(orgId);
   if (filters.leadId) conditions.push(eq(activities.leadId, filters.leadId));
   if (filters.type) conditions.push(eq(activities.type, filters.type));
@@ -312,11 +293,10 @@ export async function listActivityPage(
   }
   if (filters.occurredAfter) conditions.push(gte(activities.occurredAt, new Date(filters.occurredAfter)));
   if (filters.occurredBefore) conditions.push(lt(activities.occurredAt, new Date(filters.occurredBefore)));
-  const order = sortOrder(sort, SORT_COLUMNS, activities.id, [
-    desc(activities.createdAt),
-    desc(activities.id),
-  ]);
-  return activityRecords.listPage(db, { where: and(...conditions), order, page });
+  return activityRecords.list(db, 'activities', serializeActivity, params, {
+    conditions,
+    sortColumns: SORT_COLUMNS,
+  });
 }
 
 /** Brings a trashed activity back; refused while its lead is in the trash (restore the lead, it brings them back). */

@@ -109,8 +109,7 @@ export const listActivities = defineTool({
       occurredAfter: input.occurred_after,
       occurredBefore: input.occurred_before,
     };
-    const { rows, total } = await listActivityPage(db, auth.orgId, filters, input.sort, input);
-    return paged('activities', rows.map(serializeActivity), total, input);
+    return listActivityPage(db, auth.orgId, filters, input);
   },
 });
 

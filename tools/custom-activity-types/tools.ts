@@ -10,8 +10,8 @@ import { escapeLike } from '../../core/db/sql.ts';
 import { AppError } from '../../core/errors.ts';
 import {
   defineSettingsTable,
-  insertStamped,
   mergePatch,
+  newRecordStamp,
   type SortColumn,
   sortOrder,
 } from '../../core/records.ts';
@@ -249,16 +249,19 @@ export const createCustomActivityType = defineTool({
   access: writeAccess,
   toolset: 'customization',
   async handler(input, ctx) {
-    const values = {
-      name: input.name,
-      description: input.description ?? null,
-      fields: toFieldDefs(input.fields),
-    };
-    const row = await withNameCheck(ctx, input.name, (db) =>
-      insertStamped({ ...ctx, db }, 'custom activity type', values, (savepoint, stamped) =>
-        savepoint.insert(customActivityTypes).values(stamped).returning(),
-      ),
-    );
+    const row = await withNameCheck(ctx, input.name, async (db) => {
+      const [inserted] = await db
+        .insert(customActivityTypes)
+        .values({
+          ...newRecordStamp(ctx),
+          name: input.name,
+          description: input.description ?? null,
+          fields: toFieldDefs(input.fields),
+        })
+        .returning();
+      return inserted;
+    });
+    if (!row) throw new Error('insert returned no custom activity type');
     return { custom_activity_type: serializeCustomActivityType(row) };
   },
 });

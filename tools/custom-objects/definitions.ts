@@ -12,8 +12,8 @@ import { escapeLike } from '../../core/db/sql.ts';
 import { AppError } from '../../core/errors.ts';
 import {
   defineSettingsTable,
-  insertStamped,
   mergePatch,
+  newRecordStamp,
   type SortColumn,
   sortOrder,
 } from '../../core/records.ts';
@@ -343,16 +343,19 @@ export const createCustomObject = defineTool({
   toolset: TOOLSET,
   async handler(input, ctx) {
     await assertNameFree(ctx.db, ctx.auth.orgId, input.name);
-    const values = {
-      name: input.name,
-      description: input.description ?? null,
-      fields: toFieldDefs(input.fields),
-    };
-    const row = await withNameConflict(() =>
-      insertStamped(ctx, 'custom object', values, (db, stamped) =>
-        db.insert(customObjects).values(stamped).returning(),
-      ),
-    );
+    const row = await withNameConflict(async () => {
+      const [inserted] = await ctx.db
+        .insert(customObjects)
+        .values({
+          ...newRecordStamp(ctx),
+          name: input.name,
+          description: input.description ?? null,
+          fields: toFieldDefs(input.fields),
+        })
+        .returning();
+      if (!inserted) throw new Error('insert returned no custom object');
+      return inserted;
+    });
     return { custom_object: serializeObject(row) };
   },
 });

@@ -2,7 +2,7 @@
 // validated against the definition's fields (fields.ts). Records are everyday data (members): they
 // have an owner, go to the trash and come back from it, and follow their owner's deletion. The
 // specification defines no custom-object events, so nothing here writes to the outbox.
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../../core/db/client.ts';
 import { escapeLike } from '../../core/db/sql.ts';
@@ -13,13 +13,12 @@ import {
   defineRecordTable,
   diffFields,
   getLiveWithin,
-  insertStamped,
   mergePatch,
+  newRecordStamp,
   type RecordContext,
   type SortColumn,
-  sortOrder,
 } from '../../core/records.ts';
-import { listParams, messageOutput, objectId, paged, pagedOutput } from '../../core/schemas.ts';
+import { listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
 import { defineTool, type Tool } from '../../core/tool.ts';
 import type { TrashType } from '../../core/trash.ts';
 import { access, definitionTable, TOOLSET, textArray } from './definitions.ts';
@@ -84,13 +83,6 @@ const recordPathShape = { ...objectPathShape, recordId: objectId('custom object 
 export const recordTable = defineRecordTable<RecordRow>({
   label: 'Custom object record',
   table: customObjectRecords,
-  columns: {
-    id: customObjectRecords.id,
-    orgId: customObjectRecords.orgId,
-    deletedAt: customObjectRecords.deletedAt,
-    deletedBy: customObjectRecords.deletedBy,
-    updatedAt: customObjectRecords.updatedAt,
-  },
   select: (db) => db.select().from(customObjectRecords).$dynamic(),
   update: (db, set, where) => db.update(customObjectRecords).set(set).where(where).returning(),
   owner: {
@@ -165,21 +157,18 @@ export const listCustomObjectRecords = defineTool({
     const conditions = recordTable.liveConditions(auth.orgId);
     conditions.push(eq(customObjectRecords.objectId, definition.id));
     if (input.owner_id) conditions.push(eq(customObjectRecords.ownerId, input.owner_id));
-    if (input.search !== undefined) {
-      // Only the text fields' values are searched: keys and other types would match by accident.
-      const textKeys = definition.fields.filter((f) => f.type === 'text').map((f) => f.key);
-      if (textKeys.length === 0) return paged('records', [], 0, input);
-      const pattern = `%${escapeLike(input.search)}%`;
-      conditions.push(
-        sql`exists (select 1 from jsonb_each_text(${customObjectRecords.values}) as v(key, value) where v.key = any(${textArray(textKeys)}) and v.value ilike ${pattern})`,
-      );
-    }
-    const order = sortOrder(input.sort, SORT_COLUMNS, customObjectRecords.id, [
-      desc(customObjectRecords.createdAt),
-      desc(customObjectRecords.id),
-    ]);
-    const { rows, total } = await recordTable.listPage(db, { where: and(...conditions), order, page: input });
-    return paged('records', rows.map(serializeRecord), total, input);
+    // Only the text fields' values are searched: keys and other types would match by accident.
+    const textKeys = definition.fields.filter((f) => f.type === 'text').map((f) => f.key);
+    return recordTable.list(db, 'records', serializeRecord, input, {
+      conditions,
+      sortColumns: SORT_COLUMNS,
+      match: (search) =>
+        textKeys.length === 0
+          ? null
+          : {
+              where: sql`exists (select 1 from jsonb_each_text(${customObjectRecords.values}) as v(key, value) where v.key = any(${textArray(textKeys)}) and v.value ilike ${`%${escapeLike(search)}%`})`,
+            },
+    });
   },
 });
 
@@ -221,10 +210,11 @@ export const createCustomObjectRecord = defineTool({
     if (checked.errors.length > 0) throw validationError(checked.errors);
     const ownerId = input.owner_id ?? userId;
     if (input.owner_id !== undefined) await assertAssignableOwner(ctx.db, orgId, ownerId);
-    const values = { objectId: definition.id, values: checked.values, ownerId };
-    const row = await insertStamped(ctx, 'custom object record', values, (db, stamped) =>
-      db.insert(customObjectRecords).values(stamped).returning(),
-    );
+    const [row] = await ctx.db
+      .insert(customObjectRecords)
+      .values({ ...newRecordStamp(ctx), objectId: definition.id, values: checked.values, ownerId })
+      .returning();
+    if (!row) throw new Error('insert returned no custom object record');
     return { record: serializeRecord(row) };
   },
 });

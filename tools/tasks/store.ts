@@ -2,7 +2,7 @@
 // (completing stamps who and when and emits task.completed exactly once), snoozing, the two lists,
 // and the task's entries in the trash and ownership registries, on the record helper
 // (core/records.ts). A task belongs to its assignee: the helper's owner rule is `assigned_to`.
-import { and, asc, desc, eq, isNull, lt, lte, or, sql } from 'drizzle-orm';
+import { and, asc, eq, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../../core/db/client.ts';
 import { escapeLike } from '../../core/db/sql.ts';
@@ -10,11 +10,12 @@ import { AppError, validationError } from '../../core/errors.ts';
 import type { OwnedRecordTable } from '../../core/ownership.ts';
 import {
   defineRecordTable,
-  insertStamped,
   isAssignableUser,
+  type ListParams,
+  newRecordStamp,
+  type PagedList,
   type RecordContext,
   type SortColumn,
-  sortOrder,
 } from '../../core/records.ts';
 import { iso, type Page } from '../../core/schemas.ts';
 import { defineStateMachine } from '../../core/state-machine.ts';
@@ -98,13 +99,6 @@ export function serializeTask(row: TaskRow): TaskRecord {
 export const taskRecords = defineRecordTable<TaskRow>({
   label: 'Task',
   table: tasks,
-  columns: {
-    id: tasks.id,
-    orgId: tasks.orgId,
-    deletedAt: tasks.deletedAt,
-    deletedBy: tasks.deletedBy,
-    updatedAt: tasks.updatedAt,
-  },
   select: (db) => db.select().from(tasks).$dynamic(),
   update: (db, set, where) => db.update(tasks).set(set).where(where).returning(),
   owner: {
@@ -190,13 +184,17 @@ export async function insertTask(ctx: RecordContext, input: NewTask): Promise<Ta
   if (input.leadId) await getLiveLead(ctx.db, orgId, input.leadId);
   const assignedTo = input.assignedTo ?? ctx.auth.userId;
   if (assignedTo !== ctx.auth.userId) await assertAssignee(ctx.db, orgId, assignedTo);
-  const values = { leadId: input.leadId ?? null, assignedTo, text: input.text, dueAt: input.dueAt };
-  const row = await insertStamped(ctx, 'task', values, (db, stamped) =>
-    db.insert(tasks).values(stamped).returning(),
-  );
-  const task = serializeTask(row);
-  await ctx.emit('task.created', task);
-  return task;
+  const rows = await ctx.db
+    .insert(tasks)
+    .values({
+      ...newRecordStamp(ctx),
+      leadId: input.leadId ?? null,
+      assignedTo,
+      text: input.text,
+      dueAt: input.dueAt,
+    })
+    .returning();
+  return taskRecords.created(ctx, 'task.created', serializeTask, rows);
 }
 
 /** Hides an open task until `until` (a completed task is a 409); `null` clears the snooze, a no-op when there is none. */
@@ -230,18 +228,16 @@ export interface TaskFilters {
   dueAfter?: string | undefined;
   /** Only open tasks whose due time has passed. */
   overdue?: boolean | undefined;
-  search?: string | undefined;
 }
 
-/** The organization's live tasks matching the filters; `sort` is `[-]due_at|created_at|updated_at`, default newest first. */
+/** The organization's live tasks matching the filters, as list_tasks answers; `search` matches words in the text. */
 export async function listTaskPage(
   db: Executor,
   orgId: string,
   now: Date,
   filters: TaskFilters,
-  sort: string | undefined,
-  page: Page,
-): Promise<{ rows: TaskRow[]; total: number }> {
+  params: ListParams,
+): Promise<PagedList<'tasks', TaskRecord>> {
   const conditions = taskRecords.liveConditions(orgId);
   if (filters.leadId) conditions.push(eq(tasks.leadId, filters.leadId));
   if (filters.assignedTo) conditions.push(eq(tasks.assignedTo, filters.assignedTo));
@@ -249,9 +245,11 @@ export async function listTaskPage(
   if (filters.dueBefore) conditions.push(lt(tasks.dueAt, new Date(filters.dueBefore)));
   if (filters.dueAfter) conditions.push(sql`${tasks.dueAt} >= ${new Date(filters.dueAfter)}`);
   if (filters.overdue) conditions.push(eq(tasks.isComplete, false), lt(tasks.dueAt, now));
-  if (filters.search) conditions.push(sql`${tasks.text} ilike ${`%${escapeLike(filters.search)}%`}`);
-  const order = sortOrder(sort, SORT_COLUMNS, tasks.id, [desc(tasks.createdAt), desc(tasks.id)]);
-  return taskRecords.listPage(db, { where: and(...conditions), order, page });
+  return taskRecords.list(db, 'tasks', serializeTask, params, {
+    conditions,
+    sortColumns: SORT_COLUMNS,
+    match: (search) => ({ where: sql`${tasks.text} ilike ${`%${escapeLike(search)}%`}` }),
+  });
 }
 
 /** The user's open tasks that are not snoozed at `now` (due before `dueBefore`, if given), earliest due first. */

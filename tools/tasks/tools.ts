@@ -135,10 +135,8 @@ export const listTasks = defineTool({
       dueBefore: input.due_before,
       dueAfter: input.due_after,
       overdue: input.overdue,
-      search: input.search,
     };
-    const { rows, total } = await listTaskPage(db, auth.orgId, now, filters, input.sort, input);
-    return paged('tasks', rows.map(serializeTask), total, input);
+    return listTaskPage(db, auth.orgId, now, filters, input);
   },
 });
 
