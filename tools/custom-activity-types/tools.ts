@@ -2,20 +2,13 @@
 // own fields. An activity of type `custom` names one of them and stores values validated against
 // its fields (tools/custom-objects/fields.ts). Definitions are workspace settings behind the
 // custom_activity_types plan feature.
-import { and, count, desc, eq, ilike, isNotNull, isNull, type SQL, sql } from 'drizzle-orm';
+import { and, count, eq, isNotNull, isNull, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../../core/db/client.ts';
 import { isUniqueViolation } from '../../core/db/errors.ts';
-import { escapeLike } from '../../core/db/sql.ts';
 import { AppError } from '../../core/errors.ts';
-import {
-  defineSettingsTable,
-  mergePatch,
-  newRecordStamp,
-  type SortColumn,
-  sortOrder,
-} from '../../core/records.ts';
-import { listParams, messageOutput, objectId, paged, pagedOutput } from '../../core/schemas.ts';
+import { defineSettingsTable, mergePatch, newRecordStamp, SETTINGS_SORT_FIELDS } from '../../core/records.ts';
+import { listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
 import { defineTool, type Tool, type ToolContext } from '../../core/tool.ts';
 import { activities } from '../activities/tables.ts';
@@ -95,7 +88,6 @@ const idShape = { id: objectId('custom activity type') };
 export const customActivityTypeTable = defineSettingsTable<CustomActivityTypeRow>({
   label: 'Custom activity type',
   table: customActivityTypes,
-  columns: { id: customActivityTypes.id, orgId: customActivityTypes.orgId },
   select: (db) => db.select().from(customActivityTypes).$dynamic(),
   update: (db, set, where) => db.update(customActivityTypes).set(set).where(where).returning(),
 });
@@ -174,12 +166,6 @@ const writeAccess = {
   feature: 'custom_activity_types',
 } as const;
 const typeOutput = z.object({ custom_activity_type: customActivityTypeSchema });
-const SORT_FIELDS = ['name', 'created_at', 'updated_at'] as const;
-const SORT_COLUMNS: Record<(typeof SORT_FIELDS)[number], SortColumn> = {
-  name: sql`lower(${customActivityTypes.name})`,
-  created_at: customActivityTypes.createdAt,
-  updated_at: customActivityTypes.updatedAt,
-};
 
 export const listCustomActivityTypes = defineTool({
   name: 'list_custom_activity_types',
@@ -188,26 +174,18 @@ export const listCustomActivityTypes = defineTool({
     "Lists the organization's custom activity types with their field definitions, newest first by default. Use it to find the " +
     '`custom_activity_type_id` and the field keys before logging a custom activity with log_activity. `search` matches names. ' +
     'Paginated: returns `custom_activity_types` plus `total`, `page`, `limit`, `totalPages`; `limit` is 1-100 (default 25).',
-  input: z.strictObject({ ...listParams(SORT_FIELDS) }),
+  input: z.strictObject({ ...listParams(SETTINGS_SORT_FIELDS) }),
   output: pagedOutput('custom_activity_types', customActivityTypeSchema),
   access: readAccess,
   toolset: 'customization',
   async handler(input, { db, auth }) {
-    const conditions: SQL[] = [eq(customActivityTypes.orgId, auth.orgId)];
-    if (input.search) {
-      const pattern = `%${escapeLike(input.search)}%`;
-      conditions.push(ilike(customActivityTypes.name, pattern));
-    }
-    const order = sortOrder(input.sort, SORT_COLUMNS, customActivityTypes.id, [
-      desc(customActivityTypes.createdAt),
-      desc(customActivityTypes.id),
-    ]);
-    const { rows, total } = await customActivityTypeTable.listPage(db, {
-      where: and(...conditions),
-      order,
-      page: input,
-    });
-    return paged('custom_activity_types', rows.map(serializeCustomActivityType), total, input);
+    return customActivityTypeTable.list(
+      db,
+      'custom_activity_types',
+      serializeCustomActivityType,
+      auth.orgId,
+      input,
+    );
   },
 });
 

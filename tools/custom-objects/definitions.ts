@@ -3,21 +3,14 @@
 // records.ts. A definition change is checked against the records it already has (a type change, a
 // dropped choice option, a field becoming required) and removing a field drops its values. The
 // specification defines no custom-object events, so nothing here writes to the outbox.
-import { and, count, desc, eq, inArray, isNull, ne, type SQL, sql } from 'drizzle-orm';
+import { and, count, eq, inArray, isNull, ne, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Permission } from '../../core/access.ts';
 import type { Executor } from '../../core/db/client.ts';
 import { isUniqueViolation } from '../../core/db/errors.ts';
-import { escapeLike } from '../../core/db/sql.ts';
 import { AppError } from '../../core/errors.ts';
-import {
-  defineSettingsTable,
-  mergePatch,
-  newRecordStamp,
-  type SortColumn,
-  sortOrder,
-} from '../../core/records.ts';
-import { listParams, messageOutput, objectId, paged, pagedOutput } from '../../core/schemas.ts';
+import { defineSettingsTable, mergePatch, newRecordStamp, SETTINGS_SORT_FIELDS } from '../../core/records.ts';
+import { listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
 import { defineTool, type Tool } from '../../core/tool.ts';
 import { customFieldDefOutput, customFieldDefsSchema, toFieldDefs } from './fields.ts';
@@ -98,7 +91,6 @@ const definitionIdShape = { id: objectId('custom object') };
 export const definitionTable = defineSettingsTable<DefinitionRow>({
   label: 'Custom object',
   table: customObjects,
-  columns: { id: customObjects.id, orgId: customObjects.orgId },
   select: (db) => db.select().from(customObjects).$dynamic(),
   update: (db, set, where) => db.update(customObjects).set(set).where(where).returning(),
 });
@@ -275,13 +267,6 @@ export const access = (kind: 'read' | 'write', permission: CustomObjectPermissio
 
 const objectOutput = z.object({ custom_object: customObjectSchema });
 
-const OBJECT_SORT_FIELDS = ['name', 'created_at', 'updated_at'] as const;
-const SORT_COLUMNS: Record<(typeof OBJECT_SORT_FIELDS)[number], SortColumn> = {
-  name: sql`lower(${customObjects.name})`,
-  created_at: customObjects.createdAt,
-  updated_at: customObjects.updatedAt,
-};
-
 export const listCustomObjects = defineTool({
   name: 'list_custom_objects',
   title: 'List custom objects',
@@ -289,25 +274,12 @@ export const listCustomObjects = defineTool({
     'Lists the organization\'s custom object definitions (record types such as "Vehicle" or "Contract" with their fields), newest first by default. ' +
     'Use it to learn which custom objects exist and the keys and types of their fields before reading or writing records. ' +
     '`search` matches part of the name. Paginated: returns `custom_objects` plus `total`, `page`, `limit`, `totalPages`; `limit` is 1-100 (default 25).',
-  input: z.strictObject(listParams(OBJECT_SORT_FIELDS)),
+  input: z.strictObject(listParams(SETTINGS_SORT_FIELDS)),
   output: pagedOutput('custom_objects', customObjectSchema),
   access: access('read', 'custom_objects.view'),
   toolset: TOOLSET,
   async handler(input, { db, auth }) {
-    const conditions: SQL[] = [eq(customObjects.orgId, auth.orgId)];
-    if (input.search) {
-      conditions.push(sql`${customObjects.name} ilike ${`%${escapeLike(input.search)}%`}`);
-    }
-    const order = sortOrder(input.sort, SORT_COLUMNS, customObjects.id, [
-      desc(customObjects.createdAt),
-      desc(customObjects.id),
-    ]);
-    const { rows, total } = await definitionTable.listPage(db, {
-      where: and(...conditions),
-      order,
-      page: input,
-    });
-    return paged('custom_objects', rows.map(serializeObject), total, input);
+    return definitionTable.list(db, 'custom_objects', serializeObject, auth.orgId, input);
   },
 });
 
