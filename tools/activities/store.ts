@@ -7,6 +7,7 @@ import { checkFeature } from '../../core/access.ts';
 import type { Executor } from '../../core/db/client.ts';
 import { AppError, type ErrorDetail, validationError } from '../../core/errors.ts';
 import {
+  auditValues,
   defineRecordTable,
   isAssignableUser,
   type ListParams,
@@ -79,9 +80,7 @@ export function serializeActivity(row: ActivityRow): ActivityRecord {
     custom_activity_type_id: row.customActivityTypeId,
     user_id: row.userId,
     occurred_at: row.occurredAt.toISOString(),
-    created_by: row.createdBy,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
+    ...auditValues(row),
   };
 }
 

@@ -7,7 +7,14 @@ import { z } from 'zod';
 import type { Executor } from '../../core/db/client.ts';
 import { isUniqueViolation } from '../../core/db/errors.ts';
 import { AppError } from '../../core/errors.ts';
-import { defineSettingsTable, mergePatch, newRecordStamp, SETTINGS_SORT_FIELDS } from '../../core/records.ts';
+import {
+  auditFields,
+  auditValues,
+  defineSettingsTable,
+  mergePatch,
+  newRecordStamp,
+  SETTINGS_SORT_FIELDS,
+} from '../../core/records.ts';
 import { listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
 import { defineTool, type Tool, type ToolContext } from '../../core/tool.ts';
@@ -36,9 +43,7 @@ export const customActivityTypeSchema = z
     fields: z
       .array(customFieldDefOutput)
       .describe('The fields an activity of this type carries in `values`, keyed by each field `key`'),
-    created_by: z.string().nullable().describe('Id of the user who created the type'),
-    created_at: z.string().describe('Creation time (ISO 8601)'),
-    updated_at: z.string().describe('Last change (ISO 8601)'),
+    ...auditFields('type'),
   })
   .describe('A custom activity type: a named kind of activity with its own field definitions');
 export type CustomActivityTypeRecord = z.output<typeof customActivityTypeSchema>;
@@ -55,9 +60,7 @@ export function serializeCustomActivityType(row: CustomActivityTypeRow): CustomA
       required: f.required === true,
       ...(f.options !== undefined ? { options: f.options } : {}),
     })),
-    created_by: row.createdBy,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
+    ...auditValues(row),
   };
 }
 

@@ -9,7 +9,14 @@ import type { Permission } from '../../core/access.ts';
 import type { Executor } from '../../core/db/client.ts';
 import { isUniqueViolation } from '../../core/db/errors.ts';
 import { AppError } from '../../core/errors.ts';
-import { defineSettingsTable, mergePatch, newRecordStamp, SETTINGS_SORT_FIELDS } from '../../core/records.ts';
+import {
+  auditFields,
+  auditValues,
+  defineSettingsTable,
+  mergePatch,
+  newRecordStamp,
+  SETTINGS_SORT_FIELDS,
+} from '../../core/records.ts';
 import { listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
 import { defineTool, type Tool } from '../../core/tool.ts';
@@ -27,9 +34,7 @@ const customObjectSchema = z
     name: z.string().describe('Name of the custom object, unique in the organization (case-insensitively)'),
     description: z.string().nullable().describe('What the object is for, or null'),
     fields: z.array(customFieldDefOutput).describe('The fields its records hold, in display order'),
-    created_by: z.string().nullable().describe('Id of the user who created the definition'),
-    created_at: z.string().describe('Creation time (ISO 8601)'),
-    updated_at: z.string().describe('Last change (ISO 8601)'),
+    ...auditFields('definition'),
   })
   .describe('A custom object definition: a named record type with typed fields');
 type CustomObjectOut = z.output<typeof customObjectSchema>;
@@ -52,9 +57,7 @@ function serializeObject(row: DefinitionRow): CustomObjectOut {
     name: row.name,
     description: row.description,
     fields: row.fields.map(serializeField),
-    created_by: row.createdBy,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
+    ...auditValues(row),
   };
 }
 

@@ -10,6 +10,8 @@ import { validationError } from '../../core/errors.ts';
 import type { OwnedRecordTable } from '../../core/ownership.ts';
 import {
   assertAssignableOwner,
+  auditFields,
+  auditValues,
   defineRecordTable,
   diffFields,
   getLiveWithin,
@@ -38,9 +40,7 @@ const recordSchema = z
         "The record's field values keyed by field key; an optional field without a value is null (or absent when the field was added after the record was last written)",
       ),
     owner_id: z.string().nullable().describe('Id of the user who owns the record'),
-    created_by: z.string().nullable().describe('Id of the user who created the record'),
-    created_at: z.string().describe('Creation time (ISO 8601)'),
-    updated_at: z.string().describe('Last change (ISO 8601)'),
+    ...auditFields('record'),
   })
   .describe('A record of a custom object');
 type RecordOut = z.output<typeof recordSchema>;
@@ -53,9 +53,7 @@ function serializeRecord(row: RecordRow): RecordOut {
     object_id: row.objectId,
     values: row.values,
     owner_id: row.ownerId,
-    created_by: row.createdBy,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
+    ...auditValues(row),
   };
 }
 

@@ -9,6 +9,8 @@ import { escapeLike } from '../../core/db/sql.ts';
 import { AppError, validationError } from '../../core/errors.ts';
 import type { OwnedRecordTable } from '../../core/ownership.ts';
 import {
+  auditFields,
+  auditValues,
   defineRecordTable,
   isAssignableUser,
   type ListParams,
@@ -68,9 +70,7 @@ export const taskSchema = z
       .describe(
         "Hidden from the assignee's open tasks until this time (ISO 8601); null (or a past time) means not snoozed",
       ),
-    created_by: z.string().nullable().describe('Id of the user who created the task'),
-    created_at: z.string().describe('Creation time (ISO 8601)'),
-    updated_at: z.string().describe('Last change (ISO 8601)'),
+    ...auditFields('task'),
   })
   .describe('A task');
 export type TaskRecord = z.output<typeof taskSchema>;
@@ -86,9 +86,7 @@ export function serializeTask(row: TaskRow): TaskRecord {
     completed_at: iso(row.completedAt),
     completed_by: row.completedBy,
     snoozed_until: iso(row.snoozedUntil),
-    created_by: row.createdBy,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
+    ...auditValues(row),
   };
 }
 
