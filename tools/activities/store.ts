@@ -23,7 +23,7 @@ import type { TrashType } from '../../core/trash.ts';
 import { isContactOfLead } from '../contacts/store.ts';
 import { customActivityTypes } from '../custom-activity-types/tables.ts';
 import { validateCustomValues } from '../custom-objects/fields.ts';
-import { assertLeadLive } from '../leads/children.ts';
+import { restoreLeadChild } from '../leads/children.ts';
 import { getLiveLead } from '../leads/store.ts';
 import { type ActivityRow, activities } from './tables.ts';
 import {
@@ -300,9 +300,7 @@ export async function listActivityPage(
 
 /** Brings a trashed activity back; refused while its lead is in the trash (restore the lead, it brings them back). */
 async function restoreActivity(ctx: RecordContext, id: string): Promise<ActivityRecord> {
-  const { row } = await activityRecords.restore(ctx, id, (before) =>
-    assertLeadLive(ctx.db, ctx.auth.orgId, before.leadId),
-  );
+  const { row } = await restoreLeadChild(activityRecords, ctx, id);
   return serializeActivity(row);
 }
 

@@ -22,7 +22,7 @@ import {
 import { iso, type Page } from '../../core/schemas.ts';
 import { defineStateMachine } from '../../core/state-machine.ts';
 import type { TrashType } from '../../core/trash.ts';
-import { assertLeadLive } from '../leads/children.ts';
+import { restoreLeadChild } from '../leads/children.ts';
 import { getLiveLead } from '../leads/store.ts';
 import { type TaskRow, tasks } from './tables.ts';
 
@@ -162,9 +162,7 @@ export async function writeTask(
 
 /** Restores a trashed task; refused while its lead is in the trash, and an assignee who is gone hands it to the restorer. */
 async function restoreTask(ctx: RecordContext, id: string): Promise<TaskRecord> {
-  const { row } = await taskRecords.restore(ctx, id, async (before) => {
-    if (before.leadId !== null) await assertLeadLive(ctx.db, ctx.auth.orgId, before.leadId);
-  });
+  const { row } = await restoreLeadChild(taskRecords, ctx, id);
   return serializeTask(row);
 }
 
