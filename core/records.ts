@@ -1,11 +1,12 @@
 // The record helper: what every record resource (leads, contacts, opportunities, tasks...) repeats,
 // written once. Areas keep only what is their own: their columns, their shape, their rules.
 //
-// An area declares its table with defineRecordTable(): the resource label of its 404s, the columns the
-// helper filters on, and two typed query builders of its own (the select of its row shape and the
-// update returning it), so the row type flows from the area's drizzle columns into every operation
-// without a cast (docs/decisions.md, "The record helper"). The pure helpers below (sortOrder,
-// mergePatch, mergeCustom, diffFields, changePayload) carry the list and update conventions.
+// An area declares its table with defineRecordTable(): the resource label of its 404s, the table
+// (whose id, organization and trash columns the helper filters on), its owner column if any, and two
+// typed query builders of its own (the select of its row shape and the update returning it), so the
+// row type flows from the area's drizzle columns into every operation without a cast
+// (docs/decisions.md, "The record helper"). The pure helpers (sortOrder, prefixMatch, mergePatch,
+// mergeCustom, diffFields, changePayload) carry the list and update conventions.
 import {
   and,
   asc,
