@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { listParams, messageOutput, objectId, paged, pagedOutput } from '../../core/schemas.ts';
 import { defineTool, type Tool } from '../../core/tool.ts';
-import { getLiveLead } from '../leads/tools.ts';
+import { getLiveLead } from '../leads/store.ts';
 import {
   activityRecords,
   activitySchema,
