@@ -1,6 +1,8 @@
 // The HTTP root: what every request goes through whichever surface it is for (request id, request
 // log, secure headers, CORS, the body cap, rate-limit headers and per-IP limits, the URL guard),
-// health and readiness, and the surfaces mounted as sibling sub-apps: REST (rest/) and MCP (mcp/).
+// health and readiness, authentication of the caller (http/authenticate.ts, placed by each surface on
+// its routes that take a user token), and the surfaces mounted as sibling sub-apps: REST (rest/) and
+// MCP (mcp/).
 // It also answers what no surface does: 404 for unknown paths, 405 with Allow for a wrong method,
 // and the error envelope for every failure.
 import { Hono } from 'hono';
@@ -11,6 +13,7 @@ import type { Services } from '../core/services.ts';
 import { createMcpApp } from '../mcp/http.ts';
 import { FILES_PATH_PREFIX } from '../rest/file-routes.ts';
 import { createRestApp } from '../rest/index.ts';
+import { authenticateCaller, BEARER_CHALLENGE } from './authenticate.ts';
 import { corsMiddleware, secureHeadersMiddleware } from './browser.ts';
 import type { AppEnv } from './env.ts';
 import { errorResponse } from './errors.ts';
@@ -56,8 +59,13 @@ export function createApp(services: Services): Hono<AppEnv> {
   });
 
   mountHealthChecks(app, services);
-  app.route('/', createRestApp(services));
-  app.route('/', createMcpApp(services));
+  // One authentication per request, built here for both surfaces; each sub-app places it on the
+  // routes that take a user token. REST answers a failure plainly; /mcp spends the per-IP budget of
+  // failed authentications on it and sends the Bearer challenge with a 401.
+  const authenticateRest = authenticateCaller(services, { limitFailures: false });
+  const authenticateMcp = authenticateCaller(services, { limitFailures: true, challenge: BEARER_CHALLENGE });
+  app.route('/', createRestApp(services, { authenticate: authenticateRest }));
+  app.route('/', createMcpApp(services, { authenticate: authenticateMcp }));
 
   // Built on first use, when every route is mounted.
   let allowedMethods: ((path: string) => string[]) | undefined;

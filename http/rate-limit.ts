@@ -30,13 +30,15 @@ export function requestIp(c: Context, trustedHops: number): string {
   return clientIp(socketAddress(c), c.req.header('x-forwarded-for'), trustedHops);
 }
 
-function recordOutcome(c: Context, outcome: LimitOutcome): void {
+/** Remembers an outcome for the RateLimit-* headers of this request's response. */
+export function recordOutcome(c: Context, outcome: LimitOutcome): void {
   const seen = outcomesOf.get(c.req.raw) ?? [];
   seen.push(outcome);
   outcomesOf.set(c.req.raw, seen);
 }
 
-function refusal(outcome: LimitOutcome): AppError {
+/** The 429 a refused limit answers, with its sentence and when to retry. */
+export function refusal(outcome: LimitOutcome): AppError {
   return new AppError('rate_limited', {
     error: LIMIT_RULES[outcome.name].message,
     extra: { retry_after: outcome.resetSeconds },
@@ -58,35 +60,6 @@ export async function enforceLimit(
   const outcome = await services.rateLimits.consume(name, key, points);
   recordOutcome(c, outcome);
   if (!outcome.allowed) throw refusal(outcome);
-}
-
-/**
- * Runs `authenticate` under the per-IP budget of failed authentications: once an address has
- * spent it, the request is refused with 429 before its token is even looked at, so guessing stops;
- * every 401 for a presented credential spends one point (a request without any is not a guess, and
- * MCP clients send one to discover that a token is needed). Successes cost nothing, and the budget is per address, so callers
- * elsewhere holding valid tokens are never blocked by someone else's guessing.
- */
-export async function limitFailedAuthentication<T>(
-  c: Context,
-  services: Services,
-  authenticate: () => Promise<T>,
-): Promise<T> {
-  const limits = services.rateLimits;
-  if (!limits) return authenticate();
-  const key = `ip:${requestIp(c, services.config.trustProxyHops)}`;
-  const state = await limits.peek('auth_failures', key);
-  if (!state.allowed) {
-    recordOutcome(c, state);
-    throw refusal(state);
-  }
-  try {
-    return await authenticate();
-  } catch (err) {
-    if (err instanceof AppError && err.status === 401 && err.code !== 'authentication_required')
-      recordOutcome(c, await limits.consume('auth_failures', key));
-    throw err;
-  }
 }
 
 /** Writes the RateLimit-* headers of the most constrained limit the request counted against. */

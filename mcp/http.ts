@@ -1,31 +1,32 @@
-// The /mcp endpoint: Origin check, bearer authentication, the MCP entry scope and the toolset
-// selection (X-MCP-Toolsets header or the key's setting), then the official SDK's createMcpHandler
-// serving both protocol eras (2025 stateless and 2026-07-28) from a fresh server per request. There are no sessions and no OAuth discovery: a caller brings a
-// token, so the 401 challenge names no metadata URL and the OAuth well-known paths answer 404.
+// The /mcp endpoint: Origin and Host checks, bearer authentication (the middleware http/ hands in,
+// http/authenticate.ts), the MCP entry scope and the toolset selection (X-MCP-Toolsets header or
+// the key's setting), then the official SDK's createMcpHandler serving both protocol eras (2025
+// stateless and 2026-07-28) from a fresh server per request. There are no sessions and no OAuth
+// discovery: a caller brings a token, so the 401 challenge names no metadata URL and the OAuth
+// well-known paths answer 404.
 import {
   type AuthInfo,
   createMcpHandler,
   isJsonContentType,
   validateHostHeader,
 } from '@modelcontextprotocol/server';
-import { type Context, Hono } from 'hono';
+import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { holdsScope } from '../core/access.ts';
-import { authenticate } from '../core/auth/authenticate.ts';
 import type { AuthContext } from '../core/auth-context.ts';
 import type { Config } from '../core/config.ts';
 import { AppError } from '../core/errors.ts';
 import type { CallContext } from '../core/invoke.ts';
+import type { Logger } from '../core/logger.ts';
 import type { Services } from '../core/services.ts';
-import type { AppEnv } from '../http/env.ts';
+import { type AppEnv, callerOf } from '../http/env.ts';
 import { errorResponse } from '../http/errors.ts';
-import { enforceLimit, limitFailedAuthentication } from '../http/rate-limit.ts';
+import { enforceLimit } from '../http/rate-limit.ts';
 import { batchRejection, judgeBatch } from './batches.ts';
 import { invalidInitializeResponse } from './initialize.ts';
 import { createCrmServer } from './server.ts';
 import { selectToolsets, TOOLSETS_HEADER, type ToolsetSelection } from './toolsets.ts';
 
 export const MCP_PATH = '/mcp';
-export const BEARER_CHALLENGE = 'Bearer realm="crm"';
 /** Either scope opens the endpoint; which tools a token then sees is decided per tool. */
 const MCP_ENTRY_SCOPES = ['mcp:read', 'mcp:write'];
 
@@ -49,6 +50,29 @@ export function allowedMcpHostnames(config: Config): string[] | undefined {
   return config.mcpAllowedHosts.length > 0 ? config.mcpAllowedHosts : undefined;
 }
 
+/**
+ * Middleware refusing, before the token is looked at, a browser Origin that is not configured (a
+ * page on another site must not drive the endpoint with a user's token) and a Host /mcp does not
+ * answer to.
+ */
+function guardOriginAndHost(config: Config, logger: Logger): MiddlewareHandler<AppEnv> {
+  const allowedHostnames = allowedMcpHostnames(config);
+  return async function guardOriginAndHostHandler(c, next) {
+    const origin = c.req.header('origin');
+    if (origin !== undefined && !config.mcpAllowedOrigins.includes(origin)) {
+      return c.json({ error: 'Forbidden', code: 'forbidden', message: 'Origin not allowed' }, 403);
+    }
+    if (allowedHostnames) {
+      const host = c.req.header('host') ?? new URL(c.req.url).host;
+      const verdict = validateHostHeader(host, allowedHostnames);
+      if (!verdict.ok) {
+        return errorResponse(c, new AppError('forbidden', { message: 'Host not allowed' }), logger);
+      }
+    }
+    return next();
+  };
+}
+
 /** The JSON body of a POST, read from a copy so the SDK still sees the untouched request; else undefined. */
 async function peekJsonBody(request: Request): Promise<unknown> {
   if (request.method !== 'POST' || !isJsonContentType(request.headers.get('content-type'))) return undefined;
@@ -69,14 +93,23 @@ function authInfoFor(auth: AuthContext): AuthInfo {
   };
 }
 
+export interface McpAppOptions {
+  /**
+   * Authenticates the caller (http/authenticate.ts), with the per-IP failure budget and the 401
+   * challenge. It runs after the Origin and Host checks: a refused page or host learns nothing
+   * about its token, and spends no budget.
+   */
+  authenticate: MiddlewareHandler<AppEnv>;
+}
+
 /** The MCP surface as a sub-app of the HTTP root: `/mcp` and the OAuth discovery paths it answers 404. */
-export function createMcpApp(services: Services): Hono<AppEnv> {
+export function createMcpApp(services: Services, options: McpAppOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  mountMcp(app, services);
+  mountMcp(app, services, options);
   return app;
 }
 
-function mountMcp(app: Hono<AppEnv>, services: Services): void {
+function mountMcp(app: Hono<AppEnv>, services: Services, options: McpAppOptions): void {
   const { config, logger } = services;
   const callers = new WeakMap<AuthInfo, { call: CallContext; selection: ToolsetSelection }>();
 
@@ -97,32 +130,8 @@ function mountMcp(app: Hono<AppEnv>, services: Services): void {
     );
   for (const path of OAUTH_DISCOVERY_PATHS) app.all(path, notFound);
 
-  const allowedHostnames = allowedMcpHostnames(config);
-
-  app.all(MCP_PATH, async (c) => {
-    // Browsers send Origin; a page on another site must not drive the endpoint with a user's token.
-    const origin = c.req.header('origin');
-    if (origin !== undefined && !config.mcpAllowedOrigins.includes(origin)) {
-      return c.json({ error: 'Forbidden', code: 'forbidden', message: 'Origin not allowed' }, 403);
-    }
-    if (allowedHostnames) {
-      const host = c.req.header('host') ?? new URL(c.req.url).host;
-      const verdict = validateHostHeader(host, allowedHostnames);
-      if (!verdict.ok) {
-        return errorResponse(c, new AppError('forbidden', { message: 'Host not allowed' }), logger);
-      }
-    }
-
-    let auth: AuthContext;
-    try {
-      auth = await limitFailedAuthentication(c, services, () =>
-        authenticate(c.req.header('authorization'), services),
-      );
-    } catch (err) {
-      if (err instanceof AppError && err.status === 401) c.header('WWW-Authenticate', BEARER_CHALLENGE);
-      return errorResponse(c, err, logger);
-    }
-
+  app.all(MCP_PATH, guardOriginAndHost(config, logger), options.authenticate, async (c) => {
+    const auth = callerOf(c);
     const parsedBody = await peekJsonBody(c.req.raw);
     const batch = judgeBatch(parsedBody, c.req.header('mcp-protocol-version'));
     if (!batch.ok) return batchRejection(batch.revision);

@@ -2,13 +2,12 @@
 // public auth routes, the operator's admin API, the disk store's signed file links and the OpenAPI
 // document with its docs page.
 // Translation only: every rule lives in core/ and tools/; the HTTP root (http/app.ts) mounts it.
-import { type Context, Hono } from 'hono';
-import { authenticate } from '../core/auth/authenticate.ts';
+import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { invokeTool } from '../core/invoke.ts';
 import type { Route } from '../core/route.ts';
 import type { Services } from '../core/services.ts';
 import { readJsonObject } from '../http/body.ts';
-import type { AppEnv } from '../http/env.ts';
+import { type AppEnv, callerOf } from '../http/env.ts';
 import { enforceLimit } from '../http/rate-limit.ts';
 import { ROUTES } from '../tools/index.ts';
 import { mountAdminRoutes } from './admin-routes.ts';
@@ -30,7 +29,7 @@ function queryWithoutTokens(c: Context): Record<string, string> {
 
 function restHandler(route: Route, services: Services) {
   return async function handleRoute(c: Context<AppEnv>): Promise<Response> {
-    const auth = await authenticate(c.req.header('authorization'), services);
+    const auth = callerOf(c);
     // Per-user limits of a route (bulk, messaging) stack on the per-IP limit already counted.
     for (const name of route.limits) await enforceLimit(c, services, name, `user:${auth.userId}`);
     const body = route.method === 'GET' ? {} : await readJsonObject(c);
@@ -45,14 +44,23 @@ function restHandler(route: Route, services: Services) {
   };
 }
 
-export function createRestApp(services: Services): Hono<AppEnv> {
+export interface RestAppOptions {
+  /**
+   * Authenticates the caller (http/authenticate.ts). It goes on each tool route itself, not on
+   * /api/v1/*: the public auth routes take no token, and an unknown path or a wrong method must
+   * still answer 404 or 405 rather than 401.
+   */
+  authenticate: MiddlewareHandler<AppEnv>;
+}
+
+export function createRestApp(services: Services, options: RestAppOptions): Hono<AppEnv> {
   const rest = new Hono<AppEnv>();
   mountOpenApi(rest);
   mountAuthRoutes(rest, services);
   mountAdminRoutes(rest, services);
   mountFileRoutes(rest, services);
   for (const route of ROUTES) {
-    rest.on(route.method, `/api/v1${route.path}`, restHandler(route, services));
+    rest.on(route.method, `/api/v1${route.path}`, options.authenticate, restHandler(route, services));
   }
   return rest;
 }

@@ -8,19 +8,11 @@ import { AppError } from '../errors.ts';
 import type { Services } from '../services.ts';
 import type { VerifiedCredential } from './cache.ts';
 import { verifySession } from './jwt.ts';
-import { classifyToken, hashToken } from './tokens.ts';
+import { bearerToken, classifyToken, hashToken } from './tokens.ts';
 
 interface Principal {
   user: { id: string; role: string; status: string; deletedAt: Date | null };
   org: { id: string; plan: string; status: string; disabledFeatures: string[] };
-}
-
-/** Extracts the bearer token; a missing header or another scheme is "Authentication required". */
-export function bearerToken(header: string | undefined | null): string {
-  if (!header?.startsWith('Bearer ')) throw new AppError('authentication_required');
-  const token = header.slice('Bearer '.length).trim();
-  if (!token) throw new AppError('authentication_required');
-  return token;
 }
 
 /**

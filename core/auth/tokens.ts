@@ -1,10 +1,23 @@
-// Token shapes and secrets. Only SHA-256 hashes of tokens are stored; a token is random enough
-// (256 bits) that an unsalted fast hash is the right tool, and it allows an indexed lookup.
+// Token shapes and secrets, and reading the bearer token from an Authorization header. Only SHA-256
+// hashes of tokens are stored; a token is random enough (256 bits) that an unsalted fast hash is the
+// right tool, and it allows an indexed lookup.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { AppError } from '../errors.ts';
 
 export const PAT_PATTERN = /^pat_[0-9a-f]{64}$/;
 export const OAUTH_PATTERN = /^[0-9a-f]{64}$/;
 export const JWT_PATTERN = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+
+/**
+ * Extracts the bearer token from an Authorization header; a missing header or another scheme is
+ * "Authentication required". Shared by user authentication and the operator's admin token.
+ */
+export function bearerToken(header: string | undefined | null): string {
+  if (!header?.startsWith('Bearer ')) throw new AppError('authentication_required');
+  const token = header.slice('Bearer '.length).trim();
+  if (!token) throw new AppError('authentication_required');
+  return token;
+}
 
 export type TokenShape = 'jwt' | 'pat' | 'oauth' | 'unknown';
 

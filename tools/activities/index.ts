@@ -1,8 +1,9 @@
 import { defineArea } from '../../core/area.ts';
 import { leadChild } from '../leads/children.ts';
 import { activityRoutes } from './routes.ts';
+import { activityTrashTypes } from './store.ts';
 import { activities } from './tables.ts';
-import { activityTools, activityTrashTypes } from './tools.ts';
+import { activityTools } from './tools.ts';
 
 /** A lead's timeline: notes, calls, e-mails, meetings and custom activities. */
 export const activitiesArea = defineArea({

@@ -2,8 +2,9 @@ import { defineArea } from '../../core/area.ts';
 import { leadChild } from '../leads/children.ts';
 import { contactRoutes } from './routes.ts';
 import { contactSearchSource } from './search.ts';
+import { contactTrashTypes } from './store.ts';
 import { contacts } from './tables.ts';
-import { contactTools, contactTrashTypes } from './tools.ts';
+import { contactTools } from './tools.ts';
 
 /** People at a lead, with their e-mail addresses and phone numbers. */
 export const contactsArea = defineArea({

@@ -1,34 +1,26 @@
-// Contacts: the people at a lead. Known fields are columns (emails and phones are typed jsonb
-// lists); any further property a caller sends is an additional property kept in `custom` and
-// returned flattened at the top level, by the same rules as leads. A contact lives and dies with its
-// lead: trashing the lead trashes it (core/trash.ts ChildTable), and it cannot be restored alone while
-// the lead is in the trash.
-import { and, asc, count, desc, eq, isNotNull, isNull, type SQL, sql } from 'drizzle-orm';
+// Contact tools: list, get, create, update and delete the people at a lead. The data functions are
+// in store.ts (on the record helper, core/records.ts); this module holds the inputs, the contact
+// search and the tool declarations.
+import { eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import type { Executor } from '../../core/db/client.ts';
-import { AppError, notFound, validationError } from '../../core/errors.ts';
-import { newId } from '../../core/ids.ts';
-import {
-  iso,
-  listParams,
-  messageOutput,
-  objectId,
-  offsetOf,
-  paged,
-  pagedOutput,
-} from '../../core/schemas.ts';
+import type { SortColumn, TextMatch } from '../../core/records.ts';
+import { listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
 import {
   additionalPropertiesOf,
   NO_NUL,
   nulMessage,
   withAdditionalProperties,
 } from '../../core/text-rules.ts';
-import { defineTool, type Tool, type ToolContext } from '../../core/tool.ts';
-import type { TrashType } from '../../core/trash.ts';
-import { assertLeadLive, isLiveLead } from '../leads/children.ts';
-import { getLiveLead } from '../leads/tools.ts';
-import { opportunities } from '../opportunities/tables.ts';
-import { type ContactEmail, type ContactPhone, type ContactRow, contacts } from './tables.ts';
+import { defineTool, type Tool } from '../../core/tool.ts';
+import {
+  contactRecords,
+  contactSchema,
+  insertContact,
+  patchContact,
+  serializeContact,
+  trashContact,
+} from './store.ts';
+import { contacts } from './tables.ts';
 
 // Type labels stay open, as in other CRMs: integrations send office, mobile, direct, fax and their own
 // words, and refusing an unknown one would lose the address with it. These are only the defaults.
@@ -64,67 +56,6 @@ const RESERVED_CONTACT_KEYS: ReadonlySet<string> = new Set([
   'changed_fields',
   'previous_values',
 ]);
-
-// ---------------------------------------------------------------------------------------------
-// Record shape
-
-const emailSchema = z.object({
-  email: z.string().describe('Email address'),
-  type: z.string().describe('Kind of address, a free label such as work, home or other'),
-});
-const phoneSchema = z.object({
-  phone: z.string().describe('Phone number, normalized to + and digits (E.164)'),
-  type: z.string().describe('Kind of number, a free label such as office, mobile, direct or fax'),
-});
-
-export const contactSchema = z
-  .looseObject({
-    _id: z.string().describe('Contact id (24 hex characters)'),
-    lead_id: z.string().describe('Id of the lead the contact belongs to'),
-    name: z.string().describe("The person's name"),
-    title: z.string().nullable().describe('Job title, or null'),
-    emails: z.array(emailSchema).describe('Email addresses, each with its type'),
-    phones: z.array(phoneSchema).describe('Phone numbers, each with its type'),
-    created_by: z.string().nullable().describe('Id of the user who created the contact'),
-    created_at: z.string().describe('Creation time (ISO 8601)'),
-    updated_at: z.string().describe('Last change (ISO 8601)'),
-  })
-  .describe('A contact: the fields listed plus any additional properties stored with it, at the top level');
-export type ContactRecord = z.output<typeof contactSchema>;
-
-/** Every column but the generated search vector, which no caller needs to read back. */
-const contactColumns = {
-  id: contacts.id,
-  orgId: contacts.orgId,
-  leadId: contacts.leadId,
-  name: contacts.name,
-  title: contacts.title,
-  emails: contacts.emails,
-  phones: contacts.phones,
-  custom: contacts.custom,
-  createdBy: contacts.createdBy,
-  deletedAt: contacts.deletedAt,
-  deletedBy: contacts.deletedBy,
-  createdAt: contacts.createdAt,
-  updatedAt: contacts.updatedAt,
-};
-export type ContactData = Omit<ContactRow, 'search'>;
-
-export function serializeContact(row: ContactData): ContactRecord {
-  // Custom keys first: reserved names keep them from shadowing a field, and this order makes sure.
-  return {
-    ...row.custom,
-    _id: row.id,
-    lead_id: row.leadId,
-    name: row.name,
-    title: row.title,
-    emails: row.emails.map((e) => ({ email: e.email, type: e.type })),
-    phones: row.phones.map((p) => ({ phone: p.phone, type: p.type })),
-    created_by: row.createdBy,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-  };
-}
 
 // ---------------------------------------------------------------------------------------------
 // Input fields
@@ -212,271 +143,6 @@ const updateContactInput = withContactProperties(updateShape).describe(
 );
 
 // ---------------------------------------------------------------------------------------------
-// Data functions
-
-type ContactCtx = Pick<ToolContext, 'db' | 'auth' | 'emit' | 'now'>;
-
-/** Live (not trashed) contact of the organization, or a 404; `lock` takes a row lock for a read-modify-write. */
-export async function getLiveContact(
-  db: Executor,
-  orgId: string,
-  id: string,
-  lock = false,
-): Promise<ContactData> {
-  const query = db
-    .select(contactColumns)
-    .from(contacts)
-    .where(and(eq(contacts.id, id), eq(contacts.orgId, orgId), isNull(contacts.deletedAt)))
-    .limit(1);
-  const [row] = lock ? await query.for('update') : await query;
-  if (!row) throw notFound('Contact');
-  return row;
-}
-
-/** JSON text with object keys sorted, so values read back from jsonb compare equal to what was sent. */
-function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    typeof v === 'object' && v !== null && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v,
-  );
-}
-
-/** The editable state of a contact: what an update merges into. */
-interface ContactState {
-  leadId: string;
-  name: string;
-  title: string | null;
-  emails: ContactEmail[];
-  phones: ContactPhone[];
-  custom: Record<string, unknown>;
-}
-
-/** Public names of the fields that differ, with their previous values (a custom key absent before is null). */
-function diffContact(
-  before: ContactData,
-  next: ContactState,
-): { changed: string[]; previous: Record<string, unknown> } {
-  const changed: string[] = [];
-  const previous: Record<string, unknown> = {};
-  const note = (field: string, old: unknown) => {
-    changed.push(field);
-    previous[field] = old;
-  };
-  if (before.leadId !== next.leadId) note('lead_id', before.leadId);
-  if (before.name !== next.name) note('name', before.name);
-  if (before.title !== next.title) note('title', before.title);
-  if (canonicalJson(before.emails) !== canonicalJson(next.emails)) note('emails', before.emails);
-  if (canonicalJson(before.phones) !== canonicalJson(next.phones)) note('phones', before.phones);
-  const customKeys = new Set([...Object.keys(before.custom), ...Object.keys(next.custom)]);
-  for (const key of customKeys) {
-    const had = Object.hasOwn(before.custom, key);
-    const has = Object.hasOwn(next.custom, key);
-    if (had !== has || canonicalJson(before.custom[key]) !== canonicalJson(next.custom[key])) {
-      note(key, had ? before.custom[key] : null);
-    }
-  }
-  return { changed, previous };
-}
-
-/** The same number twice in one list is noise: keep the first of each (address compared case-insensitively). */
-function dedupeEmails(emails: readonly ContactEmail[]): ContactEmail[] {
-  const seen = new Set<string>();
-  return emails.filter((e) => {
-    const key = e.email.toLowerCase();
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
-}
-function dedupePhones(phones: readonly ContactPhone[]): ContactPhone[] {
-  const seen = new Set<string>();
-  return phones.filter((p) => {
-    if (seen.has(p.phone)) return false;
-    seen.add(p.phone);
-    return true;
-  });
-}
-
-async function insertContact(
-  ctx: ContactCtx,
-  input: z.output<typeof createContactInput>,
-): Promise<ContactRecord> {
-  // An unknown, trashed or other-organization lead is a 404 "Lead not found", as for every child record.
-  await getLiveLead(ctx.db, ctx.auth.orgId, input.lead_id);
-  const [row] = await ctx.db
-    .insert(contacts)
-    .values({
-      id: newId(ctx.now),
-      orgId: ctx.auth.orgId,
-      leadId: input.lead_id,
-      name: input.name,
-      title: input.title ?? null,
-      emails: dedupeEmails(input.emails ?? []),
-      phones: dedupePhones(input.phones ?? []),
-      custom: additionalPropertiesOf(input, CREATE_KEYS),
-      createdBy: ctx.auth.userId,
-      createdAt: ctx.now,
-      updatedAt: ctx.now,
-    })
-    .returning(contactColumns);
-  if (!row) throw new Error('insert returned no contact');
-  const record = serializeContact(row);
-  await ctx.emit('contact.created', record);
-  return record;
-}
-
-type PartialContactInput = {
-  lead_id?: string | undefined;
-  name?: string | undefined;
-  title?: string | null | undefined;
-  emails?: ContactEmail[] | undefined;
-  phones?: ContactPhone[] | undefined;
-};
-
-/** Merge semantics: sent fields replace, custom keys merge, a custom key sent as null is removed. */
-function mergeState(
-  before: ContactData,
-  input: PartialContactInput,
-  custom: Record<string, unknown>,
-): ContactState {
-  const merged: Record<string, unknown> = { ...before.custom };
-  for (const [key, value] of Object.entries(custom)) {
-    if (value === null) delete merged[key];
-    else merged[key] = value;
-  }
-  return {
-    leadId: input.lead_id ?? before.leadId,
-    name: input.name ?? before.name,
-    title: input.title === undefined ? before.title : input.title,
-    emails: input.emails === undefined ? before.emails : dedupeEmails(input.emails),
-    phones: input.phones === undefined ? before.phones : dedupePhones(input.phones),
-    custom: merged,
-  };
-}
-
-/**
- * An opportunity names a contact of its own lead, so a contact still named by live opportunities
- * of its current lead cannot move away: the caller re-links or clears those first.
- */
-async function assertMovable(db: Executor, contact: ContactData): Promise<void> {
-  const [row] = await db
-    .select({ n: count() })
-    .from(opportunities)
-    .where(
-      and(
-        eq(opportunities.orgId, contact.orgId),
-        eq(opportunities.contactId, contact.id),
-        eq(opportunities.leadId, contact.leadId),
-        isNull(opportunities.deletedAt),
-      ),
-    );
-  const linked = row?.n ?? 0;
-  if (linked > 0) {
-    throw new AppError('conflict', {
-      message: `The contact is the contact of ${linked} opportunit${linked === 1 ? 'y' : 'ies'} of its lead; change their contact_id first`,
-    });
-  }
-}
-
-async function patchContact(
-  ctx: ContactCtx,
-  id: string,
-  input: PartialContactInput,
-  custom: Record<string, unknown>,
-): Promise<ContactRecord> {
-  const before = await getLiveContact(ctx.db, ctx.auth.orgId, id, true);
-  const next = mergeState(before, input, custom);
-  if (next.leadId !== before.leadId) {
-    await assertMovable(ctx.db, before);
-    // The target lead is a referenced record in the body, not the path's own record: 400, not 404.
-    if (!(await isLiveLead(ctx.db, ctx.auth.orgId, next.leadId))) {
-      throw validationError([
-        {
-          field: 'lead_id',
-          message: 'must be the id of a live lead of this organization',
-          code: 'invalid_lead',
-        },
-      ]);
-    }
-  }
-  const { changed, previous } = diffContact(before, next);
-  if (changed.length === 0) return serializeContact(before);
-  const [row] = await ctx.db
-    .update(contacts)
-    .set({
-      leadId: next.leadId,
-      name: next.name,
-      title: next.title,
-      emails: next.emails,
-      phones: next.phones,
-      custom: next.custom,
-      updatedAt: ctx.now,
-    })
-    .where(and(eq(contacts.id, before.id), eq(contacts.orgId, ctx.auth.orgId)))
-    .returning(contactColumns);
-  if (!row) throw notFound('Contact');
-  const record = serializeContact(row);
-  await ctx.emit('contact.updated', { ...record, changed_fields: changed, previous_values: previous });
-  return record;
-}
-
-async function trashContact(ctx: ContactCtx, id: string): Promise<void> {
-  const before = await getLiveContact(ctx.db, ctx.auth.orgId, id, true);
-  const [row] = await ctx.db
-    .update(contacts)
-    .set({ deletedAt: ctx.now, deletedBy: ctx.auth.userId })
-    .where(and(eq(contacts.id, before.id), eq(contacts.orgId, ctx.auth.orgId)))
-    .returning(contactColumns);
-  if (!row) throw notFound('Contact');
-  await ctx.emit('contact.deleted', { ...serializeContact(row), deleted_at: ctx.now.toISOString() });
-}
-
-/** Brings a contact deleted on its own back; one that went with its lead comes back with the lead. */
-async function restoreContact(ctx: ContactCtx, id: string): Promise<ContactRecord> {
-  const [before] = await ctx.db
-    .select(contactColumns)
-    .from(contacts)
-    .where(and(eq(contacts.id, id), eq(contacts.orgId, ctx.auth.orgId), isNotNull(contacts.deletedAt)))
-    .limit(1)
-    .for('update');
-  if (!before) throw notFound('Trash item');
-  await assertLeadLive(ctx.db, ctx.auth.orgId, before.leadId);
-  const [row] = await ctx.db
-    .update(contacts)
-    .set({ deletedAt: null, deletedBy: null, updatedAt: ctx.now })
-    .where(and(eq(contacts.id, before.id), eq(contacts.orgId, ctx.auth.orgId)))
-    .returning(contactColumns);
-  if (!row) throw notFound('Trash item');
-  const record = serializeContact(row);
-  await ctx.emit('contact.updated', {
-    ...record,
-    changed_fields: ['deleted_at'],
-    previous_values: { deleted_at: iso(before.deletedAt) },
-  });
-  return record;
-}
-
-/** The contact entry of the trash registry (the area's `trashTypes`, collected in tools/index.ts). */
-export const contactTrashTypes: readonly TrashType[] = [
-  {
-    type: 'contact',
-    recordKey: 'contact',
-    resource: 'contacts',
-    schema: contactSchema,
-    table: contacts,
-    columns: {
-      id: contacts.id,
-      orgId: contacts.orgId,
-      name: contacts.name,
-      deletedAt: contacts.deletedAt,
-      deletedBy: contacts.deletedBy,
-    },
-    restore: restoreContact,
-  },
-];
-
-// ---------------------------------------------------------------------------------------------
 // Tools
 
 const MAX_SEARCH_TERMS = 10;
@@ -509,6 +175,16 @@ export function contactTsQuery(search: string): string | null {
   return parts.length === 0 ? null : parts.join(' & ');
 }
 
+/** The contact search as SQL (contactTsQuery), ranked by relevance. */
+function contactMatch(search: string): TextMatch | null {
+  const query = contactTsQuery(search);
+  if (query === null) return null;
+  return {
+    where: sql`${contacts.search} @@ ${query}::tsquery`,
+    rank: sql`ts_rank(${contacts.search}, ${query}::tsquery)`,
+  };
+}
+
 const access = (
   kind: 'read' | 'write',
   permission: 'contacts.view' | 'contacts.create' | 'contacts.edit' | 'contacts.delete',
@@ -517,6 +193,13 @@ const access = (
 const contactOutput = z.object({ contact: contactSchema });
 
 const SORT_FIELDS = ['created_at', 'updated_at', 'name'] as const;
+
+/** The sort fields and what each orders by (names case-insensitively). */
+const SORT_COLUMNS = {
+  created_at: contacts.createdAt,
+  updated_at: contacts.updatedAt,
+  name: sql`lower(${contacts.name})`,
+} satisfies Record<(typeof SORT_FIELDS)[number], SortColumn>;
 
 export const listContacts = defineTool({
   name: 'list_contacts',
@@ -533,42 +216,13 @@ export const listContacts = defineTool({
   output: pagedOutput('contacts', contactSchema),
   access: access('read', 'contacts.view'),
   async handler(input, { db, auth }) {
-    const conditions: SQL[] = [eq(contacts.orgId, auth.orgId), isNull(contacts.deletedAt)];
+    const conditions = contactRecords.liveConditions(auth.orgId);
     if (input.lead_id) conditions.push(eq(contacts.leadId, input.lead_id));
-    const query = input.search === undefined ? null : contactTsQuery(input.search);
-    // A search with no letters or digits in it can match nothing.
-    if (input.search !== undefined && query === null) return paged('contacts', [], 0, input);
-    if (query !== null) conditions.push(sql`${contacts.search} @@ ${query}::tsquery`);
-    const where = and(...conditions);
-
-    const order: SQL[] = [];
-    if (input.sort) {
-      const descending = input.sort.startsWith('-');
-      const field = descending ? input.sort.slice(1) : input.sort;
-      const direction = descending ? desc : asc;
-      const column =
-        field === 'name'
-          ? sql`lower(${contacts.name})`
-          : field === 'updated_at'
-            ? contacts.updatedAt
-            : contacts.createdAt;
-      order.push(direction(column), direction(contacts.id));
-    } else {
-      if (query !== null) {
-        order.push(desc(sql`ts_rank(${contacts.search}, ${query}::tsquery)`));
-      }
-      order.push(desc(contacts.createdAt), desc(contacts.id));
-    }
-
-    const [totalRow] = await db.select({ n: count() }).from(contacts).where(where);
-    const rows = await db
-      .select(contactColumns)
-      .from(contacts)
-      .where(where)
-      .orderBy(...order)
-      .limit(input.limit)
-      .offset(offsetOf(input));
-    return paged('contacts', rows.map(serializeContact), totalRow?.n ?? 0, input);
+    return contactRecords.list(db, 'contacts', serializeContact, input, {
+      conditions,
+      sortColumns: SORT_COLUMNS,
+      match: contactMatch,
+    });
   },
 });
 
@@ -582,7 +236,7 @@ export const getContact = defineTool({
   output: contactOutput,
   access: access('read', 'contacts.view'),
   async handler(input, { db, auth }) {
-    return { contact: serializeContact(await getLiveContact(db, auth.orgId, input.id)) };
+    return { contact: serializeContact(await contactRecords.getLive(db, auth.orgId, input.id)) };
   },
 });
 
@@ -598,7 +252,7 @@ export const createContact = defineTool({
   output: contactOutput,
   access: access('write', 'contacts.create'),
   async handler(input, ctx) {
-    return { contact: await insertContact(ctx, input) };
+    return { contact: await insertContact(ctx, input, additionalPropertiesOf(input, CREATE_KEYS)) };
   },
 });
 

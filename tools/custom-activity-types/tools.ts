@@ -2,14 +2,20 @@
 // own fields. An activity of type `custom` names one of them and stores values validated against
 // its fields (tools/custom-objects/fields.ts). Definitions are workspace settings behind the
 // custom_activity_types plan feature.
-import { and, asc, count, desc, eq, ilike, isNotNull, isNull, type SQL, sql } from 'drizzle-orm';
+import { and, count, eq, isNotNull, isNull, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../../core/db/client.ts';
 import { isUniqueViolation } from '../../core/db/errors.ts';
-import { escapeLike } from '../../core/db/sql.ts';
-import { AppError, notFound } from '../../core/errors.ts';
-import { newId } from '../../core/ids.ts';
-import { listParams, messageOutput, objectId, offsetOf, paged, pagedOutput } from '../../core/schemas.ts';
+import { AppError } from '../../core/errors.ts';
+import {
+  auditFields,
+  auditValues,
+  defineSettingsTable,
+  mergePatch,
+  newRecordStamp,
+  SETTINGS_SORT_FIELDS,
+} from '../../core/records.ts';
+import { listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
 import { defineTool, type Tool, type ToolContext } from '../../core/tool.ts';
 import { activities } from '../activities/tables.ts';
@@ -37,9 +43,7 @@ export const customActivityTypeSchema = z
     fields: z
       .array(customFieldDefOutput)
       .describe('The fields an activity of this type carries in `values`, keyed by each field `key`'),
-    created_by: z.string().nullable().describe('Id of the user who created the type'),
-    created_at: z.string().describe('Creation time (ISO 8601)'),
-    updated_at: z.string().describe('Last change (ISO 8601)'),
+    ...auditFields('type'),
   })
   .describe('A custom activity type: a named kind of activity with its own field definitions');
 export type CustomActivityTypeRecord = z.output<typeof customActivityTypeSchema>;
@@ -56,9 +60,7 @@ export function serializeCustomActivityType(row: CustomActivityTypeRow): CustomA
       required: f.required === true,
       ...(f.options !== undefined ? { options: f.options } : {}),
     })),
-    created_by: row.createdBy,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
+    ...auditValues(row),
   };
 }
 
@@ -85,22 +87,13 @@ const idShape = { id: objectId('custom activity type') };
 // ---------------------------------------------------------------------------------------------
 // Data functions
 
-/** The organization's custom activity type, or a 404. */
-export async function getCustomActivityType(
-  db: Executor,
-  orgId: string,
-  id: string,
-  lock = false,
-): Promise<CustomActivityTypeRow> {
-  const query = db
-    .select()
-    .from(customActivityTypes)
-    .where(and(eq(customActivityTypes.id, id), eq(customActivityTypes.orgId, orgId)))
-    .limit(1);
-  const [row] = lock ? await query.for('update') : await query;
-  if (!row) throw notFound('Custom activity type');
-  return row;
-}
+/** The custom activity types table on the record helper (a settings table: deleted for good, never trashed). */
+export const customActivityTypeTable = defineSettingsTable<CustomActivityTypeRow>({
+  label: 'Custom activity type',
+  table: customActivityTypes,
+  select: (db) => db.select().from(customActivityTypes).$dynamic(),
+  update: (db, set, where) => db.update(customActivityTypes).set(set).where(where).returning(),
+});
 
 function nameTaken(name: string): AppError {
   return new AppError('conflict', {
@@ -176,7 +169,6 @@ const writeAccess = {
   feature: 'custom_activity_types',
 } as const;
 const typeOutput = z.object({ custom_activity_type: customActivityTypeSchema });
-const SORT_FIELDS = ['name', 'created_at', 'updated_at'] as const;
 
 export const listCustomActivityTypes = defineTool({
   name: 'list_custom_activity_types',
@@ -185,39 +177,18 @@ export const listCustomActivityTypes = defineTool({
     "Lists the organization's custom activity types with their field definitions, newest first by default. Use it to find the " +
     '`custom_activity_type_id` and the field keys before logging a custom activity with log_activity. `search` matches names. ' +
     'Paginated: returns `custom_activity_types` plus `total`, `page`, `limit`, `totalPages`; `limit` is 1-100 (default 25).',
-  input: z.strictObject({ ...listParams(SORT_FIELDS) }),
+  input: z.strictObject({ ...listParams(SETTINGS_SORT_FIELDS) }),
   output: pagedOutput('custom_activity_types', customActivityTypeSchema),
   access: readAccess,
   toolset: 'customization',
   async handler(input, { db, auth }) {
-    const conditions: SQL[] = [eq(customActivityTypes.orgId, auth.orgId)];
-    if (input.search) {
-      const pattern = `%${escapeLike(input.search)}%`;
-      conditions.push(ilike(customActivityTypes.name, pattern));
-    }
-    const where = and(...conditions);
-    let order: SQL[] = [desc(customActivityTypes.createdAt), desc(customActivityTypes.id)];
-    if (input.sort) {
-      const descending = input.sort.startsWith('-');
-      const field = descending ? input.sort.slice(1) : input.sort;
-      const direction = descending ? desc : asc;
-      const column =
-        field === 'name'
-          ? sql`lower(${customActivityTypes.name})`
-          : field === 'updated_at'
-            ? customActivityTypes.updatedAt
-            : customActivityTypes.createdAt;
-      order = [direction(column), direction(customActivityTypes.id)];
-    }
-    const [totalRow] = await db.select({ n: count() }).from(customActivityTypes).where(where);
-    const rows = await db
-      .select()
-      .from(customActivityTypes)
-      .where(where)
-      .orderBy(...order)
-      .limit(input.limit)
-      .offset(offsetOf(input));
-    return paged('custom_activity_types', rows.map(serializeCustomActivityType), totalRow?.n ?? 0, input);
+    return customActivityTypeTable.list(
+      db,
+      'custom_activity_types',
+      serializeCustomActivityType,
+      auth.orgId,
+      input,
+    );
   },
 });
 
@@ -234,7 +205,7 @@ export const getCustomActivityTypeTool = defineTool({
   async handler(input, { db, auth }) {
     return {
       custom_activity_type: serializeCustomActivityType(
-        await getCustomActivityType(db, auth.orgId, input.id),
+        await customActivityTypeTable.get(db, auth.orgId, input.id),
       ),
     };
   },
@@ -263,14 +234,10 @@ export const createCustomActivityType = defineTool({
       const [inserted] = await db
         .insert(customActivityTypes)
         .values({
-          id: newId(ctx.now),
-          orgId: ctx.auth.orgId,
+          ...newRecordStamp(ctx),
           name: input.name,
           description: input.description ?? null,
           fields: toFieldDefs(input.fields),
-          createdBy: ctx.auth.userId,
-          createdAt: ctx.now,
-          updatedAt: ctx.now,
         })
         .returning();
       return inserted;
@@ -301,15 +268,9 @@ async function writeCustomActivityType(
       message: `Cannot change the type of field(s) ${retyped.join(', ')}: activities of this type already hold values for them. Add a new field instead.`,
     });
   }
-  const row = await withNameCheck(ctx, next.name, async (db) => {
-    const [updated] = await db
-      .update(customActivityTypes)
-      .set({ ...next, updatedAt: ctx.now })
-      .where(and(eq(customActivityTypes.id, before.id), eq(customActivityTypes.orgId, ctx.auth.orgId)))
-      .returning();
-    return updated;
-  });
-  if (!row) throw notFound('Custom activity type');
+  const row = await withNameCheck(ctx, next.name, (db) =>
+    customActivityTypeTable.write(db, ctx.auth.orgId, before.id, { ...next, updatedAt: ctx.now }),
+  );
   await dropRemovedValues(ctx.db, ctx.auth.orgId, before.id, before.fields, next.fields);
   return serializeCustomActivityType(row);
 }
@@ -342,12 +303,19 @@ export const updateCustomActivityType = defineTool({
   annotations: { idempotentHint: true },
   toolset: 'customization',
   async handler(input, ctx) {
-    const before = await getCustomActivityType(ctx.db, ctx.auth.orgId, input.id, true);
-    const record = await writeCustomActivityType(ctx, before, {
-      name: input.name ?? before.name,
-      description: input.description === undefined ? before.description : input.description,
-      fields: input.fields === undefined ? before.fields : toFieldDefs(input.fields),
-    });
+    const before = await customActivityTypeTable.get(ctx.db, ctx.auth.orgId, input.id, 'update');
+    const record = await writeCustomActivityType(
+      ctx,
+      before,
+      mergePatch(
+        { name: before.name, description: before.description, fields: before.fields },
+        {
+          name: input.name,
+          description: input.description,
+          fields: input.fields && toFieldDefs(input.fields),
+        },
+      ),
+    );
     return { custom_activity_type: record };
   },
 });
@@ -378,7 +346,7 @@ export const replaceCustomActivityType = defineTool({
   annotations: { idempotentHint: true },
   toolset: 'customization',
   async handler(input, ctx) {
-    const before = await getCustomActivityType(ctx.db, ctx.auth.orgId, input.id, true);
+    const before = await customActivityTypeTable.get(ctx.db, ctx.auth.orgId, input.id, 'update');
     const record = await writeCustomActivityType(ctx, before, {
       name: input.name,
       description: input.description ?? null,
@@ -401,7 +369,7 @@ export const deleteCustomActivityType = defineTool({
   annotations: { destructiveHint: true, idempotentHint: true },
   toolset: 'customization',
   async handler(input, ctx) {
-    const before = await getCustomActivityType(ctx.db, ctx.auth.orgId, input.id, true);
+    const before = await customActivityTypeTable.get(ctx.db, ctx.auth.orgId, input.id, 'update');
     const live = await countActivitiesOfType(ctx.db, ctx.auth.orgId, before.id, false);
     if (live > 0) {
       throw new AppError('conflict', {
@@ -417,9 +385,7 @@ export const deleteCustomActivityType = defineTool({
           isNotNull(activities.deletedAt),
         ),
       );
-    await ctx.db
-      .delete(customActivityTypes)
-      .where(and(eq(customActivityTypes.id, before.id), eq(customActivityTypes.orgId, ctx.auth.orgId)));
+    await customActivityTypeTable.remove(ctx.db, ctx.auth.orgId, before.id);
     return { message: 'Custom activity type deleted' };
   },
 });

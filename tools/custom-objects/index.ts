@@ -1,11 +1,12 @@
 import { defineArea } from '../../core/area.ts';
+import { definitionTools } from './definitions.ts';
+import { customObjectRecordOwnership, customObjectRecordTrashTypes, recordTools } from './records.ts';
 import { customObjectRoutes } from './routes.ts';
-import { customObjectRecordOwnership, customObjectRecordTrashTypes, customObjectTools } from './tools.ts';
 
 /** Record types an organization designs (definitions with typed fields) and their records. */
 export const customObjectsArea = defineArea({
   name: 'custom-objects',
-  tools: customObjectTools,
+  tools: [...definitionTools, ...recordTools],
   routes: customObjectRoutes,
   tags: { 'custom-objects': 'Record types of your own (definitions with typed fields) and their records.' },
   permissions: [

@@ -5,16 +5,18 @@
 import { type Route, route } from '../../core/route.ts';
 import {
   createCustomObject,
-  createCustomObjectRecord,
   deleteCustomObject,
-  deleteCustomObjectRecord,
   getCustomObject,
-  getCustomObjectRecord,
-  listCustomObjectRecords,
   listCustomObjects,
   updateCustomObject,
+} from './definitions.ts';
+import {
+  createCustomObjectRecord,
+  deleteCustomObjectRecord,
+  getCustomObjectRecord,
+  listCustomObjectRecords,
   updateCustomObjectRecord,
-} from './tools.ts';
+} from './records.ts';
 
 export const customObjectRoutes: Route[] = [
   route('GET', '/custom-objects', listCustomObjects),

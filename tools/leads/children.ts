@@ -6,6 +6,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { Executor } from '../../core/db/client.ts';
 import { AppError } from '../../core/errors.ts';
+import type { RecordContext, RecordRow, RecordTable, Restored } from '../../core/records.ts';
 import type { ChildTable } from '../../core/trash.ts';
 import { leads } from './tables.ts';
 
@@ -40,4 +41,15 @@ export async function assertLeadLive(db: Executor, orgId: string, leadId: string
   if (!(await isLiveLead(db, orgId, leadId))) {
     throw new AppError('conflict', { message: 'Restore its lead first' });
   }
+}
+
+/** Restores a child record deleted on its own (see assertLeadLive); a child without a lead needs none. */
+export function restoreLeadChild<Row extends RecordRow & { leadId: string | null }>(
+  records: RecordTable<Row>,
+  ctx: RecordContext,
+  id: string,
+): Promise<Restored<Row>> {
+  return records.restore(ctx, id, async (before) => {
+    if (before.leadId !== null) await assertLeadLive(ctx.db, ctx.auth.orgId, before.leadId);
+  });
 }

@@ -2,6 +2,7 @@ import { type Area, defineArea } from '../../core/area.ts';
 import type { ChildTable } from '../../core/trash.ts';
 import { leadRoutes } from './routes.ts';
 import { leadSearchSource } from './search.ts';
+import { leadOwnership, leadTrashType } from './store.ts';
 import {
   bulkTagLeads,
   bulkUpsertLeads,
@@ -9,8 +10,6 @@ import {
   createLead,
   deleteLeadTool,
   getLead,
-  leadOwnership,
-  leadTrashType,
   listLeads,
   replaceLead,
   updateLead,

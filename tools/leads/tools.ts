@@ -1,50 +1,38 @@
-// Leads: the open-shaped core record of the CRM. Known fields are columns; any further property a
-// caller sends is kept in `custom` and returned flattened at the top level, as the specification's
-// lead shape allows. Every change writes its outbox event in the same transaction.
-import {
-  and,
-  arrayContains,
-  asc,
-  count,
-  desc,
-  eq,
-  inArray,
-  isNotNull,
-  isNull,
-  type SQL,
-  sql,
-} from 'drizzle-orm';
+// Lead tools: list, get, create, replace, update, delete, convert and the bulk operations. The data
+// functions are in store.ts (on the record helper, core/records.ts); this module holds the inputs
+// and the tool declarations.
+import { and, arrayContains, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { roleHas } from '../../core/access.ts';
-import type { Executor } from '../../core/db/client.ts';
-import { users } from '../../core/db/schema.ts';
-import { AppError, type ErrorDetail, notFound, toAppError, validationError } from '../../core/errors.ts';
-import { newId } from '../../core/ids.ts';
+import { AppError, type ErrorDetail, toAppError } from '../../core/errors.ts';
 import { zodDetails } from '../../core/invoke.ts';
-import type { OwnedRecordTable } from '../../core/ownership.ts';
-import { assertAssignableOwner, canonicalJson, isAssignableUser } from '../../core/records.ts';
-import {
-  iso,
-  listParams,
-  messageOutput,
-  objectId,
-  offsetOf,
-  paged,
-  pagedOutput,
-} from '../../core/schemas.ts';
+import { prefixMatch, type SortColumn, sameValue } from '../../core/records.ts';
+import { listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
 import {
   additionalPropertiesOf,
   NO_NUL,
   nulMessage,
   withAdditionalProperties,
 } from '../../core/text-rules.ts';
-import { prefixTsQuery } from '../../core/text-search.ts';
-import { defineTool, type Tool, type ToolContext } from '../../core/tool.ts';
-import { type ChildTable, restoreChildren, type TrashType, trashChildren } from '../../core/trash.ts';
-import { type LeadRow, leadCounts, leads } from './tables.ts';
+import { defineTool } from '../../core/tool.ts';
+import type { ChildTable } from '../../core/trash.ts';
+import {
+  countLiveLeads,
+  dedupeTags,
+  insertLead,
+  LEAD_STATUSES,
+  leadRecords,
+  leadSchema,
+  patchLead,
+  serializeLead,
+  stateOf,
+  trashLead,
+  writeLead,
+} from './store.ts';
+import { leads } from './tables.ts';
 
-export const LEAD_STATUSES = ['new', 'contacted', 'qualified', 'unqualified', 'client', 'lost'] as const;
-export type LeadStatus = (typeof LEAD_STATUSES)[number];
+// The data functions other areas use, where they have always found them.
+export { getLiveLead, type LeadRecord, serializeLead } from './store.ts';
 
 /**
  * Names an additional property may not take: they are record fields the server sets, or keys that
@@ -69,68 +57,6 @@ export const RESERVED_LEAD_KEYS: ReadonlySet<string> = new Set([
 const MAX_TAGS = 50;
 /** A search matching more leads than this is listed newest first rather than by relevance. */
 export const MAX_RANKED_MATCHES = 1000;
-
-// ---------------------------------------------------------------------------------------------
-// Record shape
-
-export const leadSchema = z
-  .looseObject({
-    _id: z.string().describe('Lead id (24 hex characters)'),
-    name: z.string().describe('Lead name, usually the company'),
-    description: z.string().nullable().describe('Free-text description, or null'),
-    url: z.string().nullable().describe('Website URL, or null'),
-    status: z.enum(LEAD_STATUSES).describe('Pipeline status'),
-    owner_id: z.string().nullable().describe('Id of the user who owns the lead, or null when unassigned'),
-    tags: z.array(z.string()).describe('Tags, without duplicates'),
-    converted_at: z.string().nullable().describe('When the lead became a client (ISO 8601), or null'),
-    created_by: z.string().nullable().describe('Id of the user who created the lead'),
-    created_at: z.string().describe('Creation time (ISO 8601)'),
-    updated_at: z.string().describe('Last change (ISO 8601)'),
-  })
-  .describe('A lead: the fields listed plus any additional properties stored with it, at the top level');
-export type LeadRecord = z.output<typeof leadSchema>;
-
-/** Every column but the generated search vector, which no caller needs to read back. */
-const leadColumns = {
-  id: leads.id,
-  orgId: leads.orgId,
-  name: leads.name,
-  description: leads.description,
-  url: leads.url,
-  status: leads.status,
-  ownerId: leads.ownerId,
-  tags: leads.tags,
-  custom: leads.custom,
-  convertedAt: leads.convertedAt,
-  createdBy: leads.createdBy,
-  deletedAt: leads.deletedAt,
-  deletedBy: leads.deletedBy,
-  createdAt: leads.createdAt,
-  updatedAt: leads.updatedAt,
-};
-export type LeadData = Omit<LeadRow, 'search'>;
-
-function toStatus(value: string): LeadStatus {
-  return LEAD_STATUSES.find((s) => s === value) ?? 'new';
-}
-
-export function serializeLead(row: LeadData): LeadRecord {
-  // Custom keys first: reserved names keep them from shadowing a field, and this order makes sure.
-  return {
-    ...row.custom,
-    _id: row.id,
-    name: row.name,
-    description: row.description,
-    url: row.url,
-    status: toStatus(row.status),
-    owner_id: row.ownerId,
-    tags: row.tags,
-    converted_at: iso(row.convertedAt),
-    created_by: row.createdBy,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-  };
-}
 
 // ---------------------------------------------------------------------------------------------
 // Input fields
@@ -201,304 +127,6 @@ const replaceLeadInput = withLeadProperties({ ...leadIdShape, ...editableShape }
 const updateLeadInput = withLeadProperties({ ...leadIdShape, ...partialShape });
 const bulkUpdateItem = withLeadProperties({ _id: objectId('lead'), ...partialShape });
 
-export function dedupeTags(tags: readonly string[]): string[] {
-  return [...new Set(tags)];
-}
-
-// ---------------------------------------------------------------------------------------------
-// Data functions
-
-type LeadCtx = Pick<ToolContext, 'db' | 'auth' | 'emit' | 'now'>;
-
-/** The editable state of a lead: what PUT replaces and PATCH merges into. */
-interface LeadState {
-  name: string;
-  description: string | null;
-  url: string | null;
-  status: LeadStatus;
-  ownerId: string | null;
-  tags: string[];
-  custom: Record<string, unknown>;
-}
-
-function stateOf(row: LeadData): LeadState {
-  return {
-    name: row.name,
-    description: row.description,
-    url: row.url,
-    status: toStatus(row.status),
-    ownerId: row.ownerId,
-    tags: row.tags,
-    custom: row.custom,
-  };
-}
-
-/** Live (not trashed) lead of the organization, or a 404; `lock` takes a row lock for a read-modify-write. */
-export async function getLiveLead(db: Executor, orgId: string, id: string, lock = false): Promise<LeadData> {
-  const query = db
-    .select(leadColumns)
-    .from(leads)
-    .where(and(eq(leads.id, id), eq(leads.orgId, orgId), isNull(leads.deletedAt)))
-    .limit(1);
-  const [row] = lock ? await query.for('update') : await query;
-  if (!row) throw notFound('Lead');
-  return row;
-}
-
-function sameList(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((v, i) => v === b[i]);
-}
-
-/** Public names of the fields that differ, with their previous values (a custom key absent before is null). */
-function diffLead(
-  before: LeadData,
-  next: LeadState,
-): { changed: string[]; previous: Record<string, unknown> } {
-  const changed: string[] = [];
-  const previous: Record<string, unknown> = {};
-  const note = (field: string, old: unknown) => {
-    changed.push(field);
-    previous[field] = old;
-  };
-  if (before.name !== next.name) note('name', before.name);
-  if (before.description !== next.description) note('description', before.description);
-  if (before.url !== next.url) note('url', before.url);
-  if (before.status !== next.status) note('status', before.status);
-  if (before.ownerId !== next.ownerId) note('owner_id', before.ownerId);
-  if (!sameList(before.tags, next.tags)) note('tags', before.tags);
-  const customKeys = new Set([...Object.keys(before.custom), ...Object.keys(next.custom)]);
-  for (const key of customKeys) {
-    const had = Object.hasOwn(before.custom, key);
-    const has = Object.hasOwn(next.custom, key);
-    if (had !== has || canonicalJson(before.custom[key]) !== canonicalJson(next.custom[key])) {
-      note(key, had ? before.custom[key] : null);
-    }
-  }
-  return { changed, previous };
-}
-
-/** Creates a lead from validated create_lead input; the owner defaults to the caller. */
-export async function insertLead(ctx: LeadCtx, input: z.output<typeof createLeadInput>): Promise<LeadRecord> {
-  const ownerId = input.owner_id === undefined ? ctx.auth.userId : input.owner_id;
-  if (ownerId !== null && ownerId !== ctx.auth.userId) {
-    await assertAssignableOwner(ctx.db, ctx.auth.orgId, ownerId);
-  }
-  const status = input.status ?? 'new';
-  const [row] = await ctx.db
-    .insert(leads)
-    .values({
-      id: newId(ctx.now),
-      orgId: ctx.auth.orgId,
-      name: input.name,
-      description: input.description ?? null,
-      url: input.url ?? null,
-      status,
-      ownerId,
-      tags: dedupeTags(input.tags ?? []),
-      custom: additionalPropertiesOf(input, CREATE_KEYS),
-      convertedAt: status === 'client' ? ctx.now : null,
-      createdBy: ctx.auth.userId,
-      createdAt: ctx.now,
-      updatedAt: ctx.now,
-    })
-    .returning(leadColumns);
-  if (!row) throw new Error('insert returned no lead');
-  const record = serializeLead(row);
-  await ctx.emit('lead.created', record);
-  return record;
-}
-
-/**
- * Writes `next` over `before` and emits lead.updated (plus lead.status_changed when the status
- * moved). A change that changes nothing writes nothing and emits nothing.
- */
-export async function writeLead(ctx: LeadCtx, before: LeadData, next: LeadState): Promise<LeadRecord> {
-  const tags = dedupeTags(next.tags);
-  const state = { ...next, tags };
-  if (state.ownerId !== null && state.ownerId !== before.ownerId) {
-    await assertAssignableOwner(ctx.db, ctx.auth.orgId, state.ownerId);
-  }
-  const { changed, previous } = diffLead(before, state);
-  if (changed.length === 0) return serializeLead(before);
-  // Becoming a client stamps converted_at once; later status moves keep it as history.
-  const convertedAt = state.status === 'client' && before.convertedAt === null ? ctx.now : before.convertedAt;
-  if (convertedAt !== before.convertedAt) {
-    changed.push('converted_at');
-    previous.converted_at = null;
-  }
-  const [row] = await ctx.db
-    .update(leads)
-    .set({
-      name: state.name,
-      description: state.description,
-      url: state.url,
-      status: state.status,
-      ownerId: state.ownerId,
-      tags,
-      custom: state.custom,
-      convertedAt,
-      updatedAt: ctx.now,
-    })
-    .where(and(eq(leads.id, before.id), eq(leads.orgId, ctx.auth.orgId)))
-    .returning(leadColumns);
-  if (!row) throw notFound('Lead');
-  const record = serializeLead(row);
-  await ctx.emit('lead.updated', { ...record, changed_fields: changed, previous_values: previous });
-  if (before.status !== state.status) {
-    await ctx.emit('lead.status_changed', { ...record, previous_status: before.status });
-  }
-  return record;
-}
-
-type PartialLeadInput = {
-  name?: string | undefined;
-  description?: string | null | undefined;
-  url?: string | null | undefined;
-  status?: LeadStatus | undefined;
-  owner_id?: string | null | undefined;
-  tags?: string[] | undefined;
-};
-
-/** PATCH semantics: sent fields replace, custom keys merge, a custom key sent as null is removed. */
-function mergeState(before: LeadData, input: PartialLeadInput, custom: Record<string, unknown>): LeadState {
-  const merged: Record<string, unknown> = { ...before.custom };
-  for (const [key, value] of Object.entries(custom)) {
-    if (value === null) delete merged[key];
-    else merged[key] = value;
-  }
-  const base = stateOf(before);
-  return {
-    name: input.name ?? base.name,
-    description: input.description === undefined ? base.description : input.description,
-    url: input.url === undefined ? base.url : input.url,
-    status: input.status ?? base.status,
-    ownerId: input.owner_id === undefined ? base.ownerId : input.owner_id,
-    tags: input.tags ?? base.tags,
-    custom: merged,
-  };
-}
-
-export async function patchLead(
-  ctx: LeadCtx,
-  id: string,
-  input: PartialLeadInput,
-  custom: Record<string, unknown>,
-): Promise<LeadRecord> {
-  const before = await getLiveLead(ctx.db, ctx.auth.orgId, id, true);
-  return writeLead(ctx, before, mergeState(before, input, custom));
-}
-
-/** Moves a live lead to the trash. */
-export async function trashLead(ctx: LeadCtx, children: readonly ChildTable[], id: string): Promise<void> {
-  const before = await getLiveLead(ctx.db, ctx.auth.orgId, id, true);
-  const [row] = await ctx.db
-    .update(leads)
-    .set({ deletedAt: ctx.now, deletedBy: ctx.auth.userId })
-    .where(and(eq(leads.id, before.id), eq(leads.orgId, ctx.auth.orgId)))
-    .returning(leadColumns);
-  if (!row) throw notFound('Lead');
-  await trashChildren(ctx.db, children, ctx.auth.orgId, [row.id], {
-    deletedAt: ctx.now,
-    deletedBy: ctx.auth.userId,
-  });
-  await ctx.emit('lead.deleted', { ...serializeLead(row), deleted_at: ctx.now.toISOString() });
-}
-
-/**
- * Brings a trashed lead back. An owner who has since been deleted or deactivated cannot keep it,
- * so the restoring user becomes the owner rather than leaving it pointing at nobody.
- */
-export async function restoreLead(
-  ctx: LeadCtx,
-  children: readonly ChildTable[],
-  id: string,
-): Promise<LeadRecord> {
-  const [before] = await ctx.db
-    .select(leadColumns)
-    .from(leads)
-    .where(and(eq(leads.id, id), eq(leads.orgId, ctx.auth.orgId), isNotNull(leads.deletedAt)))
-    .limit(1)
-    .for('update');
-  if (!before) throw notFound('Trash item');
-  const changed = ['deleted_at'];
-  const previous: Record<string, unknown> = { deleted_at: iso(before.deletedAt) };
-  let ownerId = before.ownerId;
-  if (ownerId !== null && !(await isAssignableUser(ctx.db, ctx.auth.orgId, ownerId))) {
-    changed.push('owner_id');
-    previous.owner_id = ownerId;
-    ownerId = ctx.auth.userId;
-  }
-  const [row] = await ctx.db
-    .update(leads)
-    .set({ deletedAt: null, deletedBy: null, ownerId, updatedAt: ctx.now })
-    .where(and(eq(leads.id, before.id), eq(leads.orgId, ctx.auth.orgId)))
-    .returning(leadColumns);
-  if (!row) throw notFound('Trash item');
-  if (before.deletedAt) await restoreChildren(ctx.db, children, ctx.auth.orgId, row.id, before.deletedAt);
-  const record = serializeLead(row);
-  await ctx.emit('lead.updated', { ...record, changed_fields: changed, previous_values: previous });
-  return record;
-}
-
-/** The lead entry of the trash registry (the area's `trashTypes`, collected in tools/index.ts). */
-export function leadTrashType(children: readonly ChildTable[]): TrashType {
-  return {
-    type: 'lead',
-    recordKey: 'lead',
-    resource: 'leads',
-    schema: leadSchema,
-    table: leads,
-    columns: {
-      id: leads.id,
-      orgId: leads.orgId,
-      name: leads.name,
-      deletedAt: leads.deletedAt,
-      deletedBy: leads.deletedBy,
-    },
-    restore: (ctx, id) => restoreLead(ctx, children, id),
-  };
-}
-
-/**
- * The lead entry of the owned-record registry (the area's `ownedRecords`): after a user deletion moved
- * leads to an heir or to the trash, each moved lead gets the same event a direct change would.
- */
-export function leadOwnership(children: readonly ChildTable[]): OwnedRecordTable {
-  return {
-    name: 'leads',
-    table: leads,
-    orgId: leads.orgId,
-    ownerId: leads.ownerId,
-    deletedAt: leads.deletedAt,
-    deletedBy: leads.deletedBy,
-    updatedAt: leads.updatedAt,
-    async announce(ctx, ids, change) {
-      if (change.kind === 'trashed') {
-        await trashChildren(ctx.db, children, ctx.auth.orgId, ids, {
-          deletedAt: ctx.now,
-          deletedBy: ctx.auth.userId,
-        });
-      }
-      const rows = await ctx.db
-        .select(leadColumns)
-        .from(leads)
-        .where(and(eq(leads.orgId, ctx.auth.orgId), inArray(leads.id, [...ids])));
-      for (const row of rows) {
-        const record = serializeLead(row);
-        if (change.kind === 'transferred') {
-          await ctx.emit('lead.updated', {
-            ...record,
-            changed_fields: ['owner_id'],
-            previous_values: { owner_id: change.fromUserId },
-          });
-        } else {
-          await ctx.emit('lead.deleted', { ...record, deleted_at: ctx.now.toISOString() });
-        }
-      }
-    },
-  };
-}
-
 // ---------------------------------------------------------------------------------------------
 // Tools
 
@@ -511,16 +139,13 @@ const leadOutput = z.object({ lead: leadSchema });
 
 const SORT_FIELDS = ['created_at', 'updated_at', 'name', 'status'] as const;
 
-async function countLeads(db: Executor, where: SQL | undefined): Promise<number> {
-  const [row] = await db.select({ n: count() }).from(leads).where(where);
-  return row?.n ?? 0;
-}
-
-/** The organization's live leads from the trigger-maintained counter: one key read at any size. */
-async function countLiveLeads(db: Executor, orgId: string): Promise<number> {
-  const [row] = await db.select({ n: leadCounts.live }).from(leadCounts).where(eq(leadCounts.orgId, orgId));
-  return row?.n ?? 0;
-}
+/** The sort fields and what each orders by (names case-insensitively). */
+const SORT_COLUMNS = {
+  created_at: leads.createdAt,
+  updated_at: leads.updatedAt,
+  name: sql`lower(${leads.name})`,
+  status: leads.status,
+} satisfies Record<(typeof SORT_FIELDS)[number], SortColumn>;
 
 export const listLeads = defineTool({
   name: 'list_leads',
@@ -540,50 +165,22 @@ export const listLeads = defineTool({
   output: pagedOutput('leads', leadSchema),
   access: access('read', 'leads.view'),
   async handler(input, { db, auth }) {
-    const conditions: SQL[] = [eq(leads.orgId, auth.orgId), isNull(leads.deletedAt)];
+    const conditions = leadRecords.liveConditions(auth.orgId);
     if (input.status) conditions.push(eq(leads.status, input.status));
     if (input.owner_id) conditions.push(eq(leads.ownerId, input.owner_id));
     if (input.tag) conditions.push(arrayContains(leads.tags, [input.tag]));
     const filtered = conditions.length > 2 || input.search !== undefined;
-    const query = input.search === undefined ? null : prefixTsQuery(input.search);
-    // A search with no letters or digits in it can match nothing.
-    if (input.search !== undefined && query === null) return paged('leads', [], 0, input);
-    if (query !== null) conditions.push(sql`${leads.search} @@ to_tsquery('simple', ${query})`);
-    const where = and(...conditions);
-
-    const total = filtered ? await countLeads(db, where) : await countLiveLeads(db, auth.orgId);
-    const order: SQL[] = [];
-    if (input.sort) {
-      const descending = input.sort.startsWith('-');
-      const field = descending ? input.sort.slice(1) : input.sort;
-      const direction = descending ? desc : asc;
-      const column =
-        field === 'name'
-          ? sql`lower(${leads.name})`
-          : field === 'status'
-            ? leads.status
-            : field === 'updated_at'
-              ? leads.updatedAt
-              : leads.createdAt;
-      order.push(direction(column), direction(leads.id));
-    } else {
+    return leadRecords.list(db, 'leads', serializeLead, input, {
+      conditions,
+      sortColumns: SORT_COLUMNS,
+      match: (text) => prefixMatch(leads.search, text),
+      // Unfiltered, the total is the trigger-maintained counter: one key read at any size.
+      ...(filtered ? {} : { total: () => countLiveLeads(db, auth.orgId) }),
       // Ranking reads the search vector of every match, so it is done while the matches are few
       // enough to rank at interactive speed; a broad search (say, one common prefix over a million
       // leads) is served newest first straight from the creation index instead.
-      if (query !== null && total <= MAX_RANKED_MATCHES) {
-        order.push(desc(sql`ts_rank(${leads.search}, to_tsquery('simple', ${query}))`));
-      }
-      order.push(desc(leads.createdAt), desc(leads.id));
-    }
-
-    const rows = await db
-      .select(leadColumns)
-      .from(leads)
-      .where(where)
-      .orderBy(...order)
-      .limit(input.limit)
-      .offset(offsetOf(input));
-    return paged('leads', rows.map(serializeLead), total, input);
+      rankedUpTo: MAX_RANKED_MATCHES,
+    });
   },
 });
 
@@ -596,7 +193,7 @@ export const getLead = defineTool({
   output: leadOutput,
   access: access('read', 'leads.view'),
   async handler(input, { db, auth }) {
-    return { lead: serializeLead(await getLiveLead(db, auth.orgId, input.id)) };
+    return { lead: serializeLead(await leadRecords.getLive(db, auth.orgId, input.id)) };
   },
 });
 
@@ -611,7 +208,7 @@ export const createLead = defineTool({
   output: leadOutput,
   access: access('write', 'leads.create'),
   async handler(input, ctx) {
-    return { lead: await insertLead(ctx, input) };
+    return { lead: await insertLead(ctx, input, additionalPropertiesOf(input, CREATE_KEYS)) };
   },
 });
 
@@ -626,7 +223,7 @@ export const replaceLead = defineTool({
   access: access('write', 'leads.edit'),
   annotations: { idempotentHint: true },
   async handler(input, ctx) {
-    const before = await getLiveLead(ctx.db, ctx.auth.orgId, input.id, true);
+    const before = await leadRecords.getLive(ctx.db, ctx.auth.orgId, input.id, true);
     const lead = await writeLead(ctx, before, {
       name: input.name,
       description: input.description ?? null,
@@ -683,7 +280,7 @@ export const convertLeadToClient = defineTool({
   access: access('write', 'leads.edit'),
   annotations: { idempotentHint: true },
   async handler(input, ctx) {
-    const before = await getLiveLead(ctx.db, ctx.auth.orgId, input.id, true);
+    const before = await leadRecords.getLive(ctx.db, ctx.auth.orgId, input.id, true);
     if (before.status === 'client') return { lead: serializeLead(before) };
     return { lead: await writeLead(ctx, before, { ...stateOf(before), status: 'client' }) };
   },
@@ -778,7 +375,11 @@ export const bulkUpsertLeads = defineTool({
           }
           const parsed = createLeadInput.safeParse(item);
           if (!parsed.success) throw itemValidationError(zodDetails(parsed.error));
-          const lead = await insertLead(itemCtx, parsed.data);
+          const lead = await insertLead(
+            itemCtx,
+            parsed.data,
+            additionalPropertiesOf(parsed.data, CREATE_KEYS),
+          );
           return { status: 'created' as const, lead };
         });
         results.push({ index, ...result });
@@ -855,9 +456,8 @@ export const bulkTagLeads = defineTool({
   async handler(input, ctx) {
     const add = dedupeTags(input.add ?? []);
     const remove = new Set(input.remove ?? []);
-    const rows = await ctx.db
-      .select(leadColumns)
-      .from(leads)
+    const rows = await leadRecords
+      .select(ctx.db)
       .where(
         and(
           eq(leads.orgId, ctx.auth.orgId),
@@ -895,7 +495,7 @@ export const bulkTagLeads = defineTool({
         });
         continue;
       }
-      if (sameList(tags, before.tags)) {
+      if (sameValue(tags, before.tags)) {
         results.push({ index, _id: id, status: 'unchanged' as const, tags });
         continue;
       }

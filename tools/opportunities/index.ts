@@ -2,13 +2,9 @@ import { defineArea } from '../../core/area.ts';
 import { leadChild } from '../leads/children.ts';
 import { opportunityRoutes } from './routes.ts';
 import { opportunitySearchSource } from './search.ts';
+import { opportunityOwnership, opportunityStatusMachine, opportunityTrashTypes } from './store.ts';
 import { opportunities } from './tables.ts';
-import {
-  opportunityOwnership,
-  opportunityStatusMachine,
-  opportunityTools,
-  opportunityTrashTypes,
-} from './tools.ts';
+import { opportunityTools } from './tools.ts';
 
 /** Deals on a lead, with their status machine (active, won, lost). */
 export const opportunitiesArea = defineArea({

@@ -2,16 +2,16 @@
 // contacts, opportunities), so a caller who has only a name or a word ("acme", "jane") finds the record without guessing its type first. One UNION ALL
 // query over the tables' generated tsvector columns; the query text only ever reaches PostgreSQL as
 // a bound prefix tsquery built by prefixTsQuery, so no tsquery syntax from the caller gets through.
-import { type SQL, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { z } from 'zod';
-import type { Permission, Surface } from '../../core/access.ts';
-import { roleHas, type ScopedResource, tokenAllows } from '../../core/access.ts';
+import type { Surface } from '../../core/access.ts';
+import { roleHas, tokenAllows } from '../../core/access.ts';
 import type { SearchSource } from '../../core/area.ts';
 import type { AuthContext } from '../../core/auth-context.ts';
 import { rowsOf } from '../../core/db/sql.ts';
 import { NO_NUL } from '../../core/text-rules.ts';
 import { prefixTsQuery, type SearchTerms } from '../../core/text-search.ts';
-import { defineTool, type Tool } from '../../core/tool.ts';
+import { defineTool } from '../../core/tool.ts';
 
 const SNIPPET_LENGTH = 160;
 const DEFAULT_LIMIT = 10;

@@ -1,8 +1,9 @@
 import { defineArea } from '../../core/area.ts';
 import { leadChild } from '../leads/children.ts';
 import { taskRoutes } from './routes.ts';
+import { taskCompletionMachine, taskOwnership, taskTrashTypes } from './store.ts';
 import { tasks } from './tables.ts';
-import { taskCompletionMachine, taskOwnership, taskTools, taskTrashTypes } from './tools.ts';
+import { taskTools } from './tools.ts';
 
 /** To-dos on leads, assigned to users, with their completion machine. */
 export const tasksArea = defineArea({

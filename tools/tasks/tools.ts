@@ -1,102 +1,26 @@
 // Tasks: to-dos of the sales team, optionally about a lead, assigned to one user. Completing one
 // stamps who and when and emits task.completed exactly once; snoozing hides it from the assignee's
-// "my open tasks" until a time (plan feature task_snooze). Deleting moves it to the trash.
-import { and, asc, count, desc, eq, isNotNull, isNull, lt, lte, or, type SQL, sql } from 'drizzle-orm';
+// "my open tasks" until a time (plan feature task_snooze). Deleting moves it to the trash. This file
+// declares the tools; the data functions are store.ts.
 import { z } from 'zod';
-import type { Executor } from '../../core/db/client.ts';
-import { escapeLike } from '../../core/db/sql.ts';
-import { AppError, notFound, validationError } from '../../core/errors.ts';
-import { newId } from '../../core/ids.ts';
-import type { OwnedRecordTable } from '../../core/ownership.ts';
-import { isAssignableUser } from '../../core/records.ts';
-import {
-  iso,
-  listParams,
-  messageOutput,
-  objectId,
-  offsetOf,
-  paged,
-  pagedOutput,
-} from '../../core/schemas.ts';
-import { defineStateMachine } from '../../core/state-machine.ts';
+import { validationError } from '../../core/errors.ts';
+import { listParams, messageOutput, objectId, paged, pagedOutput } from '../../core/schemas.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
-import { defineTool, type ToolContext } from '../../core/tool.ts';
-import type { TrashType } from '../../core/trash.ts';
-import { assertLeadLive } from '../leads/children.ts';
-import { getLiveLead } from '../leads/tools.ts';
-import { type TaskRow, tasks } from './tables.ts';
-
-/**
- * Completion as a state machine over `is_complete` (false: open, true: complete). Both moves are
- * allowed; only completing has an event. Completing a complete task is the same-state no-op the
- * machines always accept, which keeps a retried completion safe and silent.
- */
-export const taskCompletionMachine = defineStateMachine({
-  resource: 'task',
-  field: 'is_complete',
-  states: ['open', 'complete'],
-  initial: 'open',
-  moves: {
-    open: { complete: 'task.completed' },
-    complete: { open: null },
-  },
-});
-type TaskState = (typeof taskCompletionMachine.states)[number];
-
-const completionOf = (isComplete: boolean): TaskState => (isComplete ? 'complete' : 'open');
+import { defineTool } from '../../core/tool.ts';
+import {
+  insertTask,
+  listTaskPage,
+  openTaskPage,
+  serializeTask,
+  setSnooze,
+  taskRecords,
+  taskSchema,
+  writeTask,
+} from './store.ts';
 
 /** The longest a task may be snoozed: a year ahead is already "someday". */
 const MAX_SNOOZE_MS = 366 * 24 * 60 * 60 * 1000;
 const MAX_TEXT = 5000;
-
-// ---------------------------------------------------------------------------------------------
-// Record shape
-
-export const taskSchema = z
-  .object({
-    _id: z.string().describe('Task id (24 hex characters)'),
-    lead_id: z
-      .string()
-      .nullable()
-      .describe('Id of the lead the task is about, or null for a standalone task'),
-    assigned_to: z.string().nullable().describe('Id of the user who should do the task'),
-    text: z.string().describe('What needs doing'),
-    due_at: z
-      .string()
-      .nullable()
-      .describe('When the task is due (ISO 8601), or null when it has no due date'),
-    is_complete: z.boolean().describe('True once the task is done'),
-    completed_at: z.string().nullable().describe('When it was completed (ISO 8601); null while open'),
-    completed_by: z.string().nullable().describe('Id of the user who completed it; null while open'),
-    snoozed_until: z
-      .string()
-      .nullable()
-      .describe(
-        "Hidden from the assignee's open tasks until this time (ISO 8601); null (or a past time) means not snoozed",
-      ),
-    created_by: z.string().nullable().describe('Id of the user who created the task'),
-    created_at: z.string().describe('Creation time (ISO 8601)'),
-    updated_at: z.string().describe('Last change (ISO 8601)'),
-  })
-  .describe('A task');
-export type TaskRecord = z.output<typeof taskSchema>;
-
-export function serializeTask(row: TaskRow): TaskRecord {
-  return {
-    _id: row.id,
-    lead_id: row.leadId,
-    assigned_to: row.assignedTo,
-    text: row.text,
-    due_at: iso(row.dueAt),
-    is_complete: row.isComplete,
-    completed_at: iso(row.completedAt),
-    completed_by: row.completedBy,
-    snoozed_until: iso(row.snoozedUntil),
-    created_by: row.createdBy,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-  };
-}
 
 // ---------------------------------------------------------------------------------------------
 // Input fields
@@ -129,100 +53,6 @@ const booleanParam = (what: string) =>
     .describe(`${what} (true or false)`);
 
 // ---------------------------------------------------------------------------------------------
-// Data functions
-
-type TaskCtx = Pick<ToolContext, 'db' | 'auth' | 'emit' | 'now'>;
-
-/** Live (not trashed) task of the organization, or a 404; `lock` for a read-modify-write. */
-async function getLiveTask(db: Executor, orgId: string, id: string, lock = false): Promise<TaskRow> {
-  const query = db
-    .select()
-    .from(tasks)
-    .where(and(eq(tasks.id, id), eq(tasks.orgId, orgId), isNull(tasks.deletedAt)))
-    .limit(1);
-  const [row] = lock ? await query.for('update') : await query;
-  if (!row) throw notFound('Task');
-  return row;
-}
-
-async function assertAssignee(db: Executor, orgId: string, userId: string): Promise<void> {
-  if (!(await isAssignableUser(db, orgId, userId))) {
-    throw validationError([
-      {
-        field: 'assigned_to',
-        message: 'must be the id of an active user of this organization',
-        code: 'invalid_assignee',
-      },
-    ]);
-  }
-}
-
-interface TaskChanges {
-  leadId?: string | null | undefined;
-  assignedTo?: string | undefined;
-  text?: string | undefined;
-  dueAt?: Date | null | undefined;
-  isComplete?: boolean | undefined;
-}
-
-/**
- * Applies the changes to a locked task. Moving to complete stamps completed_at/completed_by and
- * emits task.completed; reopening clears both; a task already complete stays as it was (no event).
- */
-async function writeTask(ctx: TaskCtx, before: TaskRow, changes: TaskChanges): Promise<TaskRecord> {
-  const orgId = ctx.auth.orgId;
-  if (changes.leadId && changes.leadId !== before.leadId) await getLiveLead(ctx.db, orgId, changes.leadId);
-  if (changes.assignedTo && changes.assignedTo !== before.assignedTo) {
-    await assertAssignee(ctx.db, orgId, changes.assignedTo);
-  }
-  const from = completionOf(before.isComplete);
-  const to = changes.isComplete === undefined ? from : completionOf(changes.isComplete);
-  const event = taskCompletionMachine.eventOf(from, to);
-  const completing = from === 'open' && to === 'complete';
-  const reopening = from === 'complete' && to === 'open';
-  const [row] = await ctx.db
-    .update(tasks)
-    .set({
-      ...(changes.leadId !== undefined ? { leadId: changes.leadId } : {}),
-      ...(changes.assignedTo !== undefined ? { assignedTo: changes.assignedTo } : {}),
-      ...(changes.text !== undefined ? { text: changes.text } : {}),
-      ...(changes.dueAt !== undefined ? { dueAt: changes.dueAt } : {}),
-      ...(completing ? { isComplete: true, completedAt: ctx.now, completedBy: ctx.auth.userId } : {}),
-      ...(reopening ? { isComplete: false, completedAt: null, completedBy: null } : {}),
-      updatedAt: ctx.now,
-    })
-    .where(and(eq(tasks.id, before.id), eq(tasks.orgId, orgId)))
-    .returning();
-  if (!row) throw notFound('Task');
-  const record = serializeTask(row);
-  if (event !== null) await ctx.emit(event, record);
-  return record;
-}
-
-/** Restores a trashed task; refused while its lead is in the trash, and an assignee who is gone hands it to the restorer. */
-async function restoreTask(ctx: TaskCtx, id: string): Promise<TaskRecord> {
-  const orgId = ctx.auth.orgId;
-  const [before] = await ctx.db
-    .select()
-    .from(tasks)
-    .where(and(eq(tasks.id, id), eq(tasks.orgId, orgId), isNotNull(tasks.deletedAt)))
-    .limit(1)
-    .for('update');
-  if (!before) throw notFound('Trash item');
-  if (before.leadId !== null) await assertLeadLive(ctx.db, orgId, before.leadId);
-  let assignedTo = before.assignedTo;
-  if (assignedTo !== null && !(await isAssignableUser(ctx.db, orgId, assignedTo)))
-    assignedTo = ctx.auth.userId;
-  const [row] = await ctx.db
-    .update(tasks)
-    .set({ deletedAt: null, deletedBy: null, assignedTo, updatedAt: ctx.now })
-    .where(and(eq(tasks.id, before.id), eq(tasks.orgId, orgId)))
-    .returning();
-  if (!row) throw notFound('Trash item');
-  return serializeTask(row);
-}
-
-// ---------------------------------------------------------------------------------------------
 // Tools
 
 const access = (
@@ -253,27 +83,12 @@ export const createTask = defineTool({
   output: taskOutput,
   access: access('write', 'tasks.create'),
   async handler(input, ctx) {
-    const orgId = ctx.auth.orgId;
-    if (input.lead_id) await getLiveLead(ctx.db, orgId, input.lead_id);
-    const assignedTo = input.assigned_to ?? ctx.auth.userId;
-    if (assignedTo !== ctx.auth.userId) await assertAssignee(ctx.db, orgId, assignedTo);
-    const [row] = await ctx.db
-      .insert(tasks)
-      .values({
-        id: newId(ctx.now),
-        orgId,
-        leadId: input.lead_id ?? null,
-        assignedTo,
-        text: input.text,
-        dueAt: input.due_at ? new Date(input.due_at) : null,
-        createdBy: ctx.auth.userId,
-        createdAt: ctx.now,
-        updatedAt: ctx.now,
-      })
-      .returning();
-    if (!row) throw new Error('insert returned no task');
-    const task = serializeTask(row);
-    await ctx.emit('task.created', task);
+    const task = await insertTask(ctx, {
+      text: input.text,
+      leadId: input.lead_id,
+      assignedTo: input.assigned_to,
+      dueAt: input.due_at ? new Date(input.due_at) : null,
+    });
     return { task };
   },
 });
@@ -288,7 +103,7 @@ export const getTask = defineTool({
   access: access('read', 'tasks.view'),
   toolset: 'sales',
   async handler(input, { db, auth }) {
-    return { task: serializeTask(await getLiveTask(db, auth.orgId, input.id)) };
+    return { task: serializeTask(await taskRecords.getLive(db, auth.orgId, input.id)) };
   },
 });
 
@@ -313,39 +128,15 @@ export const listTasks = defineTool({
   access: access('read', 'tasks.view'),
   toolset: 'sales',
   async handler(input, { db, auth, now }) {
-    const conditions: SQL[] = [eq(tasks.orgId, auth.orgId), isNull(tasks.deletedAt)];
-    if (input.lead_id) conditions.push(eq(tasks.leadId, input.lead_id));
-    if (input.assigned_to) conditions.push(eq(tasks.assignedTo, input.assigned_to));
-    if (input.is_complete !== undefined) conditions.push(eq(tasks.isComplete, input.is_complete));
-    if (input.due_before) conditions.push(lt(tasks.dueAt, new Date(input.due_before)));
-    if (input.due_after) conditions.push(sql`${tasks.dueAt} >= ${new Date(input.due_after)}`);
-    if (input.overdue) conditions.push(eq(tasks.isComplete, false), lt(tasks.dueAt, now));
-    if (input.search) conditions.push(sql`${tasks.text} ilike ${`%${escapeLike(input.search)}%`}`);
-    const where = and(...conditions);
-
-    const order: SQL[] = [];
-    if (input.sort) {
-      const descending = input.sort.startsWith('-');
-      const field = descending ? input.sort.slice(1) : input.sort;
-      const column =
-        field === 'due_at' ? tasks.dueAt : field === 'updated_at' ? tasks.updatedAt : tasks.createdAt;
-      // Tasks without a due date sort after dated ones in both directions: they are the least urgent.
-      order.push(
-        descending ? sql`${column} desc nulls last` : sql`${column} asc nulls last`,
-        descending ? desc(tasks.id) : asc(tasks.id),
-      );
-    } else {
-      order.push(desc(tasks.createdAt), desc(tasks.id));
-    }
-    const [counted] = await db.select({ n: count() }).from(tasks).where(where);
-    const rows = await db
-      .select()
-      .from(tasks)
-      .where(where)
-      .orderBy(...order)
-      .limit(input.limit)
-      .offset(offsetOf(input));
-    return paged('tasks', rows.map(serializeTask), counted?.n ?? 0, input);
+    const filters = {
+      leadId: input.lead_id,
+      assignedTo: input.assigned_to,
+      isComplete: input.is_complete,
+      dueBefore: input.due_before,
+      dueAfter: input.due_after,
+      overdue: input.overdue,
+    };
+    return listTaskPage(db, auth.orgId, now, filters, input);
   },
 });
 
@@ -367,25 +158,8 @@ export const listMyTasks = defineTool({
   output: pagedOutput('tasks', taskSchema),
   access: access('read', 'tasks.view'),
   async handler(input, { db, auth, now }) {
-    const conditions: SQL[] = [
-      eq(tasks.orgId, auth.orgId),
-      eq(tasks.assignedTo, auth.userId),
-      isNull(tasks.deletedAt),
-      eq(tasks.isComplete, false),
-    ];
-    const notSnoozed = or(isNull(tasks.snoozedUntil), lte(tasks.snoozedUntil, now));
-    if (notSnoozed) conditions.push(notSnoozed);
-    if (input.due_before) conditions.push(lt(tasks.dueAt, new Date(input.due_before)));
-    const where = and(...conditions);
-    const [counted] = await db.select({ n: count() }).from(tasks).where(where);
-    const rows = await db
-      .select()
-      .from(tasks)
-      .where(where)
-      .orderBy(sql`${tasks.dueAt} asc nulls last`, asc(tasks.id))
-      .limit(input.limit)
-      .offset(offsetOf(input));
-    return paged('tasks', rows.map(serializeTask), counted?.n ?? 0, input);
+    const { rows, total } = await openTaskPage(db, auth.orgId, auth.userId, now, input.due_before, input);
+    return paged('tasks', rows.map(serializeTask), total, input);
   },
 });
 
@@ -415,7 +189,7 @@ export const updateTask = defineTool({
   access: access('write', 'tasks.edit'),
   annotations: { idempotentHint: true },
   async handler(input, ctx) {
-    const before = await getLiveTask(ctx.db, ctx.auth.orgId, input.id, true);
+    const before = await taskRecords.getLive(ctx.db, ctx.auth.orgId, input.id, true);
     const task = await writeTask(ctx, before, {
       text: input.text,
       leadId: input.lead_id,
@@ -438,7 +212,7 @@ export const completeTask = defineTool({
   access: access('write', 'tasks.edit'),
   annotations: { idempotentHint: true },
   async handler(input, ctx) {
-    const before = await getLiveTask(ctx.db, ctx.auth.orgId, input.id, true);
+    const before = await taskRecords.getLive(ctx.db, ctx.auth.orgId, input.id, true);
     if (before.isComplete) return { task: serializeTask(before) };
     return { task: await writeTask(ctx, before, { isComplete: true }) };
   },
@@ -455,11 +229,7 @@ export const deleteTask = defineTool({
   annotations: { destructiveHint: true, idempotentHint: true },
   toolset: 'sales',
   async handler(input, ctx) {
-    const before = await getLiveTask(ctx.db, ctx.auth.orgId, input.id, true);
-    await ctx.db
-      .update(tasks)
-      .set({ deletedAt: ctx.now, deletedBy: ctx.auth.userId })
-      .where(and(eq(tasks.id, before.id), eq(tasks.orgId, ctx.auth.orgId)));
+    await taskRecords.trash(ctx, input.id);
     return { message: 'Task moved to the trash' };
   },
 });
@@ -492,15 +262,7 @@ export const snoozeTask = defineTool({
         },
       ]);
     }
-    const before = await getLiveTask(ctx.db, ctx.auth.orgId, input.id, true);
-    if (before.isComplete) throw new AppError('conflict', { message: 'A completed task cannot be snoozed' });
-    const [row] = await ctx.db
-      .update(tasks)
-      .set({ snoozedUntil: until, updatedAt: ctx.now })
-      .where(and(eq(tasks.id, before.id), eq(tasks.orgId, ctx.auth.orgId)))
-      .returning();
-    if (!row) throw notFound('Task');
-    return { task: serializeTask(row) };
+    return { task: await setSnooze(ctx, input.id, until) };
   },
 });
 
@@ -516,15 +278,7 @@ export const unsnoozeTask = defineTool({
   annotations: { idempotentHint: true },
   toolset: 'sales',
   async handler(input, ctx) {
-    const before = await getLiveTask(ctx.db, ctx.auth.orgId, input.id, true);
-    if (before.snoozedUntil === null) return { task: serializeTask(before) };
-    const [row] = await ctx.db
-      .update(tasks)
-      .set({ snoozedUntil: null, updatedAt: ctx.now })
-      .where(and(eq(tasks.id, before.id), eq(tasks.orgId, ctx.auth.orgId)))
-      .returning();
-    if (!row) throw notFound('Task');
-    return { task: serializeTask(row) };
+    return { task: await setSnooze(ctx, input.id, null) };
   },
 });
 
@@ -538,40 +292,4 @@ export const taskTools = [
   deleteTask,
   snoozeTask,
   unsnoozeTask,
-];
-
-/** The task entry of the trash registry; the task's text is its name there. */
-export const taskTrashTypes: readonly TrashType[] = [
-  {
-    type: 'task',
-    recordKey: 'task',
-    resource: 'leads',
-    schema: taskSchema,
-    table: tasks,
-    columns: {
-      id: tasks.id,
-      orgId: tasks.orgId,
-      name: tasks.text,
-      deletedAt: tasks.deletedAt,
-      deletedBy: tasks.deletedBy,
-    },
-    restore: restoreTask,
-  },
-];
-
-/**
- * Tasks belong to their assignee. A user deletion moves them to the heir or the trash; no event
- * fits (the catalogue has only task.created and task.completed), so announce writes nothing.
- */
-export const taskOwnership: readonly OwnedRecordTable[] = [
-  {
-    name: 'tasks',
-    table: tasks,
-    orgId: tasks.orgId,
-    ownerId: tasks.assignedTo,
-    deletedAt: tasks.deletedAt,
-    deletedBy: tasks.deletedBy,
-    updatedAt: tasks.updatedAt,
-    async announce() {},
-  },
 ];

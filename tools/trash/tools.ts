@@ -4,7 +4,6 @@ import { z } from 'zod';
 import { assertTokenAllows, tokenAllows } from '../../core/access.ts';
 import { notFound } from '../../core/errors.ts';
 import { listParams, objectId, paged, pagedOutput } from '../../core/schemas.ts';
-import type { Tool } from '../../core/tool.ts';
 import { defineTool } from '../../core/tool.ts';
 import { findTrashType, listTrash, type TrashType } from '../../core/trash.ts';
 
