@@ -13,7 +13,8 @@ import type {
 } from '../rest/openapi.ts';
 import { ROUTES } from '../tools/index.ts';
 import { listLeads } from '../tools/leads/tools.ts';
-import { createWebhook, SUBSCRIBABLE_EVENTS } from '../tools/webhooks/tools.ts';
+import { SUBSCRIBABLE_EVENTS } from '../tools/webhooks/store.ts';
+import { createWebhook } from '../tools/webhooks/tools.ts';
 import { createTestContext, json, type TestContext } from './helpers.ts';
 import { createSchemaValidator } from './openapi-fuzz-inputs.ts';
 

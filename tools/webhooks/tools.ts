@@ -1,121 +1,32 @@
 // Webhook subscriptions and their delivery log: create, list, read, update, delete, send a test,
 // read the log, replay an entry. The attempt itself (signing, SSRF guard, retries) belongs to the
-// delivery engine in workers/; these tools only write log rows and enqueue `webhook.deliver` jobs
-// once their transaction has committed, so a job never looks for a row that is not there yet.
-import { and, asc, count, desc, eq, ilike, type SQL } from 'drizzle-orm';
-import type { PgColumn } from 'drizzle-orm/pg-core';
+// delivery engine in workers/; the test and replay tools only write log rows and enqueue
+// `webhook.deliver` jobs once their transaction has committed. This file declares the tools; the
+// data functions are store.ts.
 import { z } from 'zod';
-import { roleHas } from '../../core/access.ts';
-import type { AuthContext } from '../../core/auth-context.ts';
-import type { Executor } from '../../core/db/client.ts';
-import { escapeLike } from '../../core/db/sql.ts';
-import { AppError } from '../../core/errors.ts';
-import { EVENT_NAMES, type EventName } from '../../core/events.ts';
-import { newId } from '../../core/ids.ts';
-import { listParams, messageOutput, objectId, offsetOf, paged, pagedOutput } from '../../core/schemas.ts';
+import { listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
 import { defineTool } from '../../core/tool.ts';
-import { describeStandardSecretProblem, generateWebhookSecret } from '../../core/webhook-secret.ts';
-import { type WebhookDeliveryRow, type WebhookRow, webhookDeliveries, webhooks } from './tables.ts';
+import { describeStandardSecretProblem } from '../../core/webhook-secret.ts';
+import {
+  assertMayReadLog,
+  deleteWebhookRow,
+  deliverySchema,
+  deliveryStatus,
+  findWebhook,
+  insertTestDelivery,
+  insertWebhook,
+  isSubscribable,
+  listDeliveryPage,
+  listWebhookPage,
+  replayDelivery,
+  SUBSCRIBABLE_EVENTS,
+  serializeWebhook,
+  webhookSchema,
+  writeWebhook,
+} from './store.ts';
 
 const TOOLSET = 'webhooks';
 const FEATURE = 'webhooks';
-
-/** `webhook.test` is sent only by the test endpoint, so nobody subscribes to it. */
-export const SUBSCRIBABLE_EVENTS: readonly EventName[] = EVENT_NAMES.filter(
-  (name) => name !== 'webhook.test',
-);
-
-function isSubscribable(value: string): boolean {
-  return SUBSCRIBABLE_EVENTS.some((name) => name === value);
-}
-
-export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
-
-const TEST_MESSAGE = 'Test delivery from the CRM';
-
-// --- Records ---------------------------------------------------------------------------------
-
-export const webhookSchema = z
-  .object({
-    _id: z.string().describe('Subscription id (24 hex characters)'),
-    url: z.string().describe('The https:// URL deliveries are POSTed to'),
-    events: z.array(z.string().describe('An event name')).describe('Events this subscription receives'),
-    is_active: z
-      .boolean()
-      .describe('Whether events are delivered; an inactive subscription receives nothing'),
-    created_by: z.string().nullable().describe('Id of the user who created it, or null if unknown'),
-    created_at: z.string().describe('Creation time (ISO 8601)'),
-    updated_at: z.string().describe('Last change (ISO 8601)'),
-    secret_set: z
-      .literal(true)
-      .describe('Always true: a signing secret is set. The secret itself is never returned.'),
-  })
-  .describe('A webhook subscription (the secret is never returned)');
-export type WebhookRecord = z.infer<typeof webhookSchema>;
-
-export function serializeWebhook(row: WebhookRow): WebhookRecord {
-  return {
-    _id: row.id,
-    url: row.url,
-    events: [...row.events],
-    is_active: row.isActive,
-    created_by: row.createdBy,
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-    secret_set: true,
-  };
-}
-
-const attemptSchema = z.object({
-  at: z.string().describe('When the attempt started (ISO 8601)'),
-  status_code: z
-    .number()
-    .int()
-    .nullable()
-    .describe("The receiver's HTTP status, or null when none came back"),
-  error: z
-    .string()
-    .nullable()
-    .describe('Why the attempt failed without a usable response (timeout, network, redirect, ...), or null'),
-  duration_ms: z.number().describe('How long the attempt took, in milliseconds'),
-  response_excerpt: z.string().nullable().describe("The start of the receiver's response body, or null"),
-  next_attempt_at: z
-    .string()
-    .nullable()
-    .describe('When the next automatic attempt is due (ISO 8601), or null when none follows'),
-});
-
-export const deliverySchema = z
-  .object({
-    _id: z
-      .string()
-      .describe('Delivery id: the X-CRM-Delivery-Id / webhook-id receivers see on every attempt'),
-    webhook_id: z.string().describe('The subscription it belongs to'),
-    event: z.string().describe('Event name, e.g. lead.created or webhook.test'),
-    status: z.enum(DELIVERY_STATUSES).describe('pending (attempts still to come), succeeded or failed'),
-    data: z.record(z.string(), z.unknown()).describe('The event data sent as the body field `data`'),
-    attempts: z.array(attemptSchema).describe('Every attempt made so far, oldest first'),
-    created_at: z.string().describe('When the delivery was created (ISO 8601)'),
-    updated_at: z.string().describe('Last change, e.g. the latest attempt (ISO 8601)'),
-  })
-  .describe('One delivery of an event to a subscription, with every attempt');
-export type DeliveryRecord = z.infer<typeof deliverySchema>;
-
-const deliveryStatus = z.enum(DELIVERY_STATUSES);
-
-export function serializeDelivery(row: WebhookDeliveryRow): DeliveryRecord {
-  return {
-    _id: row.id,
-    webhook_id: row.webhookId,
-    event: row.event,
-    // A status outside the three would be a bug in the writer; parsing makes it fail loudly.
-    status: deliveryStatus.parse(row.status),
-    data: row.data,
-    attempts: row.attempts.map((a) => ({ ...a })),
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-  };
-}
 
 // --- Fields ----------------------------------------------------------------------------------
 
@@ -207,45 +118,6 @@ const createdWebhookOutput = z.object({
 });
 const deliveryOutput = z.object({ delivery: deliverySchema });
 
-// --- Data access -----------------------------------------------------------------------------
-
-async function findWebhook(db: Executor, orgId: string, id: string): Promise<WebhookRow> {
-  const [row] = await db
-    .select()
-    .from(webhooks)
-    .where(and(eq(webhooks.id, id), eq(webhooks.orgId, orgId)))
-    .limit(1);
-  if (!row) throw new AppError('not_found', { message: 'Webhook not found' });
-  return row;
-}
-
-/**
- * The log of a subscription for someone holding only `settings.webhooks.view_own`: the
- * subscriptions they created. Holding view_global reads every subscription's log.
- */
-function assertMayReadLog(auth: AuthContext, row: WebhookRow): void {
-  if (roleHas(auth.role, 'settings.webhooks.view_global')) return;
-  if (row.createdBy !== auth.userId) throw new AppError('not_found', { message: 'Webhook not found' });
-}
-
-function sortColumn(field: string): PgColumn {
-  return field === 'updated_at' ? webhooks.updatedAt : webhooks.createdAt;
-}
-
-function orderFor(sort: string | undefined): SQL[] {
-  if (!sort) return [desc(webhooks.createdAt), desc(webhooks.id)];
-  const descending = sort.startsWith('-');
-  const dir = descending ? desc : asc;
-  // The id breaks ties so pages never overlap.
-  return [dir(sortColumn(descending ? sort.slice(1) : sort)), dir(webhooks.id)];
-}
-
-/** The secret a new subscription gets: the one given, else a generated `whsec_` one. */
-function chooseSecret(given: string | undefined): { secret: string; generated: boolean } {
-  if (given !== undefined) return { secret: given, generated: false };
-  return { secret: generateWebhookSecret(), generated: true };
-}
-
 // --- Tools -----------------------------------------------------------------------------------
 
 export const createWebhook = defineTool({
@@ -273,24 +145,7 @@ export const createWebhook = defineTool({
   access: { kind: 'write', resource: 'webhooks', permission: 'settings.webhooks.create', feature: FEATURE },
   toolset: TOOLSET,
   async handler(input, ctx) {
-    const { secret, generated } = chooseSecret(input.secret);
-    const [row] = await ctx.db
-      .insert(webhooks)
-      .values({
-        id: newId(ctx.now),
-        orgId: ctx.auth.orgId,
-        url: input.url,
-        events: input.events,
-        secret,
-        isActive: input.is_active,
-        createdBy: ctx.auth.userId,
-        createdAt: ctx.now,
-        updatedAt: ctx.now,
-      })
-      .returning();
-    if (!row) throw new Error('insert returned no webhook');
-    // A generated secret is known to nobody else yet: this response is its only showing.
-    return { webhook: generated ? { ...serializeWebhook(row), secret } : serializeWebhook(row) };
+    return { webhook: await insertWebhook(ctx, input) };
   },
 });
 
@@ -309,18 +164,7 @@ export const listWebhooks = defineTool({
   },
   toolset: TOOLSET,
   async handler(input, ctx) {
-    const filters: SQL[] = [eq(webhooks.orgId, ctx.auth.orgId)];
-    if (input.search) filters.push(ilike(webhooks.url, `%${escapeLike(input.search)}%`));
-    const where = and(...filters);
-    const [total] = await ctx.db.select({ n: count() }).from(webhooks).where(where);
-    const rows = await ctx.db
-      .select()
-      .from(webhooks)
-      .where(where)
-      .orderBy(...orderFor(input.sort))
-      .limit(input.limit)
-      .offset(offsetOf(input));
-    return paged('webhooks', rows.map(serializeWebhook), total?.n ?? 0, input);
+    return listWebhookPage(ctx.db, ctx.auth.orgId, input);
   },
 });
 
@@ -367,23 +211,7 @@ export const updateWebhook = defineTool({
   annotations: { idempotentHint: true },
   toolset: TOOLSET,
   async handler(input, ctx) {
-    const row = await findWebhook(ctx.db, ctx.auth.orgId, input.id);
-    const changes: Partial<Pick<WebhookRow, 'url' | 'events' | 'secret' | 'isActive' | 'updatedAt'>> = {};
-    if (input.url !== undefined && input.url !== row.url) changes.url = input.url;
-    if (input.events !== undefined && input.events.join(',') !== row.events.join(',')) {
-      changes.events = input.events;
-    }
-    if (input.secret !== undefined && input.secret !== row.secret) changes.secret = input.secret;
-    if (input.is_active !== undefined && input.is_active !== row.isActive) changes.isActive = input.is_active;
-    if (Object.keys(changes).length === 0) return { webhook: serializeWebhook(row) };
-    changes.updatedAt = ctx.now;
-    const [updated] = await ctx.db
-      .update(webhooks)
-      .set(changes)
-      .where(and(eq(webhooks.id, row.id), eq(webhooks.orgId, ctx.auth.orgId)))
-      .returning();
-    if (!updated) throw new AppError('not_found', { message: 'Webhook not found' });
-    return { webhook: serializeWebhook(updated) };
+    return { webhook: await writeWebhook(ctx, input.id, input) };
   },
 });
 
@@ -398,12 +226,7 @@ export const deleteWebhook = defineTool({
   annotations: { destructiveHint: true, idempotentHint: true },
   toolset: TOOLSET,
   async handler(input, ctx) {
-    // The deliveries go with it through the foreign key's ON DELETE CASCADE.
-    const deleted = await ctx.db
-      .delete(webhooks)
-      .where(and(eq(webhooks.id, input.id), eq(webhooks.orgId, ctx.auth.orgId)))
-      .returning({ id: webhooks.id });
-    if (deleted.length === 0) throw new AppError('not_found', { message: 'Webhook not found' });
+    await deleteWebhookRow(ctx.db, ctx.auth.orgId, input.id);
     return { message: 'Webhook deleted' };
   },
 });
@@ -419,29 +242,7 @@ export const testWebhook = defineTool({
   annotations: { openWorldHint: true },
   toolset: TOOLSET,
   async handler(input, ctx) {
-    const hook = await findWebhook(ctx.db, ctx.auth.orgId, input.id);
-    const [row] = await ctx.db
-      .insert(webhookDeliveries)
-      .values({
-        id: newId(ctx.now),
-        orgId: ctx.auth.orgId,
-        webhookId: hook.id,
-        event: 'webhook.test',
-        outboxEventId: null,
-        data: { webhook_id: hook.id, message: TEST_MESSAGE, sent_by: ctx.auth.userId },
-        status: 'pending',
-        attempts: [],
-        nextAttemptAt: ctx.now,
-        createdAt: ctx.now,
-        updatedAt: ctx.now,
-      })
-      .returning();
-    if (!row) throw new Error('insert returned no delivery');
-    const deliveryId = row.id;
-    ctx.afterCommit(() =>
-      ctx.services.queue.enqueue('webhook.deliver', { deliveryId, single: true }, { jobId: deliveryId }),
-    );
-    return { delivery: serializeDelivery(row) };
+    return { delivery: await insertTestDelivery(ctx, input.id) };
   },
 });
 
@@ -465,21 +266,7 @@ export const listWebhookDeliveries = defineTool({
   async handler(input, ctx) {
     const hook = await findWebhook(ctx.db, ctx.auth.orgId, input.id);
     assertMayReadLog(ctx.auth, hook);
-    const filters: SQL[] = [
-      eq(webhookDeliveries.orgId, ctx.auth.orgId),
-      eq(webhookDeliveries.webhookId, hook.id),
-    ];
-    if (input.status) filters.push(eq(webhookDeliveries.status, input.status));
-    const where = and(...filters);
-    const [total] = await ctx.db.select({ n: count() }).from(webhookDeliveries).where(where);
-    const rows = await ctx.db
-      .select()
-      .from(webhookDeliveries)
-      .where(where)
-      .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
-      .limit(input.limit)
-      .offset(offsetOf(input));
-    return paged('deliveries', rows.map(serializeDelivery), total?.n ?? 0, input);
+    return listDeliveryPage(ctx.db, ctx.auth.orgId, hook.id, input);
   },
 });
 
@@ -495,35 +282,7 @@ export const replayWebhookDelivery = defineTool({
   annotations: { openWorldHint: true },
   toolset: TOOLSET,
   async handler(input, ctx) {
-    // Locked, so parallel replays of one delivery take turns: the first turns it pending, and every
-    // later one reads that committed status and is refused below. Exactly one replay is accepted
-    // and exactly one attempt is enqueued.
-    const [row] = await ctx.db
-      .select()
-      .from(webhookDeliveries)
-      .where(and(eq(webhookDeliveries.id, input.deliveryId), eq(webhookDeliveries.orgId, ctx.auth.orgId)))
-      .limit(1)
-      .for('update');
-    if (!row) throw new AppError('not_found', { message: 'Delivery not found' });
-    // A pending delivery still has an attempt scheduled; a replay beside it would race that attempt.
-    if (row.status === 'pending') {
-      throw new AppError('invalid_operation', {
-        message: 'This delivery is still pending; replay it once its attempts have finished',
-      });
-    }
-    const [updated] = await ctx.db
-      .update(webhookDeliveries)
-      .set({ status: 'pending', nextAttemptAt: ctx.now, updatedAt: ctx.now })
-      .where(and(eq(webhookDeliveries.id, row.id), eq(webhookDeliveries.orgId, ctx.auth.orgId)))
-      .returning();
-    if (!updated) throw new AppError('not_found', { message: 'Delivery not found' });
-    const deliveryId = updated.id;
-    // One job id per replay: a second replay after this one finishes must not be de-duplicated away.
-    const jobId = `${deliveryId}:replay:${updated.attempts.length + 1}`;
-    ctx.afterCommit(() =>
-      ctx.services.queue.enqueue('webhook.deliver', { deliveryId, single: true }, { jobId }),
-    );
-    return { delivery: serializeDelivery(updated) };
+    return { delivery: await replayDelivery(ctx, input.deliveryId) };
   },
 });
 
