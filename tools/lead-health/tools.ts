@@ -8,8 +8,8 @@ import type { Executor } from '../../core/db/client.ts';
 import { objectId } from '../../core/schemas.ts';
 import { defineTool } from '../../core/tool.ts';
 import { activities } from '../activities/tables.ts';
-import { countMissedCommitments, readMemory } from '../conversation-memory/tools.ts';
-import { getLiveLead } from '../leads/tools.ts';
+import { countMissedCommitments, readMemory } from '../conversation-memory/store.ts';
+import { getLiveLead } from '../leads/store.ts';
 import { opportunities } from '../opportunities/tables.ts';
 import { tasks } from '../tasks/tables.ts';
 
