@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../core/ids.ts';
 import { activities } from '../../tools/activities/tables.ts';
 import { type Commitment, conversationMemories } from '../../tools/conversation-memory/tables.ts';
-import { HEALTH_WEIGHTS } from '../../tools/lead-health/tools.ts';
+import { HEALTH_WEIGHTS } from '../../tools/lead-health/store.ts';
 import { opportunities } from '../../tools/opportunities/tables.ts';
 import { tasks } from '../../tools/tasks/tables.ts';
 import {
