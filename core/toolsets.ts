@@ -13,6 +13,7 @@ export const TOOLSET_NAMES = [
   'admin',
   'settings',
   'webhooks',
+  'billing',
 ] as const;
 export type ToolsetName = (typeof TOOLSET_NAMES)[number];
 
@@ -29,6 +30,8 @@ export const TOOLSETS: Readonly<Record<ToolsetName, string>> = {
   settings: "The caller's own API keys: create, list, update (label, toolsets), revoke and rotate.",
   webhooks:
     'Webhook subscriptions of the organization (create, list, read, update, delete, send a test) and their delivery log (read, replay). Needs a plan with webhooks.',
+  billing:
+    'Invoices: list, read, create, update and delete drafts, finalize (gap-free numbers), record payments, void and mark uncollectible.',
 };
 
 /** What an MCP connection lists when neither the header nor the key selects anything. */

@@ -103,6 +103,22 @@ const BODIES: Record<string, BodyCase> = {
   'PATCH /api/v1/opportunities/:id': { body: { note: 'n' }, text: 'note' },
   'PUT /api/v1/opportunities/:id': { body: { note: 'n' }, text: 'note' },
   'DELETE /api/v1/opportunities/:id': NONE,
+  'POST /api/v1/invoices': {
+    body: {
+      lead_id: '',
+      currency: 'USD',
+      line_items: [{ description: 'Work', quantity: 1, unit_price: 10 }],
+      notes: 'n',
+    },
+    text: 'notes',
+  },
+  'PATCH /api/v1/invoices/:id': { body: { notes: 'n' }, text: 'notes' },
+  'PUT /api/v1/invoices/:id': { body: { notes: 'n' }, text: 'notes' },
+  'DELETE /api/v1/invoices/:id': NONE,
+  'POST /api/v1/invoices/:id/finalize': NONE,
+  'POST /api/v1/invoices/:id/payments': { body: { amount: 10, method: 'card' }, text: 'method' },
+  'POST /api/v1/invoices/:id/void': NONE,
+  'POST /api/v1/invoices/:id/mark-uncollectible': NONE,
   'POST /api/v1/activities': {
     body: { type: 'note', lead_id: '', note: 'n', values: {} },
     text: 'note',

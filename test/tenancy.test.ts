@@ -10,6 +10,7 @@ import { contacts } from '../tools/contacts/tables.ts';
 import { customActivityTypes } from '../tools/custom-activity-types/tables.ts';
 import { customObjectRecords, customObjects } from '../tools/custom-objects/tables.ts';
 import { ROUTES } from '../tools/index.ts';
+import { invoices } from '../tools/invoices/tables.ts';
 import { leads } from '../tools/leads/tables.ts';
 import { opportunities } from '../tools/opportunities/tables.ts';
 import { smartViews } from '../tools/smart-views/tables.ts';
@@ -88,6 +89,21 @@ const FACTORIES: Record<string, (org: TestOrg) => Promise<Fixture>> = {
       id,
       read: () => t.services.db.system.select().from(opportunities).where(eq(opportunities.id, id)),
     };
+  },
+  '/invoices': async (org) => {
+    const leadId = await insertLead(org);
+    const id = newId();
+    await t.services.db.system.insert(invoices).values({
+      id,
+      orgId: org.orgId,
+      leadId,
+      currency: 'USD',
+      lineItems: [{ description: 'Work', quantity: 1, unit_price: 10 }],
+      subtotalMinor: 1000n,
+      taxTotalMinor: 0n,
+      totalMinor: 1000n,
+    });
+    return { id, read: () => t.services.db.system.select().from(invoices).where(eq(invoices.id, id)) };
   },
   '/activities': async (org) => {
     const leadId = await insertLead(org);
@@ -243,6 +259,7 @@ const BODIES: Record<string, Record<string, unknown>> = {
   update_lead: { name: 'Renamed by intruder' },
   update_user: { name: 'Renamed by intruder' },
   update_webhook: { is_active: false },
+  record_invoice_payment: { amount: 1 },
 };
 
 const isIdParam = (name: string) => name === 'id' || name.endsWith('Id');

@@ -13,6 +13,7 @@ import { contactsArea } from './contacts/index.ts';
 import { conversationMemoryArea } from './conversation-memory/index.ts';
 import { customActivityTypesArea } from './custom-activity-types/index.ts';
 import { customObjectsArea } from './custom-objects/index.ts';
+import { invoicesArea } from './invoices/index.ts';
 import { leadHealthArea } from './lead-health/index.ts';
 import { createLeadsArea } from './leads/index.ts';
 import { meArea } from './me/index.ts';
@@ -29,6 +30,7 @@ const SELF_CONTAINED: readonly Area[] = [
   meArea,
   contactsArea,
   opportunitiesArea,
+  invoicesArea,
   activitiesArea,
   customActivityTypesArea,
   tasksArea,
@@ -48,6 +50,7 @@ const RECORD_AREAS: readonly Area[] = [
   leadsArea,
   contactsArea,
   opportunitiesArea,
+  invoicesArea,
   activitiesArea,
   customActivityTypesArea,
   tasksArea,

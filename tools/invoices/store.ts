@@ -1,0 +1,420 @@
+// Invoices' data functions: drafts with priced lines (core/line-items.ts, exact money in minor
+// units), finalizing under a per-organization counter row lock (gap-free INV-000001 numbers),
+// payments, void and uncollectible. Every status move goes through invoiceStatusMachine, so a
+// refused move is the 400 invalid_transition; editing or deleting a non-draft is refused the same
+// way. A draft is deleted for good (docs/decisions.md "Invoices"); finalized invoices are never deleted.
+import { and, eq, getTableColumns, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { AppError, type ErrorDetail, validationError } from '../../core/errors.ts';
+import {
+  documentTotalsShape,
+  type LineItemInput,
+  lineItemProblems,
+  pricedLineSchema,
+  priceLines,
+} from '../../core/line-items.ts';
+import {
+  decimalPlaces,
+  documentTotals,
+  formatMinor,
+  fromMinor,
+  minorDigits,
+  toMinor,
+} from '../../core/money.ts';
+import {
+  auditFields,
+  auditValues,
+  defineRecordTable,
+  mergePatch,
+  newRecordStamp,
+  type RecordContext,
+} from '../../core/records.ts';
+import { iso } from '../../core/schemas.ts';
+import { defineStateMachine } from '../../core/state-machine.ts';
+import { isContactOfLead } from '../contacts/store.ts';
+import { leadRecords } from '../leads/store.ts';
+import { opportunities } from '../opportunities/tables.ts';
+import { type InvoiceRow, invoiceCounters, invoices, type StoredPayment } from './tables.ts';
+
+export const INVOICE_STATUSES = ['draft', 'open', 'paid', 'void', 'uncollectible'] as const;
+export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
+
+/** DESIGN "Money and delivery": draft -> open -> paid | void | uncollectible; uncollectible -> paid | void. */
+export const invoiceStatusMachine = defineStateMachine({
+  resource: 'invoice',
+  field: 'status',
+  states: INVOICE_STATUSES,
+  initial: 'draft',
+  moves: {
+    draft: { open: null },
+    open: { paid: 'invoice.paid', void: null, uncollectible: null },
+    uncollectible: { paid: 'invoice.paid', void: null },
+  },
+});
+
+// ---------------------------------------------------------------------------------------------
+// Record shape
+
+const paymentSchema = z
+  .object({
+    amount: z.number().describe("Amount paid in the invoice's currency (major unit)"),
+    paid_at: z.string().describe('When it was paid (ISO 8601)'),
+    method: z.string().nullable().describe('How it was paid (free text, e.g. bank transfer), or null'),
+    reference: z.string().nullable().describe('Payment reference (e.g. a transfer id), or null'),
+  })
+  .describe('One recorded payment');
+
+export const invoiceSchema = z
+  .object({
+    _id: z.string().describe('Invoice id (24 hex characters)'),
+    lead_id: z.string().describe('Id of the lead billed'),
+    contact_id: z.string().nullable().describe('Id of the contact billed (a contact of the lead), or null'),
+    opportunity_id: z
+      .string()
+      .nullable()
+      .describe('Id of the deal invoiced (an opportunity of the lead), or null'),
+    number: z.string().nullable().describe('INV-000001..., given when finalized; null while draft'),
+    status: z.enum(INVOICE_STATUSES).describe('draft, open, paid, void or uncollectible'),
+    currency: z.string().describe('ISO 4217 currency code of every amount'),
+    issue_date: z.string().nullable().describe('Issue date (YYYY-MM-DD), or null'),
+    due_date: z.string().nullable().describe('Due date (YYYY-MM-DD), or null'),
+    notes: z.string().nullable().describe('Free-text notes, or null'),
+    line_items: z.array(pricedLineSchema).describe('The lines with their amounts'),
+    ...documentTotalsShape,
+    amount_paid: z.number().describe('Sum of the recorded payments'),
+    amount_due: z.number().describe('total - amount_paid'),
+    payments: z.array(paymentSchema).describe('The recorded payments, oldest first'),
+    is_overdue: z.boolean().describe('True when flagged past its due date while open'),
+    finalized_at: z.string().nullable().describe('When it was finalized (ISO 8601), or null while draft'),
+    paid_at: z.string().nullable().describe('When the payments reached the total (ISO 8601), or null'),
+    voided_at: z.string().nullable().describe('When it was voided (ISO 8601), or null'),
+    ...auditFields('invoice'),
+  })
+  .describe('An invoice to a lead');
+export type InvoiceRecord = z.output<typeof invoiceSchema>;
+
+const { search: _search, ...invoiceColumns } = getTableColumns(invoices);
+export type InvoiceData = Omit<InvoiceRow, 'search'>;
+
+export function toStatus(value: string): InvoiceStatus {
+  return INVOICE_STATUSES.find((s) => s === value) ?? 'draft';
+}
+
+export function serializeInvoice(row: InvoiceData): InvoiceRecord {
+  const priced = priceLines(row.lineItems, row.currency);
+  return {
+    _id: row.id,
+    lead_id: row.leadId,
+    contact_id: row.contactId,
+    opportunity_id: row.opportunityId,
+    number: row.number,
+    status: toStatus(row.status),
+    currency: row.currency,
+    issue_date: row.issueDate,
+    due_date: row.dueDate,
+    notes: row.notes,
+    ...priced,
+    amount_paid: fromMinor(BigInt(row.amountPaidMinor), row.currency),
+    amount_due: fromMinor(BigInt(row.totalMinor) - BigInt(row.amountPaidMinor), row.currency),
+    payments: row.payments.map((p) => ({
+      amount: Number(p.amount),
+      paid_at: p.paid_at,
+      method: p.method,
+      reference: p.reference,
+    })),
+    is_overdue: row.isOverdue,
+    finalized_at: iso(row.finalizedAt),
+    paid_at: iso(row.paidAt),
+    voided_at: iso(row.voidedAt),
+    ...auditValues(row),
+  };
+}
+
+/** The invoices table on the record helper: live lookups (404 "Invoice not found") and the list. */
+export const invoiceRecords = defineRecordTable<InvoiceData>({
+  label: 'Invoice',
+  table: invoices,
+  select: (db) => db.select(invoiceColumns).from(invoices).$dynamic(),
+  update: (db, set, where) => db.update(invoices).set(set).where(where).returning(invoiceColumns),
+});
+
+// ---------------------------------------------------------------------------------------------
+// Drafts
+
+interface InvoiceState {
+  leadId: string;
+  contactId: string | null;
+  opportunityId: string | null;
+  currency: string;
+  issueDate: string | null;
+  dueDate: string | null;
+  notes: string | null;
+  lineItems: LineItemInput[];
+}
+
+export interface NewInvoice {
+  lead_id: string;
+  contact_id?: string | null | undefined;
+  opportunity_id?: string | null | undefined;
+  currency: string;
+  issue_date?: string | null | undefined;
+  due_date?: string | null | undefined;
+  notes?: string | null | undefined;
+  line_items: LineItemInput[];
+}
+export type InvoiceInput = Partial<NewInvoice>;
+
+/** The lines' amounts need the currency; the references must belong to the invoice's lead. */
+async function checkState(ctx: RecordContext, state: InvoiceState): Promise<void> {
+  const details: ErrorDetail[] = [...lineItemProblems(state.lineItems, state.currency)];
+  if (state.issueDate !== null && state.dueDate !== null && state.dueDate < state.issueDate) {
+    details.push({ field: 'due_date', message: 'must not be before issue_date', code: 'invalid_date' });
+  }
+  if (
+    state.contactId !== null &&
+    !(await isContactOfLead(ctx.db, ctx.auth.orgId, state.contactId, state.leadId))
+  ) {
+    details.push({
+      field: 'contact_id',
+      message: "must be the id of a live contact of the invoice's lead",
+      code: 'invalid_contact',
+    });
+  }
+  if (state.opportunityId !== null) {
+    const [deal] = await ctx.db
+      .select({ id: opportunities.id })
+      .from(opportunities)
+      .where(
+        and(
+          eq(opportunities.id, state.opportunityId),
+          eq(opportunities.orgId, ctx.auth.orgId),
+          eq(opportunities.leadId, state.leadId),
+          sql`${opportunities.deletedAt} is null`,
+        ),
+      );
+    if (!deal) {
+      details.push({
+        field: 'opportunity_id',
+        message: "must be the id of a live opportunity of the invoice's lead",
+        code: 'invalid_opportunity',
+      });
+    }
+  }
+  if (details.length > 0) throw validationError(details);
+}
+
+function totalsOf(lines: readonly LineItemInput[], currency: string) {
+  const totals = documentTotals(lines, currency);
+  return { subtotalMinor: totals.subtotal, taxTotalMinor: totals.taxTotal, totalMinor: totals.total };
+}
+
+export async function insertInvoice(ctx: RecordContext, input: NewInvoice): Promise<InvoiceRecord> {
+  // An unknown, trashed or other-organization lead is a 404 "Lead not found", as for every child record.
+  await leadRecords.getLive(ctx.db, ctx.auth.orgId, input.lead_id);
+  const state: InvoiceState = {
+    leadId: input.lead_id,
+    contactId: input.contact_id ?? null,
+    opportunityId: input.opportunity_id ?? null,
+    currency: input.currency,
+    issueDate: input.issue_date ?? null,
+    dueDate: input.due_date ?? null,
+    notes: input.notes ?? null,
+    lineItems: input.line_items,
+  };
+  await checkState(ctx, state);
+  const rows = await ctx.db
+    .insert(invoices)
+    .values({
+      ...newRecordStamp(ctx),
+      ...state,
+      ...totalsOf(state.lineItems, state.currency),
+      status: 'draft',
+    })
+    .returning(invoiceColumns);
+  return invoiceRecords.created(ctx, 'invoice.created', serializeInvoice, rows);
+}
+
+/**
+ * Only a draft may be edited or deleted: a finalized invoice would have to move back to draft, which
+ * the machine refuses (the 400 invalid_transition naming `status`).
+ */
+function assertDraft(row: InvoiceData): void {
+  invoiceStatusMachine.assertMove(toStatus(row.status), 'draft');
+}
+
+export async function patchInvoice(
+  ctx: RecordContext,
+  id: string,
+  input: InvoiceInput,
+): Promise<InvoiceRecord> {
+  const before = await invoiceRecords.getLive(ctx.db, ctx.auth.orgId, id, true);
+  assertDraft(before);
+  const next = mergePatch<InvoiceState>(
+    {
+      leadId: before.leadId,
+      contactId: before.contactId,
+      opportunityId: before.opportunityId,
+      currency: before.currency,
+      issueDate: before.issueDate,
+      dueDate: before.dueDate,
+      notes: before.notes,
+      lineItems: before.lineItems,
+    },
+    {
+      leadId: input.lead_id,
+      contactId: input.contact_id,
+      opportunityId: input.opportunity_id,
+      currency: input.currency,
+      issueDate: input.issue_date,
+      dueDate: input.due_date,
+      notes: input.notes,
+      lineItems: input.line_items,
+    },
+  );
+  if (next.leadId !== before.leadId) await leadRecords.getLive(ctx.db, ctx.auth.orgId, next.leadId);
+  await checkState(ctx, next);
+  const row = await invoiceRecords.write(ctx.db, ctx.auth.orgId, before.id, {
+    ...next,
+    ...totalsOf(next.lineItems, next.currency),
+    updatedAt: ctx.now,
+  });
+  return serializeInvoice(row);
+}
+
+/** Deletes a draft for good (it has no number, so no gap can open); other states are refused. */
+export async function deleteDraft(ctx: RecordContext, id: string): Promise<void> {
+  const before = await invoiceRecords.getLive(ctx.db, ctx.auth.orgId, id, true);
+  assertDraft(before);
+  await ctx.db.delete(invoices).where(and(eq(invoices.id, before.id), eq(invoices.orgId, ctx.auth.orgId)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Moves
+
+/** INV- and the number padded to six digits (more digits once past 999999). */
+export function formatInvoiceNumber(n: number): string {
+  return `INV-${String(n).padStart(6, '0')}`;
+}
+
+/**
+ * The organization's next number. The upsert takes the counter row's lock until the transaction
+ * ends, so concurrent finalizes queue behind it; a rollback gives the number back: gap-free.
+ */
+async function nextInvoiceNumber(ctx: RecordContext): Promise<string> {
+  const [row] = await ctx.db
+    .insert(invoiceCounters)
+    .values({ orgId: ctx.auth.orgId, lastNumber: 1 })
+    .onConflictDoUpdate({
+      target: invoiceCounters.orgId,
+      set: { lastNumber: sql`${invoiceCounters.lastNumber} + 1` },
+    })
+    .returning({ lastNumber: invoiceCounters.lastNumber });
+  if (!row) throw new Error('the invoice counter upsert returned no row');
+  return formatInvoiceNumber(row.lastNumber);
+}
+
+export async function finalizeInvoice(ctx: RecordContext, id: string): Promise<InvoiceRecord> {
+  const before = await invoiceRecords.getLive(ctx.db, ctx.auth.orgId, id, true);
+  invoiceStatusMachine.assertMove(toStatus(before.status), 'open');
+  if (before.status === 'open') return serializeInvoice(before);
+  const number = await nextInvoiceNumber(ctx);
+  const row = await invoiceRecords.write(ctx.db, ctx.auth.orgId, before.id, {
+    status: 'open',
+    number,
+    issueDate: before.issueDate ?? ctx.now.toISOString().slice(0, 10),
+    finalizedAt: ctx.now,
+    updatedAt: ctx.now,
+  });
+  return serializeInvoice(row);
+}
+
+/** void or uncollectible, through the machine. */
+export async function moveInvoice(
+  ctx: RecordContext,
+  id: string,
+  to: 'void' | 'uncollectible',
+): Promise<InvoiceRecord> {
+  const before = await invoiceRecords.getLive(ctx.db, ctx.auth.orgId, id, true);
+  const from = toStatus(before.status);
+  const event = invoiceStatusMachine.eventOf(from, to);
+  if (from === to) return serializeInvoice(before);
+  const row = await invoiceRecords.write(ctx.db, ctx.auth.orgId, before.id, {
+    status: to,
+    voidedAt: to === 'void' ? ctx.now : before.voidedAt,
+    updatedAt: ctx.now,
+  });
+  const record = serializeInvoice(row);
+  if (event !== null) await ctx.emit(event, { ...record, previous_status: from });
+  return record;
+}
+
+export interface NewPayment {
+  amount: number;
+  paid_at?: string | undefined;
+  method?: string | null | undefined;
+  reference?: string | null | undefined;
+}
+
+/**
+ * Records a payment on an open (or uncollectible) invoice. Reaching the total moves it to paid
+ * (paid_at, invoice.paid); more than the amount due is a 400 naming `amount`.
+ */
+export async function recordPayment(
+  ctx: RecordContext,
+  id: string,
+  input: NewPayment,
+): Promise<InvoiceRecord> {
+  const before = await invoiceRecords.getLive(ctx.db, ctx.auth.orgId, id, true);
+  const from = toStatus(before.status);
+  // A payment is only taken where the move to paid is allowed (open, uncollectible).
+  if (from === 'paid') {
+    const message = 'the invoice is already paid in full; it takes no further payment';
+    throw new AppError('invalid_transition', {
+      message,
+      details: [{ field: 'status', message, code: 'invalid_transition' }],
+    });
+  }
+  invoiceStatusMachine.assertMove(from, 'paid');
+  const digits = minorDigits(before.currency);
+  if (decimalPlaces(input.amount) > digits) {
+    throw validationError([
+      {
+        field: 'amount',
+        message: `must have at most ${digits} decimals in ${before.currency}`,
+        code: 'too_many_decimals',
+      },
+    ]);
+  }
+  const amount = toMinor(input.amount, before.currency);
+  const due = BigInt(before.totalMinor) - BigInt(before.amountPaidMinor);
+  if (amount > due) {
+    throw validationError([
+      {
+        field: 'amount',
+        message: `must not exceed the amount due (${formatMinor(due, before.currency)} ${before.currency})`,
+        code: 'overpayment',
+      },
+    ]);
+  }
+  const paidMinor = BigInt(before.amountPaidMinor) + amount;
+  const payment: StoredPayment = {
+    amount: formatMinor(amount, before.currency),
+    paid_at: input.paid_at ?? ctx.now.toISOString(),
+    method: input.method ?? null,
+    reference: input.reference ?? null,
+    recorded_by: ctx.auth.userId,
+  };
+  const reachesTotal = paidMinor === BigInt(before.totalMinor);
+  const row = await invoiceRecords.write(ctx.db, ctx.auth.orgId, before.id, {
+    amountPaidMinor: paidMinor,
+    payments: [...before.payments, payment],
+    ...(reachesTotal ? { status: 'paid', paidAt: ctx.now, isOverdue: false } : {}),
+    updatedAt: ctx.now,
+  });
+  const record = serializeInvoice(row);
+  if (reachesTotal) {
+    const event = invoiceStatusMachine.eventOf(from, 'paid');
+    if (event !== null) await ctx.emit(event, { ...record, previous_status: from });
+  }
+  return record;
+}

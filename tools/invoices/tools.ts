@@ -1,0 +1,332 @@
+// Invoice tools: list, get, create, update and delete drafts, finalize, record payments, void and
+// mark uncollectible. The data functions, the record shape and the status machine are in store.ts.
+import { eq, gte, lte, or, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { currencyField, lineItemsInput } from '../../core/line-items.ts';
+import { prefixMatch, type SortColumn, type TextMatch } from '../../core/records.ts';
+import { listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
+import { describeMoves } from '../../core/state-machine.ts';
+import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
+import { defineTool, type Tool } from '../../core/tool.ts';
+import {
+  deleteDraft,
+  finalizeInvoice as finalizeDraft,
+  INVOICE_STATUSES,
+  insertInvoice,
+  invoiceRecords,
+  invoiceSchema,
+  invoiceStatusMachine,
+  moveInvoice,
+  patchInvoice,
+  recordPayment,
+  serializeInvoice,
+} from './store.ts';
+import { invoices } from './tables.ts';
+
+// ---------------------------------------------------------------------------------------------
+// Input fields
+
+function isRealDate(value: string): boolean {
+  const date = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
+}
+
+const dateString = (what: string) =>
+  z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date in the form YYYY-MM-DD')
+    .refine(isRealDate, 'must be a real calendar date')
+    .meta({ format: 'date' })
+    .describe(`${what} (YYYY-MM-DD)`);
+
+const leadIdField = objectId('lead').describe('Id of a live lead of this organization (24 hex characters)');
+const contactIdField = objectId('contact')
+  .nullable()
+  .describe("Id of a live contact of the invoice's lead to bill; null for none");
+const opportunityIdField = objectId('opportunity')
+  .nullable()
+  .describe("Id of a live opportunity of the invoice's lead being invoiced; null for none");
+const issueDateField = dateString('Issue date')
+  .nullable()
+  .describe('Issue date (YYYY-MM-DD); null clears it (finalize sets today when empty)');
+const dueDateField = dateString('Due date')
+  .nullable()
+  .describe('Due date (YYYY-MM-DD), not before issue_date; null clears it');
+const notesField = z
+  .string()
+  .max(10_000)
+  .refine(NO_NUL, nulMessage)
+  .nullable()
+  .describe('Free-text notes printed on the invoice, at most 10000 characters; null clears them');
+
+const invoiceIdShape = { id: objectId('invoice') };
+
+const createInvoiceInput = z.strictObject({
+  lead_id: leadIdField,
+  contact_id: contactIdField.optional(),
+  opportunity_id: opportunityIdField.optional(),
+  currency: currencyField,
+  issue_date: issueDateField.optional(),
+  due_date: dueDateField.optional(),
+  line_items: lineItemsInput,
+  notes: notesField.optional(),
+});
+
+const updateInvoiceInput = z.strictObject({
+  ...invoiceIdShape,
+  lead_id: leadIdField
+    .optional()
+    .describe('Bills another live lead; its contact and opportunity must then belong to it'),
+  contact_id: contactIdField.optional(),
+  opportunity_id: opportunityIdField.optional(),
+  currency: currencyField.optional(),
+  issue_date: issueDateField.optional(),
+  due_date: dueDateField.optional(),
+  line_items: lineItemsInput.optional().describe('Replaces every line (1-500 lines)'),
+  notes: notesField.optional(),
+});
+
+// ---------------------------------------------------------------------------------------------
+// Tools
+
+type InvoicePermission = 'invoices.view' | 'invoices.create' | 'invoices.edit' | 'invoices.delete';
+const access = (kind: 'read' | 'write', permission: InvoicePermission) =>
+  ({ kind, resource: 'invoices', permission }) as const;
+
+const invoiceOutput = z.object({ invoice: invoiceSchema });
+const MOVES = describeMoves(invoiceStatusMachine);
+const notDraft = { code: 'invalid_transition', when: 'the invoice is no longer a draft' } as const;
+
+/** Word prefixes of the number and notes, or the start of the number as typed (`INV-0000`). */
+function invoiceMatch(text: string): TextMatch | null {
+  const trimmed = text.trim();
+  if (trimmed === '') return null;
+  const pattern = `${trimmed.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const byNumber = sql`${invoices.number} ilike ${pattern}`;
+  const words = prefixMatch(invoices.search, text);
+  if (words === null) return { where: byNumber };
+  const where = or(words.where, byNumber) ?? byNumber;
+  return words.rank === undefined ? { where } : { where, rank: words.rank };
+}
+
+const SORT_FIELDS = ['created_at', 'updated_at', 'issue_date', 'due_date', 'total', 'number'] as const;
+const SORT_COLUMNS = {
+  created_at: invoices.createdAt,
+  updated_at: invoices.updatedAt,
+  issue_date: { column: invoices.issueDate, nullsLast: true },
+  due_date: { column: invoices.dueDate, nullsLast: true },
+  total: invoices.totalMinor,
+  number: { column: invoices.number, nullsLast: true },
+} satisfies Record<(typeof SORT_FIELDS)[number], SortColumn>;
+
+export const listInvoices = defineTool({
+  name: 'list_invoices',
+  title: 'List invoices',
+  description:
+    'Lists the invoices of the organization, newest first by default. Filter by `status` (draft/open/paid/void/uncollectible), ' +
+    '`lead_id`, `is_overdue` and issue date range (`issue_date_from`/`issue_date_to`, inclusive). `search` matches words at the ' +
+    'start of words in the number and notes. Paginated: returns `invoices` plus `total`, `page`, `limit`, `totalPages`; ' +
+    '`limit` is 1-100 (default 25).',
+  input: z.strictObject({
+    ...listParams(SORT_FIELDS),
+    status: z.enum(INVOICE_STATUSES).optional().describe('Only invoices in this status'),
+    lead_id: objectId('lead').optional().describe('Only invoices of this lead'),
+    is_overdue: z
+      .enum(['true', 'false'])
+      .optional()
+      .describe('true: only invoices flagged overdue; false: only those not flagged'),
+    issue_date_from: dateString('Only invoices issued on or after this date').optional(),
+    issue_date_to: dateString('Only invoices issued on or before this date').optional(),
+  }),
+  output: pagedOutput('invoices', invoiceSchema),
+  access: access('read', 'invoices.view'),
+  toolset: 'billing',
+  async handler(input, { db, auth }) {
+    const conditions = invoiceRecords.liveConditions(auth.orgId);
+    if (input.status) conditions.push(eq(invoices.status, input.status));
+    if (input.lead_id) conditions.push(eq(invoices.leadId, input.lead_id));
+    if (input.is_overdue) conditions.push(eq(invoices.isOverdue, input.is_overdue === 'true'));
+    if (input.issue_date_from) conditions.push(gte(invoices.issueDate, input.issue_date_from));
+    if (input.issue_date_to) conditions.push(lte(invoices.issueDate, input.issue_date_to));
+    return invoiceRecords.list(db, 'invoices', serializeInvoice, input, {
+      conditions,
+      sortColumns: SORT_COLUMNS,
+      match: invoiceMatch,
+    });
+  },
+});
+
+export const getInvoice = defineTool({
+  name: 'get_invoice',
+  title: 'Get an invoice',
+  description:
+    'Returns one invoice by id with its priced lines, totals, payments, amount_paid and amount_due. Find ids with list_invoices.',
+  input: z.strictObject(invoiceIdShape),
+  output: invoiceOutput,
+  access: access('read', 'invoices.view'),
+  toolset: 'billing',
+  async handler(input, { db, auth }) {
+    return { invoice: serializeInvoice(await invoiceRecords.getLive(db, auth.orgId, input.id)) };
+  },
+});
+
+export const createInvoice = defineTool({
+  name: 'create_invoice',
+  title: 'Create an invoice',
+  errors: [{ code: 'not_found', when: 'lead_id names no live lead of the organization' }],
+  description:
+    'Creates a draft invoice (number null) for a live lead: `currency` (ISO 4217) and `line_items` ({description, quantity, ' +
+    'unit_price, discount_percent?, tax_percent?}) are required; optional contact_id and opportunity_id (of the same lead), ' +
+    'issue_date, due_date and notes. Returns it priced: each line with amount and tax_amount, subtotal, tax_total, total. ' +
+    'Finalize it with finalize_invoice to give it a number.',
+  input: createInvoiceInput,
+  output: invoiceOutput,
+  access: access('write', 'invoices.create'),
+  toolset: 'billing',
+  async handler(input, ctx) {
+    return { invoice: await insertInvoice(ctx, input) };
+  },
+});
+
+export const updateInvoice = defineTool({
+  name: 'update_invoice',
+  title: 'Update a draft invoice',
+  description:
+    'Changes only the fields sent of a draft invoice and returns it; a field sent as null is cleared, line_items replaces every ' +
+    'line. A finalized invoice (open, paid, void, uncollectible) is frozen: 400 invalid_transition.',
+  input: updateInvoiceInput,
+  output: invoiceOutput,
+  access: access('write', 'invoices.edit'),
+  errors: [notDraft],
+  annotations: { idempotentHint: true },
+  toolset: 'billing',
+  async handler(input, ctx) {
+    const { id, ...changes } = input;
+    return { invoice: await patchInvoice(ctx, id, changes) };
+  },
+});
+
+export const deleteInvoice = defineTool({
+  name: 'delete_invoice',
+  title: 'Delete a draft invoice',
+  description:
+    'Deletes a draft invoice for good (it has no number yet). A finalized invoice is never deleted: void it instead ' +
+    '(400 invalid_transition).',
+  input: z.strictObject(invoiceIdShape),
+  output: messageOutput,
+  access: access('write', 'invoices.delete'),
+  errors: [notDraft],
+  annotations: { destructiveHint: true },
+  toolset: 'billing',
+  async handler(input, ctx) {
+    await deleteDraft(ctx, input.id);
+    return { message: 'Invoice deleted' };
+  },
+});
+
+export const finalizeInvoice = defineTool({
+  name: 'finalize_invoice',
+  title: 'Finalize an invoice',
+  description:
+    'Moves a draft invoice to open: it gets the next number of the organization (INV-000001, gap-free), its issue date ' +
+    `(today when empty) and its lines freeze. The moves: ${MOVES}. Finalizing an open invoice again returns it unchanged.`,
+  input: z.strictObject(invoiceIdShape),
+  output: invoiceOutput,
+  access: access('write', 'invoices.edit'),
+  errors: [{ code: 'invalid_transition', when: 'the invoice is paid, void or uncollectible' }],
+  annotations: { idempotentHint: true },
+  toolset: 'billing',
+  async handler(input, ctx) {
+    return { invoice: await finalizeDraft(ctx, input.id) };
+  },
+});
+
+export const recordInvoicePayment = defineTool({
+  name: 'record_invoice_payment',
+  title: 'Record an invoice payment',
+  description:
+    'Records a payment on an open or uncollectible invoice and returns the invoice with amount_paid and amount_due. When the ' +
+    'payments reach the total the invoice becomes paid (paid_at, invoice.paid). More than the amount due is a 400; a draft, ' +
+    'paid or void invoice is a 400 invalid_transition.',
+  input: z.strictObject({
+    ...invoiceIdShape,
+    amount: z
+      .number()
+      .gt(0)
+      .max(1e15)
+      .describe(
+        "Amount paid in the invoice's currency (major unit), > 0, at most the currency's decimals and the amount due",
+      ),
+    paid_at: z.iso.datetime({ offset: true }).optional().describe('When it was paid (ISO 8601; default now)'),
+    method: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100)
+      .refine(NO_NUL, nulMessage)
+      .optional()
+      .describe('How it was paid, free text of 1-100 characters (e.g. bank transfer, card)'),
+    reference: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .refine(NO_NUL, nulMessage)
+      .optional()
+      .describe('Payment reference, 1-200 characters (e.g. a transfer id)'),
+  }),
+  output: invoiceOutput,
+  access: access('write', 'invoices.edit'),
+  errors: [{ code: 'invalid_transition', when: 'the invoice is a draft, paid or void' }],
+  toolset: 'billing',
+  async handler(input, ctx) {
+    const { id, ...payment } = input;
+    return { invoice: await recordPayment(ctx, id, payment) };
+  },
+});
+
+export const voidInvoice = defineTool({
+  name: 'void_invoice',
+  title: 'Void an invoice',
+  description:
+    'Voids an open or uncollectible invoice: it stays on record with its number but is no longer owed. A draft is deleted ' +
+    'instead; a paid invoice cannot be voided (400 invalid_transition).',
+  input: z.strictObject(invoiceIdShape),
+  output: invoiceOutput,
+  access: access('write', 'invoices.edit'),
+  errors: [{ code: 'invalid_transition', when: 'the invoice is a draft or paid' }],
+  annotations: { destructiveHint: true, idempotentHint: true },
+  toolset: 'billing',
+  async handler(input, ctx) {
+    return { invoice: await moveInvoice(ctx, input.id, 'void') };
+  },
+});
+
+export const markInvoiceUncollectible = defineTool({
+  name: 'mark_invoice_uncollectible',
+  title: 'Mark an invoice uncollectible',
+  description:
+    'Marks an open invoice uncollectible (written off); payments may still be recorded on it, or it may be voided. Any ' +
+    'other state is a 400 invalid_transition.',
+  input: z.strictObject(invoiceIdShape),
+  output: invoiceOutput,
+  access: access('write', 'invoices.edit'),
+  errors: [{ code: 'invalid_transition', when: 'the invoice is not open' }],
+  annotations: { destructiveHint: true, idempotentHint: true },
+  toolset: 'billing',
+  async handler(input, ctx) {
+    return { invoice: await moveInvoice(ctx, input.id, 'uncollectible') };
+  },
+});
+
+export const invoiceTools: Tool[] = [
+  listInvoices,
+  getInvoice,
+  createInvoice,
+  updateInvoice,
+  deleteInvoice,
+  finalizeInvoice,
+  recordInvoicePayment,
+  voidInvoice,
+  markInvoiceUncollectible,
+];
