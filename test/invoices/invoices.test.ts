@@ -195,6 +195,14 @@ describe('payments', () => {
     await expectRefused(await post(`/${inv._id}/payments`, { amount: 1 }));
   });
 
+  it('is paid when the completing payment was made, not when it was recorded', async () => {
+    const inv = await create({ line_items: [{ description: 'x', quantity: 1, unit_price: 10 }] });
+    await finalize(inv._id);
+    const res = await post(`/${inv._id}/payments`, { amount: 10, paid_at: '2026-01-15T09:30:00.000Z' });
+    const paid = (await readOutput(res, TOOL.record_invoice_payment, 201)).invoice;
+    expect(paid).toMatchObject({ status: 'paid', paid_at: '2026-01-15T09:30:00.000Z' });
+  });
+
   it('refuses a payment on a draft and more decimals than the currency', async () => {
     const inv = await create();
     await expectRefused(await post(`/${inv._id}/payments`, { amount: 1 }));

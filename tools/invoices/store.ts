@@ -86,7 +86,10 @@ export const invoiceSchema = z
     payments: z.array(paymentSchema).describe('The recorded payments, oldest first'),
     is_overdue: z.boolean().describe('True when flagged past its due date while open'),
     finalized_at: z.string().nullable().describe('When it was finalized (ISO 8601), or null while draft'),
-    paid_at: z.string().nullable().describe('When the payments reached the total (ISO 8601), or null'),
+    paid_at: z
+      .string()
+      .nullable()
+      .describe('When the payment that reached the total was made (ISO 8601), or null'),
     voided_at: z.string().nullable().describe('When it was voided (ISO 8601), or null'),
     ...auditFields('invoice'),
   })
@@ -408,7 +411,8 @@ export async function recordPayment(
   const row = await invoiceRecords.write(ctx.db, ctx.auth.orgId, before.id, {
     amountPaidMinor: paidMinor,
     payments: [...before.payments, payment],
-    ...(reachesTotal ? { status: 'paid', paidAt: ctx.now, isOverdue: false } : {}),
+    // The invoice is paid when the payment that completed it was made, not when it was recorded.
+    ...(reachesTotal ? { status: 'paid', paidAt: new Date(payment.paid_at), isOverdue: false } : {}),
     updatedAt: ctx.now,
   });
   const record = serializeInvoice(row);
