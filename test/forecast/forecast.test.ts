@@ -259,3 +259,21 @@ describe('GET /forecast/accuracy', () => {
     ]);
   });
 });
+
+describe('get_forecast_accuracy', () => {
+  it('is a read-only, idempotent tool of the sales toolset', () => {
+    const tool = TOOL.get_forecast_accuracy;
+    expect(tool.toolset).toBe('sales');
+    expect(tool.annotations).toMatchObject({
+      readOnlyHint: true,
+      idempotentHint: true,
+      destructiveHint: false,
+    });
+    expect(tool.access).toEqual({
+      kind: 'read',
+      resource: 'opportunities',
+      permission: 'forecast.view',
+      feature: 'forecasting',
+    });
+  });
+});
