@@ -58,6 +58,8 @@ export const PERMISSIONS = [
   // Definitions: custom objects' and custom activity types' fields are workspace settings.
   'settings.custom_objects.manage',
   'settings.custom_activity_types.manage',
+  // Forecast accuracy: a management report, for managers and up.
+  'forecast.view',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -119,7 +121,14 @@ const crmDelete: Permission[] = [
 export const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
   owner: new Set(PERMISSIONS),
   admin: new Set(PERMISSIONS.filter((p) => p !== 'users.delete')),
-  manager: new Set([...crmRead, ...crmWrite, ...crmDelete, ...ownKeys, 'settings.webhooks.view_own']),
+  manager: new Set([
+    ...crmRead,
+    ...crmWrite,
+    ...crmDelete,
+    ...ownKeys,
+    'settings.webhooks.view_own',
+    'forecast.view',
+  ]),
   member: new Set([...crmRead, ...crmWrite, ...ownKeys]),
   viewer: new Set([...crmRead, ...ownKeys]),
 };

@@ -21,7 +21,7 @@ export type ToolsetName = (typeof TOOLSET_NAMES)[number];
 export const TOOLSETS: Readonly<Record<ToolsetName, string>> = {
   core: "Everyday CRM work: get_me, search_crm across records, leads (search, read, create, update, convert, bulk changes), contacts, opportunities, logging activities and reading a lead's timeline, tasks (create, complete, the caller's open tasks), lead health and conversation memory, running smart views, reading the organization's users, and the trash. Listed by default.",
   sales:
-    'The rest of the sales records: deleting contacts, opportunities, activities and tasks, reading and editing single activities, listing every task, snoozing tasks, and editing conversation memory.',
+    'The rest of the sales records: deleting contacts, opportunities, activities and tasks, reading and editing single activities, listing every task, snoozing tasks, editing conversation memory, and forecast accuracy (needs a plan with forecasting).',
   views:
     'Smart views (saved lead filters): create, list, read, update and delete them. Running one is in core.',
   customization:

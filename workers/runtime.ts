@@ -135,6 +135,7 @@ export async function startBackgroundWork(
     { retentionDays: options.trashRetentionDays ?? services.config.trashRetentionDays },
     { everyMs: options.purgeIntervalMs ?? services.config.trashPurgeIntervalMs },
   );
+  await services.jobs.schedule('forecast.snapshot', {}, { dailyAtUtc: '00:05' });
   return {
     async stop() {
       await Promise.all([relay.stop(), sweeper.stop()]);

@@ -1,0 +1,17 @@
+import { defineArea } from '../../core/area.ts';
+import { forecastRoutes } from './routes.ts';
+import { forecastTools } from './tools.ts';
+
+/** Forecast accuracy: daily pipeline snapshots (workers/forecast.ts) against the value won. */
+export const forecastArea = defineArea({
+  name: 'forecast',
+  tools: forecastTools,
+  routes: forecastRoutes,
+  tags: {
+    forecast:
+      'Forecast accuracy: the weighted pipeline snapshotted at a period start against the value won in the period.',
+  },
+  permissions: ['forecast.view'],
+  events: [],
+  toolsets: ['sales'],
+});
