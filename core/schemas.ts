@@ -9,6 +9,21 @@ export const objectId = (what = 'record') =>
     .regex(OBJECT_ID_PATTERN, 'must be a 24-character hexadecimal id')
     .describe(`The ${what}'s id (24 hex characters)`);
 
+/** True for a YYYY-MM-DD string naming a day that exists (2025-02-30 does not). */
+export function isRealDate(value: string): boolean {
+  const date = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
+}
+
+/** A calendar date field (YYYY-MM-DD, a day that exists). */
+export const dateString = (what: string) =>
+  z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date in the form YYYY-MM-DD')
+    .refine(isRealDate, 'must be a real calendar date')
+    .meta({ format: 'date' })
+    .describe(`${what} (YYYY-MM-DD)`);
+
 export const timestamp = (what: string) => z.string().describe(`${what} (ISO 8601)`);
 
 export function iso(date: Date | null): string | null {

@@ -4,7 +4,7 @@ import { eq, gte, lte, or, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { currencyField, lineItemsInput } from '../../core/line-items.ts';
 import { prefixMatch, type SortColumn, type TextMatch } from '../../core/records.ts';
-import { listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
+import { dateString, listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
 import { describeMoves } from '../../core/state-machine.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
 import { defineTool, type Tool } from '../../core/tool.ts';
@@ -25,19 +25,6 @@ import { invoices } from './tables.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Input fields
-
-function isRealDate(value: string): boolean {
-  const date = new Date(`${value}T00:00:00Z`);
-  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
-}
-
-const dateString = (what: string) =>
-  z
-    .string()
-    .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date in the form YYYY-MM-DD')
-    .refine(isRealDate, 'must be a real calendar date')
-    .meta({ format: 'date' })
-    .describe(`${what} (YYYY-MM-DD)`);
 
 const leadIdField = objectId('lead').describe('Id of a live lead of this organization (24 hex characters)');
 const contactIdField = objectId('contact')

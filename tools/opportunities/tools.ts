@@ -4,7 +4,7 @@
 import { eq, gte, lte } from 'drizzle-orm';
 import { z } from 'zod';
 import { prefixMatch, type SortColumn } from '../../core/records.ts';
-import { listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
+import { dateString, listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
 import { describeMoves } from '../../core/state-machine.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
 import { defineTool, type Tool } from '../../core/tool.ts';
@@ -24,20 +24,6 @@ const MAX_VALUE = 1e15;
 
 // ---------------------------------------------------------------------------------------------
 // Input fields
-
-/** True for a YYYY-MM-DD string naming a day that exists (2025-02-30 does not). */
-function isRealDate(value: string): boolean {
-  const date = new Date(`${value}T00:00:00Z`);
-  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
-}
-
-const dateString = (what: string) =>
-  z
-    .string()
-    .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date in the form YYYY-MM-DD')
-    .refine(isRealDate, 'must be a real calendar date')
-    .meta({ format: 'date' })
-    .describe(`${what} (YYYY-MM-DD)`);
 
 /** At most two decimals: the stored numeric(18,2) would otherwise round silently. */
 function hasAtMostTwoDecimals(value: number): boolean {
