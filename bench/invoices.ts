@@ -56,6 +56,9 @@ const CURRENCY = 'EUR';
 const WARMUP_SECONDS = Math.min(3, env.BENCH_SECONDS);
 const benchDir = fileURLToPath(new URL('.', import.meta.url));
 
+const idRows = z.array(z.object({ id: z.string() }));
+const countRows = z.array(z.object({ n: z.union([z.string(), z.number()]) }));
+
 function log(message: string): void {
   process.stderr.write(`[bench:invoices] ${message}\n`);
 }
@@ -82,9 +85,9 @@ function templates(): Array<{ lines: LineItemInput[]; subtotal: bigint; tax: big
  */
 async function seedInvoices(services: Services, orgId: string, ownerId: string): Promise<number> {
   const db = services.db.system;
-  const leadIds = rowsOf<{ id: string }>(
-    await db.execute(sql`select id from leads where org_id = ${orgId} order by id`),
-  ).map((r) => r.id);
+  const leadIds = idRows
+    .parse(rowsOf(await db.execute(sql`select id from leads where org_id = ${orgId} order by id`)))
+    .map((r) => r.id);
   const sets = templates();
   await db.execute(sql`create temporary table bench_templates (k int primary key, lines jsonb,
     subtotal bigint, tax bigint, total bigint)`);
@@ -137,8 +140,12 @@ async function seedInvoices(services: Services, orgId: string, ownerId: string):
       join bench_leads l on l.n = g.i % ${leadIds.length}`);
     log(`  ${to} invoices`);
   }
-  const finalized = rowsOf<{ n: string }>(
-    await db.execute(sql`select count(*) as n from invoices where org_id = ${orgId} and number is not null`),
+  const finalized = countRows.parse(
+    rowsOf(
+      await db.execute(
+        sql`select count(*) as n from invoices where org_id = ${orgId} and number is not null`,
+      ),
+    ),
   )[0];
   const last = Number(finalized?.n ?? 0);
   await db.execute(sql`insert into invoice_counters (org_id, last_number) values (${orgId}, ${last})
@@ -313,15 +320,17 @@ async function benchBackend(key: string): Promise<BackendResult> {
     log(`list: ${list.requestsPerSecond.toFixed(0)} req/s, p50 ${list.p50} ms`);
     const filtered = await measure(filteredUrl);
     log(`filtered list: ${filtered.requestsPerSecond.toFixed(0)} req/s, p50 ${filtered.p50} ms`);
-    const leadId = rowsOf<{ id: string }>(
-      await services.db.system.execute(sql`select id from leads where org_id = ${org.orgId} limit 1`),
+    const leadId = idRows.parse(
+      rowsOf(await services.db.system.execute(sql`select id from leads where org_id = ${org.orgId} limit 1`)),
     )[0]?.id;
     if (!leadId) throw new Error('no seeded lead');
     await createAndFinalize(base, token, leadId, WARMUP_SECONDS);
     const pairRun = await createAndFinalize(base, token, leadId, env.BENCH_SECONDS);
-    const finalizedBefore = rowsOf<{ n: string }>(
-      await services.db.system.execute(
-        sql`select max(substr(number, 5)::int) as n from invoices where org_id = ${org.orgId}`,
+    const finalizedBefore = countRows.parse(
+      rowsOf(
+        await services.db.system.execute(
+          sql`select max(substr(number, 5)::int) as n from invoices where org_id = ${org.orgId}`,
+        ),
       ),
     )[0];
     const lastBeforeRun = Number(finalizedBefore?.n ?? 0) - pairRun.numbers.length;
