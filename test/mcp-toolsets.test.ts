@@ -9,7 +9,7 @@ import {
   selectToolsets,
   TOOLSETS_HEADER,
 } from '../mcp/toolsets.ts';
-import { TOOLS } from '../tools/index.ts';
+import { AREAS, TOOLS } from '../tools/index.ts';
 import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
 import { bearer, type Connection, ERAS, envelopeOf, postMcp, serveMcp } from './mcp-clients.ts';
 
@@ -58,6 +58,18 @@ describe('the registry', () => {
       ).toBe(true);
       expect(TOOLSETS[name].length, name).toBeGreaterThan(20);
     }
+  });
+
+  it('keeps the default core toolset within its budget of 40 tools', () => {
+    // A model picks tools worse as the list grows; new areas go to their own toolsets.
+    expect(TOOLS.filter((tool) => tool.toolset === 'core').length).toBeLessThanOrEqual(40);
+  });
+
+  it('puts the tools of the billing areas in billing, never in core', () => {
+    const billingAreas = AREAS.filter((area) => ['invoices', 'estimates', 'proposals'].includes(area.name));
+    expect(billingAreas.length).toBeGreaterThan(0);
+    for (const tool of billingAreas.flatMap((area) => area.tools))
+      expect(tool.toolset, tool.name).toBe('billing');
   });
 
   it('splits the tools sensibly: everyday work in core, user writes in admin, API keys in settings', () => {
