@@ -4,5 +4,6 @@
 import { deliverWebhookJob } from './deliver.ts';
 import { forecastSnapshotJob } from './forecast.ts';
 import { purgeTrashJob } from './purge.ts';
+import { sendMailJob } from './send-mail.ts';
 
-export const JOBS = [deliverWebhookJob, purgeTrashJob, forecastSnapshotJob] as const;
+export const JOBS = [deliverWebhookJob, purgeTrashJob, forecastSnapshotJob, sendMailJob] as const;
