@@ -1,6 +1,6 @@
 // The background side of the server: the job workers (every job of workers/jobs.ts), the outbox
 // relay loop, the sweeper of deliveries and outgoing mails, and the repeatable jobs (trash purge,
-// forecast snapshot).
+// forecast snapshot, overdue invoices).
 // `crm serve` runs it in-process (unless told not to), `crm worker` as its own process. The
 // sweeper re-enqueues deliveries that are due but have no job: after a restart of the in-process
 // runner (its jobs live in memory) or of a Redis without persistence.
@@ -140,6 +140,7 @@ export async function startBackgroundWork(
     { everyMs: options.purgeIntervalMs ?? services.config.trashPurgeIntervalMs },
   );
   await services.jobs.schedule('forecast.snapshot', {}, { dailyAtUtc: '00:05' });
+  await services.jobs.schedule('invoices.overdue', {}, { dailyAtUtc: '00:10' });
   return {
     async stop() {
       await Promise.all([relay.stop(), sweeper.stop()]);
