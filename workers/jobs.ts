@@ -3,6 +3,14 @@
 // and one line here.
 import { deliverWebhookJob } from './deliver.ts';
 import { forecastSnapshotJob } from './forecast.ts';
+import { invoicesOverdueJob } from './invoices-overdue.ts';
 import { purgeTrashJob } from './purge.ts';
+import { sendMailJob } from './send-mail.ts';
 
-export const JOBS = [deliverWebhookJob, purgeTrashJob, forecastSnapshotJob] as const;
+export const JOBS = [
+  deliverWebhookJob,
+  purgeTrashJob,
+  forecastSnapshotJob,
+  sendMailJob,
+  invoicesOverdueJob,
+] as const;
