@@ -1,0 +1,80 @@
+// Locks in that every billing event (invoices, proposals, contracts) reaches a real HTTPS receiver, signed, about the record that changed.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EVENT_NAMES } from '../core/events.ts';
+import { flagOverdue } from '../workers/invoices-overdue.ts';
+import { verifyWebhookSignature } from '../workers/signing.ts';
+import { createInvoice, createLead, readOutput, TOOL } from './fixtures/index.ts';
+import { createTestContext, type TestContext, type TestOrg } from './helpers.ts';
+import { HttpsReceiver, type ReceivedRequest } from './support/https-receiver.ts';
+
+const SECRET = 'billing-events-secret-0123456789';
+const BILLING_EVENTS = EVENT_NAMES.filter((e) => /^(invoice|proposal|contract)\./.test(e));
+
+let receiver: HttpsReceiver;
+let t: TestContext;
+let org: TestOrg;
+
+beforeAll(async () => {
+  receiver = await HttpsReceiver.start();
+  t = await createTestContext(
+    { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
+    { withoutRateLimits: true, withWorkers: { ca: receiver.ca } },
+  );
+  org = await t.createOrg({ plan: 'pro' });
+  const res = await t.request('POST', '/api/v1/webhooks', {
+    token: org.token,
+    body: { name: 'Billing', url: receiver.url('/billing'), events: BILLING_EVENTS, secret: SECRET },
+  });
+  expect(res.status).toBe(201);
+});
+afterAll(async () => {
+  await t.close();
+  await receiver.close();
+});
+
+interface Delivered {
+  event: string;
+  id: unknown;
+}
+
+function decode(hit: ReceivedRequest): Delivered {
+  const signature = hit.headers['x-crm-signature'];
+  expect(verifyWebhookSignature(hit.body, typeof signature === 'string' ? signature : '', SECRET)).toBe(true);
+  const parsed: unknown = JSON.parse(hit.body.toString('utf8'));
+  if (typeof parsed !== 'object' || parsed === null || !('event' in parsed) || !('data' in parsed))
+    throw new Error('delivery body is not { event, data }');
+  const { event, data } = parsed;
+  if (typeof event !== 'string' || typeof data !== 'object' || data === null || !('_id' in data))
+    throw new Error('bad delivery body');
+  return { event, id: data._id };
+}
+
+describe('billing events over webhooks', () => {
+  it('delivers invoice.created, sent, overdue and paid, signed, about the invoice', async () => {
+    const lead = await createLead(t, org);
+    const invoice = await createInvoice(t, org, {
+      lead_id: lead._id,
+      issue_date: '2026-01-02',
+      due_date: '2026-01-31',
+      line_items: [{ description: 'Retainer', quantity: 2, unit_price: 450, tax_percent: 10 }],
+    });
+    const sent = await t.request('POST', `/api/v1/invoices/${invoice._id}/send`, {
+      token: org.token,
+      body: { to: 'billing@customer.example' },
+    });
+    const open = (await readOutput(sent, TOOL.send_invoice)).invoice;
+    expect(open?.status).toBe('open');
+    expect(await flagOverdue(t.services, new Date('2026-02-02T00:10:00Z'), org.orgId)).toBe(1);
+    const paid = await t.request('POST', `/api/v1/invoices/${invoice._id}/payments`, {
+      token: org.token,
+      body: { amount: 990 },
+    });
+    expect((await readOutput(paid, TOOL.record_invoice_payment, 201)).invoice.status).toBe('paid');
+
+    const expected = ['invoice.created', 'invoice.sent', 'invoice.overdue', 'invoice.paid'];
+    const hits = await receiver.waitForRequests(expected.length, 20_000);
+    const delivered = hits.map(decode);
+    expect(delivered.map((d) => d.event).sort()).toEqual([...expected].sort());
+    for (const d of delivered) expect(d.id).toBe(invoice._id);
+  });
+});
