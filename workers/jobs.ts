@@ -2,7 +2,8 @@
 // so any queue in the process can check and run each. A new job is a `defineJob` in its own module
 // and one line here.
 import { deliverWebhookJob } from './deliver.ts';
+import { expireEstimatesJob } from './estimates.ts';
 import { forecastSnapshotJob } from './forecast.ts';
 import { purgeTrashJob } from './purge.ts';
 
-export const JOBS = [deliverWebhookJob, purgeTrashJob, forecastSnapshotJob] as const;
+export const JOBS = [deliverWebhookJob, purgeTrashJob, forecastSnapshotJob, expireEstimatesJob] as const;
