@@ -135,6 +135,7 @@ const BODIES: Record<string, BodyCase> = {
   'POST /api/v1/estimates/:id/accept': NONE,
   'POST /api/v1/estimates/:id/decline': { body: { reason: 'r' }, text: 'reason' },
   'POST /api/v1/estimates/:id/convert-to-invoice': NONE,
+  'POST /api/v1/invoices/:id/send': { body: { message: 'Hello' }, text: 'message' },
   'POST /api/v1/activities': {
     body: { type: 'note', lead_id: '', note: 'n', values: {} },
     text: 'note',

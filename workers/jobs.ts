@@ -4,6 +4,15 @@
 import { deliverWebhookJob } from './deliver.ts';
 import { expireEstimatesJob } from './estimates.ts';
 import { forecastSnapshotJob } from './forecast.ts';
+import { invoicesOverdueJob } from './invoices-overdue.ts';
 import { purgeTrashJob } from './purge.ts';
+import { sendMailJob } from './send-mail.ts';
 
-export const JOBS = [deliverWebhookJob, purgeTrashJob, forecastSnapshotJob, expireEstimatesJob] as const;
+export const JOBS = [
+  deliverWebhookJob,
+  purgeTrashJob,
+  forecastSnapshotJob,
+  sendMailJob,
+  invoicesOverdueJob,
+  expireEstimatesJob,
+] as const;
