@@ -3,10 +3,9 @@
 // sending, accepting, declining, the daily expiry and the conversion into a draft invoice (through
 // the invoices area's own insertInvoice). Every status move goes through estimateStatusMachine, so a
 // refused move is the 400 invalid_transition; editing or deleting a non-draft is refused the same way.
-import { and, asc, eq, getTableColumns, inArray, isNull, lt, sql } from 'drizzle-orm';
+import { and, eq, getTableColumns, inArray, isNull, lt, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../../core/db/client.ts';
-import { organizations } from '../../core/db/schema.ts';
 import { AppError, type ErrorDetail, validationError } from '../../core/errors.ts';
 import {
   documentTotalsShape,
@@ -27,7 +26,6 @@ import {
 import { iso } from '../../core/schemas.ts';
 import { defineStateMachine } from '../../core/state-machine.ts';
 import { isContactOfLead } from '../contacts/store.ts';
-import { contacts } from '../contacts/tables.ts';
 import { type InvoiceRecord, insertInvoice } from '../invoices/store.ts';
 import { leadRecords } from '../leads/store.ts';
 import { opportunities } from '../opportunities/tables.ts';
@@ -426,72 +424,4 @@ export async function expireEstimates(db: Executor, now: Date, orgId?: string): 
     )
     .returning({ id: estimates.id });
   return rows.map((r) => r.id);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Sending
-
-/** What a send mails (or, previewed, would mail). */
-export interface SendPreview {
-  to: string;
-  subject: string;
-  total: number;
-  currency: string;
-  number: string;
-}
-
-/**
- * The recipient when `to` is not given: the first e-mail of the estimate's contact, else of the
- * lead's oldest live contact that has one; none is a 400 naming `to`.
- */
-async function recipientOf(ctx: RecordContext, row: EstimateData): Promise<string> {
-  const rows = await ctx.db
-    .select({ id: contacts.id, emails: contacts.emails })
-    .from(contacts)
-    .where(
-      and(eq(contacts.orgId, ctx.auth.orgId), eq(contacts.leadId, row.leadId), isNull(contacts.deletedAt)),
-    )
-    .orderBy(asc(contacts.createdAt), asc(contacts.id));
-  const chosen =
-    rows.find((c) => c.id === row.contactId && c.emails.length > 0) ?? rows.find((c) => c.emails.length > 0);
-  const email = chosen?.emails[0]?.email;
-  if (email === undefined) {
-    throw validationError([
-      {
-        field: 'to',
-        message: "is required: the estimate's contact and its lead's contacts have no e-mail address",
-        code: 'required',
-      },
-    ]);
-  }
-  return email;
-}
-
-async function organizationName(ctx: RecordContext): Promise<string | null> {
-  const [org] = await ctx.db
-    .select({ name: organizations.name })
-    .from(organizations)
-    .where(eq(organizations.id, ctx.auth.orgId));
-  return org?.name ?? null;
-}
-
-/** The estimate (locked, allowed to move to sent) and what sending it mails. */
-export async function prepareSend(
-  ctx: RecordContext,
-  id: string,
-  to: string | undefined,
-): Promise<{ before: EstimateData; preview: SendPreview }> {
-  const before = await lockForMove(ctx, id, 'sent');
-  const record = serializeEstimate(before);
-  const orgName = await organizationName(ctx);
-  return {
-    before,
-    preview: {
-      to: to ?? (await recipientOf(ctx, before)),
-      subject: orgName ? `Estimate ${before.number} from ${orgName}` : `Estimate ${before.number}`,
-      total: record.total,
-      currency: before.currency,
-      number: before.number,
-    },
-  };
 }

@@ -6,11 +6,18 @@ import { z } from 'zod';
 import type { Permission } from '../../core/access.ts';
 import { currencyField, lineItemsInput } from '../../core/line-items.ts';
 import { prefixMatch, type SortColumn, type TextMatch } from '../../core/records.ts';
+import { fileOutputShape } from '../../core/route.ts';
 import { dateString, listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
 import { describeMoves } from '../../core/state-machine.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
 import { defineTool, type Tool } from '../../core/tool.ts';
 import { invoiceSchema } from '../invoices/store.ts';
+import {
+  estimatePdfFilename,
+  previewSend,
+  renderEstimatePdf,
+  sendEstimate as sendByMail,
+} from './delivery.ts';
 import {
   acceptEstimate,
   convertToInvoice,
@@ -21,9 +28,7 @@ import {
   estimateSchema,
   estimateStatusMachine,
   insertEstimate,
-  markSent,
   patchEstimate,
-  prepareSend,
   serializeEstimate,
 } from './store.ts';
 import { estimates } from './tables.ts';
@@ -223,16 +228,17 @@ const previewSchema = z
     currency: z.string().describe('ISO 4217 currency of the total'),
     number: z.string().describe('The estimate number'),
   })
-  .describe('What the mail holds (or, unconfirmed, would hold)');
+  .describe('What the mail holds (or, without confirm, would hold)');
 
 export const sendEstimate = defineTool({
   name: 'send_estimate',
   title: 'Send an estimate',
   description:
-    "Mails the estimate as a PDF to the customer (`to`, else the e-mail of the estimate's contact, else of the lead's " +
-    'first contact with one) with an optional `message`, and moves a draft to sent (sent_at now, issue_date today when ' +
-    'empty); a sent estimate may be sent again. Over MCP nothing is sent unless `confirm` is true: without it the ' +
-    `result is a preview {to, subject, total, currency, number} with sent false. The moves: ${MOVES}.`,
+    "E-mails the estimate as a PDF attachment to `to`, else to the e-mail of the estimate's contact, else of the lead's " +
+    'first contact with one, with an optional `message`; moves a draft to sent (sent_at now, issue_date today when ' +
+    'empty). A sent estimate may be sent again: each call sends a new mail. Without `confirm: true` nothing is sent: it ' +
+    'returns `sent: false` and a `preview` {to, subject, total, currency, number} to show the user first. No address at ' +
+    `all is a 400 naming \`to\`. The moves: ${MOVES}.`,
   input: z.strictObject({
     ...estimateIdShape,
     to: z
@@ -253,14 +259,20 @@ export const sendEstimate = defineTool({
     confirm: z
       .boolean()
       .optional()
-      .describe(
-        'MCP: true sends; absent or false only previews. REST sends either way (POST is the confirmation)',
-      ),
+      .describe('true sends the mail; without it nothing is sent and a preview is returned'),
   }),
   output: z.object({
-    sent: z.boolean().describe('True when the mail was queued; false for a preview'),
+    sent: z.boolean().describe('True when the mail was queued for sending; false for a preview'),
     preview: previewSchema,
-    estimate: estimateSchema,
+    estimate: estimateSchema.describe('The estimate after sending (unchanged in a preview)'),
+    mail: z
+      .object({
+        id: z.string().describe('Id of the queued mail'),
+        to: z.string().describe('Recipient'),
+        subject: z.string().describe('Subject line'),
+      })
+      .optional()
+      .describe('The mail queued (absent in a preview); it is sent in the background, once'),
   }),
   access: access('write', 'estimates.edit'),
   errors: [
@@ -270,12 +282,9 @@ export const sendEstimate = defineTool({
   annotations: { openWorldHint: true, idempotentHint: false },
   toolset: 'billing',
   async handler(input, ctx) {
-    const { before, preview } = await prepareSend(ctx, input.id, input.to);
-    if (ctx.surface === 'mcp' && input.confirm !== true) {
-      return { sent: false, preview, estimate: serializeEstimate(before) };
-    }
-    const row = await markSent(ctx, before);
-    return { sent: true, preview, estimate: serializeEstimate(row) };
+    const { id, confirm, ...send } = input;
+    if (confirm !== true) return { sent: false, ...(await previewSend(ctx, id, send)) };
+    return { sent: true, ...(await sendByMail(ctx, id, send)) };
   },
 });
 
@@ -343,6 +352,37 @@ export const convertEstimateToInvoice = defineTool({
   },
 });
 
+export const getEstimatePdf = defineTool({
+  name: 'get_estimate_pdf',
+  title: 'Get the PDF of an estimate',
+  description:
+    'The estimate as a PDF (number, status, dates, lines, totals, notes). Over REST, GET /api/v1/estimates/{id}/pdf ' +
+    'answers the file itself (application/pdf, attachment). Here it returns a summary: the file name, size and the ' +
+    'download path; use send_estimate to e-mail it.',
+  input: z.strictObject(estimateIdShape),
+  output: z.object({
+    ...fileOutputShape,
+    number: z.string().describe('The estimate number printed on the PDF'),
+    status: z.enum(ESTIMATE_STATUSES).describe('The estimate status printed on the PDF'),
+    download_path: z.string().describe('REST path answering the PDF: /api/v1/estimates/{id}/pdf'),
+  }),
+  access: access('read', 'estimates.view'),
+  toolset: 'billing',
+  async handler(input, { db, auth, services, surface }) {
+    const row = await estimateRecords.getLive(db, auth.orgId, input.id);
+    const pdf = await renderEstimatePdf(db, row, services.config.mailFrom);
+    return {
+      filename: estimatePdfFilename(row),
+      content_type: 'application/pdf',
+      size_bytes: pdf.length,
+      ...(surface === 'rest' ? { content_base64: pdf.toString('base64') } : {}),
+      number: row.number,
+      status: serializeEstimate(row).status,
+      download_path: `/api/v1/estimates/${row.id}/pdf`,
+    };
+  },
+});
+
 export const estimateTools: Tool[] = [
   listEstimates,
   getEstimate,
@@ -353,4 +393,5 @@ export const estimateTools: Tool[] = [
   acceptEstimateTool,
   declineEstimateTool,
   convertEstimateToInvoice,
+  getEstimatePdf,
 ];
