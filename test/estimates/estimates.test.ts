@@ -401,6 +401,32 @@ describe('convert to invoice', () => {
     expect(invoices.total).toBe(1);
   });
 
+  it('leaves off the invoice a contact or deal trashed since the estimate was made', async () => {
+    const lead = await createLead(t, org);
+    const contact = await createContact(t, org, { lead_id: lead._id });
+    const deal = await createOpportunity(t, org, { lead_id: lead._id });
+    const est = await create({ lead_id: lead._id, contact_id: contact._id, opportunity_id: deal._id });
+    await sendEstimate(t, org, est._id, 'buyer@example.test');
+    await accept(est._id);
+    expect((await t.request('DELETE', `/api/v1/contacts/${contact._id}`, { token: org.token })).status).toBe(
+      200,
+    );
+    expect(
+      (await t.request('DELETE', `/api/v1/opportunities/${deal._id}`, { token: org.token })).status,
+    ).toBe(200);
+    const { invoice } = await readOutput(
+      await post(`/${est._id}/convert-to-invoice`),
+      TOOL.convert_estimate_to_invoice,
+      201,
+    );
+    expect(invoice).toMatchObject({
+      lead_id: lead._id,
+      contact_id: null,
+      opportunity_id: null,
+      total: est.total,
+    });
+  });
+
   it('refuses a draft estimate', async () => {
     const est = await create();
     await expectRefused(await post(`/${est._id}/convert-to-invoice`));

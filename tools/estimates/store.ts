@@ -155,6 +155,25 @@ export interface NewEstimate {
 }
 export type EstimateInput = Partial<NewEstimate>;
 
+async function isOpportunityOfLead(
+  ctx: RecordContext,
+  opportunityId: string,
+  leadId: string,
+): Promise<boolean> {
+  const [deal] = await ctx.db
+    .select({ id: opportunities.id })
+    .from(opportunities)
+    .where(
+      and(
+        eq(opportunities.id, opportunityId),
+        eq(opportunities.orgId, ctx.auth.orgId),
+        eq(opportunities.leadId, leadId),
+        isNull(opportunities.deletedAt),
+      ),
+    );
+  return deal !== undefined;
+}
+
 /** The lines' amounts need the currency; the references must belong to the estimate's lead. */
 async function checkState(ctx: RecordContext, state: EstimateState): Promise<void> {
   const details: ErrorDetail[] = [...lineItemProblems(state.lineItems, state.currency)];
@@ -171,25 +190,12 @@ async function checkState(ctx: RecordContext, state: EstimateState): Promise<voi
       code: 'invalid_contact',
     });
   }
-  if (state.opportunityId !== null) {
-    const [deal] = await ctx.db
-      .select({ id: opportunities.id })
-      .from(opportunities)
-      .where(
-        and(
-          eq(opportunities.id, state.opportunityId),
-          eq(opportunities.orgId, ctx.auth.orgId),
-          eq(opportunities.leadId, state.leadId),
-          isNull(opportunities.deletedAt),
-        ),
-      );
-    if (!deal) {
-      details.push({
-        field: 'opportunity_id',
-        message: "must be the id of a live opportunity of the estimate's lead",
-        code: 'invalid_opportunity',
-      });
-    }
+  if (state.opportunityId !== null && !(await isOpportunityOfLead(ctx, state.opportunityId, state.leadId))) {
+    details.push({
+      field: 'opportunity_id',
+      message: "must be the id of a live opportunity of the estimate's lead",
+      code: 'invalid_opportunity',
+    });
   }
   if (details.length > 0) throw validationError(details);
 }
@@ -385,10 +391,21 @@ export async function convertToInvoice(ctx: RecordContext, id: string): Promise<
       details: [{ field: 'invoice_id', message, code: 'already_converted' }],
     });
   }
+  // A contact or deal trashed since the estimate was made is left off the invoice rather than
+  // refusing the conversion; a trashed lead is the 404 of insertInvoice.
+  const contactId =
+    before.contactId !== null &&
+    (await isContactOfLead(ctx.db, ctx.auth.orgId, before.contactId, before.leadId))
+      ? before.contactId
+      : null;
+  const opportunityId =
+    before.opportunityId !== null && (await isOpportunityOfLead(ctx, before.opportunityId, before.leadId))
+      ? before.opportunityId
+      : null;
   const invoice = await insertInvoice(ctx, {
     lead_id: before.leadId,
-    contact_id: before.contactId,
-    opportunity_id: before.opportunityId,
+    contact_id: contactId,
+    opportunity_id: opportunityId,
     currency: before.currency,
     line_items: before.lineItems,
     notes: before.notes,
