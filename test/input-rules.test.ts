@@ -119,6 +119,22 @@ const BODIES: Record<string, BodyCase> = {
   'POST /api/v1/invoices/:id/payments': { body: { amount: 10, method: 'card' }, text: 'method' },
   'POST /api/v1/invoices/:id/void': NONE,
   'POST /api/v1/invoices/:id/mark-uncollectible': NONE,
+  'POST /api/v1/estimates': {
+    body: {
+      lead_id: '',
+      currency: 'USD',
+      line_items: [{ description: 'Work', quantity: 1, unit_price: 10 }],
+      notes: 'n',
+    },
+    text: 'notes',
+  },
+  'PATCH /api/v1/estimates/:id': { body: { notes: 'n' }, text: 'notes' },
+  'PUT /api/v1/estimates/:id': { body: { notes: 'n' }, text: 'notes' },
+  'DELETE /api/v1/estimates/:id': NONE,
+  'POST /api/v1/estimates/:id/send': { body: { message: 'm' }, text: 'message' },
+  'POST /api/v1/estimates/:id/accept': NONE,
+  'POST /api/v1/estimates/:id/decline': { body: { reason: 'r' }, text: 'reason' },
+  'POST /api/v1/estimates/:id/convert-to-invoice': NONE,
   'POST /api/v1/invoices/:id/send': { body: { message: 'Hello' }, text: 'message' },
   'POST /api/v1/activities': {
     body: { type: 'note', lead_id: '', note: 'n', values: {} },

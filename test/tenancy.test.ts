@@ -9,6 +9,7 @@ import { activities } from '../tools/activities/tables.ts';
 import { contacts } from '../tools/contacts/tables.ts';
 import { customActivityTypes } from '../tools/custom-activity-types/tables.ts';
 import { customObjectRecords, customObjects } from '../tools/custom-objects/tables.ts';
+import { estimates } from '../tools/estimates/tables.ts';
 import { ROUTES } from '../tools/index.ts';
 import { invoices } from '../tools/invoices/tables.ts';
 import { leads } from '../tools/leads/tables.ts';
@@ -104,6 +105,23 @@ const FACTORIES: Record<string, (org: TestOrg) => Promise<Fixture>> = {
       totalMinor: 1000n,
     });
     return { id, read: () => t.services.db.system.select().from(invoices).where(eq(invoices.id, id)) };
+  },
+  '/estimates': async (org) => {
+    const leadId = await insertLead(org);
+    const id = newId();
+    await t.services.db.system.insert(estimates).values({
+      id,
+      orgId: org.orgId,
+      leadId,
+      number: `EST-${id}`,
+      status: 'sent',
+      currency: 'USD',
+      lineItems: [{ description: 'Work', quantity: 1, unit_price: 10 }],
+      subtotalMinor: 1000n,
+      taxTotalMinor: 0n,
+      totalMinor: 1000n,
+    });
+    return { id, read: () => t.services.db.system.select().from(estimates).where(eq(estimates.id, id)) };
   },
   '/activities': async (org) => {
     const leadId = await insertLead(org);

@@ -2,6 +2,7 @@
 // so any queue in the process can check and run each. A new job is a `defineJob` in its own module
 // and one line here.
 import { deliverWebhookJob } from './deliver.ts';
+import { expireEstimatesJob } from './estimates.ts';
 import { forecastSnapshotJob } from './forecast.ts';
 import { invoicesOverdueJob } from './invoices-overdue.ts';
 import { purgeTrashJob } from './purge.ts';
@@ -13,4 +14,5 @@ export const JOBS = [
   forecastSnapshotJob,
   sendMailJob,
   invoicesOverdueJob,
+  expireEstimatesJob,
 ] as const;

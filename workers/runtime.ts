@@ -140,6 +140,7 @@ export async function startBackgroundWork(
     { everyMs: options.purgeIntervalMs ?? services.config.trashPurgeIntervalMs },
   );
   await services.jobs.schedule('forecast.snapshot', {}, { dailyAtUtc: '00:05' });
+  await services.jobs.schedule('estimates.expire', {}, { dailyAtUtc: '00:10' });
   await services.jobs.schedule('invoices.overdue', {}, { dailyAtUtc: '00:10' });
   return {
     async stop() {

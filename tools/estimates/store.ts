@@ -1,0 +1,444 @@
+// Estimates' data functions: documents with priced lines (core/line-items.ts, exact money in minor
+// units) numbered EST-000001 at creation under a per-organization counter row lock (gap-free),
+// sending, accepting, declining, the daily expiry and the conversion into a draft invoice (through
+// the invoices area's own insertInvoice). Every status move goes through estimateStatusMachine, so a
+// refused move is the 400 invalid_transition; editing or deleting a non-draft is refused the same way.
+import { and, eq, getTableColumns, inArray, isNull, lt, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Executor } from '../../core/db/client.ts';
+import { AppError, type ErrorDetail, validationError } from '../../core/errors.ts';
+import {
+  documentTotalsShape,
+  type LineItemInput,
+  lineItemProblems,
+  pricedLineSchema,
+  priceLines,
+} from '../../core/line-items.ts';
+import { documentTotals } from '../../core/money.ts';
+import {
+  auditFields,
+  auditValues,
+  defineRecordTable,
+  mergePatch,
+  newRecordStamp,
+  type RecordContext,
+} from '../../core/records.ts';
+import { iso } from '../../core/schemas.ts';
+import { defineStateMachine } from '../../core/state-machine.ts';
+import { isContactOfLead } from '../contacts/store.ts';
+import { type InvoiceRecord, insertInvoice } from '../invoices/store.ts';
+import { leadRecords } from '../leads/store.ts';
+import { opportunities } from '../opportunities/tables.ts';
+import { type EstimateRow, estimateCounters, estimates } from './tables.ts';
+
+export const ESTIMATE_STATUSES = ['draft', 'sent', 'accepted', 'declined', 'expired'] as const;
+export type EstimateStatus = (typeof ESTIMATE_STATUSES)[number];
+
+/**
+ * DESIGN "Money and delivery": draft -> sent -> accepted | declined; draft and sent expire (the
+ * daily job). The specification's event catalogue has no estimate events, so no move emits one.
+ */
+export const estimateStatusMachine = defineStateMachine({
+  resource: 'estimate',
+  field: 'status',
+  states: ESTIMATE_STATUSES,
+  initial: 'draft',
+  moves: {
+    draft: { sent: null, expired: null },
+    sent: { accepted: null, declined: null, expired: null },
+  },
+});
+
+/** The states the expiry job moves from: those the machine lets move to expired. */
+export const EXPIRING_STATUSES = ESTIMATE_STATUSES.filter((s) =>
+  estimateStatusMachine.allowedFrom(s).includes('expired'),
+);
+
+// ---------------------------------------------------------------------------------------------
+// Record shape
+
+export const estimateSchema = z
+  .object({
+    _id: z.string().describe('Estimate id (24 hex characters)'),
+    lead_id: z.string().describe('Id of the lead the estimate is for'),
+    contact_id: z
+      .string()
+      .nullable()
+      .describe('Id of the contact addressed (a contact of the lead), or null'),
+    opportunity_id: z
+      .string()
+      .nullable()
+      .describe('Id of the deal estimated (an opportunity of the lead), or null'),
+    number: z.string().describe('EST-000001..., given at creation, gap-free per organization'),
+    status: z.enum(ESTIMATE_STATUSES).describe('draft, sent, accepted, declined or expired'),
+    currency: z.string().describe('ISO 4217 currency code of every amount'),
+    issue_date: z.string().nullable().describe('Issue date (YYYY-MM-DD), or null'),
+    valid_until: z.string().nullable().describe('Last day the estimate is valid (YYYY-MM-DD), or null'),
+    notes: z.string().nullable().describe('Free-text notes, or null'),
+    line_items: z.array(pricedLineSchema).describe('The lines with their amounts'),
+    ...documentTotalsShape,
+    sent_at: z.string().nullable().describe('When it was last sent (ISO 8601), or null'),
+    accepted_at: z.string().nullable().describe('When it was accepted (ISO 8601), or null'),
+    declined_at: z.string().nullable().describe('When it was declined (ISO 8601), or null'),
+    decline_reason: z.string().nullable().describe('Why it was declined, or null'),
+    expired_at: z.string().nullable().describe('When the expiry job expired it (ISO 8601), or null'),
+    invoice_id: z
+      .string()
+      .nullable()
+      .describe('Id of the draft invoice made from it by convert-to-invoice, or null'),
+    ...auditFields('estimate'),
+  })
+  .describe('An estimate (quote) to a lead');
+export type EstimateRecord = z.output<typeof estimateSchema>;
+
+const { search: _search, ...estimateColumns } = getTableColumns(estimates);
+export type EstimateData = Omit<EstimateRow, 'search'>;
+
+export function toStatus(value: string): EstimateStatus {
+  return ESTIMATE_STATUSES.find((s) => s === value) ?? 'draft';
+}
+
+export function serializeEstimate(row: EstimateData): EstimateRecord {
+  return {
+    _id: row.id,
+    lead_id: row.leadId,
+    contact_id: row.contactId,
+    opportunity_id: row.opportunityId,
+    number: row.number,
+    status: toStatus(row.status),
+    currency: row.currency,
+    issue_date: row.issueDate,
+    valid_until: row.validUntil,
+    notes: row.notes,
+    ...priceLines(row.lineItems, row.currency),
+    sent_at: iso(row.sentAt),
+    accepted_at: iso(row.acceptedAt),
+    declined_at: iso(row.declinedAt),
+    decline_reason: row.declineReason,
+    expired_at: iso(row.expiredAt),
+    invoice_id: row.invoiceId,
+    ...auditValues(row),
+  };
+}
+
+/** The estimates table on the record helper: live lookups (404 "Estimate not found") and the list. */
+export const estimateRecords = defineRecordTable<EstimateData>({
+  label: 'Estimate',
+  table: estimates,
+  select: (db) => db.select(estimateColumns).from(estimates).$dynamic(),
+  update: (db, set, where) => db.update(estimates).set(set).where(where).returning(estimateColumns),
+});
+
+// ---------------------------------------------------------------------------------------------
+// Drafts
+
+interface EstimateState {
+  leadId: string;
+  contactId: string | null;
+  opportunityId: string | null;
+  currency: string;
+  issueDate: string | null;
+  validUntil: string | null;
+  notes: string | null;
+  lineItems: LineItemInput[];
+}
+
+export interface NewEstimate {
+  lead_id: string;
+  contact_id?: string | null | undefined;
+  opportunity_id?: string | null | undefined;
+  currency: string;
+  issue_date?: string | null | undefined;
+  valid_until?: string | null | undefined;
+  notes?: string | null | undefined;
+  line_items: LineItemInput[];
+}
+export type EstimateInput = Partial<NewEstimate>;
+
+async function isOpportunityOfLead(
+  ctx: RecordContext,
+  opportunityId: string,
+  leadId: string,
+): Promise<boolean> {
+  const [deal] = await ctx.db
+    .select({ id: opportunities.id })
+    .from(opportunities)
+    .where(
+      and(
+        eq(opportunities.id, opportunityId),
+        eq(opportunities.orgId, ctx.auth.orgId),
+        eq(opportunities.leadId, leadId),
+        isNull(opportunities.deletedAt),
+      ),
+    );
+  return deal !== undefined;
+}
+
+/** The lines' amounts need the currency; the references must belong to the estimate's lead. */
+async function checkState(ctx: RecordContext, state: EstimateState): Promise<void> {
+  const details: ErrorDetail[] = [...lineItemProblems(state.lineItems, state.currency)];
+  if (state.issueDate !== null && state.validUntil !== null && state.validUntil < state.issueDate) {
+    details.push({ field: 'valid_until', message: 'must not be before issue_date', code: 'invalid_date' });
+  }
+  if (
+    state.contactId !== null &&
+    !(await isContactOfLead(ctx.db, ctx.auth.orgId, state.contactId, state.leadId))
+  ) {
+    details.push({
+      field: 'contact_id',
+      message: "must be the id of a live contact of the estimate's lead",
+      code: 'invalid_contact',
+    });
+  }
+  if (state.opportunityId !== null && !(await isOpportunityOfLead(ctx, state.opportunityId, state.leadId))) {
+    details.push({
+      field: 'opportunity_id',
+      message: "must be the id of a live opportunity of the estimate's lead",
+      code: 'invalid_opportunity',
+    });
+  }
+  if (details.length > 0) throw validationError(details);
+}
+
+function totalsOf(lines: readonly LineItemInput[], currency: string) {
+  const totals = documentTotals(lines, currency);
+  return { subtotalMinor: totals.subtotal, taxTotalMinor: totals.taxTotal, totalMinor: totals.total };
+}
+
+/** EST- and the number padded to six digits (more digits once past 999999). */
+export function formatEstimateNumber(n: number): string {
+  return `EST-${String(n).padStart(6, '0')}`;
+}
+
+/**
+ * The organization's next number. The upsert takes the counter row's lock until the transaction
+ * ends, so concurrent creates queue behind it; a rollback gives the number back: gap-free.
+ */
+async function nextEstimateNumber(ctx: RecordContext): Promise<string> {
+  const [row] = await ctx.db
+    .insert(estimateCounters)
+    .values({ orgId: ctx.auth.orgId, lastNumber: 1 })
+    .onConflictDoUpdate({
+      target: estimateCounters.orgId,
+      set: { lastNumber: sql`${estimateCounters.lastNumber} + 1` },
+    })
+    .returning({ lastNumber: estimateCounters.lastNumber });
+  if (!row) throw new Error('the estimate counter upsert returned no row');
+  return formatEstimateNumber(row.lastNumber);
+}
+
+/** Creates a draft with the next number; every check runs before the counter moves. */
+export async function insertEstimate(ctx: RecordContext, input: NewEstimate): Promise<EstimateRecord> {
+  // An unknown, trashed or other-organization lead is a 404 "Lead not found", as for every child record.
+  await leadRecords.getLive(ctx.db, ctx.auth.orgId, input.lead_id);
+  const state: EstimateState = {
+    leadId: input.lead_id,
+    contactId: input.contact_id ?? null,
+    opportunityId: input.opportunity_id ?? null,
+    currency: input.currency,
+    issueDate: input.issue_date ?? null,
+    validUntil: input.valid_until ?? null,
+    notes: input.notes ?? null,
+    lineItems: input.line_items,
+  };
+  await checkState(ctx, state);
+  const number = await nextEstimateNumber(ctx);
+  const [row] = await ctx.db
+    .insert(estimates)
+    .values({
+      ...newRecordStamp(ctx),
+      ...state,
+      ...totalsOf(state.lineItems, state.currency),
+      number,
+      status: 'draft',
+    })
+    .returning(estimateColumns);
+  if (!row) throw new Error('the estimate insert returned no row');
+  return serializeEstimate(row);
+}
+
+/**
+ * Only a draft may be edited or deleted: any other state would have to move back to draft, which
+ * the machine refuses (the 400 invalid_transition naming `status`).
+ */
+function assertDraft(row: EstimateData): void {
+  estimateStatusMachine.assertMove(toStatus(row.status), 'draft');
+}
+
+export async function patchEstimate(
+  ctx: RecordContext,
+  id: string,
+  input: EstimateInput,
+): Promise<EstimateRecord> {
+  const before = await estimateRecords.getLive(ctx.db, ctx.auth.orgId, id, true);
+  assertDraft(before);
+  const next = mergePatch<EstimateState>(
+    {
+      leadId: before.leadId,
+      contactId: before.contactId,
+      opportunityId: before.opportunityId,
+      currency: before.currency,
+      issueDate: before.issueDate,
+      validUntil: before.validUntil,
+      notes: before.notes,
+      lineItems: before.lineItems,
+    },
+    {
+      leadId: input.lead_id,
+      contactId: input.contact_id,
+      opportunityId: input.opportunity_id,
+      currency: input.currency,
+      issueDate: input.issue_date,
+      validUntil: input.valid_until,
+      notes: input.notes,
+      lineItems: input.line_items,
+    },
+  );
+  if (next.leadId !== before.leadId) await leadRecords.getLive(ctx.db, ctx.auth.orgId, next.leadId);
+  await checkState(ctx, next);
+  const row = await estimateRecords.write(ctx.db, ctx.auth.orgId, before.id, {
+    ...next,
+    ...totalsOf(next.lineItems, next.currency),
+    updatedAt: ctx.now,
+  });
+  return serializeEstimate(row);
+}
+
+/**
+ * Deletes a draft for good, like an invoice draft; its number is not given again (the counter
+ * never goes back), so the organization's sequence shows where a draft was withdrawn.
+ */
+export async function deleteDraft(ctx: RecordContext, id: string): Promise<void> {
+  const before = await estimateRecords.getLive(ctx.db, ctx.auth.orgId, id, true);
+  assertDraft(before);
+  await ctx.db.delete(estimates).where(and(eq(estimates.id, before.id), eq(estimates.orgId, ctx.auth.orgId)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Moves
+
+/** The estimate, locked, once it may move to `to` (the 400 invalid_transition otherwise). */
+export async function lockForMove(ctx: RecordContext, id: string, to: EstimateStatus): Promise<EstimateData> {
+  const before = await estimateRecords.getLive(ctx.db, ctx.auth.orgId, id, true);
+  estimateStatusMachine.assertMove(toStatus(before.status), to);
+  return before;
+}
+
+/**
+ * draft -> sent, or a resend of a sent estimate: sent_at is now, the send count goes up (the
+ * mail's idempotency key), issue_date becomes today when empty.
+ */
+export async function markSent(ctx: RecordContext, before: EstimateData): Promise<EstimateData> {
+  estimateStatusMachine.assertMove(toStatus(before.status), 'sent');
+  return estimateRecords.write(ctx.db, ctx.auth.orgId, before.id, {
+    status: 'sent',
+    sentAt: ctx.now,
+    sendCount: before.sendCount + 1,
+    issueDate: before.issueDate ?? ctx.now.toISOString().slice(0, 10),
+    updatedAt: ctx.now,
+  });
+}
+
+/** sent -> accepted; accepting an accepted estimate again returns it unchanged. */
+export async function acceptEstimate(ctx: RecordContext, id: string): Promise<EstimateRecord> {
+  const before = await lockForMove(ctx, id, 'accepted');
+  if (before.status === 'accepted') return serializeEstimate(before);
+  const row = await estimateRecords.write(ctx.db, ctx.auth.orgId, before.id, {
+    status: 'accepted',
+    acceptedAt: ctx.now,
+    updatedAt: ctx.now,
+  });
+  return serializeEstimate(row);
+}
+
+/** sent -> declined with an optional reason; declining again returns it unchanged. */
+export async function declineEstimate(
+  ctx: RecordContext,
+  id: string,
+  reason: string | undefined,
+): Promise<EstimateRecord> {
+  const before = await lockForMove(ctx, id, 'declined');
+  if (before.status === 'declined') return serializeEstimate(before);
+  const row = await estimateRecords.write(ctx.db, ctx.auth.orgId, before.id, {
+    status: 'declined',
+    declinedAt: ctx.now,
+    declineReason: reason ?? null,
+    updatedAt: ctx.now,
+  });
+  return serializeEstimate(row);
+}
+
+/**
+ * An accepted estimate becomes a draft invoice with the same lead, contact, deal, currency, lines
+ * and notes, created by the invoices area (invoice.created). Once only: while the estimate holds
+ * its invoice_id a second call is a 400 naming invoice_id (the link clears if that draft is deleted,
+ * and the estimate may then be converted again).
+ */
+export async function convertToInvoice(ctx: RecordContext, id: string): Promise<InvoiceRecord> {
+  const before = await estimateRecords.getLive(ctx.db, ctx.auth.orgId, id, true);
+  const status = toStatus(before.status);
+  if (status !== 'accepted') {
+    const message = `only an accepted estimate is converted to an invoice; this one is ${status}`;
+    throw new AppError('invalid_transition', {
+      message,
+      details: [{ field: 'status', message, code: 'invalid_transition' }],
+    });
+  }
+  if (before.invoiceId !== null) {
+    const message = `already converted to invoice ${before.invoiceId}`;
+    throw new AppError('invalid_operation', {
+      message,
+      details: [{ field: 'invoice_id', message, code: 'already_converted' }],
+    });
+  }
+  // A contact or deal trashed since the estimate was made is left off the invoice rather than
+  // refusing the conversion; a trashed lead is the 404 of insertInvoice.
+  const contactId =
+    before.contactId !== null &&
+    (await isContactOfLead(ctx.db, ctx.auth.orgId, before.contactId, before.leadId))
+      ? before.contactId
+      : null;
+  const opportunityId =
+    before.opportunityId !== null && (await isOpportunityOfLead(ctx, before.opportunityId, before.leadId))
+      ? before.opportunityId
+      : null;
+  const invoice = await insertInvoice(ctx, {
+    lead_id: before.leadId,
+    contact_id: contactId,
+    opportunity_id: opportunityId,
+    currency: before.currency,
+    line_items: before.lineItems,
+    notes: before.notes,
+  });
+  await estimateRecords.write(ctx.db, ctx.auth.orgId, before.id, {
+    invoiceId: invoice._id,
+    updatedAt: ctx.now,
+  });
+  return invoice;
+}
+
+/** A UTC calendar day, YYYY-MM-DD. */
+export function utcDay(now: Date): string {
+  return now.toISOString().slice(0, 10);
+}
+
+/**
+ * The daily expiry: every draft or sent estimate whose valid_until is before `today` (UTC) becomes
+ * expired. Runs without a tenant (every organization, or one); a rerun finds nothing left to move.
+ * Returns the ids it expired.
+ */
+export async function expireEstimates(db: Executor, now: Date, orgId?: string): Promise<string[]> {
+  const rows = await db
+    .update(estimates)
+    .set({ status: 'expired', expiredAt: now, updatedAt: now })
+    .where(
+      and(
+        inArray(estimates.status, EXPIRING_STATUSES),
+        lt(estimates.validUntil, utcDay(now)),
+        isNull(estimates.deletedAt),
+        orgId ? eq(estimates.orgId, orgId) : undefined,
+      ),
+    )
+    .returning({ id: estimates.id });
+  return rows.map((r) => r.id);
+}

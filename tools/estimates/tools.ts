@@ -1,0 +1,397 @@
+// Estimate tools: list, get, create, update and delete drafts, send, accept, decline and convert to
+// an invoice. Every one needs the plan feature `estimates` and the invoices scope family (DESIGN
+// "Scopes for every tool"). The data functions, the record shape and the status machine are in store.ts.
+import { eq, gte, lte, or, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Permission } from '../../core/access.ts';
+import { currencyField, lineItemsInput } from '../../core/line-items.ts';
+import { prefixMatch, type SortColumn, type TextMatch } from '../../core/records.ts';
+import { fileOutputShape } from '../../core/route.ts';
+import { dateString, listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
+import { describeMoves } from '../../core/state-machine.ts';
+import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
+import { defineTool, type Tool } from '../../core/tool.ts';
+import { invoiceSchema } from '../invoices/store.ts';
+import {
+  estimatePdfFilename,
+  previewSend,
+  renderEstimatePdf,
+  sendEstimate as sendByMail,
+} from './delivery.ts';
+import {
+  acceptEstimate,
+  convertToInvoice,
+  declineEstimate,
+  deleteDraft,
+  ESTIMATE_STATUSES,
+  estimateRecords,
+  estimateSchema,
+  estimateStatusMachine,
+  insertEstimate,
+  patchEstimate,
+  serializeEstimate,
+} from './store.ts';
+import { estimates } from './tables.ts';
+
+// ---------------------------------------------------------------------------------------------
+// Input fields
+
+const leadIdField = objectId('lead').describe('Id of a live lead of this organization (24 hex characters)');
+const contactIdField = objectId('contact')
+  .nullable()
+  .describe("Id of a live contact of the estimate's lead to address; null for none");
+const opportunityIdField = objectId('opportunity')
+  .nullable()
+  .describe("Id of a live opportunity of the estimate's lead being estimated; null for none");
+const issueDateField = dateString('Issue date')
+  .nullable()
+  .describe('Issue date (YYYY-MM-DD); null clears it (sending sets today when empty)');
+const validUntilField = dateString('Valid until')
+  .nullable()
+  .describe('Last day the estimate is valid (YYYY-MM-DD), not before issue_date; null clears it');
+const notesField = z
+  .string()
+  .max(10_000)
+  .refine(NO_NUL, nulMessage)
+  .nullable()
+  .describe('Free-text notes printed on the estimate, at most 10000 characters; null clears them');
+
+const estimateIdShape = { id: objectId('estimate') };
+
+const createEstimateInput = z.strictObject({
+  lead_id: leadIdField,
+  contact_id: contactIdField.optional(),
+  opportunity_id: opportunityIdField.optional(),
+  currency: currencyField,
+  issue_date: issueDateField.optional(),
+  valid_until: validUntilField.optional(),
+  line_items: lineItemsInput,
+  notes: notesField.optional(),
+});
+
+const updateEstimateInput = z.strictObject({
+  ...estimateIdShape,
+  lead_id: leadIdField
+    .optional()
+    .describe('Addresses another live lead; its contact and opportunity must then belong to it'),
+  contact_id: contactIdField.optional(),
+  opportunity_id: opportunityIdField.optional(),
+  currency: currencyField.optional(),
+  issue_date: issueDateField.optional(),
+  valid_until: validUntilField.optional(),
+  line_items: lineItemsInput.optional().describe('Replaces every line (1-500 lines)'),
+  notes: notesField.optional(),
+});
+
+// ---------------------------------------------------------------------------------------------
+// Tools
+
+const FEATURE = 'estimates';
+type EstimatePermission = Extract<Permission, `estimates.${string}`>;
+/** Estimates are in the invoices scope family (read:invoices / write:invoices) and need the plan feature. */
+const access = (kind: 'read' | 'write', permission: EstimatePermission) =>
+  ({ kind, resource: 'invoices', permission, feature: FEATURE }) as const;
+
+const estimateOutput = z.object({ estimate: estimateSchema });
+const MOVES = describeMoves(estimateStatusMachine);
+const notDraft = { code: 'invalid_transition', when: 'the estimate is no longer a draft' } as const;
+
+/** Word prefixes of the number and notes, or the start of the number as typed (`EST-0000`). */
+function estimateMatch(text: string): TextMatch | null {
+  const trimmed = text.trim();
+  if (trimmed === '') return null;
+  const pattern = `${trimmed.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const byNumber = sql`${estimates.number} ilike ${pattern}`;
+  const words = prefixMatch(estimates.search, text);
+  if (words === null) return { where: byNumber };
+  const where = or(words.where, byNumber) ?? byNumber;
+  return words.rank === undefined ? { where } : { where, rank: words.rank };
+}
+
+const SORT_FIELDS = ['created_at', 'updated_at', 'issue_date', 'valid_until', 'total', 'number'] as const;
+const SORT_COLUMNS = {
+  created_at: estimates.createdAt,
+  updated_at: estimates.updatedAt,
+  issue_date: { column: estimates.issueDate, nullsLast: true },
+  valid_until: { column: estimates.validUntil, nullsLast: true },
+  total: estimates.totalMinor,
+  number: estimates.number,
+} satisfies Record<(typeof SORT_FIELDS)[number], SortColumn>;
+
+export const listEstimates = defineTool({
+  name: 'list_estimates',
+  title: 'List estimates',
+  description:
+    'Lists the estimates (quotes) of the organization, newest first by default. Filter by `status` ' +
+    '(draft/sent/accepted/declined/expired), `lead_id` and issue date range (`issue_date_from`/`issue_date_to`, ' +
+    'inclusive). `search` matches words at the start of words in the number and notes. Paginated: returns ' +
+    '`estimates` plus `total`, `page`, `limit`, `totalPages`; `limit` is 1-100 (default 25). Needs a plan with estimates.',
+  input: z.strictObject({
+    ...listParams(SORT_FIELDS),
+    status: z.enum(ESTIMATE_STATUSES).optional().describe('Only estimates in this status'),
+    lead_id: objectId('lead').optional().describe('Only estimates of this lead'),
+    issue_date_from: dateString('Only estimates issued on or after this date').optional(),
+    issue_date_to: dateString('Only estimates issued on or before this date').optional(),
+  }),
+  output: pagedOutput('estimates', estimateSchema),
+  access: access('read', 'estimates.view'),
+  toolset: 'billing',
+  async handler(input, { db, auth }) {
+    const conditions = estimateRecords.liveConditions(auth.orgId);
+    if (input.status) conditions.push(eq(estimates.status, input.status));
+    if (input.lead_id) conditions.push(eq(estimates.leadId, input.lead_id));
+    if (input.issue_date_from) conditions.push(gte(estimates.issueDate, input.issue_date_from));
+    if (input.issue_date_to) conditions.push(lte(estimates.issueDate, input.issue_date_to));
+    return estimateRecords.list(db, 'estimates', serializeEstimate, input, {
+      conditions,
+      sortColumns: SORT_COLUMNS,
+      match: estimateMatch,
+    });
+  },
+});
+
+export const getEstimate = defineTool({
+  name: 'get_estimate',
+  title: 'Get an estimate',
+  description:
+    'Returns one estimate by id with its priced lines, totals, status dates and the invoice_id it was converted to. ' +
+    'Find ids with list_estimates.',
+  input: z.strictObject(estimateIdShape),
+  output: estimateOutput,
+  access: access('read', 'estimates.view'),
+  toolset: 'billing',
+  async handler(input, { db, auth }) {
+    return { estimate: serializeEstimate(await estimateRecords.getLive(db, auth.orgId, input.id)) };
+  },
+});
+
+export const createEstimate = defineTool({
+  name: 'create_estimate',
+  title: 'Create an estimate',
+  errors: [{ code: 'not_found', when: 'lead_id names no live lead of the organization' }],
+  description:
+    'Creates a draft estimate (quote) for a live lead with the next number of the organization (EST-000001, ' +
+    'gap-free): `currency` (ISO 4217) and `line_items` ({description, quantity, unit_price, discount_percent?, ' +
+    'tax_percent?}) are required; optional contact_id and opportunity_id (of the same lead), issue_date, valid_until ' +
+    '(not before issue_date) and notes. Returns it priced: each line with amount and tax_amount, subtotal, tax_total, ' +
+    'total. Send it with send_estimate.',
+  input: createEstimateInput,
+  output: estimateOutput,
+  access: access('write', 'estimates.create'),
+  toolset: 'billing',
+  async handler(input, ctx) {
+    return { estimate: await insertEstimate(ctx, input) };
+  },
+});
+
+export const updateEstimate = defineTool({
+  name: 'update_estimate',
+  title: 'Update a draft estimate',
+  description:
+    'Changes only the fields sent of a draft estimate and returns it; a field sent as null is cleared, line_items ' +
+    'replaces every line. A sent, accepted, declined or expired estimate is frozen: 400 invalid_transition.',
+  input: updateEstimateInput,
+  output: estimateOutput,
+  access: access('write', 'estimates.edit'),
+  errors: [notDraft],
+  annotations: { idempotentHint: true },
+  toolset: 'billing',
+  async handler(input, ctx) {
+    const { id, ...changes } = input;
+    return { estimate: await patchEstimate(ctx, id, changes) };
+  },
+});
+
+export const deleteEstimate = defineTool({
+  name: 'delete_estimate',
+  title: 'Delete a draft estimate',
+  description:
+    'Deletes a draft estimate for good (its number is not reused). An estimate that was sent is never deleted ' +
+    '(400 invalid_transition): decline it or let it expire.',
+  input: z.strictObject(estimateIdShape),
+  output: messageOutput,
+  access: access('write', 'estimates.delete'),
+  errors: [notDraft],
+  annotations: { destructiveHint: true },
+  toolset: 'billing',
+  async handler(input, ctx) {
+    await deleteDraft(ctx, input.id);
+    return { message: 'Estimate deleted' };
+  },
+});
+
+const previewSchema = z
+  .object({
+    to: z.string().describe('Recipient e-mail address'),
+    subject: z.string().describe('Subject line of the mail'),
+    total: z.number().describe('The estimate total'),
+    currency: z.string().describe('ISO 4217 currency of the total'),
+    number: z.string().describe('The estimate number'),
+  })
+  .describe('What the mail holds (or, without confirm, would hold)');
+
+export const sendEstimate = defineTool({
+  name: 'send_estimate',
+  title: 'Send an estimate',
+  description:
+    "E-mails the estimate as a PDF attachment to `to`, else to the e-mail of the estimate's contact, else of the lead's " +
+    'first contact with one, with an optional `message`; moves a draft to sent (sent_at now, issue_date today when ' +
+    'empty). A sent estimate may be sent again: each call sends a new mail. Without `confirm: true` nothing is sent: it ' +
+    'returns `sent: false` and a `preview` {to, subject, total, currency, number} to show the user first. No address at ' +
+    `all is a 400 naming \`to\`. The moves: ${MOVES}.`,
+  input: z.strictObject({
+    ...estimateIdShape,
+    to: z
+      .email('must be an email address')
+      .max(254)
+      .optional()
+      .describe(
+        "Recipient e-mail address; default the estimate's contact's (or the lead's first contact's) e-mail",
+      ),
+    message: z
+      .string()
+      .trim()
+      .min(1)
+      .max(5000)
+      .refine(NO_NUL, nulMessage)
+      .optional()
+      .describe('A short message above the estimate in the mail, 1-5000 characters'),
+    confirm: z
+      .boolean()
+      .optional()
+      .describe('true sends the mail; without it nothing is sent and a preview is returned'),
+  }),
+  output: z.object({
+    sent: z.boolean().describe('True when the mail was queued for sending; false for a preview'),
+    preview: previewSchema,
+    estimate: estimateSchema.describe('The estimate after sending (unchanged in a preview)'),
+    mail: z
+      .object({
+        id: z.string().describe('Id of the queued mail'),
+        to: z.string().describe('Recipient'),
+        subject: z.string().describe('Subject line'),
+      })
+      .optional()
+      .describe('The mail queued (absent in a preview); it is sent in the background, once'),
+  }),
+  access: access('write', 'estimates.edit'),
+  errors: [
+    { code: 'invalid_transition', when: 'the estimate is accepted, declined or expired' },
+    { code: 'validation_failed', when: 'no `to` is given and no contact of the lead has an e-mail address' },
+  ],
+  annotations: { openWorldHint: true, idempotentHint: false },
+  toolset: 'billing',
+  async handler(input, ctx) {
+    const { id, confirm, ...send } = input;
+    if (confirm !== true) return { sent: false, ...(await previewSend(ctx, id, send)) };
+    return { sent: true, ...(await sendByMail(ctx, id, send)) };
+  },
+});
+
+export const acceptEstimateTool = defineTool({
+  name: 'accept_estimate',
+  title: 'Accept an estimate',
+  description:
+    'Records that the customer accepted a sent estimate (accepted_at now); convert it with convert_estimate_to_invoice. ' +
+    `Accepting it again returns it unchanged. The moves: ${MOVES}.`,
+  input: z.strictObject(estimateIdShape),
+  output: estimateOutput,
+  access: access('write', 'estimates.edit'),
+  errors: [{ code: 'invalid_transition', when: 'the estimate is not sent (draft, declined or expired)' }],
+  annotations: { idempotentHint: true },
+  toolset: 'billing',
+  async handler(input, ctx) {
+    return { estimate: await acceptEstimate(ctx, input.id) };
+  },
+});
+
+export const declineEstimateTool = defineTool({
+  name: 'decline_estimate',
+  title: 'Decline an estimate',
+  description:
+    'Records that the customer declined a sent estimate (declined_at now) with an optional `reason`. Declining it again ' +
+    'returns it unchanged. Any state but sent is a 400 invalid_transition.',
+  input: z.strictObject({
+    ...estimateIdShape,
+    reason: z
+      .string()
+      .trim()
+      .min(1)
+      .max(2000)
+      .refine(NO_NUL, nulMessage)
+      .optional()
+      .describe('Why the customer declined, 1-2000 characters'),
+  }),
+  output: estimateOutput,
+  access: access('write', 'estimates.edit'),
+  errors: [{ code: 'invalid_transition', when: 'the estimate is not sent (draft, accepted or expired)' }],
+  annotations: { idempotentHint: true },
+  toolset: 'billing',
+  async handler(input, ctx) {
+    return { estimate: await declineEstimate(ctx, input.id, input.reason) };
+  },
+});
+
+export const convertEstimateToInvoice = defineTool({
+  name: 'convert_estimate_to_invoice',
+  title: 'Convert an estimate to an invoice',
+  description:
+    'Turns an accepted estimate into a draft invoice with the same lead, contact, opportunity, currency, lines and ' +
+    'notes (invoice.created) and returns {invoice}; the estimate keeps its invoice_id. Once only: a second call is a ' +
+    '400 naming invoice_id. Finalize the invoice with finalize_invoice.',
+  input: z.strictObject(estimateIdShape),
+  output: z.object({ invoice: invoiceSchema }),
+  access: access('write', 'estimates.edit'),
+  errors: [
+    { code: 'invalid_transition', when: 'the estimate is not accepted' },
+    { code: 'invalid_operation', when: 'the estimate was already converted' },
+  ],
+  toolset: 'billing',
+  async handler(input, ctx) {
+    return { invoice: await convertToInvoice(ctx, input.id) };
+  },
+});
+
+export const getEstimatePdf = defineTool({
+  name: 'get_estimate_pdf',
+  title: 'Get the PDF of an estimate',
+  description:
+    'The estimate as a PDF (number, status, dates, lines, totals, notes). Over REST, GET /api/v1/estimates/{id}/pdf ' +
+    'answers the file itself (application/pdf, attachment). Here it returns a summary: the file name, size and the ' +
+    'download path; use send_estimate to e-mail it.',
+  input: z.strictObject(estimateIdShape),
+  output: z.object({
+    ...fileOutputShape,
+    number: z.string().describe('The estimate number printed on the PDF'),
+    status: z.enum(ESTIMATE_STATUSES).describe('The estimate status printed on the PDF'),
+    download_path: z.string().describe('REST path answering the PDF: /api/v1/estimates/{id}/pdf'),
+  }),
+  access: access('read', 'estimates.view'),
+  toolset: 'billing',
+  async handler(input, { db, auth, services, surface }) {
+    const row = await estimateRecords.getLive(db, auth.orgId, input.id);
+    const pdf = await renderEstimatePdf(db, row, services.config.mailFrom);
+    return {
+      filename: estimatePdfFilename(row),
+      content_type: 'application/pdf',
+      size_bytes: pdf.length,
+      ...(surface === 'rest' ? { content_base64: pdf.toString('base64') } : {}),
+      number: row.number,
+      status: serializeEstimate(row).status,
+      download_path: `/api/v1/estimates/${row.id}/pdf`,
+    };
+  },
+});
+
+export const estimateTools: Tool[] = [
+  listEstimates,
+  getEstimate,
+  createEstimate,
+  updateEstimate,
+  deleteEstimate,
+  sendEstimate,
+  acceptEstimateTool,
+  declineEstimateTool,
+  convertEstimateToInvoice,
+  getEstimatePdf,
+];
