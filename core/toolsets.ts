@@ -14,6 +14,7 @@ export const TOOLSET_NAMES = [
   'settings',
   'webhooks',
   'billing',
+  'projects',
 ] as const;
 export type ToolsetName = (typeof TOOLSET_NAMES)[number];
 
@@ -32,6 +33,8 @@ export const TOOLSETS: Readonly<Record<ToolsetName, string>> = {
     'Webhook subscriptions of the organization (create, list, read, update, delete, send a test) and their delivery log (read, replay). Needs a plan with webhooks.',
   billing:
     'Invoices: list, read, create, update and delete drafts, finalize (gap-free numbers), record payments, void and mark uncollectible.',
+  projects:
+    "Projects and time: projects (list, read, create, update, delete), time entries (list, read, log, update, delete), invoicing a project's unbilled time into a draft invoice and its invoicing report. Needs a plan with projects.",
 };
 
 /** What an MCP connection lists when neither the header nor the key selects anything. */

@@ -119,6 +119,18 @@ const BODIES: Record<string, BodyCase> = {
   'POST /api/v1/invoices/:id/payments': { body: { amount: 10, method: 'card' }, text: 'method' },
   'POST /api/v1/invoices/:id/void': NONE,
   'POST /api/v1/invoices/:id/mark-uncollectible': NONE,
+  'POST /api/v1/projects': { body: { name: 'P', currency: 'USD', description: 'd' }, text: 'description' },
+  'PATCH /api/v1/projects/:id': { body: { description: 'd' }, text: 'description' },
+  'PUT /api/v1/projects/:id': { body: { description: 'd' }, text: 'description' },
+  'DELETE /api/v1/projects/:id': NONE,
+  'POST /api/v1/projects/:id/time-entries': {
+    body: { date: '2026-11-03', minutes: 5, description: 'd' },
+    text: 'description',
+  },
+  'PATCH /api/v1/projects/:id/time-entries/:entryId': { body: { description: 'd' }, text: 'description' },
+  'PUT /api/v1/projects/:id/time-entries/:entryId': { body: { description: 'd' }, text: 'description' },
+  'DELETE /api/v1/projects/:id/time-entries/:entryId': NONE,
+  'POST /api/v1/projects/:id/invoice': NONE,
   'POST /api/v1/activities': {
     body: { type: 'note', lead_id: '', note: 'n', values: {} },
     text: 'note',

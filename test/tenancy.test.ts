@@ -13,6 +13,7 @@ import { ROUTES } from '../tools/index.ts';
 import { invoices } from '../tools/invoices/tables.ts';
 import { leads } from '../tools/leads/tables.ts';
 import { opportunities } from '../tools/opportunities/tables.ts';
+import { projects, timeEntries } from '../tools/projects/tables.ts';
 import { smartViews } from '../tools/smart-views/tables.ts';
 import { tasks } from '../tools/tasks/tables.ts';
 import { webhookDeliveries, webhooks } from '../tools/webhooks/tables.ts';
@@ -104,6 +105,37 @@ const FACTORIES: Record<string, (org: TestOrg) => Promise<Fixture>> = {
       totalMinor: 1000n,
     });
     return { id, read: () => t.services.db.system.select().from(invoices).where(eq(invoices.id, id)) };
+  },
+  '/projects': async (org) => {
+    const leadId = await insertLead(org);
+    const id = newId();
+    const entryId = newId();
+    await t.services.db.system.insert(projects).values({
+      id,
+      orgId: org.orgId,
+      leadId,
+      name: 'Victim project',
+      currency: 'USD',
+      hourlyRateMinor: 9000n,
+    });
+    await t.services.db.system.insert(timeEntries).values({
+      id: entryId,
+      orgId: org.orgId,
+      projectId: id,
+      userId: org.ownerId,
+      date: '2026-11-03',
+      minutes: 60,
+      description: 'Victim time',
+    });
+    return {
+      id,
+      params: { id, entryId },
+      read: async () => ({
+        project: await t.services.db.system.select().from(projects).where(eq(projects.id, id)),
+        entries: await t.services.db.system.select().from(timeEntries).where(eq(timeEntries.projectId, id)),
+        invoices: await t.services.db.system.select().from(invoices).where(eq(invoices.projectId, id)),
+      }),
+    };
   },
   '/activities': async (org) => {
     const leadId = await insertLead(org);

@@ -19,6 +19,7 @@ import { leadHealthArea } from './lead-health/index.ts';
 import { createLeadsArea } from './leads/index.ts';
 import { meArea } from './me/index.ts';
 import { opportunitiesArea } from './opportunities/index.ts';
+import { projectsArea } from './projects/index.ts';
 import { createSearchArea } from './search/index.ts';
 import { smartViewsArea } from './smart-views/index.ts';
 import { tasksArea } from './tasks/index.ts';
@@ -32,6 +33,7 @@ const SELF_CONTAINED: readonly Area[] = [
   contactsArea,
   opportunitiesArea,
   invoicesArea,
+  projectsArea,
   activitiesArea,
   customActivityTypesArea,
   tasksArea,
@@ -52,6 +54,7 @@ const RECORD_AREAS: readonly Area[] = [
   contactsArea,
   opportunitiesArea,
   invoicesArea,
+  projectsArea,
   activitiesArea,
   customActivityTypesArea,
   tasksArea,

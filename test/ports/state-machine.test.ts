@@ -12,7 +12,8 @@ let org: TestOrg;
 
 beforeAll(async () => {
   t = await createTestContext({}, { withoutRateLimits: true });
-  org = await t.createOrg();
+  // pro: the project machine's routes need the plan feature `projects`.
+  org = await t.createOrg({ plan: 'pro' });
 });
 afterAll(() => t.close());
 
@@ -83,6 +84,14 @@ const DRIVERS: Record<string, RestDriver> = {
     read: (id) => readAt(`/api/v1/invoices/${id}`, 'invoice'),
     stateOf: (record) => String(record.status),
     noSameState: ['paid'],
+  },
+  project: {
+    field: 'status',
+    create: () => createAt('/api/v1/projects', 'project', { name: 'Website', currency: 'USD' }),
+    move: (id, to) =>
+      t.request('PATCH', `/api/v1/projects/${id}`, { token: org.token, body: { status: to } }),
+    read: (id) => readAt(`/api/v1/projects/${id}`, 'project'),
+    stateOf: (record) => String(record.status),
   },
 };
 
@@ -223,10 +232,11 @@ describe.each(STATE_MACHINES.map((machine) => ({ name: machine.resource, machine
 );
 
 describe('the declared machines', () => {
-  it('are the invoice status, the opportunity status and the task completion, with the documented moves', () => {
+  it('are the invoice status, the opportunity status, the project status and the task completion, with the documented moves', () => {
     expect(STATE_MACHINES.map((m) => `${m.resource}: ${describeMoves(m)}`)).toEqual([
       'opportunity: active -> won (opportunity.won), lost (opportunity.lost); won -> active; lost -> active',
       'invoice: draft -> open; open -> paid (invoice.paid), void, uncollectible; paid (final); void (final); uncollectible -> paid (invoice.paid), void',
+      'project: active -> on_hold, completed, archived; on_hold -> active, completed, archived; completed -> active, archived; archived -> active',
       'task: open -> complete (task.completed); complete -> open',
     ]);
   });
