@@ -40,7 +40,7 @@ function restHandler(route: Route, services: Services) {
       { auth, surface: 'rest', requestId: c.get('requestId') },
       services,
     );
-    return c.json(output, route.status);
+    return c.json(output, route.statusOf?.(output) ?? route.status);
   };
 }
 

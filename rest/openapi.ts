@@ -408,6 +408,7 @@ function toolOperation(route: Route): { path: string; method: OperationMethod; o
   const declared = declaredErrors(tool);
   const responses: Record<string, ResponseObject | RefObject> = {
     [String(route.status)]: successResponse(route.status, schemas.output),
+    ...(route.statusOf ? { '200': successResponse(200, schemas.output) } : {}),
     '400': declared.has(400)
       ? declaredResponse(SHARED_RESPONSES.BadRequest.description, declared.get(400) ?? [])
       : shared('BadRequest'),

@@ -131,6 +131,15 @@ const BODIES: Record<string, BodyCase> = {
   'PUT /api/v1/projects/:id/time-entries/:entryId': { body: { description: 'd' }, text: 'description' },
   'DELETE /api/v1/projects/:id/time-entries/:entryId': NONE,
   'POST /api/v1/projects/:id/invoice': NONE,
+  'POST /api/v1/project-templates': {
+    body: { name: 'T', tasks: [{ text: 'Kickoff', offset_days: 0 }] },
+    text: 'name',
+    free: 'tasks',
+  },
+  'PATCH /api/v1/project-templates/:id': NAME,
+  'PUT /api/v1/project-templates/:id': NAME,
+  'DELETE /api/v1/project-templates/:id': NONE,
+  'POST /api/v1/project-templates/:id/apply': { body: { lead_id: '' }, text: 'lead_id' },
   'POST /api/v1/activities': {
     body: { type: 'note', lead_id: '', note: 'n', values: {} },
     text: 'note',

@@ -19,6 +19,7 @@ import { leadHealthArea } from './lead-health/index.ts';
 import { createLeadsArea } from './leads/index.ts';
 import { meArea } from './me/index.ts';
 import { opportunitiesArea } from './opportunities/index.ts';
+import { projectTemplatesArea } from './project-templates/index.ts';
 import { projectsArea } from './projects/index.ts';
 import { createSearchArea } from './search/index.ts';
 import { smartViewsArea } from './smart-views/index.ts';
@@ -34,6 +35,7 @@ const SELF_CONTAINED: readonly Area[] = [
   opportunitiesArea,
   invoicesArea,
   projectsArea,
+  projectTemplatesArea,
   activitiesArea,
   customActivityTypesArea,
   tasksArea,
@@ -45,7 +47,10 @@ const SELF_CONTAINED: readonly Area[] = [
   webhooksArea,
 ];
 
-const leadsArea = createLeadsArea(collect(SELF_CONTAINED, 'leadChildren'));
+const leadsArea = createLeadsArea(
+  collect(SELF_CONTAINED, 'leadChildren'),
+  collect(SELF_CONTAINED, 'leadConverted'),
+);
 
 /** Every area that holds records, in registry order (the order of lists, docs and the trash). */
 const RECORD_AREAS: readonly Area[] = [
@@ -55,6 +60,7 @@ const RECORD_AREAS: readonly Area[] = [
   opportunitiesArea,
   invoicesArea,
   projectsArea,
+  projectTemplatesArea,
   activitiesArea,
   customActivityTypesArea,
   tasksArea,
