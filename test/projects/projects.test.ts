@@ -555,3 +555,33 @@ describe('access', () => {
     expect((await req('GET', `/projects/${p._id}/invoicing-report`)).status).toBe(404);
   });
 });
+
+describe('tool declarations', () => {
+  it('are in the projects toolset with honest annotations and the projects feature', () => {
+    const names = [
+      'list_projects',
+      'get_project',
+      'create_project',
+      'update_project',
+      'delete_project',
+      'list_time_entries',
+      'get_time_entry',
+      'log_time_entry',
+      'update_time_entry',
+      'delete_time_entry',
+      'invoice_project',
+      'get_project_invoicing_report',
+    ] as const;
+    for (const name of names) {
+      const tool = TOOL[name];
+      expect(tool.toolset, name).toBe('projects');
+      expect(tool.access, name).toMatchObject({ resource: 'projects', feature: 'projects' });
+      expect(tool.annotations.openWorldHint, name).toBe(false);
+      const read = name.startsWith('get_') || name.startsWith('list_');
+      expect(tool.annotations.readOnlyHint, name).toBe(read);
+      expect(tool.annotations.destructiveHint, name).toBe(name.startsWith('delete_'));
+    }
+    // Invoicing twice makes a second draft only from new time: not idempotent.
+    expect(TOOL.invoice_project.annotations.idempotentHint).toBe(false);
+  });
+});
