@@ -11,7 +11,7 @@ import type { OwnedRecordTable } from './ownership.ts';
 import type { Route } from './route.ts';
 import type { StateMachine } from './state-machine.ts';
 import type { SearchTerms } from './text-search.ts';
-import type { Tool } from './tool.ts';
+import type { Tool, ToolContext } from './tool.ts';
 import type { ToolsetName } from './toolsets.ts';
 import type { ChildTable, TrashType } from './trash.ts';
 
@@ -74,6 +74,13 @@ export function defineArea(area: Area): Area {
   return area;
 }
 
+/**
+ * What an area does when a lead becomes a client through convert_lead_to_client: it runs in the
+ * converting transaction (a failure rolls the conversion back), after the lead's status changed,
+ * only on a real conversion (not for a lead that already was a client).
+ */
+export type LeadConvertedHook = (ctx: ToolContext, leadId: string) => Promise<void>;
+
 /** The registries an area may add entries to. */
 export interface AreaRegistries {
   trashTypes: TrashType;
@@ -81,6 +88,7 @@ export interface AreaRegistries {
   leadChildren: ChildTable;
   searchSources: SearchSource;
   stateMachines: StateMachine;
+  leadConverted: LeadConvertedHook;
 }
 
 /** Its entries in the shared registries, each optional. */

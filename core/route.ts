@@ -19,6 +19,11 @@ export interface Route {
   tool: Tool;
   /** Success status; 201 for creations. */
   status: 200 | 201;
+  /**
+   * When one route answers either 201 (it created) or 200 (it found what an earlier call created,
+   * e.g. an idempotent apply), the status of this output; `status` is then the creating one.
+   */
+  statusOf?: (output: unknown) => 200 | 201;
   /** How the request becomes tool input; the default merges query (GET) or body with path params. */
   input: (parts: RequestParts) => Record<string, unknown>;
   /** Per-user request limits of this route, counted after authentication (the bulk routes' 60/min). */
@@ -58,6 +63,7 @@ export function route(
   tool: Tool,
   options: {
     status?: 200 | 201;
+    statusOf?: (output: unknown) => 200 | 201;
     input?: Route['input'];
     limits?: readonly LimitName[];
     file?: { mediaType: string };
@@ -68,6 +74,7 @@ export function route(
     path,
     tool,
     status: options.status ?? (method === 'POST' && tool.name.startsWith('create_') ? 201 : 200),
+    ...(options.statusOf ? { statusOf: options.statusOf } : {}),
     input: options.input ?? defaultInput(method),
     limits: options.limits ?? [],
     ...(options.file ? { file: options.file } : {}),

@@ -14,12 +14,13 @@ export const TOOLSET_NAMES = [
   'settings',
   'webhooks',
   'billing',
+  'projects',
 ] as const;
 export type ToolsetName = (typeof TOOLSET_NAMES)[number];
 
 /** One line per toolset, for the server instructions and the docs. */
 export const TOOLSETS: Readonly<Record<ToolsetName, string>> = {
-  core: "Everyday CRM work: get_me, search_crm across records, leads (search, read, create, update, convert, bulk changes), contacts, opportunities, logging activities and reading a lead's timeline, tasks (create, complete, the caller's open tasks), lead health and conversation memory, running smart views, reading the organization's users, and the trash. Listed by default.",
+  core: "Everyday CRM work: get_me, search_crm across records, leads (search, read, create, update, convert, bulk changes), contacts, opportunities, logging activities and reading a lead's timeline, tasks (create, complete, the caller's open tasks), lead health and conversation memory, a client's onboarding progress, running smart views, reading the organization's users, and the trash. Listed by default.",
   sales:
     'The rest of the sales records: deleting contacts, opportunities, activities and tasks, reading and editing single activities, listing every task, snoozing tasks, editing conversation memory, and forecast accuracy (needs a plan with forecasting).',
   views:
@@ -32,6 +33,8 @@ export const TOOLSETS: Readonly<Record<ToolsetName, string>> = {
     'Webhook subscriptions of the organization (create, list, read, update, delete, send a test) and their delivery log (read, replay). Needs a plan with webhooks.',
   billing:
     'Invoices: list, read, create, update and delete drafts, finalize (gap-free numbers), record payments, void and mark uncollectible.',
+  projects:
+    "Projects and time: projects (list, read, create, update, delete), time entries (list, read, log, update, delete), invoicing a project's unbilled time into a draft invoice and its invoicing report, and project templates (list, read, create, update, delete, apply to a lead). Needs a plan with projects.",
 };
 
 /** What an MCP connection lists when neither the header nor the key selects anything. */

@@ -41,7 +41,7 @@ function restHandler(route: Route, services: Services) {
       services,
     );
     if (route.file) return fileResponse(c, output, route.status);
-    return c.json(output, route.status);
+    return c.json(output, route.statusOf?.(output) ?? route.status);
   };
 }
 

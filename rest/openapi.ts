@@ -414,6 +414,7 @@ function toolOperation(route: Route): { path: string; method: OperationMethod; o
           content: { [route.file.mediaType]: { schema: { type: 'string', format: 'binary' } } },
         }
       : successResponse(route.status, schemas.output),
+    ...(route.statusOf ? { '200': successResponse(200, schemas.output) } : {}),
     '400': declared.has(400)
       ? declaredResponse(SHARED_RESPONSES.BadRequest.description, declared.get(400) ?? [])
       : shared('BadRequest'),

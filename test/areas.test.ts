@@ -104,6 +104,7 @@ describe('area declarations', () => {
       'estimate',
       'invoice',
       'opportunity',
+      'project',
       'task',
     ]);
   });

@@ -14,6 +14,8 @@ import { ROUTES } from '../tools/index.ts';
 import { invoices } from '../tools/invoices/tables.ts';
 import { leads } from '../tools/leads/tables.ts';
 import { opportunities } from '../tools/opportunities/tables.ts';
+import { projectTemplates } from '../tools/project-templates/tables.ts';
+import { projects, timeEntries } from '../tools/projects/tables.ts';
 import { smartViews } from '../tools/smart-views/tables.ts';
 import { tasks } from '../tools/tasks/tables.ts';
 import { webhookDeliveries, webhooks } from '../tools/webhooks/tables.ts';
@@ -41,6 +43,8 @@ interface Fixture {
   params?: Record<string, string>;
   /** Re-reads the record (and whatever a route could change about it) through system access. */
   read(): Promise<unknown>;
+  /** A body naming the organization's own records, for write routes whose body must reference one (a lead to apply a template to). */
+  body?: Record<string, unknown>;
 }
 
 /**
@@ -122,6 +126,64 @@ const FACTORIES: Record<string, (org: TestOrg) => Promise<Fixture>> = {
       totalMinor: 1000n,
     });
     return { id, read: () => t.services.db.system.select().from(estimates).where(eq(estimates.id, id)) };
+  },
+  '/projects': async (org) => {
+    const leadId = await insertLead(org);
+    const id = newId();
+    const entryId = newId();
+    await t.services.db.system.insert(projects).values({
+      id,
+      orgId: org.orgId,
+      leadId,
+      name: 'Victim project',
+      currency: 'USD',
+      hourlyRateMinor: 9000n,
+    });
+    await t.services.db.system.insert(timeEntries).values({
+      id: entryId,
+      orgId: org.orgId,
+      projectId: id,
+      userId: org.ownerId,
+      date: '2026-11-03',
+      minutes: 60,
+      description: 'Victim time',
+    });
+    return {
+      id,
+      params: { id, entryId },
+      read: async () => ({
+        project: await t.services.db.system.select().from(projects).where(eq(projects.id, id)),
+        entries: await t.services.db.system.select().from(timeEntries).where(eq(timeEntries.projectId, id)),
+        invoices: await t.services.db.system.select().from(invoices).where(eq(invoices.projectId, id)),
+      }),
+    };
+  },
+  '/project-templates': async (org) => {
+    const id = newId();
+    const leadId = await insertLead(org);
+    await t.services.db.system.insert(projectTemplates).values({
+      id,
+      orgId: org.orgId,
+      name: 'Victim template',
+      currency: 'USD',
+      tasks: [{ text: 'Victim task', offset_days: 0, weight: 1 }],
+    });
+    return {
+      id,
+      body: { lead_id: leadId },
+      read: async () => ({
+        template: await t.services.db.system
+          .select()
+          .from(projectTemplates)
+          .where(eq(projectTemplates.id, id)),
+        projects: await t.services.db.system.select().from(projects).where(eq(projects.orgId, org.orgId)),
+      }),
+    };
+  },
+  // The onboarding route's id is a lead's.
+  '/project-templates/leads': async (org) => {
+    const id = await insertLead(org);
+    return { id, read: () => t.services.db.system.select().from(leads).where(eq(leads.id, id)) };
   },
   '/activities': async (org) => {
     const leadId = await insertLead(org);
@@ -371,8 +433,13 @@ function sample(schema: JsonSchema | boolean | undefined): unknown {
  * A body the tool's input schema accepts, so the request gets past validation and reaches the
  * lookup that must fail: an explicit entry, else nothing, else one generated from the schema.
  */
-function bodyFor(route: Route, params: Record<string, string>): Record<string, unknown> {
+function bodyFor(
+  route: Route,
+  params: Record<string, string>,
+  own?: Record<string, unknown>,
+): Record<string, unknown> {
   const candidates: Record<string, unknown>[] = [];
+  if (own) candidates.push(own);
   const explicit = BODIES[route.tool.name];
   if (explicit) candidates.push(explicit);
   candidates.push({});
@@ -410,7 +477,7 @@ describe('REST routes addressing a record by id', () => {
       if (!factory) throw new Error(`FACTORIES has no entry ${prefix}`);
       const fixture = await factory(orgA);
       const { url, params } = fillPath(route.path, fixture.id, fixture.params);
-      const body = route.method === 'GET' ? undefined : bodyFor(route, params);
+      const body = route.method === 'GET' ? undefined : bodyFor(route, params, fixture.body);
       const before = await fixture.read();
 
       const res = await t.request(route.method, url, { token: orgB.token, body });

@@ -20,6 +20,8 @@ import { leadHealthArea } from './lead-health/index.ts';
 import { createLeadsArea } from './leads/index.ts';
 import { meArea } from './me/index.ts';
 import { opportunitiesArea } from './opportunities/index.ts';
+import { projectTemplatesArea } from './project-templates/index.ts';
+import { projectsArea } from './projects/index.ts';
 import { createSearchArea } from './search/index.ts';
 import { smartViewsArea } from './smart-views/index.ts';
 import { tasksArea } from './tasks/index.ts';
@@ -33,6 +35,8 @@ const SELF_CONTAINED: readonly Area[] = [
   contactsArea,
   opportunitiesArea,
   invoicesArea,
+  projectsArea,
+  projectTemplatesArea,
   activitiesArea,
   customActivityTypesArea,
   tasksArea,
@@ -44,7 +48,10 @@ const SELF_CONTAINED: readonly Area[] = [
   webhooksArea,
 ];
 
-const leadsArea = createLeadsArea(collect(SELF_CONTAINED, 'leadChildren'));
+const leadsArea = createLeadsArea(
+  collect(SELF_CONTAINED, 'leadChildren'),
+  collect(SELF_CONTAINED, 'leadConverted'),
+);
 
 /** Every area that holds records, in registry order (the order of lists, docs and the trash). */
 const RECORD_AREAS: readonly Area[] = [
@@ -53,6 +60,8 @@ const RECORD_AREAS: readonly Area[] = [
   contactsArea,
   opportunitiesArea,
   invoicesArea,
+  projectsArea,
+  projectTemplatesArea,
   activitiesArea,
   customActivityTypesArea,
   tasksArea,

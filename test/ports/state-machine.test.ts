@@ -14,7 +14,7 @@ let org: TestOrg;
 
 beforeAll(async () => {
   t = await createTestContext({}, { withoutRateLimits: true });
-  // Estimates need the plan feature `estimates` (pro and up).
+  // pro: estimates need the plan feature `estimates`, the project machine's routes `projects`.
   org = await t.createOrg({ plan: 'pro' });
 });
 afterAll(() => t.close());
@@ -104,6 +104,14 @@ const DRIVERS: Record<string, RestDriver> = {
     read: (id) => readAt(`/api/v1/estimates/${id}`, 'estimate'),
     stateOf: (record) => String(record.status),
     jobOnly: ['expired'],
+  },
+  project: {
+    field: 'status',
+    create: () => createAt('/api/v1/projects', 'project', { name: 'Website', currency: 'USD' }),
+    move: (id, to) =>
+      t.request('PATCH', `/api/v1/projects/${id}`, { token: org.token, body: { status: to } }),
+    read: (id) => readAt(`/api/v1/projects/${id}`, 'project'),
+    stateOf: (record) => String(record.status),
   },
 };
 
@@ -259,10 +267,11 @@ describe.each(STATE_MACHINES.map((machine) => ({ name: machine.resource, machine
 );
 
 describe('the declared machines', () => {
-  it('are the invoice status, the opportunity status, the task completion and the estimate status, with the documented moves', () => {
+  it('are the invoice status, the opportunity status, the project status, the task completion and the estimate status, with the documented moves', () => {
     expect(STATE_MACHINES.map((m) => `${m.resource}: ${describeMoves(m)}`)).toEqual([
       'opportunity: active -> won (opportunity.won), lost (opportunity.lost); won -> active; lost -> active',
       'invoice: draft -> open; open -> paid (invoice.paid), void, uncollectible; paid (final); void (final); uncollectible -> paid (invoice.paid), void',
+      'project: active -> on_hold, completed, archived; on_hold -> active, completed, archived; completed -> active, archived; archived -> active',
       'task: open -> complete (task.completed); complete -> open',
       'estimate: draft -> sent, expired; sent -> accepted, declined, expired; accepted (final); declined (final); expired (final)',
     ]);

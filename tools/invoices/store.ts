@@ -34,6 +34,7 @@ import { defineStateMachine } from '../../core/state-machine.ts';
 import { isContactOfLead } from '../contacts/store.ts';
 import { leadRecords } from '../leads/store.ts';
 import { opportunities } from '../opportunities/tables.ts';
+import { projects } from '../projects/tables.ts';
 import { type InvoiceRow, invoiceCounters, invoices, type StoredPayment } from './tables.ts';
 
 export const INVOICE_STATUSES = ['draft', 'open', 'paid', 'void', 'uncollectible'] as const;
@@ -73,6 +74,10 @@ export const invoiceSchema = z
       .string()
       .nullable()
       .describe('Id of the deal invoiced (an opportunity of the lead), or null'),
+    project_id: z
+      .string()
+      .nullable()
+      .describe('Id of the project whose time it bills (of the same lead), or null'),
     number: z.string().nullable().describe('INV-000001..., given when finalized; null while draft'),
     status: z.enum(INVOICE_STATUSES).describe('draft, open, paid, void or uncollectible'),
     currency: z.string().describe('ISO 4217 currency code of every amount'),
@@ -118,6 +123,7 @@ export function serializeInvoice(row: InvoiceData): InvoiceRecord {
     lead_id: row.leadId,
     contact_id: row.contactId,
     opportunity_id: row.opportunityId,
+    project_id: row.projectId,
     number: row.number,
     status: toStatus(row.status),
     currency: row.currency,
@@ -168,6 +174,7 @@ export interface NewInvoice {
   lead_id: string;
   contact_id?: string | null | undefined;
   opportunity_id?: string | null | undefined;
+  project_id?: string | null | undefined;
   currency: string;
   issue_date?: string | null | undefined;
   due_date?: string | null | undefined;
@@ -215,6 +222,33 @@ async function checkState(ctx: RecordContext, state: InvoiceState): Promise<void
   if (details.length > 0) throw validationError(details);
 }
 
+/** A project of the organization whose client is the invoice's lead (tools/projects), else a 400 naming `field`. */
+async function assertProjectOfLead(
+  ctx: RecordContext,
+  projectId: string,
+  leadId: string,
+  field: 'project_id' | 'lead_id',
+): Promise<void> {
+  const [project] = await ctx.db
+    .select({ id: projects.id })
+    .from(projects)
+    .where(
+      and(
+        eq(projects.id, projectId),
+        eq(projects.orgId, ctx.auth.orgId),
+        eq(projects.leadId, leadId),
+        sql`${projects.deletedAt} is null`,
+      ),
+    );
+  if (!project) {
+    const message =
+      field === 'project_id'
+        ? "must be the id of a project of this organization whose lead is the invoice's lead"
+        : "must be the lead of the invoice's project";
+    throw validationError([{ field, message, code: 'invalid_project' }]);
+  }
+}
+
 function totalsOf(lines: readonly LineItemInput[], currency: string) {
   const totals = documentTotals(lines, currency);
   return { subtotalMinor: totals.subtotal, taxTotalMinor: totals.taxTotal, totalMinor: totals.total };
@@ -234,11 +268,14 @@ export async function insertInvoice(ctx: RecordContext, input: NewInvoice): Prom
     lineItems: input.line_items,
   };
   await checkState(ctx, state);
+  const projectId = input.project_id ?? null;
+  if (projectId !== null) await assertProjectOfLead(ctx, projectId, state.leadId, 'project_id');
   const rows = await ctx.db
     .insert(invoices)
     .values({
       ...newRecordStamp(ctx),
       ...state,
+      projectId,
       ...totalsOf(state.lineItems, state.currency),
       status: 'draft',
     })
@@ -284,6 +321,9 @@ export async function patchInvoice(
     },
   );
   if (next.leadId !== before.leadId) await leadRecords.getLive(ctx.db, ctx.auth.orgId, next.leadId);
+  if (next.leadId !== before.leadId && before.projectId !== null) {
+    await assertProjectOfLead(ctx, before.projectId, next.leadId, 'lead_id');
+  }
   await checkState(ctx, next);
   const row = await invoiceRecords.write(ctx.db, ctx.auth.orgId, before.id, {
     ...next,

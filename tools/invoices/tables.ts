@@ -17,6 +17,7 @@ import type { LineItemInput } from '../../core/line-items.ts';
 import { contacts } from '../contacts/tables.ts';
 import { leadRef } from '../leads/tables.ts';
 import { opportunities } from '../opportunities/tables.ts';
+import { projects } from '../projects/tables.ts';
 
 /** One recorded payment, the amount as the decimal text of the major unit (exact). */
 export interface StoredPayment {
@@ -35,6 +36,8 @@ export const invoices = pgTable(
     leadId: leadRef().notNull(),
     contactId: text('contact_id').references(() => contacts.id, { onDelete: 'set null' }),
     opportunityId: text('opportunity_id').references(() => opportunities.id, { onDelete: 'set null' }),
+    /** The project whose time it bills (tools/projects), or null. */
+    projectId: text('project_id').references(() => projects.id, { onDelete: 'set null' }),
     /** INV-000001, given by finalize; null while draft. */
     number: text('number'),
     status: text('status').notNull().default('draft'),
@@ -74,6 +77,7 @@ export const invoices = pgTable(
     index('invoices_lead_idx').on(t.leadId),
     index('invoices_contact_idx').on(t.contactId),
     index('invoices_opportunity_idx').on(t.opportunityId),
+    index('invoices_project_idx').on(t.projectId),
     uniqueIndex('invoices_org_number_idx').on(t.orgId, t.number),
     index('invoices_search_idx').using('gin', t.search),
   ],

@@ -35,6 +35,11 @@ const contactIdField = objectId('contact')
 const opportunityIdField = objectId('opportunity')
   .nullable()
   .describe("Id of a live opportunity of the invoice's lead being invoiced; null for none");
+const projectIdField = objectId('project')
+  .nullable()
+  .describe(
+    "Id of a project of this organization whose lead is the invoice's lead (the time it bills); null for none",
+  );
 const issueDateField = dateString('Issue date')
   .nullable()
   .describe('Issue date (YYYY-MM-DD); null clears it (finalize sets today when empty)');
@@ -54,6 +59,7 @@ const createInvoiceInput = z.strictObject({
   lead_id: leadIdField,
   contact_id: contactIdField.optional(),
   opportunity_id: opportunityIdField.optional(),
+  project_id: projectIdField.optional(),
   currency: currencyField,
   issue_date: issueDateField.optional(),
   due_date: dueDateField.optional(),

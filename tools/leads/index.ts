@@ -1,4 +1,4 @@
-import { type Area, defineArea } from '../../core/area.ts';
+import { type Area, defineArea, type LeadConvertedHook } from '../../core/area.ts';
 import type { ChildTable } from '../../core/trash.ts';
 import { leadRoutes } from './routes.ts';
 import { leadSearchSource } from './search.ts';
@@ -6,7 +6,7 @@ import { leadOwnership, leadTrashType } from './store.ts';
 import {
   bulkTagLeads,
   bulkUpsertLeads,
-  convertLeadToClient,
+  convertLeadToClientTool,
   createLead,
   deleteLeadTool,
   getLead,
@@ -17,10 +17,15 @@ import {
 
 /**
  * Leads, the open-shaped core record. Built with the other areas' lead children (tools/index.ts
- * collects them), which follow a lead into the trash and back.
+ * collects them), which follow a lead into the trash and back, and their leadConverted hooks, which
+ * run when a lead is converted to a client.
  */
-export function createLeadsArea(children: readonly ChildTable[]): Area {
+export function createLeadsArea(
+  children: readonly ChildTable[],
+  converted: readonly LeadConvertedHook[] = [],
+): Area {
   const deleteLead = deleteLeadTool(children);
+  const convertLeadToClient = convertLeadToClientTool(converted);
   return defineArea({
     name: 'leads',
     tools: [
@@ -34,7 +39,7 @@ export function createLeadsArea(children: readonly ChildTable[]): Area {
       bulkUpsertLeads,
       bulkTagLeads,
     ],
-    routes: leadRoutes(deleteLead),
+    routes: leadRoutes(deleteLead, convertLeadToClient),
     tags: { leads: 'Leads, with any additional properties of their own; bulk upsert and bulk tagging.' },
     permissions: ['leads.view', 'leads.create', 'leads.edit', 'leads.delete'],
     events: ['lead.created', 'lead.updated', 'lead.deleted', 'lead.status_changed'],

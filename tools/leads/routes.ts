@@ -5,7 +5,6 @@ import type { Tool } from '../../core/tool.ts';
 import {
   bulkTagLeads,
   bulkUpsertLeads,
-  convertLeadToClient,
   createLead,
   getLead,
   listLeads,
@@ -13,8 +12,11 @@ import {
   updateLead,
 } from './tools.ts';
 
-/** `deleteLead` is built with the registry of lead children (tools/leads/index.ts). */
-export function leadRoutes(deleteLead: Tool): Route[] {
+/**
+ * `deleteLead` is built with the registry of lead children, `convertLeadToClient` with the
+ * leadConverted hooks (tools/leads/index.ts).
+ */
+export function leadRoutes(deleteLead: Tool, convertLeadToClient: Tool): Route[] {
   return [
     route('GET', '/leads', listLeads),
     route('POST', '/leads', createLead),

@@ -4,6 +4,7 @@
 import { and, arrayContains, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { roleHas } from '../../core/access.ts';
+import type { LeadConvertedHook } from '../../core/area.ts';
 import { AppError, type ErrorDetail, toAppError } from '../../core/errors.ts';
 import { zodDetails } from '../../core/invoke.ts';
 import { prefixMatch, type SortColumn, sameValue } from '../../core/records.ts';
@@ -270,21 +271,27 @@ export function deleteLeadTool(children: readonly ChildTable[]) {
   });
 }
 
-export const convertLeadToClient = defineTool({
-  name: 'convert_lead_to_client',
-  title: 'Convert a lead to a client',
-  description:
-    'Marks a lead as won: sets its status to client and stamps converted_at. Converting a lead that is already a client changes nothing.',
-  input: z.strictObject(leadIdShape),
-  output: leadOutput,
-  access: access('write', 'leads.edit'),
-  annotations: { idempotentHint: true },
-  async handler(input, ctx) {
-    const before = await leadRecords.getLive(ctx.db, ctx.auth.orgId, input.id, true);
-    if (before.status === 'client') return { lead: serializeLead(before) };
-    return { lead: await writeLead(ctx, before, { ...stateOf(before), status: 'client' }) };
-  },
-});
+/** Built with the other areas' leadConverted hooks (tools/index.ts collects them). */
+export function convertLeadToClientTool(hooks: readonly LeadConvertedHook[]) {
+  return defineTool({
+    name: 'convert_lead_to_client',
+    title: 'Convert a lead to a client',
+    description:
+      'Marks a lead as won: sets its status to client and stamps converted_at, and starts its client onboarding ' +
+      "(the organization's default onboarding project template, if any). Converting a lead that is already a client changes nothing.",
+    input: z.strictObject(leadIdShape),
+    output: leadOutput,
+    access: access('write', 'leads.edit'),
+    annotations: { idempotentHint: true },
+    async handler(input, ctx) {
+      const before = await leadRecords.getLive(ctx.db, ctx.auth.orgId, input.id, true);
+      if (before.status === 'client') return { lead: serializeLead(before) };
+      const lead = await writeLead(ctx, before, { ...stateOf(before), status: 'client' });
+      for (const hook of hooks) await hook(ctx, before.id);
+      return { lead };
+    },
+  });
+}
 
 const itemError = z
   .object({

@@ -24,6 +24,7 @@ import { defineStateMachine } from '../../core/state-machine.ts';
 import type { TrashType } from '../../core/trash.ts';
 import { restoreLeadChild } from '../leads/children.ts';
 import { getLiveLead } from '../leads/store.ts';
+import { projects } from '../projects/tables.ts';
 import { type TaskRow, tasks } from './tables.ts';
 
 /**
@@ -56,6 +57,7 @@ export const taskSchema = z
       .nullable()
       .describe('Id of the lead the task is about, or null for a standalone task'),
     assigned_to: z.string().nullable().describe('Id of the user who should do the task'),
+    project_id: z.string().nullable().describe('Id of the project the task belongs to, or null'),
     text: z.string().describe('What needs doing'),
     due_at: z
       .string()
@@ -80,6 +82,7 @@ export function serializeTask(row: TaskRow): TaskRecord {
     _id: row.id,
     lead_id: row.leadId,
     assigned_to: row.assignedTo,
+    project_id: row.projectId,
     text: row.text,
     due_at: iso(row.dueAt),
     is_complete: row.isComplete,
@@ -119,8 +122,27 @@ async function assertAssignee(db: Executor, orgId: string, userId: string): Prom
   }
 }
 
+/** 400 naming project_id unless it is a live project of the organization. */
+async function assertProject(db: Executor, orgId: string, projectId: string): Promise<void> {
+  const [row] = await db
+    .select({ id: projects.id })
+    .from(projects)
+    .where(and(eq(projects.id, projectId), eq(projects.orgId, orgId), isNull(projects.deletedAt)))
+    .limit(1);
+  if (!row) {
+    throw validationError([
+      {
+        field: 'project_id',
+        message: 'must be the id of a project of this organization',
+        code: 'invalid_project',
+      },
+    ]);
+  }
+}
+
 export interface TaskChanges {
   leadId?: string | null | undefined;
+  projectId?: string | null | undefined;
   assignedTo?: string | undefined;
   text?: string | undefined;
   dueAt?: Date | null | undefined;
@@ -141,6 +163,9 @@ export async function writeTask(
   if (changes.assignedTo && changes.assignedTo !== before.assignedTo) {
     await assertAssignee(ctx.db, orgId, changes.assignedTo);
   }
+  if (changes.projectId && changes.projectId !== before.projectId) {
+    await assertProject(ctx.db, orgId, changes.projectId);
+  }
   const from = completionOf(before.isComplete);
   const to = changes.isComplete === undefined ? from : completionOf(changes.isComplete);
   const event = taskCompletionMachine.eventOf(from, to);
@@ -149,6 +174,7 @@ export async function writeTask(
   const row = await taskRecords.write(ctx.db, orgId, before.id, {
     ...(changes.leadId !== undefined ? { leadId: changes.leadId } : {}),
     ...(changes.assignedTo !== undefined ? { assignedTo: changes.assignedTo } : {}),
+    ...(changes.projectId !== undefined ? { projectId: changes.projectId } : {}),
     ...(changes.text !== undefined ? { text: changes.text } : {}),
     ...(changes.dueAt !== undefined ? { dueAt: changes.dueAt } : {}),
     ...(completing ? { isComplete: true, completedAt: ctx.now, completedBy: ctx.auth.userId } : {}),
@@ -171,6 +197,7 @@ export interface NewTask {
   leadId?: string | undefined;
   /** Default: the caller. */
   assignedTo?: string | undefined;
+  projectId?: string | undefined;
   dueAt: Date | null;
 }
 
@@ -180,12 +207,14 @@ export async function insertTask(ctx: RecordContext, input: NewTask): Promise<Ta
   if (input.leadId) await getLiveLead(ctx.db, orgId, input.leadId);
   const assignedTo = input.assignedTo ?? ctx.auth.userId;
   if (assignedTo !== ctx.auth.userId) await assertAssignee(ctx.db, orgId, assignedTo);
+  if (input.projectId) await assertProject(ctx.db, orgId, input.projectId);
   const rows = await ctx.db
     .insert(tasks)
     .values({
       ...newRecordStamp(ctx),
       leadId: input.leadId ?? null,
       assignedTo,
+      projectId: input.projectId ?? null,
       text: input.text,
       dueAt: input.dueAt,
     })
@@ -218,6 +247,7 @@ const SORT_COLUMNS: Record<'due_at' | 'created_at' | 'updated_at', SortColumn> =
 export interface TaskFilters {
   leadId?: string | undefined;
   assignedTo?: string | undefined;
+  projectId?: string | undefined;
   isComplete?: boolean | undefined;
   /** ISO date-times: due before, and due at or after. */
   dueBefore?: string | undefined;
@@ -237,6 +267,7 @@ export async function listTaskPage(
   const conditions = taskRecords.liveConditions(orgId);
   if (filters.leadId) conditions.push(eq(tasks.leadId, filters.leadId));
   if (filters.assignedTo) conditions.push(eq(tasks.assignedTo, filters.assignedTo));
+  if (filters.projectId) conditions.push(eq(tasks.projectId, filters.projectId));
   if (filters.isComplete !== undefined) conditions.push(eq(tasks.isComplete, filters.isComplete));
   if (filters.dueBefore) conditions.push(lt(tasks.dueAt, new Date(filters.dueBefore)));
   if (filters.dueAfter) conditions.push(sql`${tasks.dueAt} >= ${new Date(filters.dueAfter)}`);

@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import { boolean, index, pgTable, text } from 'drizzle-orm/pg-core';
 import { createdAt, deletedAt, deletedBy, id, orgId, ts, updatedAt } from '../../core/db/schema.ts';
 import { leadRef } from '../leads/tables.ts';
+import { projects } from '../projects/tables.ts';
 
 export const tasks = pgTable(
   'tasks',
@@ -11,6 +12,8 @@ export const tasks = pgTable(
     orgId: orgId(),
     leadId: leadRef(),
     assignedTo: text('assigned_to'),
+    /** The project the task belongs to (tools/projects), or null. */
+    projectId: text('project_id').references(() => projects.id, { onDelete: 'set null' }),
     text: text('text').notNull(),
     dueAt: ts('due_at'),
     isComplete: boolean('is_complete').notNull().default(false),
@@ -32,6 +35,7 @@ export const tasks = pgTable(
       .on(t.orgId, t.assignedTo, t.dueAt)
       .where(sql`${t.deletedAt} is null and ${t.isComplete} = false`),
     index('tasks_lead_idx').on(t.leadId),
+    index('tasks_project_idx').on(t.projectId),
     index('tasks_org_trash_idx')
       .on(t.orgId, t.deletedAt.desc(), t.id.desc())
       .where(sql`${t.deletedAt} is not null`),

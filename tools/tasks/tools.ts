@@ -44,6 +44,7 @@ const assigneeField = objectId('assignee').describe(
 const dueField = isoDateTime(
   'When the task is due (ISO 8601 date-time with offset, e.g. 2026-05-01T09:00:00Z)',
 );
+const projectField = objectId('project').describe('Id of a project of the organization the task belongs to');
 const taskIdShape = { id: objectId('task') };
 
 /** Query strings carry booleans as text; MCP callers send real booleans. Both are accepted. */
@@ -70,7 +71,7 @@ export const createTask = defineTool({
   title: 'Create a task',
   errors: [{ code: 'not_found', when: 'lead_id names no live lead of the organization' }],
   description:
-    'Creates a task (a to-do) and returns it. `text` is required; `lead_id` ties it to a lead, `assigned_to` defaults to the ' +
+    'Creates a task (a to-do) and returns it. `text` is required; `lead_id` ties it to a lead, `project_id` to a project, `assigned_to` defaults to the ' +
     'caller, `due_at` is an ISO 8601 date-time. Use it to schedule a follow-up ("call back Tuesday 10:00"). Emits task.created.',
   input: z.strictObject({
     text: textField,
@@ -78,6 +79,7 @@ export const createTask = defineTool({
     assigned_to: assigneeField
       .optional()
       .describe('Id of an active user of the organization; default: the caller'),
+    project_id: projectField.optional(),
     due_at: dueField.optional(),
   }),
   output: taskOutput,
@@ -87,6 +89,7 @@ export const createTask = defineTool({
       text: input.text,
       leadId: input.lead_id,
       assignedTo: input.assigned_to,
+      projectId: input.project_id,
       dueAt: input.due_at ? new Date(input.due_at) : null,
     });
     return { task };
@@ -111,7 +114,7 @@ export const listTasks = defineTool({
   name: 'list_tasks',
   title: 'List tasks',
   description:
-    "Lists the organization's live tasks, newest first by default. Filter by `lead_id`, `assigned_to`, `is_complete`, " +
+    "Lists the organization's live tasks, newest first by default. Filter by `lead_id`, `assigned_to`, `project_id`, `is_complete`, " +
     '`due_before`/`due_after` (ISO date-times) or `overdue=true` (open tasks whose due time has passed); `search` matches ' +
     'words in the text. Paginated: returns `tasks` plus `total`, `page`, `limit`, `totalPages`; request page 1, then increment ' +
     "`page` until page >= totalPages. `limit` is 1-100 (default 25). For the caller's own open tasks use list_my_tasks.",
@@ -119,6 +122,7 @@ export const listTasks = defineTool({
     ...listParams(SORT_FIELDS),
     lead_id: objectId('lead').optional().describe('Only tasks about this lead'),
     assigned_to: objectId('assignee').optional().describe('Only tasks assigned to this user'),
+    project_id: objectId('project').optional().describe('Only tasks of this project'),
     is_complete: booleanParam('Only completed (true) or open (false) tasks').optional(),
     due_before: isoDateTime('Only tasks due before this time (ISO 8601 date-time)').optional(),
     due_after: isoDateTime('Only tasks due at or after this time (ISO 8601 date-time)').optional(),
@@ -131,6 +135,7 @@ export const listTasks = defineTool({
     const filters = {
       leadId: input.lead_id,
       assignedTo: input.assigned_to,
+      projectId: input.project_id,
       isComplete: input.is_complete,
       dueBefore: input.due_before,
       dueAfter: input.due_after,
@@ -179,6 +184,10 @@ export const updateTask = defineTool({
       .optional()
       .describe('Id of a live lead of the organization; null detaches the task'),
     assigned_to: assigneeField.optional(),
+    project_id: projectField
+      .nullable()
+      .optional()
+      .describe('Id of a project of the organization; null detaches the task'),
     due_at: dueField
       .nullable()
       .optional()
@@ -194,6 +203,7 @@ export const updateTask = defineTool({
       text: input.text,
       leadId: input.lead_id,
       assignedTo: input.assigned_to,
+      projectId: input.project_id,
       dueAt: input.due_at === undefined ? undefined : input.due_at === null ? null : new Date(input.due_at),
       isComplete: input.is_complete,
     });

@@ -1,0 +1,20 @@
+import { defineArea } from '../../core/area.ts';
+import { projectRoutes } from './routes.ts';
+import { projectStatusMachine } from './store.ts';
+import { projectTools } from './tools.ts';
+
+/** Projects: billable work for a client lead, time entries, invoicing the time, the invoicing report. */
+export const projectsArea = defineArea({
+  name: 'projects',
+  tools: projectTools,
+  routes: projectRoutes,
+  tags: {
+    projects:
+      'Projects for client leads: time entries, invoicing unbilled time into a draft invoice, the invoicing report.',
+  },
+  permissions: ['projects.view', 'projects.create', 'projects.edit', 'projects.delete'],
+  // invoice_project creates its draft through the invoices area, which emits invoice.created.
+  events: ['invoice.created'],
+  toolsets: ['projects'],
+  stateMachines: [projectStatusMachine],
+});
