@@ -32,7 +32,7 @@ export const TOOLSETS: Readonly<Record<ToolsetName, string>> = {
   webhooks:
     'Webhook subscriptions of the organization (create, list, read, update, delete, send a test) and their delivery log (read, replay). Needs a plan with webhooks.',
   billing:
-    'Invoices: list, read, create, update and delete drafts, finalize (gap-free numbers), record payments, void and mark uncollectible.',
+    'Money and documents sent to customers. Invoices: list, read, create, update and delete drafts, finalize (gap-free numbers), send (mails the PDF), the PDF, record payments, void and mark uncollectible. Estimates (needs a plan with estimates): the same plus accept, decline and convert to an invoice. Proposals: draft, send (a public link to accept or decline), expire, and suggested discovery questions. Tools that send to a customer preview unless given confirm: true.',
   projects:
     "Projects and time: projects (list, read, create, update, delete), time entries (list, read, log, update, delete), invoicing a project's unbilled time into a draft invoice and its invoicing report, and project templates (list, read, create, update, delete, apply to a lead). Needs a plan with projects.",
 };
