@@ -100,7 +100,12 @@ describe('area declarations', () => {
   });
 
   it('derives the state machines from the areas', () => {
-    expect(STATE_MACHINES.map((m) => m.resource).sort()).toEqual(['invoice', 'opportunity', 'task']);
+    expect(STATE_MACHINES.map((m) => m.resource).sort()).toEqual([
+      'invoice',
+      'opportunity',
+      'proposal',
+      'task',
+    ]);
   });
 
   it('refuses, when an area is defined, a route to another area tool or an undeclared permission or toolset', () => {

@@ -119,6 +119,15 @@ const BODIES: Record<string, BodyCase> = {
   'POST /api/v1/invoices/:id/payments': { body: { amount: 10, method: 'card' }, text: 'method' },
   'POST /api/v1/invoices/:id/void': NONE,
   'POST /api/v1/invoices/:id/mark-uncollectible': NONE,
+  'POST /api/v1/proposals': {
+    body: { lead_id: '', title: 'Offer', sections: [{ heading: 'Scope', body_markdown: 'Work' }] },
+    text: 'title',
+  },
+  'PATCH /api/v1/proposals/:id': { body: { title: 'Offer' }, text: 'title' },
+  'PUT /api/v1/proposals/:id': { body: { title: 'Offer' }, text: 'title' },
+  'DELETE /api/v1/proposals/:id': NONE,
+  'POST /api/v1/proposals/:id/send': { body: { to: 'lead@example.test' }, text: 'to' },
+  'POST /api/v1/proposal-ai/:id/suggest-questions': { ...NONE, ignoresBody: true },
   'POST /api/v1/activities': {
     body: { type: 'note', lead_id: '', note: 'n', values: {} },
     text: 'note',

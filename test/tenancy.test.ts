@@ -13,6 +13,7 @@ import { ROUTES } from '../tools/index.ts';
 import { invoices } from '../tools/invoices/tables.ts';
 import { leads } from '../tools/leads/tables.ts';
 import { opportunities } from '../tools/opportunities/tables.ts';
+import { proposals } from '../tools/proposals/tables.ts';
 import { smartViews } from '../tools/smart-views/tables.ts';
 import { tasks } from '../tools/tasks/tables.ts';
 import { webhookDeliveries, webhooks } from '../tools/webhooks/tables.ts';
@@ -104,6 +105,30 @@ const FACTORIES: Record<string, (org: TestOrg) => Promise<Fixture>> = {
       totalMinor: 1000n,
     });
     return { id, read: () => t.services.db.system.select().from(invoices).where(eq(invoices.id, id)) };
+  },
+  '/proposals': async (org) => {
+    const leadId = await insertLead(org);
+    const id = newId();
+    await t.services.db.system.insert(proposals).values({
+      id,
+      orgId: org.orgId,
+      leadId,
+      title: 'Victim proposal',
+      sections: [{ heading: 'Scope', body_markdown: 'Work' }],
+    });
+    return { id, read: () => t.services.db.system.select().from(proposals).where(eq(proposals.id, id)) };
+  },
+  '/proposal-ai': async (org) => {
+    const leadId = await insertLead(org);
+    const id = newId();
+    await t.services.db.system.insert(proposals).values({
+      id,
+      orgId: org.orgId,
+      leadId,
+      title: 'Victim proposal',
+      sections: [{ heading: 'Scope', body_markdown: 'Work' }],
+    });
+    return { id, read: () => t.services.db.system.select().from(proposals).where(eq(proposals.id, id)) };
   },
   '/activities': async (org) => {
     const leadId = await insertLead(org);

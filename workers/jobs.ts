@@ -3,6 +3,7 @@
 // and one line here.
 import { deliverWebhookJob } from './deliver.ts';
 import { forecastSnapshotJob } from './forecast.ts';
+import { expireProposalsJob } from './proposals.ts';
 import { purgeTrashJob } from './purge.ts';
 
-export const JOBS = [deliverWebhookJob, purgeTrashJob, forecastSnapshotJob] as const;
+export const JOBS = [deliverWebhookJob, purgeTrashJob, forecastSnapshotJob, expireProposalsJob] as const;

@@ -136,6 +136,7 @@ export async function startBackgroundWork(
     { everyMs: options.purgeIntervalMs ?? services.config.trashPurgeIntervalMs },
   );
   await services.jobs.schedule('forecast.snapshot', {}, { dailyAtUtc: '00:05' });
+  await services.jobs.schedule('proposals.expire', {}, { dailyAtUtc: '00:10' });
   return {
     async stop() {
       await Promise.all([relay.stop(), sweeper.stop()]);
