@@ -326,3 +326,34 @@ describe('access', () => {
     expect((await api('POST', `/proposals/${mine._id}/send`, {}, member.token)).status).toBe(200);
   });
 });
+
+describe('declarations', () => {
+  it('puts every proposal tool in the billing toolset with honest annotations', () => {
+    const names = [
+      'list_proposals',
+      'get_proposal',
+      'create_proposal',
+      'update_proposal',
+      'delete_proposal',
+      'send_proposal',
+      'suggest_proposal_questions',
+    ] as const;
+    for (const name of names) expect(TOOL[name].toolset).toBe('billing');
+    expect(TOOL.send_proposal.annotations).toMatchObject({
+      readOnlyHint: false,
+      openWorldHint: true,
+      idempotentHint: false,
+      destructiveHint: false,
+    });
+    expect(TOOL.suggest_proposal_questions.annotations).toMatchObject({
+      readOnlyHint: true,
+      openWorldHint: true,
+    });
+    expect(TOOL.delete_proposal.annotations.destructiveHint).toBe(true);
+    expect(TOOL.send_proposal.access).toEqual({
+      kind: 'write',
+      resource: 'proposals',
+      permission: 'proposals.edit',
+    });
+  });
+});
