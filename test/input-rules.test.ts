@@ -127,6 +127,7 @@ const BODIES: Record<string, BodyCase> = {
   'PUT /api/v1/proposals/:id': { body: { title: 'Offer' }, text: 'title' },
   'DELETE /api/v1/proposals/:id': NONE,
   'POST /api/v1/proposals/:id/send': { body: { to: 'lead@example.test' }, text: 'to' },
+  'POST /api/v1/proposals/:id/expire': NONE,
   'POST /api/v1/proposal-ai/:id/suggest-questions': { ...NONE, ignoresBody: true },
   'POST /api/v1/activities': {
     body: { type: 'note', lead_id: '', note: 'n', values: {} },

@@ -105,11 +105,15 @@ async function readBody(request: Request): Promise<Record<string, unknown>> {
   throw new AppError('unsupported_media_type');
 }
 
-/** The open proposal a token names, or the 404 (a plain one unless the token is valid and it expired). */
-async function openProposal(services: Services, token: string): Promise<ProposalData> {
+/**
+ * The proposal a token names, or the plain 404. The page of an expired proposal is a 404 saying so
+ * (only a holder of the valid token learns it); an answer to it reaches the status machine, which
+ * refuses it with the 400 invalid_transition.
+ */
+async function proposalOf(services: Services, token: string, forAnswer = false): Promise<ProposalData> {
   const row = await findByToken(services.db.system, token);
   if (row === null) throw notFound('Proposal');
-  if (isExpired(row, new Date())) {
+  if (!forAnswer && isExpired(row, new Date())) {
     throw new AppError('not_found', { error: 'Proposal not found', message: 'This proposal has expired' });
   }
   return row;
@@ -122,7 +126,11 @@ function errorPage(error: AppError): Page {
       : notFoundPage();
   }
   if (error.code === 'invalid_transition') {
-    return messagePage(400, 'Already answered', error.body.message ?? 'This proposal was already answered.');
+    return messagePage(
+      400,
+      'This proposal cannot be answered',
+      error.body.message ?? 'It was already answered.',
+    );
   }
   if (error.status === 400) {
     const fields = (error.body.details ?? []).map((d) => `${d.field} ${d.message}`).join('; ');
@@ -181,7 +189,7 @@ export const proposalPublicRoutes: PublicRoute[] = [
     async handle(request, services) {
       const token = tokenOf(request);
       try {
-        const row = await openProposal(services, token);
+        const row = await proposalOf(services, token);
         return htmlResponse(proposalPage(serializeProposal(row), `/p/${token}`));
       } catch (err) {
         const error = toAppError(err);
@@ -195,7 +203,7 @@ export const proposalPublicRoutes: PublicRoute[] = [
     path: '/p/:token/accept',
     handle: (request, services) =>
       answer(request, services, async () => {
-        const row = await openProposal(services, tokenOf(request));
+        const row = await proposalOf(services, tokenOf(request), true);
         const input = parse(acceptInput, await readBody(request.raw));
         const record = await actionContext(services, row.orgId)((ctx) => acceptProposal(ctx, row.id, input));
         return {
@@ -215,7 +223,7 @@ export const proposalPublicRoutes: PublicRoute[] = [
     path: '/p/:token/decline',
     handle: (request, services) =>
       answer(request, services, async () => {
-        const row = await openProposal(services, tokenOf(request));
+        const row = await proposalOf(services, tokenOf(request), true);
         const input = parse(declineInput, await readBody(request.raw));
         const record = await actionContext(
           services,

@@ -4,6 +4,7 @@ import { type Route, route } from '../../core/route.ts';
 import {
   createProposal,
   deleteProposal,
+  expireProposal,
   getProposal,
   listProposals,
   sendProposal,
@@ -19,6 +20,7 @@ export const proposalRoutes: Route[] = [
   route('PUT', '/proposals/:id', updateProposal),
   route('DELETE', '/proposals/:id', deleteProposal),
   route('POST', '/proposals/:id/send', sendProposal),
+  route('POST', '/proposals/:id/expire', expireProposal),
   route('POST', '/proposal-ai/:id/suggest-questions', suggestProposalQuestions, {
     input: ({ params }) => ({ ...params }),
   }),

@@ -445,18 +445,28 @@ export interface Acceptance {
 }
 
 /**
- * The proposal, locked, in a state that may be answered. An answer is given once: answering an
- * accepted or declined proposal again is refused (the same-state move the machine would let pass).
+ * The proposal, locked, checked for the move to `to` by the machine. An answer is given once:
+ * answering an accepted or declined proposal the same way again is refused too (the machine would
+ * let a same-state "move" pass), and a sent proposal past valid_until can no longer be answered
+ * even before the daily job marks it expired.
  */
-async function lockForAnswer(ctx: PublicActionContext, id: string): Promise<ProposalData> {
+async function lockForAnswer(
+  ctx: PublicActionContext,
+  id: string,
+  to: 'accepted' | 'declined',
+): Promise<ProposalData> {
   const row = await proposalRecords.getLive(ctx.db, ctx.orgId, id, true);
-  if (row.status === 'accepted' || row.status === 'declined') {
-    const message = `the proposal was already ${row.status}; it takes no further answer`;
+  const from = toStatus(row.status);
+  const refuse = (message: string): never => {
     throw new AppError('invalid_transition', {
       message,
       details: [{ field: 'status', message, code: 'invalid_transition' }],
     });
-  }
+  };
+  if (from === to) refuse(`the proposal was already ${from}; it takes no further answer`);
+  proposalStatusMachine.assertMove(from, to);
+  if (isExpired(row, ctx.now))
+    refuse(`the proposal expired after ${row.validUntil}; it can no longer be ${to}`);
   return row;
 }
 
@@ -466,7 +476,7 @@ export async function acceptProposal(
   id: string,
   input: Acceptance,
 ): Promise<ProposalRecord> {
-  const before = await lockForAnswer(ctx, id);
+  const before = await lockForAnswer(ctx, id, 'accepted');
   const from = toStatus(before.status);
   const event = proposalStatusMachine.eventOf(from, 'accepted');
   const row = await proposalRecords.write(ctx.db, ctx.orgId, before.id, {
@@ -501,7 +511,7 @@ export async function declineProposal(
   id: string,
   reason: string | undefined,
 ): Promise<ProposalRecord> {
-  const before = await lockForAnswer(ctx, id);
+  const before = await lockForAnswer(ctx, id, 'declined');
   const from = toStatus(before.status);
   const event = proposalStatusMachine.eventOf(from, 'declined');
   const row = await proposalRecords.write(ctx.db, ctx.orgId, before.id, {
@@ -517,6 +527,20 @@ export async function declineProposal(
 
 // ---------------------------------------------------------------------------------------------
 // Expiry
+
+/** Withdraws a draft or sent proposal now (-> expired): its link stops working. Expired again is a no-op. */
+export async function expireNow(ctx: RecordContext, id: string): Promise<ProposalRecord> {
+  const before = await proposalRecords.getLive(ctx.db, ctx.auth.orgId, id, true);
+  const from = toStatus(before.status);
+  proposalStatusMachine.assertMove(from, 'expired');
+  if (from === 'expired') return serializeProposal(before);
+  const row = await proposalRecords.write(ctx.db, ctx.auth.orgId, before.id, {
+    status: 'expired',
+    expiredAt: ctx.now,
+    updatedAt: ctx.now,
+  });
+  return serializeProposal(row);
+}
 
 /**
  * Moves every draft or sent proposal whose valid_until is before `day` to expired (system access,

@@ -13,6 +13,7 @@ import { deliverProposal } from './mail.ts';
 import { loadContext, suggestionsSchema, suggestQuestions } from './questions.ts';
 import {
   deleteDraft,
+  expireNow,
   insertProposal,
   markSent,
   PROPOSAL_STATUSES,
@@ -275,6 +276,24 @@ export const sendProposal = defineTool({
   },
 });
 
+export const expireProposal = defineTool({
+  name: 'expire_proposal',
+  title: 'Withdraw a proposal',
+  description:
+    'Withdraws a draft or sent proposal now: it becomes expired and its public link stops accepting answers (the daily ' +
+    'job does the same past valid_until). Expiring an expired proposal again changes nothing; an accepted or declined ' +
+    'proposal cannot expire (400 invalid_transition).',
+  input: z.strictObject(proposalIdShape),
+  output: proposalOutput,
+  access: access('write', 'proposals.edit'),
+  errors: [{ code: 'invalid_transition', when: 'the proposal is accepted or declined' }],
+  annotations: { destructiveHint: true, idempotentHint: true },
+  toolset: 'billing',
+  async handler(input, ctx) {
+    return { proposal: await expireNow(ctx, input.id) };
+  },
+});
+
 export const suggestProposalQuestions = defineTool({
   name: 'suggest_proposal_questions',
   title: 'Suggest discovery questions for a proposal',
@@ -302,5 +321,6 @@ export const proposalTools: Tool[] = [
   updateProposal,
   deleteProposal,
   sendProposal,
+  expireProposal,
   suggestProposalQuestions,
 ];
