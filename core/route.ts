@@ -1,5 +1,6 @@
 // A REST route is a line in a table: METHOD path -> tool. It holds no business rule and no
 // permission check; the tool's pipeline does all of that.
+import { z } from 'zod';
 import type { LimitName } from './rate-limits.ts';
 import type { Tool } from './tool.ts';
 
@@ -22,7 +23,29 @@ export interface Route {
   input: (parts: RequestParts) => Record<string, unknown>;
   /** Per-user request limits of this route, counted after authentication (the bulk routes' 60/min). */
   limits: readonly LimitName[];
+  /**
+   * A file route (GET /invoices/{id}/pdf): the tool returns `fileOutputShape` and REST answers the
+   * file's bytes (`content_base64` decoded) with its media type and an attachment Content-Disposition
+   * instead of the JSON. `mediaType` is what the OpenAPI document lists.
+   */
+  file?: { mediaType: string };
 }
+
+/**
+ * What the tool of a file route returns (tools may add fields): the file's name, type and size, and
+ * its bytes in base64, which a tool gives only over REST (`ctx.surface === 'rest'`) where the route
+ * answers the bytes themselves; over MCP the same tool returns a download summary without them.
+ */
+export const fileOutputShape = {
+  filename: z.string().describe('File name, e.g. INV-000001.pdf'),
+  content_type: z.string().describe('Media type, e.g. application/pdf'),
+  size_bytes: z.number().int().describe('Size of the file in bytes'),
+  content_base64: z
+    .string()
+    .optional()
+    .describe('The file in base64; REST only, where the route answers the bytes themselves'),
+};
+export const fileOutputSchema = z.object(fileOutputShape);
 
 function defaultInput(method: HttpMethod): Route['input'] {
   if (method === 'GET') return ({ query, params }) => ({ ...query, ...params });
@@ -33,7 +56,12 @@ export function route(
   method: HttpMethod,
   path: string,
   tool: Tool,
-  options: { status?: 200 | 201; input?: Route['input']; limits?: readonly LimitName[] } = {},
+  options: {
+    status?: 200 | 201;
+    input?: Route['input'];
+    limits?: readonly LimitName[];
+    file?: { mediaType: string };
+  } = {},
 ): Route {
   return {
     method,
@@ -42,5 +70,6 @@ export function route(
     status: options.status ?? (method === 'POST' && tool.name.startsWith('create_') ? 201 : 200),
     input: options.input ?? defaultInput(method),
     limits: options.limits ?? [],
+    ...(options.file ? { file: options.file } : {}),
   };
 }

@@ -4,7 +4,7 @@
 // Translation only: every rule lives in core/ and tools/; the HTTP root (http/app.ts) mounts it.
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { invokeTool } from '../core/invoke.ts';
-import type { Route } from '../core/route.ts';
+import { fileOutputSchema, type Route } from '../core/route.ts';
 import type { Services } from '../core/services.ts';
 import { readJsonObject } from '../http/body.ts';
 import { type AppEnv, callerOf } from '../http/env.ts';
@@ -41,8 +41,21 @@ function restHandler(route: Route, services: Services) {
       { auth, surface: 'rest', requestId: c.get('requestId') },
       services,
     );
+    if (route.file) return fileResponse(c, output, route.status);
     return c.json(output, route.status);
   };
+}
+
+/** A file route's answer: the bytes, their media type, and a download name (ASCII, quoted). */
+function fileResponse(c: Context<AppEnv>, output: unknown, status: 200 | 201): Response {
+  const file = fileOutputSchema.parse(output);
+  if (file.content_base64 === undefined) throw new Error('a file route tool returned no content over REST');
+  const bytes = Buffer.from(file.content_base64, 'base64');
+  const filename = file.filename.replace(/[^A-Za-z0-9._-]/g, '_');
+  c.header('content-type', file.content_type);
+  c.header('content-disposition', `attachment; filename="${filename}"`);
+  c.header('content-length', String(bytes.length));
+  return c.body(new Uint8Array(bytes), status);
 }
 
 export interface RestAppOptions {

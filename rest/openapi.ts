@@ -407,7 +407,13 @@ function toolOperation(route: Route): { path: string; method: OperationMethod; o
 
   const declared = declaredErrors(tool);
   const responses: Record<string, ResponseObject | RefObject> = {
-    [String(route.status)]: successResponse(route.status, schemas.output),
+    [String(route.status)]: route.file
+      ? {
+          description: `The file (${route.file.mediaType}), with Content-Disposition: attachment and its file name`,
+          headers: SUCCESS_HEADERS,
+          content: { [route.file.mediaType]: { schema: { type: 'string', format: 'binary' } } },
+        }
+      : successResponse(route.status, schemas.output),
     '400': declared.has(400)
       ? declaredResponse(SHARED_RESPONSES.BadRequest.description, declared.get(400) ?? [])
       : shared('BadRequest'),

@@ -119,6 +119,7 @@ const BODIES: Record<string, BodyCase> = {
   'POST /api/v1/invoices/:id/payments': { body: { amount: 10, method: 'card' }, text: 'method' },
   'POST /api/v1/invoices/:id/void': NONE,
   'POST /api/v1/invoices/:id/mark-uncollectible': NONE,
+  'POST /api/v1/invoices/:id/send': { body: { message: 'Hello' }, text: 'message' },
   'POST /api/v1/proposals': {
     body: { lead_id: '', title: 'Offer', sections: [{ heading: 'Scope', body_markdown: 'Work' }] },
     text: 'title',

@@ -4,6 +4,15 @@
 import { deliverWebhookJob } from './deliver.ts';
 import { forecastSnapshotJob } from './forecast.ts';
 import { expireProposalsJob } from './proposals.ts';
+import { invoicesOverdueJob } from './invoices-overdue.ts';
 import { purgeTrashJob } from './purge.ts';
+import { sendMailJob } from './send-mail.ts';
 
-export const JOBS = [deliverWebhookJob, purgeTrashJob, forecastSnapshotJob, expireProposalsJob] as const;
+export const JOBS = [
+  deliverWebhookJob,
+  purgeTrashJob,
+  forecastSnapshotJob,
+  sendMailJob,
+  invoicesOverdueJob,
+  expireProposalsJob,
+] as const;

@@ -1,5 +1,6 @@
 // The background side of the server: the job workers (every job of workers/jobs.ts), the outbox
-// relay loop, the delivery sweeper and the repeatable trash purge (workers/purge.ts).
+// relay loop, the sweeper of deliveries and outgoing mails, and the repeatable jobs (trash purge,
+// forecast snapshot, overdue invoices).
 // `crm serve` runs it in-process (unless told not to), `crm worker` as its own process. The
 // sweeper re-enqueues deliveries that are due but have no job: after a restart of the in-process
 // runner (its jobs live in memory) or of a Redis without persistence.
@@ -10,6 +11,7 @@ import { webhookDeliveries } from '../tools/webhooks/tables.ts';
 import { attemptDelivery, type DeliveryOptions } from './deliver.ts';
 import './jobs.ts';
 import { relayBatch } from './relay.ts';
+import { sweepDueMails } from './send-mail.ts';
 
 export interface BackgroundWorkOptions {
   relayIntervalMs?: number;
@@ -128,6 +130,8 @@ export async function startBackgroundWork(
   const sweeper = loop('delivery sweeper', services, sweepIntervalMs, async () => {
     // Never rerun at once: re-enqueued rows stay pending until their job runs, so they would be found again.
     await sweepPendingDeliveries(services, sweepGraceMs);
+    // The same for the mail outbox (workers/send-mail.ts): due rows whose 'mail.send' job was lost.
+    await sweepDueMails(services, sweepGraceMs);
     return false;
   });
   await services.jobs.schedule(
@@ -136,7 +140,8 @@ export async function startBackgroundWork(
     { everyMs: options.purgeIntervalMs ?? services.config.trashPurgeIntervalMs },
   );
   await services.jobs.schedule('forecast.snapshot', {}, { dailyAtUtc: '00:05' });
-  await services.jobs.schedule('proposals.expire', {}, { dailyAtUtc: '00:10' });
+  await services.jobs.schedule('invoices.overdue', {}, { dailyAtUtc: '00:10' });
+  await services.jobs.schedule('proposals.expire', {}, { dailyAtUtc: '00:15' });
   return {
     async stop() {
       await Promise.all([relay.stop(), sweeper.stop()]);

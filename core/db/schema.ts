@@ -140,6 +140,57 @@ export const outboxEvents = pgTable(
   (t) => [index('outbox_pending_idx').on(t.createdAt).where(sql`${t.relayedAt} is null`)],
 );
 
+/** A mail message as the outbox keeps it (core/mail-outbox.ts): core/mail.ts's MailMessage without attachments. */
+export interface StoredMailMessage {
+  to: unknown;
+  cc?: unknown;
+  bcc?: unknown;
+  replyTo?: unknown;
+  subject: string;
+  text?: string;
+  html?: string;
+  headers?: Record<string, string>;
+}
+
+/** An attachment of an outgoing mail, its bytes in base64. */
+export interface StoredMailAttachment {
+  filename: string;
+  content_type: string;
+  content: string;
+}
+
+/**
+ * Outgoing system mail (core/mail-outbox.ts): one row per message, sent exactly once by the
+ * 'mail.send' job. `key` is the caller's idempotency key, unique per organization. For a queued row
+ * `next_attempt_at` is when it is due; for a row being sent, when the sender's claim (lease) expires.
+ */
+export const outgoingMails = pgTable(
+  'outgoing_mails',
+  {
+    id: id(),
+    orgId: orgId(),
+    key: text('key').notNull(),
+    subjectType: text('subject_type').notNull(),
+    subjectId: text('subject_id').notNull(),
+    status: text('status').notNull().default('queued'),
+    message: jsonb('message').$type<StoredMailMessage>().notNull(),
+    attachments: jsonb('attachments').$type<StoredMailAttachment[]>().notNull().default([]),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: ts('next_attempt_at'),
+    lastError: text('last_error'),
+    messageId: text('message_id'),
+    sentAt: ts('sent_at'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('outgoing_mails_org_key_uq').on(t.orgId, t.key),
+    index('outgoing_mails_subject_idx').on(t.orgId, t.subjectType, t.subjectId),
+    index('outgoing_mails_due_idx').on(t.nextAttemptAt).where(sql`${t.status} in ('queued', 'sending')`),
+  ],
+);
+
 export type OrganizationRow = typeof organizations.$inferSelect;
 export type UserRow = typeof users.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
+export type OutgoingMailRow = typeof outgoingMails.$inferSelect;

@@ -3,17 +3,20 @@ import { invoiceRoutes } from './routes.ts';
 import { invoiceStatusMachine } from './store.ts';
 import { invoiceTools } from './tools.ts';
 
-/** Invoices: drafts with priced lines, finalizing (gap-free numbers), payments, void, uncollectible. */
+/**
+ * Invoices: drafts with priced lines, finalizing (gap-free numbers), payments, void, uncollectible,
+ * sending by mail with the PDF, the PDF itself, and the daily overdue flag (workers/invoices-overdue.ts).
+ */
 export const invoicesArea = defineArea({
   name: 'invoices',
   tools: invoiceTools,
   routes: invoiceRoutes,
   tags: {
     invoices:
-      'Invoices: drafts with priced lines, finalizing (gap-free numbers), payments, void and uncollectible.',
+      'Invoices: drafts with priced lines, finalizing (gap-free numbers), payments, void and uncollectible, sending by e-mail with the PDF, the PDF, and the daily overdue flag.',
   },
   permissions: ['invoices.view', 'invoices.create', 'invoices.edit', 'invoices.delete'],
-  events: ['invoice.created', 'invoice.paid'],
+  events: ['invoice.created', 'invoice.paid', 'invoice.sent', 'invoice.overdue'],
   toolsets: ['billing'],
   stateMachines: [invoiceStatusMachine],
 });

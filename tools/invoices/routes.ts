@@ -1,13 +1,16 @@
-// Invoice routes: the collection, one invoice (PUT merges exactly like PATCH) and its moves.
+// Invoice routes: the collection, one invoice (PUT merges exactly like PATCH), its moves, sending
+// and the PDF (a file route: the bytes, not JSON).
 import { type Route, route } from '../../core/route.ts';
 import {
   createInvoice,
   deleteInvoice,
   finalizeInvoice,
   getInvoice,
+  getInvoicePdf,
   listInvoices,
   markInvoiceUncollectible,
   recordInvoicePayment,
+  sendInvoice,
   updateInvoice,
   voidInvoice,
 } from './tools.ts';
@@ -23,4 +26,9 @@ export const invoiceRoutes: Route[] = [
   route('POST', '/invoices/:id/payments', recordInvoicePayment, { status: 201 }),
   route('POST', '/invoices/:id/void', voidInvoice),
   route('POST', '/invoices/:id/mark-uncollectible', markInvoiceUncollectible),
+  // REST sends directly (a client calling the route has decided); the MCP tool previews without confirm.
+  route('POST', '/invoices/:id/send', sendInvoice, {
+    input: ({ body, params }) => ({ ...body, ...params, confirm: true }),
+  }),
+  route('GET', '/invoices/:id/pdf', getInvoicePdf, { file: { mediaType: 'application/pdf' } }),
 ];

@@ -84,13 +84,21 @@ export const invoiceSchema = z
     amount_paid: z.number().describe('Sum of the recorded payments'),
     amount_due: z.number().describe('total - amount_paid'),
     payments: z.array(paymentSchema).describe('The recorded payments, oldest first'),
-    is_overdue: z.boolean().describe('True when flagged past its due date while open'),
+    is_overdue: z
+      .boolean()
+      .describe(
+        'True while the invoice is open and past its due date (set by the daily job; cleared when paid, void or uncollectible)',
+      ),
     finalized_at: z.string().nullable().describe('When it was finalized (ISO 8601), or null while draft'),
     paid_at: z
       .string()
       .nullable()
       .describe('When the payment that reached the total was made (ISO 8601), or null'),
     voided_at: z.string().nullable().describe('When it was voided (ISO 8601), or null'),
+    sent_at: z
+      .string()
+      .nullable()
+      .describe('When it was last sent by mail (POST /invoices/{id}/send, ISO 8601), or null'),
     ...auditFields('invoice'),
   })
   .describe('An invoice to a lead');
@@ -129,6 +137,7 @@ export function serializeInvoice(row: InvoiceData): InvoiceRecord {
     finalized_at: iso(row.finalizedAt),
     paid_at: iso(row.paidAt),
     voided_at: iso(row.voidedAt),
+    sent_at: iso(row.sentAt),
     ...auditValues(row),
   };
 }
@@ -344,6 +353,8 @@ export async function moveInvoice(
   const row = await invoiceRecords.write(ctx.db, ctx.auth.orgId, before.id, {
     status: to,
     voidedAt: to === 'void' ? ctx.now : before.voidedAt,
+    // is_overdue means "open and past due": an invoice voided or written off is neither.
+    isOverdue: false,
     updatedAt: ctx.now,
   });
   const record = serializeInvoice(row);

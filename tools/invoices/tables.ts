@@ -54,6 +54,10 @@ export const invoices = pgTable(
     finalizedAt: ts('finalized_at'),
     paidAt: ts('paid_at'),
     voidedAt: ts('voided_at'),
+    /** When it was last sent (POST /invoices/{id}/send); null until then. */
+    sentAt: ts('sent_at'),
+    /** How many times it was sent: the n of the outbox key `invoice:<id>:send:<n>`. */
+    sendCount: integer('send_count').notNull().default(0),
     createdBy: text('created_by'),
     deletedAt: deletedAt(),
     deletedBy: deletedBy(),

@@ -4,10 +4,12 @@ import { eq, gte, lte, or, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { currencyField, lineItemsInput } from '../../core/line-items.ts';
 import { prefixMatch, type SortColumn, type TextMatch } from '../../core/records.ts';
+import { fileOutputShape } from '../../core/route.ts';
 import { dateString, listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
 import { describeMoves } from '../../core/state-machine.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
 import { defineTool, type Tool } from '../../core/tool.ts';
+import { invoicePdfFilename, previewSend, renderInvoicePdf, sendInvoice as sendByMail } from './delivery.ts';
 import {
   deleteDraft,
   finalizeInvoice as finalizeDraft,
@@ -306,6 +308,106 @@ export const markInvoiceUncollectible = defineTool({
   },
 });
 
+const sendPreviewSchema = z
+  .object({
+    to: z.string().describe('Who the mail would go to'),
+    subject: z.string().describe('Subject line of the mail'),
+    total: z.number().describe('Total of the invoice'),
+    amount_due: z.number().describe('What is still owed'),
+    currency: z.string().describe('ISO 4217 currency code of the amounts'),
+    number: z
+      .string()
+      .nullable()
+      .describe('The invoice number; null for a draft, which gets its number when sent'),
+  })
+  .describe('What a send would do; nothing was sent');
+
+export const sendInvoice = defineTool({
+  name: 'send_invoice',
+  title: 'Send an invoice by e-mail',
+  description:
+    'E-mails the invoice as a PDF attachment to `to`, or by default to the e-mail of the invoice contact, else of the first ' +
+    'contact of the lead that has one. A draft is finalized first (it gets its number). Sets sent_at and emits invoice.sent; ' +
+    'each call sends a new mail. Without `confirm: true` nothing is sent: it returns a `preview` (recipient, subject, total, ' +
+    'currency, number) to show the user first. Paid and void invoices cannot be sent (400 invalid_transition); no address ' +
+    'at all is a 400 naming `to`.',
+  input: z.strictObject({
+    ...invoiceIdShape,
+    to: z
+      .email()
+      .max(254)
+      .optional()
+      .describe("Recipient e-mail address; default: the invoice contact's, else the lead's first contact's"),
+    message: z
+      .string()
+      .trim()
+      .max(5000)
+      .refine(NO_NUL, nulMessage)
+      .optional()
+      .describe('A personal message placed above the standard text of the mail, at most 5000 characters'),
+    confirm: z
+      .boolean()
+      .optional()
+      .describe('true sends the mail; without it nothing is sent and a preview is returned'),
+  }),
+  output: z.object({
+    sent: z.boolean().describe('True when the mail was queued for sending; false for a preview'),
+    preview: sendPreviewSchema.optional(),
+    invoice: invoiceSchema.optional().describe('The invoice after sending (absent in a preview)'),
+    mail: z
+      .object({
+        id: z.string().describe('Id of the queued mail'),
+        to: z.string().describe('Recipient'),
+        subject: z.string().describe('Subject line'),
+      })
+      .optional()
+      .describe('The mail queued (absent in a preview); it is sent in the background, once'),
+  }),
+  access: access('write', 'invoices.edit'),
+  errors: [
+    { code: 'invalid_transition', when: 'the invoice is paid or void' },
+    { code: 'validation_failed', when: 'no `to` and no contact e-mail to send to' },
+  ],
+  annotations: { idempotentHint: false, openWorldHint: true },
+  toolset: 'billing',
+  async handler(input, ctx) {
+    const { id, confirm, ...send } = input;
+    if (confirm !== true) return { sent: false, preview: await previewSend(ctx, id, send) };
+    return { sent: true, ...(await sendByMail(ctx, id, send)) };
+  },
+});
+
+export const getInvoicePdf = defineTool({
+  name: 'get_invoice_pdf',
+  title: 'Get the PDF of an invoice',
+  description:
+    'The invoice as a PDF (number or DRAFT, dates, lines, totals, amount paid and due). Over REST, GET ' +
+    '/api/v1/invoices/{id}/pdf answers the file itself (application/pdf, attachment). Here it returns a summary: the file ' +
+    'name, size and the download path; use send_invoice to e-mail it.',
+  input: z.strictObject(invoiceIdShape),
+  output: z.object({
+    ...fileOutputShape,
+    number: z.string().nullable().describe('The invoice number; null for a draft (the PDF says DRAFT)'),
+    status: z.enum(INVOICE_STATUSES).describe('The invoice status printed on the PDF'),
+    download_path: z.string().describe('REST path answering the PDF: /api/v1/invoices/{id}/pdf'),
+  }),
+  access: access('read', 'invoices.view'),
+  toolset: 'billing',
+  async handler(input, { db, auth, services, surface }) {
+    const row = await invoiceRecords.getLive(db, auth.orgId, input.id);
+    const pdf = await renderInvoicePdf(db, row, services.config.mailFrom);
+    return {
+      filename: invoicePdfFilename(row),
+      content_type: 'application/pdf',
+      size_bytes: pdf.length,
+      ...(surface === 'rest' ? { content_base64: pdf.toString('base64') } : {}),
+      number: row.number,
+      status: serializeInvoice(row).status,
+      download_path: `/api/v1/invoices/${row.id}/pdf`,
+    };
+  },
+});
+
 export const invoiceTools: Tool[] = [
   listInvoices,
   getInvoice,
@@ -316,4 +418,6 @@ export const invoiceTools: Tool[] = [
   recordInvoicePayment,
   voidInvoice,
   markInvoiceUncollectible,
+  sendInvoice,
+  getInvoicePdf,
 ];

@@ -1,0 +1,280 @@
+// Locks in the mail outbox (core/mail-outbox.ts, workers/send-mail.ts): a mail queued twice under one key is one row and one message; a job run twice (even at once) sends once; a failure is retried after its backoff and three failures end `failed` with the reason; a crashed sender's claim is taken over after its lease; a lost wake-up is found by the sweeper; and the message reaches a real SMTP peer with its PDF attachment and a Message-ID derived from the row.
+import { eq } from 'drizzle-orm';
+import { type ParsedMail, simpleParser } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type OutgoingMailRow, outgoingMails } from '../core/db/schema.ts';
+import {
+  MAIL_LEASE_MS,
+  mailsAbout,
+  outgoingMessageId,
+  type QueueMailInput,
+  queueMail,
+  wakeMail,
+} from '../core/mail-outbox.ts';
+import { renderDocumentPdf } from '../core/pdf.ts';
+import { InProcessQueue } from '../core/queue-in-process.ts';
+import { sendQueuedMail, sweepDueMails } from '../workers/send-mail.ts';
+import { createTestContext, type TestContext, type TestOrg } from './fixtures/index.ts';
+
+const received: ParsedMail[] = [];
+/** Recipients the peer refuses (a 451 "try again later"), to make attempts fail. */
+const refused = new Set<string>();
+let server: SMTPServer;
+let t: TestContext;
+let org: TestOrg;
+
+beforeAll(async () => {
+  server = new SMTPServer({
+    secure: false,
+    disabledCommands: ['STARTTLS'],
+    authOptional: true,
+    logger: false,
+    onRcptTo(address, _session, callback) {
+      if (refused.has(address.address)) {
+        const error: Error & { responseCode?: number } = new Error('Mailbox busy, try again later');
+        error.responseCode = 451;
+        return callback(error);
+      }
+      return callback();
+    },
+    onData(stream, _session, callback) {
+      simpleParser(stream)
+        .then((mail) => {
+          received.push(mail);
+          callback();
+        })
+        .catch((err: Error) => callback(err));
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.server.address();
+  if (address === null || typeof address === 'string') throw new Error('SMTP peer not on TCP');
+  t = await createTestContext(
+    { SMTP_URL: `smtp://127.0.0.1:${address.port}`, MAIL_FROM: 'Acme Billing <billing@acme.example>' },
+    { withWorkers: true },
+  );
+  org = await t.createOrg();
+});
+
+afterAll(async () => {
+  await t?.close();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+let seq = 0;
+function input(overrides: Partial<QueueMailInput> = {}): QueueMailInput {
+  seq += 1;
+  return {
+    orgId: org.orgId,
+    key: `test:${seq}`,
+    subject: { type: 'invoice', id: `subject-${seq}` },
+    message: {
+      to: `buyer${seq}@globex.example`,
+      subject: `Outbox test ${seq}`,
+      text: `Message ${seq}`,
+    },
+    ...overrides,
+  };
+}
+
+function queue(value: QueueMailInput) {
+  return t.services.db.withTenant(value.orgId, (tx) => queueMail(tx, value));
+}
+
+async function row(id: string): Promise<OutgoingMailRow> {
+  const [found] = await t.services.db.system.select().from(outgoingMails).where(eq(outgoingMails.id, id));
+  if (!found) throw new Error(`no outgoing mail ${id}`);
+  return found;
+}
+
+function receivedWithSubject(subject: string): ParsedMail[] {
+  return received.filter((mail) => mail.subject === subject);
+}
+
+/** Waits for the in-process workers to finish what is ready (no clock involved). */
+async function workersIdle(): Promise<void> {
+  const jobs = t.services.jobs;
+  if (!(jobs instanceof InProcessQueue)) throw new Error('these tests drive the in-process queue');
+  await jobs.idle();
+}
+
+const minutes = (n: number) => n * 60_000;
+
+describe('mail outbox', () => {
+  it('delivers a woken mail to the SMTP peer with its PDF attachment and a Message-ID of the row', async () => {
+    const pdf = await renderDocumentPdf({
+      title: 'Invoice',
+      number: 'INV-000001',
+      status: 'open',
+      seller: { name: 'Acme', lines: [] },
+      buyer: { name: 'Globex', lines: [] },
+      dates: [],
+      currency: 'EUR',
+      lines: [],
+      totals: [{ label: 'Total', amount: 10, emphasis: true }],
+    });
+    const value = input();
+    value.message = {
+      ...value.message,
+      html: '<p>Please find the invoice attached.</p>',
+      attachments: [{ filename: 'INV-000001.pdf', contentType: 'application/pdf', content: pdf }],
+    };
+    const { id, created } = await queue(value);
+    expect(created).toBe(true);
+    expect((await row(id)).status).toBe('queued');
+    await wakeMail(t.services, id);
+    await workersIdle();
+
+    const sent = await row(id);
+    expect(sent.status).toBe('sent');
+    expect(sent.attempts).toBe(1);
+    expect(sent.sentAt).toBeInstanceOf(Date);
+    expect(sent.messageId).toBe(outgoingMessageId(id, 'billing@acme.example'));
+    expect(sent.messageId).toBe(`<outgoing-mail-${id}@acme.example>`);
+
+    const [mail, ...others] = receivedWithSubject(value.message.subject);
+    expect(others).toHaveLength(0);
+    expect(mail?.messageId).toBe(sent.messageId);
+    expect(mail?.text?.trim()).toBe(`Message ${seq}`);
+    expect(mail?.from?.value[0]?.address).toBe('billing@acme.example');
+    const attachment = mail?.attachments[0];
+    expect(attachment?.filename).toBe('INV-000001.pdf');
+    expect(attachment?.contentType).toBe('application/pdf');
+    expect(attachment?.content.equals(pdf)).toBe(true);
+
+    const summaries = await t.services.db.withTenant(org.orgId, (tx) =>
+      mailsAbout(tx, org.orgId, value.subject),
+    );
+    expect(summaries).toEqual([
+      { id, status: 'sent', attempts: 1, last_error: null, sent_at: expect.any(String) },
+    ]);
+  });
+
+  it('keeps one row and sends one mail for a key queued and woken twice', async () => {
+    const value = input();
+    const first = await queue(value);
+    const second = await queue({ ...value, message: { ...value.message, text: 'A different body' } });
+    expect(second).toEqual({ id: first.id, created: false });
+    const rows = await t.services.db.system
+      .select()
+      .from(outgoingMails)
+      .where(eq(outgoingMails.key, value.key));
+    expect(rows).toHaveLength(1);
+    await wakeMail(t.services, first.id);
+    await wakeMail(t.services, second.id);
+    await workersIdle();
+    expect(receivedWithSubject(value.message.subject)).toHaveLength(1);
+    expect(receivedWithSubject(value.message.subject)[0]?.text?.trim()).toBe(`Message ${seq}`);
+  });
+
+  it('keys are per organization: another organization may use the same key', async () => {
+    const other = await t.createOrg();
+    const value = input();
+    const mine = await queue(value);
+    const theirs = await queue({ ...value, orgId: other.orgId });
+    expect(theirs.created).toBe(true);
+    expect(theirs.id).not.toBe(mine.id);
+  });
+
+  it('sends once when the job runs twice, even at the same time', async () => {
+    const value = input();
+    const { id } = await queue(value);
+    const outcomes = await Promise.all([sendQueuedMail(t.services, id), sendQueuedMail(t.services, id)]);
+    expect(outcomes.sort()).toEqual(['sent', 'skipped']);
+    expect(await sendQueuedMail(t.services, id)).toBe('skipped');
+    expect(receivedWithSubject(value.message.subject)).toHaveLength(1);
+    expect((await row(id)).attempts).toBe(1);
+  });
+
+  it('retries a failed attempt after its backoff, then sends', async () => {
+    const value = input();
+    const to = String(value.message.to);
+    refused.add(to);
+    const { id } = await queue(value);
+    const start = new Date();
+    expect(await sendQueuedMail(t.services, id, { now: start })).toBe('retry');
+    const failed = await row(id);
+    expect(failed.status).toBe('queued');
+    expect(failed.attempts).toBe(1);
+    expect(failed.lastError).toContain('try again later');
+    expect(failed.nextAttemptAt?.getTime()).toBe(start.getTime() + minutes(1));
+    // Not due yet: nothing happens.
+    expect(await sendQueuedMail(t.services, id, { now: new Date(start.getTime() + 1000) })).toBe('skipped');
+    expect((await row(id)).attempts).toBe(1);
+
+    refused.delete(to);
+    expect(await sendQueuedMail(t.services, id, { now: new Date(start.getTime() + minutes(1)) })).toBe(
+      'sent',
+    );
+    const sent = await row(id);
+    expect(sent.status).toBe('sent');
+    expect(sent.attempts).toBe(2);
+    expect(sent.lastError).toBeNull();
+    expect(receivedWithSubject(value.message.subject)).toHaveLength(1);
+    expect(receivedWithSubject(value.message.subject)[0]?.messageId).toBe(sent.messageId);
+  });
+
+  it('marks a mail failed with the reason after three failed attempts', async () => {
+    const value = input();
+    refused.add(String(value.message.to));
+    const { id } = await queue(value);
+    const start = Date.now();
+    expect(await sendQueuedMail(t.services, id, { now: new Date(start) })).toBe('retry');
+    expect(await sendQueuedMail(t.services, id, { now: new Date(start + minutes(1)) })).toBe('retry');
+    expect((await row(id)).nextAttemptAt?.getTime()).toBe(start + minutes(1) + minutes(5));
+    expect(await sendQueuedMail(t.services, id, { now: new Date(start + minutes(6)) })).toBe('failed');
+    const failed = await row(id);
+    expect(failed.status).toBe('failed');
+    expect(failed.attempts).toBe(3);
+    expect(failed.lastError).toMatch(/refused|rejected|try again later/i);
+    expect(failed.nextAttemptAt).toBeNull();
+    expect(await sendQueuedMail(t.services, id, { now: new Date(start + minutes(60)) })).toBe('skipped');
+    expect(receivedWithSubject(value.message.subject)).toHaveLength(0);
+  });
+
+  it("takes over a crashed sender's claim once its lease expires, never before", async () => {
+    const value = input();
+    const { id } = await queue(value);
+    const claimedAt = Date.now();
+    // A worker claimed attempt 1 and died without recording anything.
+    await t.services.db.system
+      .update(outgoingMails)
+      .set({ status: 'sending', attempts: 1, nextAttemptAt: new Date(claimedAt + MAIL_LEASE_MS) })
+      .where(eq(outgoingMails.id, id));
+    expect(await sendQueuedMail(t.services, id, { now: new Date(claimedAt + 1000) })).toBe('skipped');
+    expect(await sendQueuedMail(t.services, id, { now: new Date(claimedAt + MAIL_LEASE_MS) })).toBe('sent');
+    expect((await row(id)).attempts).toBe(2);
+    expect(receivedWithSubject(value.message.subject)).toHaveLength(1);
+  });
+
+  it('marks failed (outcome unknown) a claim that expired during the last attempt', async () => {
+    const value = input();
+    const { id } = await queue(value);
+    await t.services.db.system
+      .update(outgoingMails)
+      .set({ status: 'sending', attempts: 3, nextAttemptAt: new Date(Date.now() - 1000) })
+      .where(eq(outgoingMails.id, id));
+    expect(await sendQueuedMail(t.services, id)).toBe('skipped');
+    const failed = await row(id);
+    expect(failed.status).toBe('failed');
+    expect(failed.lastError).toContain('outcome unknown');
+    expect(receivedWithSubject(value.message.subject)).toHaveLength(0);
+  });
+
+  it('re-wakes a due mail whose wake-up was lost, through the sweeper', async () => {
+    const value = input();
+    const { id } = await queue(value);
+    // No wakeMail: the job is lost (a restart of the in-process queue). Not yet past the grace: left alone.
+    expect(await sweepDueMails(t.services, minutes(10))).toBe(0);
+    await workersIdle();
+    expect((await row(id)).status).toBe('queued');
+    // Past the grace the sweeper enqueues it and the workers send it.
+    expect(
+      await sweepDueMails(t.services, minutes(10), new Date(Date.now() + minutes(11))),
+    ).toBeGreaterThanOrEqual(1);
+    await workersIdle();
+    expect((await row(id)).status).toBe('sent');
+    expect(receivedWithSubject(value.message.subject)).toHaveLength(1);
+  });
+});

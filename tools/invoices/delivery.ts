@@ -1,0 +1,274 @@
+// Invoice delivery: the PDF (core/pdf.ts), sending it by mail through the outbox
+// (core/mail-outbox.ts) and the daily overdue flag. DESIGN "Money and delivery":
+// - POST /invoices/{id}/send finalizes a draft (the same numbering path as finalize), renders the
+//   PDF, queues ONE mail under the key `invoice:<id>:send:<n>` (n counts the sends, so a resend is
+//   a new mail and a retried job is not), sets `sent_at` and emits `invoice.sent`. Draft, open and
+//   uncollectible invoices may be sent (an uncollectible one still takes payments); paid and void
+//   ones may not (400 invalid_transition).
+// - The recipient is `to`, else the first e-mail of the invoice's contact, else the first e-mail of
+//   the lead's oldest live contact that has one; none -> 400 naming `to`.
+// - The overdue job flags open invoices whose due date is before today (UTC): `is_overdue` and one
+//   `invoice.overdue` each; the flag means "open and past due", so paying, voiding or writing off
+//   an invoice clears it (store.ts).
+import { and, asc, eq, getTableColumns, isNull, lt, sql } from 'drizzle-orm';
+import type { Executor } from '../../core/db/client.ts';
+import { organizations } from '../../core/db/schema.ts';
+import { AppError, validationError } from '../../core/errors.ts';
+import { recordEvent } from '../../core/events.ts';
+import { parseSenderAddress } from '../../core/mail.ts';
+import { queueMail, wakeMail } from '../../core/mail-outbox.ts';
+import { formatAmount, type PdfDocumentInput, renderDocumentPdf } from '../../core/pdf.ts';
+import type { ToolContext } from '../../core/tool.ts';
+import { contacts } from '../contacts/tables.ts';
+import { leads } from '../leads/tables.ts';
+import {
+  finalizeInvoice,
+  type InvoiceData,
+  type InvoiceRecord,
+  invoiceRecords,
+  serializeInvoice,
+  toStatus,
+} from './store.ts';
+import { invoices } from './tables.ts';
+
+/** The states an invoice may be sent from. */
+const SENDABLE = ['draft', 'open', 'uncollectible'] as const;
+
+function assertSendable(row: InvoiceData): void {
+  const from = toStatus(row.status);
+  if ((SENDABLE as readonly string[]).includes(from)) return;
+  const message = `${from} -> sent is not allowed; allowed: an invoice is sent from ${SENDABLE.join(', ')}`;
+  throw new AppError('invalid_transition', {
+    message,
+    details: [{ field: 'status', message, code: 'invalid_transition' }],
+  });
+}
+
+/** The file name of an invoice's PDF: its number, or draft-<id> while it has none. */
+export function invoicePdfFilename(row: Pick<InvoiceData, 'number' | 'id'>): string {
+  return row.number ? `${row.number}.pdf` : `draft-${row.id}.pdf`;
+}
+
+interface ContactOfLead {
+  name: string;
+  email: string | null;
+}
+
+/** The contact an invoice is addressed to: its own contact, else the lead's oldest with an e-mail. */
+async function billedContact(db: Executor, row: InvoiceData): Promise<ContactOfLead | null> {
+  const live = and(eq(contacts.orgId, row.orgId), isNull(contacts.deletedAt));
+  if (row.contactId) {
+    const [own] = await db
+      .select({ name: contacts.name, emails: contacts.emails })
+      .from(contacts)
+      .where(and(live, eq(contacts.id, row.contactId)));
+    if (own) {
+      const email = own.emails[0]?.email ?? null;
+      if (email) return { name: own.name, email };
+    }
+  }
+  const candidates = await db
+    .select({ name: contacts.name, emails: contacts.emails })
+    .from(contacts)
+    .where(and(live, eq(contacts.leadId, row.leadId), sql`jsonb_array_length(${contacts.emails}) > 0`))
+    .orderBy(asc(contacts.createdAt), asc(contacts.id))
+    .limit(1);
+  const first = candidates[0];
+  return first ? { name: first.name, email: first.emails[0]?.email ?? null } : null;
+}
+
+/** What the PDF prints of an invoice: the organization as seller, the lead (and contact) as buyer. */
+export async function invoicePdfInput(
+  db: Executor,
+  row: InvoiceData,
+  mailFrom: string,
+): Promise<PdfDocumentInput> {
+  const [org] = await db
+    .select({ name: organizations.name })
+    .from(organizations)
+    .where(eq(organizations.id, row.orgId));
+  const [lead] = await db
+    .select({ name: leads.name })
+    .from(leads)
+    .where(and(eq(leads.id, row.leadId), eq(leads.orgId, row.orgId)));
+  const contact = await billedContact(db, row);
+  const record = serializeInvoice(row);
+  const sender = parseSenderAddress(mailFrom)?.address;
+  const dates: PdfDocumentInput['dates'] = [];
+  if (record.issue_date) dates.push({ label: 'Issue date', value: record.issue_date });
+  if (record.due_date) dates.push({ label: 'Due date', value: record.due_date });
+  return {
+    title: 'Invoice',
+    number: record.number,
+    status: record.status,
+    seller: { name: org?.name ?? 'Seller', lines: sender ? [sender] : [] },
+    buyer: {
+      name: lead?.name ?? 'Customer',
+      lines: contact ? [contact.name, ...(contact.email ? [contact.email] : [])] : [],
+    },
+    dates,
+    currency: record.currency,
+    lines: record.line_items,
+    totals: [
+      { label: 'Subtotal', amount: record.subtotal },
+      { label: 'Tax', amount: record.tax_total },
+      { label: 'Total', amount: record.total, emphasis: true },
+      { label: 'Paid', amount: record.amount_paid },
+      { label: 'Amount due', amount: record.amount_due, emphasis: true },
+    ],
+    notes: record.notes,
+    // Same invoice state, same bytes.
+    createdAt: row.finalizedAt ?? row.createdAt,
+  };
+}
+
+export async function renderInvoicePdf(db: Executor, row: InvoiceData, mailFrom: string): Promise<Buffer> {
+  return renderDocumentPdf(await invoicePdfInput(db, row, mailFrom));
+}
+
+export interface SendInput {
+  to?: string | undefined;
+  message?: string | undefined;
+}
+
+export interface SendPreview {
+  to: string;
+  subject: string;
+  total: number;
+  amount_due: number;
+  currency: string;
+  number: string | null;
+}
+
+async function recipientOf(db: Executor, row: InvoiceData, to: string | undefined): Promise<string> {
+  if (to) return to;
+  const contact = await billedContact(db, row);
+  if (contact?.email) return contact.email;
+  throw validationError([
+    {
+      field: 'to',
+      message: "is required: neither the invoice's contact nor any contact of its lead has an e-mail address",
+      code: 'required',
+    },
+  ]);
+}
+
+async function subjectOf(db: Executor, row: InvoiceData, number: string | null): Promise<string> {
+  const [org] = await db
+    .select({ name: organizations.name })
+    .from(organizations)
+    .where(eq(organizations.id, row.orgId));
+  const from = org?.name ? ` from ${org.name}` : '';
+  // Control characters would be refused in a subject; an organization name has none, but be sure.
+  const text = `Invoice ${number ?? '(number on sending)'}${from}`;
+  return [...text].map((ch) => (ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f ? ' ' : ch)).join('');
+}
+
+/** What a send would do, without doing it: the recipient, subject and amounts (MCP without confirm). */
+export async function previewSend(ctx: ToolContext, id: string, input: SendInput): Promise<SendPreview> {
+  const row = await invoiceRecords.getLive(ctx.db, ctx.auth.orgId, id);
+  assertSendable(row);
+  const record = serializeInvoice(row);
+  return {
+    to: await recipientOf(ctx.db, row, input.to),
+    subject: await subjectOf(ctx.db, row, row.number),
+    total: record.total,
+    amount_due: record.amount_due,
+    currency: record.currency,
+    number: row.number,
+  };
+}
+
+function bodyText(record: InvoiceRecord, message: string | undefined): string {
+  const parts: string[] = [];
+  if (message) parts.push(message.trim(), '');
+  parts.push(
+    `Please find attached invoice ${record.number} for ${formatAmount(record.total, record.currency)}.`,
+  );
+  if (record.amount_paid > 0) parts.push(`Amount due: ${formatAmount(record.amount_due, record.currency)}.`);
+  if (record.due_date) parts.push(`Payment is due by ${record.due_date}.`);
+  return `${parts.join('\n')}\n`;
+}
+
+/**
+ * Sends the invoice: finalizes a draft, renders the PDF, queues one mail (woken after the commit),
+ * sets sent_at and emits invoice.sent.
+ */
+export async function sendInvoice(
+  ctx: ToolContext,
+  id: string,
+  input: SendInput,
+): Promise<{ invoice: InvoiceRecord; mail: { id: string; to: string; subject: string } }> {
+  const before = await invoiceRecords.getLive(ctx.db, ctx.auth.orgId, id, true);
+  assertSendable(before);
+  // The address is checked before finalizing, so a refused send leaves the draft a draft.
+  const to = await recipientOf(ctx.db, before, input.to);
+  if (before.status === 'draft') await finalizeInvoice(ctx, id);
+  const current = await invoiceRecords.getLive(ctx.db, ctx.auth.orgId, id, true);
+  const sends = current.sendCount + 1;
+  const row = await invoiceRecords.write(ctx.db, ctx.auth.orgId, id, {
+    sentAt: ctx.now,
+    sendCount: sends,
+    updatedAt: ctx.now,
+  });
+  const record = serializeInvoice(row);
+  const pdf = await renderInvoicePdf(ctx.db, row, ctx.services.config.mailFrom);
+  const subject = await subjectOf(ctx.db, row, row.number);
+  const mail = await queueMail(ctx.db, {
+    orgId: ctx.auth.orgId,
+    key: `invoice:${id}:send:${sends}`,
+    subject: { type: 'invoice', id },
+    message: {
+      to,
+      subject,
+      text: bodyText(record, input.message),
+      attachments: [{ filename: invoicePdfFilename(row), contentType: 'application/pdf', content: pdf }],
+    },
+  });
+  await ctx.emit('invoice.sent', { ...record, sent_to: to, mail_id: mail.id });
+  const services = ctx.services;
+  ctx.afterCommit(() => wakeMail(services, mail.id));
+  return { invoice: record, mail: { id: mail.id, to, subject } };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Overdue
+
+/** The UTC calendar day of an instant, YYYY-MM-DD. */
+export function utcDate(now: Date): string {
+  return now.toISOString().slice(0, 10);
+}
+
+export const overdueConditions = (today: string, orgId?: string) =>
+  and(
+    orgId === undefined ? undefined : eq(invoices.orgId, orgId),
+    eq(invoices.status, 'open'),
+    eq(invoices.isOverdue, false),
+    isNull(invoices.deletedAt),
+    lt(invoices.dueDate, today),
+  );
+
+/**
+ * Flags every open invoice of every organization (or of `orgId`) whose due date is before `now`'s
+ * UTC day and that is not flagged yet, and emits one invoice.overdue for each, in one transaction:
+ * the flag is set and the event recorded together, so a rerun finds nothing new. Returns how many.
+ */
+export async function flagOverdueInvoices(
+  db: { transaction<T>(fn: (tx: Executor) => Promise<T>): Promise<T> },
+  now: Date,
+  orgId?: string,
+): Promise<number> {
+  const today = utcDate(now);
+  return db.transaction(async (tx) => {
+    const { search: _search, ...columns } = getTableColumns(invoices);
+    const flagged = await tx
+      .update(invoices)
+      .set({ isOverdue: true, updatedAt: now })
+      .where(overdueConditions(today, orgId))
+      .returning(columns);
+    for (const row of flagged) {
+      await recordEvent(tx, row.orgId, 'invoice.overdue', { ...serializeInvoice(row), today });
+    }
+    return flagged.length;
+  });
+}

@@ -1,0 +1,212 @@
+// The 'mail.send' job: sends one outgoing mail of the outbox (core/mail-outbox.ts) exactly once.
+//
+// 1. Claim: one UPDATE moves the row from queued-and-due (or sending with an expired lease: its
+//    worker died) to `sending`, adds 1 to `attempts` and sets the lease (`next_attempt_at` = now +
+//    MAIL_LEASE_MS). The UPDATE locks the row and re-checks the status, so of two jobs for one row
+//    only one claims it; a job for a row already sent, failed or claimed does nothing.
+// 2. Send through services.mailer (the `.eml` store by default, SMTP with SMTP_URL) with the row's
+//    stable Message-ID.
+// 3. Record, only while the claim is still ours (status `sending` and the same attempt number):
+//    sent (message_id, sent_at), or on error queued again after a backoff (1, then 5 minutes) with
+//    the reason, and `failed` after MAIL_MAX_ATTEMPTS attempts.
+//
+// The window no transaction closes: the SMTP server accepted the message and this worker died (or
+// lost the database) before step 3. The lease expires, the sweeper wakes the row, and the message
+// goes out again under the same Message-ID, which receivers use to drop the copy. A claim whose
+// lease expired after the last attempt is not retried: the row becomes `failed` ("outcome unknown").
+import { and, eq, inArray, lte, or, sql } from 'drizzle-orm';
+import { type OutgoingMailRow, outgoingMails } from '../core/db/schema.ts';
+import { defineJob, requeueDue } from '../core/jobs.ts';
+import {
+  MAIL_LEASE_MS,
+  MAIL_MAX_ATTEMPTS,
+  MAIL_RETRY_DELAYS_MS,
+  mailJobId,
+  mailOfRow,
+  sendMailPayload,
+} from '../core/mail-outbox.ts';
+import type { Services } from '../core/services.ts';
+
+export type SendOutcome = 'sent' | 'retry' | 'failed' | 'skipped';
+
+/** What the store keeps of an error: its message, bounded. */
+function reason(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  return text.slice(0, 1000) || 'unknown error';
+}
+
+/** Wait after failed attempt `attempt` (1-based). */
+export function mailRetryDelayMs(attempt: number): number {
+  return MAIL_RETRY_DELAYS_MS[Math.min(attempt, MAIL_RETRY_DELAYS_MS.length) - 1] ?? 60_000;
+}
+
+/**
+ * Rows whose last claim expired after their final attempt: nobody knows whether the message went
+ * out, and no attempt is left, so they become `failed`.
+ */
+async function failAbandoned(services: Services, now: Date, id?: string): Promise<number> {
+  const rows = await services.db.system
+    .update(outgoingMails)
+    .set({
+      status: 'failed',
+      nextAttemptAt: null,
+      lastError: sql`coalesce(${outgoingMails.lastError} || '; ', '') || ${'the sender stopped during the last attempt; outcome unknown'}`,
+      updatedAt: now,
+    })
+    .where(
+      and(
+        id === undefined ? undefined : eq(outgoingMails.id, id),
+        eq(outgoingMails.status, 'sending'),
+        lte(outgoingMails.nextAttemptAt, now),
+        sql`${outgoingMails.attempts} >= ${MAIL_MAX_ATTEMPTS}`,
+      ),
+    )
+    .returning({ id: outgoingMails.id });
+  return rows.length;
+}
+
+/** Claims the row for one attempt; null when it is not due (sent, failed, claimed, not yet time). */
+async function claim(services: Services, id: string, now: Date): Promise<OutgoingMailRow | null> {
+  const [row] = await services.db.system
+    .update(outgoingMails)
+    .set({
+      status: 'sending',
+      attempts: sql`${outgoingMails.attempts} + 1`,
+      nextAttemptAt: new Date(now.getTime() + MAIL_LEASE_MS),
+      updatedAt: now,
+    })
+    .where(
+      and(
+        eq(outgoingMails.id, id),
+        inArray(outgoingMails.status, ['queued', 'sending']),
+        lte(outgoingMails.nextAttemptAt, now),
+        sql`${outgoingMails.attempts} < ${MAIL_MAX_ATTEMPTS}`,
+      ),
+    )
+    .returning();
+  return row ?? null;
+}
+
+/** Writes the outcome if the claim of attempt `attempt` still holds; false when it was taken over. */
+async function record(
+  services: Services,
+  id: string,
+  attempt: number,
+  set: Partial<typeof outgoingMails.$inferInsert>,
+): Promise<boolean> {
+  const rows = await services.db.system
+    .update(outgoingMails)
+    .set(set)
+    .where(
+      and(eq(outgoingMails.id, id), eq(outgoingMails.status, 'sending'), eq(outgoingMails.attempts, attempt)),
+    )
+    .returning({ id: outgoingMails.id });
+  return rows.length > 0;
+}
+
+/**
+ * The 'mail.send' handler: one attempt at the row if it is due. `now` is the clock (tests pass one
+ * to reach a retry's due time without waiting).
+ */
+export async function sendQueuedMail(
+  services: Services,
+  id: string,
+  options: { now?: Date } = {},
+): Promise<SendOutcome> {
+  const now = options.now ?? new Date();
+  const { logger } = services;
+  await failAbandoned(services, now, id);
+  const row = await claim(services, id, now);
+  if (!row) {
+    logger.debug({ mail_id: id }, 'outgoing mail not due; job dropped');
+    return 'skipped';
+  }
+  const fields = { mail_id: row.id, org_id: row.orgId, key: row.key, attempt: row.attempts };
+  try {
+    const sent = await services.mailer.send(mailOfRow(row, services.config.mailFrom));
+    const recorded = await record(services, row.id, row.attempts, {
+      status: 'sent',
+      messageId: sent.messageId,
+      sentAt: new Date(),
+      nextAttemptAt: null,
+      lastError: null,
+      updatedAt: new Date(),
+    });
+    if (!recorded) logger.warn(fields, 'outgoing mail sent after its claim expired');
+    else logger.info({ ...fields, message_id: sent.messageId }, 'outgoing mail sent');
+    return 'sent';
+  } catch (err) {
+    const why = reason(err);
+    if (row.attempts >= MAIL_MAX_ATTEMPTS) {
+      await record(services, row.id, row.attempts, {
+        status: 'failed',
+        lastError: why,
+        nextAttemptAt: null,
+        updatedAt: new Date(),
+      });
+      logger.warn({ ...fields, error: why }, 'outgoing mail failed; no attempt left');
+      return 'failed';
+    }
+    const delayMs = mailRetryDelayMs(row.attempts);
+    const recorded = await record(services, row.id, row.attempts, {
+      status: 'queued',
+      lastError: why,
+      nextAttemptAt: new Date(now.getTime() + delayMs),
+      updatedAt: new Date(),
+    });
+    logger.warn({ ...fields, error: why, retry_in_ms: delayMs }, 'outgoing mail failed; will retry');
+    if (recorded) {
+      try {
+        await services.jobs.enqueue(
+          'mail.send',
+          { id: row.id },
+          { delayMs, jobId: mailJobId(row.id, row.attempts) },
+        );
+      } catch (enqueueError) {
+        // The row is queued with its due time: the sweeper wakes it.
+        logger.warn({ ...fields, err: enqueueError }, 'could not enqueue the next mail attempt');
+      }
+    }
+    return 'retry';
+  }
+}
+
+const SWEEP_BATCH = 500;
+
+/**
+ * Re-wakes outgoing mails that are due (queued past their time, or claimed with an expired lease)
+ * by more than `graceMs`, so a job merely waiting in the queue is not doubled; first marks as
+ * failed the claims that expired after the last attempt. Returns how many rows were re-enqueued.
+ */
+export async function sweepDueMails(services: Services, graceMs: number, now = new Date()): Promise<number> {
+  await failAbandoned(services, now);
+  const cutoff = new Date(now.getTime() - graceMs);
+  const due = await services.db.system
+    .select({ id: outgoingMails.id, attempts: outgoingMails.attempts })
+    .from(outgoingMails)
+    .where(
+      and(
+        or(eq(outgoingMails.status, 'queued'), eq(outgoingMails.status, 'sending')),
+        lte(outgoingMails.nextAttemptAt, cutoff),
+      ),
+    )
+    .orderBy(outgoingMails.nextAttemptAt)
+    .limit(SWEEP_BATCH);
+  await requeueDue(
+    services.jobs,
+    'mail.send',
+    due.map((row) => ({ payload: { id: row.id }, jobId: mailJobId(row.id, row.attempts) })),
+  );
+  if (due.length > 0) services.logger.info({ count: due.length }, 'sweeper re-enqueued outgoing mails');
+  return due.length;
+}
+
+/** One attempt per job: the row schedules its own retries (see sendQueuedMail). */
+export const sendMailJob = defineJob({
+  name: 'mail.send',
+  payload: sendMailPayload,
+  attempts: 1,
+  async handler({ id }, { services }) {
+    await sendQueuedMail(services, id);
+  },
+});
