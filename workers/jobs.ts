@@ -3,8 +3,8 @@
 // and one line here.
 import { deliverWebhookJob } from './deliver.ts';
 import { forecastSnapshotJob } from './forecast.ts';
-import { expireProposalsJob } from './proposals.ts';
 import { invoicesOverdueJob } from './invoices-overdue.ts';
+import { expireProposalsJob } from './proposals.ts';
 import { purgeTrashJob } from './purge.ts';
 import { sendMailJob } from './send-mail.ts';
 

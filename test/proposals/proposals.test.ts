@@ -291,8 +291,27 @@ describe('status moves', () => {
     expect(page.status).toBe(404);
     expect(await page.text()).toContain('expired');
     await expectRefused(await api('POST', `/proposals/${p._id}/send`, {}));
+    // An answer through the (still valid) link reaches the machine: expired -> accepted is refused.
+    await expectRefused(
+      await t.request('POST', `/p/${token}/accept`, { body: { name: 'Late', email: 'late@globex.test' } }),
+    );
     // A second run finds nothing more of this organization.
     expect(await expireDueProposals(t.services, future, org.orgId)).toBe(0);
+  });
+});
+
+describe('withdraw', () => {
+  it('expire_proposal withdraws a sent proposal: its page says expired, answers are refused', async () => {
+    const p = await createProposal(t, org);
+    const { token } = await sendProposal(t, org, p._id);
+    const out = await readOutput(await api('POST', `/proposals/${p._id}/expire`), TOOL.expire_proposal);
+    expect(out.proposal).toMatchObject({ status: 'expired' });
+    const pageRes = await t.request('GET', `/p/${token}`);
+    expect(pageRes.status).toBe(404);
+    expect(await pageRes.text()).toContain('expired');
+    await expectRefused(await t.request('POST', `/p/${token}/decline`, { body: {} }));
+    // Again: a no-op.
+    expect((await api('POST', `/proposals/${p._id}/expire`)).status).toBe(200);
   });
 });
 

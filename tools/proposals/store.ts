@@ -378,11 +378,12 @@ export interface Sent {
   token: string;
   publicUrl: string;
   sendNumber: number;
+  previousStatus: ProposalStatus;
 }
 
 /**
- * Sends: a new token replaces the previous one (the old link stops working), sent_at and sent_to
- * are set and the first send emits proposal.sent (a resend emits it again with `resend: true`).
+ * Marks it sent: a new token replaces the previous one (the old link stops working), sent_at and
+ * sent_to are set, the send counted. The caller queues the mail, then emits with `announceSent`.
  */
 export async function markSent(ctx: RecordContext, plan: SendPlan, baseUrl: string): Promise<Sent> {
   const token = newPublicToken();
@@ -398,13 +399,21 @@ export async function markSent(ctx: RecordContext, plan: SendPlan, baseUrl: stri
     updatedAt: ctx.now,
   });
   const publicUrl = publicUrlOf(baseUrl, token);
-  // The event never carries the link: webhook receivers are not meant to accept on the lead's behalf.
+  return { record: serializeProposal(row, publicUrl), token, publicUrl, sendNumber, previousStatus: from };
+}
+
+/**
+ * proposal.sent, on every send (`resend: true` after the first) with the queued mail's id. The event
+ * never carries the link: webhook receivers are not meant to answer for the lead.
+ */
+export async function announceSent(ctx: RecordContext, sent: Sent, mailId: string | null): Promise<void> {
   await ctx.emit('proposal.sent', {
-    ...serializeProposal(row),
-    previous_status: from,
-    resend: from === 'sent',
+    ...sent.record,
+    public_url: null,
+    previous_status: sent.previousStatus,
+    resend: sent.previousStatus === 'sent',
+    mail_id: mailId,
   });
-  return { record: serializeProposal(row, publicUrl), token, publicUrl, sendNumber };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import { defineTool, type Tool } from '../../core/tool.ts';
 import { deliverProposal } from './mail.ts';
 import { loadContext, suggestionsSchema, suggestQuestions } from './questions.ts';
 import {
+  announceSent,
   deleteDraft,
   expireNow,
   insertProposal,
@@ -271,7 +272,8 @@ export const sendProposal = defineTool({
     const confirmed = ctx.surface === 'mcp' ? input.confirm === true : input.confirm !== false;
     if (!confirmed) return { sent: false, proposal: current, public_url: null, preview };
     const sent = await markSent(ctx, plan, ctx.services.config.publicBaseUrl);
-    await deliverProposal(ctx, plan, sent);
+    const mailId = await deliverProposal(ctx, plan, sent);
+    await announceSent(ctx, sent, mailId);
     return { sent: true, proposal: sent.record, public_url: sent.publicUrl, preview };
   },
 });
