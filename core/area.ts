@@ -9,6 +9,7 @@ import type { Permission, ScopedResource } from './access.ts';
 import type { EventName } from './events.ts';
 import type { OwnedRecordTable } from './ownership.ts';
 import type { Route } from './route.ts';
+import type { Services } from './services.ts';
 import type { StateMachine } from './state-machine.ts';
 import type { SearchTerms } from './text-search.ts';
 import type { Tool, ToolContext } from './tool.ts';
@@ -27,6 +28,24 @@ export interface SearchSource {
    * terms' prefix query, in the caller's organization.
    */
   branch(terms: SearchTerms): SQL;
+}
+
+/**
+ * A public page or form outside /api/v1 that takes no user token (a proposal's /p/{token}). The
+ * REST sub-app mounts it under the per-IP limit of public pages (DESIGN "Consistency rules"); the
+ * handler speaks Fetch API Request/Response and answers its own errors (a plain 404 for any bad token).
+ */
+export interface PublicRoute {
+  method: 'GET' | 'POST';
+  /** Hono path syntax from the root, e.g. `/p/:token`. */
+  path: string;
+  handle(request: PublicRequest, services: Services): Promise<Response>;
+}
+
+export interface PublicRequest {
+  raw: Request;
+  params: Record<string, string>;
+  requestId: string;
 }
 
 export interface Area extends AreaHooks {
@@ -89,6 +108,7 @@ export interface AreaRegistries {
   searchSources: SearchSource;
   stateMachines: StateMachine;
   leadConverted: LeadConvertedHook;
+  publicRoutes: PublicRoute;
 }
 
 /** Its entries in the shared registries, each optional. */

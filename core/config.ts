@@ -1,6 +1,7 @@
 // Configuration comes from the environment only, parsed once and validated, so a typo in a
 // deployment fails at start-up with a clear message instead of at the first request.
 import { z } from 'zod';
+import type { AiSettings } from './ai.ts';
 import { parseSenderAddress } from './mail.ts';
 
 const bool = (fallback: boolean) =>
@@ -171,6 +172,15 @@ const envSchema = z.object({
     .url()
     .refine((u) => /^https?:\/\//.test(u), { message: 'an http(s) URL such as https://crm.example.com' })
     .optional(),
+  // The model port (core/ai.ts): an OpenAI-compatible chat endpoint; all three or none.
+  AI_BASE_URL: z
+    .string()
+    .url()
+    .refine((u) => /^https?:\/\//.test(u), { message: 'an http(s) URL such as https://api.openai.com/v1' })
+    .optional(),
+  AI_API_KEY: z.string().min(1).optional(),
+  AI_MODEL: z.string().min(1).max(200).optional(),
+  AI_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(20_000),
   // Files go to S3 when S3_BUCKET is set, to DATA_DIR/files otherwise (core/storage.ts).
   S3_BUCKET: z.string().min(1).optional(),
   S3_ENDPOINT: z.string().url().optional(),
@@ -233,6 +243,8 @@ export interface Config {
   smtp: SmtpSettings | undefined;
   /** The From of system mail (required with SMTP_URL). */
   mailFrom: string;
+  /** The chat model (AI_BASE_URL, AI_API_KEY, AI_MODEL); undefined: features answer by their rules. */
+  ai: AiSettings | undefined;
   /** AES-256-GCM key for secrets at rest; undefined uses the key file in DATA_DIR. */
   secretsKey: Buffer | undefined;
   /** Older keys, still accepted for decryption while stored secrets are re-encrypted. */
@@ -260,6 +272,21 @@ function parseS3(e: z.infer<typeof envSchema>): S3Config | undefined {
     region: e.S3_REGION,
     credentials: id && secret ? { accessKeyId: id, secretAccessKey: secret } : undefined,
     forcePathStyle: e.S3_FORCE_PATH_STYLE,
+  };
+}
+
+/** AI_BASE_URL, AI_API_KEY and AI_MODEL together, or none of them. */
+function parseAi(e: z.infer<typeof envSchema>): AiSettings | undefined {
+  const set = [e.AI_BASE_URL, e.AI_API_KEY, e.AI_MODEL].filter((v) => v !== undefined && v !== '');
+  if (set.length === 0) return undefined;
+  if (!e.AI_BASE_URL || !e.AI_API_KEY || !e.AI_MODEL) {
+    throw new Error('Invalid configuration: AI_BASE_URL, AI_API_KEY and AI_MODEL must be set together');
+  }
+  return {
+    baseUrl: e.AI_BASE_URL.replace(/\/+$/, ''),
+    apiKey: e.AI_API_KEY,
+    model: e.AI_MODEL,
+    timeoutMs: e.AI_TIMEOUT_MS,
   };
 }
 
@@ -316,6 +343,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     s3: parseS3(e),
     smtp: e.SMTP_URL,
     mailFrom: e.MAIL_FROM ?? EMBEDDED_MAIL_FROM,
+    ai: parseAi(e),
     secretsKey: e.SECRETS_KEY,
     secretsPreviousKeys: e.SECRETS_KEY_PREVIOUS,
   };

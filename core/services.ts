@@ -5,8 +5,10 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 // The composition root is the one core file that names providers: it picks each port's adapter per config.
+import { OpenAiChatModel } from '../providers/ai-chat.ts';
 import { S3FileStore } from '../providers/s3-storage.ts';
 import { SmtpMailer } from '../providers/smtp-mailer.ts';
+import type { ChatModel } from './ai.ts';
 import { bindCredentialCache, CredentialCache } from './auth/cache.ts';
 import type { Config } from './config.ts';
 import { type Database, openDatabase } from './db/client.ts';
@@ -47,6 +49,8 @@ export interface Services {
   mailer: Mailer;
   /** Encryption of secrets at rest (core/secrets.ts); keys resolved at first use. */
   secrets: SecretBox;
+  /** The chat model (core/ai.ts) when AI_BASE_URL, AI_API_KEY and AI_MODEL are set; null otherwise. */
+  ai: ChatModel | null;
   close(): Promise<void>;
 }
 
@@ -170,6 +174,7 @@ export async function createServices(config: Config, options: CreateServicesOpti
     files,
     mailer,
     secrets,
+    ai: config.ai ? new OpenAiChatModel(config.ai) : null,
     async close() {
       await jobs.close();
       await files.close();

@@ -14,6 +14,7 @@ import { mountAdminRoutes } from './admin-routes.ts';
 import { mountAuthRoutes } from './auth-routes.ts';
 import { mountFileRoutes } from './file-routes.ts';
 import { mountOpenApi } from './openapi.ts';
+import { mountPublicPages } from './public-pages.ts';
 
 /**
  * Query parameters that would carry a credential in a URL. Only the Authorization header is ever
@@ -72,6 +73,7 @@ export function createRestApp(services: Services, options: RestAppOptions): Hono
   mountAuthRoutes(rest, services);
   mountAdminRoutes(rest, services);
   mountFileRoutes(rest, services);
+  mountPublicPages(rest, services);
   for (const route of ROUTES) {
     rest.on(route.method, `/api/v1${route.path}`, options.authenticate, restHandler(route, services));
   }

@@ -105,6 +105,7 @@ describe('area declarations', () => {
       'invoice',
       'opportunity',
       'project',
+      'proposal',
       'task',
     ]);
   });

@@ -157,6 +157,16 @@ const BODIES: Record<string, BodyCase> = {
   'PUT /api/v1/project-templates/:id': NAME,
   'DELETE /api/v1/project-templates/:id': NONE,
   'POST /api/v1/project-templates/:id/apply': { body: { lead_id: '' }, text: 'lead_id' },
+  'POST /api/v1/proposals': {
+    body: { lead_id: '', title: 'Offer', sections: [{ heading: 'Scope', body_markdown: 'Work' }] },
+    text: 'title',
+  },
+  'PATCH /api/v1/proposals/:id': { body: { title: 'Offer' }, text: 'title' },
+  'PUT /api/v1/proposals/:id': { body: { title: 'Offer' }, text: 'title' },
+  'DELETE /api/v1/proposals/:id': NONE,
+  'POST /api/v1/proposals/:id/send': { body: { to: 'lead@example.test' }, text: 'to' },
+  'POST /api/v1/proposals/:id/expire': NONE,
+  'POST /api/v1/proposal-ai/:id/suggest-questions': { ...NONE, ignoresBody: true },
   'POST /api/v1/activities': {
     body: { type: 'note', lead_id: '', note: 'n', values: {} },
     text: 'note',

@@ -16,6 +16,7 @@ import { leads } from '../tools/leads/tables.ts';
 import { opportunities } from '../tools/opportunities/tables.ts';
 import { projectTemplates } from '../tools/project-templates/tables.ts';
 import { projects, timeEntries } from '../tools/projects/tables.ts';
+import { proposals } from '../tools/proposals/tables.ts';
 import { smartViews } from '../tools/smart-views/tables.ts';
 import { tasks } from '../tools/tasks/tables.ts';
 import { webhookDeliveries, webhooks } from '../tools/webhooks/tables.ts';
@@ -184,6 +185,30 @@ const FACTORIES: Record<string, (org: TestOrg) => Promise<Fixture>> = {
   '/project-templates/leads': async (org) => {
     const id = await insertLead(org);
     return { id, read: () => t.services.db.system.select().from(leads).where(eq(leads.id, id)) };
+  },
+  '/proposals': async (org) => {
+    const leadId = await insertLead(org);
+    const id = newId();
+    await t.services.db.system.insert(proposals).values({
+      id,
+      orgId: org.orgId,
+      leadId,
+      title: 'Victim proposal',
+      sections: [{ heading: 'Scope', body_markdown: 'Work' }],
+    });
+    return { id, read: () => t.services.db.system.select().from(proposals).where(eq(proposals.id, id)) };
+  },
+  '/proposal-ai': async (org) => {
+    const leadId = await insertLead(org);
+    const id = newId();
+    await t.services.db.system.insert(proposals).values({
+      id,
+      orgId: org.orgId,
+      leadId,
+      title: 'Victim proposal',
+      sections: [{ heading: 'Scope', body_markdown: 'Work' }],
+    });
+    return { id, read: () => t.services.db.system.select().from(proposals).where(eq(proposals.id, id)) };
   },
   '/activities': async (org) => {
     const leadId = await insertLead(org);

@@ -2,7 +2,7 @@
 // owned records, lead children, search sources, state machines - is derived from it here, so adding
 // an area is its folder and one line below (docs/architecture.md). Areas that consume a registry
 // (leads, search, users, trash) are built from what the others declare.
-import { type Area, collect } from '../core/area.ts';
+import { type Area, collect, type PublicRoute } from '../core/area.ts';
 import type { Route } from '../core/route.ts';
 import type { StateMachine } from '../core/state-machine.ts';
 import type { Tool } from '../core/tool.ts';
@@ -22,6 +22,7 @@ import { meArea } from './me/index.ts';
 import { opportunitiesArea } from './opportunities/index.ts';
 import { projectTemplatesArea } from './project-templates/index.ts';
 import { projectsArea } from './projects/index.ts';
+import { proposalsArea } from './proposals/index.ts';
 import { createSearchArea } from './search/index.ts';
 import { smartViewsArea } from './smart-views/index.ts';
 import { tasksArea } from './tasks/index.ts';
@@ -37,6 +38,7 @@ const SELF_CONTAINED: readonly Area[] = [
   invoicesArea,
   projectsArea,
   projectTemplatesArea,
+  proposalsArea,
   activitiesArea,
   customActivityTypesArea,
   tasksArea,
@@ -62,6 +64,7 @@ const RECORD_AREAS: readonly Area[] = [
   invoicesArea,
   projectsArea,
   projectTemplatesArea,
+  proposalsArea,
   activitiesArea,
   customActivityTypesArea,
   tasksArea,
@@ -90,6 +93,9 @@ export const ROUTES: readonly Route[] = AREAS.flatMap((area) => area.routes);
 
 /** Trashable record types; the trash tools and the purge job read this list. */
 export const TRASH_TYPES: readonly TrashType[] = collect(AREAS, 'trashTypes');
+
+/** Public pages outside /api/v1 (no user token), mounted by the REST sub-app under the per-IP public limit. */
+export const PUBLIC_ROUTES: readonly PublicRoute[] = collect(AREAS, 'publicRoutes');
 
 /** Every declared status machine (core/state-machine.ts); docs and test/ports/state-machine.test.ts walk this list. */
 export const STATE_MACHINES: readonly StateMachine[] = collect(AREAS, 'stateMachines');

@@ -5,6 +5,7 @@ import { deliverWebhookJob } from './deliver.ts';
 import { expireEstimatesJob } from './estimates.ts';
 import { forecastSnapshotJob } from './forecast.ts';
 import { invoicesOverdueJob } from './invoices-overdue.ts';
+import { expireProposalsJob } from './proposals.ts';
 import { purgeTrashJob } from './purge.ts';
 import { sendMailJob } from './send-mail.ts';
 
@@ -15,4 +16,5 @@ export const JOBS = [
   sendMailJob,
   invoicesOverdueJob,
   expireEstimatesJob,
+  expireProposalsJob,
 ] as const;

@@ -142,6 +142,7 @@ export async function startBackgroundWork(
   await services.jobs.schedule('forecast.snapshot', {}, { dailyAtUtc: '00:05' });
   await services.jobs.schedule('estimates.expire', {}, { dailyAtUtc: '00:10' });
   await services.jobs.schedule('invoices.overdue', {}, { dailyAtUtc: '00:10' });
+  await services.jobs.schedule('proposals.expire', {}, { dailyAtUtc: '00:15' });
   return {
     async stop() {
       await Promise.all([relay.stop(), sweeper.stop()]);

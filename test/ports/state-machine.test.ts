@@ -1,4 +1,5 @@
 // Locks in the state machines: every declared move of every machine in STATE_MACHINES succeeds over REST and writes its event, every other move is the 400 invalid_transition envelope naming the field and changes nothing, and a bad declaration fails at definition.
+import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outboxEvents } from '../../core/db/schema.ts';
@@ -6,6 +7,7 @@ import { type EventName, isEventName } from '../../core/events.ts';
 import { defineStateMachine, describeMoves, type StateMachine } from '../../core/state-machine.ts';
 import { estimates } from '../../tools/estimates/tables.ts';
 import { STATE_MACHINES } from '../../tools/index.ts';
+import { proposals } from '../../tools/proposals/tables.ts';
 import { expireEstimates } from '../../workers/estimates.ts';
 import { createTestContext, json, type TestContext, type TestOrg } from '../helpers.ts';
 
@@ -113,6 +115,20 @@ const DRIVERS: Record<string, RestDriver> = {
     read: (id) => readAt(`/api/v1/projects/${id}`, 'project'),
     stateOf: (record) => String(record.status),
   },
+  proposal: {
+    field: 'status',
+    create: async () =>
+      createAt('/api/v1/proposals', 'proposal', {
+        lead_id: await createLead(),
+        title: 'Offer',
+        sections: [{ heading: 'Scope', body_markdown: 'Work' }],
+      }),
+    move: (id, to) => moveProposal(id, to),
+    read: (id) => readAt(`/api/v1/proposals/${id}`, 'proposal'),
+    stateOf: (record) => String(record.status),
+    // A resend issues a new link (proposal.sent again); an answer is given once.
+    noSameState: ['sent', 'accepted', 'declined'],
+  },
 };
 
 /** The request that moves an estimate to `to`; expired is the daily job's, run with a clock past valid_until. */
@@ -126,6 +142,42 @@ async function moveEstimate(id: string, to: string): Promise<Response> {
   await t.services.db.system.update(estimates).set({ validUntil: '2030-01-01' }).where(eq(estimates.id, id));
   await expireEstimates(t.services, new Date('2030-01-02T00:10:00Z'), org.orgId);
   return new Response(null, { status: 200 });
+}
+
+/** The public link of each proposal the driver sent (or planted, for a proposal never sent). */
+const proposalTokens = new Map<string, string>();
+
+/**
+ * The request that moves a proposal to `to`: edit (draft), send, answer on the public page with its
+ * token, or withdraw (expired). A proposal never sent gets a token planted in its row, so an answer
+ * to a draft reaches the machine (and its refusal) like any other.
+ */
+async function moveProposal(id: string, to: string): Promise<Response> {
+  const base = `/api/v1/proposals/${id}`;
+  if (to === 'draft') return t.request('PATCH', base, { token: org.token, body: {} });
+  if (to === 'expired') return t.request('POST', `${base}/expire`, { token: org.token });
+  if (to === 'sent') {
+    const res = await t.request('POST', `${base}/send`, {
+      token: org.token,
+      body: { to: 'lead@example.test' },
+    });
+    if (res.status === 200) {
+      const sent = await json<{ public_url: string }>(res.clone());
+      proposalTokens.set(id, sent.public_url.split('/p/')[1] ?? '');
+    }
+    return res;
+  }
+  let token = proposalTokens.get(id);
+  if (token === undefined) {
+    token = randomBytes(32).toString('base64url');
+    await t.services.db.system
+      .update(proposals)
+      .set({ publicTokenHash: createHash('sha256').update(token).digest('hex') })
+      .where(eq(proposals.id, id));
+    proposalTokens.set(id, token);
+  }
+  const body = to === 'accepted' ? { name: 'Ann', email: 'ann@example.test' } : {};
+  return t.request('POST', `/p/${token}/${to === 'accepted' ? 'accept' : 'decline'}`, { body });
 }
 
 /** The request that moves an invoice to `to`: its own route, or an edit (which needs a draft). */
@@ -267,11 +319,12 @@ describe.each(STATE_MACHINES.map((machine) => ({ name: machine.resource, machine
 );
 
 describe('the declared machines', () => {
-  it('are the invoice status, the opportunity status, the project status, the task completion and the estimate status, with the documented moves', () => {
+  it('are the invoice, opportunity, project, proposal and estimate status and the task completion, with the documented moves', () => {
     expect(STATE_MACHINES.map((m) => `${m.resource}: ${describeMoves(m)}`)).toEqual([
       'opportunity: active -> won (opportunity.won), lost (opportunity.lost); won -> active; lost -> active',
       'invoice: draft -> open; open -> paid (invoice.paid), void, uncollectible; paid (final); void (final); uncollectible -> paid (invoice.paid), void',
       'project: active -> on_hold, completed, archived; on_hold -> active, completed, archived; completed -> active, archived; archived -> active',
+      'proposal: draft -> sent (proposal.sent), expired; sent -> accepted (proposal.accepted), declined (proposal.declined), expired; accepted (final); declined (final); expired (final)',
       'task: open -> complete (task.completed); complete -> open',
       'estimate: draft -> sent, expired; sent -> accepted, declined, expired; accepted (final); declined (final); expired (final)',
     ]);

@@ -1,0 +1,130 @@
+// Locks in that a lead can accept a proposal in a real browser (Debian chromium, headless): the
+// page from the link of send_proposal renders under its strict CSP without errors, the plain HTML
+// form posts name, e-mail and typed signature, the confirmation shows, and the API then reads it accepted and signed.
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type ServerType, serve } from '@hono/node-server';
+import { type BrowserContext, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createProposal,
+  createTestContext,
+  readOutput,
+  sendProposal,
+  type TestContext,
+  type TestOrg,
+  TOOL,
+} from '../fixtures/index.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
+
+let t: TestContext;
+let org: TestOrg;
+let server: ServerType;
+let origin: string;
+let browser: BrowserContext;
+let profileDir: string;
+
+beforeAll(async () => {
+  // .ci/run installs Debian's chromium; without it this test must fail, not pass by skipping.
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install chromium`);
+  t = await createTestContext({}, { withoutRateLimits: true });
+  org = await t.createOrg();
+  server = serve({ fetch: t.app.fetch, hostname: '127.0.0.1', port: 0 });
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  const address: AddressInfo | string | null = server.address();
+  if (address === null || typeof address === 'string') throw new Error('expected a TCP address');
+  origin = `http://127.0.0.1:${address.port}`;
+  profileDir = await mkdtemp(join(tmpdir(), 'crm-proposal-profile-'));
+  browser = await chromium.launchPersistentContext(profileDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1000, height: 1200 },
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  await t?.close();
+  if (profileDir) await rm(profileDir, { recursive: true, force: true });
+});
+
+describe('the public proposal page in Chromium', () => {
+  it('accepts with name, e-mail and signature, shows the confirmation and saves screenshots', async () => {
+    const proposal = await createProposal(t, org, {
+      title: 'Website redesign',
+      sections: [
+        { heading: 'Scope', body_markdown: 'A **new** website with [docs](https://example.com).' },
+        { heading: 'Timeline', body_markdown: '- Design: 2 weeks\n- Build: 4 weeks' },
+      ],
+      line_items: [{ description: 'Design and build', quantity: 1, unit_price: 12000, tax_percent: 20 }],
+      currency: 'EUR',
+    });
+    const { token } = await sendProposal(t, org, proposal._id);
+
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    const requested: string[] = [];
+    page.on('request', (request) => {
+      requested.push(request.url());
+    });
+    page.on('pageerror', (err) => {
+      problems.push(`page error: ${err.message}`);
+    });
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(`console error: ${message.text()}`);
+    });
+
+    const response = await page.goto(`${origin}/p/${token}`, { waitUntil: 'load' });
+    expect(response?.status()).toBe(200);
+    await expect(page.locator('h1').textContent()).resolves.toBe('Website redesign');
+    await expect(page.locator('#total').textContent()).resolves.toBe('14400.00 EUR');
+    // The inline style sheet applies (its nonce is allowed by the CSP): the body is centred, not full width.
+    const bodyWidth = await page.evaluate(() => document.body.getBoundingClientRect().width);
+    expect(bodyWidth).toBeLessThan(800);
+
+    await mkdir(ARTIFACTS, { recursive: true });
+    const before = join(ARTIFACTS, 'proposal-page.png');
+    await page.screenshot({ path: before, fullPage: true });
+    expect((await stat(before)).size).toBeGreaterThan(1000);
+
+    await page.fill('#name', 'Hank Scorpio');
+    await page.fill('#email', 'hank@globex.test');
+    await page.fill('#signature', 'Hank Scorpio');
+    await Promise.all([page.waitForLoadState('load'), page.click('#accept')]);
+    await expect(page.locator('h1').textContent()).resolves.toBe('Thank you');
+    await expect(page.locator('#message').textContent()).resolves.toContain('and signed it');
+
+    const shot = join(ARTIFACTS, 'proposal-accepted.png');
+    await page.screenshot({ path: shot, fullPage: true });
+    expect((await stat(shot)).size).toBeGreaterThan(1000);
+    await page.close();
+
+    expect(problems).toEqual([]);
+    expect(requested.every((url) => url.startsWith(origin))).toBe(true);
+    const got = await readOutput(
+      await t.request('GET', `/api/v1/proposals/${proposal._id}`, { token: org.token }),
+      TOOL.get_proposal,
+    );
+    expect(got.proposal).toMatchObject({
+      status: 'accepted',
+      signed: true,
+      accepted_by: { name: 'Hank Scorpio', email: 'hank@globex.test' },
+    });
+  }, 60_000);
+});

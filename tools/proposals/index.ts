@@ -1,0 +1,23 @@
+import { defineArea } from '../../core/area.ts';
+import { proposalPublicRoutes } from './public.ts';
+import { proposalRoutes } from './routes.ts';
+import { proposalStatusMachine } from './store.ts';
+import { proposalTools } from './tools.ts';
+
+/** Proposals: sections and optional prices, a public page to accept (and sign) or decline, discovery questions. */
+export const proposalsArea = defineArea({
+  name: 'proposals',
+  tools: proposalTools,
+  routes: proposalRoutes,
+  tags: {
+    proposals:
+      'Proposals: drafts with Markdown sections and optional prices, sending a link to the public page where the lead accepts (and signs) or declines, and discovery questions.',
+    'proposal-ai':
+      'Proposal assistance: discovery questions for a proposal, from a configured model or from rules.',
+  },
+  permissions: ['proposals.view', 'proposals.create', 'proposals.edit', 'proposals.delete'],
+  events: ['proposal.sent', 'proposal.accepted', 'proposal.declined', 'contract.signed'],
+  toolsets: ['billing'],
+  stateMachines: [proposalStatusMachine],
+  publicRoutes: proposalPublicRoutes,
+});

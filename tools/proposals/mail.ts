@@ -1,0 +1,34 @@
+// The mail a send queues: the link to the public page, through the mail outbox
+// (core/mail-outbox.ts) in the send's own transaction, one row per send under the key
+// `proposal:<id>:send:<n>` (a retried job sends nothing twice, a resend is a new mail), woken after
+// the commit.
+import { queueMail, wakeMail } from '../../core/mail-outbox.ts';
+import type { ToolContext } from '../../core/tool.ts';
+import type { SendPlan, Sent } from './store.ts';
+
+export function proposalMessage(plan: SendPlan, sent: Sent): { subject: string; text: string } {
+  const lines = [
+    'Hello,',
+    '',
+    `You have received a proposal: ${plan.row.title}`,
+    '',
+    'Read it, and accept or decline it, here:',
+    sent.publicUrl,
+  ];
+  if (plan.row.validUntil !== null) lines.push('', `It is valid until ${plan.row.validUntil}.`);
+  return { subject: plan.subject, text: lines.join('\n') };
+}
+
+/** Queues the mail of one send; returns its outbox row id. */
+export async function deliverProposal(ctx: ToolContext, plan: SendPlan, sent: Sent): Promise<string> {
+  const { subject, text } = proposalMessage(plan, sent);
+  const mail = await queueMail(ctx.db, {
+    orgId: ctx.auth.orgId,
+    key: `proposal:${plan.row.id}:send:${sent.sendNumber}`,
+    subject: { type: 'proposal', id: plan.row.id },
+    message: { to: plan.to, subject, text },
+  });
+  const services = ctx.services;
+  ctx.afterCommit(() => wakeMail(services, mail.id));
+  return mail.id;
+}

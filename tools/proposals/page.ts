@@ -1,0 +1,195 @@
+// The public proposal page as HTML: the sections' Markdown rendered safely (markdown-it with raw
+// HTML off, links only http(s)/mailto, no images), every other value escaped, plain HTML forms to
+// accept or decline (no script at all), one inline style sheet allowed by a per-response nonce, and
+// the strict Content-Security-Policy the response must carry.
+import { randomBytes } from 'node:crypto';
+import MarkdownIt from 'markdown-it';
+import { minorDigits } from '../../core/money.ts';
+import type { ProposalRecord } from './store.ts';
+
+const SAFE_LINK = /^(https?:|mailto:)/i;
+
+/**
+ * Markdown without raw HTML (`html: false` escapes it as text), without autolinked bare text, and
+ * with links validated twice: markdown-it's own validateLink (no javascript:, vbscript:, file:,
+ * data:) narrowed to http(s) and mailto. Images are off: a proposal page loads nothing external,
+ * and a data: URL never becomes an image.
+ */
+const markdown = new MarkdownIt({ html: false, linkify: false, typographer: false });
+const defaultValidate = markdown.validateLink.bind(markdown);
+markdown.validateLink = (url: string): boolean => defaultValidate(url) && SAFE_LINK.test(url.trim());
+markdown.disable('image');
+const defaultLinkOpen =
+  markdown.renderer.rules.link_open ??
+  ((tokens, idx, options, _env, self) => self.renderToken(tokens, idx, options));
+markdown.renderer.rules.link_open = (tokens, idx, options, env, self) => {
+  const token = tokens[idx];
+  const href = String(token?.attrGet('href') ?? '');
+  // Belt and braces: whatever reached here must still be an http(s) or mailto link.
+  if (token && !SAFE_LINK.test(href.trim())) token.attrSet('href', '#');
+  token?.attrSet('rel', 'nofollow noopener noreferrer');
+  return defaultLinkOpen(tokens, idx, options, env, self);
+};
+
+export function renderMarkdown(source: string): string {
+  return markdown.render(source);
+}
+
+export function escapeHtml(value: string): string {
+  return value
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+}
+
+/** A nonce for one response's inline style sheet. */
+export function newNonce(): string {
+  return randomBytes(16).toString('base64');
+}
+
+/**
+ * No script may run, nothing is loaded from anywhere, forms post to this server only, and the page
+ * cannot be framed. Only the page's own inline style sheet (by its nonce) applies.
+ */
+export function pageCsp(nonce: string): string {
+  return [
+    "default-src 'none'",
+    `style-src 'nonce-${nonce}'`,
+    "img-src 'none'",
+    "script-src 'none'",
+    "form-action 'self'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+const STYLE = `
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#1f2933;line-height:1.5}
+h1{font-size:1.8rem;margin-bottom:.25rem}
+.meta{color:#52606d;margin-top:0}
+section{margin:1.5rem 0}
+table{border-collapse:collapse;width:100%;margin:1rem 0}
+th,td{border-bottom:1px solid #d9e2ec;padding:.4rem;text-align:left}
+td.n,th.n{text-align:right}
+tfoot td{font-weight:600}
+form{border:1px solid #d9e2ec;border-radius:6px;padding:1rem;margin:1rem 0}
+label{display:block;margin:.5rem 0 .2rem}
+input,textarea{width:100%;padding:.4rem;box-sizing:border-box;font:inherit}
+button{margin-top:.8rem;padding:.5rem 1.2rem;font:inherit;cursor:pointer}
+.notice{background:#f0f4f8;border-radius:6px;padding:1rem}
+`;
+
+export interface Page {
+  status: number;
+  html: string;
+  csp: string;
+}
+
+function layout(status: number, title: string, body: string): Page {
+  const nonce = newNonce();
+  const html = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex, nofollow">
+<title>${escapeHtml(title)}</title>
+<style nonce="${nonce}">${STYLE}</style>
+</head>
+<body>
+${body}
+</body>
+</html>
+`;
+  return { status, html, csp: pageCsp(nonce) };
+}
+
+function money(value: number | null, currency: string | null): string {
+  if (value === null) return '';
+  if (currency === null) return escapeHtml(String(value));
+  return escapeHtml(`${value.toFixed(minorDigits(currency))} ${currency}`);
+}
+
+function linesTable(p: ProposalRecord): string {
+  if (p.line_items.length === 0) return '';
+  const rows = p.line_items
+    .map(
+      (l) =>
+        `<tr><td>${escapeHtml(l.description)}</td><td class="n">${escapeHtml(String(l.quantity))}</td>` +
+        `<td class="n">${money(l.unit_price, p.currency)}</td><td class="n">${money(l.amount, p.currency)}</td></tr>`,
+    )
+    .join('\n');
+  return `<h2>Pricing</h2>
+<table>
+<thead><tr><th>Item</th><th class="n">Qty</th><th class="n">Unit price</th><th class="n">Amount</th></tr></thead>
+<tbody>
+${rows}
+</tbody>
+<tfoot>
+<tr><td colspan="3">Subtotal</td><td class="n">${money(p.subtotal, p.currency)}</td></tr>
+<tr><td colspan="3">Tax</td><td class="n">${money(p.tax_total, p.currency)}</td></tr>
+<tr><td colspan="3">Total</td><td class="n" id="total">${money(p.total, p.currency)}</td></tr>
+</tfoot>
+</table>`;
+}
+
+function sectionsHtml(p: ProposalRecord): string {
+  return p.sections
+    .map((s) => `<section>\n<h2>${escapeHtml(s.heading)}</h2>\n${renderMarkdown(s.body_markdown)}</section>`)
+    .join('\n');
+}
+
+function answerForms(action: string): string {
+  return `<form method="post" action="${escapeHtml(action)}/accept" id="accept-form">
+<h2>Accept this proposal</h2>
+<label for="name">Your name</label>
+<input id="name" name="name" required maxlength="200" autocomplete="name">
+<label for="email">Your e-mail</label>
+<input id="email" name="email" type="email" required maxlength="320" autocomplete="email">
+<label for="signature">Signature (type your full name to sign)</label>
+<input id="signature" name="signature" maxlength="200">
+<button type="submit" id="accept">Accept</button>
+</form>
+<form method="post" action="${escapeHtml(action)}/decline" id="decline-form">
+<h2>Decline</h2>
+<label for="reason">Reason (optional)</label>
+<textarea id="reason" name="reason" rows="3" maxlength="2000"></textarea>
+<button type="submit" id="decline">Decline</button>
+</form>`;
+}
+
+function stateNotice(p: ProposalRecord): string {
+  if (p.status === 'accepted' && p.accepted_by) {
+    return `<p class="notice" id="state">Accepted by ${escapeHtml(p.accepted_by.name)} on ${escapeHtml(
+      (p.accepted_at ?? '').slice(0, 10),
+    )}.</p>`;
+  }
+  if (p.status === 'declined') return '<p class="notice" id="state">This proposal was declined.</p>';
+  return '';
+}
+
+/** The proposal as its recipient sees it; the answer forms only while it is open (sent). */
+export function proposalPage(p: ProposalRecord, action: string): Page {
+  const validity = p.valid_until ? `<p class="meta">Valid until ${escapeHtml(p.valid_until)}</p>` : '';
+  const body = `<main>
+<h1>${escapeHtml(p.title)}</h1>
+${validity}
+${sectionsHtml(p)}
+${linesTable(p)}
+${p.status === 'sent' ? answerForms(action) : stateNotice(p)}
+</main>`;
+  return layout(200, p.title, body);
+}
+
+export function messagePage(status: number, heading: string, text: string): Page {
+  return layout(
+    status,
+    heading,
+    `<main>\n<h1>${escapeHtml(heading)}</h1>\n<p class="notice" id="message">${escapeHtml(text)}</p>\n</main>`,
+  );
+}
+
+export const notFoundPage = (): Page =>
+  messagePage(404, 'Not found', 'This link is not valid. Ask the sender for a new one.');

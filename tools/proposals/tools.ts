@@ -1,0 +1,328 @@
+// Proposal tools: list, get, create, update and delete drafts, send (a link to the public page),
+// and suggest discovery questions. The data functions, the record shape and the status machine are
+// in store.ts; the public page in page.ts and public.ts; the questions in questions.ts.
+import { eq } from 'drizzle-orm';
+import { z } from 'zod';
+import { currencyField, lineItemsInput } from '../../core/line-items.ts';
+import { prefixMatch, type SortColumn } from '../../core/records.ts';
+import { dateString, listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
+import { describeMoves } from '../../core/state-machine.ts';
+import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
+import { defineTool, type Tool } from '../../core/tool.ts';
+import { deliverProposal } from './mail.ts';
+import { loadContext, suggestionsSchema, suggestQuestions } from './questions.ts';
+import {
+  announceSent,
+  deleteDraft,
+  expireNow,
+  insertProposal,
+  markSent,
+  PROPOSAL_STATUSES,
+  patchProposal,
+  planSend,
+  proposalRecords,
+  proposalSchema,
+  proposalStatusMachine,
+  serializeProposal,
+} from './store.ts';
+import { proposals } from './tables.ts';
+
+// ---------------------------------------------------------------------------------------------
+// Input fields
+
+const leadIdField = objectId('lead').describe('Id of a live lead of this organization (24 hex characters)');
+const opportunityIdField = objectId('opportunity')
+  .nullable()
+  .describe("Id of a live opportunity of the proposal's lead; null for none");
+const titleField = z
+  .string()
+  .trim()
+  .min(1)
+  .max(300)
+  .refine(NO_NUL, nulMessage)
+  .describe('Title shown on the public page and in the mail subject, 1-300 characters');
+const sectionInput = z.strictObject({
+  heading: z
+    .string()
+    .trim()
+    .min(1)
+    .max(300)
+    .refine(NO_NUL, nulMessage)
+    .describe('Section heading, 1-300 characters'),
+  body_markdown: z
+    .string()
+    .max(50_000)
+    .refine(NO_NUL, nulMessage)
+    .describe(
+      'Section body in Markdown, at most 50000 characters; raw HTML is shown as text, links only http(s) and mailto, no images',
+    ),
+});
+const sectionsField = z
+  .array(sectionInput)
+  .min(1)
+  .max(50)
+  .describe('The sections of the proposal, in order, 1-50');
+const linesField = lineItemsInput
+  .nullable()
+  .describe('Priced lines (1-500; currency is then required); null or absent for an unpriced proposal');
+const currencyInput = currencyField
+  .nullable()
+  .describe('ISO 4217 currency code of the lines; required when line_items are given');
+const validUntilField = dateString('Last day it may be accepted')
+  .nullable()
+  .describe('Last day it may be accepted (YYYY-MM-DD); the daily job expires it afterwards; null clears it');
+
+const proposalIdShape = { id: objectId('proposal') };
+
+const createProposalInput = z.strictObject({
+  lead_id: leadIdField,
+  opportunity_id: opportunityIdField.optional(),
+  title: titleField,
+  sections: sectionsField,
+  line_items: linesField.optional(),
+  currency: currencyInput.optional(),
+  valid_until: validUntilField.optional(),
+});
+
+const updateProposalInput = z.strictObject({
+  ...proposalIdShape,
+  lead_id: leadIdField
+    .optional()
+    .describe('Addresses another live lead; its opportunity must then belong to it'),
+  opportunity_id: opportunityIdField.optional(),
+  title: titleField.optional(),
+  sections: sectionsField.optional().describe('Replaces every section (1-50)'),
+  line_items: linesField.optional().describe('Replaces every line (1-500); null removes the prices'),
+  currency: currencyInput.optional(),
+  valid_until: validUntilField.optional(),
+});
+
+// ---------------------------------------------------------------------------------------------
+// Tools
+
+type ProposalPermission = 'proposals.view' | 'proposals.create' | 'proposals.edit' | 'proposals.delete';
+const access = (kind: 'read' | 'write', permission: ProposalPermission) =>
+  ({ kind, resource: 'proposals', permission }) as const;
+
+const proposalOutput = z.object({ proposal: proposalSchema });
+const MOVES = describeMoves(proposalStatusMachine);
+const notDraft = { code: 'invalid_transition', when: 'the proposal is no longer a draft' } as const;
+
+const SORT_FIELDS = ['created_at', 'updated_at', 'title', 'valid_until', 'total'] as const;
+const SORT_COLUMNS = {
+  created_at: proposals.createdAt,
+  updated_at: proposals.updatedAt,
+  title: proposals.title,
+  valid_until: { column: proposals.validUntil, nullsLast: true },
+  total: { column: proposals.totalMinor, nullsLast: true },
+} satisfies Record<(typeof SORT_FIELDS)[number], SortColumn>;
+
+export const listProposals = defineTool({
+  name: 'list_proposals',
+  title: 'List proposals',
+  description:
+    'Lists the proposals of the organization, newest first by default. Filter by `status` (draft/sent/accepted/declined/' +
+    'expired) and `lead_id`; `search` matches words at the start of words in the title. Paginated: returns `proposals` ' +
+    'plus `total`, `page`, `limit`, `totalPages`; `limit` is 1-100 (default 25).',
+  input: z.strictObject({
+    ...listParams(SORT_FIELDS),
+    status: z.enum(PROPOSAL_STATUSES).optional().describe('Only proposals in this status'),
+    lead_id: objectId('lead').optional().describe('Only proposals to this lead'),
+  }),
+  output: pagedOutput('proposals', proposalSchema),
+  access: access('read', 'proposals.view'),
+  toolset: 'billing',
+  async handler(input, { db, auth }) {
+    const conditions = proposalRecords.liveConditions(auth.orgId);
+    if (input.status) conditions.push(eq(proposals.status, input.status));
+    if (input.lead_id) conditions.push(eq(proposals.leadId, input.lead_id));
+    return proposalRecords.list(db, 'proposals', (row) => serializeProposal(row), input, {
+      conditions,
+      sortColumns: SORT_COLUMNS,
+      match: (text) => prefixMatch(proposals.search, text),
+    });
+  },
+});
+
+export const getProposal = defineTool({
+  name: 'get_proposal',
+  title: 'Get a proposal',
+  description:
+    'Returns one proposal by id with its sections, priced lines and totals (when it has lines), status, and who accepted ' +
+    'or declined it. The public link is not shown again after send (the token is stored hashed). Find ids with list_proposals.',
+  input: z.strictObject(proposalIdShape),
+  output: proposalOutput,
+  access: access('read', 'proposals.view'),
+  toolset: 'billing',
+  async handler(input, { db, auth }) {
+    return { proposal: serializeProposal(await proposalRecords.getLive(db, auth.orgId, input.id)) };
+  },
+});
+
+export const createProposal = defineTool({
+  name: 'create_proposal',
+  title: 'Create a proposal',
+  errors: [{ code: 'not_found', when: 'lead_id names no live lead of the organization' }],
+  description:
+    'Creates a draft proposal for a live lead: `title` and `sections` ([{heading, body_markdown}], 1-50) are required; ' +
+    'optional `line_items` ({description, quantity, unit_price, discount_percent?, tax_percent?}, then `currency` is ' +
+    'required), `opportunity_id` (of the same lead) and `valid_until`. Returns it with totals when priced. Send it with ' +
+    'send_proposal.',
+  input: createProposalInput,
+  output: proposalOutput,
+  access: access('write', 'proposals.create'),
+  toolset: 'billing',
+  async handler(input, ctx) {
+    return { proposal: await insertProposal(ctx, input) };
+  },
+});
+
+export const updateProposal = defineTool({
+  name: 'update_proposal',
+  title: 'Update a draft proposal',
+  description:
+    'Changes only the fields sent of a draft proposal and returns it; a field sent as null is cleared, sections and ' +
+    'line_items replace the whole list. A sent, accepted, declined or expired proposal is frozen: 400 invalid_transition.',
+  input: updateProposalInput,
+  output: proposalOutput,
+  access: access('write', 'proposals.edit'),
+  errors: [notDraft],
+  annotations: { idempotentHint: true },
+  toolset: 'billing',
+  async handler(input, ctx) {
+    const { id, ...changes } = input;
+    return { proposal: await patchProposal(ctx, id, changes) };
+  },
+});
+
+export const deleteProposal = defineTool({
+  name: 'delete_proposal',
+  title: 'Delete a draft proposal',
+  description:
+    'Deletes a draft proposal for good (it was never sent). A sent or answered proposal is kept as the record of what ' +
+    'the lead saw and signed: 400 invalid_transition.',
+  input: z.strictObject(proposalIdShape),
+  output: messageOutput,
+  access: access('write', 'proposals.delete'),
+  errors: [notDraft],
+  annotations: { destructiveHint: true },
+  toolset: 'billing',
+  async handler(input, ctx) {
+    await deleteDraft(ctx, input.id);
+    return { message: 'Proposal deleted' };
+  },
+});
+
+const previewSchema = z
+  .object({
+    to: z.string().describe('The recipient'),
+    subject: z.string().describe('The mail subject'),
+    title: z.string().describe('The proposal title'),
+    total: z.number().nullable().describe('The total, or null when unpriced'),
+    currency: z.string().nullable().describe('The currency of the total, or null'),
+  })
+  .describe('What is (or would be) sent');
+
+export const sendProposal = defineTool({
+  name: 'send_proposal',
+  title: 'Send a proposal',
+  description:
+    'Mails a link to the public page of a draft or sent proposal (to `to`, else the first e-mail of the lead’s contacts) ' +
+    'and returns `public_url`; the proposal becomes sent (proposal.sent). Each send issues a new link and the previous ' +
+    `one stops working. Over MCP nothing is sent unless \`confirm\` is true: without it the answer is a preview ` +
+    `(sent false). The moves: ${MOVES}.`,
+  input: z.strictObject({
+    ...proposalIdShape,
+    to: z
+      .email()
+      .max(320)
+      .optional()
+      .describe("Recipient e-mail; default the first e-mail of the lead's contacts"),
+    confirm: z
+      .boolean()
+      .optional()
+      .describe('MCP: true sends; absent or false only previews. REST sends unless confirm is false.'),
+  }),
+  output: z.object({
+    sent: z.boolean().describe('True when the mail was queued and the proposal is sent; false for a preview'),
+    proposal: proposalSchema,
+    public_url: z
+      .string()
+      .nullable()
+      .describe('The public page link (shown only here: it is stored hashed); null for a preview'),
+    preview: previewSchema,
+  }),
+  access: access('write', 'proposals.edit'),
+  errors: [
+    { code: 'invalid_transition', when: 'the proposal is accepted, declined or expired' },
+    { code: 'validation_failed', when: 'no recipient is known, or valid_until is in the past' },
+  ],
+  annotations: { openWorldHint: true, idempotentHint: false },
+  toolset: 'billing',
+  async handler(input, ctx) {
+    const plan = await planSend(ctx, input.id, input.to);
+    const current = serializeProposal(plan.row);
+    const preview = {
+      to: plan.to,
+      subject: plan.subject,
+      title: plan.row.title,
+      total: current.total,
+      currency: current.currency,
+    };
+    const confirmed = ctx.surface === 'mcp' ? input.confirm === true : input.confirm !== false;
+    if (!confirmed) return { sent: false, proposal: current, public_url: null, preview };
+    const sent = await markSent(ctx, plan, ctx.services.config.publicBaseUrl);
+    const mailId = await deliverProposal(ctx, plan, sent);
+    await announceSent(ctx, sent, mailId);
+    return { sent: true, proposal: sent.record, public_url: sent.publicUrl, preview };
+  },
+});
+
+export const expireProposal = defineTool({
+  name: 'expire_proposal',
+  title: 'Withdraw a proposal',
+  description:
+    'Withdraws a draft or sent proposal now: it becomes expired and its public link stops accepting answers (the daily ' +
+    'job does the same past valid_until). Expiring an expired proposal again changes nothing; an accepted or declined ' +
+    'proposal cannot expire (400 invalid_transition).',
+  input: z.strictObject(proposalIdShape),
+  output: proposalOutput,
+  access: access('write', 'proposals.edit'),
+  errors: [{ code: 'invalid_transition', when: 'the proposal is accepted or declined' }],
+  annotations: { destructiveHint: true, idempotentHint: true },
+  toolset: 'billing',
+  async handler(input, ctx) {
+    return { proposal: await expireNow(ctx, input.id) };
+  },
+});
+
+export const suggestProposalQuestions = defineTool({
+  name: 'suggest_proposal_questions',
+  title: 'Suggest discovery questions for a proposal',
+  description:
+    'Suggests discovery questions for a proposal from its content, its lead, the lead’s contacts and the open ' +
+    'commitments of the conversation memory. With a model configured the model writes them (source "model"), told to ' +
+    'use those facts only; otherwise, or when the model fails, rules ask about what is missing: budget, decision ' +
+    'maker, timeline, unpriced sections, the deal (source "rules"). Writes nothing.',
+  input: z.strictObject(proposalIdShape),
+  output: suggestionsSchema,
+  access: access('read', 'proposals.view'),
+  // A configured model is an outside service the proposal's facts are sent to.
+  annotations: { openWorldHint: true },
+  toolset: 'billing',
+  async handler(input, { db, auth, services }) {
+    const context = await loadContext(db, auth.orgId, input.id);
+    return suggestQuestions(context, services.ai, services.logger);
+  },
+});
+
+export const proposalTools: Tool[] = [
+  listProposals,
+  getProposal,
+  createProposal,
+  updateProposal,
+  deleteProposal,
+  sendProposal,
+  expireProposal,
+  suggestProposalQuestions,
+];
