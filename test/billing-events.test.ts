@@ -3,7 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_NAMES } from '../core/events.ts';
 import { flagOverdue } from '../workers/invoices-overdue.ts';
 import { verifyWebhookSignature } from '../workers/signing.ts';
-import { createInvoice, createLead, readOutput, TOOL } from './fixtures/index.ts';
+import {
+  createInvoice,
+  createLead,
+  createProposal,
+  readOutput,
+  sendProposal,
+  TOOL,
+} from './fixtures/index.ts';
 import { createTestContext, type TestContext, type TestOrg } from './helpers.ts';
 import { HttpsReceiver, type ReceivedRequest } from './support/https-receiver.ts';
 
@@ -44,8 +51,11 @@ function decode(hit: ReceivedRequest): Delivered {
   if (typeof parsed !== 'object' || parsed === null || !('event' in parsed) || !('data' in parsed))
     throw new Error('delivery body is not { event, data }');
   const { event, data } = parsed;
-  if (typeof event !== 'string' || typeof data !== 'object' || data === null || !('_id' in data))
+  if (typeof event !== 'string' || typeof data !== 'object' || data === null)
     throw new Error('bad delivery body');
+  // A contract is no record of its own: contract.signed names the proposal it signs.
+  if (event === 'contract.signed' && 'proposal_id' in data) return { event, id: data.proposal_id };
+  if (!('_id' in data)) throw new Error(`${event} names no record`);
   return { event, id: data._id };
 }
 
@@ -76,5 +86,32 @@ describe('billing events over webhooks', () => {
     const delivered = hits.map(decode);
     expect(delivered.map((d) => d.event).sort()).toEqual([...expected].sort());
     for (const d of delivered) expect(d.id).toBe(invoice._id);
+  });
+
+  it('delivers proposal.sent, accepted, declined and contract.signed, signed, about the proposal', async () => {
+    receiver.reset();
+    const signedOne = await createProposal(t, org);
+    const { token: acceptToken } = await sendProposal(t, org, signedOne._id, {
+      to: 'buyer@customer.example',
+    });
+    const accepted = await t.request('POST', `/p/${acceptToken}/accept`, {
+      body: { name: 'Pat Buyer', email: 'pat@customer.example', signature: 'Pat Buyer' },
+    });
+    expect(accepted.status).toBe(200);
+    const declinedOne = await createProposal(t, org);
+    const { token: declineToken } = await sendProposal(t, org, declinedOne._id);
+    const declined = await t.request('POST', `/p/${declineToken}/decline`, { body: { reason: 'Budget' } });
+    expect(declined.status).toBe(200);
+
+    const expected: Delivered[] = [
+      { event: 'proposal.sent', id: signedOne._id },
+      { event: 'proposal.accepted', id: signedOne._id },
+      { event: 'contract.signed', id: signedOne._id },
+      { event: 'proposal.sent', id: declinedOne._id },
+      { event: 'proposal.declined', id: declinedOne._id },
+    ];
+    const hits = await receiver.waitForRequests(expected.length, 20_000);
+    const key = (d: Delivered) => `${d.event} ${String(d.id)}`;
+    expect(hits.map(decode).map(key).sort()).toEqual(expected.map(key).sort());
   });
 });
