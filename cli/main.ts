@@ -6,17 +6,17 @@
 // `crm: <message>`, and a non-zero exit.
 import { parseArgs } from 'node:util';
 import { requiredScopes } from '../core/access.ts';
-import { createOauthToken, createOrganization, updateOrganization } from '../core/admin.ts';
-import { connectInvalidationPublisher } from '../core/auth/cache.ts';
 import { loadConfig } from '../core/config.ts';
-import { type Database, openDatabase } from '../core/db/client.ts';
+import type { Database } from '../core/db/client.ts';
 import { AppError } from '../core/errors.ts';
 import { createLogger } from '../core/logger.ts';
 import type { Route } from '../core/route.ts';
-import { createServices } from '../core/services.ts';
-import { ROUTES, TOOLS } from '../tools/index.ts';
-import { startBackgroundWork } from '../workers/runtime.ts';
-import { queueOptionsFromEnv, runServer, untilStopSignal } from './serve.ts';
+
+// The registry, the services and the server are imported by the commands that use them: loading
+// every area (PDF fonts, the S3 client, BullMQ...) takes seconds that `crm --help`, a typo or an
+// admin command should not pay.
+const registry = () => import('../tools/index.ts');
+const admin = () => import('../core/admin.ts');
 
 /** A failure whose message is already the line to print. */
 class CliError extends Error {}
@@ -180,6 +180,8 @@ function describeError(err: unknown, flags: Record<string, string> = {}): string
 /** Opens the configured database, brings its schema up to date, runs `fn`, and closes it. */
 async function withDatabase<T>(fn: (db: Database) => Promise<T>): Promise<T> {
   const config = loadConfig();
+  const { openDatabase } = await import('../core/db/client.ts');
+  const { connectInvalidationPublisher } = await import('../core/auth/cache.ts');
   const db = await openDatabase({
     url: config.databaseUrl,
     dataDir: config.databaseUrl ? undefined : config.dataDir,
@@ -207,6 +209,7 @@ async function serveCommand(args: string[]): Promise<number> {
   });
   if (values.help) return help('serve');
   const workers = !values['no-workers'] && process.env.WORKERS !== 'off';
+  const { runServer } = await import('./serve.ts');
   return runServer(loadConfig(), { workers });
 }
 
@@ -220,6 +223,9 @@ async function workerCommand(args: string[]): Promise<number> {
   if (!config.databaseUrl) {
     throw new UsageError('crm worker needs DATABASE_URL (the embedded database serves one process)');
   }
+  const { queueOptionsFromEnv, untilStopSignal } = await import('./serve.ts');
+  const { createServices } = await import('../core/services.ts');
+  const { startBackgroundWork } = await import('../workers/runtime.ts');
   const services = await createServices(config, { queue: queueOptionsFromEnv() });
   const background = await startBackgroundWork(services);
   services.logger.info({ database: services.db.kind }, 'crm worker started');
@@ -242,12 +248,13 @@ async function migrateCommand(args: string[]): Promise<number> {
   return 0;
 }
 
-function toolsListCommand(args: string[]): number {
+async function toolsListCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
     options: { help: { type: 'boolean', short: 'h' }, json: { type: 'boolean' } },
   });
   if (values.help) return help('toolsList');
+  const { TOOLS } = await registry();
   if (values.json) {
     printJson(
       TOOLS.map((t) => ({
@@ -309,7 +316,7 @@ async function createOrgCommand(args: string[]): Promise<number> {
       'owner.email': '--owner-email',
       'owner.password': '--owner-password',
     },
-    () => withDatabase((db) => createOrganization(db, input)),
+    () => withDatabase(async (db) => (await admin()).createOrganization(db, input)),
   );
   if (values.json) {
     printJson(result);
@@ -352,7 +359,7 @@ async function setOrgCommand(args: string[]): Promise<number> {
       disabled_features: '--disable-features',
       '(root)': 'options',
     },
-    () => withDatabase((db) => updateOrganization(db, id, changes)),
+    () => withDatabase(async (db) => (await admin()).updateOrganization(db, id, changes)),
   );
   if (values.json) {
     printJson(result);
@@ -391,7 +398,7 @@ async function createOauthTokenCommand(args: string[]): Promise<number> {
       scopes: '--scopes',
       expires_in_seconds: '--expires-in-seconds',
     },
-    () => withDatabase((db) => createOauthToken(db, input)),
+    () => withDatabase(async (db) => (await admin()).createOauthToken(db, input)),
   );
   if (values.json) {
     printJson(result);
@@ -498,7 +505,8 @@ async function apiRequest(
   return parsed;
 }
 
-function toolRoute(name: string): Route {
+async function toolRoute(name: string): Promise<Route> {
+  const { ROUTES, TOOLS } = await registry();
   if (!TOOLS.some((t) => t.name === name)) {
     throw new UsageError(`unknown tool "${name}" (see crm tools list)`);
   }
@@ -519,7 +527,7 @@ function queryValue(name: string, value: unknown): string {
 
 /** Calls `name` through its REST route: path parameters from the input, the rest as query or body. */
 async function callTool(remote: Remote, name: string, input: Record<string, unknown>): Promise<unknown> {
-  const found = toolRoute(name);
+  const found = await toolRoute(name);
   const rest: Record<string, unknown> = { ...input };
   const path = found.path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, (_, param: string) => {
     const value = rest[param];

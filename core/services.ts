@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 // The composition root is the one core file that names providers: it picks each port's adapter per config.
 import { OpenAiChatModel } from '../providers/ai-chat.ts';
-import { S3FileStore } from '../providers/s3-storage.ts';
 import { SmtpMailer } from '../providers/smtp-mailer.ts';
 import type { ChatModel } from './ai.ts';
 import { bindCredentialCache, CredentialCache } from './auth/cache.ts';
@@ -115,8 +114,9 @@ function resolveJwtKey(config: Config, persist: boolean): Uint8Array {
   return new TextEncoder().encode(readFileSync(file, 'utf8').trim());
 }
 
-function createFileStore(config: Config, jwtKey: Uint8Array): FileStore {
-  if (config.s3) return new S3FileStore(config.s3);
+async function createFileStore(config: Config, jwtKey: Uint8Array): Promise<FileStore> {
+  // The AWS SDK is hundreds of modules: loaded only by a deployment that stores files in S3.
+  if (config.s3) return new (await import('../providers/s3-storage.ts')).S3FileStore(config.s3);
   return new DiskFileStore({
     root: join(config.dataDir, 'files'),
     signingKey: deriveFileSigningKey(jwtKey),
@@ -155,7 +155,7 @@ export async function createServices(config: Config, options: CreateServicesOpti
   const jobs: Jobs = config.redisUrl
     ? new BullMqQueue(config.redisUrl, { logger, ...options.queue })
     : new InProcessQueue(logger);
-  const files = createFileStore(config, jwtKey);
+  const files = await createFileStore(config, jwtKey);
   const mailer: Mailer = config.smtp
     ? new SmtpMailer(config.smtp, config.mailFrom)
     : new EmlMailer(join(config.dataDir, 'mail'), config.mailFrom);
