@@ -1,7 +1,6 @@
 // Locks in the mail outbox (core/mail-outbox.ts, workers/send-mail.ts): a mail queued twice under one key is one row and one message; a job run twice (even at once) sends once; a failure is retried after its backoff and three failures end `failed` with the reason; a crashed sender's claim is taken over after its lease; a lost wake-up is found by the sweeper; and the message reaches a real SMTP peer with its PDF attachment and a Message-ID derived from the row.
 import { eq } from 'drizzle-orm';
-import { type ParsedMail, simpleParser } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
+import type { ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type OutgoingMailRow, outgoingMails } from '../core/db/schema.ts';
 import {
@@ -16,42 +15,18 @@ import { renderDocumentPdf } from '../core/pdf.ts';
 import { InProcessQueue } from '../core/queue-in-process.ts';
 import { sendQueuedMail, sweepDueMails } from '../workers/send-mail.ts';
 import { createTestContext, type TestContext, type TestOrg } from './fixtures/index.ts';
+import { type SmtpPeer, startSmtpPeer } from './support/smtp-peer.ts';
 
-const received: ParsedMail[] = [];
 /** Recipients the peer refuses (a 451 "try again later"), to make attempts fail. */
 const refused = new Set<string>();
-let server: SMTPServer;
+let peer: SmtpPeer;
 let t: TestContext;
 let org: TestOrg;
 
 beforeAll(async () => {
-  server = new SMTPServer({
-    secure: false,
-    disabledCommands: ['STARTTLS'],
-    authOptional: true,
-    logger: false,
-    onRcptTo(address, _session, callback) {
-      if (refused.has(address.address)) {
-        const error: Error & { responseCode?: number } = new Error('Mailbox busy, try again later');
-        error.responseCode = 451;
-        return callback(error);
-      }
-      return callback();
-    },
-    onData(stream, _session, callback) {
-      simpleParser(stream)
-        .then((mail) => {
-          received.push(mail);
-          callback();
-        })
-        .catch((err: Error) => callback(err));
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.server.address();
-  if (address === null || typeof address === 'string') throw new Error('SMTP peer not on TCP');
+  peer = await startSmtpPeer({ refuse: (address) => refused.has(address) });
   t = await createTestContext(
-    { SMTP_URL: `smtp://127.0.0.1:${address.port}`, MAIL_FROM: 'Acme Billing <billing@acme.example>' },
+    { SMTP_URL: peer.url, MAIL_FROM: 'Acme Billing <billing@acme.example>' },
     { withWorkers: true },
   );
   org = await t.createOrg();
@@ -59,7 +34,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await t?.close();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await peer?.close();
 });
 
 let seq = 0;
@@ -89,7 +64,7 @@ async function row(id: string): Promise<OutgoingMailRow> {
 }
 
 function receivedWithSubject(subject: string): ParsedMail[] {
-  return received.filter((mail) => mail.subject === subject);
+  return peer.received.filter((mail) => mail.subject === subject);
 }
 
 /** Waits for the in-process workers to finish what is ready (no clock involved). */

@@ -8,8 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { and, eq } from 'drizzle-orm';
-import { type ParsedMail, simpleParser } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
+import type { ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outgoingMails } from '../../core/db/schema.ts';
 import { InProcessQueue } from '../../core/queue-in-process.ts';
@@ -25,34 +24,18 @@ import {
   TOOL,
 } from '../fixtures/index.ts';
 import { bearer, ERAS, serveMcp } from '../mcp-clients.ts';
+import { type SmtpPeer, startSmtpPeer } from '../support/smtp-peer.ts';
 
 const run = promisify(execFile);
-const received: ParsedMail[] = [];
-let server: SMTPServer;
+let peer: SmtpPeer;
 let t: TestContext;
 let org: TestOrg;
 const dir = mkdtempSync(join(tmpdir(), 'crm-estimate-pdf-'));
 
 beforeAll(async () => {
-  server = new SMTPServer({
-    secure: false,
-    disabledCommands: ['STARTTLS'],
-    authOptional: true,
-    logger: false,
-    onData(stream, _session, callback) {
-      simpleParser(stream)
-        .then((mail) => {
-          received.push(mail);
-          callback();
-        })
-        .catch((err: Error) => callback(err));
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.server.address();
-  if (address === null || typeof address === 'string') throw new Error('SMTP peer not on TCP');
+  peer = await startSmtpPeer();
   t = await createTestContext(
-    { SMTP_URL: `smtp://127.0.0.1:${address.port}`, MAIL_FROM: 'Acme Sales <sales@acme.example>' },
+    { SMTP_URL: peer.url, MAIL_FROM: 'Acme Sales <sales@acme.example>' },
     { withWorkers: true, withoutRateLimits: true },
   );
   org = await t.createOrg({ name: 'Acme Widgets', plan: 'pro' });
@@ -60,7 +43,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await t?.close();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await peer?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -111,7 +94,7 @@ async function mailRows(estimateId: string) {
 }
 
 function mailsTo(address: string): ParsedMail[] {
-  return received.filter((mail) => {
+  return peer.received.filter((mail) => {
     const to = Array.isArray(mail.to) ? mail.to : mail.to ? [mail.to] : [];
     return to.some((a) => a.value.some((v) => v.address === address));
   });

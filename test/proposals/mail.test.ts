@@ -2,8 +2,6 @@
 // that a real SMTP peer receives with the link to the public page, the link opens the page and
 // takes the answer; a resend is a new mail with a new link; proposal.sent names the mail, never the link.
 import { and, eq } from 'drizzle-orm';
-import { type ParsedMail, simpleParser } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outgoingMails } from '../../core/db/schema.ts';
 import { InProcessQueue } from '../../core/queue-in-process.ts';
@@ -15,33 +13,17 @@ import {
   type TestContext,
   type TestOrg,
 } from '../fixtures/index.ts';
+import { type SmtpPeer, startSmtpPeer } from '../support/smtp-peer.ts';
 
-const received: ParsedMail[] = [];
-let server: SMTPServer;
+let peer: SmtpPeer;
 let t: TestContext;
 let org: TestOrg;
 
 beforeAll(async () => {
-  server = new SMTPServer({
-    secure: false,
-    disabledCommands: ['STARTTLS'],
-    authOptional: true,
-    logger: false,
-    onData(stream, _session, callback) {
-      simpleParser(stream)
-        .then((mail) => {
-          received.push(mail);
-          callback();
-        })
-        .catch((err: Error) => callback(err));
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.server.address();
-  if (address === null || typeof address === 'string') throw new Error('SMTP peer not on TCP');
+  peer = await startSmtpPeer();
   t = await createTestContext(
     {
-      SMTP_URL: `smtp://127.0.0.1:${address.port}`,
+      SMTP_URL: peer.url,
       MAIL_FROM: 'Acme Sales <sales@acme.example>',
       PUBLIC_BASE_URL: 'https://crm.acme.example',
     },
@@ -52,7 +34,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await t?.close();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await peer?.close();
 });
 
 async function workersIdle(): Promise<void> {
@@ -62,7 +44,7 @@ async function workersIdle(): Promise<void> {
 }
 
 const mailsTo = (address: string) =>
-  received.filter((mail) => {
+  peer.received.filter((mail) => {
     const to = Array.isArray(mail.to) ? mail.to : mail.to ? [mail.to] : [];
     return to.some((a) => a.value.some((v) => v.address === address));
   });
