@@ -1,6 +1,7 @@
 // A REST route is a line in a table: METHOD path -> tool. It holds no business rule and no
 // permission check; the tool's pipeline does all of that.
 import { z } from 'zod';
+import type { Surface } from './access.ts';
 import type { LimitName } from './rate-limits.ts';
 import type { Tool } from './tool.ts';
 
@@ -51,6 +52,20 @@ export const fileOutputShape = {
     .describe('The file in base64; REST only, where the route answers the bytes themselves'),
 };
 export const fileOutputSchema = z.object(fileOutputShape);
+
+/** A file route's output for `bytes`: the bytes themselves only on REST (see fileOutputShape). */
+export function fileOutput(
+  bytes: Buffer,
+  file: { filename: string; contentType: string },
+  surface: Surface,
+): z.output<typeof fileOutputSchema> {
+  return {
+    filename: file.filename,
+    content_type: file.contentType,
+    size_bytes: bytes.length,
+    ...(surface === 'rest' ? { content_base64: bytes.toString('base64') } : {}),
+  };
+}
 
 function defaultInput(method: HttpMethod): Route['input'] {
   if (method === 'GET') return ({ query, params }) => ({ ...query, ...params });

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { Permission } from '../../core/access.ts';
 import { currencyField, lineItemsInput } from '../../core/line-items.ts';
 import { prefixMatch, type SortColumn, type TextMatch } from '../../core/records.ts';
-import { fileOutputShape } from '../../core/route.ts';
+import { fileOutput, fileOutputShape } from '../../core/route.ts';
 import { dateString, listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
 import { describeMoves } from '../../core/state-machine.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
@@ -372,10 +372,7 @@ export const getEstimatePdf = defineTool({
     const row = await estimateRecords.getLive(db, auth.orgId, input.id);
     const pdf = await renderEstimatePdf(db, row, services.config.mailFrom);
     return {
-      filename: estimatePdfFilename(row),
-      content_type: 'application/pdf',
-      size_bytes: pdf.length,
-      ...(surface === 'rest' ? { content_base64: pdf.toString('base64') } : {}),
+      ...fileOutput(pdf, { filename: estimatePdfFilename(row), contentType: 'application/pdf' }, surface),
       number: row.number,
       status: serializeEstimate(row).status,
       download_path: `/api/v1/estimates/${row.id}/pdf`,

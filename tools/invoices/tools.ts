@@ -4,7 +4,7 @@ import { eq, gte, lte, or, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { currencyField, lineItemsInput } from '../../core/line-items.ts';
 import { prefixMatch, type SortColumn, type TextMatch } from '../../core/records.ts';
-import { fileOutputShape } from '../../core/route.ts';
+import { fileOutput, fileOutputShape } from '../../core/route.ts';
 import { dateString, listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
 import { describeMoves } from '../../core/state-machine.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
@@ -403,10 +403,7 @@ export const getInvoicePdf = defineTool({
     const row = await invoiceRecords.getLive(db, auth.orgId, input.id);
     const pdf = await renderInvoicePdf(db, row, services.config.mailFrom);
     return {
-      filename: invoicePdfFilename(row),
-      content_type: 'application/pdf',
-      size_bytes: pdf.length,
-      ...(surface === 'rest' ? { content_base64: pdf.toString('base64') } : {}),
+      ...fileOutput(pdf, { filename: invoicePdfFilename(row), contentType: 'application/pdf' }, surface),
       number: row.number,
       status: serializeInvoice(row).status,
       download_path: `/api/v1/invoices/${row.id}/pdf`,
