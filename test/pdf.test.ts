@@ -1,5 +1,5 @@
 // Locks in the business-document PDF (core/pdf.ts): read back with poppler's pdftotext it holds the number or DRAFT, parties, dates, every line, exact amounts in each currency's digits, totals and notes; long documents run to several pages with "Page n of m" and the totals on the last; a page renders as a non-blank A4 image; identical input gives identical bytes.
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,17 +8,9 @@ import PDFDocument from 'pdfkit';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { PricedLine } from '../core/line-items.ts';
 import { formatAmount, type PdfDocumentInput, renderDocumentPdf } from '../core/pdf.ts';
+import { hasPoppler } from './support/poppler.ts';
 
 const run = promisify(execFile);
-
-function hasPoppler(): boolean {
-  try {
-    execFileSync('pdftotext', ['-v'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 const dir = mkdtempSync(join(tmpdir(), 'crm-pdf-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -100,7 +92,7 @@ describe('formatAmount', () => {
   });
 });
 
-describe.skipIf(!hasPoppler())('renderDocumentPdf (read back with poppler)', () => {
+describe.skipIf(!hasPoppler)('renderDocumentPdf (read back with poppler)', () => {
   it('holds the number, status, parties, dates, every line, the totals and the notes', async () => {
     const bytes = await renderDocumentPdf(invoice());
     expect(bytes.subarray(0, 5).toString('latin1')).toBe('%PDF-');
