@@ -74,6 +74,18 @@ export const PERMISSIONS = [
   'settings.custom_activity_types.manage',
   // Forecast accuracy: a management report, for managers and up.
   'forecast.view',
+  // A user's own connected mail accounts (no one sees or sends through another's).
+  'connected_accounts.view',
+  'connected_accounts.manage',
+  // Scheduled email to leads: reading the schedule, scheduling and cancelling.
+  'email.view',
+  'email.send',
+  // Workflows (sequences): definitions and enrolling leads in them.
+  'workflows.view',
+  'workflows.create',
+  'workflows.edit',
+  'workflows.delete',
+  'workflows.enroll',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -91,6 +103,9 @@ const crmRead: Permission[] = [
   'tasks.view',
   'smart_views.view',
   'custom_objects.view',
+  'connected_accounts.view',
+  'email.view',
+  'workflows.view',
 ];
 const ownKeys: Permission[] = [
   'settings.api_keys.create',
@@ -124,6 +139,11 @@ const crmWrite: Permission[] = [
   'smart_views.edit',
   'custom_objects.create',
   'custom_objects.edit',
+  'connected_accounts.manage',
+  'email.send',
+  'workflows.create',
+  'workflows.edit',
+  'workflows.enroll',
 ];
 /** Deleting records others rely on (leads, contacts, deals, custom records) is for managers and up. */
 const crmDelete: Permission[] = [
@@ -136,6 +156,7 @@ const crmDelete: Permission[] = [
   'projects.delete',
   'custom_objects.delete',
   'smart_views.manage_shared',
+  'workflows.delete',
 ];
 
 /**
@@ -229,9 +250,9 @@ export type ScopedResource = (typeof SCOPED_RESOURCES)[number];
 
 /**
  * DESIGN.md "Scopes for every tool": the families every other tool belongs to. Their scopes are
- * never defaults, so a key reaches users, webhooks, settings or custom objects only when asked for.
+ * never defaults, so a key reaches users, webhooks, settings, custom objects or email only when asked for.
  */
-export const EXTRA_SCOPE_FAMILIES = ['users', 'webhooks', 'settings', 'custom_objects'] as const;
+export const EXTRA_SCOPE_FAMILIES = ['users', 'webhooks', 'settings', 'custom_objects', 'email'] as const;
 
 export const SCOPE_FAMILIES = [...SCOPED_RESOURCES, ...EXTRA_SCOPE_FAMILIES] as const;
 /** The family whose `read:`/`write:` scope a token needs for a tool or a record type. */

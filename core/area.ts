@@ -6,6 +6,7 @@
 // forgets a declaration.
 import type { SQL } from 'drizzle-orm';
 import type { Permission, ScopedResource } from './access.ts';
+import type { Executor } from './db/client.ts';
 import type { EventName } from './events.ts';
 import type { OwnedRecordTable } from './ownership.ts';
 import type { Route } from './route.ts';
@@ -100,6 +101,45 @@ export function defineArea(area: Area): Area {
  */
 export type LeadConvertedHook = (ctx: ToolContext, leadId: string) => Promise<void>;
 
+/**
+ * An inbound email as the inbound hook recorded it (tools/connected-accounts): what other areas
+ * need to react to a reply. `leadId` and `contactId` are null when no contact of the organization
+ * has the sender's address; `repliesToEmailId` names the scheduled email (tools/email) whose
+ * Message-ID the mail's In-Reply-To gave.
+ */
+export interface InboundEmailFacts {
+  inboundEmailId: string;
+  connectedAccountId: string;
+  /** The owner of the account it arrived on. */
+  accountUserId: string;
+  leadId: string | null;
+  contactId: string | null;
+  /** The sender's address, lower-case. */
+  fromAddress: string;
+  messageId: string;
+  inReplyTo: string | null;
+  repliesToEmailId: string | null;
+  receivedAt: Date;
+}
+
+/** What a hook on a system action (no user token: a public hook, a job) may use. */
+export interface SystemHookContext {
+  /** The tenant transaction of the action (row-level security for `orgId`). */
+  db: Executor;
+  orgId: string;
+  emit(event: EventName, data: Record<string, unknown>): Promise<void>;
+  now: Date;
+  services: Services;
+}
+
+/**
+ * What an area does when an inbound email was recorded (a reply cancels a follow-up, stops a
+ * sequence): it runs in the hook's transaction, after the email and its activity were written, once
+ * per Message-ID (a repeated delivery of the same message runs no hook). A hook's error rolls the
+ * recording back and the provider is answered 500, so it retries.
+ */
+export type EmailReceivedHook = (ctx: SystemHookContext, email: InboundEmailFacts) => Promise<void>;
+
 /** The registries an area may add entries to. */
 export interface AreaRegistries {
   trashTypes: TrashType;
@@ -109,6 +149,7 @@ export interface AreaRegistries {
   stateMachines: StateMachine;
   leadConverted: LeadConvertedHook;
   publicRoutes: PublicRoute;
+  emailReceived: EmailReceivedHook;
 }
 
 /** Its entries in the shared registries, each optional. */

@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 // The composition root is the one core file that names providers: it picks each port's adapter per config.
 import { OpenAiChatModel } from '../providers/ai-chat.ts';
+import { SmtpAccountMailer } from '../providers/smtp-account.ts';
 import { SmtpMailer } from '../providers/smtp-mailer.ts';
+import type { AccountMailer } from './account-mail.ts';
 import type { ChatModel } from './ai.ts';
 import { bindCredentialCache, CredentialCache } from './auth/cache.ts';
 import type { Config } from './config.ts';
@@ -46,6 +48,8 @@ export interface Services {
   files: FileStore;
   /** System mail (core/mail.ts): SMTP with SMTP_URL, `.eml` files under DATA_DIR/mail otherwise. */
   mailer: Mailer;
+  /** Mail users send through their own connected SMTP accounts (core/account-mail.ts). */
+  accountMail: AccountMailer;
   /** Encryption of secrets at rest (core/secrets.ts); keys resolved at first use. */
   secrets: SecretBox;
   /** The chat model (core/ai.ts) when AI_BASE_URL, AI_API_KEY and AI_MODEL are set; null otherwise. */
@@ -66,6 +70,8 @@ export interface CreateServicesOptions {
   withoutRateLimits?: boolean;
   /** BullMQ settings when REDIS_URL is set: a key prefix (tests) and the stalled-job lock time. */
   queue?: { prefix?: string; stalledMs?: number };
+  /** Certificate authorities the connected-account SMTP client trusts besides the system's (tests). */
+  accountMailCa?: string | Buffer;
 }
 
 /**
@@ -173,6 +179,7 @@ export async function createServices(config: Config, options: CreateServicesOpti
     queue: jobs,
     files,
     mailer,
+    accountMail: new SmtpAccountMailer({ ca: options.accountMailCa }),
     secrets,
     ai: config.ai ? new OpenAiChatModel(config.ai) : null,
     async close() {

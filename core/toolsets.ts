@@ -15,6 +15,7 @@ export const TOOLSET_NAMES = [
   'webhooks',
   'billing',
   'projects',
+  'email',
 ] as const;
 export type ToolsetName = (typeof TOOLSET_NAMES)[number];
 
@@ -35,6 +36,8 @@ export const TOOLSETS: Readonly<Record<ToolsetName, string>> = {
     'Money and documents sent to customers. Invoices: list, read, create, update and delete drafts, finalize (gap-free numbers), send (mails the PDF), the PDF, record payments, void and mark uncollectible. Estimates (needs a plan with estimates): the same plus accept, decline and convert to an invoice. Proposals: draft, send (a public link to accept or decline), expire, and suggested discovery questions. Tools that send to a customer preview unless given confirm: true.',
   projects:
     "Projects and time: projects (list, read, create, update, delete), time entries (list, read, log, update, delete), invoicing a project's unbilled time into a draft invoice and its invoicing report, and project templates (list, read, create, update, delete, apply to a lead). Needs a plan with projects.",
+  email:
+    "Email and sequences: the caller's connected SMTP accounts (add, verify, read, update, remove), scheduling email to a lead (sent later through the caller's own account, with an optional follow-up task when no reply comes), reading and cancelling scheduled email, and workflows (sequences of email, task and SMS steps with delays): define, activate, pause, enroll leads and unenroll them. Tools that send or enroll preview unless given confirm: true.",
 };
 
 /** What an MCP connection lists when neither the header nor the key selects anything. */

@@ -1,29 +1,68 @@
-// A real SMTP server for the mail tests (smtp-server on a free port, plain SMTP, any sender
-// accepted): every message it accepts is parsed with mailparser and kept in `received`, so a test
-// asserts on recipients, subject, bodies, attachments and headers as a mailbox would see them.
+// A real SMTP server for the mail tests (smtp-server on a free port, any sender accepted): every
+// message it accepts is parsed with mailparser and kept in `received` (its SMTP envelope, which
+// alone names Bcc recipients, in `envelopes`), so a test asserts on recipients, subject, bodies,
+// attachments and headers as a mailbox would see them. Plain SMTP with no login by default; a
+// connected-account test asks for a login (`auth`), STARTTLS or TLS from the first byte (`tls`).
 import { type ParsedMail, simpleParser } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
+import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
+import type { SelfSignedCertificate } from './https-receiver.ts';
 
 export interface SmtpPeer {
   /** `smtp://127.0.0.1:<port>`, the SMTP_URL that points the server's mailer here. */
   url: string;
   /** Every message accepted so far, parsed, in arrival order. */
   received: ParsedMail[];
+  /** The SMTP envelope of each accepted message, in the same order as `received`. */
+  envelopes: Array<{ from: string; to: string[] }>;
+  host: string;
+  port: number;
+  /** Logins attempted (accepted or not), by user name. */
+  logins: string[];
   close(): Promise<void>;
 }
 
 export interface SmtpPeerOptions {
   /** Recipients answered with a temporary failure (451), as a busy mailbox would. */
   refuse?: (address: string) => boolean;
+  /** Require this login (AUTH PLAIN/LOGIN); a wrong one is answered 535. */
+  auth?: { username: string; password: string };
+  /**
+   * Serve TLS with this certificate: from the first byte when `secure`, else offered as STARTTLS.
+   * Without it the peer offers no TLS at all.
+   */
+  tls?: { certificate: SelfSignedCertificate; secure?: boolean };
 }
 
 export async function startSmtpPeer(options: SmtpPeerOptions = {}): Promise<SmtpPeer> {
   const received: ParsedMail[] = [];
+  const envelopes: Array<{ from: string; to: string[] }> = [];
+  const logins: string[] = [];
+  const auth = options.auth;
+  const tls: Partial<SMTPServerOptions> = options.tls
+    ? {
+        secure: options.tls.secure === true,
+        key: options.tls.certificate.key,
+        cert: options.tls.certificate.cert,
+      }
+    : { secure: false };
+  const disabled: string[] = [];
+  if (!options.tls) disabled.push('STARTTLS');
   const server = new SMTPServer({
-    secure: false,
-    disabledCommands: ['STARTTLS'],
-    authOptional: true,
+    ...tls,
+    disabledCommands: disabled,
+    authOptional: auth === undefined,
+    // Login over a plain connection is allowed: tests on 127.0.0.1 check the exchange, not the wire.
+    allowInsecureAuth: true,
     logger: false,
+    onAuth(attempt, _session, callback) {
+      logins.push(attempt.username ?? '');
+      if (auth && attempt.username === auth.username && attempt.password === auth.password)
+        return callback(null, { user: attempt.username });
+      if (!auth) return callback(null, { user: attempt.username ?? 'anonymous' });
+      const error: Error & { responseCode?: number } = new Error('Invalid username or password');
+      error.responseCode = 535;
+      return callback(error);
+    },
     onRcptTo(address, _session, callback) {
       if (options.refuse?.(address.address)) {
         const error: Error & { responseCode?: number } = new Error('Mailbox busy, try again later');
@@ -32,10 +71,15 @@ export async function startSmtpPeer(options: SmtpPeerOptions = {}): Promise<Smtp
       }
       return callback();
     },
-    onData(stream, _session, callback) {
+    onData(stream, session, callback) {
+      const envelope = {
+        from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+        to: session.envelope.rcptTo.map((r) => r.address),
+      };
       simpleParser(stream)
         .then((mail) => {
           received.push(mail);
+          envelopes.push(envelope);
           callback();
         })
         .catch((err: Error) => callback(err));
@@ -47,6 +91,10 @@ export async function startSmtpPeer(options: SmtpPeerOptions = {}): Promise<Smtp
   return {
     url: `smtp://127.0.0.1:${address.port}`,
     received,
+    envelopes,
+    host: '127.0.0.1',
+    port: address.port,
+    logins,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

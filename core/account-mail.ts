@@ -1,0 +1,62 @@
+// The account-mail port: mail a user sends to a lead goes out through the user's own SMTP server
+// (a connected account, tools/connected-accounts), not through the system mailer of core/mail.ts.
+// Each call names the server and its credentials, so one transport per call; `verify` opens a real
+// SMTP session (EHLO, TLS when `secure`, STARTTLS when offered, AUTH) and says in one word and one
+// sentence why it failed. The production adapter is providers/smtp-account.ts (nodemailer); tests
+// use it too, against a real smtp-server peer.
+import type { MailMessage, SentMail } from './mail.ts';
+
+/** One account's server and login, the password decrypted for the call (never stored or logged). */
+export interface SmtpAccountSettings {
+  host: string;
+  port: number;
+  /** TLS from the first byte (port 465); otherwise STARTTLS when the server offers it. */
+  secure: boolean;
+  username: string;
+  password: string;
+}
+
+/** Why a session failed, as a code the API shows beside the sentence. */
+export const SMTP_FAILURE_CODES = [
+  'connection_refused',
+  'timeout',
+  'dns',
+  'certificate',
+  'tls',
+  'auth_failed',
+  'auth_unsupported',
+  'private_host',
+  'rejected',
+  'other',
+] as const;
+export type SmtpFailureCode = (typeof SMTP_FAILURE_CODES)[number];
+
+export type SmtpVerifyResult =
+  | { ok: true /** Whether the session was upgraded with STARTTLS. */; starttls: boolean }
+  | {
+      ok: false;
+      code: SmtpFailureCode /** One sentence for the account's owner; no password. */;
+      reason: string;
+    };
+
+/** A failed send: the code, the sentence, and whether another attempt can help. */
+export class AccountMailError extends Error {
+  constructor(
+    readonly code: SmtpFailureCode,
+    message: string,
+    readonly permanent: boolean,
+  ) {
+    super(message);
+    this.name = 'AccountMailError';
+  }
+}
+
+export interface AccountMailer {
+  /** Opens a session, upgrades it, logs in, and quits; never throws. */
+  verify(settings: SmtpAccountSettings): Promise<SmtpVerifyResult>;
+  /**
+   * Sends one message (its `from` is the account's address) with the given Message-ID; throws
+   * AccountMailError on failure.
+   */
+  send(settings: SmtpAccountSettings, message: MailMessage & { from: string }): Promise<SentMail>;
+}

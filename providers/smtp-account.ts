@@ -1,0 +1,141 @@
+// The production AccountMailer (core/account-mail.ts): a user's own SMTP server through nodemailer,
+// one transport per call (each account is its own server). Failures become one code and one
+// sentence for the account's owner: the server's address and the password never appear in them.
+import { createTransport } from 'nodemailer';
+import type SMTPTransport from 'nodemailer/lib/smtp-transport';
+import {
+  AccountMailError,
+  type AccountMailer,
+  type SmtpAccountSettings,
+  type SmtpFailureCode,
+  type SmtpVerifyResult,
+} from '../core/account-mail.ts';
+import { composeMail, type MailMessage, type SentMail } from '../core/mail.ts';
+
+const CONNECTION_TIMEOUT_MS = 10_000;
+const GREETING_TIMEOUT_MS = 10_000;
+const SOCKET_TIMEOUT_MS = 60_000;
+
+export interface SmtpAccountMailerOptions {
+  /** Extra certificate authorities to trust (tests: their SMTP peer's self-signed certificate). */
+  ca?: string | Buffer | undefined;
+  /** Shorter limits (tests of a server that never answers). */
+  timeoutsMs?: { connection?: number; greeting?: number; socket?: number };
+}
+
+interface Failure {
+  code: SmtpFailureCode;
+  reason: string;
+  permanent: boolean;
+}
+
+const CERTIFICATE_ERRORS = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'HOSTNAME_MISMATCH',
+]);
+
+function field(err: unknown, name: string): unknown {
+  return typeof err === 'object' && err !== null ? (err as Record<string, unknown>)[name] : undefined;
+}
+
+/** The innermost code of an error and its causes (nodemailer wraps socket errors). */
+function codesOf(err: unknown): string[] {
+  const codes: string[] = [];
+  let current: unknown = err;
+  for (let depth = 0; current && depth < 5; depth++) {
+    const code = field(current, 'code');
+    if (typeof code === 'string') codes.push(code);
+    current = field(current, 'cause');
+  }
+  return codes;
+}
+
+/** Reads a nodemailer error into one code and one sentence. */
+export function classifySmtpError(err: unknown): Failure {
+  const codes = codesOf(err);
+  const message = err instanceof Error ? err.message : String(err);
+  const response = field(err, 'response');
+  const said = typeof response === 'string' ? ` (${response.slice(0, 200)})` : '';
+  const permanent = field(err, 'permanent') === true;
+  if (codes.some((c) => CERTIFICATE_ERRORS.has(c)) || /certificate|self[- ]signed/i.test(message)) {
+    return {
+      code: 'certificate',
+      reason:
+        "The mail server's TLS certificate is not trusted (self-signed, expired or for another host name)",
+      permanent: true,
+    };
+  }
+  if (codes.includes('EAUTH'))
+    return { code: 'auth_failed', reason: `The mail server refused the login${said}`, permanent: true };
+  if (codes.includes('ENOAUTH') || /authentication.*not supported|AUTH not/i.test(message))
+    return { code: 'auth_unsupported', reason: 'The mail server offers no way to log in', permanent: true };
+  if (codes.includes('ECONNREFUSED') || /ECONNREFUSED/.test(message))
+    return { code: 'connection_refused', reason: 'The mail server refused the connection', permanent: false };
+  if (codes.includes('ENOTFOUND') || codes.includes('EAI_AGAIN') || codes.includes('EDNS'))
+    return { code: 'dns', reason: "The mail server's host name could not be resolved", permanent: false };
+  if (codes.includes('ETIMEDOUT') || /timeout/i.test(message))
+    return { code: 'timeout', reason: 'The mail server did not answer in time', permanent: false };
+  if (codes.includes('ETLS') || /TLS|SSL|wrong version number/i.test(message))
+    return { code: 'tls', reason: 'The TLS handshake with the mail server failed', permanent: false };
+  if (codes.includes('EENVELOPE') || codes.includes('EMESSAGE'))
+    return { code: 'rejected', reason: `The mail server refused the sender or recipients${said}`, permanent };
+  if (typeof field(err, 'responseCode') === 'number')
+    return { code: 'rejected', reason: `The mail server refused the message${said}`, permanent };
+  return { code: 'other', reason: 'The mail server could not be reached', permanent: false };
+}
+
+export class SmtpAccountMailer implements AccountMailer {
+  constructor(private readonly options: SmtpAccountMailerOptions = {}) {}
+
+  private transport(settings: SmtpAccountSettings) {
+    const t = this.options.timeoutsMs ?? {};
+    const options: SMTPTransport.Options = {
+      host: settings.host,
+      port: settings.port,
+      secure: settings.secure,
+      auth: { user: settings.username, pass: settings.password },
+      connectionTimeout: t.connection ?? CONNECTION_TIMEOUT_MS,
+      greetingTimeout: t.greeting ?? GREETING_TIMEOUT_MS,
+      socketTimeout: t.socket ?? SOCKET_TIMEOUT_MS,
+      tls: this.options.ca ? { ca: this.options.ca } : {},
+      // nodemailer's own logging stays off: its debug output would include the AUTH exchange.
+      logger: false,
+      debug: false,
+    };
+    return createTransport(options);
+  }
+
+  async verify(settings: SmtpAccountSettings): Promise<SmtpVerifyResult> {
+    const transport = this.transport(settings);
+    try {
+      await transport.verify();
+      return { ok: true, starttls: !settings.secure };
+    } catch (err) {
+      const failure = classifySmtpError(err);
+      return { ok: false, code: failure.code, reason: failure.reason };
+    } finally {
+      transport.close();
+    }
+  }
+
+  async send(settings: SmtpAccountSettings, message: MailMessage & { from: string }): Promise<SentMail> {
+    const { from, ...rest } = message;
+    const mail = composeMail(from, rest);
+    const transport = this.transport(settings);
+    try {
+      await transport.sendMail(mail);
+      return { messageId: mail.messageId };
+    } catch (err) {
+      const failure = classifySmtpError(err);
+      throw new AccountMailError(failure.code, failure.reason, failure.permanent);
+    } finally {
+      transport.close();
+    }
+  }
+}
