@@ -116,7 +116,7 @@ export async function startBackgroundWork(
   const relayIntervalMs = options.relayIntervalMs ?? 250;
   const sweepIntervalMs = options.sweepIntervalMs ?? 5000;
   const sweepGraceMs = options.sweepGraceMs ?? 30_000;
-  const concurrency = options.concurrency ?? 8;
+  const concurrency = options.concurrency ?? services.config.workerConcurrency;
   const batchSize = 200;
   await services.jobs.startWorkers(options.handlers ?? deliveryHandlers(services, options.deliveryOptions), {
     concurrency,
