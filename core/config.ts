@@ -113,6 +113,8 @@ const envSchema = z.object({
   // Trashed records older than this are deleted for good by the purge job (workers/purge.ts).
   TRASH_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(30),
   TRASH_PURGE_INTERVAL_MS: z.coerce.number().int().min(10).max(2_147_483_647).default(3_600_000),
+  // Days the content (bodies, attachments) of a sent or failed outgoing mail is kept (workers/scrub-mail.ts).
+  MAIL_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(30),
   // Jobs one process runs at once (webhook deliveries, mail, scheduled email, workflow steps).
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
   // System mail (core/mail.ts): SMTP when SMTP_URL is set, .eml files under DATA_DIR/mail otherwise.
@@ -227,6 +229,8 @@ export interface Config {
   trashRetentionDays: number;
   /** How often the purge job runs (milliseconds). */
   trashPurgeIntervalMs: number;
+  /** Days the bodies and attachments of sent or failed outgoing mail are kept. */
+  mailRetentionDays: number;
   /** Jobs a process runs at once (crm serve's embedded workers, crm worker). */
   workerConcurrency: number;
   /** Origins allowed to call /mcp from a browser; requests without an Origin header are always allowed. */
@@ -341,6 +345,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trashRetentionDays: e.TRASH_RETENTION_DAYS,
     trashPurgeIntervalMs: e.TRASH_PURGE_INTERVAL_MS,
     workerConcurrency: e.WORKER_CONCURRENCY,
+    mailRetentionDays: e.MAIL_RETENTION_DAYS,
     mcpAllowedOrigins: commaList(e.MCP_ALLOWED_ORIGINS),
     mcpAllowedHosts: e.MCP_ALLOWED_HOSTS,
     corsAllowedOrigins: e.CORS_ALLOWED_ORIGINS,

@@ -1,4 +1,4 @@
-// Locks in the mail outbox (core/mail-outbox.ts, workers/send-mail.ts): a mail queued twice under one key is one row and one message; a job run twice (even at once) sends once; a failure is retried after its backoff and three failures end `failed` with the reason; a crashed sender's claim is taken over after its lease; a lost wake-up is found by the sweeper; and the message reaches a real SMTP peer with its PDF attachment and a Message-ID derived from the row.
+// Locks in the mail outbox (core/mail-outbox.ts, workers/send-mail.ts, workers/scrub-mail.ts): a mail queued twice under one key is one row and one message; a job run twice (even at once) sends once; a failure is retried after its backoff and three failures end `failed` with the reason; a crashed sender's claim is taken over after its lease; a lost wake-up is found by the sweeper; and the message reaches a real SMTP peer with its PDF attachment and a Message-ID derived from the row; the content of old sent or failed mail is scrubbed, its history kept.
 import { eq } from 'drizzle-orm';
 import type { ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import {
 } from '../core/mail-outbox.ts';
 import { renderDocumentPdf } from '../core/pdf.ts';
 import { InProcessQueue } from '../core/queue-in-process.ts';
+import { scrubOldMail } from '../workers/scrub-mail.ts';
 import { sendQueuedMail, sweepDueMails } from '../workers/send-mail.ts';
 import { createTestContext, type TestContext, type TestOrg } from './fixtures/index.ts';
 import { type SmtpPeer, startSmtpPeer } from './support/smtp-peer.ts';
@@ -251,5 +252,61 @@ describe('mail outbox', () => {
     await workersIdle();
     expect((await row(id)).status).toBe('sent');
     expect(receivedWithSubject(value.message.subject)).toHaveLength(1);
+  });
+});
+
+describe('retention (workers/scrub-mail.ts)', () => {
+  it('scrubs the bodies and attachments of mail sent or failed before the retention, keeping its history, and leaves queued mail whole', async () => {
+    const pdf = {
+      filename: 'doc.pdf',
+      contentType: 'application/pdf',
+      content: Buffer.from('%PDF-1.4 test'),
+    };
+    const sent = input({
+      message: { ...input().message, html: '<p>link /p/raw-token</p>', attachments: [pdf] },
+    });
+    const failed = input();
+    const recent = input();
+    const waiting = input();
+    const ids = await Promise.all([sent, failed, recent, waiting].map((v) => queue(v).then((r) => r.id)));
+    const [sentId, failedId, recentId, waitingId] = ids as [string, string, string, string];
+    const old = new Date(Date.now() - 31 * 24 * 60 * 60 * 1000);
+    await t.services.db.system
+      .update(outgoingMails)
+      .set({ status: 'sent', sentAt: old, updatedAt: old, messageId: '<kept@acme.example>' })
+      .where(eq(outgoingMails.id, sentId));
+    await t.services.db.system
+      .update(outgoingMails)
+      .set({ status: 'failed', lastError: 'mailbox full', updatedAt: old })
+      .where(eq(outgoingMails.id, failedId));
+    await t.services.db.system
+      .update(outgoingMails)
+      .set({ status: 'sent' })
+      .where(eq(outgoingMails.id, recentId));
+    await t.services.db.system
+      .update(outgoingMails)
+      .set({ updatedAt: old, nextAttemptAt: new Date(Date.now() + 3_600_000) })
+      .where(eq(outgoingMails.id, waitingId));
+
+    expect(await scrubOldMail(t.services, 30)).toBeGreaterThanOrEqual(2);
+    const scrubbed = await row(sentId);
+    expect(scrubbed.message.html).toBeUndefined();
+    expect(scrubbed.message.text).toBeUndefined();
+    expect(JSON.stringify(scrubbed)).not.toContain('raw-token');
+    expect(scrubbed.attachments).toEqual([]);
+    expect(scrubbed.message.subject).toBe(sent.message.subject);
+    expect(scrubbed.message.to).toBe(sent.message.to);
+    expect(scrubbed).toMatchObject({ status: 'sent', messageId: '<kept@acme.example>', key: sent.key });
+    expect((await row(failedId)).message.text).toBeUndefined();
+    expect((await row(failedId)).lastError).toBe('mailbox full');
+    // Sent within the retention, and not yet sent: untouched.
+    expect((await row(recentId)).message.text).toBe(recent.message.text);
+    expect((await row(waitingId)).message.text).toBe(waiting.message.text);
+    // Queueing the scrubbed mail's key again still answers the existing row: idempotency survives.
+    expect(await queue(sent)).toEqual({ id: sentId, created: false });
+    // A second pass finds nothing left to scrub among these.
+    const again = await scrubOldMail(t.services, 30);
+    expect((await row(recentId)).message.text).toBe(recent.message.text);
+    expect(again).toBe(0);
   });
 });
