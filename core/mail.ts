@@ -21,6 +21,14 @@ function hasControlCharacter(value: string): boolean {
   return false;
 }
 
+/**
+ * A subject built from record values (an organization's name, a proposal's title): control
+ * characters, which the mail port refuses in a subject, become spaces.
+ */
+export function safeSubject(text: string): string {
+  return [...text].map((ch) => (hasControlCharacter(ch) ? ' ' : ch)).join('');
+}
+
 /** Most SMTP servers refuse messages above 25 MB; attachments grow by a third in base64. */
 export const MAX_ATTACHMENT_BYTES = 18 * 1024 * 1024;
 

@@ -61,3 +61,12 @@ export async function getOrganization(db: Executor, id: string): Promise<Organiz
   if (!row) throw new AppError('not_found', { message: 'Organization not found' });
   return row;
 }
+
+/** The organization's name (a document's seller, a mail's "from <organization>"), or null for an unknown id. */
+export async function organizationName(db: Executor, orgId: string): Promise<string | null> {
+  const [org] = await db
+    .select({ name: organizations.name })
+    .from(organizations)
+    .where(eq(organizations.id, orgId));
+  return org?.name ?? null;
+}

@@ -17,6 +17,7 @@ import {
   inArray,
   isNotNull,
   isNull,
+  or,
   type SQL,
   sql,
 } from 'drizzle-orm';
@@ -270,6 +271,20 @@ export function prefixMatch(vector: PgColumn, text: string): TextMatch | null {
     where: sql`${vector} @@ to_tsquery('simple', ${query})`,
     rank: sql`ts_rank(${vector}, to_tsquery('simple', ${query}))`,
   };
+}
+
+/**
+ * The search of a numbered document (an invoice, an estimate): word prefixes of its text (the
+ * tsvector column), or the start of its number as typed (`INV-0000`), which the words would split.
+ */
+export function numberOrWordsMatch(number: PgColumn, vector: PgColumn, text: string): TextMatch | null {
+  const trimmed = text.trim();
+  if (trimmed === '') return null;
+  const byNumber = sql`${number} ilike ${`${escapeLike(trimmed)}%`}`;
+  const words = prefixMatch(vector, text);
+  if (words === null) return { where: byNumber };
+  const where = or(words.where, byNumber) ?? byNumber;
+  return words.rank === undefined ? { where } : { where, rank: words.rank };
 }
 
 function isSortField<F extends string>(columns: Readonly<Record<F, SortColumn>>, field: string): field is F {

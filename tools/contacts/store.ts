@@ -3,7 +3,7 @@
 // is an additional property kept in `custom` and returned flattened at the top level, by the same
 // rules as leads. A contact lives and dies with its lead: trashing the lead trashes it
 // (core/trash.ts ChildTable), and it cannot be restored alone while the lead is in the trash.
-import { and, count, eq, getTableColumns, isNull } from 'drizzle-orm';
+import { and, asc, count, eq, getTableColumns, isNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../../core/db/client.ts';
 import { AppError, validationError } from '../../core/errors.ts';
@@ -157,6 +157,44 @@ export async function insertContact(
     })
     .returning(contactColumns);
   return contactRecords.created(ctx, 'contact.created', serializeContact, rows);
+}
+
+/** A contact mail can go to: its name and first e-mail address. */
+export interface MailableContact {
+  id: string;
+  name: string;
+  email: string;
+}
+
+/**
+ * Who a document or an email to a lead is addressed to: the given contact when it is live and has
+ * an e-mail address, else the lead's oldest live contact that has one (its first address), else
+ * null. Invoices, estimates, proposals and workflow emails all pick their recipient this way.
+ */
+export async function mailableContact(
+  db: Executor,
+  orgId: string,
+  leadId: string,
+  contactId?: string | null,
+): Promise<MailableContact | null> {
+  const live = and(eq(contacts.orgId, orgId), isNull(contacts.deletedAt));
+  const columns = { id: contacts.id, name: contacts.name, emails: contacts.emails };
+  if (contactId) {
+    const [own] = await db
+      .select(columns)
+      .from(contacts)
+      .where(and(live, eq(contacts.id, contactId)));
+    const email = own?.emails[0]?.email;
+    if (own && email) return { id: own.id, name: own.name, email };
+  }
+  const [first] = await db
+    .select(columns)
+    .from(contacts)
+    .where(and(live, eq(contacts.leadId, leadId), sql`jsonb_array_length(${contacts.emails}) > 0`))
+    .orderBy(asc(contacts.createdAt), asc(contacts.id))
+    .limit(1);
+  const email = first?.emails[0]?.email;
+  return first && email ? { id: first.id, name: first.name, email } : null;
 }
 
 /** True when the contact is a live contact of that lead (a reference other records make: a deal's, an activity's). */

@@ -1,59 +1,17 @@
-// Estimate delivery: the PDF (core/pdf.ts) and sending it by mail through the outbox
-// (core/mail-outbox.ts), modelled on tools/invoices/delivery.ts.
-// - POST /estimates/{id}/send moves a draft to sent (a sent estimate may be sent again), renders the
-//   PDF, queues ONE mail under the key `estimate:<id>:send:<n>` (n counts the sends, so a resend is
-//   a new mail and a retried job is not) and sets `sent_at`. No event: the catalogue has none for
-//   estimates.
-// - The recipient is `to`, else the first e-mail of the estimate's contact, else the first e-mail of
-//   the lead's oldest live contact that has one; none -> 400 naming `to`.
-import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import type { Executor } from '../../core/db/client.ts';
-import { organizations } from '../../core/db/schema.ts';
 import { validationError } from '../../core/errors.ts';
-import { parseSenderAddress } from '../../core/mail.ts';
+import { safeSubject } from '../../core/mail.ts';
 import { queueMail, wakeMail } from '../../core/mail-outbox.ts';
+import { organizationName } from '../../core/organizations.ts';
 import { formatAmount, type PdfDocumentInput, renderDocumentPdf } from '../../core/pdf.ts';
 import type { ToolContext } from '../../core/tool.ts';
-import { contacts } from '../contacts/tables.ts';
-import { leads } from '../leads/tables.ts';
+import { mailableContact } from '../contacts/store.ts';
+import { documentParties } from '../invoices/parties.ts';
 import { type EstimateData, type EstimateRecord, lockForMove, markSent, serializeEstimate } from './store.ts';
 
 /** The file name of an estimate's PDF: its number. */
 export function estimatePdfFilename(row: Pick<EstimateData, 'number'>): string {
   return `${row.number}.pdf`;
-}
-
-interface AddressedContact {
-  name: string;
-  email: string | null;
-}
-
-/** The contact an estimate is addressed to: its own (with an e-mail), else the lead's oldest with one. */
-async function addressedContact(db: Executor, row: EstimateData): Promise<AddressedContact | null> {
-  const live = and(eq(contacts.orgId, row.orgId), isNull(contacts.deletedAt));
-  if (row.contactId) {
-    const [own] = await db
-      .select({ name: contacts.name, emails: contacts.emails })
-      .from(contacts)
-      .where(and(live, eq(contacts.id, row.contactId)));
-    const email = own?.emails[0]?.email;
-    if (own && email) return { name: own.name, email };
-  }
-  const [first] = await db
-    .select({ name: contacts.name, emails: contacts.emails })
-    .from(contacts)
-    .where(and(live, eq(contacts.leadId, row.leadId), sql`jsonb_array_length(${contacts.emails}) > 0`))
-    .orderBy(asc(contacts.createdAt), asc(contacts.id))
-    .limit(1);
-  return first ? { name: first.name, email: first.emails[0]?.email ?? null } : null;
-}
-
-async function organizationName(db: Executor, orgId: string): Promise<string | null> {
-  const [org] = await db
-    .select({ name: organizations.name })
-    .from(organizations)
-    .where(eq(organizations.id, orgId));
-  return org?.name ?? null;
 }
 
 /** What the PDF prints of an estimate: the organization as seller, the lead (and contact) as buyer. */
@@ -62,14 +20,8 @@ export async function estimatePdfInput(
   row: EstimateData,
   mailFrom: string,
 ): Promise<PdfDocumentInput> {
-  const orgName = await organizationName(db, row.orgId);
-  const [lead] = await db
-    .select({ name: leads.name })
-    .from(leads)
-    .where(and(eq(leads.id, row.leadId), eq(leads.orgId, row.orgId)));
-  const contact = await addressedContact(db, row);
+  const { seller, buyer } = await documentParties(db, row, mailFrom);
   const record = serializeEstimate(row);
-  const sender = parseSenderAddress(mailFrom)?.address;
   const dates: PdfDocumentInput['dates'] = [];
   if (record.issue_date) dates.push({ label: 'Issue date', value: record.issue_date });
   if (record.valid_until) dates.push({ label: 'Valid until', value: record.valid_until });
@@ -77,11 +29,8 @@ export async function estimatePdfInput(
     title: 'Estimate',
     number: record.number,
     status: record.status,
-    seller: { name: orgName ?? 'Seller', lines: sender ? [sender] : [] },
-    buyer: {
-      name: lead?.name ?? 'Customer',
-      lines: contact ? [contact.name, ...(contact.email ? [contact.email] : [])] : [],
-    },
+    seller,
+    buyer,
     dates,
     currency: record.currency,
     lines: record.line_items,
@@ -116,8 +65,8 @@ export interface SendPreview {
 
 async function recipientOf(db: Executor, row: EstimateData, to: string | undefined): Promise<string> {
   if (to) return to;
-  const contact = await addressedContact(db, row);
-  if (contact?.email) return contact.email;
+  const contact = await mailableContact(db, row.orgId, row.leadId, row.contactId);
+  if (contact) return contact.email;
   throw validationError([
     {
       field: 'to',
@@ -130,9 +79,7 @@ async function recipientOf(db: Executor, row: EstimateData, to: string | undefin
 
 async function subjectOf(db: Executor, row: EstimateData): Promise<string> {
   const orgName = await organizationName(db, row.orgId);
-  const text = `Estimate ${row.number}${orgName ? ` from ${orgName}` : ''}`;
-  // Control characters would be refused in a subject; an organization name has none, but be sure.
-  return [...text].map((ch) => (ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f ? ' ' : ch)).join('');
+  return safeSubject(`Estimate ${row.number}${orgName ? ` from ${orgName}` : ''}`);
 }
 
 /** The estimate (locked, allowed to move to sent) and what sending it mails. */

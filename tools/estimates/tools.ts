@@ -1,11 +1,11 @@
 // Estimate tools: list, get, create, update and delete drafts, send, accept, decline and convert to
 // an invoice. Every one needs the plan feature `estimates` and the invoices scope family (DESIGN
 // "Scopes for every tool"). The data functions, the record shape and the status machine are in store.ts.
-import { eq, gte, lte, or, sql } from 'drizzle-orm';
+import { eq, gte, lte } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Permission } from '../../core/access.ts';
 import { currencyField, lineItemsInput } from '../../core/line-items.ts';
-import { prefixMatch, type SortColumn, type TextMatch } from '../../core/records.ts';
+import { numberOrWordsMatch, type SortColumn } from '../../core/records.ts';
 import { fileOutput, fileOutputShape } from '../../core/route.ts';
 import { dateString, listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
 import { describeMoves } from '../../core/state-machine.ts';
@@ -96,18 +96,6 @@ const estimateOutput = z.object({ estimate: estimateSchema });
 const MOVES = describeMoves(estimateStatusMachine);
 const notDraft = { code: 'invalid_transition', when: 'the estimate is no longer a draft' } as const;
 
-/** Word prefixes of the number and notes, or the start of the number as typed (`EST-0000`). */
-function estimateMatch(text: string): TextMatch | null {
-  const trimmed = text.trim();
-  if (trimmed === '') return null;
-  const pattern = `${trimmed.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  const byNumber = sql`${estimates.number} ilike ${pattern}`;
-  const words = prefixMatch(estimates.search, text);
-  if (words === null) return { where: byNumber };
-  const where = or(words.where, byNumber) ?? byNumber;
-  return words.rank === undefined ? { where } : { where, rank: words.rank };
-}
-
 const SORT_FIELDS = ['created_at', 'updated_at', 'issue_date', 'valid_until', 'total', 'number'] as const;
 const SORT_COLUMNS = {
   created_at: estimates.createdAt,
@@ -145,7 +133,7 @@ export const listEstimates = defineTool({
     return estimateRecords.list(db, 'estimates', serializeEstimate, input, {
       conditions,
       sortColumns: SORT_COLUMNS,
-      match: estimateMatch,
+      match: (text) => numberOrWordsMatch(estimates.number, estimates.search, text),
     });
   },
 });

@@ -10,17 +10,17 @@
 // - The overdue job flags open invoices whose due date is before today (UTC): `is_overdue` and one
 //   `invoice.overdue` each; the flag means "open and past due", so paying, voiding or writing off
 //   an invoice clears it (store.ts).
-import { and, asc, eq, getTableColumns, isNull, lt, sql } from 'drizzle-orm';
+import { and, eq, getTableColumns, isNull, lt } from 'drizzle-orm';
 import type { Executor } from '../../core/db/client.ts';
-import { organizations } from '../../core/db/schema.ts';
 import { AppError, validationError } from '../../core/errors.ts';
 import { recordEvent } from '../../core/events.ts';
-import { parseSenderAddress } from '../../core/mail.ts';
+import { safeSubject } from '../../core/mail.ts';
 import { queueMail, wakeMail } from '../../core/mail-outbox.ts';
+import { organizationName } from '../../core/organizations.ts';
 import { formatAmount, type PdfDocumentInput, renderDocumentPdf } from '../../core/pdf.ts';
 import type { ToolContext } from '../../core/tool.ts';
-import { contacts } from '../contacts/tables.ts';
-import { leads } from '../leads/tables.ts';
+import { mailableContact } from '../contacts/store.ts';
+import { documentParties } from './parties.ts';
 import {
   finalizeInvoice,
   type InvoiceData,
@@ -49,51 +49,14 @@ export function invoicePdfFilename(row: Pick<InvoiceData, 'number' | 'id'>): str
   return row.number ? `${row.number}.pdf` : `draft-${row.id}.pdf`;
 }
 
-interface ContactOfLead {
-  name: string;
-  email: string | null;
-}
-
-/** The contact an invoice is addressed to: its own contact, else the lead's oldest with an e-mail. */
-async function billedContact(db: Executor, row: InvoiceData): Promise<ContactOfLead | null> {
-  const live = and(eq(contacts.orgId, row.orgId), isNull(contacts.deletedAt));
-  if (row.contactId) {
-    const [own] = await db
-      .select({ name: contacts.name, emails: contacts.emails })
-      .from(contacts)
-      .where(and(live, eq(contacts.id, row.contactId)));
-    if (own) {
-      const email = own.emails[0]?.email ?? null;
-      if (email) return { name: own.name, email };
-    }
-  }
-  const candidates = await db
-    .select({ name: contacts.name, emails: contacts.emails })
-    .from(contacts)
-    .where(and(live, eq(contacts.leadId, row.leadId), sql`jsonb_array_length(${contacts.emails}) > 0`))
-    .orderBy(asc(contacts.createdAt), asc(contacts.id))
-    .limit(1);
-  const first = candidates[0];
-  return first ? { name: first.name, email: first.emails[0]?.email ?? null } : null;
-}
-
 /** What the PDF prints of an invoice: the organization as seller, the lead (and contact) as buyer. */
 export async function invoicePdfInput(
   db: Executor,
   row: InvoiceData,
   mailFrom: string,
 ): Promise<PdfDocumentInput> {
-  const [org] = await db
-    .select({ name: organizations.name })
-    .from(organizations)
-    .where(eq(organizations.id, row.orgId));
-  const [lead] = await db
-    .select({ name: leads.name })
-    .from(leads)
-    .where(and(eq(leads.id, row.leadId), eq(leads.orgId, row.orgId)));
-  const contact = await billedContact(db, row);
+  const { seller, buyer } = await documentParties(db, row, mailFrom);
   const record = serializeInvoice(row);
-  const sender = parseSenderAddress(mailFrom)?.address;
   const dates: PdfDocumentInput['dates'] = [];
   if (record.issue_date) dates.push({ label: 'Issue date', value: record.issue_date });
   if (record.due_date) dates.push({ label: 'Due date', value: record.due_date });
@@ -101,11 +64,8 @@ export async function invoicePdfInput(
     title: 'Invoice',
     number: record.number,
     status: record.status,
-    seller: { name: org?.name ?? 'Seller', lines: sender ? [sender] : [] },
-    buyer: {
-      name: lead?.name ?? 'Customer',
-      lines: contact ? [contact.name, ...(contact.email ? [contact.email] : [])] : [],
-    },
+    seller,
+    buyer,
     dates,
     currency: record.currency,
     lines: record.line_items,
@@ -142,8 +102,8 @@ export interface SendPreview {
 
 async function recipientOf(db: Executor, row: InvoiceData, to: string | undefined): Promise<string> {
   if (to) return to;
-  const contact = await billedContact(db, row);
-  if (contact?.email) return contact.email;
+  const contact = await mailableContact(db, row.orgId, row.leadId, row.contactId);
+  if (contact) return contact.email;
   throw validationError([
     {
       field: 'to',
@@ -154,14 +114,8 @@ async function recipientOf(db: Executor, row: InvoiceData, to: string | undefine
 }
 
 async function subjectOf(db: Executor, row: InvoiceData, number: string | null): Promise<string> {
-  const [org] = await db
-    .select({ name: organizations.name })
-    .from(organizations)
-    .where(eq(organizations.id, row.orgId));
-  const from = org?.name ? ` from ${org.name}` : '';
-  // Control characters would be refused in a subject; an organization name has none, but be sure.
-  const text = `Invoice ${number ?? '(number on sending)'}${from}`;
-  return [...text].map((ch) => (ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f ? ' ' : ch)).join('');
+  const orgName = await organizationName(db, row.orgId);
+  return safeSubject(`Invoice ${number ?? '(number on sending)'}${orgName ? ` from ${orgName}` : ''}`);
 }
 
 /** What a send would do, without doing it: the recipient, subject and amounts (MCP without confirm). */

@@ -1,9 +1,9 @@
 // Invoice tools: list, get, create, update and delete drafts, finalize, record payments, void and
 // mark uncollectible. The data functions, the record shape and the status machine are in store.ts.
-import { eq, gte, lte, or, sql } from 'drizzle-orm';
+import { eq, gte, lte } from 'drizzle-orm';
 import { z } from 'zod';
 import { currencyField, lineItemsInput } from '../../core/line-items.ts';
-import { prefixMatch, type SortColumn, type TextMatch } from '../../core/records.ts';
+import { numberOrWordsMatch, type SortColumn } from '../../core/records.ts';
 import { fileOutput, fileOutputShape } from '../../core/route.ts';
 import { dateString, listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
 import { describeMoves } from '../../core/state-machine.ts';
@@ -92,18 +92,6 @@ const invoiceOutput = z.object({ invoice: invoiceSchema });
 const MOVES = describeMoves(invoiceStatusMachine);
 const notDraft = { code: 'invalid_transition', when: 'the invoice is no longer a draft' } as const;
 
-/** Word prefixes of the number and notes, or the start of the number as typed (`INV-0000`). */
-function invoiceMatch(text: string): TextMatch | null {
-  const trimmed = text.trim();
-  if (trimmed === '') return null;
-  const pattern = `${trimmed.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  const byNumber = sql`${invoices.number} ilike ${pattern}`;
-  const words = prefixMatch(invoices.search, text);
-  if (words === null) return { where: byNumber };
-  const where = or(words.where, byNumber) ?? byNumber;
-  return words.rank === undefined ? { where } : { where, rank: words.rank };
-}
-
 const SORT_FIELDS = ['created_at', 'updated_at', 'issue_date', 'due_date', 'total', 'number'] as const;
 const SORT_COLUMNS = {
   created_at: invoices.createdAt,
@@ -146,7 +134,7 @@ export const listInvoices = defineTool({
     return invoiceRecords.list(db, 'invoices', serializeInvoice, input, {
       conditions,
       sortColumns: SORT_COLUMNS,
-      match: invoiceMatch,
+      match: (text) => numberOrWordsMatch(invoices.number, invoices.search, text),
     });
   },
 });

@@ -5,7 +5,7 @@
 // refused move is the 400 invalid_transition; editing or deleting a non-draft is refused the same
 // way. A draft is deleted for good (docs/decisions.md "Proposals").
 import { createHash, randomBytes } from 'node:crypto';
-import { and, asc, eq, getTableColumns, inArray, isNull, lt } from 'drizzle-orm';
+import { and, eq, getTableColumns, inArray, isNull, lt } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../../core/db/client.ts';
 import { AppError, type ErrorDetail, validationError } from '../../core/errors.ts';
@@ -17,6 +17,7 @@ import {
   pricedLineSchema,
   priceLines,
 } from '../../core/line-items.ts';
+import { safeSubject } from '../../core/mail.ts';
 import { documentTotals } from '../../core/money.ts';
 import {
   auditFields,
@@ -28,7 +29,7 @@ import {
 } from '../../core/records.ts';
 import { iso } from '../../core/schemas.ts';
 import { defineStateMachine } from '../../core/state-machine.ts';
-import { contacts } from '../contacts/tables.ts';
+import { mailableContact } from '../contacts/store.ts';
 import { leadRecords } from '../leads/store.ts';
 import { opportunities } from '../opportunities/tables.ts';
 import { type ProposalRow, proposals, type StoredSection } from './tables.ts';
@@ -323,20 +324,6 @@ export function today(now: Date): string {
   return now.toISOString().slice(0, 10);
 }
 
-/** The first e-mail of the lead's oldest live contact that has one, or null. */
-export async function firstContactEmail(db: Executor, orgId: string, leadId: string): Promise<string | null> {
-  const rows = await db
-    .select({ emails: contacts.emails })
-    .from(contacts)
-    .where(and(eq(contacts.orgId, orgId), eq(contacts.leadId, leadId), isNull(contacts.deletedAt)))
-    .orderBy(asc(contacts.createdAt), asc(contacts.id));
-  for (const row of rows) {
-    const email = row.emails[0]?.email;
-    if (email) return email;
-  }
-  return null;
-}
-
 export interface SendPlan {
   row: ProposalData;
   to: string;
@@ -360,7 +347,7 @@ export async function planSend(ctx: RecordContext, id: string, to: string | unde
       },
     ]);
   }
-  const recipient = to ?? (await firstContactEmail(ctx.db, ctx.auth.orgId, row.leadId));
+  const recipient = to ?? (await mailableContact(ctx.db, ctx.auth.orgId, row.leadId))?.email ?? null;
   if (recipient === null) {
     throw validationError([
       {
@@ -370,7 +357,7 @@ export async function planSend(ctx: RecordContext, id: string, to: string | unde
       },
     ]);
   }
-  return { row, to: recipient, subject: `Proposal: ${row.title}` };
+  return { row, to: recipient, subject: safeSubject(`Proposal: ${row.title}`) };
 }
 
 export interface Sent {
