@@ -97,6 +97,18 @@ export async function getOwnAccount(
   return row ?? null;
 }
 
+/** getOwnAccount, or the 404 a path id names when it is not one of the user's accounts. */
+export async function ownAccountOr404(
+  db: Executor,
+  orgId: string,
+  userId: string,
+  id: string,
+): Promise<ConnectedAccountRow> {
+  const row = await getOwnAccount(db, orgId, userId, id);
+  if (!row) throw notFound('Connected account');
+  return row;
+}
+
 /** The user's most recently verified account, else their newest one; null when they have none. */
 export async function defaultAccountOf(
   db: Executor,
