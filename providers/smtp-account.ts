@@ -164,12 +164,13 @@ export class SmtpAccountMailer implements AccountMailer {
       const open = new SMTPConnection(this.connectionOptions(settings, target));
       connection = open;
       await new Promise<void>((resolve, reject) => {
-        open.once('error', reject);
-        open.connect(() => resolve());
-      });
-      await new Promise<void>((resolve, reject) => {
-        open.login({ user: settings.username, pass: settings.password }, (err) =>
-          err ? reject(err) : resolve(),
+        // Kept for the whole session: a socket error after the login (during QUIT) must not be an
+        // unhandled 'error' event; once settled, a later reject is a no-op.
+        open.on('error', reject);
+        open.connect(() =>
+          open.login({ user: settings.username, pass: settings.password }, (err) =>
+            err ? reject(err) : resolve(),
+          ),
         );
       });
       // `secure` turns true when a plain session was upgraded with STARTTLS.
