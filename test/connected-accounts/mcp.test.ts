@@ -1,6 +1,6 @@
 // Locks in the connected-account tools over MCP: listed in the email toolset with honest annotations (verify open-world and not read-only, delete destructive), and a model can connect, verify against a real SMTP peer and read an account without ever seeing the password.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext, type TestOrg } from '../fixtures/index.ts';
+import { createTestContext, type TestContext, type TestOrg, TOOL } from '../fixtures/index.ts';
 import { bearer, type Connection, ERAS, serveMcp } from '../mcp-clients.ts';
 import { type SmtpPeer, startSmtpPeer } from '../support/smtp-peer.ts';
 
@@ -62,10 +62,12 @@ describe('connected accounts over MCP', () => {
       smtp: { host: peer.host, port: peer.port, secure: false, ...LOGIN },
     });
     expect(created.isError ?? false).toBe(false);
-    const account = created.structuredContent?.connected_account as { _id: string; status: string };
+    const account = TOOL.create_connected_account.output.parse(created.structuredContent).connected_account;
     expect(account.status).toBe('unverified');
     const verified = await mcp.callTool('verify_connected_account', { id: account._id });
-    expect((verified.structuredContent?.connected_account as { status: string }).status).toBe('verified');
+    expect(
+      TOOL.verify_connected_account.output.parse(verified.structuredContent).connected_account.status,
+    ).toBe('verified');
     expect(peer.logins).toEqual([LOGIN.username]);
     const got = await mcp.callTool('get_connected_account', { id: account._id });
     expect(JSON.stringify(got)).not.toContain(LOGIN.password);
