@@ -66,8 +66,8 @@ export function parseInput<I extends z.ZodObject>(tool: Tool<I>, raw: unknown): 
   return parsed.data;
 }
 
-export async function invokeTool<I extends z.ZodObject, O extends z.ZodType>(
-  tool: Tool<I, O>,
+export async function invokeTool<I extends z.ZodObject, O extends z.ZodType, P>(
+  tool: Tool<I, O, P>,
   rawInput: unknown,
   call: CallContext,
   services: Services,
@@ -77,8 +77,21 @@ export async function invokeTool<I extends z.ZodObject, O extends z.ZodType>(
   const committed: (() => Promise<void> | void)[] = [];
   let output: z.output<O>;
   try {
+    // The network part of the tool, if any, before the transaction (ToolDefinition.outside).
+    const outside = tool.outside
+      ? await tool.outside(input, {
+          auth: call.auth,
+          services,
+          surface: call.surface,
+          requestId: call.requestId,
+          now: new Date(),
+          read: (fn) => services.db.withTenant(call.auth.orgId, fn),
+        })
+      : undefined;
     output = await services.db.withTenant(call.auth.orgId, async (tx) => {
       const result = await tool.handler(input, {
+        // Undefined only for a tool without an `outside` step, whose P is undefined (defineTool).
+        outside: outside as P,
         auth: call.auth,
         db: tx,
         emit: async (event, data) => {

@@ -55,9 +55,20 @@ export interface ToolContext {
   now: Date;
 }
 
+/** What a tool's `outside` step may use: no transaction, but short tenant transactions of its own. */
+export interface OutsideContext {
+  auth: AuthContext;
+  services: Services;
+  surface: Surface;
+  requestId: string;
+  now: Date;
+  /** Runs `fn` in a short tenant transaction of its own (the reads the network call needs). */
+  read<T>(fn: (db: Executor) => Promise<T>): Promise<T>;
+}
+
 export type ToolInputSchema = z.ZodObject;
 
-export interface ToolDefinition<I extends ToolInputSchema, O extends z.ZodType> {
+export interface ToolDefinition<I extends ToolInputSchema, O extends z.ZodType, P = undefined> {
   /** snake_case verb_noun, e.g. `create_lead`. */
   name: string;
   title: string;
@@ -77,21 +88,32 @@ export interface ToolDefinition<I extends ToolInputSchema, O extends z.ZodType> 
   annotations?: Partial<ToolAnnotations>;
   /** MCP toolset this tool belongs to; `core` tools are listed by default. */
   toolset?: string;
+  /**
+   * Work that must not hold the request's database transaction: a network call that may take
+   * seconds (an SMTP session, a model's answer). It runs after the access checks and the input
+   * parsing, before the handler's transaction opens, and its result reaches the handler as
+   * `ctx.outside`. A pooled connection held through such a call would let a few slow calls (a
+   * server that never answers) starve every other request of the pool.
+   */
+  outside?(input: z.output<I>, ctx: OutsideContext): Promise<P>;
   // Method syntax keeps handler parameters bivariant, so tools of different schemas share one list.
-  handler(input: z.output<I>, ctx: ToolContext): Promise<z.input<O>>;
+  handler(input: z.output<I>, ctx: ToolContext & { outside: P }): Promise<z.input<O>>;
 }
 
-export interface Tool<I extends ToolInputSchema = ToolInputSchema, O extends z.ZodType = z.ZodType>
-  extends ToolDefinition<I, O> {
+export interface Tool<
+  I extends ToolInputSchema = ToolInputSchema,
+  O extends z.ZodType = z.ZodType,
+  P = unknown,
+> extends ToolDefinition<I, O, P> {
   annotations: ToolAnnotations;
   toolset: string;
 }
 
 const TOOL_NAME = /^[a-z][a-z0-9]*(_[a-z0-9]+)+$/;
 
-export function defineTool<I extends ToolInputSchema, O extends z.ZodType>(
-  def: ToolDefinition<I, O>,
-): Tool<I, O> {
+export function defineTool<I extends ToolInputSchema, O extends z.ZodType, P = undefined>(
+  def: ToolDefinition<I, O, P>,
+): Tool<I, O, P> {
   if (!TOOL_NAME.test(def.name)) throw new Error(`Tool name "${def.name}" must be snake_case verb_noun`);
   if (def.description.trim().length < 20) throw new Error(`Tool "${def.name}" needs a real description`);
   const read = def.access.kind === 'read';

@@ -216,3 +216,78 @@ describe('the SSRF guard (CONNECTED_ACCOUNTS_ALLOW_PRIVATE_HOSTS off)', () => {
     expect(p.received).toHaveLength(0);
   });
 });
+
+describe('verify runs outside the request transaction (ToolDefinition.outside)', () => {
+  /** A server that accepts connections and greets only when told to, then refuses the login. */
+  async function heldServer() {
+    const sockets: Socket[] = [];
+    let connected: () => void = () => {};
+    const firstConnection = new Promise<void>((resolve) => {
+      connected = resolve;
+    });
+    const server = createServer((socket) => {
+      sockets.push(socket);
+      socket.on('error', () => {});
+      connected();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    if (address === null || typeof address === 'string') throw new Error('no port');
+    return {
+      port: address.port,
+      firstConnection,
+      /** Ends the held session: a 421 greeting, which fails the check at once. */
+      release() {
+        for (const socket of sockets) socket.end('421 Service not available\r\n');
+      },
+      close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    };
+  }
+
+  it('lets other requests use the database while the SMTP session waits', async () => {
+    const held = await heldServer();
+    try {
+      const account = await createConnectedAccount(t, org, {
+        smtp: smtpOf({ host: '127.0.0.1', port: held.port }, LOGIN),
+      });
+      let verified = false;
+      const verifying = verify(account).then((answer) => {
+        verified = true;
+        return answer;
+      });
+      await held.firstConnection;
+      // On the embedded database (one connection) a transaction held through the session would
+      // keep this request waiting until the session ended.
+      const list = await t.request('GET', '/api/v1/connected-accounts', { token: org.token });
+      expect(list.status).toBe(200);
+      expect(verified).toBe(false);
+      held.release();
+      expect((await verifying).status).toBe('error');
+    } finally {
+      await held.close();
+    }
+  });
+
+  it('does not record an outcome for settings edited while the session ran', async () => {
+    const held = await heldServer();
+    try {
+      const account = await createConnectedAccount(t, org, {
+        smtp: smtpOf({ host: '127.0.0.1', port: held.port }, LOGIN),
+      });
+      const verifying = verify(account);
+      await held.firstConnection;
+      const edited = await t.request('PATCH', `/api/v1/connected-accounts/${account._id}`, {
+        token: org.token,
+        body: { smtp: { password: 'another-password-2' } },
+      });
+      expect(edited.status).toBe(200);
+      held.release();
+      const answer = await verifying;
+      // The failure was about the old settings: the account stays as edited, unverified.
+      expect(answer.status).toBe('unverified');
+      expect(answer.status_code).toBeNull();
+    } finally {
+      await held.close();
+    }
+  });
+});

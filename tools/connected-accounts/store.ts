@@ -407,8 +407,12 @@ export async function recordVerification(
   ctx: AccountContext,
   id: string,
   result: SmtpVerifyResult,
+  checkedVersion: Date,
 ): Promise<ConnectedAccountRow> {
-  await requireOwnAccount(ctx, id);
+  const current = await requireOwnAccount(ctx, id);
+  // The session ran outside this transaction: an edit of the account meanwhile (another server,
+  // another password) makes the outcome stale, so it is not recorded and the account stays as edited.
+  if (current.updatedAt.getTime() !== checkedVersion.getTime()) return current;
   const set: Partial<typeof connectedAccounts.$inferInsert> = result.ok
     ? {
         status: 'verified',

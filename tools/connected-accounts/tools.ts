@@ -230,12 +230,20 @@ export const verifyConnectedAccount = defineTool({
   errors: [notYours],
   annotations: { openWorldHint: true, idempotentHint: true },
   toolset: TOOLSET,
-  async handler(input, ctx) {
-    // Read without a lock: the SMTP session takes seconds and must not hold the row meanwhile.
-    const account = await ownAccountOr404(ctx.db, ctx.auth.orgId, ctx.auth.userId, input.id);
+  // The SMTP session takes seconds (up to its time limits against a server that stalls): it runs
+  // outside the request's transaction, so slow servers cannot hold the database's connections.
+  async outside(input, ctx) {
+    const account = await ctx.read((db) => ownAccountOr404(db, ctx.auth.orgId, ctx.auth.userId, input.id));
     const result = await ctx.services.accountMail.verify(smtpSettingsOf(ctx.services, account));
+    return { result, checkedVersion: account.updatedAt };
+  },
+  async handler(input, ctx) {
+    const { result, checkedVersion } = ctx.outside;
     return {
-      connected_account: serializeAccount(ctx.services, await recordVerification(ctx, account.id, result)),
+      connected_account: serializeAccount(
+        ctx.services,
+        await recordVerification(ctx, input.id, result, checkedVersion),
+      ),
     };
   },
 });

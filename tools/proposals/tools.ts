@@ -310,9 +310,13 @@ export const suggestProposalQuestions = defineTool({
   // A configured model is an outside service the proposal's facts are sent to.
   annotations: { openWorldHint: true },
   toolset: 'billing',
-  async handler(input, { db, auth, services }) {
-    const context = await loadContext(db, auth.orgId, input.id);
+  // The model's answer may take seconds: asked outside the request's transaction.
+  async outside(input, { read, auth, services }) {
+    const context = await read((db) => loadContext(db, auth.orgId, input.id));
     return suggestQuestions(context, services.ai, services.logger);
+  },
+  async handler(_input, { outside }) {
+    return outside;
   },
 });
 
