@@ -25,6 +25,9 @@ interface PendingJob {
   attempts: number;
 }
 
+/** The longest delay a Node timer honours (2^31-1 ms); longer ones fire at once. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
 export class InProcessQueue implements Jobs {
   readonly kind = 'in-process' as const;
   private handlers: JobHandlers | undefined;
@@ -120,16 +123,22 @@ export class InProcessQueue implements Jobs {
     if (this.running > 0) await new Promise<void>((resolve) => this.backlog.push(resolve));
   }
 
-  /** Makes the job ready after `delayMs`. */
+  /**
+   * Makes the job ready after `delayMs`. Node's timers take at most 2^31-1 ms (about 24.8 days) and
+   * fire at once beyond it, while an email may be scheduled 30 days ahead: a longer wait is armed in
+   * steps of the longest timer.
+   */
   private later(job: PendingJob, delayMs: number): void {
     if (delayMs === 0) {
       this.push(job);
       return;
     }
+    const step = Math.min(delayMs, MAX_TIMER_MS);
     const timer = setTimeout(() => {
       this.timers.delete(timer);
-      this.push(job);
-    }, delayMs);
+      if (delayMs > step) this.later(job, delayMs - step);
+      else this.push(job);
+    }, step);
     timer.unref();
     this.timers.add(timer);
   }

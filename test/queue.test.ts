@@ -1,12 +1,12 @@
-// Locks in the in-process job runner (delays, job-id dedupe, concurrency) and the sweeper that resumes pending deliveries after a restart.
+// Locks in the in-process job runner (delays, including those beyond the longest Node timer, job-id dedupe, concurrency) and the sweeper that resumes pending deliveries after a restart.
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { newId } from '../core/ids.ts';
 import { createLogger } from '../core/logger.ts';
 import type { JobHandlers } from '../core/queue.ts';
-import { InProcessQueue } from '../core/queue-in-process.ts';
+import { InProcessQueue, MAX_TIMER_MS } from '../core/queue-in-process.ts';
 import { webhookDeliveries, webhooks } from '../tools/webhooks/tables.ts';
 import { startBackgroundWork } from '../workers/runtime.ts';
 import { createTestContext, type TestContext, type TestOrg } from './helpers.ts';
@@ -46,6 +46,28 @@ describe('in-process queue', () => {
     expect(ran.map((r) => r.id)).toEqual(['now', 'later']);
     expect((ran[1]?.at ?? 0) - start).toBeGreaterThanOrEqual(190);
     await queue.close();
+  });
+
+  it('holds a job due beyond the longest Node timer (a 30-day schedule) until its time', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const queue = new InProcessQueue(createLogger('silent'));
+      const { handlers, ran } = recording();
+      await queue.startWorkers(handlers, { concurrency: 1 });
+      const thirtyDays = 30 * 24 * 60 * 60 * 1000;
+      expect(thirtyDays).toBeGreaterThan(MAX_TIMER_MS);
+      await queue.enqueue('webhook.deliver', { deliveryId: 'in-30-days' }, { delayMs: thirtyDays });
+      // Past the longest single timer: a plain setTimeout would have fired (at once) by now.
+      await vi.advanceTimersByTimeAsync(MAX_TIMER_MS + 1000);
+      expect(ran).toEqual([]);
+      await vi.advanceTimersByTimeAsync(thirtyDays - MAX_TIMER_MS - 2000);
+      expect(ran).toEqual([]);
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(ran.map((r) => r.id)).toEqual(['in-30-days']);
+      await queue.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('ignores a job id that is still waiting or running, and accepts it again once done', async () => {
