@@ -8,6 +8,7 @@ import { invoicesOverdueJob } from './invoices-overdue.ts';
 import { expireProposalsJob } from './proposals.ts';
 import { purgeTrashJob } from './purge.ts';
 import { sendMailJob } from './send-mail.ts';
+import { workflowStepJob } from './workflow-steps.ts';
 
 export const JOBS = [
   deliverWebhookJob,
@@ -17,4 +18,5 @@ export const JOBS = [
   invoicesOverdueJob,
   expireEstimatesJob,
   expireProposalsJob,
+  workflowStepJob,
 ] as const;

@@ -12,6 +12,7 @@ import { attemptDelivery, type DeliveryOptions } from './deliver.ts';
 import './jobs.ts';
 import { relayBatch } from './relay.ts';
 import { sweepDueMails } from './send-mail.ts';
+import { sweepDueEnrollments } from './workflow-steps.ts';
 
 export interface BackgroundWorkOptions {
   relayIntervalMs?: number;
@@ -132,6 +133,8 @@ export async function startBackgroundWork(
     await sweepPendingDeliveries(services, sweepGraceMs);
     // The same for the mail outbox (workers/send-mail.ts): due rows whose 'mail.send' job was lost.
     await sweepDueMails(services, sweepGraceMs);
+    // And for workflow enrollments (workers/workflow-steps.ts): due steps of active workflows whose job was lost.
+    await sweepDueEnrollments(services, sweepGraceMs);
     return false;
   });
   await services.jobs.schedule(
