@@ -107,6 +107,7 @@ describe('area declarations', () => {
       'project',
       'proposal',
       'task',
+      'workflow',
     ]);
   });
 

@@ -167,6 +167,17 @@ const BODIES: Record<string, BodyCase> = {
   'POST /api/v1/proposals/:id/send': { body: { to: 'lead@example.test' }, text: 'to' },
   'POST /api/v1/proposals/:id/expire': NONE,
   'POST /api/v1/proposal-ai/:id/suggest-questions': { ...NONE, ignoresBody: true },
+  'POST /api/v1/workflows': {
+    body: { name: 'Nurture', steps: [{ type: 'task', delay: { amount: 0, unit: 'days' }, text: 'Call' }] },
+    text: 'name',
+  },
+  'PATCH /api/v1/workflows/:id': NAME,
+  'PUT /api/v1/workflows/:id': NAME,
+  'DELETE /api/v1/workflows/:id': NONE,
+  'POST /api/v1/workflows/:id/activate': { ...NONE, ignoresBody: true },
+  'POST /api/v1/workflows/:id/pause': { ...NONE, ignoresBody: true },
+  'POST /api/v1/workflows/:id/enrollments': { body: { lead_id: '' }, text: 'lead_id' },
+  'DELETE /api/v1/workflows/:id/enrollments/:enrollmentId': NONE,
   'POST /api/v1/activities': {
     body: { type: 'note', lead_id: '', note: 'n', values: {} },
     text: 'note',
