@@ -9,6 +9,7 @@ import type { Tool } from '../core/tool.ts';
 import type { TrashType } from '../core/trash.ts';
 import { activitiesArea } from './activities/index.ts';
 import { apiKeysArea } from './api-keys/index.ts';
+import { createConnectedAccountsArea } from './connected-accounts/index.ts';
 import { contactsArea } from './contacts/index.ts';
 import { conversationMemoryArea } from './conversation-memory/index.ts';
 import { customActivityTypesArea } from './custom-activity-types/index.ts';
@@ -49,12 +50,17 @@ const SELF_CONTAINED: readonly Area[] = [
   customObjectsArea,
   apiKeysArea,
   webhooksArea,
+  workflowsArea,
 ];
 
 const leadsArea = createLeadsArea(
   collect(SELF_CONTAINED, 'leadChildren'),
   collect(SELF_CONTAINED, 'leadConverted'),
 );
+
+// Inbound mail runs the emailReceived hooks of the self-contained areas (a reply cancels a follow-up,
+// stops a sequence).
+const connectedAccountsArea = createConnectedAccountsArea(collect(SELF_CONTAINED, 'emailReceived'));
 
 /** Every area that holds records, in registry order (the order of lists, docs and the trash). */
 const RECORD_AREAS: readonly Area[] = [
@@ -85,6 +91,7 @@ export const AREAS: readonly Area[] = [
   webhooksArea,
   forecastArea,
   estimatesArea,
+  connectedAccountsArea,
   workflowsArea,
 ];
 
