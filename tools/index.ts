@@ -13,6 +13,7 @@ import { contactsArea } from './contacts/index.ts';
 import { conversationMemoryArea } from './conversation-memory/index.ts';
 import { customActivityTypesArea } from './custom-activity-types/index.ts';
 import { customObjectsArea } from './custom-objects/index.ts';
+import { emailArea } from './email/index.ts';
 import { estimatesArea } from './estimates/index.ts';
 import { forecastArea } from './forecast/index.ts';
 import { invoicesArea } from './invoices/index.ts';
@@ -84,6 +85,7 @@ export const AREAS: readonly Area[] = [
   webhooksArea,
   forecastArea,
   estimatesArea,
+  emailArea,
 ];
 
 export const TOOLS: readonly Tool[] = AREAS.flatMap((area) => area.tools);

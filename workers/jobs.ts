@@ -7,6 +7,7 @@ import { forecastSnapshotJob } from './forecast.ts';
 import { invoicesOverdueJob } from './invoices-overdue.ts';
 import { expireProposalsJob } from './proposals.ts';
 import { purgeTrashJob } from './purge.ts';
+import { sendEmailJob } from './send-email.ts';
 import { sendMailJob } from './send-mail.ts';
 
 export const JOBS = [
@@ -17,4 +18,5 @@ export const JOBS = [
   invoicesOverdueJob,
   expireEstimatesJob,
   expireProposalsJob,
+  sendEmailJob,
 ] as const;
