@@ -24,6 +24,7 @@ import { recordEvent } from '../core/events.ts';
 import { defineJob, requeueDue } from '../core/jobs.ts';
 import type { MailMessage } from '../core/mail.ts';
 import type { Services } from '../core/services.ts';
+import { isValidFileKey } from '../core/storage.ts';
 import { actorAuth, actorContext } from '../core/system-actor.ts';
 import { insertActivity } from '../tools/activities/store.ts';
 import { type ConnectedAccountRow, connectedAccounts } from '../tools/connected-accounts/tables.ts';
@@ -185,7 +186,8 @@ async function composeMessage(
 ): Promise<MailMessage & { from: string }> {
   const attachments = [];
   for (const a of row.attachments) {
-    const file = await services.files.get(a.storage_key);
+    // A key the store cannot hold (it checks keys before reading) names no object either.
+    const file = isValidFileKey(a.storage_key) ? await services.files.get(a.storage_key) : null;
     if (!file)
       throw new PermanentSendError(`attachment ${a.filename} not found in storage (${a.storage_key})`);
     attachments.push({

@@ -4,7 +4,6 @@
 import { z } from 'zod';
 import { listParams, objectId, pagedOutput } from '../../core/schemas.ts';
 import { describeMoves } from '../../core/state-machine.ts';
-import { isValidFileKey } from '../../core/storage.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
 import { defineTool, type Tool } from '../../core/tool.ts';
 import { senderOf } from './account.ts';
@@ -27,6 +26,19 @@ const access = (kind: 'read' | 'write', permission: EmailPermission) =>
 /** The specification's `MAX_ATTACHMENT_BYTES` for one scheduled attachment: 25 MiB. */
 export const MAX_SCHEDULED_ATTACHMENT_BYTES = 26_214_400;
 
+/**
+ * A storage key as the upload gave it. Storage is not read when scheduling (the file is read at send
+ * time), but keys that could only point outside the organization's files are refused now: an empty,
+ * `.` or `..` segment, a leading `/`, a backslash or a control character.
+ */
+export function isPlausibleStorageKey(key: string): boolean {
+  for (const char of key) {
+    const code = char.charCodeAt(0);
+    if (char === '\\' || code < 0x20 || code === 0x7f) return false;
+  }
+  return key.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..');
+}
+
 const emailAddress = z.email('must be an email address').max(320);
 
 const attachmentInput = z
@@ -47,7 +59,10 @@ const attachmentInput = z
       .string()
       .min(1)
       .max(500)
-      .refine(isValidFileKey, 'must be a storage key: /-separated segments, none empty, "." or ".."')
+      .refine(
+        isPlausibleStorageKey,
+        'must be a storage key: /-separated segments, none empty, "." or "..", no backslash',
+      )
       .describe(
         'Object-storage key of the uploaded file, 1-500 characters; the file is read when the mail is sent',
       ),
