@@ -110,6 +110,8 @@ const envSchema = z.object({
   WEBHOOK_RETRY_DELAYS_MS: msList.default([10000, 20000]),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(15000),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool(false),
+  // Connected accounts' SMTP servers are tenant input: loopback/private hosts are refused unless true.
+  CONNECTED_ACCOUNTS_ALLOW_PRIVATE_HOSTS: bool(false),
   // Trashed records older than this are deleted for good by the purge job (workers/purge.ts).
   TRASH_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(30),
   TRASH_PURGE_INTERVAL_MS: z.coerce.number().int().min(10).max(2_147_483_647).default(3_600_000),
@@ -220,6 +222,8 @@ export interface Config {
   webhookRetryDelaysMs: number[];
   webhookTimeoutMs: number;
   webhookAllowPrivateTargets: boolean;
+  /** Let connected accounts use SMTP servers on loopback/private addresses (development and tests). */
+  connectedAccountsAllowPrivateHosts: boolean;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
   /** Days a record stays in the trash before the purge job deletes it for good. */
   trashRetentionDays: number;
@@ -333,6 +337,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookRetryDelaysMs: e.WEBHOOK_RETRY_DELAYS_MS,
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
     webhookAllowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    connectedAccountsAllowPrivateHosts: e.CONNECTED_ACCOUNTS_ALLOW_PRIVATE_HOSTS,
     logLevel: e.LOG_LEVEL,
     trashRetentionDays: e.TRASH_RETENTION_DAYS,
     trashPurgeIntervalMs: e.TRASH_PURGE_INTERVAL_MS,

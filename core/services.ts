@@ -179,7 +179,10 @@ export async function createServices(config: Config, options: CreateServicesOpti
     queue: jobs,
     files,
     mailer,
-    accountMail: new SmtpAccountMailer({ ca: options.accountMailCa }),
+    accountMail: new SmtpAccountMailer({
+      ca: options.accountMailCa,
+      allowPrivateHosts: config.connectedAccountsAllowPrivateHosts,
+    }),
     secrets,
     ai: config.ai ? new OpenAiChatModel(config.ai) : null,
     async close() {

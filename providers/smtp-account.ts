@@ -1,7 +1,14 @@
 // The production AccountMailer (core/account-mail.ts): a user's own SMTP server through nodemailer,
 // one transport per call (each account is its own server). Failures become one code and one
 // sentence for the account's owner: the server's address and the password never appear in them.
+//
+// The host is tenant input, so unless `allowPrivateHosts` the name is resolved here, every address
+// checked (core/network-guard.ts), and nodemailer connects to the checked address with the name
+// kept for TLS (SNI and certificate check): a second lookup that could answer 127.0.0.1 (DNS
+// rebinding) never happens.
+import { isIP } from 'node:net';
 import { createTransport } from 'nodemailer';
+import SMTPConnection from 'nodemailer/lib/smtp-connection';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
 import {
   AccountMailError,
@@ -11,6 +18,7 @@ import {
   type SmtpVerifyResult,
 } from '../core/account-mail.ts';
 import { composeMail, type MailMessage, type SentMail } from '../core/mail.ts';
+import { PrivateHostError, resolvePublicAddress } from '../core/network-guard.ts';
 
 const CONNECTION_TIMEOUT_MS = 10_000;
 const GREETING_TIMEOUT_MS = 10_000;
@@ -21,6 +29,8 @@ export interface SmtpAccountMailerOptions {
   ca?: string | Buffer | undefined;
   /** Shorter limits (tests of a server that never answers). */
   timeoutsMs?: { connection?: number; greeting?: number; socket?: number };
+  /** CONNECTED_ACCOUNTS_ALLOW_PRIVATE_HOSTS: connect to loopback/private addresses too (development, tests). */
+  allowPrivateHosts?: boolean;
 }
 
 interface Failure {
@@ -58,6 +68,14 @@ function codesOf(err: unknown): string[] {
 
 /** Reads a nodemailer error into one code and one sentence. */
 export function classifySmtpError(err: unknown): Failure {
+  if (err instanceof PrivateHostError) {
+    return {
+      code: 'private_host',
+      reason:
+        'The mail server is on a private, loopback or otherwise internal network address, which connected accounts may not use',
+      permanent: true,
+    };
+  }
   const codes = codesOf(err);
   const message = err instanceof Error ? err.message : String(err);
   const response = field(err, 'response');
@@ -90,52 +108,95 @@ export function classifySmtpError(err: unknown): Failure {
   return { code: 'other', reason: 'The mail server could not be reached', permanent: false };
 }
 
+/** Where to connect: the checked address (or the name itself when private hosts are allowed). */
+interface Target {
+  host: string;
+  /** The name for TLS (SNI, certificate check) when connecting to an address resolved here. */
+  servername: string | undefined;
+}
+
 export class SmtpAccountMailer implements AccountMailer {
   constructor(private readonly options: SmtpAccountMailerOptions = {}) {}
 
-  private transport(settings: SmtpAccountSettings) {
+  /** Resolves and checks the host once (throws PrivateHostError or the DNS error). */
+  private async target(settings: SmtpAccountSettings): Promise<Target> {
+    if (this.options.allowPrivateHosts) return { host: settings.host, servername: undefined };
+    const { address } = await resolvePublicAddress(settings.host);
+    return { host: address, servername: isIP(settings.host) ? undefined : settings.host };
+  }
+
+  private connectionOptions(settings: SmtpAccountSettings, target: Target): SMTPConnection.Options {
     const t = this.options.timeoutsMs ?? {};
-    const options: SMTPTransport.Options = {
-      host: settings.host,
+    return {
+      host: target.host,
       port: settings.port,
       secure: settings.secure,
-      auth: { user: settings.username, pass: settings.password },
       connectionTimeout: t.connection ?? CONNECTION_TIMEOUT_MS,
       greetingTimeout: t.greeting ?? GREETING_TIMEOUT_MS,
       socketTimeout: t.socket ?? SOCKET_TIMEOUT_MS,
-      tls: this.options.ca ? { ca: this.options.ca } : {},
+      tls: {
+        ...(this.options.ca ? { ca: this.options.ca } : {}),
+        ...(target.servername ? { servername: target.servername } : {}),
+      },
       // nodemailer's own logging stays off: its debug output would include the AUTH exchange.
       logger: false,
       debug: false,
     };
+  }
+
+  private transport(settings: SmtpAccountSettings, target: Target) {
+    const options: SMTPTransport.Options = {
+      ...this.connectionOptions(settings, target),
+      auth: { user: settings.username, pass: settings.password },
+    };
     return createTransport(options);
   }
 
+  /**
+   * One SMTP session by hand (not transport.verify) so the answer can say what happened: the
+   * greeting and EHLO, TLS from the first byte when `secure`, STARTTLS when the server offers it
+   * (nodemailer upgrades on its own then), AUTH, QUIT.
+   */
   async verify(settings: SmtpAccountSettings): Promise<SmtpVerifyResult> {
-    const transport = this.transport(settings);
+    let connection: SMTPConnection | undefined;
     try {
-      await transport.verify();
-      return { ok: true, starttls: !settings.secure };
+      const target = await this.target(settings);
+      const open = new SMTPConnection(this.connectionOptions(settings, target));
+      connection = open;
+      await new Promise<void>((resolve, reject) => {
+        open.once('error', reject);
+        open.connect(() => resolve());
+      });
+      await new Promise<void>((resolve, reject) => {
+        open.login({ user: settings.username, pass: settings.password }, (err) =>
+          err ? reject(err) : resolve(),
+        );
+      });
+      // `secure` turns true when a plain session was upgraded with STARTTLS.
+      const starttls = !settings.secure && open.secure;
+      open.quit();
+      return { ok: true, starttls };
     } catch (err) {
       const failure = classifySmtpError(err);
       return { ok: false, code: failure.code, reason: failure.reason };
     } finally {
-      transport.close();
+      connection?.close();
     }
   }
 
   async send(settings: SmtpAccountSettings, message: MailMessage & { from: string }): Promise<SentMail> {
     const { from, ...rest } = message;
     const mail = composeMail(from, rest);
-    const transport = this.transport(settings);
+    let transport: ReturnType<typeof createTransport> | undefined;
     try {
+      transport = this.transport(settings, await this.target(settings));
       await transport.sendMail(mail);
       return { messageId: mail.messageId };
     } catch (err) {
       const failure = classifySmtpError(err);
       throw new AccountMailError(failure.code, failure.reason, failure.permanent);
     } finally {
-      transport.close();
+      transport?.close();
     }
   }
 }

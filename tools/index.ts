@@ -9,6 +9,7 @@ import type { Tool } from '../core/tool.ts';
 import type { TrashType } from '../core/trash.ts';
 import { activitiesArea } from './activities/index.ts';
 import { apiKeysArea } from './api-keys/index.ts';
+import { createConnectedAccountsArea } from './connected-accounts/index.ts';
 import { contactsArea } from './contacts/index.ts';
 import { conversationMemoryArea } from './conversation-memory/index.ts';
 import { customActivityTypesArea } from './custom-activity-types/index.ts';
@@ -56,6 +57,10 @@ const leadsArea = createLeadsArea(
   collect(SELF_CONTAINED, 'leadConverted'),
 );
 
+// Inbound mail runs the emailReceived hooks of the self-contained areas (a reply cancels a follow-up,
+// stops a sequence).
+const connectedAccountsArea = createConnectedAccountsArea(collect(SELF_CONTAINED, 'emailReceived'));
+
 /** Every area that holds records, in registry order (the order of lists, docs and the trash). */
 const RECORD_AREAS: readonly Area[] = [
   meArea,
@@ -85,6 +90,7 @@ export const AREAS: readonly Area[] = [
   webhooksArea,
   forecastArea,
   estimatesArea,
+  connectedAccountsArea,
   emailArea,
 ];
 

@@ -25,7 +25,14 @@ export function useCliDataDir(): void {
 
 /** The environment of a fresh operator shell: embedded database in the temp dir, nothing else set. */
 export function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...extra };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    // Test SMTP peers of connected accounts listen on 127.0.0.1 (the SSRF guard refuses it otherwise).
+    CONNECTED_ACCOUNTS_ALLOW_PRIVATE_HOSTS: 'true',
+    ...extra,
+  };
   const inherited = [
     'DATABASE_URL',
     'CRM_ADMIN_TOKEN',

@@ -1,0 +1,26 @@
+// Connected-account routes: the caller's own accounts (PUT merges exactly like PATCH), verify,
+// rotating the inbound secret, and the mails an account received. The public inbound hook is not
+// here: it is a public route of the area (inbound.ts).
+import { type Route, route } from '../../core/route.ts';
+import {
+  createConnectedAccount,
+  deleteConnectedAccount,
+  getConnectedAccount,
+  listConnectedAccounts,
+  listInboundEmails,
+  rotateInboundSecretTool,
+  updateConnectedAccount,
+  verifyConnectedAccount,
+} from './tools.ts';
+
+export const connectedAccountRoutes: Route[] = [
+  route('GET', '/connected-accounts', listConnectedAccounts),
+  route('POST', '/connected-accounts', createConnectedAccount),
+  route('GET', '/connected-accounts/:id', getConnectedAccount),
+  route('PATCH', '/connected-accounts/:id', updateConnectedAccount),
+  route('PUT', '/connected-accounts/:id', updateConnectedAccount),
+  route('DELETE', '/connected-accounts/:id', deleteConnectedAccount),
+  route('POST', '/connected-accounts/:id/verify', verifyConnectedAccount),
+  route('POST', '/connected-accounts/:id/rotate-inbound-secret', rotateInboundSecretTool),
+  route('GET', '/connected-accounts/:id/inbound-emails', listInboundEmails),
+];
