@@ -31,6 +31,7 @@ import { tasksArea } from './tasks/index.ts';
 import { createTrashArea } from './trash/index.ts';
 import { createUsersArea } from './users/index.ts';
 import { webhooksArea } from './webhooks/index.ts';
+import { workflowsArea } from './workflows/index.ts';
 
 /** Areas that need nothing from the others, in no particular order. */
 const SELF_CONTAINED: readonly Area[] = [
@@ -92,6 +93,7 @@ export const AREAS: readonly Area[] = [
   estimatesArea,
   connectedAccountsArea,
   emailArea,
+  workflowsArea,
 ];
 
 export const TOOLS: readonly Tool[] = AREAS.flatMap((area) => area.tools);

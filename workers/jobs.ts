@@ -9,6 +9,7 @@ import { expireProposalsJob } from './proposals.ts';
 import { purgeTrashJob } from './purge.ts';
 import { sendEmailJob } from './send-email.ts';
 import { sendMailJob } from './send-mail.ts';
+import { workflowStepJob } from './workflow-steps.ts';
 
 export const JOBS = [
   deliverWebhookJob,
@@ -19,4 +20,5 @@ export const JOBS = [
   expireEstimatesJob,
   expireProposalsJob,
   sendEmailJob,
+  workflowStepJob,
 ] as const;

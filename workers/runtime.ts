@@ -14,6 +14,7 @@ import { createDueFollowUps } from '../tools/email/follow-ups.ts';
 import { relayBatch } from './relay.ts';
 import { sweepDueEmails } from './send-email.ts';
 import { sweepDueMails } from './send-mail.ts';
+import { sweepDueEnrollments } from './workflow-steps.ts';
 
 export interface BackgroundWorkOptions {
   relayIntervalMs?: number;
@@ -139,6 +140,8 @@ export async function startBackgroundWork(
     // so a pass after a restart finds what the stopped one missed).
     await sweepDueEmails(services, sweepGraceMs);
     await createDueFollowUps(services);
+    // And for workflow enrollments (workers/workflow-steps.ts): due steps of active workflows whose job was lost.
+    await sweepDueEnrollments(services, sweepGraceMs);
     return false;
   });
   await services.jobs.schedule(
