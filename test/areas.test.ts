@@ -108,6 +108,7 @@ describe('area declarations', () => {
       'proposal',
       'scheduled email',
       'task',
+      'workflow',
     ]);
   });
 

@@ -51,6 +51,7 @@ const SELF_CONTAINED: readonly Area[] = [
   customObjectsArea,
   apiKeysArea,
   webhooksArea,
+  emailArea,
 ];
 
 const leadsArea = createLeadsArea(

@@ -36,6 +36,7 @@ import { serializeScheduledEmail } from '../tools/email/store.ts';
 import { type ScheduledEmailRow, scheduledEmails } from '../tools/email/tables.ts';
 import { leads } from '../tools/leads/tables.ts';
 import { enrollLead, lockLiveWorkflow, wakeEnrollment } from '../tools/workflows/enroll.ts';
+import { triggeredPayload } from '../tools/workflows/store.ts';
 import type { WorkflowEnrollmentRow } from '../tools/workflows/tables.ts';
 
 /** Attempts in all before a scheduled email is `failed`. */
@@ -211,22 +212,6 @@ async function composeMessage(
 }
 
 /**
- * The minimal enrollment shape for `workflow.triggered` until the workflows area serializes its
- * own (the fields DESIGN names for an enrollment).
- */
-function enrollmentPayload(enrollment: WorkflowEnrollmentRow): Record<string, unknown> {
-  return {
-    _id: enrollment.id,
-    workflow_id: enrollment.workflowId,
-    lead_id: enrollment.leadId,
-    contact_id: enrollment.contactId,
-    status: enrollment.status,
-    enrolled_by: enrollment.enrolledBy,
-    source_email_id: enrollment.sourceEmailId,
-  };
-}
-
-/**
  * Records the success while the claim holds: the row sent, the activity, the follow-up's due time,
  * the enrollment and `email.sent`, in one transaction. Returns the new enrollment to wake (if any)
  * or false when the claim was lost.
@@ -298,7 +283,7 @@ async function recordSent(
             connectedAccountId: account.id,
             sourceEmailId: row.id,
           },
-          enrollmentPayload,
+          (enrollment) => triggeredPayload(enrollment, workflow),
         );
         set.enrollmentId = enrolled.enrollment.id;
         if (enrolled.created) enrollment = enrolled.enrollment;
