@@ -6,6 +6,7 @@ import { apiKeys, users } from '../core/db/schema.ts';
 import { newId } from '../core/ids.ts';
 import type { Route } from '../core/route.ts';
 import { activities } from '../tools/activities/tables.ts';
+import { connectedAccounts, inboundEmails } from '../tools/connected-accounts/tables.ts';
 import { contacts } from '../tools/contacts/tables.ts';
 import { customActivityTypes } from '../tools/custom-activity-types/tables.ts';
 import { customObjectRecords, customObjects } from '../tools/custom-objects/tables.ts';
@@ -21,6 +22,7 @@ import { proposals } from '../tools/proposals/tables.ts';
 import { smartViews } from '../tools/smart-views/tables.ts';
 import { tasks } from '../tools/tasks/tables.ts';
 import { webhookDeliveries, webhooks } from '../tools/webhooks/tables.ts';
+import { createConnectedAccount } from './fixtures/index.ts';
 import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
 
 type JsonSchema = z.core.JSONSchema.JSONSchema;
@@ -325,6 +327,25 @@ const FACTORIES: Record<string, (org: TestOrg) => Promise<Fixture>> = {
     return { id, read: () => t.services.db.system.select().from(leads).where(eq(leads.id, id)) };
   },
   // The subscription and its delivery log: a test delivery or a deletion would change either.
+  '/connected-accounts': async (org) => {
+    // A closed port on loopback: the owner's control request to verify fails fast, reaching nothing.
+    const { _id: id } = await createConnectedAccount(t, org, {
+      smtp: { host: '127.0.0.1', port: 1, secure: false, username: 'victim', password: 'victim-password' },
+    });
+    return {
+      id,
+      read: async () => ({
+        account: await t.services.db.system
+          .select()
+          .from(connectedAccounts)
+          .where(eq(connectedAccounts.id, id)),
+        inbound: await t.services.db.system
+          .select()
+          .from(inboundEmails)
+          .where(eq(inboundEmails.connectedAccountId, id)),
+      }),
+    };
+  },
   '/webhooks': async (org) => {
     const id = await insertWebhook(org);
     return {

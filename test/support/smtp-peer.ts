@@ -18,6 +18,11 @@ export interface SmtpPeer {
   port: number;
   /** Logins attempted (accepted or not), by user name. */
   logins: string[];
+  /**
+   * Session errors the server reported (a client that hangs up during the TLS handshake because it
+   * does not trust the certificate): kept for the test to read instead of crashing the run.
+   */
+  errors: Error[];
   close(): Promise<void>;
 }
 
@@ -37,6 +42,7 @@ export async function startSmtpPeer(options: SmtpPeerOptions = {}): Promise<Smtp
   const received: ParsedMail[] = [];
   const envelopes: Array<{ from: string; to: string[] }> = [];
   const logins: string[] = [];
+  const errors: Error[] = [];
   const auth = options.auth;
   const tls: Partial<SMTPServerOptions> = options.tls
     ? {
@@ -85,6 +91,7 @@ export async function startSmtpPeer(options: SmtpPeerOptions = {}): Promise<Smtp
         .catch((err: Error) => callback(err));
     },
   });
+  server.on('error', (err: Error) => errors.push(err));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.server.address();
   if (address === null || typeof address === 'string') throw new Error('SMTP peer not on TCP');
@@ -95,6 +102,7 @@ export async function startSmtpPeer(options: SmtpPeerOptions = {}): Promise<Smtp
     host: '127.0.0.1',
     port: address.port,
     logins,
+    errors,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -1,0 +1,198 @@
+// Locks in that verifying a connected account opens a real SMTP session (login, TLS from the first byte, STARTTLS when offered) and records each failure with its code and reason as a 200: refused connection, bad credentials, untrusted certificate, and (with the SSRF guard on) a private host.
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SmtpAccountMailer } from '../../providers/smtp-account.ts';
+import {
+  type ConnectedAccount,
+  createConnectedAccount,
+  createTestContext,
+  readOutput,
+  smtpOf,
+  type TestContext,
+  type TestOrg,
+  TOOL,
+} from '../fixtures/index.ts';
+import { createSelfSignedCertificate, type SelfSignedCertificate } from '../support/https-receiver.ts';
+import { type SmtpPeer, startSmtpPeer } from '../support/smtp-peer.ts';
+
+const LOGIN = { username: 'sam', password: 'peer-password-1' };
+
+let cert: SelfSignedCertificate;
+let t: TestContext;
+let org: TestOrg;
+const peers: SmtpPeer[] = [];
+
+beforeAll(async () => {
+  cert = createSelfSignedCertificate();
+  t = await createTestContext({}, { withoutRateLimits: true, accountMailCa: cert.cert });
+  org = await t.createOrg();
+});
+afterAll(async () => {
+  await Promise.all(peers.map((p) => p.close()));
+  await t.close();
+});
+
+async function peer(options: Parameters<typeof startSmtpPeer>[0]): Promise<SmtpPeer> {
+  const started = await startSmtpPeer(options);
+  peers.push(started);
+  return started;
+}
+
+async function verify(account: ConnectedAccount, ctx = t, caller = org): Promise<ConnectedAccount> {
+  const res = await ctx.request('POST', `/api/v1/connected-accounts/${account._id}/verify`, {
+    token: caller.token,
+  });
+  return (await readOutput(res, TOOL.verify_connected_account)).connected_account;
+}
+
+/** A TCP port nothing listens on (bound, then released). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+describe('verify against a real SMTP peer', () => {
+  it('logs in over plain SMTP and records verified', async () => {
+    const p = await peer({ auth: LOGIN });
+    const account = await createConnectedAccount(t, org, { smtp: smtpOf(p, LOGIN) });
+    const before = Date.now();
+    const verified = await verify(account);
+    expect(verified).toMatchObject({ status: 'verified', status_reason: null, status_code: null });
+    expect(Date.parse(verified.verified_at ?? '')).toBeGreaterThanOrEqual(before - 1000);
+    expect(verified.last_checked_at).toBe(verified.verified_at);
+    expect(p.logins).toEqual([LOGIN.username]);
+    expect(p.received).toHaveLength(0);
+  });
+
+  it('upgrades with STARTTLS when the server offers it, then logs in', async () => {
+    const p = await peer({ auth: LOGIN, tls: { certificate: cert } });
+    const mailer = new SmtpAccountMailer({ ca: cert.cert, allowPrivateHosts: true });
+    expect(await mailer.verify({ ...smtpOf(p, LOGIN), host: 'localhost' })).toEqual({
+      ok: true,
+      starttls: true,
+    });
+    const account = await createConnectedAccount(t, org, {
+      smtp: { ...smtpOf(p, LOGIN), host: 'localhost' },
+    });
+    expect((await verify(account)).status).toBe('verified');
+    expect(p.logins).toEqual([LOGIN.username, LOGIN.username]);
+  });
+
+  it('speaks TLS from the first byte when secure', async () => {
+    const p = await peer({ auth: LOGIN, tls: { certificate: cert, secure: true } });
+    const mailer = new SmtpAccountMailer({ ca: cert.cert, allowPrivateHosts: true });
+    // Secure from the start: no STARTTLS upgrade happened, and the login went through.
+    expect(await mailer.verify({ ...smtpOf(p, { ...LOGIN, secure: true }), host: 'localhost' })).toEqual({
+      ok: true,
+      starttls: false,
+    });
+    const account = await createConnectedAccount(t, org, {
+      smtp: { ...smtpOf(p, { ...LOGIN, secure: true }), host: 'localhost' },
+    });
+    expect((await verify(account)).status).toBe('verified');
+    expect(p.logins).toEqual([LOGIN.username, LOGIN.username]);
+  });
+
+  it('records auth_failed for a wrong password (535), with a reason and no password', async () => {
+    const p = await peer({ auth: LOGIN });
+    const account = await createConnectedAccount(t, org, {
+      smtp: smtpOf(p, { ...LOGIN, password: 'wrong-one' }),
+    });
+    const failed = await verify(account);
+    expect(failed).toMatchObject({ status: 'error', status_code: 'auth_failed', verified_at: null });
+    expect(failed.status_reason).toMatch(/refused the login/);
+    expect(failed.status_reason).not.toContain('wrong-one');
+    expect(failed.last_checked_at).not.toBeNull();
+    expect(p.logins).toEqual([LOGIN.username]);
+  });
+
+  it('records connection_refused for a closed port', async () => {
+    const account = await createConnectedAccount(t, org, {
+      smtp: smtpOf({ host: '127.0.0.1', port: await closedPort() }),
+    });
+    const failed = await verify(account);
+    expect(failed).toMatchObject({ status: 'error', status_code: 'connection_refused' });
+    expect(failed.status_reason).toMatch(/refused the connection/);
+  });
+
+  it('records certificate for a server whose certificate is not trusted', async () => {
+    const untrusted = createSelfSignedCertificate();
+    const secure = await peer({ auth: LOGIN, tls: { certificate: untrusted, secure: true } });
+    const starttls = await peer({ auth: LOGIN, tls: { certificate: untrusted } });
+    for (const [p, isSecure] of [
+      [secure, true],
+      [starttls, false],
+    ] as const) {
+      const account = await createConnectedAccount(t, org, {
+        smtp: { ...smtpOf(p, { ...LOGIN, secure: isSecure }), host: 'localhost' },
+      });
+      const failed = await verify(account);
+      expect(failed).toMatchObject({ status: 'error', status_code: 'certificate' });
+      expect(failed.status_reason).toMatch(/certificate is not trusted/);
+      // Never logged in over a connection it could not trust.
+      expect(p.logins).toEqual([]);
+    }
+  });
+
+  it('a later success clears the recorded failure', async () => {
+    const p = await peer({ auth: LOGIN });
+    const account = await createConnectedAccount(t, org, { smtp: smtpOf(p, { ...LOGIN, password: 'nope' }) });
+    expect((await verify(account)).status).toBe('error');
+    const fixed = await t.request('PATCH', `/api/v1/connected-accounts/${account._id}`, {
+      token: org.token,
+      body: { smtp: { password: LOGIN.password } },
+    });
+    expect((await readOutput(fixed, TOOL.update_connected_account)).connected_account.status).toBe(
+      'unverified',
+    );
+    expect(await verify(account)).toMatchObject({
+      status: 'verified',
+      status_code: null,
+      status_reason: null,
+    });
+  });
+});
+
+describe('the SSRF guard (CONNECTED_ACCOUNTS_ALLOW_PRIVATE_HOSTS off)', () => {
+  let guarded: TestContext;
+  let guardedOrg: TestOrg;
+  beforeAll(async () => {
+    guarded = await createTestContext(
+      { CONNECTED_ACCOUNTS_ALLOW_PRIVATE_HOSTS: 'false' },
+      { withoutRateLimits: true },
+    );
+    guardedOrg = await guarded.createOrg();
+  });
+  afterAll(() => guarded.close());
+
+  it('refuses loopback, private and link-local servers with private_host, connecting to none', async () => {
+    const p = await peer({ auth: LOGIN });
+    for (const host of ['127.0.0.1', 'localhost', '10.1.2.3', '169.254.169.254', '::1', '192.168.0.10']) {
+      const account = await createConnectedAccount(guarded, guardedOrg, {
+        smtp: { ...smtpOf(p, LOGIN), host },
+      });
+      const failed = await verify(account, guarded, guardedOrg);
+      expect(failed, host).toMatchObject({ status: 'error', status_code: 'private_host' });
+      expect(failed.status_reason).toMatch(/private, loopback or otherwise internal/);
+    }
+    expect(p.logins).toEqual([]);
+  });
+
+  it('refuses them at send time too', async () => {
+    const p = await peer({});
+    const mailer = new SmtpAccountMailer({ allowPrivateHosts: false });
+    await expect(
+      mailer.send(smtpOf(p), {
+        from: 'a@example.com',
+        to: 'b@example.com',
+        subject: 'x',
+        text: 'x',
+      }),
+    ).rejects.toMatchObject({ code: 'private_host', permanent: true });
+    expect(p.received).toHaveLength(0);
+  });
+});
