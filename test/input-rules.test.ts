@@ -180,6 +180,17 @@ const BODIES: Record<string, BodyCase> = {
     free: 'attachments',
   },
   'DELETE /api/v1/email/scheduled/:job_id': NONE,
+  'POST /api/v1/workflows': {
+    body: { name: 'Nurture', steps: [{ type: 'task', delay: { amount: 0, unit: 'days' }, text: 'Call' }] },
+    text: 'name',
+  },
+  'PATCH /api/v1/workflows/:id': NAME,
+  'PUT /api/v1/workflows/:id': NAME,
+  'DELETE /api/v1/workflows/:id': NONE,
+  'POST /api/v1/workflows/:id/activate': { ...NONE, ignoresBody: true },
+  'POST /api/v1/workflows/:id/pause': { ...NONE, ignoresBody: true },
+  'POST /api/v1/workflows/:id/enrollments': { body: { lead_id: '' }, text: 'lead_id' },
+  'DELETE /api/v1/workflows/:id/enrollments/:enrollmentId': NONE,
   'POST /api/v1/activities': {
     body: { type: 'note', lead_id: '', note: 'n', values: {} },
     text: 'note',

@@ -22,6 +22,7 @@ import { proposals } from '../tools/proposals/tables.ts';
 import { smartViews } from '../tools/smart-views/tables.ts';
 import { tasks } from '../tools/tasks/tables.ts';
 import { webhookDeliveries, webhooks } from '../tools/webhooks/tables.ts';
+import { workflowEnrollments, workflows } from '../tools/workflows/tables.ts';
 import { createConnectedAccount } from './fixtures/index.ts';
 import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
 
@@ -219,6 +220,38 @@ const FACTORIES: Record<string, (org: TestOrg) => Promise<Fixture>> = {
       sections: [{ heading: 'Scope', body_markdown: 'Work' }],
     });
     return { id, read: () => t.services.db.system.select().from(proposals).where(eq(proposals.id, id)) };
+  },
+  '/workflows': async (org) => {
+    const leadId = await insertLead(org);
+    const id = newId();
+    const enrollmentId = newId();
+    await t.services.db.system.insert(workflows).values({
+      id,
+      orgId: org.orgId,
+      name: 'Victim workflow',
+      status: 'active',
+      steps: [{ type: 'task', delay: { amount: 1, unit: 'days' }, text: 'Call back' }],
+    });
+    await t.services.db.system.insert(workflowEnrollments).values({
+      id: enrollmentId,
+      orgId: org.orgId,
+      workflowId: id,
+      leadId,
+      enrolledBy: org.ownerId,
+      nextRunAt: new Date(Date.now() + 86_400_000),
+    });
+    return {
+      id,
+      params: { id, enrollmentId },
+      body: { lead_id: leadId },
+      read: async () => ({
+        workflow: await t.services.db.system.select().from(workflows).where(eq(workflows.id, id)),
+        enrollments: await t.services.db.system
+          .select()
+          .from(workflowEnrollments)
+          .where(eq(workflowEnrollments.workflowId, id)),
+      }),
+    };
   },
   '/proposal-ai': async (org) => {
     const leadId = await insertLead(org);

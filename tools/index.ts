@@ -52,6 +52,7 @@ const SELF_CONTAINED: readonly Area[] = [
   apiKeysArea,
   webhooksArea,
   emailArea,
+  workflowsArea,
 ];
 
 const leadsArea = createLeadsArea(

@@ -4,7 +4,7 @@
 // runs, unenrolling). The steps themselves run in workers/workflow-steps.ts. The public shapes are in
 // shape.ts and re-exported here, so other areas (the email-send worker enrolling a lead after
 // sending) import them from the store.
-import { and, asc, count, eq, isNull, sql } from 'drizzle-orm';
+import { and, asc, count, eq, isNull } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../../core/db/client.ts';
 import { AppError, notFound, validationError } from '../../core/errors.ts';
@@ -18,7 +18,7 @@ import {
 } from '../../core/records.ts';
 import { defineStateMachine } from '../../core/state-machine.ts';
 import type { ToolContext } from '../../core/tool.ts';
-import { connectedAccounts } from '../connected-accounts/tables.ts';
+import { defaultAccountOf, getOwnAccount } from '../connected-accounts/store.ts';
 import { contacts } from '../contacts/tables.ts';
 import { getLiveLead } from '../leads/store.ts';
 import { dueAfter, enrollLead, lockLiveWorkflow, wakeEnrollment } from './enroll.ts';
@@ -344,9 +344,9 @@ async function pickContact(
 }
 
 /**
- * The account email steps go out through: the one given (it must be the enrolling user's own) or
- * their default one — the oldest verified account, else the oldest — and none when the workflow sends
- * no e-mail and none was given.
+ * The account email steps go out through: the one given (it must be the enrolling user's own:
+ * getOwnAccount) or their default one (defaultAccountOf: the most recently verified, else the
+ * newest), and none when the workflow sends no e-mail and none was given.
  */
 async function pickAccount(
   db: Executor,
@@ -355,13 +355,8 @@ async function pickAccount(
   accountId: string | undefined,
   needsAccount: boolean,
 ): Promise<EnrollmentPlan['account']> {
-  const own = and(eq(connectedAccounts.orgId, orgId), eq(connectedAccounts.userId, userId));
   if (accountId !== undefined) {
-    const [row] = await db
-      .select({ id: connectedAccounts.id, email: connectedAccounts.email })
-      .from(connectedAccounts)
-      .where(and(own, eq(connectedAccounts.id, accountId)))
-      .limit(1);
+    const row = await getOwnAccount(db, orgId, userId, accountId);
     if (!row) {
       throw field(
         'connected_account_id',
@@ -369,19 +364,10 @@ async function pickAccount(
         'invalid_connected_account',
       );
     }
-    return row;
+    return { id: row.id, email: row.email };
   }
   if (!needsAccount) return null;
-  const [row] = await db
-    .select({ id: connectedAccounts.id, email: connectedAccounts.email })
-    .from(connectedAccounts)
-    .where(own)
-    .orderBy(
-      sql`case when ${connectedAccounts.status} = 'verified' then 0 else 1 end`,
-      asc(connectedAccounts.createdAt),
-      asc(connectedAccounts.id),
-    )
-    .limit(1);
+  const row = await defaultAccountOf(db, orgId, userId);
   if (!row) {
     throw field(
       'connected_account_id',
@@ -389,7 +375,7 @@ async function pickAccount(
       'required',
     );
   }
-  return row;
+  return { id: row.id, email: row.email };
 }
 
 /** The times the steps would run from `from` on, each after the previous one's delay. */

@@ -274,7 +274,7 @@ export const enrollInWorkflow = defineTool({
   description:
     'Enrolls a live lead in an active workflow (workflow.triggered); its steps then run at their times: e-mails to ' +
     "`contact_id` (default: the lead's oldest contact with an e-mail) through `connected_account_id` (default: your " +
-    'oldest verified account; it must be yours), tasks for you. One active enrollment per lead and workflow (409 naming ' +
+    'most recently verified account; it must be yours), tasks for you. One active enrollment per lead and workflow (409 naming ' +
     'the existing one); a paused workflow is a 409. Over MCP nothing is written unless `confirm` is true: without it ' +
     'the answer is a preview (enrolled false) with the contact, account and each step’s due time. A reply from the ' +
     'contact stops the enrollment.',
@@ -286,7 +286,9 @@ export const enrollInWorkflow = defineTool({
       .describe("Id of a live contact of the lead; default the lead's oldest contact with an e-mail"),
     connected_account_id: objectId('connected account')
       .optional()
-      .describe('Id of one of your own connected accounts; default your oldest verified one'),
+      .describe(
+        'Id of one of your own connected accounts; default your most recently verified one, else your newest',
+      ),
     confirm: z
       .boolean()
       .optional()
