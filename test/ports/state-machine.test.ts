@@ -133,6 +133,20 @@ const DRIVERS: Record<string, RestDriver> = {
     // A resend issues a new link (proposal.sent again); an answer is given once.
     noSameState: ['sent', 'accepted', 'declined'],
   },
+  workflow: {
+    field: 'status',
+    create: () =>
+      createAt('/api/v1/workflows', 'workflow', {
+        name: 'Nurture',
+        steps: [{ type: 'task', delay: { amount: 1, unit: 'days' }, text: 'Call' }],
+      }),
+    move: (id, to) =>
+      t.request('POST', `/api/v1/workflows/${id}/${to === 'active' ? 'activate' : 'pause'}`, {
+        token: org.token,
+      }),
+    read: (id) => readAt(`/api/v1/workflows/${id}`, 'workflow'),
+    stateOf: (record) => String(record.status),
+  },
   'scheduled email': {
     field: 'status',
     create: async () => {
@@ -400,6 +414,7 @@ describe('the declared machines', () => {
       'task: open -> complete (task.completed); complete -> open',
       'estimate: draft -> sent, expired; sent -> accepted, declined, expired; accepted (final); declined (final); expired (final)',
       'scheduled email: scheduled -> sending, cancelled; sending -> scheduled, sent (email.sent), failed (email.sent); sent (final); failed (final); cancelled (final)',
+      'workflow: active -> paused; paused -> active',
     ]);
   });
 
