@@ -106,6 +106,7 @@ describe('area declarations', () => {
       'opportunity',
       'project',
       'proposal',
+      'scheduled email',
       'task',
       'workflow',
     ]);

@@ -167,6 +167,19 @@ const BODIES: Record<string, BodyCase> = {
   'POST /api/v1/proposals/:id/send': { body: { to: 'lead@example.test' }, text: 'to' },
   'POST /api/v1/proposals/:id/expire': NONE,
   'POST /api/v1/proposal-ai/:id/suggest-questions': { ...NONE, ignoresBody: true },
+  'POST /api/v1/email/schedule': {
+    body: {
+      to: 'lead@example.test',
+      subject: 'Hello',
+      body_html: '<p>Hi</p>',
+      connected_account_id: '',
+      lead_id: '',
+      scheduled_at: '2030-01-01T00:00:00Z',
+    },
+    text: 'subject',
+    free: 'attachments',
+  },
+  'DELETE /api/v1/email/scheduled/:job_id': NONE,
   'POST /api/v1/workflows': {
     body: { name: 'Nurture', steps: [{ type: 'task', delay: { amount: 0, unit: 'days' }, text: 'Call' }] },
     text: 'name',

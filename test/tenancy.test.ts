@@ -10,6 +10,7 @@ import { connectedAccounts, inboundEmails } from '../tools/connected-accounts/ta
 import { contacts } from '../tools/contacts/tables.ts';
 import { customActivityTypes } from '../tools/custom-activity-types/tables.ts';
 import { customObjectRecords, customObjects } from '../tools/custom-objects/tables.ts';
+import { scheduledEmails } from '../tools/email/tables.ts';
 import { estimates } from '../tools/estimates/tables.ts';
 import { ROUTES } from '../tools/index.ts';
 import { invoices } from '../tools/invoices/tables.ts';
@@ -97,6 +98,25 @@ const FACTORIES: Record<string, (org: TestOrg) => Promise<Fixture>> = {
     return {
       id,
       read: () => t.services.db.system.select().from(opportunities).where(eq(opportunities.id, id)),
+    };
+  },
+  '/email/scheduled': async (org) => {
+    const leadId = await insertLead(org);
+    const id = newId();
+    await t.services.db.system.insert(scheduledEmails).values({
+      id,
+      orgId: org.orgId,
+      userId: org.ownerId,
+      leadId,
+      toAddress: 'victim@example.test',
+      subject: 'Victim email',
+      bodyHtml: '<p>x</p>',
+      scheduledAt: new Date(Date.now() + 3_600_000),
+      nextAttemptAt: new Date(Date.now() + 3_600_000),
+    });
+    return {
+      id,
+      read: () => t.services.db.system.select().from(scheduledEmails).where(eq(scheduledEmails.id, id)),
     };
   },
   '/invoices': async (org) => {
@@ -421,7 +441,7 @@ const BODIES: Record<string, Record<string, unknown>> = {
   record_invoice_payment: { amount: 1 },
 };
 
-const isIdParam = (name: string) => name === 'id' || name.endsWith('Id');
+const isIdParam = (name: string) => name === 'id' || name.endsWith('Id') || name.endsWith('_id');
 
 function pathParams(path: string): string[] {
   return path

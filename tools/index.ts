@@ -14,6 +14,7 @@ import { contactsArea } from './contacts/index.ts';
 import { conversationMemoryArea } from './conversation-memory/index.ts';
 import { customActivityTypesArea } from './custom-activity-types/index.ts';
 import { customObjectsArea } from './custom-objects/index.ts';
+import { emailArea } from './email/index.ts';
 import { estimatesArea } from './estimates/index.ts';
 import { forecastArea } from './forecast/index.ts';
 import { invoicesArea } from './invoices/index.ts';
@@ -50,6 +51,7 @@ const SELF_CONTAINED: readonly Area[] = [
   customObjectsArea,
   apiKeysArea,
   webhooksArea,
+  emailArea,
   workflowsArea,
 ];
 
@@ -92,6 +94,7 @@ export const AREAS: readonly Area[] = [
   forecastArea,
   estimatesArea,
   connectedAccountsArea,
+  emailArea,
   workflowsArea,
 ];
 

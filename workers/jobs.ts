@@ -7,6 +7,7 @@ import { forecastSnapshotJob } from './forecast.ts';
 import { invoicesOverdueJob } from './invoices-overdue.ts';
 import { expireProposalsJob } from './proposals.ts';
 import { purgeTrashJob } from './purge.ts';
+import { sendEmailJob } from './send-email.ts';
 import { sendMailJob } from './send-mail.ts';
 import { workflowStepJob } from './workflow-steps.ts';
 
@@ -18,5 +19,6 @@ export const JOBS = [
   invoicesOverdueJob,
   expireEstimatesJob,
   expireProposalsJob,
+  sendEmailJob,
   workflowStepJob,
 ] as const;
