@@ -12,7 +12,7 @@ import type { Services } from '../../core/services.ts';
 import { leads } from '../../tools/leads/tables.ts';
 import { tasks } from '../../tools/tasks/tables.ts';
 import { stopEnrollmentsOnReply } from '../../tools/workflows/replies.ts';
-import { workflowEnrollments, workflowStepRuns } from '../../tools/workflows/tables.ts';
+import { workflowEnrollments, workflowStepRuns, workflows } from '../../tools/workflows/tables.ts';
 import { startBackgroundWork } from '../../workers/runtime.ts';
 import { runWorkflowStep, STEP_LEASE_MS, sweepDueEnrollments } from '../../workers/workflow-steps.ts';
 import {
@@ -175,6 +175,34 @@ describe('holding and stopping', () => {
     await api('POST', `/workflows/${workflow._id}/activate`);
     expect(await sweptIds(at(due, HOUR))).toContain(enrollment._id);
     expect(await runStepAt(t, enrollment._id, at(due, HOUR))).toBe('completed');
+  });
+
+  it('hands the claim back when the workflow is paused between the claim and the step', async () => {
+    const { workflow, lead, enrollment, due } = await enrolled([TASK]);
+    // The pause lands after the claim, before the step's transaction reads the workflow.
+    const pausing: Services = {
+      ...t.services,
+      db: {
+        ...t.services.db,
+        system: t.services.db.system,
+        withTenant: async (orgId, fn) => {
+          await t.services.db.system
+            .update(workflows)
+            .set({ status: 'paused' })
+            .where(eq(workflows.id, workflow._id));
+          return t.services.db.withTenant(orgId, fn);
+        },
+      },
+    };
+    expect(await runWorkflowStepWith(pausing, enrollment._id, due)).toBe('skipped');
+    expect(await enrollmentRow(t, enrollment._id)).toMatchObject({
+      currentStep: 0,
+      attempts: 0,
+      nextRunAt: due,
+    });
+    expect(await t.services.db.system.select().from(tasks).where(eq(tasks.leadId, lead.leadId))).toEqual([]);
+    await api('POST', `/workflows/${workflow._id}/activate`);
+    expect(await runStepAt(t, enrollment._id, due)).toBe('completed');
   });
 
   it('runs nothing after unenrolling or deleting the workflow', async () => {
