@@ -11,6 +11,7 @@ import { InProcessQueue } from '../../core/queue-in-process.ts';
 import type { Services } from '../../core/services.ts';
 import { leads } from '../../tools/leads/tables.ts';
 import { tasks } from '../../tools/tasks/tables.ts';
+import { wakeEnrollment } from '../../tools/workflows/enroll.ts';
 import { stopEnrollmentsOnReply } from '../../tools/workflows/replies.ts';
 import { workflowEnrollments, workflowStepRuns, workflows } from '../../tools/workflows/tables.ts';
 import { startBackgroundWork } from '../../workers/runtime.ts';
@@ -378,6 +379,24 @@ describe('lost wake-ups', () => {
       .from(tasks)
       .where(and(eq(tasks.leadId, lead.leadId), eq(tasks.text, 'Call the lead')));
     expect(made).toHaveLength(1);
+  });
+
+  it('leaves a step further away than a timer can wait to the sweeper', async () => {
+    const woken: string[] = [];
+    const recording: Services = {
+      ...t.services,
+      jobs: {
+        ...t.services.jobs,
+        enqueue: async (_name, _payload, options) => {
+          woken.push(options?.jobId ?? '');
+        },
+      },
+    };
+    const now = new Date();
+    const base = { currentStep: 0, attempts: 0 };
+    await wakeEnrollment(recording, { ...base, id: 'soon', nextRunAt: at(now, 24 * DAY) }, now);
+    await wakeEnrollment(recording, { ...base, id: 'far', nextRunAt: at(now, 25 * DAY) }, now);
+    expect(woken).toEqual(['soon:0']);
   });
 
   it('the sweeper re-wakes due active enrollments past the grace only', async () => {
