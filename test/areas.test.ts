@@ -106,7 +106,9 @@ describe('area declarations', () => {
       'opportunity',
       'project',
       'proposal',
+      'scheduled email',
       'task',
+      'workflow',
     ]);
   });
 

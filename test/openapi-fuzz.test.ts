@@ -233,6 +233,33 @@ beforeAll(async () => {
   );
   const test = await t.request('POST', `/api/v1/webhooks/test/${hook}`, { token: ownerToken });
   collectIds('/api/v1/webhooks/deliveries', await json(test));
+  // A scheduled email (through a connected account of the owner), so its get and cancel routes hit a row.
+  const account = firstId(
+    await seed('/api/v1/connected-accounts', {
+      email: 'fuzz-sender@example.test',
+      smtp: {
+        host: 'smtp.example.com',
+        port: 587,
+        secure: false,
+        username: 'fuzz',
+        password: 'fuzz-password',
+      },
+    }),
+  );
+  for (const n of [1, 2, 3]) {
+    await seed('/api/v1/email/schedule', {
+      to: 'fuzz-contact@example.test',
+      subject: `Fuzz email ${n}`,
+      body_html: '<p>Hello</p>',
+      connected_account_id: account,
+      lead_id: lead,
+      scheduled_at: new Date(Date.now() + 86_400_000).toISOString(),
+    });
+  }
+  collectIds(
+    '/api/v1/email/scheduled',
+    await json(await t.request('GET', '/api/v1/email/scheduled', { token: ownerToken })),
+  );
   await t.request('DELETE', `/api/v1/leads/${doomed}`, { token: ownerToken });
   const trash = await t.request('GET', '/api/v1/trash', { token: ownerToken });
   collectIds('/api/v1/trash', await json(trash));

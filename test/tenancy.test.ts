@@ -10,6 +10,7 @@ import { connectedAccounts, inboundEmails } from '../tools/connected-accounts/ta
 import { contacts } from '../tools/contacts/tables.ts';
 import { customActivityTypes } from '../tools/custom-activity-types/tables.ts';
 import { customObjectRecords, customObjects } from '../tools/custom-objects/tables.ts';
+import { scheduledEmails } from '../tools/email/tables.ts';
 import { estimates } from '../tools/estimates/tables.ts';
 import { ROUTES } from '../tools/index.ts';
 import { invoices } from '../tools/invoices/tables.ts';
@@ -21,6 +22,7 @@ import { proposals } from '../tools/proposals/tables.ts';
 import { smartViews } from '../tools/smart-views/tables.ts';
 import { tasks } from '../tools/tasks/tables.ts';
 import { webhookDeliveries, webhooks } from '../tools/webhooks/tables.ts';
+import { workflowEnrollments, workflows } from '../tools/workflows/tables.ts';
 import { createConnectedAccount } from './fixtures/index.ts';
 import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
 
@@ -96,6 +98,25 @@ const FACTORIES: Record<string, (org: TestOrg) => Promise<Fixture>> = {
     return {
       id,
       read: () => t.services.db.system.select().from(opportunities).where(eq(opportunities.id, id)),
+    };
+  },
+  '/email/scheduled': async (org) => {
+    const leadId = await insertLead(org);
+    const id = newId();
+    await t.services.db.system.insert(scheduledEmails).values({
+      id,
+      orgId: org.orgId,
+      userId: org.ownerId,
+      leadId,
+      toAddress: 'victim@example.test',
+      subject: 'Victim email',
+      bodyHtml: '<p>x</p>',
+      scheduledAt: new Date(Date.now() + 3_600_000),
+      nextAttemptAt: new Date(Date.now() + 3_600_000),
+    });
+    return {
+      id,
+      read: () => t.services.db.system.select().from(scheduledEmails).where(eq(scheduledEmails.id, id)),
     };
   },
   '/invoices': async (org) => {
@@ -199,6 +220,38 @@ const FACTORIES: Record<string, (org: TestOrg) => Promise<Fixture>> = {
       sections: [{ heading: 'Scope', body_markdown: 'Work' }],
     });
     return { id, read: () => t.services.db.system.select().from(proposals).where(eq(proposals.id, id)) };
+  },
+  '/workflows': async (org) => {
+    const leadId = await insertLead(org);
+    const id = newId();
+    const enrollmentId = newId();
+    await t.services.db.system.insert(workflows).values({
+      id,
+      orgId: org.orgId,
+      name: 'Victim workflow',
+      status: 'active',
+      steps: [{ type: 'task', delay: { amount: 1, unit: 'days' }, text: 'Call back' }],
+    });
+    await t.services.db.system.insert(workflowEnrollments).values({
+      id: enrollmentId,
+      orgId: org.orgId,
+      workflowId: id,
+      leadId,
+      enrolledBy: org.ownerId,
+      nextRunAt: new Date(Date.now() + 86_400_000),
+    });
+    return {
+      id,
+      params: { id, enrollmentId },
+      body: { lead_id: leadId },
+      read: async () => ({
+        workflow: await t.services.db.system.select().from(workflows).where(eq(workflows.id, id)),
+        enrollments: await t.services.db.system
+          .select()
+          .from(workflowEnrollments)
+          .where(eq(workflowEnrollments.workflowId, id)),
+      }),
+    };
   },
   '/proposal-ai': async (org) => {
     const leadId = await insertLead(org);
@@ -388,7 +441,7 @@ const BODIES: Record<string, Record<string, unknown>> = {
   record_invoice_payment: { amount: 1 },
 };
 
-const isIdParam = (name: string) => name === 'id' || name.endsWith('Id');
+const isIdParam = (name: string) => name === 'id' || name.endsWith('Id') || name.endsWith('_id');
 
 function pathParams(path: string): string[] {
   return path

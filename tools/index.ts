@@ -14,6 +14,7 @@ import { contactsArea } from './contacts/index.ts';
 import { conversationMemoryArea } from './conversation-memory/index.ts';
 import { customActivityTypesArea } from './custom-activity-types/index.ts';
 import { customObjectsArea } from './custom-objects/index.ts';
+import { emailArea } from './email/index.ts';
 import { estimatesArea } from './estimates/index.ts';
 import { forecastArea } from './forecast/index.ts';
 import { invoicesArea } from './invoices/index.ts';
@@ -30,6 +31,7 @@ import { tasksArea } from './tasks/index.ts';
 import { createTrashArea } from './trash/index.ts';
 import { createUsersArea } from './users/index.ts';
 import { webhooksArea } from './webhooks/index.ts';
+import { workflowsArea } from './workflows/index.ts';
 
 /** Areas that need nothing from the others, in no particular order. */
 const SELF_CONTAINED: readonly Area[] = [
@@ -49,6 +51,8 @@ const SELF_CONTAINED: readonly Area[] = [
   customObjectsArea,
   apiKeysArea,
   webhooksArea,
+  emailArea,
+  workflowsArea,
 ];
 
 const leadsArea = createLeadsArea(
@@ -90,6 +94,8 @@ export const AREAS: readonly Area[] = [
   forecastArea,
   estimatesArea,
   connectedAccountsArea,
+  emailArea,
+  workflowsArea,
 ];
 
 export const TOOLS: readonly Tool[] = AREAS.flatMap((area) => area.tools);

@@ -8,7 +8,9 @@ import { invoicesOverdueJob } from './invoices-overdue.ts';
 import { expireProposalsJob } from './proposals.ts';
 import { purgeTrashJob } from './purge.ts';
 import { scrubMailJob } from './scrub-mail.ts';
+import { sendEmailJob } from './send-email.ts';
 import { sendMailJob } from './send-mail.ts';
+import { workflowStepJob } from './workflow-steps.ts';
 
 export const JOBS = [
   deliverWebhookJob,
@@ -19,4 +21,6 @@ export const JOBS = [
   expireEstimatesJob,
   expireProposalsJob,
   scrubMailJob,
+  sendEmailJob,
+  workflowStepJob,
 ] as const;

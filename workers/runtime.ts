@@ -10,8 +10,11 @@ import type { Services } from '../core/services.ts';
 import { webhookDeliveries } from '../tools/webhooks/tables.ts';
 import { attemptDelivery, type DeliveryOptions } from './deliver.ts';
 import './jobs.ts';
+import { createDueFollowUps } from '../tools/email/follow-ups.ts';
 import { relayBatch } from './relay.ts';
+import { sweepDueEmails } from './send-email.ts';
 import { sweepDueMails } from './send-mail.ts';
+import { sweepDueEnrollments } from './workflow-steps.ts';
 
 export interface BackgroundWorkOptions {
   relayIntervalMs?: number;
@@ -132,6 +135,13 @@ export async function startBackgroundWork(
     await sweepPendingDeliveries(services, sweepGraceMs);
     // The same for the mail outbox (workers/send-mail.ts): due rows whose 'mail.send' job was lost.
     await sweepDueMails(services, sweepGraceMs);
+    // Scheduled email (workers/send-email.ts): due rows whose 'email.send' job was lost or whose
+    // sender died holding the claim; then the follow-up tasks that came due (the row is the truth,
+    // so a pass after a restart finds what the stopped one missed).
+    await sweepDueEmails(services, sweepGraceMs);
+    await createDueFollowUps(services);
+    // And for workflow enrollments (workers/workflow-steps.ts): due steps of active workflows whose job was lost.
+    await sweepDueEnrollments(services, sweepGraceMs);
     return false;
   });
   await services.jobs.schedule(

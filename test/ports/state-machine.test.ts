@@ -5,11 +5,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outboxEvents } from '../../core/db/schema.ts';
 import { type EventName, isEventName } from '../../core/events.ts';
 import { defineStateMachine, describeMoves, type StateMachine } from '../../core/state-machine.ts';
+import { scheduledEmails } from '../../tools/email/tables.ts';
 import { estimates } from '../../tools/estimates/tables.ts';
 import { STATE_MACHINES } from '../../tools/index.ts';
 import { proposals } from '../../tools/proposals/tables.ts';
 import { expireEstimates } from '../../workers/estimates.ts';
+import { sendScheduledEmail } from '../../workers/send-email.ts';
+import { insertConnectedAccount } from '../fixtures/email.ts';
 import { createTestContext, json, type TestContext, type TestOrg } from '../helpers.ts';
+import { type SmtpPeer, startSmtpPeer } from '../support/smtp-peer.ts';
 
 let t: TestContext;
 let org: TestOrg;
@@ -129,7 +133,89 @@ const DRIVERS: Record<string, RestDriver> = {
     // A resend issues a new link (proposal.sent again); an answer is given once.
     noSameState: ['sent', 'accepted', 'declined'],
   },
+  workflow: {
+    field: 'status',
+    create: () =>
+      createAt('/api/v1/workflows', 'workflow', {
+        name: 'Nurture',
+        steps: [{ type: 'task', delay: { amount: 1, unit: 'days' }, text: 'Call' }],
+      }),
+    move: (id, to) =>
+      t.request('POST', `/api/v1/workflows/${id}/${to === 'active' ? 'activate' : 'pause'}`, {
+        token: org.token,
+      }),
+    read: (id) => readAt(`/api/v1/workflows/${id}`, 'workflow'),
+    stateOf: (record) => String(record.status),
+  },
+  'scheduled email': {
+    field: 'status',
+    create: async () => {
+      const account = await emailAccount();
+      const res = await t.request('POST', '/api/v1/email/schedule', {
+        token: org.token,
+        body: {
+          to: 'lead@example.test',
+          subject: 'Hello',
+          body_html: '<p>Hi</p>',
+          connected_account_id: account,
+          lead_id: await createLead(),
+          scheduled_at: new Date(Date.now() + 120_000).toISOString(),
+        },
+      });
+      expect(res.status).toBe(200);
+      return (await json<{ job_id: string }>(res)).job_id;
+    },
+    move: (id, to) => moveScheduledEmail(id, to),
+    read: (id) => readAt(`/api/v1/email/scheduled/${id}`, 'scheduled_email'),
+    stateOf: (record) => String(record.status),
+    // Only cancelling is a request; the sender's moves are the job's (workers/send-email.ts).
+    jobOnly: ['scheduled', 'sending', 'sent', 'failed'],
+  },
 };
+
+// The scheduled-email sender needs an SMTP server: a peer started on first use, refusing one address.
+const BUSY_ADDRESS = 'busy@example.test';
+let smtpPeer: SmtpPeer | undefined;
+let smtpAccount: string | undefined;
+afterAll(async () => {
+  await smtpPeer?.close();
+});
+
+async function emailAccount(): Promise<string> {
+  if (smtpAccount) return smtpAccount;
+  smtpPeer = await startSmtpPeer({ refuse: (address) => address === BUSY_ADDRESS });
+  const account = await insertConnectedAccount(
+    t,
+    { orgId: org.orgId, userId: org.ownerId },
+    { host: smtpPeer.host, port: smtpPeer.port, username: 'u', password: 'p' },
+  );
+  smtpAccount = account.id;
+  return account.id;
+}
+
+/**
+ * Moves a scheduled email: cancelling is the DELETE route; the sender's moves run the 'email.send'
+ * handler with a clock past every due time (sending is a claim left by a sender that died; back to
+ * scheduled is a refused recipient's retry; failed is a missing attachment).
+ */
+async function moveScheduledEmail(id: string, to: string): Promise<Response> {
+  if (to === 'cancelled') return t.request('DELETE', `/api/v1/email/scheduled/${id}`, { token: org.token });
+  const later = new Date(Date.now() + 86_400_000);
+  const set = (values: Partial<typeof scheduledEmails.$inferInsert>) =>
+    t.services.db.system.update(scheduledEmails).set(values).where(eq(scheduledEmails.id, id));
+  if (to === 'sending') await set({ status: 'sending', attempts: 1, nextAttemptAt: new Date() });
+  else {
+    if (to === 'scheduled') await set({ toAddress: BUSY_ADDRESS });
+    if (to === 'failed')
+      await set({
+        attachments: [
+          { filename: 'x.pdf', content_type: 'application/pdf', storage_key: 'gone/x.pdf', size_bytes: 1 },
+        ],
+      });
+    await sendScheduledEmail(t.services, id, { now: later });
+  }
+  return new Response('{}', { status: 200 });
+}
 
 /** The request that moves an estimate to `to`; expired is the daily job's, run with a clock past valid_until. */
 async function moveEstimate(id: string, to: string): Promise<Response> {
@@ -327,6 +413,8 @@ describe('the declared machines', () => {
       'proposal: draft -> sent (proposal.sent), expired; sent -> accepted (proposal.accepted), declined (proposal.declined), expired; accepted (final); declined (final); expired (final)',
       'task: open -> complete (task.completed); complete -> open',
       'estimate: draft -> sent, expired; sent -> accepted, declined, expired; accepted (final); declined (final); expired (final)',
+      'scheduled email: scheduled -> sending, cancelled; sending -> scheduled, sent (email.sent), failed (email.sent); sent (final); failed (final); cancelled (final)',
+      'workflow: active -> paused; paused -> active',
     ]);
   });
 

@@ -36,6 +36,11 @@ export interface SmtpPeerOptions {
    * Without it the peer offers no TLS at all.
    */
   tls?: { certificate: SelfSignedCertificate; secure?: boolean };
+  /**
+   * Called on each MAIL FROM before it is answered; the session waits until it resolves (a test
+   * holds a sender there, between its claim and its send, to kill it).
+   */
+  onMailFrom?: (address: string) => Promise<void>;
 }
 
 export async function startSmtpPeer(options: SmtpPeerOptions = {}): Promise<SmtpPeer> {
@@ -68,6 +73,13 @@ export async function startSmtpPeer(options: SmtpPeerOptions = {}): Promise<Smtp
       const error: Error & { responseCode?: number } = new Error('Invalid username or password');
       error.responseCode = 535;
       return callback(error);
+    },
+    onMailFrom(address, _session, callback) {
+      if (!options.onMailFrom) return callback();
+      options.onMailFrom(address.address).then(
+        () => callback(),
+        (err: Error) => callback(err),
+      );
     },
     onRcptTo(address, _session, callback) {
       if (options.refuse?.(address.address)) {

@@ -1,0 +1,417 @@
+// Locks in the sending of scheduled email (workers/send-email.ts) against a real SMTP peer with login: nothing before its time; at its time one message with the recipients (bcc only in the envelope), subject, HTML, text, attachment bytes read from storage, the From of the account and a Message-ID derived from the row; the outgoing email activity and email.sent; a job run twice sends once; temporary failures retried after 1 and 5 minutes then failed with the reason (email.sent status failed); permanent failures (bad login, missing attachment, trashed lead) fail at once; a cancelled email is never sent; follow-up tasks come due, once, and a reply cancels them; a lead is enrolled after sending in an active workflow, not a paused one.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { and, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../../core/ids.ts';
+import { activities } from '../../tools/activities/tables.ts';
+import { cancelFollowUpsOnReply, createDueFollowUps } from '../../tools/email/follow-ups.ts';
+import { scheduledEmails } from '../../tools/email/tables.ts';
+import { tasks } from '../../tools/tasks/tables.ts';
+import { workflowEnrollments, workflows } from '../../tools/workflows/tables.ts';
+import { sendScheduledEmail, sweepDueEmails } from '../../workers/send-email.ts';
+import {
+  createContact,
+  createLead,
+  createTestContext,
+  eventsOf,
+  insertConnectedAccount,
+  scheduleBody,
+  scheduledEmailRow,
+  scheduleEmail,
+  type TestAccount,
+  type TestContext,
+  type TestOrg,
+} from '../fixtures/index.ts';
+import { type SmtpPeer, startSmtpPeer } from '../support/smtp-peer.ts';
+
+const LOGIN = { username: 'sender', password: 'smtp-secret-1' };
+/** Recipients the peer answers 451 (try again later). */
+const busy = new Set<string>();
+let peer: SmtpPeer;
+let t: TestContext;
+let org: TestOrg;
+let account: TestAccount;
+let dataDir: string;
+
+beforeAll(async () => {
+  peer = await startSmtpPeer({ auth: LOGIN, refuse: (address) => busy.has(address) });
+  dataDir = await mkdtemp(join(tmpdir(), 'crm-email-send-'));
+  t = await createTestContext({ DATA_DIR: dataDir }, { withoutRateLimits: true });
+  org = await t.createOrg();
+  account = await insertConnectedAccount(
+    t,
+    { orgId: org.orgId, userId: org.ownerId },
+    { host: peer.host, port: peer.port, ...LOGIN },
+    { email: 'dee@acme.example', displayName: 'Dee Sales' },
+  );
+});
+
+afterAll(async () => {
+  await t?.close();
+  await peer?.close();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+const minutes = (n: number) => n * 60_000;
+let seq = 0;
+
+/** A lead with a contact, and an email scheduled to it 2 minutes ahead; returns ids and the due time. */
+async function scheduled(overrides: Parameters<typeof scheduleBody>[2] = {}) {
+  seq += 1;
+  const lead = await createLead(t, org, { name: `Globex ${seq}` });
+  const contact = await createContact(t, org, { lead_id: lead._id, name: 'Hank' });
+  const at = new Date(Date.now() + minutes(2));
+  const out = await scheduleEmail(
+    t,
+    org,
+    scheduleBody(account.id, lead._id, {
+      to: `hank${seq}@globex.example`,
+      subject: `Proposal ${seq}`,
+      contact_id: contact._id,
+      scheduled_at: at.toISOString(),
+      ...overrides,
+    }),
+  );
+  return { id: out.job_id, leadId: lead._id, contactId: contact._id, at, to: `hank${seq}@globex.example` };
+}
+
+const later = (at: Date, ms: number) => new Date(at.getTime() + ms);
+const received = (subject: string) => peer.received.filter((m) => m.subject === subject);
+
+describe('sending', () => {
+  it('sends nothing before its time, then one message with everything the row says and a Message-ID of the row', async () => {
+    const pdf = Buffer.from('%PDF-1.4 fake offer bytes \u0000\u00ff', 'latin1');
+    await t.services.files.put('org/offer.pdf', pdf, { contentType: 'application/pdf' });
+    const email = await scheduled({
+      cc: ['boss@globex.example'],
+      bcc: ['archive@acme.example'],
+      body_html: '<p>Hello <b>Hank</b></p>',
+      body_text: 'Hello Hank',
+      attachments: [
+        {
+          filename: 'Offer.pdf',
+          content_type: 'application/pdf',
+          storage_key: 'org/offer.pdf',
+          size_bytes: pdf.length,
+        },
+      ],
+    });
+    expect(await sendScheduledEmail(t.services, email.id, { now: later(email.at, -1000) })).toBe('skipped');
+    expect(received(`Proposal ${seq}`)).toHaveLength(0);
+
+    expect(await sendScheduledEmail(t.services, email.id, { now: email.at })).toBe('sent');
+    const [mail, ...more] = received(`Proposal ${seq}`);
+    expect(more).toHaveLength(0);
+    const envelope = peer.envelopes[peer.received.indexOf(mail ?? peer.received[0]!)];
+    expect(envelope?.to.sort()).toEqual(['archive@acme.example', 'boss@globex.example', email.to].sort());
+    expect(envelope?.from).toBe('dee@acme.example');
+    expect(peer.logins).toContain('sender');
+    expect(mail?.from?.value[0]).toEqual({ address: 'dee@acme.example', name: 'Dee Sales' });
+    expect(mail?.to && !Array.isArray(mail.to) ? mail.to.value.map((v) => v.address) : []).toEqual([
+      email.to,
+    ]);
+    expect(mail?.cc && !Array.isArray(mail.cc) ? mail.cc.value.map((v) => v.address) : []).toEqual([
+      'boss@globex.example',
+    ]);
+    expect(mail?.bcc).toBeUndefined();
+    expect(mail?.headers.has('bcc')).toBe(false);
+    expect(mail?.html).toContain('<p>Hello <b>Hank</b></p>');
+    expect(mail?.text?.trim()).toBe('Hello Hank');
+    expect(mail?.attachments).toHaveLength(1);
+    expect(mail?.attachments[0]?.filename).toBe('Offer.pdf');
+    expect(mail?.attachments[0]?.contentType).toBe('application/pdf');
+    expect(mail?.attachments[0]?.content.equals(pdf)).toBe(true);
+    expect(mail?.messageId).toBe(`<scheduled-email-${email.id}@acme.example>`);
+
+    const row = await scheduledEmailRow(t, email.id);
+    expect(row).toMatchObject({ status: 'sent', attempts: 1, lastError: null, nextAttemptAt: null });
+    expect(row.messageId).toBe(mail?.messageId);
+    expect(row.sentAt?.toISOString()).toBe(email.at.toISOString());
+
+    const [activity] = await t.services.db.system
+      .select()
+      .from(activities)
+      .where(eq(activities.id, row.activityId ?? ''));
+    expect(activity).toMatchObject({
+      leadId: email.leadId,
+      contactId: email.contactId,
+      type: 'email',
+      userId: org.ownerId,
+    });
+    expect(activity?.fields).toMatchObject({
+      direction: 'outbound',
+      subject: `Proposal ${seq}`,
+      body_text: 'Hello Hank',
+      from: 'dee@acme.example',
+      to: [email.to, 'boss@globex.example'],
+    });
+
+    const events = await eventsOf(t, email.id, org.orgId);
+    expect(events.map((e) => e.event)).toEqual(['email.sent']);
+    expect(events[0]?.data).toMatchObject({
+      _id: email.id,
+      status: 'sent',
+      message_id: row.messageId,
+      activity_id: row.activityId,
+      lead_id: email.leadId,
+    });
+    expect((await eventsOf(t, row.activityId ?? '', org.orgId)).map((e) => e.event)).toEqual([
+      'activity.created',
+    ]);
+  });
+
+  it('sends once when its job runs twice, even at once, and the sweeper finds nothing left', async () => {
+    const email = await scheduled();
+    const outcomes = await Promise.all([
+      sendScheduledEmail(t.services, email.id, { now: email.at }),
+      sendScheduledEmail(t.services, email.id, { now: email.at }),
+    ]);
+    expect(outcomes.sort()).toEqual(['sent', 'skipped']);
+    expect(await sendScheduledEmail(t.services, email.id, { now: later(email.at, minutes(60)) })).toBe(
+      'skipped',
+    );
+    expect(await sweepDueEmails(t.services, 0, later(email.at, minutes(60)))).toBe(0);
+    expect(received(`Proposal ${seq}`)).toHaveLength(1);
+  });
+
+  it('never sends a cancelled email', async () => {
+    const email = await scheduled();
+    expect(
+      (await t.request('DELETE', `/api/v1/email/scheduled/${email.id}`, { token: org.token })).status,
+    ).toBe(200);
+    expect(await sendScheduledEmail(t.services, email.id, { now: email.at })).toBe('skipped');
+    expect(received(`Proposal ${seq}`)).toHaveLength(0);
+  });
+});
+
+describe('failures', () => {
+  it('retries a refused send after 1 then 5 minutes, then fails with the reason and email.sent status failed', async () => {
+    const email = await scheduled();
+    busy.add(email.to);
+    try {
+      expect(await sendScheduledEmail(t.services, email.id, { now: email.at })).toBe('retry');
+      let row = await scheduledEmailRow(t, email.id);
+      expect(row).toMatchObject({ status: 'scheduled', attempts: 1 });
+      expect(row.lastError).toMatch(/try again later|451/i);
+      expect(row.nextAttemptAt?.getTime()).toBe(email.at.getTime() + minutes(1));
+      // Not before the backoff.
+      expect(await sendScheduledEmail(t.services, email.id, { now: later(email.at, 59_000) })).toBe(
+        'skipped',
+      );
+      expect(await sendScheduledEmail(t.services, email.id, { now: later(email.at, minutes(1)) })).toBe(
+        'retry',
+      );
+      row = await scheduledEmailRow(t, email.id);
+      expect(row.nextAttemptAt?.getTime()).toBe(email.at.getTime() + minutes(6));
+      expect(await sendScheduledEmail(t.services, email.id, { now: later(email.at, minutes(6)) })).toBe(
+        'failed',
+      );
+      row = await scheduledEmailRow(t, email.id);
+      expect(row).toMatchObject({ status: 'failed', attempts: 3, nextAttemptAt: null, activityId: null });
+      expect(await sendScheduledEmail(t.services, email.id, { now: later(email.at, minutes(60)) })).toBe(
+        'skipped',
+      );
+      const events = await eventsOf(t, email.id, org.orgId);
+      expect(events.map((e) => e.event)).toEqual(['email.sent']);
+      expect(events[0]?.data).toMatchObject({ status: 'failed', attempts: 3, reason: row.lastError });
+    } finally {
+      busy.delete(email.to);
+    }
+    expect(received(`Proposal ${seq}`)).toHaveLength(0);
+  });
+
+  it('fails at once, without retries, on a refused login', async () => {
+    const wrong = await insertConnectedAccount(
+      t,
+      { orgId: org.orgId, userId: org.ownerId },
+      { host: peer.host, port: peer.port, username: 'sender', password: 'wrong' },
+    );
+    const email = await scheduled({ connected_account_id: wrong.id });
+    expect(await sendScheduledEmail(t.services, email.id, { now: email.at })).toBe('failed');
+    const row = await scheduledEmailRow(t, email.id);
+    expect(row).toMatchObject({ status: 'failed', attempts: 1 });
+    expect(row.lastError).toBeTruthy();
+  });
+
+  it('fails at once when an attachment is missing from storage, naming it', async () => {
+    const email = await scheduled({
+      attachments: [
+        {
+          filename: 'Gone.pdf',
+          content_type: 'application/pdf',
+          storage_key: 'org/gone.pdf',
+          size_bytes: 10,
+        },
+      ],
+    });
+    expect(await sendScheduledEmail(t.services, email.id, { now: email.at })).toBe('failed');
+    const row = await scheduledEmailRow(t, email.id);
+    expect(row).toMatchObject({ status: 'failed', attempts: 1 });
+    expect(row.lastError).toBe('attachment Gone.pdf not found in storage (org/gone.pdf)');
+    expect((await eventsOf(t, email.id, org.orgId))[0]?.data).toMatchObject({
+      status: 'failed',
+      reason: 'attachment Gone.pdf not found in storage (org/gone.pdf)',
+    });
+    expect(received(`Proposal ${seq}`)).toHaveLength(0);
+  });
+
+  it('fails at once when the lead was trashed before its time', async () => {
+    const email = await scheduled();
+    expect((await t.request('DELETE', `/api/v1/leads/${email.leadId}`, { token: org.token })).status).toBe(
+      200,
+    );
+    expect(await sendScheduledEmail(t.services, email.id, { now: email.at })).toBe('failed');
+    expect((await scheduledEmailRow(t, email.id)).lastError).toBe(
+      'the lead was deleted before the email was sent',
+    );
+    expect(received(`Proposal ${seq}`)).toHaveLength(0);
+  });
+
+  it('takes over a claim whose sender died once its lease expired, and sends once', async () => {
+    const email = await scheduled();
+    // A sender that claimed the row and died: status sending, attempt 1, lease until at + 5 minutes.
+    await t.services.db.system
+      .update(scheduledEmails)
+      .set({ status: 'sending', attempts: 1, nextAttemptAt: later(email.at, minutes(5)) })
+      .where(eq(scheduledEmails.id, email.id));
+    expect(await sendScheduledEmail(t.services, email.id, { now: later(email.at, minutes(4)) })).toBe(
+      'skipped',
+    );
+    expect(await sendScheduledEmail(t.services, email.id, { now: later(email.at, minutes(5)) })).toBe('sent');
+    expect(await scheduledEmailRow(t, email.id)).toMatchObject({ status: 'sent', attempts: 2 });
+    expect(received(`Proposal ${seq}`)).toHaveLength(1);
+  });
+});
+
+describe('follow-ups', () => {
+  async function sentWithFollowUp() {
+    const email = await scheduled({ follow_up: { amount: 2, unit: 'hours' } });
+    expect(await sendScheduledEmail(t.services, email.id, { now: email.at })).toBe('sent');
+    const row = await scheduledEmailRow(t, email.id);
+    expect(row.followUpStatus).toBe('pending');
+    expect(row.followUpDueAt?.getTime()).toBe(email.at.getTime() + minutes(120));
+    return { ...email, row };
+  }
+
+  const tasksOfLead = (leadId: string) =>
+    t.services.db.system.select().from(tasks).where(eq(tasks.leadId, leadId));
+
+  it('creates one task for the sender when no reply came in time (task.created), not before', async () => {
+    const email = await sentWithFollowUp();
+    await createDueFollowUps(t.services, later(email.at, minutes(119)));
+    expect(await tasksOfLead(email.leadId)).toHaveLength(0);
+    await createDueFollowUps(t.services, later(email.at, minutes(120)));
+    await createDueFollowUps(t.services, later(email.at, minutes(180)));
+    const [task, ...more] = await tasksOfLead(email.leadId);
+    expect(more).toHaveLength(0);
+    expect(task).toMatchObject({
+      text: `Follow up: Proposal ${seq} (no reply from ${email.to})`,
+      assignedTo: org.ownerId,
+      leadId: email.leadId,
+    });
+    expect(task?.dueAt?.toISOString()).toBe(later(email.at, minutes(120)).toISOString());
+    expect(await scheduledEmailRow(t, email.id)).toMatchObject({
+      followUpStatus: 'created',
+      followUpTaskId: task?.id,
+    });
+    expect((await eventsOf(t, task?.id ?? '', org.orgId)).map((e) => e.event)).toEqual(['task.created']);
+  });
+
+  it('a reply cancels it: by In-Reply-To, or from the recipient on the same lead (any case)', async () => {
+    const byThread = await sentWithFollowUp();
+    const bySender = await sentWithFollowUp();
+    const untouched = await sentWithFollowUp();
+    const facts = {
+      inboundEmailId: newId(),
+      connectedAccountId: account.id,
+      accountUserId: org.ownerId,
+      contactId: null,
+      messageId: `<${newId()}@globex.example>`,
+      receivedAt: new Date(),
+    };
+    await t.services.db.withTenant(org.orgId, (db) =>
+      cancelFollowUpsOnReply(
+        { db, orgId: org.orgId, now: new Date(), services: t.services, emit: async () => {} },
+        {
+          ...facts,
+          leadId: null,
+          fromAddress: 'someone@else.example',
+          inReplyTo: byThread.row.messageId,
+          repliesToEmailId: byThread.id,
+        },
+      ),
+    );
+    await t.services.db.withTenant(org.orgId, (db) =>
+      cancelFollowUpsOnReply(
+        { db, orgId: org.orgId, now: new Date(), services: t.services, emit: async () => {} },
+        {
+          ...facts,
+          messageId: `<${newId()}@globex.example>`,
+          leadId: bySender.leadId,
+          fromAddress: bySender.to.toUpperCase(),
+          inReplyTo: null,
+          repliesToEmailId: null,
+        },
+      ),
+    );
+    expect((await scheduledEmailRow(t, byThread.id)).followUpStatus).toBe('cancelled');
+    expect((await scheduledEmailRow(t, bySender.id)).followUpStatus).toBe('cancelled');
+    expect((await scheduledEmailRow(t, untouched.id)).followUpStatus).toBe('pending');
+    await createDueFollowUps(t.services, later(untouched.at, minutes(200)));
+    expect(await tasksOfLead(byThread.leadId)).toHaveLength(0);
+    expect(await tasksOfLead(bySender.leadId)).toHaveLength(0);
+    expect(await tasksOfLead(untouched.leadId)).toHaveLength(1);
+  });
+});
+
+describe('enroll_in_workflow_id', () => {
+  async function workflow(status: 'active' | 'paused'): Promise<string> {
+    const id = newId();
+    await t.services.db.system.insert(workflows).values({
+      id,
+      orgId: org.orgId,
+      name: `Nurture ${status}`,
+      status,
+      steps: [{ type: 'task', delay: { amount: 2, unit: 'days' }, text: 'Call them' }],
+    });
+    return id;
+  }
+
+  it('enrolls the lead after sending in an active workflow (workflow.triggered), and records the enrollment', async () => {
+    const workflowId = await workflow('active');
+    const email = await scheduled({ enroll_in_workflow_id: workflowId });
+    expect(await sendScheduledEmail(t.services, email.id, { now: email.at })).toBe('sent');
+    const row = await scheduledEmailRow(t, email.id);
+    const [enrollment] = await t.services.db.system
+      .select()
+      .from(workflowEnrollments)
+      .where(
+        and(eq(workflowEnrollments.workflowId, workflowId), eq(workflowEnrollments.leadId, email.leadId)),
+      );
+    expect(enrollment).toMatchObject({ status: 'active', enrolledBy: org.ownerId, sourceEmailId: email.id });
+    expect(row.enrollmentId).toBe(enrollment?.id);
+    expect(row.lastError).toBeNull();
+    expect((await eventsOf(t, enrollment?.id ?? '', org.orgId)).map((e) => e.event)).toEqual([
+      'workflow.triggered',
+    ]);
+  });
+
+  it('sends but does not enroll when the workflow is paused by then, saying so', async () => {
+    const workflowId = await workflow('paused');
+    const email = await scheduled({ enroll_in_workflow_id: workflowId });
+    expect(await sendScheduledEmail(t.services, email.id, { now: email.at })).toBe('sent');
+    const row = await scheduledEmailRow(t, email.id);
+    expect(row).toMatchObject({
+      status: 'sent',
+      enrollmentId: null,
+      lastError: 'not enrolled: the workflow is paused',
+    });
+    const enrolled = await t.services.db.system
+      .select()
+      .from(workflowEnrollments)
+      .where(eq(workflowEnrollments.workflowId, workflowId));
+    expect(enrolled).toHaveLength(0);
+  });
+});

@@ -1,0 +1,26 @@
+import { defineArea } from '../../core/area.ts';
+import { cancelFollowUpsOnReply } from './follow-ups.ts';
+import { emailRoutes } from './routes.ts';
+import { scheduledEmailMachine } from './store.ts';
+import { emailTools } from './tools.ts';
+
+/**
+ * Scheduled email: mail to a lead sent later through the sender's own connected account
+ * (workers/send-email.ts), logged as an outgoing email activity, with an optional follow-up task
+ * when no reply comes (follow-ups.ts; a reply cancels it through the emailReceived hook) and an
+ * optional workflow enrollment after sending.
+ */
+export const emailArea = defineArea({
+  name: 'email',
+  tools: emailTools,
+  routes: emailRoutes,
+  tags: {
+    email:
+      'Scheduled email: schedule a mail to a lead through your own connected SMTP account, list, read and cancel it; once sent it is logged on the lead, with an optional follow-up task when no reply comes.',
+  },
+  permissions: ['email.view', 'email.send'],
+  events: ['email.sent', 'task.created', 'workflow.triggered'],
+  toolsets: ['email'],
+  stateMachines: [scheduledEmailMachine],
+  emailReceived: [cancelFollowUpsOnReply],
+});

@@ -1,0 +1,266 @@
+// Scheduled email tools: schedule (open-world: the mail goes out later through the caller's own
+// SMTP account; on MCP a preview unless `confirm: true`), list, get and cancel. The bounds are the
+// specification's table for POST /api/v1/email/schedule; each one is a 400 naming its field.
+import { z } from 'zod';
+import { listParams, objectId, pagedOutput } from '../../core/schemas.ts';
+import { describeMoves } from '../../core/state-machine.ts';
+import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
+import { defineTool, type Tool } from '../../core/tool.ts';
+import { senderOf } from './account.ts';
+import {
+  cancelScheduledEmail,
+  checkSchedule,
+  getVisibleEmail,
+  listScheduledEmails,
+  SCHEDULED_EMAIL_STATUSES,
+  scheduledEmailMachine,
+  scheduledEmailSchema,
+  serializeScheduledEmail,
+  scheduleEmail as writeSchedule,
+} from './store.ts';
+
+type EmailPermission = 'email.view' | 'email.send';
+const access = (kind: 'read' | 'write', permission: EmailPermission) =>
+  ({ kind, resource: 'email', permission }) as const;
+
+/** The specification's `MAX_ATTACHMENT_BYTES` for one scheduled attachment: 25 MiB. */
+export const MAX_SCHEDULED_ATTACHMENT_BYTES = 26_214_400;
+
+/**
+ * A storage key as the upload gave it. Storage is not read when scheduling (the file is read at send
+ * time), but keys that could only point outside the organization's files are refused now: an empty,
+ * `.` or `..` segment, a leading `/`, a backslash or a control character.
+ */
+export function isPlausibleStorageKey(key: string): boolean {
+  for (const char of key) {
+    const code = char.charCodeAt(0);
+    if (char === '\\' || code < 0x20 || code === 0x7f) return false;
+  }
+  return key.split('/').every((segment) => segment !== '' && segment !== '.' && segment !== '..');
+}
+
+const emailAddress = z.email('must be an email address').max(320);
+
+const attachmentInput = z
+  .strictObject({
+    filename: z
+      .string()
+      .min(1)
+      .max(255)
+      .refine(NO_NUL, nulMessage)
+      .describe('File name shown to the recipient, 1-255 characters'),
+    content_type: z
+      .string()
+      .min(1)
+      .max(100)
+      .refine(NO_NUL, nulMessage)
+      .describe('Media type of the file, 1-100 characters (e.g. application/pdf)'),
+    storage_key: z
+      .string()
+      .min(1)
+      .max(500)
+      .refine(
+        isPlausibleStorageKey,
+        'must be a storage key: /-separated segments, none empty, "." or "..", no backslash',
+      )
+      .describe(
+        'Object-storage key of the uploaded file, 1-500 characters; the file is read when the mail is sent',
+      ),
+    size_bytes: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_SCHEDULED_ATTACHMENT_BYTES)
+      .describe('Size of the file in bytes, 1 to 26214400'),
+  })
+  .describe('An attachment, read from storage by its key at send time');
+
+const scheduleInputShape = {
+  to: emailAddress.describe('Recipient e-mail address'),
+  cc: z
+    .array(emailAddress.describe('A copy recipient'))
+    .max(20)
+    .optional()
+    .describe('Copy recipients, at most 20'),
+  bcc: z
+    .array(emailAddress.describe('A blind copy recipient'))
+    .max(20)
+    .optional()
+    .describe('Blind copy recipients, at most 20 (never shown in the headers)'),
+  subject: z.string().min(1).max(500).refine(NO_NUL, nulMessage).describe('Subject line, 1-500 characters'),
+  body_html: z.string().min(1).refine(NO_NUL, nulMessage).describe('HTML body, at least 1 character'),
+  body_text: z.string().refine(NO_NUL, nulMessage).optional().describe('Plain-text body (optional)'),
+  connected_account_id: objectId('connected account').describe(
+    'Id of one of your own connected accounts (list_connected_accounts); the mail goes out through it',
+  ),
+  lead_id: objectId('lead').describe('Id of the live lead the mail is about; the sent mail is logged on it'),
+  contact_id: objectId('contact')
+    .optional()
+    .describe('Id of a live contact of that lead the mail is addressed to'),
+  template_id: objectId('template')
+    .optional()
+    .describe('Id of a template, stored with the email for reference (the body sent is body_html/body_text)'),
+  attachments: z.array(attachmentInput).max(10).optional().describe('Attachments, at most 10'),
+  scheduled_at: z.iso
+    .datetime({ offset: true })
+    .describe('When to send (ISO 8601 date-time), between 1 minute and 30 days after now'),
+  follow_up: z
+    .strictObject({
+      amount: z.number().int().min(1).max(90).describe('How many units to wait for a reply, 1-90'),
+      unit: z.enum(['days', 'hours']).describe('days or hours'),
+    })
+    .optional()
+    .describe(
+      'When no reply from the recipient arrives within this delay after sending, a follow-up task for you is created',
+    ),
+  enroll_in_workflow_id: objectId('workflow')
+    .optional()
+    .describe(
+      'Id of a workflow of this organization the lead is enrolled in once the mail is sent (it must be active then)',
+    ),
+};
+
+const schedulePreviewSchema = z
+  .object({
+    from: z.string().describe('The sender: your connected account'),
+    to: z.string().describe('Recipient'),
+    cc: z.array(z.string()).describe('Copy recipients'),
+    bcc: z.array(z.string()).describe('Blind copy recipients'),
+    subject: z.string().describe('Subject line'),
+    scheduled_at: z.string().describe('When it would be sent (ISO 8601)'),
+    attachments: z
+      .array(
+        z.object({
+          filename: z.string().describe('File name'),
+          size_bytes: z.number().int().describe('Size in bytes'),
+        }),
+      )
+      .describe('Attachments, read from storage at send time'),
+    follow_up: z.string().nullable().describe('The follow-up delay, e.g. "3 days"; null for none'),
+    enroll_in_workflow: z.string().nullable().describe('The workflow the lead would be enrolled in, or null'),
+  })
+  .describe('What scheduling would do; nothing was scheduled');
+
+export const scheduleEmailTool = defineTool({
+  name: 'schedule_email',
+  title: 'Schedule an email to a lead',
+  description:
+    'Schedules an email to a lead, sent at `scheduled_at` (1 minute to 30 days ahead) through one of your own connected ' +
+    'SMTP accounts. Attachments are read from storage by `storage_key` when it is sent. Once sent it is logged as an outgoing ' +
+    'email activity on the lead (email.sent); with `follow_up` a task for you is created when no reply arrives in time; with ' +
+    '`enroll_in_workflow_id` the lead is enrolled in that workflow after sending. Without `confirm: true` nothing is ' +
+    'scheduled: it returns a `preview` (sender, recipients, subject, time, attachments) to show the user first. Returns ' +
+    '`job_id`, the id to read or cancel it with.',
+  input: z.strictObject({
+    ...scheduleInputShape,
+    confirm: z
+      .boolean()
+      .optional()
+      .describe('true schedules the email; without it nothing is written and a preview is returned'),
+  }),
+  output: z.object({
+    message: z.string().describe('What was done'),
+    job_id: z.string().optional().describe('Id of the scheduled email (absent in a preview)'),
+    scheduled_at: z.string().describe('When it is (or would be) sent (ISO 8601)'),
+    preview: schedulePreviewSchema.optional(),
+  }),
+  access: access('write', 'email.send'),
+  errors: [
+    {
+      code: 'validation_failed',
+      when: 'scheduled_at is not 1 minute to 30 days ahead, or a reference is not yours or not live',
+    },
+  ],
+  annotations: { idempotentHint: false, openWorldHint: true },
+  toolset: 'email',
+  async handler(input, ctx) {
+    const { confirm, ...schedule } = input;
+    if (confirm === true) return writeSchedule(ctx, schedule);
+    const checked = await checkSchedule(ctx, schedule);
+    const scheduledAt = checked.scheduledAt.toISOString();
+    return {
+      message: 'Preview only: nothing was scheduled. Call again with confirm: true to schedule it.',
+      scheduled_at: scheduledAt,
+      preview: {
+        from: senderOf(checked.account),
+        to: schedule.to,
+        cc: schedule.cc ?? [],
+        bcc: schedule.bcc ?? [],
+        subject: schedule.subject,
+        scheduled_at: scheduledAt,
+        attachments: (schedule.attachments ?? []).map((a) => ({
+          filename: a.filename,
+          size_bytes: a.size_bytes,
+        })),
+        follow_up: schedule.follow_up ? `${schedule.follow_up.amount} ${schedule.follow_up.unit}` : null,
+        enroll_in_workflow: checked.workflow ? `${checked.workflow.name} (${checked.workflow.status})` : null,
+      },
+    };
+  },
+});
+
+const emailIdShape = {
+  job_id: objectId('scheduled email').describe('Id of the scheduled email (the job_id)'),
+};
+
+export const listScheduledEmailsTool = defineTool({
+  name: 'list_scheduled_emails',
+  title: 'List scheduled emails',
+  description:
+    'Lists scheduled emails, newest first: your own, or every one of the organization for owners, admins and managers. ' +
+    'Filter by `status` (scheduled, sending, sent, failed, cancelled) and `lead_id`. Paginated: returns `scheduled_emails` ' +
+    'plus `total`, `page`, `limit`, `totalPages`; `limit` is 1-100 (default 25).',
+  input: z.strictObject({
+    page: listParams(['created_at']).page,
+    limit: listParams(['created_at']).limit,
+    status: z.enum(SCHEDULED_EMAIL_STATUSES).optional().describe('Only emails in this status'),
+    lead_id: objectId('lead').optional().describe('Only emails to this lead'),
+  }),
+  output: pagedOutput('scheduled_emails', scheduledEmailSchema),
+  access: access('read', 'email.view'),
+  toolset: 'email',
+  async handler(input, { db, auth }) {
+    return listScheduledEmails(db, auth, input);
+  },
+});
+
+const emailOutput = z.object({ scheduled_email: scheduledEmailSchema });
+
+export const getScheduledEmailTool = defineTool({
+  name: 'get_scheduled_email',
+  title: 'Get a scheduled email',
+  description:
+    'Returns one scheduled email by its job_id: status, attempts, the reason of a failure, the Message-ID it went out with, ' +
+    'the activity recorded and the follow-up. Your own, or any of the organization for owners, admins and managers.',
+  input: z.strictObject(emailIdShape),
+  output: emailOutput,
+  access: access('read', 'email.view'),
+  toolset: 'email',
+  async handler(input, { db, auth }) {
+    return { scheduled_email: serializeScheduledEmail(await getVisibleEmail(db, auth, input.job_id)) };
+  },
+});
+
+export const cancelScheduledEmailTool = defineTool({
+  name: 'cancel_scheduled_email',
+  title: 'Cancel a scheduled email',
+  description:
+    'Cancels a scheduled email that has not been sent: only while its status is `scheduled` (sending, sent or failed is a ' +
+    `400 invalid_transition). Cancelling it again returns it unchanged. The moves: ${describeMoves(scheduledEmailMachine)}.`,
+  input: z.strictObject(emailIdShape),
+  output: emailOutput,
+  access: access('write', 'email.send'),
+  errors: [{ code: 'invalid_transition', when: 'the email is being sent, was sent or failed' }],
+  annotations: { idempotentHint: true, destructiveHint: true },
+  toolset: 'email',
+  async handler(input, ctx) {
+    return { scheduled_email: await cancelScheduledEmail(ctx, input.job_id) };
+  },
+});
+
+export const emailTools: Tool[] = [
+  scheduleEmailTool,
+  listScheduledEmailsTool,
+  getScheduledEmailTool,
+  cancelScheduledEmailTool,
+];

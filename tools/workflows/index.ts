@@ -1,0 +1,27 @@
+import { defineArea } from '../../core/area.ts';
+import { stopEnrollmentsOnReply } from './replies.ts';
+import { workflowRoutes } from './routes.ts';
+import { workflowStatusMachine } from './store.ts';
+import { workflowTools } from './tools.ts';
+
+/** Workflows (sequences): email, task and sms steps with delays, activation and pausing, enrollments that stop on a reply. */
+export const workflowsArea = defineArea({
+  name: 'workflows',
+  tools: workflowTools,
+  routes: workflowRoutes,
+  tags: {
+    workflows:
+      'Workflows (sequences): steps (email through the enrolling user’s connected account, task, sms) with delays, activation and pausing, and the enrollments of leads, which stop on a reply or when unenrolled.',
+  },
+  permissions: [
+    'workflows.view',
+    'workflows.create',
+    'workflows.edit',
+    'workflows.delete',
+    'workflows.enroll',
+  ],
+  events: ['workflow.triggered'],
+  toolsets: ['email'],
+  stateMachines: [workflowStatusMachine],
+  emailReceived: [stopEnrollmentsOnReply],
+});

@@ -1,0 +1,49 @@
+// Stop on reply: the workflows area's emailReceived hook (core/area.ts). An inbound email from the
+// address of an enrolled contact, or one answering an email a workflow step sent, stops the active
+// enrollments it concerns with reason `replied`: a sequence must not keep chasing someone who wrote back.
+import { and, eq, inArray, or, sql } from 'drizzle-orm';
+import type { EmailReceivedHook } from '../../core/area.ts';
+import { contacts } from '../contacts/tables.ts';
+import { scheduledEmails } from '../email/tables.ts';
+import { stopEnrollments } from './store.ts';
+import { workflowEnrollments } from './tables.ts';
+
+/**
+ * Stops, in the hook's transaction: the active enrollments whose contact has the sender's address
+ * (any of its e-mails, case-insensitively), and the one whose step sent the email this one replies
+ * to (`repliesToEmailId`, found by In-Reply-To).
+ */
+export const stopEnrollmentsOnReply: EmailReceivedHook = async (ctx, email) => {
+  const address = email.fromAddress.toLowerCase();
+  const contactHasAddress = sql`exists (
+    select 1 from ${contacts}
+    where ${contacts.id} = ${workflowEnrollments.contactId}
+      and ${contacts.orgId} = ${ctx.orgId}
+      and exists (
+        select 1 from jsonb_array_elements(${contacts.emails}) as e
+        where lower(e->>'email') = ${address}
+      )
+  )`;
+  const repliedTo =
+    email.repliesToEmailId === null
+      ? undefined
+      : inArray(
+          workflowEnrollments.id,
+          ctx.db
+            .select({ id: sql<string>`${scheduledEmails.workflowEnrollmentId}` })
+            .from(scheduledEmails)
+            .where(and(eq(scheduledEmails.orgId, ctx.orgId), eq(scheduledEmails.id, email.repliesToEmailId))),
+        );
+  const stopped = await stopEnrollments(
+    ctx.db,
+    and(eq(workflowEnrollments.orgId, ctx.orgId), or(contactHasAddress, repliedTo)),
+    'replied',
+    ctx.now,
+  );
+  if (stopped.length > 0) {
+    ctx.services.logger.info(
+      { org_id: ctx.orgId, inbound_email_id: email.inboundEmailId, stopped: stopped.map((row) => row.id) },
+      'workflow enrollments stopped by a reply',
+    );
+  }
+};

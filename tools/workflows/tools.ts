@@ -1,0 +1,412 @@
+// Workflow tools: definitions (list, get, create, update, delete, activate, pause) and enrollments
+// (enroll, list, get, unenroll). enroll_in_workflow reaches outside (its email steps send mail), so
+// over MCP it only previews unless `confirm` is true. The data functions are in store.ts; the steps
+// run in workers/workflow-steps.ts.
+import { and, desc, eq, ilike } from 'drizzle-orm';
+import { z } from 'zod';
+import { escapeLike } from '../../core/db/sql.ts';
+import type { SortColumn } from '../../core/records.ts';
+import { listParams, messageOutput, objectId, offsetOf, paged, pagedOutput } from '../../core/schemas.ts';
+import { describeMoves } from '../../core/state-machine.ts';
+import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
+import { defineTool, type Tool } from '../../core/tool.ts';
+import { enrollmentSchema, serializeEnrollment } from './shape.ts';
+import { stepsInput } from './steps.ts';
+import {
+  deleteWorkflow,
+  ENROLLMENT_FILTER,
+  enrollmentCounts,
+  enrollmentDetailSchema,
+  enrollPlanned,
+  insertWorkflow,
+  moveWorkflow,
+  patchWorkflow,
+  planEnrollment,
+  readEnrollment,
+  serializeWorkflow,
+  unenroll,
+  WORKFLOW_STATUSES,
+  workflowDetailSchema,
+  workflowRecords,
+  workflowSchema,
+  workflowStatusMachine,
+} from './store.ts';
+import { workflowEnrollments, workflows } from './tables.ts';
+
+// ---------------------------------------------------------------------------------------------
+// Input fields
+
+const nameField = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .refine(NO_NUL, nulMessage)
+  .describe('Name of the workflow, 1-200 characters');
+const descriptionField = z
+  .string()
+  .max(2000)
+  .refine(NO_NUL, nulMessage)
+  .nullable()
+  .describe('What the workflow is for, at most 2000 characters; null clears it');
+const statusField = z
+  .enum(WORKFLOW_STATUSES)
+  .describe('active (steps run at their times) or paused (due steps wait until it is activated)');
+
+const workflowIdShape = { id: objectId('workflow') };
+const enrollmentIdShape = { ...workflowIdShape, enrollmentId: objectId('enrollment') };
+
+type WorkflowPermission =
+  | 'workflows.view'
+  | 'workflows.create'
+  | 'workflows.edit'
+  | 'workflows.delete'
+  | 'workflows.enroll';
+const access = (kind: 'read' | 'write', permission: WorkflowPermission) =>
+  ({ kind, resource: 'email', permission }) as const;
+
+const workflowOutput = z.object({ workflow: workflowSchema });
+const MOVES = describeMoves(workflowStatusMachine);
+
+const SORT_FIELDS = ['created_at', 'updated_at', 'name'] as const;
+const SORT_COLUMNS = {
+  created_at: workflows.createdAt,
+  updated_at: workflows.updatedAt,
+  name: workflows.name,
+} satisfies Record<(typeof SORT_FIELDS)[number], SortColumn>;
+
+// ---------------------------------------------------------------------------------------------
+// Definitions
+
+export const listWorkflows = defineTool({
+  name: 'list_workflows',
+  title: 'List workflows',
+  description:
+    'Lists the workflows (sequences) of the organization, newest first by default. Filter by `status` (active/paused); ' +
+    '`search` matches part of the name. Paginated: returns `workflows` plus `total`, `page`, `limit`, `totalPages`; ' +
+    '`limit` is 1-100 (default 25).',
+  input: z.strictObject({
+    ...listParams(SORT_FIELDS),
+    status: z.enum(WORKFLOW_STATUSES).optional().describe('Only workflows in this status'),
+  }),
+  output: pagedOutput('workflows', workflowSchema),
+  access: access('read', 'workflows.view'),
+  toolset: 'email',
+  async handler(input, { db, auth }) {
+    const conditions = workflowRecords.liveConditions(auth.orgId);
+    if (input.status) conditions.push(eq(workflows.status, input.status));
+    return workflowRecords.list(db, 'workflows', serializeWorkflow, input, {
+      conditions,
+      sortColumns: SORT_COLUMNS,
+      match: (text) => ({ where: ilike(workflows.name, `%${escapeLike(text)}%`) }),
+    });
+  },
+});
+
+export const getWorkflow = defineTool({
+  name: 'get_workflow',
+  title: 'Get a workflow',
+  description:
+    'Returns one workflow by id with its steps and how many enrollments it has by status (active, completed, stopped, ' +
+    'failed). Find ids with list_workflows.',
+  input: z.strictObject(workflowIdShape),
+  output: z.object({ workflow: workflowDetailSchema }),
+  access: access('read', 'workflows.view'),
+  toolset: 'email',
+  async handler(input, { db, auth }) {
+    const row = await workflowRecords.getLive(db, auth.orgId, input.id);
+    return {
+      workflow: {
+        ...serializeWorkflow(row),
+        enrollment_counts: await enrollmentCounts(db, auth.orgId, row.id),
+      },
+    };
+  },
+});
+
+export const createWorkflow = defineTool({
+  name: 'create_workflow',
+  title: 'Create a workflow',
+  description:
+    'Creates a workflow (sequence): `name` and `steps` (1-50, in order) are required. Each step has `type` email, task ' +
+    'or sms and `delay` {amount 0-365, unit minutes|hours|days}, counted from the previous step (from the enrollment for ' +
+    'the first). email: `subject`, `body_html`, optional `body_text`, sent to the enrolled contact through the enrolling ' +
+    "user's connected account; task: `text` and optional `due_in` {amount, unit}, a task for the enrolling user; sms: " +
+    '`body` (recorded as skipped: telephony is not configured). Created paused unless `status` is active. Enroll leads ' +
+    'with enroll_in_workflow.',
+  input: z.strictObject({
+    name: nameField,
+    description: descriptionField.optional(),
+    status: statusField.optional().describe('active or paused (default paused)'),
+    steps: stepsInput,
+  }),
+  output: workflowOutput,
+  access: access('write', 'workflows.create'),
+  toolset: 'email',
+  async handler(input, ctx) {
+    return { workflow: await insertWorkflow(ctx, input) };
+  },
+});
+
+export const updateWorkflow = defineTool({
+  name: 'update_workflow',
+  title: 'Update a workflow',
+  description:
+    'Changes only the fields sent and returns the workflow; `steps` replaces the whole list (1-50). Leads already ' +
+    'enrolled keep their position: each runs the step now at its next index when it is due, and completes when that ' +
+    `index is past the last step. A status change is a move as with activate_workflow/pause_workflow. The moves: ${MOVES}.`,
+  input: z.strictObject({
+    ...workflowIdShape,
+    name: nameField.optional(),
+    description: descriptionField.optional(),
+    status: statusField.optional(),
+    steps: stepsInput.optional().describe('Replaces every step (1-50)'),
+  }),
+  output: workflowOutput,
+  access: access('write', 'workflows.edit'),
+  annotations: { idempotentHint: true },
+  toolset: 'email',
+  async handler(input, ctx) {
+    const { id, ...changes } = input;
+    return { workflow: await patchWorkflow(ctx, id, changes) };
+  },
+});
+
+export const deleteWorkflowTool = defineTool({
+  name: 'delete_workflow',
+  title: 'Delete a workflow',
+  description:
+    'Deletes a workflow: it disappears from lists and its active enrollments stop (reason workflow_deleted); steps ' +
+    'already run (emails scheduled, tasks created) stay. It cannot be restored.',
+  input: z.strictObject(workflowIdShape),
+  output: messageOutput,
+  access: access('write', 'workflows.delete'),
+  annotations: { destructiveHint: true },
+  toolset: 'email',
+  async handler(input, ctx) {
+    const stopped = await deleteWorkflow(ctx, input.id);
+    return {
+      message:
+        stopped === 0 ? 'Workflow deleted' : `Workflow deleted; ${stopped} active enrollment(s) stopped`,
+    };
+  },
+});
+
+export const activateWorkflow = defineTool({
+  name: 'activate_workflow',
+  title: 'Activate a workflow',
+  description:
+    'Activates a paused workflow: leads can be enrolled, and steps that fell due while it was paused run now. ' +
+    `Activating an active workflow changes nothing. The moves: ${MOVES}.`,
+  input: z.strictObject(workflowIdShape),
+  output: workflowOutput,
+  access: access('write', 'workflows.edit'),
+  annotations: { idempotentHint: true },
+  toolset: 'email',
+  async handler(input, ctx) {
+    return { workflow: await moveWorkflow(ctx, input.id, 'active') };
+  },
+});
+
+export const pauseWorkflow = defineTool({
+  name: 'pause_workflow',
+  title: 'Pause a workflow',
+  description:
+    'Pauses a workflow: no new enrollments, and enrolled leads hold where they are (a step that falls due waits and ' +
+    `runs once the workflow is activated again). Pausing a paused workflow changes nothing. The moves: ${MOVES}.`,
+  input: z.strictObject(workflowIdShape),
+  output: workflowOutput,
+  access: access('write', 'workflows.edit'),
+  annotations: { idempotentHint: true },
+  toolset: 'email',
+  async handler(input, ctx) {
+    return { workflow: await moveWorkflow(ctx, input.id, 'paused') };
+  },
+});
+
+// ---------------------------------------------------------------------------------------------
+// Enrollments
+
+const previewSchema = z
+  .object({
+    workflow: z
+      .object({
+        _id: z.string().describe('Workflow id'),
+        name: z.string().describe('Workflow name'),
+      })
+      .describe('The workflow'),
+    lead: z
+      .object({ _id: z.string().describe('Lead id'), name: z.string().describe('Lead name') })
+      .describe('The lead to enroll'),
+    contact: z
+      .object({
+        _id: z.string().describe('Contact id'),
+        name: z.string().describe('Contact name'),
+        email: z.string().nullable().describe('The address email steps go to, or null'),
+      })
+      .nullable()
+      .describe('The contact email steps are sent to, or null'),
+    account: z
+      .object({ _id: z.string().describe('Account id'), email: z.string().describe('Its address') })
+      .nullable()
+      .describe(
+        'The connected account email steps go out through, or null when the workflow sends no e-mail',
+      ),
+    steps: z
+      .array(
+        z
+          .object({
+            step_index: z.number().int().describe('Index (0-based) of the step'),
+            type: z.enum(['email', 'task', 'sms']).describe('The step type'),
+            due_at: z
+              .string()
+              .describe('When it would run (ISO 8601), if the workflow is not paused meanwhile'),
+          })
+          .describe('One step and its time'),
+      )
+      .describe('The steps with their due times'),
+  })
+  .describe('What enrolling does (or would do)');
+
+export const enrollInWorkflow = defineTool({
+  name: 'enroll_in_workflow',
+  title: 'Enroll a lead in a workflow',
+  description:
+    'Enrolls a live lead in an active workflow (workflow.triggered); its steps then run at their times: e-mails to ' +
+    "`contact_id` (default: the lead's oldest contact with an e-mail) through `connected_account_id` (default: your " +
+    'most recently verified account; it must be yours), tasks for you. One active enrollment per lead and workflow (409 naming ' +
+    'the existing one); a paused workflow is a 409. Over MCP nothing is written unless `confirm` is true: without it ' +
+    'the answer is a preview (enrolled false) with the contact, account and each step’s due time. A reply from the ' +
+    'contact stops the enrollment.',
+  input: z.strictObject({
+    ...workflowIdShape,
+    lead_id: objectId('lead').describe('Id of a live lead of this organization (24 hex characters)'),
+    contact_id: objectId('contact')
+      .optional()
+      .describe("Id of a live contact of the lead; default the lead's oldest contact with an e-mail"),
+    connected_account_id: objectId('connected account')
+      .optional()
+      .describe(
+        'Id of one of your own connected accounts; default your most recently verified one, else your newest',
+      ),
+    confirm: z
+      .boolean()
+      .optional()
+      .describe('MCP: true enrolls; absent or false only previews. REST enrolls unless confirm is false.'),
+  }),
+  output: z.object({
+    enrolled: z.boolean().describe('True when the lead was enrolled; false for a preview'),
+    enrollment: enrollmentSchema.nullable().describe('The new enrollment, or null for a preview'),
+    preview: previewSchema,
+  }),
+  access: access('write', 'workflows.enroll'),
+  errors: [
+    { code: 'conflict', when: 'the lead is already enrolled in the workflow, or the workflow is paused' },
+    {
+      code: 'validation_failed',
+      when: 'no contact with an e-mail or no connected account for a workflow that sends e-mail',
+    },
+  ],
+  annotations: { openWorldHint: true, idempotentHint: false },
+  toolset: 'email',
+  async handler(input, ctx) {
+    const plan = await planEnrollment(ctx, input.id, input);
+    const preview = {
+      workflow: { _id: plan.workflow.id, name: plan.workflow.name },
+      lead: { _id: plan.leadId, name: plan.leadName },
+      contact: plan.contact
+        ? { _id: plan.contact.id, name: plan.contact.name, email: plan.contact.email }
+        : null,
+      account: plan.account ? { _id: plan.account.id, email: plan.account.email } : null,
+      steps: plan.schedule,
+    };
+    const confirmed = ctx.surface === 'mcp' ? input.confirm === true : input.confirm !== false;
+    if (!confirmed) return { enrolled: false, enrollment: null, preview };
+    return { enrolled: true, enrollment: await enrollPlanned(ctx, plan), preview };
+  },
+});
+
+const { page: pageField, limit: limitField } = listParams(['created_at']);
+
+export const listWorkflowEnrollments = defineTool({
+  name: 'list_workflow_enrollments',
+  title: 'List the enrollments of a workflow',
+  description:
+    'Lists the enrollments of one workflow, newest first. Filter by `status` (active/completed/stopped/failed) and ' +
+    '`lead_id`. Paginated: returns `enrollments` plus `total`, `page`, `limit`, `totalPages`; `limit` is 1-100 (default 25).',
+  input: z.strictObject({
+    ...workflowIdShape,
+    page: pageField,
+    limit: limitField,
+    status: ENROLLMENT_FILTER.optional().describe('Only enrollments in this status'),
+    lead_id: objectId('lead').optional().describe('Only enrollments of this lead'),
+  }),
+  output: pagedOutput('enrollments', enrollmentSchema),
+  access: access('read', 'workflows.view'),
+  toolset: 'email',
+  async handler(input, { db, auth }) {
+    const workflow = await workflowRecords.getLive(db, auth.orgId, input.id);
+    const where = and(
+      eq(workflowEnrollments.orgId, auth.orgId),
+      eq(workflowEnrollments.workflowId, workflow.id),
+      input.status ? eq(workflowEnrollments.status, input.status) : undefined,
+      input.lead_id ? eq(workflowEnrollments.leadId, input.lead_id) : undefined,
+    );
+    const total = await db.$count(workflowEnrollments, where);
+    const rows = await db
+      .select()
+      .from(workflowEnrollments)
+      .where(where)
+      .orderBy(desc(workflowEnrollments.createdAt), desc(workflowEnrollments.id))
+      .limit(input.limit)
+      .offset(offsetOf(input));
+    return paged('enrollments', rows.map(serializeEnrollment), total, input);
+  },
+});
+
+export const getWorkflowEnrollment = defineTool({
+  name: 'get_workflow_enrollment',
+  title: 'Get an enrollment',
+  description:
+    'Returns one enrollment of a workflow with its status, the next step and when it is due, why it stopped or failed, ' +
+    'and the steps it ran (what each made: task_id, scheduled_email_id, or why it was skipped).',
+  input: z.strictObject(enrollmentIdShape),
+  output: z.object({ enrollment: enrollmentDetailSchema }),
+  access: access('read', 'workflows.view'),
+  toolset: 'email',
+  async handler(input, { db, auth }) {
+    return { enrollment: await readEnrollment(db, auth.orgId, input.id, input.enrollmentId) };
+  },
+});
+
+export const unenrollFromWorkflow = defineTool({
+  name: 'unenroll_from_workflow',
+  title: 'Unenroll a lead from a workflow',
+  description:
+    'Stops an active enrollment (status stopped, reason unenrolled): no further step runs; what already ran stays. ' +
+    'An enrollment already completed, stopped or failed is a 409.',
+  input: z.strictObject(enrollmentIdShape),
+  output: messageOutput,
+  access: access('write', 'workflows.enroll'),
+  errors: [{ code: 'conflict', when: 'the enrollment is already completed, stopped or failed' }],
+  annotations: { destructiveHint: true },
+  toolset: 'email',
+  async handler(input, ctx) {
+    await unenroll(ctx, input.id, input.enrollmentId);
+    return { message: 'Enrollment stopped' };
+  },
+});
+
+export const workflowTools: Tool[] = [
+  listWorkflows,
+  getWorkflow,
+  createWorkflow,
+  updateWorkflow,
+  deleteWorkflowTool,
+  activateWorkflow,
+  pauseWorkflow,
+  enrollInWorkflow,
+  listWorkflowEnrollments,
+  getWorkflowEnrollment,
+  unenrollFromWorkflow,
+];

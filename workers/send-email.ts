@@ -1,0 +1,425 @@
+// The 'email.send' job: sends one scheduled email (tools/email) through its sender's connected
+// account, exactly once, modeled on the mail outbox (workers/send-mail.ts).
+//
+// 1. Claim: one UPDATE moves the row from scheduled-and-due (or sending with an expired lease: its
+//    worker died) to `sending`, adds 1 to `attempts` and sets the lease (`next_attempt_at` = now +
+//    EMAIL_LEASE_MS). Of two jobs for one row only one claims it; a cancelled, sent or failed row,
+//    or one not yet due, is left alone.
+// 2. Check what the send needs, failing at once with the reason (no retry can help): the lead live,
+//    the account still there, the sender still an active user, every attachment in storage.
+// 3. Send through services.accountMail with the row's stable Message-ID
+//    (`<scheduled-email-<id>@<account domain>>`).
+// 4. Record, in one tenant transaction and only while the claim holds (status `sending`, same
+//    attempt): sent (message_id, sent_at), the outgoing email activity on the lead (as the sender),
+//    the follow-up's due time, the workflow enrollment, and `email.sent`. A failure is retried
+//    after 1 then 5 minutes; a permanent one, or the third, ends `failed` with the reason and
+//    `email.sent` with status `failed`.
+//
+// The window no transaction closes (the server accepted the message, the worker died before step
+// 4) sends the message again after the lease, under the same Message-ID: docs/email.md.
+import { and, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
+import { AccountMailError } from '../core/account-mail.ts';
+import type { Executor } from '../core/db/client.ts';
+import { recordEvent } from '../core/events.ts';
+import { defineJob, requeueDue } from '../core/jobs.ts';
+import type { MailMessage } from '../core/mail.ts';
+import type { Services } from '../core/services.ts';
+import { isValidFileKey } from '../core/storage.ts';
+import { actorAuth, actorContext } from '../core/system-actor.ts';
+import { insertActivity } from '../tools/activities/store.ts';
+import { type ConnectedAccountRow, connectedAccounts } from '../tools/connected-accounts/tables.ts';
+import { isContactOfLead } from '../tools/contacts/store.ts';
+import { senderOf, smtpSettingsOf } from '../tools/email/account.ts';
+import { followUpDueAt } from '../tools/email/follow-ups.ts';
+import { emailJobId, sendEmailPayload } from '../tools/email/schedule.ts';
+import { serializeScheduledEmail } from '../tools/email/store.ts';
+import { type ScheduledEmailRow, scheduledEmails } from '../tools/email/tables.ts';
+import { leads } from '../tools/leads/tables.ts';
+import { enrollLead, lockLiveWorkflow, wakeEnrollment } from '../tools/workflows/enroll.ts';
+import { triggeredPayload } from '../tools/workflows/store.ts';
+import type { WorkflowEnrollmentRow } from '../tools/workflows/tables.ts';
+
+/** Attempts in all before a scheduled email is `failed`. */
+export const EMAIL_MAX_ATTEMPTS = 3;
+/** The wait after failed attempt n (1-based): 1 minute, then 5. */
+export const EMAIL_RETRY_DELAYS_MS: readonly number[] = [60_000, 300_000];
+/** How long a claim holds: a sender that has not recorded an outcome by then is presumed dead. */
+export const EMAIL_LEASE_MS = 5 * 60_000;
+
+export type EmailSendOutcome = 'sent' | 'retry' | 'failed' | 'skipped';
+
+export interface SendEmailOptions {
+  /** The clock (tests pass one to reach a due time without waiting). */
+  now?: Date;
+}
+
+/** A failure no other attempt can cure: the row fails at once. */
+class PermanentSendError extends Error {}
+
+function reasonOf(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  return text.slice(0, 1000) || 'unknown error';
+}
+
+export function emailRetryDelayMs(attempt: number): number {
+  return EMAIL_RETRY_DELAYS_MS[Math.min(attempt, EMAIL_RETRY_DELAYS_MS.length) - 1] ?? 60_000;
+}
+
+/** The Message-ID of a row's mail, the same on every attempt. */
+export function scheduledMessageId(id: string, accountEmail: string): string {
+  const domain = accountEmail.split('@')[1] || 'localhost';
+  return `<scheduled-email-${id}@${domain}>`;
+}
+
+/** `email.sent`'s payload: the scheduled email as the API shows it, with the reason of a failure. */
+function sentPayload(row: ScheduledEmailRow): Record<string, unknown> {
+  const record = serializeScheduledEmail(row);
+  return row.status === 'failed' ? { ...record, reason: row.lastError } : record;
+}
+
+/**
+ * Writes the final `failed` with the reason and `email.sent` (status failed), only while the claim
+ * of attempt `attempt` holds (or, with attempt null, while the row is an expired last claim).
+ */
+async function recordFailure(
+  services: Services,
+  row: Pick<ScheduledEmailRow, 'id' | 'orgId' | 'attempts'>,
+  reason: string,
+  now: Date,
+): Promise<boolean> {
+  return services.db.withTenant(row.orgId, async (tx) => {
+    const [failed] = await tx
+      .update(scheduledEmails)
+      .set({ status: 'failed', lastError: reason, nextAttemptAt: null, updatedAt: now })
+      .where(
+        and(
+          eq(scheduledEmails.id, row.id),
+          eq(scheduledEmails.status, 'sending'),
+          eq(scheduledEmails.attempts, row.attempts),
+        ),
+      )
+      .returning();
+    if (!failed) return false;
+    await recordEvent(tx, row.orgId, 'email.sent', sentPayload(failed));
+    return true;
+  });
+}
+
+/** Claims whose lease expired after the last attempt: nobody knows whether the mail went out. */
+async function failAbandoned(services: Services, now: Date, id?: string): Promise<number> {
+  const rows = await services.db.system
+    .select({ id: scheduledEmails.id, orgId: scheduledEmails.orgId, attempts: scheduledEmails.attempts })
+    .from(scheduledEmails)
+    .where(
+      and(
+        id === undefined ? undefined : eq(scheduledEmails.id, id),
+        eq(scheduledEmails.status, 'sending'),
+        lte(scheduledEmails.nextAttemptAt, now),
+        sql`${scheduledEmails.attempts} >= ${EMAIL_MAX_ATTEMPTS}`,
+      ),
+    )
+    .limit(100);
+  let failed = 0;
+  for (const row of rows) {
+    if (
+      await recordFailure(services, row, 'the sender stopped during the last attempt; outcome unknown', now)
+    )
+      failed += 1;
+  }
+  return failed;
+}
+
+/** Claims the row for one attempt; null when it is not due (cancelled, sent, failed, claimed, not yet time). */
+async function claim(services: Services, id: string, now: Date): Promise<ScheduledEmailRow | null> {
+  const [row] = await services.db.system
+    .update(scheduledEmails)
+    .set({
+      status: 'sending',
+      attempts: sql`${scheduledEmails.attempts} + 1`,
+      nextAttemptAt: new Date(now.getTime() + EMAIL_LEASE_MS),
+      updatedAt: now,
+    })
+    .where(
+      and(
+        eq(scheduledEmails.id, id),
+        inArray(scheduledEmails.status, ['scheduled', 'sending']),
+        lte(scheduledEmails.nextAttemptAt, now),
+        sql`${scheduledEmails.attempts} < ${EMAIL_MAX_ATTEMPTS}`,
+      ),
+    )
+    .returning();
+  return row ?? null;
+}
+
+async function isLiveLead(tx: Executor, orgId: string, id: string): Promise<boolean> {
+  const [lead] = await tx
+    .select({ id: leads.id })
+    .from(leads)
+    .where(and(eq(leads.id, id), eq(leads.orgId, orgId), isNull(leads.deletedAt)));
+  return lead !== undefined;
+}
+
+/** The account and a check that the send may go ahead; throws PermanentSendError with the reason otherwise. */
+async function checkSendable(services: Services, row: ScheduledEmailRow): Promise<ConnectedAccountRow> {
+  return services.db.withTenant(row.orgId, async (tx) => {
+    if (!(await isLiveLead(tx, row.orgId, row.leadId)))
+      throw new PermanentSendError('the lead was deleted before the email was sent');
+    const [account] = row.connectedAccountId
+      ? await tx
+          .select()
+          .from(connectedAccounts)
+          .where(
+            and(eq(connectedAccounts.id, row.connectedAccountId), eq(connectedAccounts.userId, row.userId)),
+          )
+      : [];
+    if (!account) throw new PermanentSendError('the connected account was removed before the email was sent');
+    if (!(await actorAuth(tx, row.orgId, row.userId)))
+      throw new PermanentSendError('the sender is no longer an active user of the organization');
+    return account;
+  });
+}
+
+/** The mail as the account sends it, attachments read from storage now. */
+async function composeMessage(
+  services: Services,
+  row: ScheduledEmailRow,
+  account: ConnectedAccountRow,
+): Promise<MailMessage & { from: string }> {
+  const attachments = [];
+  for (const a of row.attachments) {
+    // A key the store cannot hold (it checks keys before reading) names no object either.
+    const file = isValidFileKey(a.storage_key) ? await services.files.get(a.storage_key) : null;
+    if (!file)
+      throw new PermanentSendError(`attachment ${a.filename} not found in storage (${a.storage_key})`);
+    attachments.push({
+      filename: a.filename,
+      contentType: a.content_type,
+      content: Buffer.from(await new Response(file.body).arrayBuffer()),
+    });
+  }
+  const message: MailMessage & { from: string } = {
+    from: senderOf(account),
+    to: row.toAddress,
+    subject: row.subject,
+    html: row.bodyHtml,
+    messageId: scheduledMessageId(row.id, account.email),
+  };
+  if (row.cc.length > 0) message.cc = row.cc;
+  if (row.bcc.length > 0) message.bcc = row.bcc;
+  if (row.bodyText !== null) message.text = row.bodyText;
+  if (attachments.length > 0) message.attachments = attachments;
+  return message;
+}
+
+/**
+ * Records the success while the claim holds: the row sent, the activity, the follow-up's due time,
+ * the enrollment and `email.sent`, in one transaction. Returns the new enrollment to wake (if any)
+ * or false when the claim was lost.
+ */
+async function recordSent(
+  services: Services,
+  row: ScheduledEmailRow,
+  account: ConnectedAccountRow,
+  messageId: string,
+  now: Date,
+): Promise<{ recorded: boolean; enrollment: WorkflowEnrollmentRow | null }> {
+  return services.db.withTenant(row.orgId, async (tx) => {
+    const [sent] = await tx
+      .update(scheduledEmails)
+      .set({ status: 'sent', messageId, sentAt: now, nextAttemptAt: null, lastError: null, updatedAt: now })
+      .where(
+        and(
+          eq(scheduledEmails.id, row.id),
+          eq(scheduledEmails.status, 'sending'),
+          eq(scheduledEmails.attempts, row.attempts),
+        ),
+      )
+      .returning();
+    if (!sent) return { recorded: false, enrollment: null };
+    const auth = await actorAuth(tx, row.orgId, row.userId);
+    const leadLive = await isLiveLead(tx, row.orgId, row.leadId);
+    const set: Partial<typeof scheduledEmails.$inferInsert> = {};
+    // The sender or the lead may have gone during the send: the mail went out, so the row says sent;
+    // there is then no one to log it for, or nowhere to log it.
+    if (auth && leadLive) {
+      const contactId =
+        row.contactId && (await isContactOfLead(tx, row.orgId, row.contactId, row.leadId))
+          ? row.contactId
+          : null;
+      const activity = await insertActivity(actorContext(tx, auth, now), {
+        type: 'email',
+        lead_id: row.leadId,
+        contact_id: contactId,
+        direction: 'outbound',
+        subject: row.subject.slice(0, 998),
+        body_text: row.bodyText,
+        from: account.email,
+        to: [row.toAddress, ...row.cc],
+        occurred_at: now.toISOString(),
+      });
+      set.activityId = activity._id;
+      const dueAt = followUpDueAt(row, now);
+      if (dueAt) {
+        set.followUpDueAt = dueAt;
+        set.followUpStatus = 'pending';
+      }
+    }
+    let enrollment: WorkflowEnrollmentRow | null = null;
+    if (row.enrollInWorkflowId && leadLive) {
+      const workflow = await lockLiveWorkflow(tx, row.orgId, row.enrollInWorkflowId);
+      if (workflow?.status === 'active') {
+        const enrolled = await enrollLead(
+          {
+            db: tx,
+            orgId: row.orgId,
+            now,
+            emit: async (event, data) => void (await recordEvent(tx, row.orgId, event, data)),
+          },
+          {
+            workflow,
+            leadId: row.leadId,
+            contactId: row.contactId,
+            enrolledBy: row.userId,
+            connectedAccountId: account.id,
+            sourceEmailId: row.id,
+          },
+          (enrollment) => triggeredPayload(enrollment, workflow),
+        );
+        set.enrollmentId = enrolled.enrollment.id;
+        if (enrolled.created) enrollment = enrolled.enrollment;
+      } else {
+        set.lastError = `not enrolled: the workflow ${workflow ? 'is paused' : 'was deleted'}`;
+      }
+    }
+    let final = sent;
+    if (Object.keys(set).length > 0) {
+      const [updated] = await tx
+        .update(scheduledEmails)
+        .set(set)
+        .where(eq(scheduledEmails.id, row.id))
+        .returning();
+      if (updated) final = updated;
+    }
+    await recordEvent(tx, row.orgId, 'email.sent', sentPayload(final));
+    return { recorded: true, enrollment };
+  });
+}
+
+/** Puts a failed attempt back to `scheduled` after its backoff, while the claim holds; wakes its job. */
+async function scheduleRetry(
+  services: Services,
+  row: ScheduledEmailRow,
+  reason: string,
+  now: Date,
+): Promise<void> {
+  const delayMs = emailRetryDelayMs(row.attempts);
+  const [again] = await services.db.system
+    .update(scheduledEmails)
+    .set({
+      status: 'scheduled',
+      lastError: reason,
+      nextAttemptAt: new Date(now.getTime() + delayMs),
+      updatedAt: now,
+    })
+    .where(
+      and(
+        eq(scheduledEmails.id, row.id),
+        eq(scheduledEmails.status, 'sending'),
+        eq(scheduledEmails.attempts, row.attempts),
+      ),
+    )
+    .returning({ id: scheduledEmails.id });
+  if (!again) return;
+  try {
+    await services.jobs.enqueue(
+      'email.send',
+      { id: row.id },
+      { delayMs, jobId: emailJobId(row.id, row.attempts) },
+    );
+  } catch (err) {
+    // The row is scheduled with its due time: the sweeper wakes it.
+    services.logger.warn({ err, email_id: row.id }, 'could not enqueue the next email attempt');
+  }
+}
+
+/** The 'email.send' handler: one attempt at the row if it is due. */
+export async function sendScheduledEmail(
+  services: Services,
+  id: string,
+  options: SendEmailOptions = {},
+): Promise<EmailSendOutcome> {
+  const now = options.now ?? new Date();
+  const { logger } = services;
+  await failAbandoned(services, now, id);
+  const row = await claim(services, id, now);
+  if (!row) {
+    logger.debug({ email_id: id }, 'scheduled email not due; job dropped');
+    return 'skipped';
+  }
+  const fields = { email_id: row.id, org_id: row.orgId, attempt: row.attempts };
+  let account: ConnectedAccountRow;
+  let sentId: string;
+  try {
+    account = await checkSendable(services, row);
+    const message = await composeMessage(services, row, account);
+    sentId = (await services.accountMail.send(smtpSettingsOf(services, account), message)).messageId;
+  } catch (err) {
+    const reason = reasonOf(err);
+    const permanent = err instanceof PermanentSendError || (err instanceof AccountMailError && err.permanent);
+    if (permanent || row.attempts >= EMAIL_MAX_ATTEMPTS) {
+      await recordFailure(services, row, reason, now);
+      logger.warn({ ...fields, error: reason, permanent }, 'scheduled email failed');
+      return 'failed';
+    }
+    await scheduleRetry(services, row, reason, now);
+    logger.warn({ ...fields, error: reason }, 'scheduled email attempt failed; will retry');
+    return 'retry';
+  }
+  const { recorded, enrollment } = await recordSent(services, row, account, sentId, now);
+  if (!recorded) {
+    logger.warn(fields, 'scheduled email sent after its claim expired');
+    return 'sent';
+  }
+  logger.info({ ...fields, message_id: sentId }, 'scheduled email sent');
+  if (enrollment) await wakeEnrollment(services, enrollment, now);
+  return 'sent';
+}
+
+const SWEEP_BATCH = 500;
+
+/**
+ * Re-wakes scheduled emails that are due (scheduled past their time, or claimed with an expired
+ * lease) by more than `graceMs`; first fails the claims that expired after the last attempt.
+ */
+export async function sweepDueEmails(services: Services, graceMs: number, now = new Date()): Promise<number> {
+  await failAbandoned(services, now);
+  const cutoff = new Date(now.getTime() - graceMs);
+  const due = await services.db.system
+    .select({ id: scheduledEmails.id, attempts: scheduledEmails.attempts })
+    .from(scheduledEmails)
+    .where(
+      and(
+        or(eq(scheduledEmails.status, 'scheduled'), eq(scheduledEmails.status, 'sending')),
+        lte(scheduledEmails.nextAttemptAt, cutoff),
+      ),
+    )
+    .orderBy(scheduledEmails.nextAttemptAt)
+    .limit(SWEEP_BATCH);
+  await requeueDue(
+    services.jobs,
+    'email.send',
+    due.map((row) => ({ payload: { id: row.id }, jobId: emailJobId(row.id, row.attempts) })),
+  );
+  if (due.length > 0) services.logger.info({ count: due.length }, 'sweeper re-enqueued scheduled emails');
+  return due.length;
+}
+
+/** One attempt per job: the row schedules its own retries (see sendScheduledEmail). */
+export const sendEmailJob = defineJob({
+  name: 'email.send',
+  payload: sendEmailPayload,
+  attempts: 1,
+  async handler({ id }, { services }) {
+    await sendScheduledEmail(services, id);
+  },
+});

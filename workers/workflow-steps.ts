@@ -1,0 +1,490 @@
+// The 'workflow.step' job: runs the current step of one enrollment (tools/workflows) exactly once.
+//
+// 1. Claim: one UPDATE takes the enrollment if it is active, its step is due (next_run_at <= now)
+//    and its workflow live and active, adding 1 to `attempts` and moving next_run_at to a lease. Of
+//    two jobs for one enrollment only one claims it; a job for an enrollment that is over, not yet
+//    due, claimed by another, or whose workflow is paused does nothing (a paused workflow's due
+//    steps wait: activation and the sweeper wake them again).
+// 2. Run, in one tenant transaction acting as the enrolling user (core/system-actor.ts), and only
+//    while the claim holds (same step, same attempt): the step-run row first (unique per enrollment
+//    and step, so a step never runs twice even if two claims raced), then the step: an email is a
+//    scheduled email due now (the 'email.send' job sends it), a task is a task for the user on the
+//    lead (task.created), an sms is recorded `skipped` (telephony is not built). Then the enrollment
+//    advances to the next step at its delay, or completes.
+// 3. A failure is retried (3 attempts in all, 1 then 5 minutes apart), then the enrollment is
+//    `failed` with the reason. A failure no retry can mend (the user was deactivated, the contact
+//    has no address, the account is gone) fails it at once; a lead in the trash stops it.
+import { and, eq, exists, isNull, lte, sql } from 'drizzle-orm';
+import type { Executor } from '../core/db/client.ts';
+import { newId } from '../core/ids.ts';
+import { defineJob, requeueDue } from '../core/jobs.ts';
+import type { Services } from '../core/services.ts';
+import { actorAuth, actorContext } from '../core/system-actor.ts';
+import { connectedAccounts } from '../tools/connected-accounts/tables.ts';
+import { contacts } from '../tools/contacts/tables.ts';
+import { insertScheduledEmail, wakeScheduledEmail } from '../tools/email/schedule.ts';
+import { leads } from '../tools/leads/tables.ts';
+import { insertTask } from '../tools/tasks/store.ts';
+import { dueAfter, stepJobId, wakeEnrollment, workflowStepPayload } from '../tools/workflows/enroll.ts';
+import {
+  type StepDelay,
+  type StoredWorkflowStep,
+  type WorkflowEnrollmentRow,
+  workflowEnrollments,
+  workflowStepRuns,
+  workflows,
+} from '../tools/workflows/tables.ts';
+
+/** Attempts in all at one step before the enrollment is `failed`. */
+export const STEP_MAX_ATTEMPTS = 3;
+/** The wait after failed attempt n (1-based): 1 minute, then 5. */
+export const STEP_RETRY_DELAYS_MS: readonly number[] = [60_000, 300_000];
+/** How long a claim holds: a runner that has not recorded an outcome by then is presumed dead. */
+export const STEP_LEASE_MS = 5 * 60_000;
+
+export type StepOutcome = 'advanced' | 'completed' | 'stopped' | 'failed' | 'retry' | 'skipped';
+
+/** A failure a retry cannot mend: the enrollment fails at once with this reason. */
+export class PermanentStepError extends Error {
+  override name = 'PermanentStepError';
+}
+
+/** The enrollment is stopped rather than failed (its lead went to the trash). */
+class StopEnrollment extends Error {
+  override name = 'StopEnrollment';
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+}
+
+function reasonOf(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  return text.slice(0, 1000) || 'unknown error';
+}
+
+export function stepRetryDelayMs(attempt: number): number {
+  return STEP_RETRY_DELAYS_MS[Math.min(attempt, STEP_RETRY_DELAYS_MS.length) - 1] ?? 60_000;
+}
+
+/** The enrollment's workflow is live and active: only then do its steps run. */
+const workflowRunning = (db: Executor) =>
+  exists(
+    db
+      .select({ one: sql`1` })
+      .from(workflows)
+      .where(
+        and(
+          eq(workflows.id, workflowEnrollments.workflowId),
+          eq(workflows.status, 'active'),
+          isNull(workflows.deletedAt),
+        ),
+      ),
+  );
+
+/**
+ * Enrollments whose last claim expired after their final attempt: nobody knows how far the step got
+ * (its transaction did not commit, or it would have advanced), and no attempt is left.
+ */
+async function failAbandoned(services: Services, now: Date, id?: string): Promise<number> {
+  const rows = await services.db.system
+    .update(workflowEnrollments)
+    .set({
+      status: 'failed',
+      stopReason: 'the step runner stopped during the last attempt',
+      nextRunAt: null,
+      stoppedAt: now,
+      updatedAt: now,
+    })
+    .where(
+      and(
+        id === undefined ? undefined : eq(workflowEnrollments.id, id),
+        eq(workflowEnrollments.status, 'active'),
+        lte(workflowEnrollments.nextRunAt, now),
+        sql`${workflowEnrollments.attempts} >= ${STEP_MAX_ATTEMPTS}`,
+      ),
+    )
+    .returning({ id: workflowEnrollments.id });
+  return rows.length;
+}
+
+/** Claims the enrollment's due step for one attempt; null when it is not due or not runnable. */
+async function claim(services: Services, id: string, now: Date): Promise<WorkflowEnrollmentRow | null> {
+  const db = services.db.system;
+  const [row] = await db
+    .update(workflowEnrollments)
+    .set({
+      attempts: sql`${workflowEnrollments.attempts} + 1`,
+      nextRunAt: new Date(now.getTime() + STEP_LEASE_MS),
+      updatedAt: now,
+    })
+    .where(
+      and(
+        eq(workflowEnrollments.id, id),
+        eq(workflowEnrollments.status, 'active'),
+        lte(workflowEnrollments.nextRunAt, now),
+        sql`${workflowEnrollments.attempts} < ${STEP_MAX_ATTEMPTS}`,
+        workflowRunning(db),
+      ),
+    )
+    .returning();
+  return row ?? null;
+}
+
+/** The fence: the enrollment as claimed (same step, same attempt, still active), locked; null when taken over. */
+async function lockClaimed(
+  tx: Executor,
+  claimed: WorkflowEnrollmentRow,
+): Promise<WorkflowEnrollmentRow | null> {
+  const [row] = await tx
+    .select()
+    .from(workflowEnrollments)
+    .where(
+      and(
+        eq(workflowEnrollments.id, claimed.id),
+        eq(workflowEnrollments.status, 'active'),
+        eq(workflowEnrollments.currentStep, claimed.currentStep),
+        eq(workflowEnrollments.attempts, claimed.attempts),
+      ),
+    )
+    .for('update')
+    .limit(1);
+  return row ?? null;
+}
+
+/** What a step did: the step-run status and result, and an email to wake after the commit. */
+interface StepResult {
+  status: 'done' | 'skipped';
+  result: Record<string, unknown>;
+  email?: { id: string; scheduledAt: Date };
+}
+
+async function contactAddress(tx: Executor, orgId: string, contactId: string | null): Promise<string> {
+  if (contactId === null) throw new PermanentStepError('the enrolled contact no longer exists');
+  const [row] = await tx
+    .select({ emails: contacts.emails })
+    .from(contacts)
+    .where(and(eq(contacts.id, contactId), eq(contacts.orgId, orgId), isNull(contacts.deletedAt)))
+    .limit(1);
+  if (!row) throw new PermanentStepError('the enrolled contact is no longer live');
+  const email = row.emails.find((e) => e.email.length > 0)?.email;
+  if (!email) throw new PermanentStepError('the enrolled contact has no e-mail address');
+  return email;
+}
+
+async function assertAccount(tx: Executor, enrollment: WorkflowEnrollmentRow): Promise<string> {
+  const accountId = enrollment.connectedAccountId;
+  if (accountId === null)
+    throw new PermanentStepError('the enrollment has no connected account to send through');
+  const [row] = await tx
+    .select({ id: connectedAccounts.id })
+    .from(connectedAccounts)
+    .where(
+      and(
+        eq(connectedAccounts.id, accountId),
+        eq(connectedAccounts.orgId, enrollment.orgId),
+        eq(connectedAccounts.userId, enrollment.enrolledBy),
+      ),
+    )
+    .limit(1);
+  if (!row) throw new PermanentStepError('the connected account was removed');
+  return row.id;
+}
+
+const text = (step: StoredWorkflowStep, key: string): string => {
+  const value = step[key];
+  return typeof value === 'string' ? value : '';
+};
+
+function delayOf(value: unknown): StepDelay | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const { amount, unit } = value as { amount?: unknown; unit?: unknown };
+  if (typeof amount !== 'number' || (unit !== 'minutes' && unit !== 'hours' && unit !== 'days')) return null;
+  return { amount, unit };
+}
+
+/** Runs one step for the enrollment in the tenant transaction `tx`, acting as the enrolling user. */
+async function runStep(
+  tx: Executor,
+  enrollment: WorkflowEnrollmentRow,
+  step: StoredWorkflowStep,
+  now: Date,
+): Promise<StepResult> {
+  if (step.type === 'sms') {
+    // Telephony (issue 13) is not built: say so honestly instead of pretending to send.
+    return { status: 'skipped', result: { reason: 'telephony is not configured' } };
+  }
+  const auth = await actorAuth(tx, enrollment.orgId, enrollment.enrolledBy);
+  if (!auth)
+    throw new PermanentStepError('the enrolling user is no longer an active user of the organization');
+  if (step.type === 'task') {
+    const dueIn = delayOf(step.due_in);
+    const task = await insertTask(actorContext(tx, auth, now), {
+      text: text(step, 'text'),
+      leadId: enrollment.leadId,
+      dueAt: dueIn ? dueAfter(now, dueIn) : null,
+    });
+    return { status: 'done', result: { task_id: task._id } };
+  }
+  const connectedAccountId = await assertAccount(tx, enrollment);
+  const to = await contactAddress(tx, enrollment.orgId, enrollment.contactId);
+  const bodyText = text(step, 'body_text');
+  const email = await insertScheduledEmail(
+    tx,
+    enrollment.orgId,
+    {
+      userId: enrollment.enrolledBy,
+      connectedAccountId,
+      leadId: enrollment.leadId,
+      contactId: enrollment.contactId,
+      to,
+      subject: text(step, 'subject'),
+      bodyHtml: text(step, 'body_html'),
+      bodyText: bodyText === '' ? null : bodyText,
+      scheduledAt: now,
+      workflowEnrollmentId: enrollment.id,
+      workflowStep: enrollment.currentStep,
+    },
+    now,
+  );
+  return {
+    status: 'done',
+    result: { scheduled_email_id: email.id, to },
+    email: { id: email.id, scheduledAt: email.scheduledAt },
+  };
+}
+
+interface Ran {
+  outcome: StepOutcome;
+  /** The enrollment after the step, to wake its next step. */
+  enrollment?: WorkflowEnrollmentRow;
+  email?: { id: string; scheduledAt: Date };
+}
+
+/** The claimed step in one tenant transaction: fence, step-run row, the step, the advance. */
+async function runClaimed(services: Services, claimed: WorkflowEnrollmentRow, now: Date): Promise<Ran> {
+  return services.db.withTenant(claimed.orgId, async (tx) => {
+    const enrollment = await lockClaimed(tx, claimed);
+    if (!enrollment) return { outcome: 'skipped' };
+    const [workflow] = await tx
+      .select()
+      .from(workflows)
+      .where(and(eq(workflows.id, enrollment.workflowId), isNull(workflows.deletedAt)))
+      // A pause or delete (FOR UPDATE) waits for this step, and a step waits for them.
+      .for('share')
+      .limit(1);
+    if (!workflow) throw new StopEnrollment('workflow_deleted');
+    if (workflow.status !== 'active') {
+      // Paused between the claim and now: hand the claim back, due at once, for the activation.
+      await tx
+        .update(workflowEnrollments)
+        .set({ attempts: enrollment.attempts - 1, nextRunAt: now, updatedAt: now })
+        .where(eq(workflowEnrollments.id, enrollment.id));
+      return { outcome: 'skipped' };
+    }
+    const [lead] = await tx
+      .select({ id: leads.id })
+      .from(leads)
+      .where(and(eq(leads.id, enrollment.leadId), isNull(leads.deletedAt)))
+      .limit(1);
+    if (!lead) throw new StopEnrollment('lead_deleted');
+    const step = workflow.steps[enrollment.currentStep];
+    if (step) {
+      // The step-run row first: a second run of the same step (two claims racing) stops here.
+      const [run] = await tx
+        .insert(workflowStepRuns)
+        .values({
+          id: newId(now),
+          orgId: enrollment.orgId,
+          enrollmentId: enrollment.id,
+          stepIndex: enrollment.currentStep,
+          type: step.type,
+          status: 'done',
+          ranAt: now,
+          createdAt: now,
+        })
+        .onConflictDoNothing()
+        .returning({ id: workflowStepRuns.id });
+      if (!run) return { outcome: 'skipped' };
+      const done = await runStep(tx, enrollment, step, now);
+      await tx
+        .update(workflowStepRuns)
+        .set({ status: done.status, result: done.result })
+        .where(eq(workflowStepRuns.id, run.id));
+      const advanced = await advance(tx, enrollment, workflow.steps, now);
+      return { ...advanced, ...(done.email ? { email: done.email } : {}) };
+    }
+    // The steps were shortened below this enrollment's position: it is done.
+    return advance(tx, enrollment, workflow.steps, now);
+  });
+}
+
+/** Moves to the next step (due after its delay) or completes the enrollment. */
+async function advance(
+  tx: Executor,
+  enrollment: WorkflowEnrollmentRow,
+  steps: readonly StoredWorkflowStep[],
+  now: Date,
+): Promise<Ran> {
+  const nextIndex = enrollment.currentStep + 1;
+  const next = steps[nextIndex];
+  const set = next
+    ? {
+        currentStep: nextIndex,
+        nextRunAt: dueAfter(now, next.delay),
+        attempts: 0,
+        lastError: null,
+        updatedAt: now,
+      }
+    : {
+        currentStep: Math.max(nextIndex, steps.length),
+        status: 'completed',
+        nextRunAt: null,
+        attempts: 0,
+        completedAt: now,
+        updatedAt: now,
+      };
+  const [row] = await tx
+    .update(workflowEnrollments)
+    .set(set)
+    .where(eq(workflowEnrollments.id, enrollment.id))
+    .returning();
+  if (!row) throw new Error('the claimed enrollment vanished');
+  return { outcome: next ? 'advanced' : 'completed', enrollment: row };
+}
+
+/** Writes the end or the retry of a failed attempt, only while the claim still holds. */
+async function recordFailure(
+  services: Services,
+  claimed: WorkflowEnrollmentRow,
+  set: Partial<typeof workflowEnrollments.$inferInsert>,
+): Promise<WorkflowEnrollmentRow | null> {
+  const [row] = await services.db.system
+    .update(workflowEnrollments)
+    .set(set)
+    .where(
+      and(
+        eq(workflowEnrollments.id, claimed.id),
+        eq(workflowEnrollments.status, 'active'),
+        eq(workflowEnrollments.currentStep, claimed.currentStep),
+        eq(workflowEnrollments.attempts, claimed.attempts),
+      ),
+    )
+    .returning();
+  return row ?? null;
+}
+
+/**
+ * The 'workflow.step' handler: one attempt at the enrollment's current step if it is due. `now` is
+ * the clock (tests pass one to run steps at their times without waiting).
+ */
+export async function runWorkflowStep(
+  services: Services,
+  enrollmentId: string,
+  options: { now?: Date } = {},
+): Promise<StepOutcome> {
+  const now = options.now ?? new Date();
+  const { logger } = services;
+  await failAbandoned(services, now, enrollmentId);
+  const claimed = await claim(services, enrollmentId, now);
+  if (!claimed) {
+    logger.debug({ enrollment_id: enrollmentId }, 'workflow step not due or not runnable; job dropped');
+    return 'skipped';
+  }
+  const fields = {
+    enrollment_id: claimed.id,
+    org_id: claimed.orgId,
+    step: claimed.currentStep,
+    attempt: claimed.attempts,
+  };
+  try {
+    const ran = await runClaimed(services, claimed, now);
+    if (ran.email) await wakeScheduledEmail(services, ran.email, now);
+    if (ran.outcome === 'advanced' && ran.enrollment) await wakeEnrollment(services, ran.enrollment, now);
+    logger.info({ ...fields, outcome: ran.outcome }, 'workflow step ran');
+    return ran.outcome;
+  } catch (err) {
+    const why = reasonOf(err);
+    if (err instanceof StopEnrollment) {
+      await recordFailure(services, claimed, {
+        status: 'stopped',
+        stopReason: err.reason,
+        nextRunAt: null,
+        stoppedAt: now,
+        updatedAt: now,
+      });
+      logger.info({ ...fields, reason: err.reason }, 'workflow enrollment stopped');
+      return 'stopped';
+    }
+    if (err instanceof PermanentStepError || claimed.attempts >= STEP_MAX_ATTEMPTS) {
+      await recordFailure(services, claimed, {
+        status: 'failed',
+        stopReason: why,
+        lastError: why,
+        nextRunAt: null,
+        stoppedAt: now,
+        updatedAt: now,
+      });
+      logger.warn({ ...fields, error: why }, 'workflow step failed; enrollment failed');
+      return 'failed';
+    }
+    const delayMs = stepRetryDelayMs(claimed.attempts);
+    const retry = await recordFailure(services, claimed, {
+      lastError: why,
+      nextRunAt: new Date(now.getTime() + delayMs),
+      updatedAt: now,
+    });
+    logger.warn({ ...fields, error: why, retry_in_ms: delayMs }, 'workflow step failed; will retry');
+    if (retry) await wakeEnrollment(services, retry, now);
+    return 'retry';
+  }
+}
+
+const SWEEP_BATCH = 500;
+
+/**
+ * Re-wakes active enrollments of active workflows whose step is due (or whose claim's lease expired)
+ * by more than `graceMs`, so a job merely waiting in the queue is not doubled; first fails the
+ * claims that expired after the last attempt. Returns how many were re-enqueued.
+ */
+export async function sweepDueEnrollments(
+  services: Services,
+  graceMs: number,
+  now = new Date(),
+): Promise<number> {
+  await failAbandoned(services, now);
+  const cutoff = new Date(now.getTime() - graceMs);
+  const db = services.db.system;
+  const due = await db
+    .select({
+      id: workflowEnrollments.id,
+      currentStep: workflowEnrollments.currentStep,
+      attempts: workflowEnrollments.attempts,
+    })
+    .from(workflowEnrollments)
+    .where(
+      and(
+        eq(workflowEnrollments.status, 'active'),
+        lte(workflowEnrollments.nextRunAt, cutoff),
+        workflowRunning(db),
+      ),
+    )
+    .orderBy(workflowEnrollments.nextRunAt)
+    .limit(SWEEP_BATCH);
+  await requeueDue(
+    services.jobs,
+    'workflow.step',
+    due.map((row) => ({ payload: { enrollmentId: row.id }, jobId: stepJobId(row) })),
+  );
+  if (due.length > 0) services.logger.info({ count: due.length }, 'sweeper re-enqueued workflow steps');
+  return due.length;
+}
+
+/** One attempt per job: the enrollment schedules its own retries (see runWorkflowStep). */
+export const workflowStepJob = defineJob({
+  name: 'workflow.step',
+  payload: workflowStepPayload,
+  attempts: 1,
+  async handler({ enrollmentId }, { services }) {
+    await runWorkflowStep(services, enrollmentId);
+  },
+});
