@@ -381,24 +381,6 @@ describe('lost wake-ups', () => {
     expect(made).toHaveLength(1);
   });
 
-  it('leaves a step further away than a timer can wait to the sweeper', async () => {
-    const woken: string[] = [];
-    const recording: Services = {
-      ...t.services,
-      jobs: {
-        ...t.services.jobs,
-        enqueue: async (_name, _payload, options) => {
-          woken.push(options?.jobId ?? '');
-        },
-      },
-    };
-    const now = new Date();
-    const base = { currentStep: 0, attempts: 0 };
-    await wakeEnrollment(recording, { ...base, id: 'soon', nextRunAt: at(now, 24 * DAY) }, now);
-    await wakeEnrollment(recording, { ...base, id: 'far', nextRunAt: at(now, 25 * DAY) }, now);
-    expect(woken).toEqual(['soon:0']);
-  });
-
   it('the sweeper re-wakes due active enrollments past the grace only', async () => {
     const { enrollment, due } = await enrolled([TASK]);
     expect(await sweptIds(at(due, -1))).not.toContain(enrollment._id);
