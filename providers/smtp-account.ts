@@ -23,6 +23,11 @@ import { PrivateHostError, resolvePublicAddress } from '../core/network-guard.ts
 const CONNECTION_TIMEOUT_MS = 10_000;
 const GREETING_TIMEOUT_MS = 10_000;
 const SOCKET_TIMEOUT_MS = 60_000;
+/**
+ * A verification runs inside the request's database transaction (its outcome is the answer), so a
+ * server that stalls after the greeting is given less time than a send (no message to transfer).
+ */
+const VERIFY_SOCKET_TIMEOUT_MS = 15_000;
 
 export interface SmtpAccountMailerOptions {
   /** Extra certificate authorities to trust (tests: their SMTP peer's self-signed certificate). */
@@ -125,7 +130,11 @@ export class SmtpAccountMailer implements AccountMailer {
     return { host: address, servername: isIP(settings.host) ? undefined : settings.host };
   }
 
-  private connectionOptions(settings: SmtpAccountSettings, target: Target): SMTPConnection.Options {
+  private connectionOptions(
+    settings: SmtpAccountSettings,
+    target: Target,
+    socketTimeoutMs = SOCKET_TIMEOUT_MS,
+  ): SMTPConnection.Options {
     const t = this.options.timeoutsMs ?? {};
     return {
       host: target.host,
@@ -133,7 +142,7 @@ export class SmtpAccountMailer implements AccountMailer {
       secure: settings.secure,
       connectionTimeout: t.connection ?? CONNECTION_TIMEOUT_MS,
       greetingTimeout: t.greeting ?? GREETING_TIMEOUT_MS,
-      socketTimeout: t.socket ?? SOCKET_TIMEOUT_MS,
+      socketTimeout: t.socket ?? socketTimeoutMs,
       tls: {
         ...(this.options.ca ? { ca: this.options.ca } : {}),
         ...(target.servername ? { servername: target.servername } : {}),
@@ -161,15 +170,16 @@ export class SmtpAccountMailer implements AccountMailer {
     let connection: SMTPConnection | undefined;
     try {
       const target = await this.target(settings);
-      const open = new SMTPConnection(this.connectionOptions(settings, target));
+      const open = new SMTPConnection(this.connectionOptions(settings, target, VERIFY_SOCKET_TIMEOUT_MS));
       connection = open;
       await new Promise<void>((resolve, reject) => {
-        open.once('error', reject);
-        open.connect(() => resolve());
-      });
-      await new Promise<void>((resolve, reject) => {
-        open.login({ user: settings.username, pass: settings.password }, (err) =>
-          err ? reject(err) : resolve(),
+        // Kept for the whole session: a socket error after the login (during QUIT) must not be an
+        // unhandled 'error' event; once settled, a later reject is a no-op.
+        open.on('error', reject);
+        open.connect(() =>
+          open.login({ user: settings.username, pass: settings.password }, (err) =>
+            err ? reject(err) : resolve(),
+          ),
         );
       });
       // `secure` turns true when a plain session was upgraded with STARTTLS.

@@ -285,6 +285,19 @@ const BODIES: Record<string, BodyCase> = {
   'DELETE /api/v1/webhooks/:id': NONE,
   'POST /api/v1/webhooks/test/:id': NONE,
   'POST /api/v1/webhooks/deliveries/:deliveryId/replay': NONE,
+  'POST /api/v1/connected-accounts': {
+    body: {
+      email: 'sam@example.com',
+      display_name: 'Sam',
+      smtp: { host: 'smtp.example.com', port: 587, secure: false, username: 'sam', password: 'pw' },
+    },
+    text: 'display_name',
+  },
+  'PATCH /api/v1/connected-accounts/:id': { body: { display_name: 'Sam' }, text: 'display_name' },
+  'PUT /api/v1/connected-accounts/:id': { body: { display_name: 'Sam' }, text: 'display_name' },
+  'DELETE /api/v1/connected-accounts/:id': NONE,
+  'POST /api/v1/connected-accounts/:id/verify': NONE,
+  'POST /api/v1/connected-accounts/:id/rotate-inbound-secret': NONE,
 };
 
 /** Every write route the app serves, REST table and hand-mounted auth/admin routes alike. */

@@ -1,5 +1,5 @@
 // Locks in that verifying a connected account opens a real SMTP session (login, TLS from the first byte, STARTTLS when offered) and records each failure with its code and reason as a 200: refused connection, bad credentials, untrusted certificate, and (with the SSRF guard on) a private host.
-import { createServer } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SmtpAccountMailer } from '../../providers/smtp-account.ts';
 import {
@@ -135,6 +135,26 @@ describe('verify against a real SMTP peer', () => {
       expect(failed.status_reason).toMatch(/certificate is not trusted/);
       // Never logged in over a connection it could not trust.
       expect(p.logins).toEqual([]);
+    }
+  });
+
+  it('reports timeout for a server that accepts the connection but never greets', async () => {
+    const sockets: Socket[] = [];
+    // Holds each connection open and says nothing.
+    const silent = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const address = silent.address();
+    if (address === null || typeof address === 'string') throw new Error('no port');
+    try {
+      const mailer = new SmtpAccountMailer({
+        allowPrivateHosts: true,
+        timeoutsMs: { connection: 2000, greeting: 200, socket: 2000 },
+      });
+      const result = await mailer.verify(smtpOf({ host: '127.0.0.1', port: address.port }, LOGIN));
+      expect(result).toMatchObject({ ok: false, code: 'timeout' });
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
     }
   });
 
