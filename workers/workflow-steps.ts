@@ -269,8 +269,18 @@ async function runClaimed(services: Services, claimed: WorkflowEnrollmentRow, no
       .select()
       .from(workflows)
       .where(and(eq(workflows.id, enrollment.workflowId), isNull(workflows.deletedAt)))
+      // A pause or delete (FOR UPDATE) waits for this step, and a step waits for them.
+      .for('share')
       .limit(1);
     if (!workflow) throw new StopEnrollment('workflow_deleted');
+    if (workflow.status !== 'active') {
+      // Paused between the claim and now: hand the claim back, due at once, for the activation.
+      await tx
+        .update(workflowEnrollments)
+        .set({ attempts: enrollment.attempts - 1, nextRunAt: now, updatedAt: now })
+        .where(eq(workflowEnrollments.id, enrollment.id));
+      return { outcome: 'skipped' };
+    }
     const [lead] = await tx
       .select({ id: leads.id })
       .from(leads)

@@ -11,8 +11,9 @@ import { InProcessQueue } from '../../core/queue-in-process.ts';
 import type { Services } from '../../core/services.ts';
 import { leads } from '../../tools/leads/tables.ts';
 import { tasks } from '../../tools/tasks/tables.ts';
+import { wakeEnrollment } from '../../tools/workflows/enroll.ts';
 import { stopEnrollmentsOnReply } from '../../tools/workflows/replies.ts';
-import { workflowEnrollments, workflowStepRuns } from '../../tools/workflows/tables.ts';
+import { workflowEnrollments, workflowStepRuns, workflows } from '../../tools/workflows/tables.ts';
 import { startBackgroundWork } from '../../workers/runtime.ts';
 import { runWorkflowStep, STEP_LEASE_MS, sweepDueEnrollments } from '../../workers/workflow-steps.ts';
 import {
@@ -175,6 +176,34 @@ describe('holding and stopping', () => {
     await api('POST', `/workflows/${workflow._id}/activate`);
     expect(await sweptIds(at(due, HOUR))).toContain(enrollment._id);
     expect(await runStepAt(t, enrollment._id, at(due, HOUR))).toBe('completed');
+  });
+
+  it('hands the claim back when the workflow is paused between the claim and the step', async () => {
+    const { workflow, lead, enrollment, due } = await enrolled([TASK]);
+    // The pause lands after the claim, before the step's transaction reads the workflow.
+    const pausing: Services = {
+      ...t.services,
+      db: {
+        ...t.services.db,
+        system: t.services.db.system,
+        withTenant: async (orgId, fn) => {
+          await t.services.db.system
+            .update(workflows)
+            .set({ status: 'paused' })
+            .where(eq(workflows.id, workflow._id));
+          return t.services.db.withTenant(orgId, fn);
+        },
+      },
+    };
+    expect(await runWorkflowStepWith(pausing, enrollment._id, due)).toBe('skipped');
+    expect(await enrollmentRow(t, enrollment._id)).toMatchObject({
+      currentStep: 0,
+      attempts: 0,
+      nextRunAt: due,
+    });
+    expect(await t.services.db.system.select().from(tasks).where(eq(tasks.leadId, lead.leadId))).toEqual([]);
+    await api('POST', `/workflows/${workflow._id}/activate`);
+    expect(await runStepAt(t, enrollment._id, due)).toBe('completed');
   });
 
   it('runs nothing after unenrolling or deleting the workflow', async () => {
@@ -350,6 +379,24 @@ describe('lost wake-ups', () => {
       .from(tasks)
       .where(and(eq(tasks.leadId, lead.leadId), eq(tasks.text, 'Call the lead')));
     expect(made).toHaveLength(1);
+  });
+
+  it('leaves a step further away than a timer can wait to the sweeper', async () => {
+    const woken: string[] = [];
+    const recording: Services = {
+      ...t.services,
+      jobs: {
+        ...t.services.jobs,
+        enqueue: async (_name, _payload, options) => {
+          woken.push(options?.jobId ?? '');
+        },
+      },
+    };
+    const now = new Date();
+    const base = { currentStep: 0, attempts: 0 };
+    await wakeEnrollment(recording, { ...base, id: 'soon', nextRunAt: at(now, 24 * DAY) }, now);
+    await wakeEnrollment(recording, { ...base, id: 'far', nextRunAt: at(now, 25 * DAY) }, now);
+    expect(woken).toEqual(['soon:0']);
   });
 
   it('the sweeper re-wakes due active enrollments past the grace only', async () => {

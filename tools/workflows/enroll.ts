@@ -123,6 +123,9 @@ export function stepJobId(
   return enrollment.attempts === 0 ? base : `${base}:${enrollment.attempts + 1}`;
 }
 
+/** The longest delay a Node timer holds (2^31 - 1 ms). */
+export const MAX_TIMER_MS = 2_147_483_647;
+
 /** Enqueues the enrollment's due step after the commit; a failure is logged (the sweeper finds it). */
 export async function wakeEnrollment(
   services: Services,
@@ -131,6 +134,9 @@ export async function wakeEnrollment(
 ): Promise<void> {
   if (!enrollment.nextRunAt) return;
   const delayMs = Math.max(0, enrollment.nextRunAt.getTime() - now.getTime());
+  // A Node timer cannot wait longer (the in-process queue's would fire at once): a step further
+  // away than ~24.8 days is left to the sweeper, which wakes every due enrollment anyway.
+  if (delayMs > MAX_TIMER_MS) return;
   try {
     await services.jobs.enqueue(
       'workflow.step',
