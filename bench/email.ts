@@ -323,7 +323,7 @@ async function main(): Promise<void> {
   console.info(text);
   mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
   writeFileSync(
-    join(ROOT, 'bench', 'results', `email-${startedAt.toISOString().replace(/[:.]/g, '-')}.json`),
+    join(ROOT, 'bench', 'results', `${startedAt.toISOString().replace(/[:.]/g, '-')}-email.json`),
     JSON.stringify({ ...header, results }, null, 2),
   );
   if (env.BENCH_APPEND !== '0') appendFileSync(join(ROOT, 'bench', 'results.md'), text);

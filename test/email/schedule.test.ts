@@ -1,6 +1,6 @@
 // Locks in POST /api/v1/email/schedule and the scheduled-email routes: every bound of the specification's table is a 400 naming its field (both sides of each limit), references are the caller's own account, a live lead, a contact of that lead and a workflow of the organization (400 naming the field otherwise, another organization's too), 200 {message, job_id, scheduled_at} writes a scheduled row; list/get visibility (members their own, managers and up the organization's), cancel only while scheduled; roles and PAT scopes; and the MCP tool previews without confirm and writes nothing.
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { newId } from '../../core/ids.ts';
 import { scheduledEmails } from '../../tools/email/tables.ts';
 import { workflows } from '../../tools/workflows/tables.ts';
@@ -247,6 +247,31 @@ describe('POST /email/schedule references', () => {
       .from(scheduledEmails)
       .where(eq(scheduledEmails.orgId, other.orgId));
     expect(rows).toHaveLength(0);
+  });
+
+  it('wakes its job delayed until its time, or leaves it to the sweeper beyond a Node timer (~24.8 days)', async () => {
+    const enqueue = vi.spyOn(t.services.jobs, 'enqueue');
+    try {
+      const soon = await scheduleEmail(
+        t,
+        org,
+        scheduleBody(account.id, leadId, { scheduled_at: minutesFromNow(10) }),
+      );
+      expect(enqueue).toHaveBeenCalledTimes(1);
+      const [name, payload, options] = enqueue.mock.calls[0] ?? [];
+      expect([name, payload]).toEqual(['email.send', { id: soon.job_id }]);
+      expect(options?.jobId).toBe(soon.job_id);
+      expect(options?.delayMs).toBeGreaterThan(9 * 60_000);
+      expect(options?.delayMs).toBeLessThanOrEqual(10 * 60_000);
+      await scheduleEmail(
+        t,
+        org,
+        scheduleBody(account.id, leadId, { scheduled_at: minutesFromNow(29 * 1440) }),
+      );
+      expect(enqueue).toHaveBeenCalledTimes(1);
+    } finally {
+      enqueue.mockRestore();
+    }
   });
 
   it('accepts a paused workflow of the organization (it must be active when the mail is sent)', async () => {

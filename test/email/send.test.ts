@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { users } from '../../core/db/schema.ts';
 import { newId } from '../../core/ids.ts';
 import { activities } from '../../tools/activities/tables.ts';
 import { cancelFollowUpsOnReply, createDueFollowUps } from '../../tools/email/follow-ups.ts';
@@ -267,6 +268,48 @@ describe('failures', () => {
       'the lead was deleted before the email was sent',
     );
     expect(received(`Proposal ${seq}`)).toHaveLength(0);
+  });
+
+  it('fails at once when the sender was deactivated, or the account removed after a failed attempt', async () => {
+    const member = await t.createUser(org.orgId, 'member');
+    const memberAccount = await insertConnectedAccount(
+      t,
+      { orgId: org.orgId, userId: member.userId },
+      { host: peer.host, port: peer.port, ...LOGIN },
+    );
+    const lead = await createLead(t, org, { name: 'Deactivated sender' });
+    const at = new Date(Date.now() + minutes(2));
+    const out = await scheduleEmail(
+      t,
+      member,
+      scheduleBody(memberAccount.id, lead._id, { subject: 'From a leaver', scheduled_at: at.toISOString() }),
+    );
+    await t.services.db.system
+      .update(users)
+      .set({ status: 'deactivated' })
+      .where(eq(users.id, member.userId));
+    expect(await sendScheduledEmail(t.services, out.job_id, { now: at })).toBe('failed');
+    expect((await scheduledEmailRow(t, out.job_id)).lastError).toBe(
+      'the sender is no longer an active user of the organization',
+    );
+    expect(received('From a leaver')).toHaveLength(0);
+
+    const email = await scheduled();
+    busy.add(email.to);
+    expect(await sendScheduledEmail(t.services, email.id, { now: email.at })).toBe('retry');
+    busy.delete(email.to);
+    await t.services.db.system
+      .update(scheduledEmails)
+      .set({ connectedAccountId: null })
+      .where(eq(scheduledEmails.id, email.id));
+    expect(await sendScheduledEmail(t.services, email.id, { now: later(email.at, minutes(1)) })).toBe(
+      'failed',
+    );
+    expect(await scheduledEmailRow(t, email.id)).toMatchObject({
+      status: 'failed',
+      attempts: 2,
+      lastError: 'the connected account was removed before the email was sent',
+    });
   });
 
   it('takes over a claim whose sender died once its lease expired, and sends once', async () => {
