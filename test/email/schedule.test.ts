@@ -249,7 +249,7 @@ describe('POST /email/schedule references', () => {
     expect(rows).toHaveLength(0);
   });
 
-  it('wakes its job delayed until its time, or leaves it to the sweeper beyond a Node timer (~24.8 days)', async () => {
+  it('wakes its job delayed until its time, 29 days ahead too', async () => {
     const enqueue = vi.spyOn(t.services.jobs, 'enqueue');
     try {
       const soon = await scheduleEmail(
@@ -263,12 +263,15 @@ describe('POST /email/schedule references', () => {
       expect(options?.jobId).toBe(soon.job_id);
       expect(options?.delayMs).toBeGreaterThan(9 * 60_000);
       expect(options?.delayMs).toBeLessThanOrEqual(10 * 60_000);
-      await scheduleEmail(
+      const far = await scheduleEmail(
         t,
         org,
         scheduleBody(account.id, leadId, { scheduled_at: minutesFromNow(29 * 1440) }),
       );
-      expect(enqueue).toHaveBeenCalledTimes(1);
+      expect(enqueue).toHaveBeenCalledTimes(2);
+      const [, farPayload, farOptions] = enqueue.mock.calls[1] ?? [];
+      expect(farPayload).toEqual({ id: far.job_id });
+      expect(farOptions?.delayMs).toBeGreaterThan(29 * 1440 * 60_000 - 60_000);
     } finally {
       enqueue.mockRestore();
     }

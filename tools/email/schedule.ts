@@ -6,7 +6,6 @@ import { z } from 'zod';
 import type { Executor } from '../../core/db/client.ts';
 import { newId } from '../../core/ids.ts';
 import type { Services } from '../../core/services.ts';
-import { MAX_TIMER_MS } from '../workflows/enroll.ts';
 import {
   type ScheduledEmailRow,
   type StoredEmailAttachment,
@@ -96,8 +95,8 @@ export function emailJobId(id: string, attemptsMade: number): string {
 
 /**
  * Enqueues the row's 'email.send' job, delayed until its time. Call it after the commit; a failure
- * to enqueue is harmless (the sweeper finds the due row), so it is logged, not thrown. A time more
- * than MAX_TIMER_MS away is left to the sweeper too.
+ * to enqueue is harmless (the sweeper finds the due row), so it is logged, not thrown. Both queues
+ * hold a 30-day delay (the in-process one arms waits beyond a Node timer in steps).
  */
 export async function wakeScheduledEmail(
   services: Services,
@@ -105,9 +104,6 @@ export async function wakeScheduledEmail(
   now = new Date(),
 ): Promise<void> {
   const delayMs = Math.max(0, row.scheduledAt.getTime() - now.getTime());
-  // A Node timer cannot wait longer (the in-process queue's would fire at once and the early job
-  // would find nothing due): an email more than ~24.8 days ahead is left to the sweeper.
-  if (delayMs > MAX_TIMER_MS) return;
   try {
     await services.jobs.enqueue('email.send', { id: row.id }, { delayMs, jobId: emailJobId(row.id, 0) });
   } catch (err) {
