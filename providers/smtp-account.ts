@@ -24,8 +24,9 @@ const CONNECTION_TIMEOUT_MS = 10_000;
 const GREETING_TIMEOUT_MS = 10_000;
 const SOCKET_TIMEOUT_MS = 60_000;
 /**
- * A verification runs inside the request's database transaction (its outcome is the answer), so a
- * server that stalls after the greeting is given less time than a send (no message to transfer).
+ * A verification is an API request waiting for its answer (it runs before the request's database
+ * transaction), so a server that stalls after the greeting is given less time than a send, which
+ * has a message to transfer.
  */
 const VERIFY_SOCKET_TIMEOUT_MS = 15_000;
 

@@ -2,41 +2,34 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_NAMES } from '../core/events.ts';
 import { flagOverdue } from '../workers/invoices-overdue.ts';
-import { verifyWebhookSignature } from '../workers/signing.ts';
 import {
   createInvoice,
   createLead,
   createProposal,
+  decodeDelivery,
+  type EventReceiver,
   readOutput,
   sendProposal,
+  startEventReceiver,
   TOOL,
 } from './fixtures/index.ts';
-import { createTestContext, type TestContext, type TestOrg } from './helpers.ts';
-import { HttpsReceiver, type ReceivedRequest } from './support/https-receiver.ts';
+import type { TestContext, TestOrg } from './helpers.ts';
+import type { HttpsReceiver, ReceivedRequest } from './support/https-receiver.ts';
 
 const SECRET = 'billing-events-secret-0123456789';
 const BILLING_EVENTS = EVENT_NAMES.filter((e) => /^(invoice|proposal|contract)\./.test(e));
 
+let events: EventReceiver;
 let receiver: HttpsReceiver;
 let t: TestContext;
 let org: TestOrg;
 
 beforeAll(async () => {
-  receiver = await HttpsReceiver.start();
-  t = await createTestContext(
-    { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
-    { withoutRateLimits: true, withWorkers: { ca: receiver.ca } },
-  );
-  org = await t.createOrg({ plan: 'pro' });
-  const res = await t.request('POST', '/api/v1/webhooks', {
-    token: org.token,
-    body: { name: 'Billing', url: receiver.url('/billing'), events: BILLING_EVENTS, secret: SECRET },
-  });
-  expect(res.status).toBe(201);
+  events = await startEventReceiver({ name: 'Billing', events: BILLING_EVENTS, secret: SECRET });
+  ({ t, org, receiver } = events);
 });
 afterAll(async () => {
-  await t.close();
-  await receiver.close();
+  await events?.close();
 });
 
 interface Delivered {
@@ -45,14 +38,7 @@ interface Delivered {
 }
 
 function decode(hit: ReceivedRequest): Delivered {
-  const signature = hit.headers['x-crm-signature'];
-  expect(verifyWebhookSignature(hit.body, typeof signature === 'string' ? signature : '', SECRET)).toBe(true);
-  const parsed: unknown = JSON.parse(hit.body.toString('utf8'));
-  if (typeof parsed !== 'object' || parsed === null || !('event' in parsed) || !('data' in parsed))
-    throw new Error('delivery body is not { event, data }');
-  const { event, data } = parsed;
-  if (typeof event !== 'string' || typeof data !== 'object' || data === null)
-    throw new Error('bad delivery body');
+  const { event, data } = decodeDelivery(hit, SECRET);
   // A contract is no record of its own: contract.signed names the proposal it signs.
   if (event === 'contract.signed' && 'proposal_id' in data) return { event, id: data.proposal_id };
   if (!('_id' in data)) throw new Error(`${event} names no record`);

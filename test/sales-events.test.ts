@@ -1,38 +1,29 @@
 // Locks in that every sales-core event (contacts, opportunities, activities, calls, tasks) reaches a real HTTPS receiver, signed, with the record it is about.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_NAMES } from '../core/events.ts';
-import { verifyWebhookSignature } from '../workers/signing.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
-import { HttpsReceiver, type ReceivedRequest } from './support/https-receiver.ts';
+import {
+  type DeliveredEvent,
+  decodeDelivery,
+  type EventReceiver,
+  startEventReceiver,
+} from './fixtures/index.ts';
+import { json, type TestContext, type TestOrg } from './helpers.ts';
+import type { HttpsReceiver, ReceivedRequest } from './support/https-receiver.ts';
 
 const SECRET = 'sales-events-secret-0123456789';
 const SALES_EVENTS = EVENT_NAMES.filter((e) => /^(contact|opportunity|activity|call|task)\./.test(e));
 
+let events: EventReceiver;
 let receiver: HttpsReceiver;
 let t: TestContext;
 let org: TestOrg;
 
-interface Delivered {
-  event: string;
-  data: Record<string, unknown>;
-}
-
 beforeAll(async () => {
-  receiver = await HttpsReceiver.start();
-  t = await createTestContext(
-    { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
-    { withoutRateLimits: true, withWorkers: { ca: receiver.ca } },
-  );
-  org = await t.createOrg({ plan: 'pro' });
-  const res = await t.request('POST', '/api/v1/webhooks', {
-    token: org.token,
-    body: { name: 'Sales', url: receiver.url('/sales'), events: SALES_EVENTS, secret: SECRET },
-  });
-  expect(res.status).toBe(201);
+  events = await startEventReceiver({ name: 'Sales', events: SALES_EVENTS, secret: SECRET });
+  ({ t, org, receiver } = events);
 });
 afterAll(async () => {
-  await t.close();
-  await receiver.close();
+  await events?.close();
 });
 
 async function call<T>(method: string, path: string, body?: unknown, status = 200): Promise<T> {
@@ -42,18 +33,7 @@ async function call<T>(method: string, path: string, body?: unknown, status = 20
   return payload;
 }
 
-function decode(hit: ReceivedRequest): Delivered {
-  const signature = hit.headers['x-crm-signature'];
-  expect(verifyWebhookSignature(hit.body, typeof signature === 'string' ? signature : '', SECRET)).toBe(true);
-  const parsed: unknown = JSON.parse(hit.body.toString('utf8'));
-  if (typeof parsed !== 'object' || parsed === null || !('event' in parsed) || !('data' in parsed)) {
-    throw new Error('delivery body is not { event, data }');
-  }
-  const { event, data } = parsed;
-  if (typeof event !== 'string' || typeof data !== 'object' || data === null)
-    throw new Error('bad delivery body');
-  return { event, data: Object.fromEntries(Object.entries(data)) };
-}
+const decode = (hit: ReceivedRequest): DeliveredEvent => decodeDelivery(hit, SECRET);
 
 describe('sales-core events over webhooks', () => {
   it('delivers each event, signed, about the record that changed', async () => {

@@ -2,27 +2,29 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDueFollowUps } from '../../tools/email/follow-ups.ts';
 import { sendScheduledEmail } from '../../workers/send-email.ts';
-import { verifyWebhookSignature } from '../../workers/signing.ts';
 import {
   type ConnectedAccount,
   createConnectedAccount,
   createContact,
   createLead,
+  decodeDelivery,
+  type EventReceiver,
   postInbound,
   scheduleBody,
   scheduledEmailRow,
   scheduleEmail,
   smtpOf,
+  startEventReceiver,
   type TestContext,
   type TestOrg,
 } from '../fixtures/index.ts';
-import { createTestContext } from '../helpers.ts';
-import { HttpsReceiver, type ReceivedRequest } from '../support/https-receiver.ts';
+import type { HttpsReceiver, ReceivedRequest } from '../support/https-receiver.ts';
 import { type SmtpPeer, startSmtpPeer } from '../support/smtp-peer.ts';
 
 const SECRET = 'scheduled-email-events-0123456789';
 const LOGIN = { username: 'events', password: 'events-secret-1' };
 
+let events: EventReceiver;
 let receiver: HttpsReceiver;
 let peer: SmtpPeer;
 let t: TestContext;
@@ -30,44 +32,22 @@ let org: TestOrg;
 let account: ConnectedAccount;
 
 beforeAll(async () => {
-  receiver = await HttpsReceiver.start();
   peer = await startSmtpPeer({ auth: LOGIN });
-  t = await createTestContext(
-    { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
-    { withoutRateLimits: true, withWorkers: { ca: receiver.ca } },
-  );
-  // Webhooks need a paid plan.
-  org = await t.createOrg({ plan: 'pro' });
-  const res = await t.request('POST', '/api/v1/webhooks', {
-    token: org.token,
-    body: {
-      name: 'Email',
-      url: receiver.url('/email'),
-      events: ['email.sent', 'task.created'],
-      secret: SECRET,
-    },
+  events = await startEventReceiver({
+    name: 'Email',
+    events: ['email.sent', 'task.created'],
+    secret: SECRET,
   });
-  expect(res.status).toBe(201);
+  ({ t, org, receiver } = events);
   account = await createConnectedAccount(t, org, { email: 'dee@acme.example', smtp: smtpOf(peer, LOGIN) });
 });
 
 afterAll(async () => {
-  await t?.close();
-  await receiver?.close();
+  await events?.close();
   await peer?.close();
 });
 
-function decode(hit: ReceivedRequest): { event: string; data: Record<string, unknown> } {
-  const signature = hit.headers['x-crm-signature'];
-  expect(verifyWebhookSignature(hit.body, typeof signature === 'string' ? signature : '', SECRET)).toBe(true);
-  const parsed: unknown = JSON.parse(hit.body.toString('utf8'));
-  if (typeof parsed !== 'object' || parsed === null || !('event' in parsed) || !('data' in parsed))
-    throw new Error('delivery body is not { event, data }');
-  const { event, data } = parsed;
-  if (typeof event !== 'string' || typeof data !== 'object' || data === null)
-    throw new Error('bad delivery body');
-  return { event, data: Object.fromEntries(Object.entries(data)) };
-}
+const decode = (hit: ReceivedRequest) => decodeDelivery(hit, SECRET);
 
 /** The deliveries so far about record `id`, once at least `count` arrived. */
 async function deliveriesAbout(

@@ -11,7 +11,6 @@ import { InProcessQueue } from '../../core/queue-in-process.ts';
 import type { Services } from '../../core/services.ts';
 import { leads } from '../../tools/leads/tables.ts';
 import { tasks } from '../../tools/tasks/tables.ts';
-import { wakeEnrollment } from '../../tools/workflows/enroll.ts';
 import { stopEnrollmentsOnReply } from '../../tools/workflows/replies.ts';
 import { workflowEnrollments, workflowStepRuns, workflows } from '../../tools/workflows/tables.ts';
 import { startBackgroundWork } from '../../workers/runtime.ts';

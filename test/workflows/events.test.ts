@@ -1,44 +1,29 @@
 // Locks in that enrolling a lead in a workflow delivers workflow.triggered to a real HTTPS receiver,
 // signed, about the enrollment (with its workflow's name and number of steps).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyWebhookSignature } from '../../workers/signing.ts';
 import {
   createLeadWithContact,
-  createTestContext,
   createWorkflow,
+  decodeDelivery,
+  type EventReceiver,
   enrollLeadIn,
+  startEventReceiver,
   type TestContext,
   type TestOrg,
 } from '../fixtures/index.ts';
-import { HttpsReceiver } from '../support/https-receiver.ts';
 
 const SECRET = 'workflow-events-secret-0123456789';
 
-let receiver: HttpsReceiver;
+let events: EventReceiver;
 let t: TestContext;
 let org: TestOrg;
 
 beforeAll(async () => {
-  receiver = await HttpsReceiver.start();
-  t = await createTestContext(
-    { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
-    { withoutRateLimits: true, withWorkers: { ca: receiver.ca } },
-  );
-  org = await t.createOrg({ plan: 'pro' });
-  const res = await t.request('POST', '/api/v1/webhooks', {
-    token: org.token,
-    body: {
-      name: 'Sequences',
-      url: receiver.url('/workflows'),
-      events: ['workflow.triggered'],
-      secret: SECRET,
-    },
-  });
-  expect(res.status).toBe(201);
+  events = await startEventReceiver({ name: 'Workflows', events: ['workflow.triggered'], secret: SECRET });
+  ({ t, org } = events);
 });
 afterAll(async () => {
-  await t.close();
-  await receiver.close();
+  await events?.close();
 });
 
 describe('workflow events over webhooks', () => {
@@ -54,14 +39,9 @@ describe('workflow events over webhooks', () => {
     const { leadId, contactId } = await createLeadWithContact(t, org);
     const enrollment = await enrollLeadIn(t, org, workflow._id, { lead_id: leadId });
 
-    const [hit] = await receiver.waitForRequests(1, 20_000);
+    const [hit] = await events.receiver.waitForRequests(1, 20_000);
     if (!hit) throw new Error('no delivery');
-    const signature = hit.headers['x-crm-signature'];
-    expect(verifyWebhookSignature(hit.body, typeof signature === 'string' ? signature : '', SECRET)).toBe(
-      true,
-    );
-    const body: unknown = JSON.parse(hit.body.toString('utf8'));
-    expect(body).toMatchObject({
+    expect(decodeDelivery(hit, SECRET)).toMatchObject({
       event: 'workflow.triggered',
       data: {
         _id: enrollment._id,
