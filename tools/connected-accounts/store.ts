@@ -24,7 +24,8 @@ export const ACCOUNT_STATUSES = ['unverified', 'verified', 'error'] as const;
 // ---------------------------------------------------------------------------------------------
 // Secrets: each bound to its column and row (core/secrets.ts associated data)
 
-const passwordContext = (id: string) => `connected_accounts.smtp_password:${id}`;
+/** The secrets-port context an account's SMTP password is bound to (seeding tools and benchmarks use it too). */
+export const smtpPasswordContext = (id: string) => `connected_accounts.smtp_password:${id}`;
 const inboundTokenContext = (id: string) => `connected_accounts.inbound_token:${id}`;
 const signingKeyContext = (id: string) => `connected_accounts.inbound_signing_key:${id}`;
 
@@ -59,7 +60,7 @@ export function smtpSettingsOf(services: Services, row: ConnectedAccountRow): Sm
     port: row.smtpPort,
     secure: row.smtpSecure,
     username: row.smtpUsername,
-    password: services.secrets.decryptSecret(row.smtpPassword, passwordContext(row.id)),
+    password: services.secrets.decryptSecret(row.smtpPassword, smtpPasswordContext(row.id)),
   };
 }
 
@@ -310,7 +311,7 @@ export async function insertAccount(
         smtpPort: input.smtp.port,
         smtpSecure: input.smtp.secure,
         smtpUsername: input.smtp.username,
-        smtpPassword: services.secrets.encryptSecret(input.smtp.password, passwordContext(id)),
+        smtpPassword: services.secrets.encryptSecret(input.smtp.password, smtpPasswordContext(id)),
         ...newInboundSecrets(services, id),
         createdAt: ctx.now,
         updatedAt: ctx.now,
@@ -355,7 +356,7 @@ export async function patchAccount(
     smtpChanged = true;
   }
   if (smtp.password !== undefined) {
-    set.smtpPassword = ctx.services.secrets.encryptSecret(smtp.password, passwordContext(id));
+    set.smtpPassword = ctx.services.secrets.encryptSecret(smtp.password, smtpPasswordContext(id));
     smtpChanged = true;
   }
   if (smtpChanged) {

@@ -10,10 +10,10 @@ import { AppError, type ErrorDetail, validationError } from '../../core/errors.t
 import { iso, offsetOf, type Page, paged } from '../../core/schemas.ts';
 import { defineStateMachine } from '../../core/state-machine.ts';
 import type { ToolContext } from '../../core/tool.ts';
+import { getOwnAccount } from '../connected-accounts/store.ts';
 import { isContactOfLead } from '../contacts/store.ts';
 import { leads } from '../leads/tables.ts';
 import { lockLiveWorkflow } from '../workflows/enroll.ts';
-import { getOwnAccount } from './account.ts';
 import { insertScheduledEmail, wakeScheduledEmail } from './schedule.ts';
 import {
   type ScheduledEmailRow,

@@ -6,7 +6,7 @@ import { listParams, objectId, pagedOutput } from '../../core/schemas.ts';
 import { describeMoves } from '../../core/state-machine.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
 import { defineTool, type Tool } from '../../core/tool.ts';
-import { senderOf } from './account.ts';
+import { senderOf } from '../connected-accounts/store.ts';
 import {
   cancelScheduledEmail,
   checkSchedule,
