@@ -86,6 +86,8 @@ export const PERMISSIONS = [
   'workflows.edit',
   'workflows.delete',
   'workflows.enroll',
+  // Edit, pause, activate or delete a workflow someone else created (everyone may change their own).
+  'workflows.manage_any',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -157,6 +159,7 @@ const crmDelete: Permission[] = [
   'custom_objects.delete',
   'smart_views.manage_shared',
   'workflows.delete',
+  'workflows.manage_any',
 ];
 
 /**

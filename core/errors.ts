@@ -66,6 +66,8 @@ export const ERROR_TABLE = {
   route_not_found: { status: 404, error: 'Not found', mcp: toolError },
   method_not_allowed: { status: 405, error: 'Method not allowed', mcp: toolError },
   conflict: { status: 409, error: 'Conflict', mcp: toolError },
+  // A lead already has an active enrollment in the workflow (one at a time: tools/workflows/enroll.ts).
+  already_enrolled: { status: 409, error: 'Already enrolled', mcp: toolError },
   payload_too_large: { status: 413, error: 'Request body too large', mcp: toolError },
   unsupported_media_type: { status: 415, error: 'Content-Type must be application/json', mcp: toolError },
   rate_limited: {

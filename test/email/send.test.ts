@@ -308,7 +308,7 @@ describe('failures', () => {
     expect(await scheduledEmailRow(t, email.id)).toMatchObject({
       status: 'failed',
       attempts: 2,
-      lastError: 'the connected account was removed before the email was sent',
+      lastError: 'the connected account was removed',
     });
   });
 
