@@ -69,10 +69,6 @@ const workflowOutput = z.object({ workflow: workflowSchema });
 const MOVES = describeMoves(workflowStatusMachine);
 const OWN_ONLY =
   'Members change only the workflows they created (another’s is a 403); owners, admins and managers change any.';
-const notYours = {
-  code: 'forbidden',
-  when: 'the workflow was created by someone else and your role lacks workflows.manage_any',
-} as const;
 
 const SORT_FIELDS = ['created_at', 'updated_at', 'name'] as const;
 const SORT_COLUMNS = {
@@ -170,7 +166,6 @@ export const updateWorkflow = defineTool({
   }),
   output: workflowOutput,
   access: access('write', 'workflows.edit'),
-  errors: [notYours],
   annotations: { idempotentHint: true },
   toolset: 'email',
   async handler(input, ctx) {
@@ -188,7 +183,6 @@ export const deleteWorkflowTool = defineTool({
   input: z.strictObject(workflowIdShape),
   output: messageOutput,
   access: access('write', 'workflows.delete'),
-  errors: [notYours],
   annotations: { destructiveHint: true },
   toolset: 'email',
   async handler(input, ctx) {
@@ -209,7 +203,6 @@ export const activateWorkflow = defineTool({
   input: z.strictObject(workflowIdShape),
   output: workflowOutput,
   access: access('write', 'workflows.edit'),
-  errors: [notYours],
   annotations: { idempotentHint: true },
   toolset: 'email',
   async handler(input, ctx) {
@@ -226,7 +219,6 @@ export const pauseWorkflow = defineTool({
   input: z.strictObject(workflowIdShape),
   output: workflowOutput,
   access: access('write', 'workflows.edit'),
-  errors: [notYours],
   annotations: { idempotentHint: true },
   toolset: 'email',
   async handler(input, ctx) {
