@@ -1,6 +1,8 @@
 // The one pipeline every call goes through, whichever surface it came from:
 // (authenticated caller) -> role permission -> plan feature -> token scope -> validate input ->
 // handler in a tenant transaction -> validate output -> commit (outbox events commit with it).
+// A REST POST with an Idempotency-Key claims its key between the checks and the run
+// (core/idempotency.ts), which is why admitCall and runTool are separate.
 import type { z } from 'zod';
 import { checkFeature, holdsScope, requiredScopes, roleHas, type Surface } from './access.ts';
 import type { AuthContext } from './auth-context.ts';
