@@ -66,9 +66,7 @@ type Weight = 'regular' | 'bold';
 interface Face {
   /** The name the face is registered under in each document. */
   name: string;
-  /** The TTF bytes, read once per process. */
-  bytes: Buffer;
-  /** The parsed font, for the glyph lookups. */
+  /** The parsed font, read once per process: glyph lookups, and what pdfkit draws and subsets. */
   font: fontkit.Font;
 }
 
@@ -93,7 +91,7 @@ function loadFace(name: string, file: string): Face {
   const bytes = readFileSync(createRequire(import.meta.url).resolve(file));
   const font = fontkit.create(bytes);
   if ('fonts' in font) throw new Error(`${file} is a font collection, not one font`);
-  return { name, bytes, font };
+  return { name, font };
 }
 
 const stacks = new Map<Weight, FontStack>();
@@ -144,10 +142,25 @@ function runsOf(text: string, weight: Weight): Run[] {
 type Pdf = InstanceType<typeof PDFDocument>;
 type TextOptions = PDFKit.Mixins.TextOptions;
 
-/** Registers every face of both weights in a new document (pdfkit embeds only those it draws with). */
+// pdfkit takes a parsed fontkit font as a font source too (PDFFontFactory.open: anything with a
+// `layout` function); its type declarations only list bytes and paths.
+declare global {
+  namespace PDFKit.Mixins {
+    interface PDFFont {
+      registerFont(name: string, src: fontkit.Font): this;
+    }
+  }
+}
+
+/**
+ * Registers every face of both weights in a new document (pdfkit embeds only those it draws with).
+ * The parsed fonts are shared by all documents: parsing the tables and shaping text again for each
+ * document made rendering several times slower, and a document only reads them (each one builds
+ * its own subset).
+ */
 function registerFonts(pdf: Pdf): void {
   for (const weight of ['regular', 'bold'] as const) {
-    for (const face of stackOf(weight).faces) pdf.registerFont(face.name, face.bytes);
+    for (const face of stackOf(weight).faces) pdf.registerFont(face.name, face.font);
   }
 }
 
