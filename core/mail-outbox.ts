@@ -1,5 +1,6 @@
-// The mail outbox: outgoing system mail (an invoice sent with its PDF, an estimate, a proposal's
-// link) that is sent exactly once and survives restarts. "The database is the truth, the queue a
+// The mail outbox: outgoing document mail (an invoice sent with its PDF, an estimate, a proposal's
+// link) that is sent exactly once and survives restarts, through the system mailer or through the
+// sending user's connected account (the row's `account_id`; the transport is chosen by the worker). "The database is the truth, the queue a
 // wake-up" (core/jobs.ts): a tool writes the message as an `outgoing_mails` row in the transaction
 // that decides to send it (queueMail), wakes the 'mail.send' job after the commit (wakeMail), and
 // the job (workers/send-mail.ts) claims the row, sends it through services.mailer and records the
@@ -54,6 +55,12 @@ export interface QueueMailInput {
   subject: { type: string; id: string };
   /** core/mail.ts shape, attachments with Buffer content. A `messageId` given here is ignored. */
   message: MailMessage;
+  /**
+   * The connected account to send through (the sending user's own, verified); absent or null: the
+   * system mailer. The worker (workers/send-mail.ts) falls back to the system mailer, Reply-To the
+   * account's address, when the account is gone or no longer verified at send time.
+   */
+  accountId?: string | null | undefined;
 }
 
 /** The stored form of a message: everything but the attachments (kept apart, in base64). */
@@ -96,6 +103,7 @@ export async function queueMail(
       key: input.key,
       subjectType: input.subject.type,
       subjectId: input.subject.id,
+      accountId: input.accountId ?? null,
       status: 'queued',
       message,
       attachments,

@@ -208,3 +208,18 @@ export function totalsProblem(lines: readonly LinePrice[], currency: string): st
     ? null
     : `the amounts exceed ${formatMinor(MAX_MINOR, currency)} ${currency}, the largest this server keeps exactly`;
 }
+
+/**
+ * An amount as every document prints it (the PDFs, the mails, the public proposal page):
+ * "EUR 1,234.50", the currency code, then the amount with thousands separators and exactly the
+ * currency's minor digits ("JPY 1,235", "KWD 1.235"). Exact: no float rounding. Throws
+ * (RangeError) for an amount with more digits than the currency has, or an unknown currency.
+ */
+export function formatAmount(amount: number, currency: string): string {
+  const text = formatMinor(toMinor(amount, currency), currency);
+  const negative = text.startsWith('-');
+  const unsigned = negative ? text.slice(1) : text;
+  const [whole = '0', fraction] = unsigned.split('.');
+  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return `${currency} ${negative ? '-' : ''}${grouped}${fraction === undefined ? '' : `.${fraction}`}`;
+}

@@ -1,4 +1,4 @@
-// Locks in the business-document PDF (core/pdf.ts): read back with poppler's pdftotext it holds the number or DRAFT, parties, dates, every line, exact amounts in each currency's digits, totals and notes; long documents run to several pages with "Page n of m" and the totals on the last; a page renders as a non-blank A4 image; identical input gives identical bytes.
+// Locks in the business-document PDF (core/pdf.ts): read back with poppler's pdftotext it holds the number or DRAFT, parties, dates, every line, exact amounts in each currency's digits, totals and notes; names in Polish, Greek and Japanese come back exactly (embedded Unicode fonts, one run per font); long documents run to several pages with "Page n of m" and the totals on the last; a page renders as a non-blank A4 image; identical input gives identical bytes.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -192,6 +192,41 @@ describe.skipIf(!hasPoppler)('renderDocumentPdf (read back with poppler)', () =>
     expect(last).toContain('EUR 1,200.00');
     expect(last).toContain('Payable by bank transfer.');
     for (let i = 1; i <= 120; i++) expect(text).toMatch(new RegExp(`Line item number ${i}\\b`));
+  });
+
+  it('prints names outside Latin-1 exactly (Polish, Greek, Japanese, mixed in one string), never as "?"', async () => {
+    const bytes = await renderDocumentPdf(
+      invoice({
+        seller: { name: 'Ελληνική ΑΕ', lines: ['Αθήνα', 'billing@acme.example'] },
+        buyer: { name: 'Łódź Trading', lines: ['株式会社', 'Zażółć gęślą jaźń'] },
+        lines: [line('Дизайн 設計 Design', 1, 1234.5, 1234.5)],
+        notes: 'Merci — 有難うございます',
+      }),
+    );
+    const text = await pdfText(bytes);
+    for (const expected of [
+      'Ελληνική ΑΕ',
+      'Αθήνα',
+      'Łódź Trading',
+      '株式会社',
+      'Zażółć gęślą jaźń',
+      'Дизайн 設計 Design',
+      'Merci — 有難うございます',
+    ]) {
+      expect(text).toContain(expected);
+    }
+    expect(text).not.toContain('?');
+    // Only the glyphs used are embedded: a CJK name adds kilobytes, not the megabytes of the font.
+    expect(bytes.length).toBeLessThan(150_000);
+    const same = await renderDocumentPdf(
+      invoice({
+        seller: { name: 'Ελληνική ΑΕ', lines: ['Αθήνα', 'billing@acme.example'] },
+        buyer: { name: 'Łódź Trading', lines: ['株式会社', 'Zażółć gęślą jaźń'] },
+        lines: [line('Дизайн 設計 Design', 1, 1234.5, 1234.5)],
+        notes: 'Merci — 有難うございます',
+      }),
+    );
+    expect(same.equals(bytes)).toBe(true);
   });
 
   it('gives identical bytes for identical input', async () => {

@@ -4,8 +4,10 @@
 //    worker died) to `sending`, adds 1 to `attempts` and sets the lease (`next_attempt_at` = now +
 //    MAIL_LEASE_MS). The UPDATE locks the row and re-checks the status, so of two jobs for one row
 //    only one claims it; a job for a row already sent, failed or claimed does nothing.
-// 2. Send through services.mailer (the `.eml` store by default, SMTP with SMTP_URL) with the row's
-//    stable Message-ID.
+// 2. Send with the row's stable Message-ID through its transport (deliver): the sending user's
+//    connected account when the row names one that is still verified, else services.mailer (the
+//    `.eml` store by default, SMTP with SMTP_URL). A permanent refusal by the account's server (bad
+//    login, refused sender) fails the row at once.
 // 3. Record, only while the claim is still ours (status `sending` and the same attempt number):
 //    sent (message_id, sent_at), or on error queued again after a backoff (1, then 5 minutes) with
 //    the reason, and `failed` after MAIL_MAX_ATTEMPTS attempts.
@@ -15,8 +17,10 @@
 // goes out again under the same Message-ID, which receivers use to drop the copy. A claim whose
 // lease expired after the last attempt is not retried: the row becomes `failed` ("outcome unknown").
 import { and, eq, inArray, lte, or, sql } from 'drizzle-orm';
+import { AccountMailError } from '../core/account-mail.ts';
 import { type OutgoingMailRow, outgoingMails } from '../core/db/schema.ts';
 import { defineJob, requeueDue } from '../core/jobs.ts';
+import type { SentMail } from '../core/mail.ts';
 import {
   MAIL_LEASE_MS,
   MAIL_MAX_ATTEMPTS,
@@ -26,6 +30,8 @@ import {
   sendMailPayload,
 } from '../core/mail-outbox.ts';
 import type { Services } from '../core/services.ts';
+import { senderOf, smtpSettingsOf } from '../tools/connected-accounts/store.ts';
+import { type ConnectedAccountRow, connectedAccounts } from '../tools/connected-accounts/tables.ts';
 
 export type SendOutcome = 'sent' | 'retry' | 'failed' | 'skipped';
 
@@ -105,6 +111,41 @@ async function record(
 }
 
 /**
+ * Sends the row's message through its transport. With an `account_id` whose account still exists
+ * and is verified: through that account's SMTP server (services.accountMail), From the account's
+ * address, the Message-ID on its domain, no Reply-To (replies come to the account itself). Without
+ * one, or when the account was removed or lost its verification since the mail was queued: the
+ * system mailer (services.mailer), Reply-To the account's address when there still is an account
+ * (else the sending user's, stored with the message).
+ */
+async function deliver(services: Services, row: OutgoingMailRow): Promise<SentMail> {
+  const account = row.accountId === null ? undefined : await accountOf(services, row.orgId, row.accountId);
+  if (account?.status === 'verified') {
+    const { replyTo: _replyTo, ...message } = mailOfRow(row, account.email);
+    return services.accountMail.send(smtpSettingsOf(services, account), {
+      ...message,
+      from: senderOf(account),
+    });
+  }
+  const message = mailOfRow(row, services.config.mailFrom);
+  if (account) message.replyTo = account.email;
+  return services.mailer.send(message);
+}
+
+async function accountOf(
+  services: Services,
+  orgId: string,
+  id: string,
+): Promise<ConnectedAccountRow | undefined> {
+  const [account] = await services.db.system
+    .select()
+    .from(connectedAccounts)
+    .where(and(eq(connectedAccounts.id, id), eq(connectedAccounts.orgId, orgId)))
+    .limit(1);
+  return account;
+}
+
+/**
  * The 'mail.send' handler: one attempt at the row if it is due. `now` is the clock (tests pass one
  * to reach a retry's due time without waiting).
  */
@@ -123,7 +164,7 @@ export async function sendQueuedMail(
   }
   const fields = { mail_id: row.id, org_id: row.orgId, key: row.key, attempt: row.attempts };
   try {
-    const sent = await services.mailer.send(mailOfRow(row, services.config.mailFrom));
+    const sent = await deliver(services, row);
     const recorded = await record(services, row.id, row.attempts, {
       status: 'sent',
       messageId: sent.messageId,
@@ -137,7 +178,9 @@ export async function sendQueuedMail(
     return 'sent';
   } catch (err) {
     const why = reason(err);
-    if (row.attempts >= MAIL_MAX_ATTEMPTS) {
+    // A refused login or recipient on the sender's own server will not pass on a retry.
+    const permanent = err instanceof AccountMailError && err.permanent;
+    if (row.attempts >= MAIL_MAX_ATTEMPTS || permanent) {
       await record(services, row.id, row.attempts, {
         status: 'failed',
         lastError: why,

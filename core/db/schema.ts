@@ -173,6 +173,12 @@ export const outgoingMails = pgTable(
     subjectType: text('subject_type').notNull(),
     subjectId: text('subject_id').notNull(),
     status: text('status').notNull().default('queued'),
+    /**
+     * The connected account (tools/connected-accounts) the mail goes out through, the sending user's
+     * own; null: the system mailer. Not a foreign key: the kernel names no area's table, and the
+     * worker falls back to system mail when the account is gone (core/mail-outbox.ts).
+     */
+    accountId: text('account_id'),
     message: jsonb('message').$type<StoredMailMessage>().notNull(),
     attachments: jsonb('attachments').$type<StoredMailAttachment[]>().notNull().default([]),
     attempts: integer('attempts').notNull().default(0),

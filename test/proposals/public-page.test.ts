@@ -1,4 +1,4 @@
-// Locks in the public proposal page /p/{token}: the HTML page (strict CSP, no script, Markdown
+// Locks in the public proposal page /p/{token}: the HTML page (both parties named, money as the PDFs print it, each line's tax, strict CSP, no script, Markdown
 // rendered without any active XSS payload), accept and decline with JSON or form bodies and their
 // events, one answer only, a plain 404 for unknown, malformed or superseded tokens, and the
 // 60-a-minute per-IP limit.
@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outboxEvents } from '../../core/db/schema.ts';
 import { proposals } from '../../tools/proposals/tables.ts';
 import {
+  createContact,
+  createLead,
   createProposal,
   createTestContext,
   detailFields,
@@ -97,12 +99,45 @@ describe('the page', () => {
     expect(html).toContain('<h1>Fleet &lt;renewal&gt;</h1>');
     expect(html).toContain('<h2>Scope &amp; terms</h2>');
     expect(html).toContain('<a href="https://example.com/docs" rel="nofollow noopener noreferrer">docs</a>');
-    expect(html).toContain('31.50 EUR');
+    expect(html).toContain('EUR 31.50');
     expect(html).toContain(`action="/p/${token}/accept"`);
     expect(html).toContain(`action="/p/${token}/decline"`);
     expect(html).not.toContain('<script');
     const nonce = /'nonce-([^']+)'/.exec(csp)?.[1];
     expect(html).toContain(`<style nonce="${nonce}">`);
+  });
+
+  it("names both parties, prints money exactly as the PDFs do, and shows each line's tax", async () => {
+    const named = await t.createOrg({ name: 'Ελληνική ΑΕ' });
+    const lead = await createLead(t, named, { name: 'Łódź Trading' });
+    await createContact(t, named, {
+      lead_id: lead._id,
+      name: '株式会社 山田',
+      emails: [{ email: 'yamada@lodz.example', type: 'work' }],
+    });
+    const p = await createProposal(t, named, {
+      lead_id: lead._id,
+      title: 'Rollout',
+      line_items: [
+        { description: 'Licences', quantity: 4, unit_price: 12000, tax_percent: 20 },
+        { description: 'Training', quantity: 1, unit_price: 0.5, tax_percent: 8.875 },
+      ],
+      currency: 'USD',
+    });
+    const { token } = await sendProposal(t, named, p._id);
+    const html = await (await page(`/p/${token}`)).text();
+    expect(html).toContain('<strong id="from">Ελληνική ΑΕ</strong>');
+    expect(html).toContain('<strong id="to">Łódź Trading</strong>');
+    expect(html).toContain('(attn. 株式会社 山田)');
+    // The format of the PDFs (core/money.ts formatAmount), never "48000.00 USD".
+    expect(html).toContain('<td class="n">USD 48,000.00</td>');
+    expect(html).toContain('<td class="n" id="subtotal">USD 48,000.50</td>');
+    expect(html).not.toContain('48000.00 USD');
+    // Each line's tax rate and amount, then the total tax and the total.
+    expect(html).toContain('<td class="n">20%</td><td class="n">USD 9,600.00</td>');
+    expect(html).toContain('<td class="n">8.875%</td><td class="n">USD 0.04</td>');
+    expect(html).toContain('<td class="n" id="tax">USD 9,600.04</td>');
+    expect(html).toContain('<td class="n" id="total">USD 57,600.54</td>');
   });
 
   it('renders no XSS payload active: raw HTML escaped, javascript: and data: links dropped, no images', async () => {

@@ -93,7 +93,7 @@ describe('the public proposal page in Chromium', () => {
     const response = await page.goto(`${origin}/p/${token}`, { waitUntil: 'load' });
     expect(response?.status()).toBe(200);
     await expect(page.locator('h1').textContent()).resolves.toBe('Website redesign');
-    await expect(page.locator('#total').textContent()).resolves.toBe('14400.00 EUR');
+    await expect(page.locator('#total').textContent()).resolves.toBe('EUR 14,400.00');
     // The inline style sheet applies (its nonce is allowed by the CSP): the body is centred, not full width.
     const bodyWidth = await page.evaluate(() => document.body.getBoundingClientRect().width);
     expect(bodyWidth).toBeLessThan(800);

@@ -6,7 +6,7 @@ import { organizationName } from '../../core/organizations.ts';
 import { formatAmount, type PdfDocumentInput, renderDocumentPdf } from '../../core/pdf.ts';
 import type { ToolContext } from '../../core/tool.ts';
 import { mailableContact } from '../contacts/store.ts';
-import { documentParties } from '../invoices/parties.ts';
+import { documentParties, documentSender } from '../invoices/parties.ts';
 import { type EstimateData, type EstimateRecord, lockForMove, markSent, serializeEstimate } from './store.ts';
 
 /** The file name of an estimate's PDF: its number. */
@@ -139,13 +139,17 @@ export async function sendEstimate(
   const row = await markSent(ctx, before);
   const record = serializeEstimate(row);
   const pdf = await renderEstimatePdf(ctx.db, row, ctx.services.config.mailFrom);
+  // From the sender's own verified account, else system mail answered to them (invoices/parties.ts).
+  const sender = await documentSender(ctx.db, ctx.auth.orgId, ctx.auth.userId);
   const mail = await queueMail(ctx.db, {
     orgId: ctx.auth.orgId,
     key: `estimate:${row.id}:send:${row.sendCount}`,
     subject: { type: 'estimate', id: row.id },
+    accountId: sender.accountId,
     message: {
       to: preview.to,
       subject: preview.subject,
+      ...(sender.replyTo ? { replyTo: sender.replyTo } : {}),
       text: bodyText(record, input.message),
       attachments: [{ filename: estimatePdfFilename(row), contentType: 'application/pdf', content: pdf }],
     },

@@ -7,6 +7,8 @@
 //   ones may not (400 invalid_transition).
 // - The recipient is `to`, else the first e-mail of the invoice's contact, else the first e-mail of
 //   the lead's oldest live contact that has one; none -> 400 naming `to`.
+// - The mail leaves from the sending user's verified connected account when they have one, else as
+//   system mail with their address as Reply-To (parties.ts documentSender).
 // - The overdue job flags open invoices whose due date is before today (UTC): `is_overdue` and one
 //   `invoice.overdue` each; the flag means "open and past due", so paying, voiding or writing off
 //   an invoice clears it (store.ts).
@@ -20,7 +22,7 @@ import { organizationName } from '../../core/organizations.ts';
 import { formatAmount, type PdfDocumentInput, renderDocumentPdf } from '../../core/pdf.ts';
 import type { ToolContext } from '../../core/tool.ts';
 import { mailableContact } from '../contacts/store.ts';
-import { documentParties } from './parties.ts';
+import { documentParties, documentSender } from './parties.ts';
 import {
   finalizeInvoice,
   type InvoiceData,
@@ -168,13 +170,16 @@ export async function sendInvoice(
   const record = serializeInvoice(row);
   const pdf = await renderInvoicePdf(ctx.db, row, ctx.services.config.mailFrom);
   const subject = await subjectOf(ctx.db, row, row.number);
+  const sender = await documentSender(ctx.db, ctx.auth.orgId, ctx.auth.userId);
   const mail = await queueMail(ctx.db, {
     orgId: ctx.auth.orgId,
     key: `invoice:${id}:send:${sends}`,
     subject: { type: 'invoice', id },
+    accountId: sender.accountId,
     message: {
       to,
       subject,
+      ...(sender.replyTo ? { replyTo: sender.replyTo } : {}),
       text: bodyText(record, input.message),
       attachments: [{ filename: invoicePdfFilename(row), contentType: 'application/pdf', content: pdf }],
     },

@@ -1,11 +1,15 @@
 // Who a document (an invoice, an estimate) is from and to, as its PDF prints them: the organization
 // as seller (with the system mail address), the lead as buyer with the contact it is addressed to
 // (contacts' mailableContact: its own contact with an e-mail, else the lead's oldest with one).
-import { and, eq } from 'drizzle-orm';
+// And how a document a user sends goes out (documentSender): from the user's own verified
+// connected account when there is one, else as system mail answered to the user.
+import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { Executor } from '../../core/db/client.ts';
+import { users } from '../../core/db/schema.ts';
 import { parseSenderAddress } from '../../core/mail.ts';
 import { organizationName } from '../../core/organizations.ts';
 import type { PdfParty } from '../../core/pdf.ts';
+import { connectedAccounts } from '../connected-accounts/tables.ts';
 import { mailableContact } from '../contacts/store.ts';
 import { leads } from '../leads/tables.ts';
 
@@ -31,4 +35,46 @@ export async function documentParties(
     seller: { name: orgName ?? 'Seller', lines: sender ? [sender] : [] },
     buyer: { name: lead?.name ?? 'Customer', lines: contact ? [contact.name, contact.email] : [] },
   };
+}
+
+/**
+ * How a document mail goes out: `accountId` set, through that connected account (From its address,
+ * on its SMTP server); else the system mailer with `replyTo` the sending user's address, so the
+ * client's answer reaches the salesperson, not the system mailbox.
+ */
+export interface DocumentSender {
+  accountId: string | null;
+  replyTo: string | undefined;
+}
+
+/**
+ * The sender of a document `userId` sends (an invoice, an estimate, a proposal's link): their most
+ * recently verified connected account, as a salesperson expects their mail to leave; otherwise
+ * system mail with their address as Reply-To. An unverified or failing account is never used: only
+ * a verified one has proved it can log in (docs/billing.md "Who a document comes from").
+ */
+export async function documentSender(db: Executor, orgId: string, userId: string): Promise<DocumentSender> {
+  const [account] = await db
+    .select({ id: connectedAccounts.id })
+    .from(connectedAccounts)
+    .where(
+      and(
+        eq(connectedAccounts.orgId, orgId),
+        eq(connectedAccounts.userId, userId),
+        eq(connectedAccounts.status, 'verified'),
+      ),
+    )
+    .orderBy(
+      sql`${connectedAccounts.verifiedAt} desc nulls last`,
+      desc(connectedAccounts.createdAt),
+      desc(connectedAccounts.id),
+    )
+    .limit(1);
+  if (account) return { accountId: account.id, replyTo: undefined };
+  const [user] = await db
+    .select({ email: users.email })
+    .from(users)
+    .where(and(eq(users.id, userId), eq(users.orgId, orgId), isNull(users.deletedAt)))
+    .limit(1);
+  return { accountId: null, replyTo: user?.email };
 }

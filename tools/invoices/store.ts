@@ -34,7 +34,7 @@ import { defineStateMachine } from '../../core/state-machine.ts';
 import { isContactOfLead } from '../contacts/store.ts';
 import { leadRecords } from '../leads/store.ts';
 import { opportunities } from '../opportunities/tables.ts';
-import { projects } from '../projects/tables.ts';
+import { projects, timeEntries } from '../projects/tables.ts';
 import { type InvoiceRow, invoiceCounters, invoices, type StoredPayment } from './tables.ts';
 
 export const INVOICE_STATUSES = ['draft', 'open', 'paid', 'void', 'uncollectible'] as const;
@@ -291,6 +291,55 @@ function assertDraft(row: InvoiceData): void {
   invoiceStatusMachine.assertMove(toStatus(row.status), 'draft');
 }
 
+/** Whether time entries of a project are on this invoice (it was made by POST /projects/{id}/invoice). */
+async function holdsTime(ctx: RecordContext, invoiceId: string): Promise<boolean> {
+  const [row] = await ctx.db
+    .select({ id: timeEntries.id })
+    .from(timeEntries)
+    .where(and(eq(timeEntries.invoiceId, invoiceId), eq(timeEntries.orgId, ctx.auth.orgId)))
+    .limit(1);
+  return row !== undefined;
+}
+
+/** A line as it prices: the fields that decide its amount and tax, absent percents as 0. */
+function lineKey(line: LineItemInput): string {
+  return JSON.stringify([
+    line.description,
+    line.quantity,
+    line.unit_price,
+    line.discount_percent ?? 0,
+    line.tax_percent ?? 0,
+  ]);
+}
+
+/**
+ * A draft made from a project's time bills what the time produced: its lines, currency and lead are
+ * the time entries' (each entry remembers the amount of its line, which the project's invoicing
+ * report counts). Changing them would make the invoice and the report disagree, so it is refused
+ * with a 400 naming the field; the way to change them is to delete the draft (which releases the
+ * entries), correct the time and invoice again. Sending the same values (a PUT of the whole draft)
+ * is fine. docs/decisions.md "Invoices of project time".
+ */
+function assertTimeLinesKept(before: InvoiceData, input: InvoiceInput): void {
+  const message = (what: string) =>
+    `${what} of an invoice made from project time cannot change: delete the draft to release its time entries, correct them, and invoice again`;
+  const details: ErrorDetail[] = [];
+  if (input.currency !== undefined && input.currency !== before.currency) {
+    details.push({ field: 'currency', message: message('the currency'), code: 'time_invoice_locked' });
+  }
+  if (input.lead_id !== undefined && input.lead_id !== before.leadId) {
+    details.push({ field: 'lead_id', message: message('the client'), code: 'time_invoice_locked' });
+  }
+  if (
+    input.line_items !== undefined &&
+    (input.line_items === null ||
+      input.line_items.map(lineKey).join('\n') !== before.lineItems.map(lineKey).join('\n'))
+  ) {
+    details.push({ field: 'line_items', message: message('the lines'), code: 'time_invoice_locked' });
+  }
+  if (details.length > 0) throw validationError(details);
+}
+
 export async function patchInvoice(
   ctx: RecordContext,
   id: string,
@@ -298,6 +347,7 @@ export async function patchInvoice(
 ): Promise<InvoiceRecord> {
   const before = await invoiceRecords.getLive(ctx.db, ctx.auth.orgId, id, true);
   assertDraft(before);
+  if (await holdsTime(ctx, before.id)) assertTimeLinesKept(before, input);
   const next = mergePatch<InvoiceState>(
     {
       leadId: before.leadId,

@@ -347,8 +347,38 @@ export async function patchProject(ctx: RecordContext, id: string, input: Projec
       },
     ]);
   }
+  if (next.leadId !== previous.leadId && (await invoicedCount(ctx.db, before.id)) > 0) {
+    throw validationError([
+      {
+        field: 'lead_id',
+        message:
+          'cannot change while the project has invoices that are not void (they bill this client); void them or delete the drafts first',
+        code: 'lead_locked',
+      },
+    ]);
+  }
   const columns = await checkProject(ctx, next, next.leadId !== previous.leadId);
   return projectRecords.write(ctx.db, ctx.auth.orgId, before.id, { ...columns, updatedAt: ctx.now });
+}
+
+/**
+ * The project's invoices that still bill its client: every live invoice naming the project (a
+ * draft of its time or one made by hand) that is not void. While there is one the project keeps
+ * its lead, so an invoice and its project never name two clients (docs/billing.md "Projects and
+ * time").
+ */
+async function invoicedCount(db: Executor, projectId: string): Promise<number> {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(invoices)
+    .where(
+      and(
+        eq(invoices.projectId, projectId),
+        sql`${invoices.status} <> 'void'`,
+        sql`${invoices.deletedAt} is null`,
+      ),
+    );
+  return row?.n ?? 0;
 }
 
 async function entryCount(db: Executor, projectId: string): Promise<number> {

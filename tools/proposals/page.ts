@@ -1,10 +1,12 @@
 // The public proposal page as HTML: the sections' Markdown rendered safely (markdown-it with raw
 // HTML off, links only http(s)/mailto, no images), every other value escaped, plain HTML forms to
 // accept or decline (no script at all), one inline style sheet allowed by a per-response nonce, and
-// the strict Content-Security-Policy the response must carry.
+// the strict Content-Security-Policy the response must carry. The page names both parties (the
+// sending organization, the client lead and its contact) and prints money exactly as the PDFs and
+// mails do (core/money.ts formatAmount: "USD 48,000.00"), each line with its tax.
 import { randomBytes } from 'node:crypto';
 import MarkdownIt from 'markdown-it';
-import { minorDigits } from '../../core/money.ts';
+import { formatAmount } from '../../core/money.ts';
 import type { ProposalRecord } from './store.ts';
 
 const SAFE_LINK = /^(https?:|mailto:)/i;
@@ -106,33 +108,62 @@ ${body}
   return { status, html, csp: pageCsp(nonce) };
 }
 
+/** An amount as every document prints it ("USD 48,000.00"); an unpriced figure prints nothing. */
 function money(value: number | null, currency: string | null): string {
-  if (value === null) return '';
-  if (currency === null) return escapeHtml(String(value));
-  return escapeHtml(`${value.toFixed(minorDigits(currency))} ${currency}`);
+  if (value === null || currency === null) return '';
+  return escapeHtml(formatAmount(value, currency));
+}
+
+/** A percent as typed (8.875), empty when none applies. */
+function percent(value: number | undefined): string {
+  return value ? `${escapeHtml(String(value))}%` : '';
 }
 
 function linesTable(p: ProposalRecord): string {
   if (p.line_items.length === 0) return '';
+  const discounts = p.line_items.some((l) => (l.discount_percent ?? 0) > 0);
   const rows = p.line_items
     .map(
       (l) =>
         `<tr><td>${escapeHtml(l.description)}</td><td class="n">${escapeHtml(String(l.quantity))}</td>` +
-        `<td class="n">${money(l.unit_price, p.currency)}</td><td class="n">${money(l.amount, p.currency)}</td></tr>`,
+        `<td class="n">${money(l.unit_price, p.currency)}</td>` +
+        (discounts ? `<td class="n">${percent(l.discount_percent)}</td>` : '') +
+        `<td class="n">${percent(l.tax_percent)}</td><td class="n">${money(l.tax_amount, p.currency)}</td>` +
+        `<td class="n">${money(l.amount, p.currency)}</td></tr>`,
     )
     .join('\n');
+  const span = discounts ? 6 : 5;
   return `<h2>Pricing</h2>
 <table>
-<thead><tr><th>Item</th><th class="n">Qty</th><th class="n">Unit price</th><th class="n">Amount</th></tr></thead>
+<thead><tr><th>Item</th><th class="n">Qty</th><th class="n">Unit price</th>${
+    discounts ? '<th class="n">Discount</th>' : ''
+  }<th class="n">Tax rate</th><th class="n">Tax</th><th class="n">Amount</th></tr></thead>
 <tbody>
 ${rows}
 </tbody>
 <tfoot>
-<tr><td colspan="3">Subtotal</td><td class="n">${money(p.subtotal, p.currency)}</td></tr>
-<tr><td colspan="3">Tax</td><td class="n">${money(p.tax_total, p.currency)}</td></tr>
-<tr><td colspan="3">Total</td><td class="n" id="total">${money(p.total, p.currency)}</td></tr>
+<tr><td colspan="${span}">Subtotal</td><td class="n" id="subtotal">${money(p.subtotal, p.currency)}</td></tr>
+<tr><td colspan="${span}">Tax</td><td class="n" id="tax">${money(p.tax_total, p.currency)}</td></tr>
+<tr><td colspan="${span}">Total</td><td class="n" id="total">${money(p.total, p.currency)}</td></tr>
 </tfoot>
 </table>`;
+}
+
+/** Who the proposal is from and to, as the PDFs name them (tools/invoices/parties.ts). */
+export interface ProposalParties {
+  /** The sending organization. */
+  from: string;
+  /** The client: the lead's name. */
+  to: string;
+  /** The contact it is addressed to, when the lead has one with an e-mail. */
+  attention: string | null;
+}
+
+function partiesHtml(parties: ProposalParties): string {
+  const attention = parties.attention
+    ? ` <span id="attention">(attn. ${escapeHtml(parties.attention)})</span>`
+    : '';
+  return `<p class="meta" id="parties">From <strong id="from">${escapeHtml(parties.from)}</strong> to <strong id="to">${escapeHtml(parties.to)}</strong>${attention}</p>`;
 }
 
 function sectionsHtml(p: ProposalRecord): string {
@@ -171,10 +202,11 @@ function stateNotice(p: ProposalRecord): string {
 }
 
 /** The proposal as its recipient sees it; the answer forms only while it is open (sent). */
-export function proposalPage(p: ProposalRecord, action: string): Page {
+export function proposalPage(p: ProposalRecord, parties: ProposalParties, action: string): Page {
   const validity = p.valid_until ? `<p class="meta">Valid until ${escapeHtml(p.valid_until)}</p>` : '';
   const body = `<main>
 <h1>${escapeHtml(p.title)}</h1>
+${partiesHtml(parties)}
 ${validity}
 ${sectionsHtml(p)}
 ${linesTable(p)}

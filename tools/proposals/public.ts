@@ -11,7 +11,8 @@ import { recordEvent } from '../../core/events.ts';
 import { zodDetails } from '../../core/invoke.ts';
 import type { Services } from '../../core/services.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
-import { messagePage, notFoundPage, type Page, proposalPage } from './page.ts';
+import { documentParties } from '../invoices/parties.ts';
+import { messagePage, notFoundPage, type Page, type ProposalParties, proposalPage } from './page.ts';
 import {
   acceptProposal,
   declineProposal,
@@ -190,7 +191,19 @@ export const proposalPublicRoutes: PublicRoute[] = [
       const token = tokenOf(request);
       try {
         const row = await proposalOf(services, token);
-        return htmlResponse(proposalPage(serializeProposal(row), `/p/${token}`));
+        const parties = await services.db.withTenant(row.orgId, (tx) =>
+          documentParties(
+            tx,
+            { orgId: row.orgId, leadId: row.leadId, contactId: null },
+            services.config.mailFrom,
+          ),
+        );
+        const names: ProposalParties = {
+          from: parties.seller.name,
+          to: parties.buyer.name,
+          attention: parties.buyer.lines[0] ?? null,
+        };
+        return htmlResponse(proposalPage(serializeProposal(row), names, `/p/${token}`));
       } catch (err) {
         const error = toAppError(err);
         if (error.code === 'internal') services.logger.error({ err }, 'public proposal page failed');
