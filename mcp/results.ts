@@ -109,7 +109,9 @@ function shortenValue(value: unknown, maxString: number, maxItems: number): unkn
   if (typeof value === 'string') return cutString(value, maxString);
   if (Array.isArray(value)) return value.slice(0, maxItems).map((v) => shortenValue(v, maxString, maxItems));
   if (isRecord(value)) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, shortenValue(v, maxString, maxItems)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, shortenValue(v, maxString, maxItems)]),
+    );
   }
   return value;
 }
@@ -121,7 +123,10 @@ const MIN_KEPT_STRING = 400;
  * A view of a write's output that fits `budget`, with the same keys: long texts and lists cut,
  * ids and every short field whole. Undefined when even the shortest such view does not fit.
  */
-export function shortenedView(output: Record<string, unknown>, budget: number): Record<string, unknown> | undefined {
+export function shortenedView(
+  output: Record<string, unknown>,
+  budget: number,
+): Record<string, unknown> | undefined {
   for (let maxString = 4000, maxItems = 50; ; ) {
     const view = shortenValue(output, maxString, maxItems);
     if (isRecord(view) && JSON.stringify(view).length <= budget) return view;
@@ -144,7 +149,12 @@ function savedIds(output: Record<string, unknown>): string[] {
   return ids;
 }
 
-function shortenedNote(tool: Tool, output: Record<string, unknown>, fullLength: number, budget: number): string {
+function shortenedNote(
+  tool: Tool,
+  output: Record<string, unknown>,
+  fullLength: number,
+  budget: number,
+): string {
   const ids = savedIds(output);
   return (
     `RESULT SHORTENED: ${tool.name} succeeded and its change is saved${ids.length > 0 ? ` (${ids.join(', ')})` : ''}; ` +
@@ -161,7 +171,12 @@ function shortenedNote(tool: Tool, output: Record<string, unknown>, fullLength: 
  * that still fits the tool's output schema, else the whole output; the text is always the
  * shortened JSON (or its cut prefix) with a note naming the saved records.
  */
-function writeResult(tool: Tool, output: Record<string, unknown>, text: string, budget: number): CallToolResult {
+function writeResult(
+  tool: Tool,
+  output: Record<string, unknown>,
+  text: string,
+  budget: number,
+): CallToolResult {
   const view = shortenedView(output, budget);
   const fits = view !== undefined && tool.output.safeParse(view).success;
   const viewText = view ? JSON.stringify(view) : cutText(text, budget);

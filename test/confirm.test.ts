@@ -8,7 +8,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { sendPreviewSchema } from '../core/confirm.ts';
-import { outgoingMails, outboxEvents } from '../core/db/schema.ts';
+import { outboxEvents, outgoingMails } from '../core/db/schema.ts';
 import { defineTool } from '../core/tool.ts';
 import { scheduledEmails } from '../tools/email/tables.ts';
 import { ROUTES, TOOLS } from '../tools/index.ts';

@@ -9,9 +9,9 @@ import {
   createLead,
   createTestContext,
   readOutput,
-  TOOL,
   type TestContext,
   type TestOrg,
+  TOOL,
 } from './fixtures/index.ts';
 import { bearer, ERAS, serveMcp, textsOf } from './mcp-clients.ts';
 
@@ -106,6 +106,10 @@ describe('browser origins with MCP_ALLOWED_ORIGINS unset', () => {
   ])('refuses %s with 403', async (origin) => {
     const res = await ping(origin);
     expect(res.status).toBe(403);
-    expect(await res.json()).toEqual({ error: 'Forbidden', code: 'forbidden', message: 'Origin not allowed' });
+    expect(await res.json()).toEqual({
+      error: 'Forbidden',
+      code: 'forbidden',
+      message: 'Origin not allowed',
+    });
   });
 });

@@ -160,7 +160,9 @@ export const scheduleEmailTool = defineTool({
         );
       }
       if (checked.workflow) {
-        details.push(`Then enrolls the lead in workflow ${checked.workflow.name} (${checked.workflow.status})`);
+        details.push(
+          `Then enrolls the lead in workflow ${checked.workflow.name} (${checked.workflow.status})`,
+        );
       }
       return {
         action: `Schedule an e-mail to ${schedule.to}, sent through your connected account`,

@@ -3,8 +3,8 @@
 // "Scopes for every tool"). The data functions, the record shape and the status machine are in store.ts.
 import { eq, gte, lte } from 'drizzle-orm';
 import { z } from 'zod';
-import { confirmShape, sendResultShape } from '../../core/confirm.ts';
 import type { Permission } from '../../core/access.ts';
+import { confirmShape, sendResultShape } from '../../core/confirm.ts';
 import { currencyField, lineItemsInput } from '../../core/line-items.ts';
 import { numberOrWordsMatch, type SortColumn } from '../../core/records.ts';
 import { fileOutput, fileOutputShape } from '../../core/route.ts';

@@ -364,7 +364,11 @@ export const sendInvoice = defineTool({
         subject: draft.subject,
         amounts,
         send_at: null,
-        attachments: [draft.number ? invoicePdfFilename({ id, number: draft.number }) : 'the invoice PDF, named by its number'],
+        attachments: [
+          draft.number
+            ? invoicePdfFilename({ id, number: draft.number })
+            : 'the invoice PDF, named by its number',
+        ],
         details: send.message ? [`Message: ${send.message.split('\n')[0] ?? ''}`] : [],
       };
     },

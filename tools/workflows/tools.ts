@@ -282,7 +282,9 @@ export const enrollInWorkflow = defineTool({
         action:
           `Enroll lead ${plan.leadName} (${plan.leadId}) in workflow ${plan.workflow.name} (${plan.workflow.id})` +
           (contact ? `, writing to contact ${contact.name} (${contact.id})` : ''),
-        sender: plan.account ? `${plan.account.email} (connected account ${plan.account.id})` : 'nobody: no e-mail step',
+        sender: plan.account
+          ? `${plan.account.email} (connected account ${plan.account.id})`
+          : 'nobody: no e-mail step',
         to: contact?.email ? [contact.email] : [],
         cc: [],
         bcc: [],
