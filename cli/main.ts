@@ -576,11 +576,18 @@ async function toolsCallCommand(args: string[]): Promise<number> {
   return 0;
 }
 
-function createdKey(value: unknown): { key: Record<string, unknown>; plain_token: string } {
+function createdKey(value: unknown): {
+  key: Record<string, unknown>;
+  plain_token: string;
+  warnings?: string[];
+} {
   if (!isRecord(value) || !isRecord(value.key) || typeof value.plain_token !== 'string') {
     throw new CliError('the server answered without a key and its token');
   }
-  return { key: value.key, plain_token: value.plain_token };
+  const created = { key: value.key, plain_token: value.plain_token };
+  // Unknown scopes are stored and grant nothing (tools/api-keys/tools.ts): the server names them.
+  const warnings = Array.isArray(value.warnings) ? value.warnings.map(String) : [];
+  return warnings.length > 0 ? { ...created, warnings } : created;
 }
 
 async function keysCreateCommand(args: string[]): Promise<number> {
@@ -613,6 +620,7 @@ async function keysCreateCommand(args: string[]): Promise<number> {
     print(result.plain_token);
     print('Store the token now: it cannot be shown again.');
   }
+  for (const warning of result.warnings ?? []) process.stderr.write(`crm: warning: ${warning}\n`);
   return 0;
 }
 

@@ -86,6 +86,8 @@ export const PERMISSIONS = [
   'workflows.edit',
   'workflows.delete',
   'workflows.enroll',
+  // Edit, pause, activate or delete a workflow someone else created (everyone may change their own).
+  'workflows.manage_any',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -157,6 +159,7 @@ const crmDelete: Permission[] = [
   'custom_objects.delete',
   'smart_views.manage_shared',
   'workflows.delete',
+  'workflows.manage_any',
 ];
 
 /**
@@ -260,13 +263,21 @@ export type ScopeFamily = (typeof SCOPE_FAMILIES)[number];
 
 export const MCP_SCOPES = ['mcp:read', 'mcp:write'] as const;
 
-/** Every scope a key may hold; anything else is refused when a key is created. */
+/**
+ * Every scope that grants something. A key may also hold other strings (the specification does not
+ * validate scopes against a list): they are stored as given and grant nothing (unknownScopes).
+ */
 export const KNOWN_SCOPES: readonly string[] = [
   ...SCOPE_FAMILIES.flatMap((f) => [`read:${f}`, `write:${f}`]),
   ...MCP_SCOPES,
 ];
 
 export const DEFAULT_SCOPES: readonly string[] = SCOPED_RESOURCES.flatMap((r) => [`read:${r}`, `write:${r}`]);
+
+/** The scopes of `scopes` that grant nothing, in their order: what a key creation warns about. */
+export function unknownScopes(scopes: readonly string[]): string[] {
+  return scopes.filter((s) => !KNOWN_SCOPES.includes(s));
+}
 
 /** Scopes a new key holds: the defaults when none are given; `mcp:*` is never a default. */
 export function scopesForNewKey(requested: readonly string[] | undefined): string[] {

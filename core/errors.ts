@@ -66,8 +66,14 @@ export const ERROR_TABLE = {
   route_not_found: { status: 404, error: 'Not found', mcp: toolError },
   method_not_allowed: { status: 405, error: 'Method not allowed', mcp: toolError },
   conflict: { status: 409, error: 'Conflict', mcp: toolError },
+  // A lead already has an active enrollment in the workflow (one at a time: tools/workflows/enroll.ts).
+  already_enrolled: { status: 409, error: 'Already enrolled', mcp: toolError },
+  // REST Idempotency-Key (core/idempotency.ts): the first request with the key is still running.
+  idempotency_key_in_use: { status: 409, error: 'Idempotency key in use', mcp: toolError },
   payload_too_large: { status: 413, error: 'Request body too large', mcp: toolError },
   unsupported_media_type: { status: 415, error: 'Content-Type must be application/json', mcp: toolError },
+  // REST Idempotency-Key (core/idempotency.ts): the key was used for a different request.
+  idempotency_key_reused: { status: 422, error: 'Idempotency key reused', mcp: toolError },
   rate_limited: {
     status: 429,
     error: 'Too many requests, please try again later.',

@@ -1,10 +1,13 @@
 // The one pipeline every call goes through, whichever surface it came from:
 // (authenticated caller) -> role permission -> plan feature -> token scope -> validate input ->
 // handler in a tenant transaction -> validate output -> commit (outbox events commit with it).
+// A REST POST with an Idempotency-Key claims its key between the checks and the run
+// (core/idempotency.ts), which is why admitCall and runTool are separate.
 import type { z } from 'zod';
 import { checkFeature, holdsScope, requiredScopes, roleHas, type Surface } from './access.ts';
 import type { AuthContext } from './auth-context.ts';
 import { actsOn, readConfirm } from './confirm.ts';
+import type { Executor } from './db/client.ts';
 import { AppError, type ErrorDetail, toAppError } from './errors.ts';
 import { recordEvent } from './events.ts';
 import type { Services } from './services.ts';
@@ -67,16 +70,41 @@ export function parseInput<I extends z.ZodObject>(tool: Tool<I>, raw: unknown): 
   return parsed.data;
 }
 
+/** The checks before anything runs (access, then input): a refusal here has run nothing. */
+export function admitCall<I extends z.ZodObject, O extends z.ZodType, P>(
+  tool: Tool<I, O, P>,
+  rawInput: unknown,
+  call: CallContext,
+): z.output<I> {
+  authorize(tool, call);
+  return parseInput(tool, rawInput);
+}
+
 export async function invokeTool<I extends z.ZodObject, O extends z.ZodType, P>(
   tool: Tool<I, O, P>,
   rawInput: unknown,
   call: CallContext,
   services: Services,
 ): Promise<z.output<O>> {
-  authorize(tool, call);
-  const input = parseInput(tool, rawInput);
+  return runTool(tool, admitCall(tool, rawInput, call), call, services);
+}
+
+/**
+ * Runs an admitted call: the `outside` step, the handler in its tenant transaction, the output check,
+ * then the after-commit hooks. `keep`, when given, runs last inside the transaction with the checked
+ * output, so what it writes commits or rolls back with the handler's changes (the idempotency key's
+ * answer, core/idempotency.ts). A sending tool called without the decision to send only previews
+ * (previewOnly, core/confirm.ts), on every path that runs a tool.
+ */
+export async function runTool<I extends z.ZodObject, O extends z.ZodType, P>(
+  tool: Tool<I, O, P>,
+  input: z.output<I>,
+  call: CallContext,
+  services: Services,
+  keep?: (tx: Executor, output: z.output<O>) => Promise<void>,
+): Promise<z.output<O>> {
   if (tool.sends && !actsOn(call.surface, readConfirm(input))) {
-    return previewOnly(tool, input, call, services);
+    return previewOnly(tool, input, call, services, keep);
   }
   const committed: (() => Promise<void> | void)[] = [];
   let output: z.output<O>;
@@ -114,6 +142,7 @@ export async function invokeTool<I extends z.ZodObject, O extends z.ZodType, P>(
       if (!checked.success) {
         throw new Error(`Tool ${tool.name} returned output outside its schema: ${checked.error.message}`);
       }
+      if (keep) await keep(tx, checked.data);
       return checked.data;
     });
   } catch (err) {
@@ -140,13 +169,15 @@ class PreviewRollback extends Error {}
 /**
  * A sending tool called without the decision to send (core/confirm.ts): its preview, computed in a
  * tenant transaction that is always rolled back, so a preview changes nothing even if the area's
- * preview code wrote or emitted by mistake. The handler and the `outside` step do not run.
+ * preview code wrote or emitted by mistake. The handler and the `outside` step do not run; `keep`
+ * (runTool) stores the preview as the answer in a short transaction of its own.
  */
 async function previewOnly<I extends z.ZodObject, O extends z.ZodType, P>(
   tool: Tool<I, O, P>,
   input: z.output<I>,
   call: CallContext,
   services: Services,
+  keep: ((tx: Executor, output: z.output<O>) => Promise<void>) | undefined,
 ): Promise<z.output<O>> {
   const sends = tool.sends;
   if (!sends) throw new Error(`Tool ${tool.name} has no preview`);
@@ -183,5 +214,14 @@ async function previewOnly<I extends z.ZodObject, O extends z.ZodType, P>(
     }
   }
   if (output === undefined) throw new Error(`Tool ${tool.name} produced no preview`);
-  return output;
+  // The preview is the answer an idempotency key keeps (core/idempotency.ts), in a transaction of its own.
+  const answer = output;
+  if (keep) {
+    try {
+      await services.db.withTenant(call.auth.orgId, (tx) => keep(tx, answer));
+    } catch (err) {
+      throw toAppError(err);
+    }
+  }
+  return answer;
 }

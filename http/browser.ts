@@ -11,6 +11,8 @@ export const CORS_ALLOWED_HEADERS = [
   'Content-Type',
   'X-Request-Id',
   'X-MCP-Toolsets',
+  // A REST POST may carry one (core/idempotency.ts).
+  'Idempotency-Key',
   // Browser MCP clients send it on every request after initialization.
   'Mcp-Protocol-Version',
 ];
@@ -21,6 +23,8 @@ export const CORS_EXPOSED_HEADERS = [
   'RateLimit-Remaining',
   'RateLimit-Reset',
   'Retry-After',
+  // Set on a kept answer sent again for an Idempotency-Key (core/idempotency.ts).
+  'Idempotent-Replayed',
 ];
 const CORS_ALLOWED_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 /** Browsers cap this (Chromium at 2 hours); 10 minutes keeps a configuration change quick to apply. */

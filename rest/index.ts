@@ -3,7 +3,14 @@
 // document with its docs page.
 // Translation only: every rule lives in core/ and tools/; the HTTP root (http/app.ts) mounts it.
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
-import { invokeTool } from '../core/invoke.ts';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENT_REPLAYED_HEADER,
+  invokeIdempotent,
+  parseIdempotencyKey,
+} from '../core/idempotency.ts';
+import { type CallContext, invokeTool } from '../core/invoke.ts';
 import { fileOutputSchema, type Route } from '../core/route.ts';
 import type { Services } from '../core/services.ts';
 import { readJsonObject } from '../http/body.ts';
@@ -31,19 +38,45 @@ function queryWithoutTokens(c: Context): Record<string, string> {
 function restHandler(route: Route, services: Services) {
   return async function handleRoute(c: Context<AppEnv>): Promise<Response> {
     const auth = callerOf(c);
+    // Only a POST creates or acts; every other method is idempotent by itself and ignores the header.
+    const key =
+      route.method === 'POST' ? parseIdempotencyKey(c.req.header(IDEMPOTENCY_KEY_HEADER)) : undefined;
     // Per-user limits of a route (bulk, messaging) stack on the per-IP limit already counted.
     for (const name of route.limits) await enforceLimit(c, services, name, `user:${auth.userId}`);
     const body = route.method === 'GET' ? {} : await readJsonObject(c);
     const input = route.input({ params: c.req.param(), query: queryWithoutTokens(c), body });
-    const output = await invokeTool(
+    const call: CallContext = { auth, surface: 'rest', requestId: c.get('requestId') };
+    const statusOf = (output: unknown): 200 | 201 => route.statusOf?.(output) ?? route.status;
+    if (key === undefined) {
+      const output = await invokeTool(route.tool, input, call, services);
+      if (route.file) return fileResponse(c, output, route.status);
+      return c.json(output, statusOf(output));
+    }
+    // The one place REST runs a keyed request: core/idempotency.ts claims the key, keeps the answer
+    // with the tool's changes and answers a repeat with the kept one.
+    const answer = await invokeIdempotent(
       route.tool,
-      input,
-      { auth, surface: 'rest', requestId: c.get('requestId') },
+      { key, method: route.method, path: c.req.path, input },
+      call,
       services,
+      (output) => (route.file ? route.status : statusOf(output)),
     );
-    if (route.file) return fileResponse(c, output, route.status);
-    return c.json(output, route.statusOf?.(output) ?? route.status);
+    if (answer.replayed) c.header(IDEMPOTENT_REPLAYED_HEADER, 'true');
+    const status = contentfulStatus(answer.status);
+    if (route.file && status < 400) return fileResponse(c, JSON.parse(answer.json), route.status);
+    c.header('content-type', 'application/json');
+    return c.body(answer.json, status);
   };
+}
+
+/** A kept status as Hono's type for statuses that carry a body (every status the pipeline keeps). */
+function contentfulStatus(status: number): ContentfulStatusCode {
+  if (!isContentfulStatus(status)) throw new Error(`kept status ${status} cannot carry a body`);
+  return status;
+}
+
+function isContentfulStatus(status: number): status is ContentfulStatusCode {
+  return Number.isInteger(status) && status >= 200 && status <= 599 && ![204, 205, 304].includes(status);
 }
 
 /** A file route's answer: the bytes, their media type, and a download name (ASCII, quoted). */

@@ -17,6 +17,7 @@ import {
   signupOutput,
 } from '../core/auth/sessions.ts';
 import { ERROR_TABLE, type ErrorCode } from '../core/errors.ts';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from '../core/idempotency.ts';
 import { jsonSchemasOf } from '../core/json-schema.ts';
 import type { HttpMethod, Route } from '../core/route.ts';
 import type { Tool, ToolError } from '../core/tool.ts';
@@ -54,7 +55,7 @@ export interface ResponseObject {
 
 export interface ParameterObject {
   name: string;
-  in: 'path' | 'query';
+  in: 'path' | 'query' | 'header';
   required: boolean;
   description?: string;
   schema: JsonSchema;
@@ -156,13 +157,48 @@ const RATE_LIMIT_HEADERS: Record<string, HeaderObject> = {
     description: 'Seconds to wait before retrying (429 and 503 only)',
     schema: { type: 'integer' },
   },
+  [IDEMPOTENT_REPLAYED_HEADER]: {
+    description: `\`true\` when this is the kept answer of an earlier request with the same ${IDEMPOTENCY_KEY_HEADER}, sent again; nothing ran`,
+    schema: { type: 'string', enum: ['true'] },
+  },
 };
+
+/**
+ * Every POST takes an Idempotency-Key (core/idempotency.ts), scoped to the organization and the
+ * credential, kept 24 hours.
+ */
+const IDEMPOTENCY_KEY_PARAMETER: ParameterObject = {
+  name: IDEMPOTENCY_KEY_HEADER,
+  in: 'header',
+  required: false,
+  description:
+    'Makes the request safe to retry: for 24 hours the same key (per organization and credential) with the same method, path and body answers the kept status and body again with `Idempotent-Replayed: true` and runs nothing; with a different request it is a 422, while the first still runs a 409. Requests refused before running (401, 402, 403, 429, 400 validation) and 5xx answers keep nothing.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+};
+
+/** The failures an Idempotency-Key adds to every POST. */
+const IDEMPOTENCY_ERRORS: readonly ToolError[] = [
+  {
+    code: 'idempotency_key_in_use',
+    when: `a request with the same ${IDEMPOTENCY_KEY_HEADER} is still running`,
+  },
+  {
+    code: 'idempotency_key_reused',
+    when: `the ${IDEMPOTENCY_KEY_HEADER} was used in the last 24 hours for a different request (method, path or body)`,
+  },
+];
 
 function headerRefs(names: readonly string[]): Record<string, RefObject> {
   return Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 }
 
 const SUCCESS_HEADERS = headerRefs(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']);
+const POST_SUCCESS_HEADERS = headerRefs([
+  'RateLimit-Limit',
+  'RateLimit-Remaining',
+  'RateLimit-Reset',
+  IDEMPOTENT_REPLAYED_HEADER,
+]);
 
 const SECURITY_DESCRIPTION = [
   "Send `Authorization: Bearer <token>`. The token's shape decides how it is checked; three kinds are accepted:",
@@ -337,10 +373,10 @@ function shared(name: keyof typeof SHARED_RESPONSES): RefObject {
   return { $ref: `#/components/responses/${name}` };
 }
 
-function successResponse(status: number, schema: JsonSchema): ResponseObject {
+function successResponse(status: number, schema: JsonSchema, post: boolean): ResponseObject {
   return {
     description: status === 201 ? 'Created' : 'Success',
-    headers: SUCCESS_HEADERS,
+    headers: post ? POST_SUCCESS_HEADERS : SUCCESS_HEADERS,
     content: jsonContent(schema),
   };
 }
@@ -360,10 +396,10 @@ function accessText(tool: Tool): string {
   return `**Access:** ${parts.join('; ')}.`;
 }
 
-/** The failures a tool's handler declares (core/tool.ts `errors`), by HTTP status. */
-function declaredErrors(tool: Tool): Map<number, ToolError[]> {
+/** The failures a tool's handler declares (core/tool.ts `errors`) and `extra` ones, by HTTP status. */
+function declaredErrors(tool: Tool, extra: readonly ToolError[]): Map<number, ToolError[]> {
   const byStatus = new Map<number, ToolError[]>();
-  for (const error of tool.errors ?? []) {
+  for (const error of [...(tool.errors ?? []), ...extra]) {
     const status = ERROR_TABLE[error.code].status;
     byStatus.set(status, [...(byStatus.get(status) ?? []), error]);
   }
@@ -411,16 +447,18 @@ function toolOperation(route: Route): { path: string; method: OperationMethod; o
     }
   }
 
-  const declared = declaredErrors(tool);
+  const post = route.method === 'POST';
+  if (post) parameters.push(IDEMPOTENCY_KEY_PARAMETER);
+  const declared = declaredErrors(tool, post ? IDEMPOTENCY_ERRORS : []);
   const responses: Record<string, ResponseObject | RefObject> = {
     [String(route.status)]: route.file
       ? {
           description: `The file (${route.file.mediaType}), with Content-Disposition: attachment and its file name`,
-          headers: SUCCESS_HEADERS,
+          headers: post ? POST_SUCCESS_HEADERS : SUCCESS_HEADERS,
           content: { [route.file.mediaType]: { schema: { type: 'string', format: 'binary' } } },
         }
-      : successResponse(route.status, schemas.output),
-    ...(route.statusOf ? { '200': successResponse(200, schemas.output) } : {}),
+      : successResponse(route.status, schemas.output, post),
+    ...(route.statusOf ? { '200': successResponse(200, schemas.output, post) } : {}),
     '400': declared.has(400)
       ? declaredResponse(SHARED_RESPONSES.BadRequest.description, declared.get(400) ?? [])
       : shared('BadRequest'),
@@ -498,7 +536,7 @@ function authOperations(): PublicOperation[] {
     security: [],
     requestBody: { required: true, content: jsonContent(schemaOf(input, 'input', `${operationId} input`)) },
     responses: {
-      [String(status)]: successResponse(status, schemaOf(output, 'output', `${operationId} output`)),
+      [String(status)]: successResponse(status, schemaOf(output, 'output', `${operationId} output`), false),
       '400': shared('BadRequest'),
       ...errors,
       '413': shared('PayloadTooLarge'),

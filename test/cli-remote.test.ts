@@ -74,6 +74,16 @@ describe('crm tools call and keys create against a running server', { timeout: 1
     expect(created.key).not.toHaveProperty('token_hash');
   });
 
+  it('keys create stores a misspelt scope and warns about it on stderr', async () => {
+    const run = await crm(
+      ['keys', 'create', '--label', 'cli typo', '--scopes', 'read:leads,raed:leads', '--json'],
+      { CRM_URL: server.base, CRM_TOKEN: session },
+    );
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).key.scopes).toEqual(['read:leads', 'raed:leads']);
+    expect(run.stderr).toMatch(/^crm: warning: unknown scope "raed:leads" grants nothing\n$/);
+  });
+
   it('tools call creates, reads and lists through the REST routes and prints the JSON response', async () => {
     const env = { CRM_URL: server.base, CRM_TOKEN: pat };
     const created = await crm(

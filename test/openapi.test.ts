@@ -156,6 +156,20 @@ describe('GET /api/v1/openapi.json', () => {
     }
   });
 
+  it('declares the Idempotency-Key header, Idempotent-Replayed and its 409/422 on every POST, and only there', () => {
+    for (const route of ROUTES) {
+      const op = operationAt(expectedPath(route.path), METHOD_KEYS[route.method]);
+      const where = `${route.method} ${route.path}`;
+      const header = (op.parameters ?? []).find((p) => p.in === 'header' && p.name === 'Idempotency-Key');
+      expect(header !== undefined, where).toBe(route.method === 'POST');
+      if (route.method !== 'POST') continue;
+      expect(resolveResponse(op.responses['409'])?.description, where).toContain('idempotency_key_in_use');
+      expect(resolveResponse(op.responses['422'])?.description, where).toContain('idempotency_key_reused');
+      const success = resolveResponse(op.responses[String(route.status)]);
+      expect(Object.keys(success?.headers ?? {}), where).toContain('Idempotent-Replayed');
+    }
+  });
+
   it('declares 404 for routes with ids, 402 for plan features, 413 for bodies', () => {
     for (const route of ROUTES) {
       const op = operationAt(expectedPath(route.path), METHOD_KEYS[route.method]);

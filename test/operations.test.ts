@@ -283,7 +283,13 @@ describe('CORS with CORS_ALLOWED_ORIGINS', () => {
     );
     const allowed = (res.headers.get('access-control-allow-headers') ?? '').toLowerCase().split(',');
     expect(allowed).toEqual(
-      expect.arrayContaining(['authorization', 'content-type', 'x-request-id', 'x-mcp-toolsets']),
+      expect.arrayContaining([
+        'authorization',
+        'content-type',
+        'x-request-id',
+        'x-mcp-toolsets',
+        'idempotency-key',
+      ]),
     );
     expect(res.headers.get('access-control-allow-credentials')).toBeNull();
     expect(res.headers.get('vary')).toContain('Origin');
@@ -307,7 +313,13 @@ describe('CORS with CORS_ALLOWED_ORIGINS', () => {
     expect(res.headers.get('access-control-allow-origin')).toBe('http://localhost:5173');
     const exposed = (res.headers.get('access-control-expose-headers') ?? '').split(',');
     expect(exposed).toEqual(
-      expect.arrayContaining(['X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']),
+      expect.arrayContaining([
+        'X-Request-Id',
+        'RateLimit-Limit',
+        'RateLimit-Remaining',
+        'RateLimit-Reset',
+        'Idempotent-Replayed',
+      ]),
     );
     expect(res.headers.get('vary')).toContain('Origin');
   });

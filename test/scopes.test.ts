@@ -161,15 +161,21 @@ describe('a narrow key cannot make itself an administrator', () => {
     expect(within.status).toBe(201);
   });
 
-  it('refuses an unknown scope at key creation with a 400 naming it', async () => {
+  it('stores an unknown scope at key creation (201, named in warnings) and it grants nothing', async () => {
     const res = await t.request('POST', '/api/v1/settings/api-keys', {
       token: org.token,
       body: { label: 'typo', scopes: ['read:leads', 'write:user'] },
     });
-    expect(res.status).toBe(400);
-    const detail = (await json<ErrorBody>(res)).details?.[0];
-    expect(detail?.field).toBe('scopes.1');
-    expect(detail?.message).toContain('"write:user"');
+    expect(res.status).toBe(201);
+    const created = await json<{ plain_token: string; key: { scopes: string[] }; warnings?: string[] }>(res);
+    expect(created.key.scopes).toEqual(['read:leads', 'write:user']);
+    expect(created.warnings?.[0]).toContain('"write:user"');
+    const invite = await t.request('POST', '/api/v1/users', {
+      token: created.plain_token,
+      body: { email: 'typo@example.test', name: 'Typo', role: 'member' },
+    });
+    expect(invite.status).toBe(403);
+    expect((await json<ErrorBody>(invite)).required_scope).toBe('write:users');
   });
 });
 

@@ -225,18 +225,20 @@ const FACTORIES: Record<string, (org: TestOrg) => Promise<Fixture>> = {
     const leadId = await insertLead(org);
     const id = newId();
     const enrollmentId = newId();
+    const steps = [{ type: 'task' as const, delay: { amount: 1, unit: 'days' as const }, text: 'Call back' }];
     await t.services.db.system.insert(workflows).values({
       id,
       orgId: org.orgId,
       name: 'Victim workflow',
       status: 'active',
-      steps: [{ type: 'task', delay: { amount: 1, unit: 'days' }, text: 'Call back' }],
+      steps,
     });
     await t.services.db.system.insert(workflowEnrollments).values({
       id: enrollmentId,
       orgId: org.orgId,
       workflowId: id,
       leadId,
+      steps,
       enrolledBy: org.ownerId,
       nextRunAt: new Date(Date.now() + 86_400_000),
     });

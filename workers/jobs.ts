@@ -4,6 +4,7 @@
 import { deliverWebhookJob } from './deliver.ts';
 import { expireEstimatesJob } from './estimates.ts';
 import { forecastSnapshotJob } from './forecast.ts';
+import { expireIdempotencyKeysJob } from './idempotency.ts';
 import { invoicesOverdueJob } from './invoices-overdue.ts';
 import { expireProposalsJob } from './proposals.ts';
 import { purgeTrashJob } from './purge.ts';
@@ -23,4 +24,5 @@ export const JOBS = [
   scrubMailJob,
   sendEmailJob,
   workflowStepJob,
+  expireIdempotencyKeysJob,
 ] as const;

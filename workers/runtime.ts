@@ -154,6 +154,7 @@ export async function startBackgroundWork(
   await services.jobs.schedule('invoices.overdue', {}, { dailyAtUtc: '00:10' });
   await services.jobs.schedule('proposals.expire', {}, { dailyAtUtc: '00:15' });
   await services.jobs.schedule('mail.scrub', {}, { dailyAtUtc: '00:20' });
+  await services.jobs.schedule('idempotency.expire', {}, { dailyAtUtc: '00:25' });
   return {
     async stop() {
       await Promise.all([relay.stop(), sweeper.stop()]);

@@ -6,7 +6,9 @@
 //    EMAIL_LEASE_MS). Of two jobs for one row only one claims it; a cancelled, sent or failed row,
 //    or one not yet due, is left alone.
 // 2. Check what the send needs, failing at once with the reason (no retry can help): the lead live,
-//    the account still there, the sender still an active user, every attachment in storage.
+//    the sender still allowed to send through the account (workers/sender-check.ts: the account
+//    theirs and verified, they an active user whose role holds `email.send`; a workflow's
+//    enrollment fails with the same reason), every attachment in storage.
 // 3. Send through services.accountMail with the row's stable Message-ID
 //    (`<scheduled-email-<id>@<account domain>>`).
 // 4. Record, in one tenant transaction and only while the claim holds (status `sending`, same
@@ -28,7 +30,7 @@ import { isValidFileKey } from '../core/storage.ts';
 import { actorAuth, actorContext } from '../core/system-actor.ts';
 import { insertActivity } from '../tools/activities/store.ts';
 import { senderOf, smtpSettingsOf } from '../tools/connected-accounts/store.ts';
-import { type ConnectedAccountRow, connectedAccounts } from '../tools/connected-accounts/tables.ts';
+import type { ConnectedAccountRow } from '../tools/connected-accounts/tables.ts';
 import { isContactOfLead } from '../tools/contacts/store.ts';
 import { followUpDueAt } from '../tools/email/follow-ups.ts';
 import { emailJobId, sendEmailPayload } from '../tools/email/schedule.ts';
@@ -37,7 +39,8 @@ import { type ScheduledEmailRow, scheduledEmails } from '../tools/email/tables.t
 import { leads } from '../tools/leads/tables.ts';
 import { enrollLead, lockLiveWorkflow, wakeEnrollment } from '../tools/workflows/enroll.ts';
 import { triggeredPayload } from '../tools/workflows/store.ts';
-import type { WorkflowEnrollmentRow } from '../tools/workflows/tables.ts';
+import { type WorkflowEnrollmentRow, workflowEnrollments } from '../tools/workflows/tables.ts';
+import { checkSender } from './sender-check.ts';
 
 /** Attempts in all before a scheduled email is `failed`. */
 export const EMAIL_MAX_ATTEMPTS = 3;
@@ -86,6 +89,7 @@ async function recordFailure(
   row: Pick<ScheduledEmailRow, 'id' | 'orgId' | 'attempts'>,
   reason: string,
   now: Date,
+  options: { failEnrollment?: boolean } = {},
 ): Promise<boolean> {
   return services.db.withTenant(row.orgId, async (tx) => {
     const [failed] = await tx
@@ -100,6 +104,24 @@ async function recordFailure(
       )
       .returning();
     if (!failed) return false;
+    if (options.failEnrollment && failed.workflowEnrollmentId) {
+      await tx
+        .update(workflowEnrollments)
+        .set({
+          status: 'failed',
+          stopReason: `email step ${failed.workflowStep ?? '?'} not sent: ${reason}`.slice(0, 1000),
+          lastError: reason,
+          nextRunAt: null,
+          stoppedAt: now,
+          updatedAt: now,
+        })
+        .where(
+          and(
+            eq(workflowEnrollments.id, failed.workflowEnrollmentId),
+            eq(workflowEnrollments.status, 'active'),
+          ),
+        );
+    }
     await recordEvent(tx, row.orgId, 'email.sent', sentPayload(failed));
     return true;
   });
@@ -159,23 +181,25 @@ async function isLiveLead(tx: Executor, orgId: string, id: string): Promise<bool
   return lead !== undefined;
 }
 
-/** The account and a check that the send may go ahead; throws PermanentSendError with the reason otherwise. */
+/**
+ * A sender check that failed (workers/sender-check.ts): the row fails, and the workflow enrollment
+ * that wrote it, still active, fails too with the same reason (its later emails would meet the same
+ * refusal; docs/email.md "Workflows").
+ */
+class SenderRefused extends PermanentSendError {}
+
+/**
+ * The account and a check that the send may go ahead, right before the SMTP session: the lead live,
+ * and the sender may still send through the account (the account theirs, they an active user whose
+ * role holds `email.send`, the account verified). Throws PermanentSendError with the reason otherwise.
+ */
 async function checkSendable(services: Services, row: ScheduledEmailRow): Promise<ConnectedAccountRow> {
   return services.db.withTenant(row.orgId, async (tx) => {
     if (!(await isLiveLead(tx, row.orgId, row.leadId)))
       throw new PermanentSendError('the lead was deleted before the email was sent');
-    const [account] = row.connectedAccountId
-      ? await tx
-          .select()
-          .from(connectedAccounts)
-          .where(
-            and(eq(connectedAccounts.id, row.connectedAccountId), eq(connectedAccounts.userId, row.userId)),
-          )
-      : [];
-    if (!account) throw new PermanentSendError('the connected account was removed before the email was sent');
-    if (!(await actorAuth(tx, row.orgId, row.userId)))
-      throw new PermanentSendError('the sender is no longer an active user of the organization');
-    return account;
+    const sender = await checkSender(tx, row.orgId, row.userId, row.connectedAccountId);
+    if (!sender.ok) throw new SenderRefused(sender.reason);
+    return sender.account;
   });
 }
 
@@ -285,8 +309,14 @@ async function recordSent(
           },
           (enrollment) => triggeredPayload(enrollment, workflow),
         );
-        set.enrollmentId = enrolled.enrollment.id;
-        if (enrolled.created) enrollment = enrolled.enrollment;
+        if (enrolled.created) {
+          set.enrollmentId = enrolled.enrollment.id;
+          enrollment = enrolled.enrollment;
+        } else {
+          // One active enrollment per lead and workflow: the lead runs on in the one it has (the
+          // enrollment route answers 409 already_enrolled), and this email enrolls nothing.
+          set.lastError = `not enrolled: already_enrolled (enrollment ${enrolled.enrollment.id})`;
+        }
       } else {
         set.lastError = `not enrolled: the workflow ${workflow ? 'is paused' : 'was deleted'}`;
       }
@@ -367,7 +397,7 @@ export async function sendScheduledEmail(
     const reason = reasonOf(err);
     const permanent = err instanceof PermanentSendError || (err instanceof AccountMailError && err.permanent);
     if (permanent || row.attempts >= EMAIL_MAX_ATTEMPTS) {
-      await recordFailure(services, row, reason, now);
+      await recordFailure(services, row, reason, now, { failEnrollment: err instanceof SenderRefused });
       logger.warn({ ...fields, error: reason, permanent }, 'scheduled email failed');
       return 'failed';
     }

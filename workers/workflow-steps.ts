@@ -7,20 +7,24 @@
 //    steps wait: activation and the sweeper wake them again).
 // 2. Run, in one tenant transaction acting as the enrolling user (core/system-actor.ts), and only
 //    while the claim holds (same step, same attempt): the step-run row first (unique per enrollment
-//    and step, so a step never runs twice even if two claims raced), then the step: an email is a
-//    scheduled email due now (the 'email.send' job sends it), a task is a task for the user on the
-//    lead (task.created), an sms is recorded `skipped` (telephony is not built). Then the enrollment
-//    advances to the next step at its delay, or completes.
+//    and step, so a step never runs twice even if two claims raced), then the step, taken from the
+//    enrollment's own copy of the steps (the ones it began with; an edit of the workflow since
+//    changes nothing here): an email is a scheduled email due now from the enrolling user's own
+//    account, checked first (workers/sender-check.ts; the 'email.send' job sends it and checks
+//    again), a task is a task for the user on the lead (task.created), an sms is recorded
+//    `skipped` (telephony is not built). Then the enrollment advances to the next step at its
+//    delay, or completes.
 // 3. A failure is retried (3 attempts in all, 1 then 5 minutes apart), then the enrollment is
-//    `failed` with the reason. A failure no retry can mend (the user was deactivated, the contact
-//    has no address, the account is gone) fails it at once; a lead in the trash stops it.
+//    `failed` with the reason. A failure no retry can mend (the user was deactivated or demoted,
+//    the contact has no address, the account is gone or unverified) fails it at once; a lead in
+//    the trash stops it.
 import { and, eq, exists, isNull, lte, sql } from 'drizzle-orm';
+import { roleHas } from '../core/access.ts';
 import type { Executor } from '../core/db/client.ts';
 import { newId } from '../core/ids.ts';
 import { defineJob, requeueDue } from '../core/jobs.ts';
 import type { Services } from '../core/services.ts';
 import { actorAuth, actorContext } from '../core/system-actor.ts';
-import { connectedAccounts } from '../tools/connected-accounts/tables.ts';
 import { contacts } from '../tools/contacts/tables.ts';
 import { insertScheduledEmail, wakeScheduledEmail } from '../tools/email/schedule.ts';
 import { leads } from '../tools/leads/tables.ts';
@@ -34,6 +38,7 @@ import {
   workflowStepRuns,
   workflows,
 } from '../tools/workflows/tables.ts';
+import { checkSender } from './sender-check.ts';
 
 /** Attempts in all at one step before the enrollment is `failed`. */
 export const STEP_MAX_ATTEMPTS = 3;
@@ -171,25 +176,6 @@ async function contactAddress(tx: Executor, orgId: string, contactId: string | n
   return email;
 }
 
-async function assertAccount(tx: Executor, enrollment: WorkflowEnrollmentRow): Promise<string> {
-  const accountId = enrollment.connectedAccountId;
-  if (accountId === null)
-    throw new PermanentStepError('the enrollment has no connected account to send through');
-  const [row] = await tx
-    .select({ id: connectedAccounts.id })
-    .from(connectedAccounts)
-    .where(
-      and(
-        eq(connectedAccounts.id, accountId),
-        eq(connectedAccounts.orgId, enrollment.orgId),
-        eq(connectedAccounts.userId, enrollment.enrolledBy),
-      ),
-    )
-    .limit(1);
-  if (!row) throw new PermanentStepError('the connected account was removed');
-  return row.id;
-}
-
 const text = (step: StoredWorkflowStep, key: string): string => {
   const value = step[key];
   return typeof value === 'string' ? value : '';
@@ -213,10 +199,15 @@ async function runStep(
     // Telephony (issue 13) is not built: say so honestly instead of pretending to send.
     return { status: 'skipped', result: { reason: 'telephony is not configured' } };
   }
-  const auth = await actorAuth(tx, enrollment.orgId, enrollment.enrolledBy);
-  if (!auth)
-    throw new PermanentStepError('the enrolling user is no longer an active user of the organization');
   if (step.type === 'task') {
+    const auth = await actorAuth(tx, enrollment.orgId, enrollment.enrolledBy);
+    if (!auth)
+      throw new PermanentStepError('the enrolling user is no longer an active user of the organization');
+    if (!roleHas(auth.role, 'tasks.create')) {
+      throw new PermanentStepError(
+        `the enrolling user's role (${auth.role}) no longer allows creating tasks`,
+      );
+    }
     const dueIn = delayOf(step.due_in);
     const task = await insertTask(actorContext(tx, auth, now), {
       text: text(step, 'text'),
@@ -225,7 +216,16 @@ async function runStep(
     });
     return { status: 'done', result: { task_id: task._id } };
   }
-  const connectedAccountId = await assertAccount(tx, enrollment);
+  // An email goes out from the enrolling user's own account, only while they may still send through
+  // it (the sender of scheduled email checks again right before the SMTP session).
+  const sender = await checkSender(
+    tx,
+    enrollment.orgId,
+    enrollment.enrolledBy,
+    enrollment.connectedAccountId,
+  );
+  if (!sender.ok) throw new PermanentStepError(sender.reason);
+  const connectedAccountId = sender.account.id;
   const to = await contactAddress(tx, enrollment.orgId, enrollment.contactId);
   const bodyText = text(step, 'body_text');
   const email = await insertScheduledEmail(
@@ -287,7 +287,9 @@ async function runClaimed(services: Services, claimed: WorkflowEnrollmentRow, no
       .where(and(eq(leads.id, enrollment.leadId), isNull(leads.deletedAt)))
       .limit(1);
     if (!lead) throw new StopEnrollment('lead_deleted');
-    const step = workflow.steps[enrollment.currentStep];
+    // The steps the enrollment began with, never the workflow's current ones (docs/email.md "Workflows").
+    const steps = enrollment.steps;
+    const step = steps[enrollment.currentStep];
     if (step) {
       // The step-run row first: a second run of the same step (two claims racing) stops here.
       const [run] = await tx
@@ -310,11 +312,11 @@ async function runClaimed(services: Services, claimed: WorkflowEnrollmentRow, no
         .update(workflowStepRuns)
         .set({ status: done.status, result: done.result })
         .where(eq(workflowStepRuns.id, run.id));
-      const advanced = await advance(tx, enrollment, workflow.steps, now);
+      const advanced = await advance(tx, enrollment, steps, now);
       return { ...advanced, ...(done.email ? { email: done.email } : {}) };
     }
-    // The steps were shortened below this enrollment's position: it is done.
-    return advance(tx, enrollment, workflow.steps, now);
+    // Past its last step (no step to run): it is done.
+    return advance(tx, enrollment, steps, now);
   });
 }
 

@@ -190,6 +190,39 @@ export const outgoingMails = pgTable(
   ],
 );
 
+/**
+ * REST idempotency keys (core/idempotency.ts): one row per (organization, credential, key). A row is
+ * `in_flight` from the claim until the request's outcome is kept (`done`, with its status and body);
+ * `claim` tells this claim from a later one that took the key over after `lease_until` passed (a
+ * process that died mid-request), so only the current claimant can keep a response.
+ */
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    id: id(),
+    orgId: orgId(),
+    /** The API key or OAuth token id, or `session:<user id>` for a session. */
+    credential: text('credential').notNull(),
+    key: text('key').notNull(),
+    method: text('method').notNull(),
+    path: text('path').notNull(),
+    /** sha256 of the method, path and canonical input: "the same request". */
+    requestHash: text('request_hash').notNull(),
+    status: text('status').notNull().default('in_flight'),
+    claim: text('claim').notNull(),
+    leaseUntil: ts('lease_until'),
+    responseStatus: integer('response_status'),
+    /** The answer's JSON text as sent, so a replay is byte for byte the first answer. */
+    responseBody: text('response_body'),
+    createdAt: createdAt(),
+    expiresAt: ts('expires_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('idempotency_keys_key_uq').on(t.orgId, t.credential, t.key),
+    index('idempotency_keys_expires_idx').on(t.expiresAt),
+  ],
+);
+
 export type OrganizationRow = typeof organizations.$inferSelect;
 export type UserRow = typeof users.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;

@@ -16,6 +16,7 @@ import {
   type TestOrg,
   TOOL,
 } from '../fixtures/index.ts';
+import { bearer, ERAS, serveMcp } from '../mcp-clients.ts';
 
 const DEFAULT_SCOPES = [
   'read:leads',
@@ -97,14 +98,66 @@ describe('create_api_key', () => {
     expect(empty.key.scopes).toEqual(DEFAULT_SCOPES);
   });
 
-  it('stores explicit scopes as given, without duplicates, and refuses an unknown one naming it', async () => {
+  it('stores explicit scopes as given, without duplicates', async () => {
     const body = await createApiKey(t, org, { scopes: ['mcp:read', 'write:users', 'mcp:read'] });
     expect(body.key.scopes).toEqual(['mcp:read', 'write:users']);
-    const misspelt = await postKey(org, { scopes: ['mcp:read', 'raed:leads'] });
-    expect(misspelt.status).toBe(400);
-    const detail = (await readError(misspelt, 400)).details?.[0];
-    expect(detail?.field).toBe('scopes.1');
-    expect(detail?.message).toContain('"raed:leads"');
+    expect(body).not.toHaveProperty('warnings');
+  });
+
+  it('stores a misspelt scope as given (201), lists it, names it in warnings, and it grants nothing', async () => {
+    const misspelt = await postKey(org, { scopes: ['read:contacts', 'raed:leads'] });
+    expect(misspelt.status).toBe(201);
+    const body = await readOutput(misspelt, TOOL.create_api_key, 201);
+    expect(body.key.scopes).toEqual(['read:contacts', 'raed:leads']);
+    expect(body.warnings).toHaveLength(1);
+    expect(body.warnings?.[0]).toContain('"raed:leads"');
+    expect((await listKeys(org.token)).find((k) => k.id === body.key.id)?.scopes).toEqual([
+      'read:contacts',
+      'raed:leads',
+    ]);
+
+    // The key reads contacts, and the typo did not grant the scope it was meant to be.
+    expect((await t.request('GET', '/api/v1/contacts', { token: body.plain_token })).status).toBe(200);
+    const leads = await t.request('GET', '/api/v1/leads', { token: body.plain_token });
+    expect(await readError(leads, 403)).toMatchObject({
+      code: 'scope_missing',
+      required_scope: 'read:leads',
+    });
+  });
+
+  it('lets a narrow token store an unknown scope, but never a known scope it lacks', async () => {
+    const narrow = await t.createPat(org.orgId, org.ownerId, ['read:leads', 'write:settings']);
+    const typo = await postKey(narrow, { scopes: ['read:leads', 'write:lead'] });
+    expect(typo.status).toBe(201);
+    const created = await readOutput(typo, TOOL.create_api_key, 201);
+    expect(created.key.scopes).toEqual(['read:leads', 'write:lead']);
+    expect(created.warnings?.[0]).toContain('"write:lead"');
+
+    const beyond = await postKey(narrow, { scopes: ['write:lead', 'write:leads'] });
+    expect((await readError(beyond, 403)).required_scope).toBe('write:leads');
+
+    // Rotation asks the same: the unknown scope is not a scope the rotating token must hold.
+    const rotate = await t.request('POST', `/api/v1/settings/api-keys/${created.key.id}/rotate`, {
+      token: narrow.token,
+    });
+    expect(rotate.status).toBe(201);
+  });
+
+  it('answers the same over MCP: create_api_key stores the unknown scope and warns', async () => {
+    const { url, stop } = await serveMcp(t);
+    const era = ERAS[0];
+    if (!era) throw new Error('no MCP client era');
+    const client = await era.connect(url, { ...bearer(org.token), 'X-MCP-Toolsets': 'settings' });
+    try {
+      const result = await client.callTool('create_api_key', { label: 'mcp typo', scopes: ['mcp:raed'] });
+      expect(result.isError).toBeFalsy();
+      const body = TOOL.create_api_key.output.parse(result.structuredContent);
+      expect(body.key.scopes).toEqual(['mcp:raed']);
+      expect(body.warnings?.[0]).toContain('"mcp:raed"');
+    } finally {
+      await client.close();
+      await stop();
+    }
   });
 
   it('stores only the SHA-256 of the token, never the token itself', async () => {

@@ -40,6 +40,11 @@ beforeAll(async () => {
   });
   ({ t, org, receiver } = events);
   account = await createConnectedAccount(t, org, { email: 'dee@acme.example', smtp: smtpOf(peer, LOGIN) });
+  // Only a verified account sends (workers/sender-check.ts): verify it against the peer.
+  const verified = await t.request('POST', `/api/v1/connected-accounts/${account._id}/verify`, {
+    token: org.token,
+  });
+  expect(verified.status).toBe(200);
 });
 
 afterAll(async () => {

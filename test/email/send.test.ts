@@ -1,4 +1,4 @@
-// Locks in the sending of scheduled email (workers/send-email.ts) against a real SMTP peer with login: nothing before its time; at its time one message with the recipients (bcc only in the envelope), subject, HTML, text, attachment bytes read from storage, the From of the account and a Message-ID derived from the row; the outgoing email activity and email.sent; a job run twice sends once; temporary failures retried after 1 and 5 minutes then failed with the reason (email.sent status failed); permanent failures (bad login, missing attachment, trashed lead) fail at once; a cancelled email is never sent; follow-up tasks come due, once, and a reply cancels them; a lead is enrolled after sending in an active workflow, not a paused one.
+// Locks in the sending of scheduled email (workers/send-email.ts) against a real SMTP peer with login: nothing before its time; at its time one message with the recipients (bcc only in the envelope), subject, HTML, text, attachment bytes read from storage, the From of the account and a Message-ID derived from the row; the outgoing email activity and email.sent; a job run twice sends once; temporary failures retried after 1 and 5 minutes then failed with the reason (email.sent status failed); permanent failures (bad login, missing attachment, trashed lead, a sender deactivated or demoted to a role that does not send, an account no longer verified) fail at once; a cancelled email is never sent; follow-up tasks come due, once, and a reply cancels them; a lead is enrolled after sending in an active workflow, not a paused one nor one it is already active in.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -308,8 +308,62 @@ describe('failures', () => {
     expect(await scheduledEmailRow(t, email.id)).toMatchObject({
       status: 'failed',
       attempts: 2,
-      lastError: 'the connected account was removed before the email was sent',
+      lastError: 'the connected account was removed',
     });
+  });
+
+  it('fails at once when the sender was demoted to a role that does not send, or the account lost its verification', async () => {
+    const member = await t.createUser(org.orgId, 'member');
+    const memberAccount = await insertConnectedAccount(
+      t,
+      { orgId: org.orgId, userId: member.userId },
+      { host: peer.host, port: peer.port, ...LOGIN },
+      { email: 'member@acme.example' },
+    );
+    const lead = await createLead(t, org, { name: 'Demoted sender' });
+    const at = new Date(Date.now() + minutes(2));
+    const out = await scheduleEmail(
+      t,
+      member,
+      scheduleBody(memberAccount.id, lead._id, { subject: 'From a viewer', scheduled_at: at.toISOString() }),
+    );
+    const demote = await t.request('PUT', `/api/v1/users/${member.userId}`, {
+      token: org.token,
+      body: { role: 'viewer' },
+    });
+    expect(demote.status).toBe(200);
+    expect(await sendScheduledEmail(t.services, out.job_id, { now: at })).toBe('failed');
+    expect(await scheduledEmailRow(t, out.job_id)).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      lastError: "the sender's role (viewer) no longer allows sending e-mail",
+    });
+    expect(received('From a viewer')).toHaveLength(0);
+
+    // The owner's own account fails its verification (wrong password) after the email was scheduled.
+    const failing = await insertConnectedAccount(
+      t,
+      { orgId: org.orgId, userId: org.ownerId },
+      { host: peer.host, port: peer.port, username: LOGIN.username, password: 'not-the-password' },
+      { email: 'lapsed@acme.example' },
+    );
+    const email = await scheduleEmail(
+      t,
+      org,
+      scheduleBody(failing.id, lead._id, {
+        subject: 'From a lapsed account',
+        scheduled_at: at.toISOString(),
+      }),
+    );
+    const verify = await t.request('POST', `/api/v1/connected-accounts/${failing.id}/verify`, {
+      token: org.token,
+    });
+    expect(verify.status).toBe(200);
+    expect(await sendScheduledEmail(t.services, email.job_id, { now: at })).toBe('failed');
+    expect((await scheduledEmailRow(t, email.job_id)).lastError).toBe(
+      'the connected account is not verified (status error)',
+    );
+    expect(received('From a lapsed account')).toHaveLength(0);
   });
 
   it('takes over a claim whose sender died once its lease expired, and sends once', async () => {
@@ -439,6 +493,41 @@ describe('enroll_in_workflow_id', () => {
     expect((await eventsOf(t, enrollment?.id ?? '', org.orgId)).map((e) => e.event)).toEqual([
       'workflow.triggered',
     ]);
+  });
+
+  it('sends but does not enroll a lead already active in the workflow: no second enrollment, already_enrolled recorded', async () => {
+    const workflowId = await workflow('active');
+    const first = await scheduled({ enroll_in_workflow_id: workflowId });
+    expect(await sendScheduledEmail(t.services, first.id, { now: first.at })).toBe('sent');
+    const [enrollment] = await t.services.db.system
+      .select()
+      .from(workflowEnrollments)
+      .where(eq(workflowEnrollments.workflowId, workflowId));
+    if (!enrollment) throw new Error('the first email enrolled no one');
+    // A second email to the same lead, enrolling again in the same workflow.
+    const second = await scheduleEmail(
+      t,
+      org,
+      scheduleBody(account.id, first.leadId, {
+        to: first.to,
+        subject: 'Second in the workflow',
+        contact_id: first.contactId,
+        scheduled_at: first.at.toISOString(),
+        enroll_in_workflow_id: workflowId,
+      }),
+    );
+    expect(await sendScheduledEmail(t.services, second.job_id, { now: first.at })).toBe('sent');
+    expect(await scheduledEmailRow(t, second.job_id)).toMatchObject({
+      status: 'sent',
+      enrollmentId: null,
+      lastError: `not enrolled: already_enrolled (enrollment ${enrollment.id})`,
+    });
+    const enrolled = await t.services.db.system
+      .select()
+      .from(workflowEnrollments)
+      .where(eq(workflowEnrollments.workflowId, workflowId));
+    expect(enrolled.map((e) => e.id)).toEqual([enrollment.id]);
+    expect((await eventsOf(t, enrollment.id, org.orgId)).map((e) => e.event)).toEqual(['workflow.triggered']);
   });
 
   it('sends but does not enroll when the workflow is paused by then, saying so', async () => {

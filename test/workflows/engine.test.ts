@@ -150,12 +150,19 @@ describe('steps at their times', () => {
     expect(await runStepAt(t, enrollment._id, at(due, 10 * DAY))).toBe('skipped');
   });
 
-  it('completes an enrollment whose position is past the steps after they were shortened', async () => {
-    const { workflow, enrollment, due } = await enrolled([TASK, TASK]);
+  it('runs the steps it began with after the workflow’s steps were shortened and reworded', async () => {
+    const { workflow, lead, enrollment, due } = await enrolled([TASK, { ...TASK, text: 'Second call' }]);
     expect(await runStepAt(t, enrollment._id, due)).toBe('advanced');
-    await api('PATCH', `/workflows/${workflow._id}`, { steps: [TASK] });
+    const edit = await api('PATCH', `/workflows/${workflow._id}`, { steps: [{ ...TASK, text: 'Edited' }] });
+    expect(edit.status).toBe(200);
     expect(await runStepAt(t, enrollment._id, at(due, DAY))).toBe('completed');
-    expect(await runsOf(enrollment._id)).toHaveLength(1);
+    expect(await runsOf(enrollment._id)).toHaveLength(2);
+    const texts = await t.services.db.system
+      .select({ text: tasks.text })
+      .from(tasks)
+      .where(eq(tasks.leadId, lead.leadId))
+      .orderBy(tasks.createdAt);
+    expect(texts.map((r) => r.text)).toEqual(['Call the lead', 'Second call']);
   });
 });
 

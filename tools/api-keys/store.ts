@@ -4,7 +4,7 @@
 // cached credential once the transaction commits.
 import { and, desc, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { scopeCovered, scopesForNewKey } from '../../core/access.ts';
+import { KNOWN_SCOPES, scopeCovered, scopesForNewKey, unknownScopes } from '../../core/access.ts';
 import { generatePat, hashToken, tokenPrefix } from '../../core/auth/tokens.ts';
 import type { AuthContext } from '../../core/auth-context.ts';
 import type { Executor } from '../../core/db/client.ts';
@@ -53,13 +53,14 @@ export function serializeApiKey(row: ApiKeyRow, services: Services): ApiKeyRecor
 }
 
 /**
- * A token-authenticated caller (PAT or OAuth) may only hand out scopes it holds itself; otherwise a
- * narrow key could mint a broader one. Sessions are not scope-limited.
+ * A token-authenticated caller (PAT or OAuth) may only hand out known scopes it holds itself;
+ * otherwise a narrow key could mint a broader one. A scope the server does not know grants nothing,
+ * so it exceeds no one (docs/security.md "Scopes"). Sessions are not scope-limited.
  */
 function assertScopesHeld(auth: AuthContext, scopes: readonly string[]): void {
   if (auth.scopes === null) return;
   const held = auth.scopes;
-  const missing = scopes.find((s) => !scopeCovered(held, s));
+  const missing = scopes.find((s) => KNOWN_SCOPES.includes(s) && !scopeCovered(held, s));
   if (missing !== undefined) {
     throw new AppError('scope_missing', {
       error: `Token lacks required scope: ${missing}`,
@@ -95,11 +96,15 @@ function labelTaken(): AppError {
 
 type KeyContext = Pick<ToolContext, 'db' | 'auth' | 'now' | 'afterCommit' | 'services'>;
 
-/** A new key of the caller and its plain token; no scopes means the default ones. */
+/**
+ * A new key of the caller and its plain token; no scopes means the default ones. Scopes the server
+ * does not know are stored as given (the specification: a misspelt scope is stored and grants
+ * nothing) and named in `warnings`, so the caller learns of the typo.
+ */
 export async function insertApiKey(
   ctx: KeyContext,
   input: { label: string; scopes?: string[] | undefined; toolsets?: string[] | undefined },
-): Promise<{ key: ApiKeyRecord; plain_token: string }> {
+): Promise<{ key: ApiKeyRecord; plain_token: string; warnings?: string[] }> {
   const scopes = scopesForNewKey(input.scopes);
   assertScopesHeld(ctx.auth, scopes);
   const token = generatePat();
@@ -120,7 +125,10 @@ export async function insertApiKey(
       })
       .returning();
     if (!row) throw new Error('insert returned no API key');
-    return { key: serializeApiKey(row, ctx.services), plain_token: token };
+    const unknown = unknownScopes(scopes);
+    const created = { key: serializeApiKey(row, ctx.services), plain_token: token };
+    if (unknown.length === 0) return created;
+    return { ...created, warnings: unknown.map((s) => `unknown scope ${JSON.stringify(s)} grants nothing`) };
   } catch (err) {
     if (isUniqueViolation(err)) throw labelTaken();
     throw err;

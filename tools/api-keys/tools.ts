@@ -2,7 +2,6 @@
 // of a token is stored, so the plain token is shown once, in the create or rotate response. This
 // file declares the tools; the data functions are store.ts.
 import { z } from 'zod';
-import { KNOWN_SCOPES } from '../../core/access.ts';
 import { messageOutput, objectId } from '../../core/schemas.ts';
 import { defineTool } from '../../core/tool.ts';
 import { TOOLSET_NAMES } from '../../core/toolsets.ts';
@@ -20,15 +19,16 @@ const keyWithToken = z.object({
 const keyId = objectId('API key');
 
 /**
- * A scope the server knows: a misspelt one (`write:user`) would otherwise be stored and silently
- * grant nothing, which is how a caller ends up with a key that does less than they think.
+ * A scope string. The specification does not validate scopes against a list: a misspelt one
+ * (`write:user`) is stored and grants nothing, and the create response names it in `warnings`.
+ * Only the shape is checked, so a scope is a readable token and never whitespace or control bytes.
  */
 const scopeField = z
-  .enum(KNOWN_SCOPES, {
-    error: (issue) =>
-      `unknown scope ${JSON.stringify(issue.input)}; known scopes: ${KNOWN_SCOPES.join(', ')}`,
-  })
-  .describe('A scope, e.g. read:leads, write:users or mcp:read');
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[\x21-\x7e]+$/, 'a scope is printable ASCII without spaces, e.g. read:leads')
+  .describe('A scope, e.g. read:leads, write:users or mcp:read (1 to 100 printable characters)');
 
 const labelField = z.string().trim().min(1).max(100).describe('A name for the key, 1 to 100 characters');
 
@@ -40,12 +40,19 @@ const toolsetsField = z
     "MCP toolsets this key lists by default (an X-MCP-Toolsets header overrides it per connection); empty means the default, core. Toolsets never grant a tool the key's scopes or the user's role do not allow.",
   );
 
+const createdKey = keyWithToken.extend({
+  warnings: z
+    .array(z.string().describe('One warning, naming the scope'))
+    .optional()
+    .describe('Present when some requested scopes are unknown: they are stored as given and grant nothing'),
+});
+
 export const createApiKey = defineTool({
   name: 'create_api_key',
   title: 'Create API key',
   errors: [{ code: 'conflict', when: 'one of your keys (revoked ones too) already has this label' }],
   description:
-    "Creates a personal access token (API key) for the caller. The response holds the key record and `plain_token`, which is shown only once: store it. Without `scopes` (or with an empty list) the key gets the defaults read/write on leads, contacts, opportunities, invoices, proposals and projects; the scopes for users, webhooks, settings (API keys included), custom objects and MCP (`mcp:read`, `mcp:write`) are never defaults and must be requested explicitly. An unknown scope is a 400 naming it. When called with a token, the new key may only hold scopes that token holds. `toolsets` chooses which MCP toolsets the key lists by default (core when empty). The label must be unique among the caller's keys, revoked ones included (409 otherwise).",
+    "Creates a personal access token (API key) for the caller. The response holds the key record and `plain_token`, which is shown only once: store it. Without `scopes` (or with an empty list) the key gets the defaults read/write on leads, contacts, opportunities, invoices, proposals and projects; the scopes for users, webhooks, settings (API keys included), custom objects and MCP (`mcp:read`, `mcp:write`) are never defaults and must be requested explicitly. A scope the server does not know (a typo such as `write:user`) is stored as given and grants nothing; the response then lists it in `warnings`. When called with a token, the new key may only hold known scopes that token holds. `toolsets` chooses which MCP toolsets the key lists by default (core when empty). The label must be unique among the caller's keys, revoked ones included (409 otherwise).",
   input: z.strictObject({
     label: labelField,
     scopes: z
@@ -55,7 +62,7 @@ export const createApiKey = defineTool({
       .describe('Scopes the key holds (at most 50); omitted or empty means the default scopes'),
     toolsets: toolsetsField.optional(),
   }),
-  output: keyWithToken,
+  output: createdKey,
   access: { kind: 'write', resource: 'settings', permission: 'settings.api_keys.create' },
   toolset: TOOLSET,
   async handler(input, ctx) {
@@ -123,7 +130,7 @@ export const rotateApiKey = defineTool({
   title: 'Rotate API key',
   errors: [{ code: 'invalid_operation', when: 'the key is revoked' }],
   description:
-    "Replaces the token of one of the caller's active API keys: same key id, label, scopes and toolsets, a new `plain_token` (shown only now). The old token stops working immediately. A revoked key cannot be rotated. When called with a token, that token must hold every scope of the key being rotated.",
+    "Replaces the token of one of the caller's active API keys: same key id, label, scopes and toolsets, a new `plain_token` (shown only now). The old token stops working immediately. A revoked key cannot be rotated. When called with a token, that token must hold every known scope of the key being rotated.",
   input: z.strictObject({ id: keyId }),
   output: keyWithToken,
   access: { kind: 'write', resource: 'settings', permission: 'settings.api_keys.create' },

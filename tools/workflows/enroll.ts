@@ -1,11 +1,14 @@
 // The one way a lead is enrolled in a workflow, shared by the enrollment route (tools/workflows) and
 // the sending of a scheduled email with `enroll_in_workflow_id` (workers/send-email.ts): an `active`
 // enrollment whose first step is due after its delay, `workflow.triggered`, and after the commit the
-// wake-up of its 'workflow.step' job. One active enrollment per lead and workflow (a unique index):
-// enrolling again answers the existing one with `created: false` and emits nothing.
+// wake-up of its 'workflow.step' job. The enrollment keeps a copy of the workflow's steps as they are
+// now: the engine runs those, so a later edit reaches new enrollments only. One active enrollment per
+// lead and workflow (a unique index): enrolling again answers the existing one with `created: false`
+// and emits nothing; alreadyEnrolled is the 409 every path answers or records for it.
 import { and, eq, isNull } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../../core/db/client.ts';
+import { AppError } from '../../core/errors.ts';
 import type { EventName } from '../../core/events.ts';
 import { newId } from '../../core/ids.ts';
 import type { Services } from '../../core/services.ts';
@@ -84,6 +87,7 @@ export async function enrollLead(
       workflowId: input.workflow.id,
       leadId: input.leadId,
       contactId: input.contactId,
+      steps: input.workflow.steps,
       enrolledBy: input.enrolledBy,
       connectedAccountId: input.connectedAccountId,
       status: 'active',
@@ -113,6 +117,14 @@ export async function enrollLead(
     .limit(1);
   if (!existing) throw new Error('enrollment neither inserted nor found active');
   return { enrollment: existing, created: false };
+}
+
+/** The 409 `already_enrolled` naming the lead's active enrollment in the workflow. */
+export function alreadyEnrolled(enrollment: Pick<WorkflowEnrollmentRow, 'id'>): AppError {
+  return new AppError('already_enrolled', {
+    message: `The lead is already enrolled in this workflow (enrollment ${enrollment.id}); unenroll it first`,
+    extra: { enrollment_id: enrollment.id },
+  });
 }
 
 /** The job id of a step attempt: `<enrollment>:<step>` then `:<attempt>` for retries. */

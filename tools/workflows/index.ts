@@ -19,6 +19,7 @@ export const workflowsArea = defineArea({
     'workflows.edit',
     'workflows.delete',
     'workflows.enroll',
+    'workflows.manage_any',
   ],
   events: ['workflow.triggered'],
   toolsets: ['email'],

@@ -6,6 +6,8 @@
 // sending) import them from the store.
 import { and, asc, count, eq, isNull } from 'drizzle-orm';
 import { z } from 'zod';
+import { roleHas } from '../../core/access.ts';
+import type { AuthContext } from '../../core/auth-context.ts';
 import type { Executor } from '../../core/db/client.ts';
 import { AppError, notFound, validationError } from '../../core/errors.ts';
 import {
@@ -21,7 +23,7 @@ import type { ToolContext } from '../../core/tool.ts';
 import { defaultAccountOf, getOwnAccount } from '../connected-accounts/store.ts';
 import { contacts } from '../contacts/tables.ts';
 import { getLiveLead } from '../leads/store.ts';
-import { dueAfter, enrollLead, lockLiveWorkflow, wakeEnrollment } from './enroll.ts';
+import { alreadyEnrolled, dueAfter, enrollLead, lockLiveWorkflow, wakeEnrollment } from './enroll.ts';
 import {
   ENROLLMENT_STATUSES,
   type EnrollmentRecord,
@@ -172,17 +174,37 @@ interface WorkflowState {
 }
 
 /**
- * Changes the fields sent. Steps may change while leads are enrolled: an enrollment keeps its
- * position (the index of its next step) and runs whatever step is at that index when it is due; one
- * past the new last step completes (docs/email.md "Workflows"). A status change is a move of the
- * machine, as through activate/pause.
+ * The live workflow `id`, locked, for a change by the caller: their own (created_by), or anyone's
+ * with workflows.manage_any (owners, admins, managers). A member changing another's workflow is a
+ * 403: its email steps would then go out from the enrolling users' accounts with the member's text
+ * (docs/security.md "Workflows").
+ */
+async function changeableWorkflow(ctx: RecordContext, id: string): Promise<WorkflowRow> {
+  const row = await workflowRecords.getLive(ctx.db, ctx.auth.orgId, id, true);
+  assertMayChange(ctx.auth, row);
+  return row;
+}
+
+function assertMayChange(auth: AuthContext, row: WorkflowRow): void {
+  if (row.createdBy === auth.userId || roleHas(auth.role, 'workflows.manage_any')) return;
+  throw new AppError('forbidden', {
+    message:
+      'Only its creator may change this workflow; changing a workflow someone else created requires the workflows.manage_any permission',
+    extra: { required_permission: 'workflows.manage_any' },
+  });
+}
+
+/**
+ * Changes the fields sent. Steps may change while leads are enrolled: each enrollment runs the steps
+ * it began with (its own copy), so new steps reach new enrollments only (docs/email.md "Workflows").
+ * A status change is a move of the machine, as through activate/pause.
  */
 export async function patchWorkflow(
   ctx: ToolContext,
   id: string,
   input: WorkflowInput,
 ): Promise<WorkflowRecord> {
-  const before = await workflowRecords.getLive(ctx.db, ctx.auth.orgId, id, true);
+  const before = await changeableWorkflow(ctx, id);
   const from = toWorkflowStatus(before.status);
   const next = mergePatch<WorkflowState>(
     { name: before.name, description: before.description, status: from, steps: before.steps },
@@ -205,7 +227,7 @@ export async function moveWorkflow(
   id: string,
   to: WorkflowStatus,
 ): Promise<WorkflowRecord> {
-  const before = await workflowRecords.getLive(ctx.db, ctx.auth.orgId, id, true);
+  const before = await changeableWorkflow(ctx, id);
   const from = toWorkflowStatus(before.status);
   workflowStatusMachine.assertMove(from, to);
   if (from === to) return serializeWorkflow(before);
@@ -242,7 +264,7 @@ async function wakeHeldEnrollments(ctx: ToolContext, workflowId: string): Promis
  * records of what was sent) and stops its active enrollments with reason `workflow_deleted`.
  */
 export async function deleteWorkflow(ctx: RecordContext, id: string): Promise<number> {
-  const before = await workflowRecords.getLive(ctx.db, ctx.auth.orgId, id, true);
+  const before = await changeableWorkflow(ctx, id);
   await workflowRecords.write(ctx.db, ctx.auth.orgId, before.id, {
     deletedAt: ctx.now,
     deletedBy: ctx.auth.userId,
@@ -426,7 +448,7 @@ export async function planEnrollment(
 
 /**
  * Enrolls the planned lead (workflow.triggered) and wakes its first step after the commit. A lead
- * already active in the workflow is a 409 naming that enrollment.
+ * already active in the workflow is a 409 `already_enrolled` naming that enrollment.
  */
 export async function enrollPlanned(ctx: ToolContext, plan: EnrollmentPlan): Promise<EnrollmentRecord> {
   const { enrollment, created } = await enrollLead(
@@ -440,12 +462,7 @@ export async function enrollPlanned(ctx: ToolContext, plan: EnrollmentPlan): Pro
     },
     (row) => triggeredPayload(row, plan.workflow),
   );
-  if (!created) {
-    throw new AppError('conflict', {
-      message: `The lead is already enrolled in this workflow (enrollment ${enrollment.id}); unenroll it first`,
-      extra: { enrollment_id: enrollment.id },
-    });
-  }
+  if (!created) throw alreadyEnrolled(enrollment);
   ctx.afterCommit(() => wakeEnrollment(ctx.services, enrollment, ctx.now));
   return serializeEnrollment(enrollment);
 }

@@ -58,6 +58,12 @@ export const workflowEnrollments = pgTable(
       .references(() => workflows.id, { onDelete: 'cascade' }),
     leadId: leadRef().notNull(),
     contactId: text('contact_id').references(() => contacts.id, { onDelete: 'set null' }),
+    /**
+     * The workflow's steps as they were when the lead was enrolled: the engine runs these, never the
+     * workflow's current ones, so an edit (by anyone) changes no running enrollment (docs/email.md
+     * "Workflows").
+     */
+    steps: jsonb('steps').$type<StoredWorkflowStep[]>().notNull(),
     /** The enrolling user: email steps go out through their connected account, tasks are theirs. */
     enrolledBy: text('enrolled_by').notNull(),
     connectedAccountId: text('connected_account_id').references(() => connectedAccounts.id, {

@@ -68,6 +68,8 @@ const access = (kind: 'read' | 'write', permission: WorkflowPermission) =>
 
 const workflowOutput = z.object({ workflow: workflowSchema });
 const MOVES = describeMoves(workflowStatusMachine);
+const OWN_ONLY =
+  'Members change only the workflows they created (another’s is a 403); owners, admins and managers change any.';
 
 const SORT_FIELDS = ['created_at', 'updated_at', 'name'] as const;
 const SORT_COLUMNS = {
@@ -154,8 +156,8 @@ export const updateWorkflow = defineTool({
   title: 'Update a workflow',
   description:
     'Changes only the fields sent and returns the workflow; `steps` replaces the whole list (1-50). Leads already ' +
-    'enrolled keep their position: each runs the step now at its next index when it is due, and completes when that ' +
-    `index is past the last step. A status change is a move as with activate_workflow/pause_workflow. The moves: ${MOVES}.`,
+    'enrolled keep the steps they began with: new steps apply to new enrollments only. A status change is a move as ' +
+    `with activate_workflow/pause_workflow. The moves: ${MOVES}. ${OWN_ONLY}`,
   input: z.strictObject({
     ...workflowIdShape,
     name: nameField.optional(),
@@ -178,7 +180,7 @@ export const deleteWorkflowTool = defineTool({
   title: 'Delete a workflow',
   description:
     'Deletes a workflow: it disappears from lists and its active enrollments stop (reason workflow_deleted); steps ' +
-    'already run (emails scheduled, tasks created) stay. It cannot be restored.',
+    `already run (emails scheduled, tasks created) stay. It cannot be restored. ${OWN_ONLY}`,
   input: z.strictObject(workflowIdShape),
   output: messageOutput,
   access: access('write', 'workflows.delete'),
@@ -198,7 +200,7 @@ export const activateWorkflow = defineTool({
   title: 'Activate a workflow',
   description:
     'Activates a paused workflow: leads can be enrolled, and steps that fell due while it was paused run now. ' +
-    `Activating an active workflow changes nothing. The moves: ${MOVES}.`,
+    `Activating an active workflow changes nothing. The moves: ${MOVES}. ${OWN_ONLY}`,
   input: z.strictObject(workflowIdShape),
   output: workflowOutput,
   access: access('write', 'workflows.edit'),
@@ -214,7 +216,7 @@ export const pauseWorkflow = defineTool({
   title: 'Pause a workflow',
   description:
     'Pauses a workflow: no new enrollments, and enrolled leads hold where they are (a step that falls due waits and ' +
-    `runs once the workflow is activated again). Pausing a paused workflow changes nothing. The moves: ${MOVES}.`,
+    `runs once the workflow is activated again). Pausing a paused workflow changes nothing. The moves: ${MOVES}. ${OWN_ONLY}`,
   input: z.strictObject(workflowIdShape),
   output: workflowOutput,
   access: access('write', 'workflows.edit'),
@@ -241,9 +243,12 @@ export const enrollInWorkflow = defineTool({
   description:
     'Enrolls a live lead in an active workflow (workflow.triggered); its steps then run at their times: e-mails to ' +
     "`contact_id` (default: the lead's oldest contact with an e-mail) through `connected_account_id` (default: your " +
-    'most recently verified account; it must be yours), tasks for you. One active enrollment per lead and workflow (409 naming ' +
-    'the existing one); a paused workflow is a 409. The preview names the contact, the account and each step’s due ' +
-    'time. A reply from the contact stops the enrollment.',
+    'most recently verified account; it must be yours), tasks for you. The enrollment keeps the steps as they are now ' +
+    '(later edits apply to new enrollments only); each e-mail step checks again that you may still send through the ' +
+    'account (active, a role that sends e-mail, the account verified), else the enrollment fails with the reason. One ' +
+    'active enrollment per lead and workflow (409 already_enrolled naming the existing one); a paused workflow is a ' +
+    '409 conflict. The preview names the contact, the account and each step’s due time. A reply from the contact ' +
+    'stops the enrollment.',
   input: z.strictObject({
     ...workflowIdShape,
     lead_id: objectId('lead').describe('Id of a live lead of this organization (24 hex characters)'),
@@ -263,7 +268,8 @@ export const enrollInWorkflow = defineTool({
   }),
   access: access('write', 'workflows.enroll'),
   errors: [
-    { code: 'conflict', when: 'the lead is already enrolled in the workflow, or the workflow is paused' },
+    { code: 'already_enrolled', when: 'the lead already has an active enrollment in the workflow' },
+    { code: 'conflict', when: 'the workflow is paused' },
     {
       code: 'validation_failed',
       when: 'no contact with an e-mail or no connected account for a workflow that sends e-mail',
