@@ -254,6 +254,23 @@ describe.each(SENDING.map((tool) => ({ name: tool.name, tool })))('$name', ({ na
     expect(await footprint()).toEqual(before);
   });
 
+  it('REST keeps a preview under an Idempotency-Key and replays it, still writing nothing', async () => {
+    const call = await ready();
+    const before = await footprint();
+    const send = () =>
+      t.request('POST', pathOf(call.params), {
+        token: org.token,
+        body: { ...call.body, confirm: false },
+        headers: { 'idempotency-key': `preview-${name}` },
+      });
+    const first = await send();
+    expect(first.status).toBe(200);
+    const replay = await send();
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(await readJson(replay, previewAnswer)).toEqual(await readJson(first, previewAnswer));
+    expect(await footprint()).toEqual(before);
+  });
+
   it('REST without confirm acts', async () => {
     const call = await ready();
     const before = await footprint();
