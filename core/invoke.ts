@@ -6,11 +6,12 @@
 import type { z } from 'zod';
 import { checkFeature, holdsScope, requiredScopes, roleHas, type Surface } from './access.ts';
 import type { AuthContext } from './auth-context.ts';
+import { actsOn, readConfirm } from './confirm.ts';
 import type { Executor } from './db/client.ts';
 import { AppError, type ErrorDetail, toAppError } from './errors.ts';
 import { recordEvent } from './events.ts';
 import type { Services } from './services.ts';
-import type { Tool } from './tool.ts';
+import type { Tool, ToolContext } from './tool.ts';
 
 export interface CallContext {
   auth: AuthContext;
@@ -92,7 +93,8 @@ export async function invokeTool<I extends z.ZodObject, O extends z.ZodType, P>(
  * Runs an admitted call: the `outside` step, the handler in its tenant transaction, the output check,
  * then the after-commit hooks. `keep`, when given, runs last inside the transaction with the checked
  * output, so what it writes commits or rolls back with the handler's changes (the idempotency key's
- * answer, core/idempotency.ts).
+ * answer, core/idempotency.ts). A sending tool called without the decision to send only previews
+ * (previewOnly, core/confirm.ts), on every path that runs a tool.
  */
 export async function runTool<I extends z.ZodObject, O extends z.ZodType, P>(
   tool: Tool<I, O, P>,
@@ -101,6 +103,9 @@ export async function runTool<I extends z.ZodObject, O extends z.ZodType, P>(
   services: Services,
   keep?: (tx: Executor, output: z.output<O>) => Promise<void>,
 ): Promise<z.output<O>> {
+  if (tool.sends && !actsOn(call.surface, readConfirm(input))) {
+    return previewOnly(tool, input, call, services, keep);
+  }
   const committed: (() => Promise<void> | void)[] = [];
   let output: z.output<O>;
   try {
@@ -156,4 +161,67 @@ export async function runTool<I extends z.ZodObject, O extends z.ZodType, P>(
     }
   }
   return output;
+}
+
+/** Thrown to roll a preview's transaction back once the preview is read. */
+class PreviewRollback extends Error {}
+
+/**
+ * A sending tool called without the decision to send (core/confirm.ts): its preview, computed in a
+ * tenant transaction that is always rolled back, so a preview changes nothing even if the area's
+ * preview code wrote or emitted by mistake. The handler and the `outside` step do not run; `keep`
+ * (runTool) stores the preview as the answer in a short transaction of its own.
+ */
+async function previewOnly<I extends z.ZodObject, O extends z.ZodType, P>(
+  tool: Tool<I, O, P>,
+  input: z.output<I>,
+  call: CallContext,
+  services: Services,
+  keep: ((tx: Executor, output: z.output<O>) => Promise<void>) | undefined,
+): Promise<z.output<O>> {
+  const sends = tool.sends;
+  if (!sends) throw new Error(`Tool ${tool.name} has no preview`);
+  let output: z.output<O> | undefined;
+  try {
+    await services.db.withTenant(call.auth.orgId, async (tx) => {
+      const ctx: ToolContext = {
+        auth: call.auth,
+        db: tx,
+        emit: async (event, data) => {
+          await recordEvent(tx, call.auth.orgId, event, data);
+        },
+        afterCommit: () => {},
+        services,
+        surface: call.surface,
+        requestId: call.requestId,
+        now: new Date(),
+      };
+      const preview = await sends.preview(input, ctx);
+      const checked = tool.output.safeParse({ sent: false, preview });
+      if (!checked.success) {
+        throw new Error(`Tool ${tool.name} returned a preview outside its schema: ${checked.error.message}`);
+      }
+      output = checked.data;
+      throw new PreviewRollback('preview only');
+    });
+  } catch (err) {
+    if (!(err instanceof PreviewRollback)) {
+      const appError = toAppError(err);
+      if (appError.code === 'internal') {
+        services.logger.error({ err, tool: tool.name, requestId: call.requestId }, 'tool preview failed');
+      }
+      throw appError;
+    }
+  }
+  if (output === undefined) throw new Error(`Tool ${tool.name} produced no preview`);
+  // The preview is the answer an idempotency key keeps (core/idempotency.ts), in a transaction of its own.
+  const answer = output;
+  if (keep) {
+    try {
+      await services.db.withTenant(call.auth.orgId, (tx) => keep(tx, answer));
+    } catch (err) {
+      throw toAppError(err);
+    }
+  }
+  return answer;
 }

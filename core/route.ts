@@ -2,6 +2,7 @@
 // permission check; the tool's pipeline does all of that.
 import { z } from 'zod';
 import type { Surface } from './access.ts';
+import { previewResultSchema } from './confirm.ts';
 import type { LimitName } from './rate-limits.ts';
 import type { Tool } from './tool.ts';
 
@@ -84,12 +85,19 @@ export function route(
     file?: { mediaType: string };
   } = {},
 ): Route {
+  const status = options.status ?? (method === 'POST' && tool.name.startsWith('create_') ? 201 : 200);
+  // A sending route that creates (an enrollment) still answers its preview with 200: nothing was created.
+  const statusOf =
+    options.statusOf ??
+    (tool.sends && status === 201
+      ? (output: unknown) => (previewResultSchema.safeParse(output).success ? 200 : 201)
+      : undefined);
   return {
     method,
     path,
     tool,
-    status: options.status ?? (method === 'POST' && tool.name.startsWith('create_') ? 201 : 200),
-    ...(options.statusOf ? { statusOf: options.statusOf } : {}),
+    status,
+    ...(statusOf ? { statusOf } : {}),
     input: options.input ?? defaultInput(method),
     limits: options.limits ?? [],
     ...(options.file ? { file: options.file } : {}),

@@ -1,9 +1,10 @@
 // A tool is one declaration: name, description, zod input and output, the access it needs, MCP
 // annotations and a handler. REST routes and MCP tools are both generated from these, so
 // validation, errors and access rules cannot drift between the two surfaces.
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { AccessKind, Feature, Permission, ScopeFamily, Surface } from './access.ts';
 import type { AuthContext } from './auth-context.ts';
+import { CONFIRM_RULE, confirmField, type SendPreview, sendResultShape } from './confirm.ts';
 import type { Executor } from './db/client.ts';
 import type { ErrorCode } from './errors.ts';
 import type { EventName } from './events.ts';
@@ -68,6 +69,18 @@ export interface OutsideContext {
 
 export type ToolInputSchema = z.ZodObject;
 
+/**
+ * A tool that sends to the outside world (mail, SMS, calls, documents) declares it here, and the
+ * pipeline applies the one `confirm` convention (core/confirm.ts): the handler runs only when the
+ * call acts; otherwise `preview` runs, in a transaction that is rolled back, and the answer is
+ * `{sent: false, preview}`. The tool's input carries `...confirmShape` and its output
+ * `...sendResultShape` (defineTool checks both), so the field and the shapes exist once.
+ */
+export interface SendDeclaration<I extends ToolInputSchema> {
+  /** What acting would send: the same refusals as sending (a paid invoice, no recipient), no writes. */
+  preview(input: z.output<I>, ctx: ToolContext): Promise<SendPreview>;
+}
+
 export interface ToolDefinition<I extends ToolInputSchema, O extends z.ZodType, P = undefined> {
   /** snake_case verb_noun, e.g. `create_lead`. */
   name: string;
@@ -96,6 +109,8 @@ export interface ToolDefinition<I extends ToolInputSchema, O extends z.ZodType, 
    * server that never answers) starve every other request of the pool.
    */
   outside?(input: z.output<I>, ctx: OutsideContext): Promise<P>;
+  /** Declared by every tool that sends to the outside world: see SendDeclaration. */
+  sends?: SendDeclaration<I>;
   // Method syntax keeps handler parameters bivariant, so tools of different schemas share one list.
   handler(input: z.output<I>, ctx: ToolContext & { outside: P }): Promise<z.input<O>>;
 }
@@ -116,9 +131,11 @@ export function defineTool<I extends ToolInputSchema, O extends z.ZodType, P = u
 ): Tool<I, O, P> {
   if (!TOOL_NAME.test(def.name)) throw new Error(`Tool name "${def.name}" must be snake_case verb_noun`);
   if (def.description.trim().length < 20) throw new Error(`Tool "${def.name}" needs a real description`);
+  checkSendDeclaration(def);
   const read = def.access.kind === 'read';
   return {
     ...def,
+    description: def.sends ? `${def.description} ${CONFIRM_RULE}` : def.description,
     toolset: def.toolset ?? 'core',
     annotations: {
       readOnlyHint: read,
@@ -128,4 +145,33 @@ export function defineTool<I extends ToolInputSchema, O extends z.ZodType, P = u
       ...def.annotations,
     },
   };
+}
+
+/**
+ * A sending tool takes the shared `confirm` field and answers the shared result shape; a tool with a
+ * `confirm` field but no `sends` declaration would have a convention of its own. Checked when the
+ * tool is defined, so such a tool never starts.
+ */
+function checkSendDeclaration<I extends ToolInputSchema, O extends z.ZodType, P>(
+  def: ToolDefinition<I, O, P>,
+): void {
+  const hasConfirm = 'confirm' in def.input.shape;
+  if (!def.sends) {
+    if (hasConfirm) throw new Error(`Tool "${def.name}" takes \`confirm\` but does not declare \`sends\``);
+    return;
+  }
+  if (def.input.shape.confirm !== confirmField) {
+    throw new Error(`Tool "${def.name}" declares \`sends\`: its input must spread confirmShape`);
+  }
+  const output = def.output;
+  if (
+    !(output instanceof z.ZodObject) ||
+    output.shape.sent !== sendResultShape.sent ||
+    output.shape.preview !== sendResultShape.preview
+  ) {
+    throw new Error(`Tool "${def.name}" declares \`sends\`: its output must spread sendResultShape`);
+  }
+  if (def.annotations?.openWorldHint !== true || def.access.kind !== 'write') {
+    throw new Error(`Tool "${def.name}" declares \`sends\`: it must be a write with openWorldHint`);
+  }
 }

@@ -51,15 +51,27 @@ export function allowedMcpHostnames(config: Config): string[] | undefined {
 }
 
 /**
- * Middleware refusing, before the token is looked at, a browser Origin that is not configured (a
+ * The browser origins /mcp accepts. MCP_ALLOWED_ORIGINS when set; else the server's own loopback
+ * origins (http://localhost:PORT, http://127.0.0.1:PORT, http://[::1]:PORT): a page the server itself
+ * serves on this machine, such as a local inspector, is not another site. docs/mcp.md "Origins".
+ */
+export function allowedMcpOrigins(config: Config): string[] {
+  if (config.mcpAllowedOrigins.length > 0) return config.mcpAllowedOrigins;
+  // URL.origin drops a default port, as a browser's Origin header does (http://localhost for port 80).
+  return LOOPBACK_HOSTNAMES.map((hostname) => new URL(`http://${hostname}:${config.port}`).origin);
+}
+
+/**
+ * Middleware refusing, before the token is looked at, a browser Origin that is not allowed (a
  * page on another site must not drive the endpoint with a user's token) and a Host /mcp does not
  * answer to.
  */
 function guardOriginAndHost(config: Config, logger: Logger): MiddlewareHandler<AppEnv> {
   const allowedHostnames = allowedMcpHostnames(config);
+  const allowedOrigins = allowedMcpOrigins(config);
   return async function guardOriginAndHostHandler(c, next) {
     const origin = c.req.header('origin');
-    if (origin !== undefined && !config.mcpAllowedOrigins.includes(origin)) {
+    if (origin !== undefined && !allowedOrigins.includes(origin)) {
       return c.json({ error: 'Forbidden', code: 'forbidden', message: 'Origin not allowed' }, 403);
     }
     if (allowedHostnames) {

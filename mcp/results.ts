@@ -1,6 +1,7 @@
 // How a successful tool output reaches a model. The text copy is compact JSON; a paged list adds a
 // second text item saying how to get the next page; and a result too large for a model's context
-// is cut to a budget with a note on how to ask for less, instead of flooding the conversation.
+// is cut to a budget with a note on how to ask for less (a read) or shortened with a note that it
+// was saved (a write), instead of flooding the conversation.
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Tool } from '../core/tool.ts';
 
@@ -98,12 +99,103 @@ export function truncationNote(tool: Tool, output: unknown, fullLength: number, 
   );
 }
 
+/** A string cut to `max` characters (never half a surrogate pair), marked as cut. */
+function cutString(text: string, max: number): string {
+  return text.length <= max ? text : `${cutText(text, max)}…`;
+}
+
+/** `value` with every string over `maxString` characters and every list over `maxItems` items cut. */
+function shortenValue(value: unknown, maxString: number, maxItems: number): unknown {
+  if (typeof value === 'string') return cutString(value, maxString);
+  if (Array.isArray(value)) return value.slice(0, maxItems).map((v) => shortenValue(v, maxString, maxItems));
+  if (isRecord(value)) {
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, shortenValue(v, maxString, maxItems)]),
+    );
+  }
+  return value;
+}
+
+/** Strings this long are texts, never ids, dates or addresses: shortening stops before them. */
+const MIN_KEPT_STRING = 400;
+
+/**
+ * A view of a write's output that fits `budget`, with the same keys: long texts and lists cut,
+ * ids and every short field whole. Undefined when even the shortest such view does not fit.
+ */
+export function shortenedView(
+  output: Record<string, unknown>,
+  budget: number,
+): Record<string, unknown> | undefined {
+  for (let maxString = 4000, maxItems = 50; ; ) {
+    const view = shortenValue(output, maxString, maxItems);
+    if (isRecord(view) && JSON.stringify(view).length <= budget) return view;
+    if (maxString === MIN_KEPT_STRING && maxItems === 1) return undefined;
+    maxString = Math.max(MIN_KEPT_STRING, Math.floor(maxString / 2));
+    maxItems = Math.max(1, Math.floor(maxItems / 2));
+  }
+}
+
+/** The `_id`s of the records a write returned (its top level and one level down), to name them. */
+function savedIds(output: Record<string, unknown>): string[] {
+  const ids: string[] = [];
+  const idOf = (value: unknown) => (isRecord(value) && typeof value._id === 'string' ? value._id : undefined);
+  const own = idOf(output);
+  if (own) ids.push(own);
+  for (const value of Object.values(output)) {
+    const id = idOf(value);
+    if (id) ids.push(id);
+  }
+  return ids;
+}
+
+function shortenedNote(
+  tool: Tool,
+  output: Record<string, unknown>,
+  fullLength: number,
+  budget: number,
+): string {
+  const ids = savedIds(output);
+  return (
+    `RESULT SHORTENED: ${tool.name} succeeded and its change is saved${ids.length > 0 ? ` (${ids.join(', ')})` : ''}; ` +
+    `do not call it again. The full result is ${fullLength} characters, over the ${budget}-character limit for ` +
+    'one tool result, so long texts and lists above are cut (a cut text ends with …). Read the record back ' +
+    'with its get tool for anything cut.'
+  );
+}
+
+/**
+ * A committed write over the budget: still a success, since an error would make a model repeat a
+ * change that is already saved (docs/mcp.md "Result size"). The structured result must be complete
+ * and schema-valid for the official clients to accept a success, so it is the shortened view when
+ * that still fits the tool's output schema, else the whole output; the text is always the
+ * shortened JSON (or its cut prefix) with a note naming the saved records.
+ */
+function writeResult(
+  tool: Tool,
+  output: Record<string, unknown>,
+  text: string,
+  budget: number,
+): CallToolResult {
+  const view = shortenedView(output, budget);
+  const fits = view !== undefined && tool.output.safeParse(view).success;
+  const viewText = view ? JSON.stringify(view) : cutText(text, budget);
+  return {
+    content: [
+      { type: 'text', text: viewText },
+      { type: 'text', text: shortenedNote(tool, output, text.length, budget) },
+    ],
+    structuredContent: fits && view ? view : output,
+  };
+}
+
 /**
  * The MCP result of a successful call. Within the budget it carries the output twice, as
- * `structuredContent` and as compact JSON text (plus the page note of a list). Over the budget it
- * carries only the cut text and the truncation note, and is marked `isError`: MCP requires the
+ * `structuredContent` and as compact JSON text (plus the page note of a list). Over the budget, a
+ * read carries only the cut text and the truncation note, and is marked `isError`: MCP requires the
  * structured result of a success to be complete and schema-valid, and the official clients reject a
- * success without one, so a partial result must not pretend to be a success.
+ * success without one, so a partial read must not pretend to be a success (asking again for less is
+ * harmless). A write is never turned into an error once it committed: see writeResult.
  */
 export function successResult(
   tool: Tool,
@@ -114,6 +206,7 @@ export function successResult(
   if (!isRecord(output)) throw new Error(`Tool ${tool.name} returned a non-object output`);
   const text = JSON.stringify(output);
   if (text.length > budget) {
+    if (!tool.annotations.readOnlyHint) return writeResult(tool, output, text, budget);
     return {
       isError: true,
       content: [

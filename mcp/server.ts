@@ -45,8 +45,9 @@ export function instructionsFor(selection: ToolsetSelection): string {
       'use. Records are identified by 24-character hexadecimal `_id`s.',
     `List tools are paged: they take \`page\` (from 1) and \`limit\` (usually default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}) and return ` +
       '`total`, `page`, `limit` and `totalPages`; a note after the JSON says when there is a next page. ' +
-      'Prefer `search` and filters over reading every page. A result over about 20,000 tokens is cut ' +
-      'and comes back as an error with advice on narrowing the call.',
+      'Prefer `search` and filters over reading every page. A read whose result is over about 20,000 ' +
+      'tokens is cut and comes back as an error with advice on narrowing the call; a write that succeeded ' +
+      'always reports success, its result shortened when too large (a note says so): never repeat it.',
     'Failures come back as error results whose text is a JSON envelope with `error`, `code` and, for ' +
       'invalid input, `details` naming each field.',
     `Tools come in toolsets. This connection has: ${describeSelection(selection)} (get_me is always ` +

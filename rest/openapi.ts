@@ -381,6 +381,12 @@ function successResponse(status: number, schema: JsonSchema, post: boolean): Res
   };
 }
 
+/** What the route does with `confirm` (core/confirm.ts), in REST's own terms. */
+const CONFIRM_REST_TEXT =
+  '**Confirm:** this route sends unless the body says `"confirm": false`; then it answers 200 ' +
+  '`{"sent": false, "preview": {...}}` (sender, recipients, subject, amounts) and changes nothing. `confirm` is a ' +
+  'boolean: the string "true" is a 400 naming it.';
+
 function accessText(tool: Tool): string {
   const { permission, feature, kind, resource } = tool.access;
   const parts = [permission ? `role permission \`${permission}\`` : 'any signed-in user'];
@@ -498,7 +504,7 @@ function toolOperation(route: Route): { path: string; method: OperationMethod; o
   const operation: OperationObject = {
     operationId: tool.name,
     summary: tool.title,
-    description: `${tool.description}\n\n${accessText(tool)}`,
+    description: `${tool.description}\n\n${tool.sends ? `${CONFIRM_REST_TEXT}\n\n` : ''}${accessText(tool)}`,
     tags: [tagOf(route.path)],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(requestBody ? { requestBody } : {}),

@@ -194,7 +194,7 @@ describe('POST /email/schedule references', () => {
       org,
       scheduleBody(account.id, leadId, { scheduled_at: at, contact_id: contactId }),
     );
-    expect(out).toEqual({ message: 'Email scheduled', job_id: out.job_id, scheduled_at: at });
+    expect(out).toEqual({ sent: true, message: 'Email scheduled', job_id: out.job_id, scheduled_at: at });
     const row = await scheduledEmailRow(t, out.job_id);
     expect(row).toMatchObject({
       status: 'scheduled',
@@ -439,15 +439,16 @@ describe('MCP schedule_email', () => {
       const body = TOOL.schedule_email.output.parse(preview.structuredContent);
       expect(body.job_id).toBeUndefined();
       expect(body.preview).toEqual({
-        from: account.email,
-        to: 'hank@globex.example',
+        action: 'Schedule an e-mail to hank@globex.example, sent through your connected account',
+        sender: expect.stringContaining(account.email),
+        to: ['hank@globex.example'],
         cc: ['boss@globex.example'],
         bcc: [],
         subject: 'Our proposal',
-        scheduled_at: at,
-        attachments: [{ filename: 'offer.pdf', size_bytes: 42 }],
-        follow_up: '3 days',
-        enroll_in_workflow: null,
+        amounts: [],
+        send_at: at,
+        attachments: ['offer.pdf'],
+        details: ['A follow-up task for you if no reply arrives within 3 days'],
       });
       expect(await count()).toBe(before);
 

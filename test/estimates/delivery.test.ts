@@ -89,7 +89,7 @@ describe('POST /estimates/{id}/send', () => {
     );
     expect(body.sent).toBe(true);
     expect(body.estimate).toMatchObject({ status: 'sent', number: estimate.number, total: 2450.5 });
-    expect(body.estimate.sent_at).not.toBeNull();
+    expect(body.estimate?.sent_at).not.toBeNull();
     expect(body.mail).toMatchObject({ to: email, subject: `Estimate ${estimate.number} from Acme Widgets` });
 
     await workersIdle();
@@ -120,7 +120,7 @@ describe('POST /estimates/{id}/send', () => {
     );
     expect(first.mail?.to).toBe('cfo@globex.example');
     const again = await readOutput(await send(estimate._id), TOOL.send_estimate);
-    expect(again.estimate.status).toBe('sent');
+    expect(again.estimate?.status).toBe('sent');
     await workersIdle();
     expect(mailsTo('cfo@globex.example')).toHaveLength(1);
     expect(mailsTo(email)).toHaveLength(1);
@@ -164,15 +164,14 @@ describe('MCP send_estimate and get_estimate_pdf', () => {
       expect(previewBody).toMatchObject({
         sent: false,
         preview: {
-          to: email,
+          to: [email],
           subject: `Estimate ${estimate.number} from Acme Widgets`,
-          total: 2450.5,
-          currency: 'EUR',
-          number: estimate.number,
+          amounts: [{ label: 'total', amount: 2450.5, currency: 'EUR' }],
+          attachments: [`${estimate.number}.pdf`],
         },
-        estimate: { status: 'draft', sent_at: null },
       });
       expect(previewBody.mail).toBeUndefined();
+      expect(previewBody.estimate).toBeUndefined();
       expect(await mailRows(estimate._id)).toHaveLength(0);
 
       const sent = TOOL.send_estimate.output.parse(

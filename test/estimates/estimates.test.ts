@@ -293,15 +293,18 @@ describe('send', () => {
       emails: [{ email: 'second@example.test' }],
     });
     const toLead = await readOutput(await post(`/${bare._id}/send`), TOOL.send_estimate);
-    expect(toLead).toMatchObject({ sent: true, preview: { to: 'first@example.test', number: bare.number } });
+    expect(toLead).toMatchObject({
+      sent: true,
+      mail: { to: 'first@example.test' },
+      estimate: { number: bare.number },
+    });
     const addressed = await create({ lead_id: lead._id, contact_id: second._id });
     const toContact = await readOutput(await post(`/${addressed._id}/send`), TOOL.send_estimate);
-    expect(toContact.preview).toMatchObject({
+    expect(toContact.mail).toMatchObject({
       to: 'second@example.test',
-      total: addressed.total,
-      currency: 'USD',
       subject: `Estimate ${addressed.number} from Test Org`,
     });
+    expect(toContact.estimate).toMatchObject({ total: addressed.total, currency: 'USD' });
     expect(first._id).not.toBe(second._id);
   });
 
@@ -333,8 +336,11 @@ describe('send', () => {
     expect(preview.isError).not.toBe(true);
     expect(preview.structuredContent).toMatchObject({
       sent: false,
-      preview: { to: 'buyer@example.test', total: est.total, currency: 'USD', number: est.number },
-      estimate: { status: 'draft', sent_at: null },
+      preview: {
+        to: ['buyer@example.test'],
+        amounts: [{ label: 'total', amount: est.total, currency: 'USD' }],
+        attachments: [`${est.number}.pdf`],
+      },
     });
     const unchanged = await readOutput(
       await t.request('GET', `/api/v1/estimates/${est._id}`, { token: org.token }),

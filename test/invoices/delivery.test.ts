@@ -230,12 +230,16 @@ describe('MCP send_invoice and get_invoice_pdf', () => {
       expect(previewBody).toEqual({
         sent: false,
         preview: {
-          to: email,
+          action: `E-mail invoice draft (finalized first, it gets its number) as a PDF to ${email}`,
+          sender: t.services.config.mailFrom,
+          to: [email],
+          cc: [],
+          bcc: [],
           subject: 'Invoice (number on sending) from Acme Widgets',
-          total: 2450.5,
-          amount_due: 2450.5,
-          currency: 'EUR',
-          number: null,
+          amounts: [{ label: 'total', amount: 2450.5, currency: 'EUR' }],
+          send_at: null,
+          attachments: ['the invoice PDF, named by its number'],
+          details: [],
         },
       });
       expect(await mailRows(invoice._id)).toHaveLength(0);

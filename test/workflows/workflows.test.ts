@@ -347,18 +347,18 @@ describe('enrollments', () => {
     const restPreview = await readOutput(
       await api('POST', `/workflows/${w._id}/enrollments`, { lead_id: leadId, confirm: false }),
       WORKFLOW_TOOL.enroll_in_workflow,
-      201,
     );
-    expect(restPreview).toMatchObject({ enrolled: false, enrollment: null });
-    expect(restPreview.preview).toMatchObject({
-      workflow: { _id: w._id, name: 'Nurture' },
-      lead: { _id: leadId },
-      contact: { _id: contactId, email },
-      account: { _id: accountId },
-    });
-    const [first, second, third] = restPreview.preview.steps;
-    expect(second && first && Date.parse(second.due_at) - Date.parse(first.due_at)).toBe(2 * 86_400_000);
-    expect(third && second && Date.parse(third.due_at) - Date.parse(second.due_at)).toBe(3_600_000);
+    expect(restPreview).toEqual({ sent: false, preview: expect.any(Object) });
+    const preview = restPreview.preview;
+    expect(preview?.action).toContain(`workflow Nurture (${w._id})`);
+    expect(preview?.action).toContain(leadId);
+    expect(preview?.action).toContain(contactId);
+    expect(preview?.sender).toContain(accountId);
+    expect(preview?.to).toEqual([email]);
+    const dueTimes = (preview?.details ?? []).map((line) => Date.parse(/ at (\S+):/.exec(line)?.[1] ?? ''));
+    const [first, second, third] = dueTimes;
+    expect(second && first && second - first).toBe(2 * 86_400_000);
+    expect(third && second && third - second).toBe(3_600_000);
 
     const mcp = (args: Record<string, unknown>) =>
       t.request('POST', '/mcp', {
@@ -382,11 +382,9 @@ describe('enrollments', () => {
           .from(workflowEnrollments)
           .where(eq(workflowEnrollments.workflowId, w._id))
       ).length;
-    expect(await (await mcp({ id: w._id, lead_id: leadId })).text()).toContain('"enrolled":false');
+    expect(await (await mcp({ id: w._id, lead_id: leadId })).text()).toContain('"sent":false');
     expect(await count()).toBe(0);
-    expect(await (await mcp({ id: w._id, lead_id: leadId, confirm: true })).text()).toContain(
-      '"enrolled":true',
-    );
+    expect(await (await mcp({ id: w._id, lead_id: leadId, confirm: true })).text()).toContain('"sent":true');
     expect(await count()).toBe(1);
   });
 });

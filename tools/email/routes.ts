@@ -1,5 +1,4 @@
-// Scheduled email routes. REST schedules directly (a client calling the route has decided); the MCP
-// tool previews without confirm, like send_invoice.
+// Scheduled email routes. Scheduling follows the `confirm` convention of core/confirm.ts.
 import { type Route, route } from '../../core/route.ts';
 import {
   cancelScheduledEmailTool,
@@ -9,9 +8,7 @@ import {
 } from './tools.ts';
 
 export const emailRoutes: Route[] = [
-  route('POST', '/email/schedule', scheduleEmailTool, {
-    input: ({ body, params }) => ({ ...body, ...params, confirm: true }),
-  }),
+  route('POST', '/email/schedule', scheduleEmailTool),
   route('GET', '/email/scheduled', listScheduledEmailsTool),
   route('GET', '/email/scheduled/:job_id', getScheduledEmailTool),
   route('DELETE', '/email/scheduled/:job_id', cancelScheduledEmailTool),

@@ -1,7 +1,8 @@
 // Scheduled email tools: schedule (open-world: the mail goes out later through the caller's own
-// SMTP account; on MCP a preview unless `confirm: true`), list, get and cancel. The bounds are the
+// SMTP account; the `confirm` convention of core/confirm.ts), list, get and cancel. The bounds are the
 // specification's table for POST /api/v1/email/schedule; each one is a 400 naming its field.
 import { z } from 'zod';
+import { confirmShape, sendResultShape } from '../../core/confirm.ts';
 import { listParams, objectId, pagedOutput } from '../../core/schemas.ts';
 import { describeMoves } from '../../core/state-machine.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
@@ -120,27 +121,6 @@ const scheduleInputShape = {
     ),
 };
 
-const schedulePreviewSchema = z
-  .object({
-    from: z.string().describe('The sender: your connected account'),
-    to: z.string().describe('Recipient'),
-    cc: z.array(z.string()).describe('Copy recipients'),
-    bcc: z.array(z.string()).describe('Blind copy recipients'),
-    subject: z.string().describe('Subject line'),
-    scheduled_at: z.string().describe('When it would be sent (ISO 8601)'),
-    attachments: z
-      .array(
-        z.object({
-          filename: z.string().describe('File name'),
-          size_bytes: z.number().int().describe('Size in bytes'),
-        }),
-      )
-      .describe('Attachments, read from storage at send time'),
-    follow_up: z.string().nullable().describe('The follow-up delay, e.g. "3 days"; null for none'),
-    enroll_in_workflow: z.string().nullable().describe('The workflow the lead would be enrolled in, or null'),
-  })
-  .describe('What scheduling would do; nothing was scheduled');
-
 export const scheduleEmailTool = defineTool({
   name: 'schedule_email',
   title: 'Schedule an email to a lead',
@@ -148,21 +128,17 @@ export const scheduleEmailTool = defineTool({
     'Schedules an email to a lead, sent at `scheduled_at` (1 minute to 30 days ahead) through one of your own connected ' +
     'SMTP accounts. Attachments are read from storage by `storage_key` when it is sent. Once sent it is logged as an outgoing ' +
     'email activity on the lead (email.sent); with `follow_up` a task for you is created when no reply arrives in time; with ' +
-    '`enroll_in_workflow_id` the lead is enrolled in that workflow after sending. Without `confirm: true` nothing is ' +
-    'scheduled: it returns a `preview` (sender, recipients, subject, time, attachments) to show the user first. Returns ' +
-    '`job_id`, the id to read or cancel it with.',
+    '`enroll_in_workflow_id` the lead is enrolled in that workflow after sending. Returns `job_id`, the id to read or ' +
+    'cancel it with.',
   input: z.strictObject({
     ...scheduleInputShape,
-    confirm: z
-      .boolean()
-      .optional()
-      .describe('true schedules the email; without it nothing is written and a preview is returned'),
+    ...confirmShape,
   }),
   output: z.object({
-    message: z.string().describe('What was done'),
+    ...sendResultShape,
+    message: z.string().optional().describe('What was done (absent in a preview)'),
     job_id: z.string().optional().describe('Id of the scheduled email (absent in a preview)'),
-    scheduled_at: z.string().describe('When it is (or would be) sent (ISO 8601)'),
-    preview: schedulePreviewSchema.optional(),
+    scheduled_at: z.string().optional().describe('When it is sent (ISO 8601; absent in a preview)'),
   }),
   access: access('write', 'email.send'),
   errors: [
@@ -173,29 +149,38 @@ export const scheduleEmailTool = defineTool({
   ],
   annotations: { idempotentHint: false, openWorldHint: true },
   toolset: 'email',
-  async handler(input, ctx) {
-    const { confirm, ...schedule } = input;
-    if (confirm === true) return writeSchedule(ctx, schedule);
-    const checked = await checkSchedule(ctx, schedule);
-    const scheduledAt = checked.scheduledAt.toISOString();
-    return {
-      message: 'Preview only: nothing was scheduled. Call again with confirm: true to schedule it.',
-      scheduled_at: scheduledAt,
-      preview: {
-        from: senderOf(checked.account),
-        to: schedule.to,
+  sends: {
+    async preview(input, ctx) {
+      const { confirm: _confirm, ...schedule } = input;
+      const checked = await checkSchedule(ctx, schedule);
+      const details: string[] = [];
+      if (schedule.follow_up) {
+        details.push(
+          `A follow-up task for you if no reply arrives within ${schedule.follow_up.amount} ${schedule.follow_up.unit}`,
+        );
+      }
+      if (checked.workflow) {
+        details.push(
+          `Then enrolls the lead in workflow ${checked.workflow.name} (${checked.workflow.status})`,
+        );
+      }
+      return {
+        action: `Schedule an e-mail to ${schedule.to}, sent through your connected account`,
+        sender: senderOf(checked.account),
+        to: [schedule.to],
         cc: schedule.cc ?? [],
         bcc: schedule.bcc ?? [],
         subject: schedule.subject,
-        scheduled_at: scheduledAt,
-        attachments: (schedule.attachments ?? []).map((a) => ({
-          filename: a.filename,
-          size_bytes: a.size_bytes,
-        })),
-        follow_up: schedule.follow_up ? `${schedule.follow_up.amount} ${schedule.follow_up.unit}` : null,
-        enroll_in_workflow: checked.workflow ? `${checked.workflow.name} (${checked.workflow.status})` : null,
-      },
-    };
+        amounts: [],
+        send_at: checked.scheduledAt.toISOString(),
+        attachments: (schedule.attachments ?? []).map((a) => a.filename),
+        details,
+      };
+    },
+  },
+  async handler(input, ctx) {
+    const { confirm: _confirm, ...schedule } = input;
+    return { sent: true, ...(await writeSchedule(ctx, schedule)) };
   },
 });
 

@@ -21,10 +21,7 @@ export const estimateRoutes: Route[] = [
   route('PATCH', '/estimates/:id', updateEstimate),
   route('PUT', '/estimates/:id', updateEstimate),
   route('DELETE', '/estimates/:id', deleteEstimate),
-  // REST sends directly (a client calling the route has decided); the MCP tool previews without confirm.
-  route('POST', '/estimates/:id/send', sendEstimate, {
-    input: ({ body, params }) => ({ ...body, ...params, confirm: true }),
-  }),
+  route('POST', '/estimates/:id/send', sendEstimate),
   route('POST', '/estimates/:id/accept', acceptEstimateTool),
   route('POST', '/estimates/:id/decline', declineEstimateTool),
   route('POST', '/estimates/:id/convert-to-invoice', convertEstimateToInvoice, { status: 201 }),

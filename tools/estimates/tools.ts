@@ -4,6 +4,7 @@
 import { eq, gte, lte } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Permission } from '../../core/access.ts';
+import { confirmShape, sendResultShape } from '../../core/confirm.ts';
 import { currencyField, lineItemsInput } from '../../core/line-items.ts';
 import { numberOrWordsMatch, type SortColumn } from '../../core/records.ts';
 import { fileOutput, fileOutputShape } from '../../core/route.ts';
@@ -11,6 +12,7 @@ import { dateString, listParams, messageOutput, objectId, pagedOutput } from '..
 import { describeMoves } from '../../core/state-machine.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
 import { defineTool, type Tool } from '../../core/tool.ts';
+import { documentSenderLabel } from '../invoices/parties.ts';
 import { invoiceSchema } from '../invoices/store.ts';
 import {
   estimatePdfFilename,
@@ -208,25 +210,14 @@ export const deleteEstimate = defineTool({
   },
 });
 
-const previewSchema = z
-  .object({
-    to: z.string().describe('Recipient e-mail address'),
-    subject: z.string().describe('Subject line of the mail'),
-    total: z.number().describe('The estimate total'),
-    currency: z.string().describe('ISO 4217 currency of the total'),
-    number: z.string().describe('The estimate number'),
-  })
-  .describe('What the mail holds (or, without confirm, would hold)');
-
 export const sendEstimate = defineTool({
   name: 'send_estimate',
   title: 'Send an estimate',
   description:
     "E-mails the estimate as a PDF attachment to `to`, else to the e-mail of the estimate's contact, else of the lead's " +
     'first contact with one, with an optional `message`; moves a draft to sent (sent_at now, issue_date today when ' +
-    'empty). A sent estimate may be sent again: each call sends a new mail. Without `confirm: true` nothing is sent: it ' +
-    'returns `sent: false` and a `preview` {to, subject, total, currency, number} to show the user first. No address at ' +
-    `all is a 400 naming \`to\`. The moves: ${MOVES}.`,
+    'empty). A sent estimate may be sent again: each call sends a new mail. No address at all is a 400 naming `to`. ' +
+    `The moves: ${MOVES}.`,
   input: z.strictObject({
     ...estimateIdShape,
     to: z
@@ -244,15 +235,11 @@ export const sendEstimate = defineTool({
       .refine(NO_NUL, nulMessage)
       .optional()
       .describe('A short message above the estimate in the mail, 1-5000 characters'),
-    confirm: z
-      .boolean()
-      .optional()
-      .describe('true sends the mail; without it nothing is sent and a preview is returned'),
+    ...confirmShape,
   }),
   output: z.object({
-    sent: z.boolean().describe('True when the mail was queued for sending; false for a preview'),
-    preview: previewSchema,
-    estimate: estimateSchema.describe('The estimate after sending (unchanged in a preview)'),
+    ...sendResultShape,
+    estimate: estimateSchema.optional().describe('The estimate after sending (absent in a preview)'),
     mail: z
       .object({
         id: z.string().describe('Id of the queued mail'),
@@ -269,10 +256,28 @@ export const sendEstimate = defineTool({
   ],
   annotations: { openWorldHint: true, idempotentHint: false },
   toolset: 'billing',
+  sends: {
+    async preview(input, ctx) {
+      const { id, ...send } = input;
+      const { preview } = await previewSend(ctx, id, send);
+      return {
+        action: `E-mail estimate ${preview.number} as a PDF to ${preview.to}`,
+        sender: await documentSenderLabel(ctx),
+        to: [preview.to],
+        cc: [],
+        bcc: [],
+        subject: preview.subject,
+        amounts: [{ label: 'total', amount: preview.total, currency: preview.currency }],
+        send_at: null,
+        attachments: [estimatePdfFilename(preview)],
+        details: send.message ? [`Message: ${send.message.split('\n')[0] ?? ''}`] : [],
+      };
+    },
+  },
   async handler(input, ctx) {
-    const { id, confirm, ...send } = input;
-    if (confirm !== true) return { sent: false, ...(await previewSend(ctx, id, send)) };
-    return { sent: true, ...(await sendByMail(ctx, id, send)) };
+    const { id, ...send } = input;
+    const { estimate, mail } = await sendByMail(ctx, id, send);
+    return { sent: true, estimate, mail };
   },
 });
 

@@ -45,6 +45,8 @@ export async function documentParties(
 export interface DocumentSender {
   accountId: string | null;
   replyTo: string | undefined;
+  /** The connected account's address, when it goes out through one. */
+  accountEmail: string | undefined;
 }
 
 /**
@@ -55,7 +57,7 @@ export interface DocumentSender {
  */
 export async function documentSender(db: Executor, orgId: string, userId: string): Promise<DocumentSender> {
   const [account] = await db
-    .select({ id: connectedAccounts.id })
+    .select({ id: connectedAccounts.id, email: connectedAccounts.email })
     .from(connectedAccounts)
     .where(
       and(
@@ -70,11 +72,26 @@ export async function documentSender(db: Executor, orgId: string, userId: string
       desc(connectedAccounts.id),
     )
     .limit(1);
-  if (account) return { accountId: account.id, replyTo: undefined };
+  if (account) return { accountId: account.id, replyTo: undefined, accountEmail: account.email };
   const [user] = await db
     .select({ email: users.email })
     .from(users)
     .where(and(eq(users.id, userId), eq(users.orgId, orgId), isNull(users.deletedAt)))
     .limit(1);
-  return { accountId: null, replyTo: user?.email };
+  return { accountId: null, replyTo: user?.email, accountEmail: undefined };
+}
+
+/**
+ * The sender a preview names (the `confirm` convention): the connected account's address the
+ * document would leave from, or the system sender with the address replies go to.
+ */
+export async function documentSenderLabel(ctx: {
+  db: Executor;
+  auth: { orgId: string; userId: string };
+  services: { config: { mailFrom: string } };
+}): Promise<string> {
+  const sender = await documentSender(ctx.db, ctx.auth.orgId, ctx.auth.userId);
+  if (sender.accountEmail) return `${sender.accountEmail} (your connected account)`;
+  const from = ctx.services.config.mailFrom;
+  return sender.replyTo ? `${from} (system mail; replies go to ${sender.replyTo})` : from;
 }

@@ -26,9 +26,6 @@ export const invoiceRoutes: Route[] = [
   route('POST', '/invoices/:id/payments', recordInvoicePayment, { status: 201 }),
   route('POST', '/invoices/:id/void', voidInvoice),
   route('POST', '/invoices/:id/mark-uncollectible', markInvoiceUncollectible),
-  // REST sends directly (a client calling the route has decided); the MCP tool previews without confirm.
-  route('POST', '/invoices/:id/send', sendInvoice, {
-    input: ({ body, params }) => ({ ...body, ...params, confirm: true }),
-  }),
+  route('POST', '/invoices/:id/send', sendInvoice),
   route('GET', '/invoices/:id/pdf', getInvoicePdf, { file: { mediaType: 'application/pdf' } }),
 ];

@@ -2,6 +2,7 @@
 // mark uncollectible. The data functions, the record shape and the status machine are in store.ts.
 import { eq, gte, lte } from 'drizzle-orm';
 import { z } from 'zod';
+import { confirmShape, sendResultShape } from '../../core/confirm.ts';
 import { currencyField, lineItemsInput } from '../../core/line-items.ts';
 import { numberOrWordsMatch, type SortColumn } from '../../core/records.ts';
 import { fileOutput, fileOutputShape } from '../../core/route.ts';
@@ -10,6 +11,7 @@ import { describeMoves } from '../../core/state-machine.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
 import { defineTool, type Tool } from '../../core/tool.ts';
 import { invoicePdfFilename, previewSend, renderInvoicePdf, sendInvoice as sendByMail } from './delivery.ts';
+import { documentSenderLabel } from './parties.ts';
 import {
   deleteDraft,
   finalizeInvoice as finalizeDraft,
@@ -302,29 +304,14 @@ export const markInvoiceUncollectible = defineTool({
   },
 });
 
-const sendPreviewSchema = z
-  .object({
-    to: z.string().describe('Who the mail would go to'),
-    subject: z.string().describe('Subject line of the mail'),
-    total: z.number().describe('Total of the invoice'),
-    amount_due: z.number().describe('What is still owed'),
-    currency: z.string().describe('ISO 4217 currency code of the amounts'),
-    number: z
-      .string()
-      .nullable()
-      .describe('The invoice number; null for a draft, which gets its number when sent'),
-  })
-  .describe('What a send would do; nothing was sent');
-
 export const sendInvoice = defineTool({
   name: 'send_invoice',
   title: 'Send an invoice by e-mail',
   description:
     'E-mails the invoice as a PDF attachment to `to`, or by default to the e-mail of the invoice contact, else of the first ' +
     'contact of the lead that has one. A draft is finalized first (it gets its number). Sets sent_at and emits invoice.sent; ' +
-    'each call sends a new mail. Without `confirm: true` nothing is sent: it returns a `preview` (recipient, subject, total, ' +
-    'currency, number) to show the user first. Paid and void invoices cannot be sent (400 invalid_transition); no address ' +
-    'at all is a 400 naming `to`.',
+    'each call sends a new mail. Paid and void invoices cannot be sent (400 invalid_transition); no address at all is a ' +
+    '400 naming `to`.',
   input: z.strictObject({
     ...invoiceIdShape,
     to: z
@@ -339,14 +326,10 @@ export const sendInvoice = defineTool({
       .refine(NO_NUL, nulMessage)
       .optional()
       .describe('A personal message placed above the standard text of the mail, at most 5000 characters'),
-    confirm: z
-      .boolean()
-      .optional()
-      .describe('true sends the mail; without it nothing is sent and a preview is returned'),
+    ...confirmShape,
   }),
   output: z.object({
-    sent: z.boolean().describe('True when the mail was queued for sending; false for a preview'),
-    preview: sendPreviewSchema.optional(),
+    ...sendResultShape,
     invoice: invoiceSchema.optional().describe('The invoice after sending (absent in a preview)'),
     mail: z
       .object({
@@ -364,9 +347,35 @@ export const sendInvoice = defineTool({
   ],
   annotations: { idempotentHint: false, openWorldHint: true },
   toolset: 'billing',
+  sends: {
+    async preview(input, ctx) {
+      const { id, ...send } = input;
+      const draft = await previewSend(ctx, id, send);
+      const amounts = [{ label: 'total', amount: draft.total, currency: draft.currency }];
+      if (draft.amount_due !== draft.total) {
+        amounts.push({ label: 'amount_due', amount: draft.amount_due, currency: draft.currency });
+      }
+      const name = draft.number ?? 'draft (finalized first, it gets its number)';
+      return {
+        action: `E-mail invoice ${name} as a PDF to ${draft.to}`,
+        sender: await documentSenderLabel(ctx),
+        to: [draft.to],
+        cc: [],
+        bcc: [],
+        subject: draft.subject,
+        amounts,
+        send_at: null,
+        attachments: [
+          draft.number
+            ? invoicePdfFilename({ id, number: draft.number })
+            : 'the invoice PDF, named by its number',
+        ],
+        details: send.message ? [`Message: ${send.message.split('\n')[0] ?? ''}`] : [],
+      };
+    },
+  },
   async handler(input, ctx) {
-    const { id, confirm, ...send } = input;
-    if (confirm !== true) return { sent: false, preview: await previewSend(ctx, id, send) };
+    const { id, ...send } = input;
     return { sent: true, ...(await sendByMail(ctx, id, send)) };
   },
 });

@@ -3,12 +3,14 @@
 // in store.ts; the public page in page.ts and public.ts; the questions in questions.ts.
 import { eq } from 'drizzle-orm';
 import { z } from 'zod';
+import { confirmShape, sendResultShape } from '../../core/confirm.ts';
 import { currencyField, lineItemsInput } from '../../core/line-items.ts';
 import { prefixMatch, type SortColumn } from '../../core/records.ts';
 import { dateString, listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
 import { describeMoves } from '../../core/state-machine.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
 import { defineTool, type Tool } from '../../core/tool.ts';
+import { documentSenderLabel } from '../invoices/parties.ts';
 import { deliverProposal } from './mail.ts';
 import { loadContext, suggestionsSchema, suggestQuestions } from './questions.ts';
 import {
@@ -213,24 +215,13 @@ export const deleteProposal = defineTool({
   },
 });
 
-const previewSchema = z
-  .object({
-    to: z.string().describe('The recipient'),
-    subject: z.string().describe('The mail subject'),
-    title: z.string().describe('The proposal title'),
-    total: z.number().nullable().describe('The total, or null when unpriced'),
-    currency: z.string().nullable().describe('The currency of the total, or null'),
-  })
-  .describe('What is (or would be) sent');
-
 export const sendProposal = defineTool({
   name: 'send_proposal',
   title: 'Send a proposal',
   description:
     'Mails a link to the public page of a draft or sent proposal (to `to`, else the first e-mail of the lead’s contacts) ' +
     'and returns `public_url`; the proposal becomes sent (proposal.sent). Each send issues a new link and the previous ' +
-    `one stops working. Over MCP nothing is sent unless \`confirm\` is true: without it the answer is a preview ` +
-    `(sent false). The moves: ${MOVES}.`,
+    `one stops working. The moves: ${MOVES}.`,
   input: z.strictObject({
     ...proposalIdShape,
     to: z
@@ -238,19 +229,15 @@ export const sendProposal = defineTool({
       .max(320)
       .optional()
       .describe("Recipient e-mail; default the first e-mail of the lead's contacts"),
-    confirm: z
-      .boolean()
-      .optional()
-      .describe('MCP: true sends; absent or false only previews. REST sends unless confirm is false.'),
+    ...confirmShape,
   }),
   output: z.object({
-    sent: z.boolean().describe('True when the mail was queued and the proposal is sent; false for a preview'),
-    proposal: proposalSchema,
+    ...sendResultShape,
+    proposal: proposalSchema.optional().describe('The proposal after sending (absent in a preview)'),
     public_url: z
       .string()
-      .nullable()
-      .describe('The public page link (shown only here: it is stored hashed); null for a preview'),
-    preview: previewSchema,
+      .optional()
+      .describe('The public page link (shown only here: it is stored hashed); absent in a preview'),
   }),
   access: access('write', 'proposals.edit'),
   errors: [
@@ -259,22 +246,33 @@ export const sendProposal = defineTool({
   ],
   annotations: { openWorldHint: true, idempotentHint: false },
   toolset: 'billing',
+  sends: {
+    async preview(input, ctx) {
+      const plan = await planSend(ctx, input.id, input.to);
+      const current = serializeProposal(plan.row);
+      return {
+        action: `E-mail a link to the public page of proposal "${plan.row.title}" to ${plan.to}; earlier links stop working`,
+        sender: await documentSenderLabel(ctx),
+        to: [plan.to],
+        cc: [],
+        bcc: [],
+        subject: plan.subject,
+        amounts:
+          current.total !== null && current.currency !== null
+            ? [{ label: 'total', amount: current.total, currency: current.currency }]
+            : [],
+        send_at: null,
+        attachments: [],
+        details: current.valid_until ? [`Valid until ${current.valid_until}`] : [],
+      };
+    },
+  },
   async handler(input, ctx) {
     const plan = await planSend(ctx, input.id, input.to);
-    const current = serializeProposal(plan.row);
-    const preview = {
-      to: plan.to,
-      subject: plan.subject,
-      title: plan.row.title,
-      total: current.total,
-      currency: current.currency,
-    };
-    const confirmed = ctx.surface === 'mcp' ? input.confirm === true : input.confirm !== false;
-    if (!confirmed) return { sent: false, proposal: current, public_url: null, preview };
     const sent = await markSent(ctx, plan, ctx.services.config.publicBaseUrl);
     const mailId = await deliverProposal(ctx, plan, sent);
     await announceSent(ctx, sent, mailId);
-    return { sent: true, proposal: sent.record, public_url: sent.publicUrl, preview };
+    return { sent: true, proposal: sent.record, public_url: sent.publicUrl };
   },
 });
 

@@ -1,9 +1,10 @@
 // Workflow tools: definitions (list, get, create, update, delete, activate, pause) and enrollments
 // (enroll, list, get, unenroll). enroll_in_workflow reaches outside (its email steps send mail), so
-// over MCP it only previews unless `confirm` is true. The data functions are in store.ts; the steps
+// it follows the `confirm` convention of core/confirm.ts. The data functions are in store.ts; the steps
 // run in workers/workflow-steps.ts.
 import { and, desc, eq, ilike } from 'drizzle-orm';
 import { z } from 'zod';
+import { confirmShape, sendResultShape } from '../../core/confirm.ts';
 import { escapeLike } from '../../core/db/sql.ts';
 import type { SortColumn } from '../../core/records.ts';
 import { listParams, messageOutput, objectId, offsetOf, paged, pagedOutput } from '../../core/schemas.ts';
@@ -11,7 +12,7 @@ import { describeMoves } from '../../core/state-machine.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
 import { defineTool, type Tool } from '../../core/tool.ts';
 import { enrollmentSchema, serializeEnrollment } from './shape.ts';
-import { stepsInput } from './steps.ts';
+import { serializeStep, stepsInput } from './steps.ts';
 import {
   deleteWorkflow,
   ENROLLMENT_FILTER,
@@ -31,7 +32,7 @@ import {
   workflowSchema,
   workflowStatusMachine,
 } from './store.ts';
-import { workflowEnrollments, workflows } from './tables.ts';
+import { type StoredWorkflowStep, workflowEnrollments, workflows } from './tables.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Input fields
@@ -229,46 +230,12 @@ export const pauseWorkflow = defineTool({
 // ---------------------------------------------------------------------------------------------
 // Enrollments
 
-const previewSchema = z
-  .object({
-    workflow: z
-      .object({
-        _id: z.string().describe('Workflow id'),
-        name: z.string().describe('Workflow name'),
-      })
-      .describe('The workflow'),
-    lead: z
-      .object({ _id: z.string().describe('Lead id'), name: z.string().describe('Lead name') })
-      .describe('The lead to enroll'),
-    contact: z
-      .object({
-        _id: z.string().describe('Contact id'),
-        name: z.string().describe('Contact name'),
-        email: z.string().nullable().describe('The address email steps go to, or null'),
-      })
-      .nullable()
-      .describe('The contact email steps are sent to, or null'),
-    account: z
-      .object({ _id: z.string().describe('Account id'), email: z.string().describe('Its address') })
-      .nullable()
-      .describe(
-        'The connected account email steps go out through, or null when the workflow sends no e-mail',
-      ),
-    steps: z
-      .array(
-        z
-          .object({
-            step_index: z.number().int().describe('Index (0-based) of the step'),
-            type: z.enum(['email', 'task', 'sms']).describe('The step type'),
-            due_at: z
-              .string()
-              .describe('When it would run (ISO 8601), if the workflow is not paused meanwhile'),
-          })
-          .describe('One step and its time'),
-      )
-      .describe('The steps with their due times'),
-  })
-  .describe('What enrolling does (or would do)');
+/** The first line of a step as a person would read it first: an e-mail's subject, a task's or SMS's text. */
+function firstLineOf(step: StoredWorkflowStep | undefined): string {
+  if (!step) return '';
+  const { subject, text, body } = serializeStep(step);
+  return (subject ?? text ?? body ?? '').split('\n')[0] ?? '';
+}
 
 export const enrollInWorkflow = defineTool({
   name: 'enroll_in_workflow',
@@ -280,8 +247,8 @@ export const enrollInWorkflow = defineTool({
     '(later edits apply to new enrollments only); each e-mail step checks again that you may still send through the ' +
     'account (active, a role that sends e-mail, the account verified), else the enrollment fails with the reason. One ' +
     'active enrollment per lead and workflow (409 already_enrolled naming the existing one); a paused workflow is a ' +
-    '409 conflict. Over MCP nothing is written unless `confirm` is true: without it the answer is a preview (enrolled ' +
-    'false) with the contact, account and each step’s due time. A reply from the contact stops the enrollment.',
+    '409 conflict. The preview names the contact, the account and each step’s due time. A reply from the contact ' +
+    'stops the enrollment.',
   input: z.strictObject({
     ...workflowIdShape,
     lead_id: objectId('lead').describe('Id of a live lead of this organization (24 hex characters)'),
@@ -293,15 +260,11 @@ export const enrollInWorkflow = defineTool({
       .describe(
         'Id of one of your own connected accounts; default your most recently verified one, else your newest',
       ),
-    confirm: z
-      .boolean()
-      .optional()
-      .describe('MCP: true enrolls; absent or false only previews. REST enrolls unless confirm is false.'),
+    ...confirmShape,
   }),
   output: z.object({
-    enrolled: z.boolean().describe('True when the lead was enrolled; false for a preview'),
-    enrollment: enrollmentSchema.nullable().describe('The new enrollment, or null for a preview'),
-    preview: previewSchema,
+    ...sendResultShape,
+    enrollment: enrollmentSchema.optional().describe('The new enrollment (absent in a preview)'),
   }),
   access: access('write', 'workflows.enroll'),
   errors: [
@@ -314,20 +277,37 @@ export const enrollInWorkflow = defineTool({
   ],
   annotations: { openWorldHint: true, idempotentHint: false },
   toolset: 'email',
+  sends: {
+    async preview(input, ctx) {
+      const plan = await planEnrollment(ctx, input.id, input);
+      const steps = plan.workflow.steps;
+      const firstEmail = steps.find((step) => step.type === 'email');
+      const first = firstEmail ?? steps[0];
+      const contact = plan.contact;
+      return {
+        action:
+          `Enroll lead ${plan.leadName} (${plan.leadId}) in workflow ${plan.workflow.name} (${plan.workflow.id})` +
+          (contact ? `, writing to contact ${contact.name} (${contact.id})` : ''),
+        sender: plan.account
+          ? `${plan.account.email} (connected account ${plan.account.id})`
+          : 'nobody: no e-mail step',
+        to: contact?.email ? [contact.email] : [],
+        cc: [],
+        bcc: [],
+        subject: firstLineOf(first),
+        amounts: [],
+        send_at: plan.schedule[0]?.due_at ?? null,
+        attachments: [],
+        details: plan.schedule.map(
+          (step) =>
+            `Step ${step.step_index} (${step.type}) at ${step.due_at}: ${firstLineOf(steps[step.step_index])}`,
+        ),
+      };
+    },
+  },
   async handler(input, ctx) {
     const plan = await planEnrollment(ctx, input.id, input);
-    const preview = {
-      workflow: { _id: plan.workflow.id, name: plan.workflow.name },
-      lead: { _id: plan.leadId, name: plan.leadName },
-      contact: plan.contact
-        ? { _id: plan.contact.id, name: plan.contact.name, email: plan.contact.email }
-        : null,
-      account: plan.account ? { _id: plan.account.id, email: plan.account.email } : null,
-      steps: plan.schedule,
-    };
-    const confirmed = ctx.surface === 'mcp' ? input.confirm === true : input.confirm !== false;
-    if (!confirmed) return { enrolled: false, enrollment: null, preview };
-    return { enrolled: true, enrollment: await enrollPlanned(ctx, plan), preview };
+    return { sent: true, enrollment: await enrollPlanned(ctx, plan) };
   },
 });
 

@@ -1,0 +1,309 @@
+// Locks in the one `confirm` convention over every tool that declares `sends` (taken from the
+// registry): over REST the route acts unless the body says "confirm": false, which answers 200
+// {sent: false, preview} and writes nothing (no mail, scheduled email, enrollment or event); over
+// MCP (the official client) the tool previews unless confirm is true; the string "true" is a
+// validation error naming `confirm` on both; the preview names recipients, subject, amounts and
+// sender. Also: every open-world write tool either declares `sends` or is known not to send.
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { sendPreviewSchema } from '../core/confirm.ts';
+import { outboxEvents, outgoingMails } from '../core/db/schema.ts';
+import { defineTool } from '../core/tool.ts';
+import { scheduledEmails } from '../tools/email/tables.ts';
+import { ROUTES, TOOLS } from '../tools/index.ts';
+import { workflowEnrollments } from '../tools/workflows/tables.ts';
+import {
+  createEstimate,
+  createInvoice,
+  createLeadWithContact,
+  createProposal,
+  createTestContext,
+  createWorkflow,
+  detailFields,
+  ESTIMATE_LINES,
+  insertConnectedAccount,
+  readError,
+  readJson,
+  scheduleBody,
+  type TestContext,
+  type TestOrg,
+} from './fixtures/index.ts';
+import { bearer, type Connection, ERAS, envelopeOf, serveMcp } from './mcp-clients.ts';
+
+let t: TestContext;
+let org: TestOrg;
+let mcp: Connection;
+let stopServer: () => Promise<void>;
+
+beforeAll(async () => {
+  t = await createTestContext();
+  org = await t.createOrg({ plan: 'enterprise' });
+  const served = await serveMcp(t);
+  stopServer = served.stop;
+  const era = ERAS[0];
+  if (!era) throw new Error('no MCP client era');
+  mcp = await era.connect(served.url, { ...bearer(org.token), 'X-MCP-Toolsets': 'all' });
+});
+
+afterAll(async () => {
+  await mcp.close();
+  await stopServer();
+  await t.close();
+});
+
+/** A fresh call of one sending tool: its path parameters, body, and what its preview must name. */
+interface Prepared {
+  params: Record<string, string>;
+  body: Record<string, unknown>;
+  to: string;
+  subject: string;
+  amounts: number[];
+  sender: string;
+}
+
+/** Open-world writes that reach a system the organization itself configured, not a person. */
+const NOT_SENDING: Record<string, string> = {
+  test_webhook: "posts a test event to the organization's own webhook endpoint",
+  replay_webhook_delivery: "posts a past event again to the organization's own webhook endpoint",
+  verify_connected_account: "logs in to the caller's own SMTP server; no mail is sent",
+};
+
+/** How to set up a call of each sending tool. A sending tool without an entry fails below. */
+const PREPARE: Record<string, () => Promise<Prepared>> = {
+  async send_invoice() {
+    const { leadId, email } = await createLeadWithContact(t, org);
+    const invoice = await createInvoice(t, org, { lead_id: leadId });
+    return {
+      params: { id: invoice._id },
+      body: {},
+      to: email,
+      subject: 'Invoice (number on sending) from Test Org',
+      amounts: [invoice.total],
+      sender: t.config.mailFrom,
+    };
+  },
+  async send_estimate() {
+    const { leadId, email } = await createLeadWithContact(t, org);
+    const estimate = await createEstimate(t, org, { lead_id: leadId, line_items: ESTIMATE_LINES });
+    return {
+      params: { id: estimate._id },
+      body: {},
+      to: email,
+      subject: `Estimate ${estimate.number} from Test Org`,
+      amounts: [estimate.total],
+      sender: t.config.mailFrom,
+    };
+  },
+  async send_proposal() {
+    const proposal = await createProposal(t, org, {
+      currency: 'USD',
+      line_items: [{ description: 'Design', quantity: 2, unit_price: 150 }],
+    });
+    return {
+      params: { id: proposal._id },
+      body: {},
+      to: 'hank@globex.test',
+      subject: 'Proposal: Website redesign',
+      amounts: [300],
+      sender: t.config.mailFrom,
+    };
+  },
+  async schedule_email() {
+    const { leadId } = await createLeadWithContact(t, org);
+    const account = await insertConnectedAccount(
+      t,
+      { orgId: org.orgId, userId: org.ownerId },
+      { host: '127.0.0.1', port: 2525, username: 'sender', password: 'sender-password' },
+    );
+    return {
+      params: {},
+      body: scheduleBody(account.id, leadId),
+      to: 'hank@globex.example',
+      subject: 'Our proposal',
+      amounts: [],
+      sender: account.email,
+    };
+  },
+  async enroll_in_workflow() {
+    const workflow = await createWorkflow(t, org, {
+      steps: [
+        {
+          type: 'email',
+          delay: { amount: 1, unit: 'days' },
+          subject: 'Checking in',
+          body_html: '<p>Hello</p>',
+        },
+      ],
+    });
+    const { leadId, email } = await createLeadWithContact(t, org);
+    const account = await insertConnectedAccount(
+      t,
+      { orgId: org.orgId, userId: org.ownerId },
+      { host: '127.0.0.1', port: 2525, username: 'sender', password: 'sender-password' },
+    );
+    return {
+      params: { id: workflow._id },
+      body: { lead_id: leadId, connected_account_id: account.id },
+      to: email,
+      subject: 'Checking in',
+      amounts: [],
+      sender: account.email,
+    };
+  },
+};
+
+/** Everything a send could leave behind in the organization: mails, scheduled emails, enrollments, events. */
+async function footprint(): Promise<number[]> {
+  const db = t.services.db.system;
+  return Promise.all([
+    db.$count(outgoingMails, eq(outgoingMails.orgId, org.orgId)),
+    db.$count(scheduledEmails, eq(scheduledEmails.orgId, org.orgId)),
+    db.$count(workflowEnrollments, eq(workflowEnrollments.orgId, org.orgId)),
+    db.$count(outboxEvents, eq(outboxEvents.orgId, org.orgId)),
+  ]);
+}
+
+const grew = (before: number[], after: number[]) => after.some((n, i) => n > (before[i] ?? 0));
+
+const previewAnswer = z.strictObject({ sent: z.literal(false), preview: sendPreviewSchema.strict() });
+const actedAnswer = z.looseObject({ sent: z.literal(true) });
+
+function expectNames(preview: z.output<typeof sendPreviewSchema>, call: Prepared): void {
+  expect(preview.to).toEqual([call.to]);
+  expect(preview.subject).toBe(call.subject);
+  expect(preview.amounts.map((a) => a.amount)).toEqual(call.amounts);
+  expect(preview.sender).toContain(call.sender);
+  expect(preview.action.length).toBeGreaterThan(10);
+}
+
+const SENDING = TOOLS.filter((tool) => tool.sends);
+
+describe('which tools follow the convention', () => {
+  it('finds the sending tools in the registry', () => {
+    expect(SENDING.map((tool) => tool.name).sort()).toEqual(Object.keys(PREPARE).sort());
+  });
+
+  it('makes every open-world write declare `sends`, unless it is known not to send', () => {
+    const undeclared = TOOLS.filter(
+      (tool) =>
+        tool.annotations.openWorldHint &&
+        tool.access.kind === 'write' &&
+        !tool.sends &&
+        !(tool.name in NOT_SENDING),
+    ).map((tool) => tool.name);
+    expect(undeclared).toEqual([]);
+  });
+
+  it('refuses a tool with a `confirm` field of its own and no `sends` declaration', () => {
+    const [any] = SENDING;
+    if (!any) throw new Error('no sending tool');
+    expect(() =>
+      defineTool({
+        name: 'send_thing',
+        title: 'Send a thing',
+        description: 'Sends a thing, with a confirm convention of its own.',
+        input: z.strictObject({ confirm: z.boolean().optional().describe('Whether to send') }),
+        output: any.output,
+        access: { kind: 'write', resource: null, permission: null },
+        annotations: { openWorldHint: true },
+        async handler() {
+          return { sent: true };
+        },
+      }),
+    ).toThrow(/does not declare `sends`/);
+  });
+});
+
+describe.each(SENDING.map((tool) => ({ name: tool.name, tool })))('$name', ({ name, tool }) => {
+  const route = ROUTES.find((r) => r.tool === tool);
+  const prepare = PREPARE[name];
+  const pathOf = (params: Record<string, string>) =>
+    `/api/v1${(route?.path ?? '').replace(/:(\w+)/g, (_m, key: string) => params[key] ?? '')}`;
+  const rest = (call: Prepared, extra: Record<string, unknown>) =>
+    t.request('POST', pathOf(call.params), { token: org.token, body: { ...call.body, ...extra } });
+  const viaMcp = (call: Prepared, extra: Record<string, unknown>) =>
+    mcp.callTool(name, { ...call.body, ...call.params, ...extra });
+  const ready = async (): Promise<Prepared> => {
+    if (!prepare) throw new Error(`${name} sends but test/confirm.test.ts has no PREPARE entry for it`);
+    return prepare();
+  };
+
+  it('has a POST route and states the rule in its description', () => {
+    expect(route?.method).toBe('POST');
+    expect(tool.description).toContain('over MCP nothing is sent unless `confirm` is true');
+    expect(tool.description).toContain('"confirm": false');
+  });
+
+  it('REST with "confirm": false answers 200 {sent: false, preview} and writes nothing', async () => {
+    const call = await ready();
+    const before = await footprint();
+    const res = await rest(call, { confirm: false });
+    expect(res.status).toBe(200);
+    const body = await readJson(res, previewAnswer);
+    expectNames(body.preview, call);
+    expect(await footprint()).toEqual(before);
+  });
+
+  it('REST refuses the string "true" with a 400 naming confirm, and writes nothing', async () => {
+    const call = await ready();
+    const before = await footprint();
+    const error = await readError(await rest(call, { confirm: 'true' }), 400);
+    expect(error.code).toBe('validation_failed');
+    expect(detailFields(error)).toEqual(['confirm']);
+    expect(await footprint()).toEqual(before);
+  });
+
+  it('REST keeps a preview under an Idempotency-Key and replays it, still writing nothing', async () => {
+    const call = await ready();
+    const before = await footprint();
+    const send = () =>
+      t.request('POST', pathOf(call.params), {
+        token: org.token,
+        body: { ...call.body, confirm: false },
+        headers: { 'idempotency-key': `preview-${name}` },
+      });
+    const first = await send();
+    expect(first.status).toBe(200);
+    const replay = await send();
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(await readJson(replay, previewAnswer)).toEqual(await readJson(first, previewAnswer));
+    expect(await footprint()).toEqual(before);
+  });
+
+  it('REST without confirm acts', async () => {
+    const call = await ready();
+    const before = await footprint();
+    const res = await rest(call, {});
+    expect(res.status).toBe(route?.status);
+    await readJson(res, actedAnswer);
+    expect(grew(before, await footprint())).toBe(true);
+  });
+
+  it('MCP without confirm (or with false) previews the same and writes nothing', async () => {
+    const call = await ready();
+    const before = await footprint();
+    for (const extra of [{}, { confirm: false }]) {
+      const result = await viaMcp(call, extra);
+      expect(result.isError ?? false).toBe(false);
+      expectNames(previewAnswer.parse(result.structuredContent).preview, call);
+    }
+    expect(await footprint()).toEqual(before);
+  });
+
+  it('MCP refuses the string "true" naming confirm, and acts with true', async () => {
+    const call = await ready();
+    const before = await footprint();
+    const refused = await viaMcp(call, { confirm: 'true' });
+    expect(refused.isError).toBe(true);
+    const envelope = envelopeOf(refused);
+    expect(envelope.code).toBe('validation_failed');
+    expect(envelope.details?.map((d) => d.field)).toEqual(['confirm']);
+    expect(await footprint()).toEqual(before);
+
+    const acted = await viaMcp(call, { confirm: true });
+    expect(acted.isError ?? false).toBe(false);
+    actedAnswer.parse(acted.structuredContent);
+    expect(grew(before, await footprint())).toBe(true);
+  });
+});
