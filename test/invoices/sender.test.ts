@@ -162,6 +162,28 @@ describe('who a document comes from', () => {
     },
   );
 
+  it('a preview (confirm: false) names the sender the mail would leave from', async () => {
+    const invoice = await createInvoice(t, seller, {
+      lead_id: leadId,
+      contact_id: contactId,
+      currency: 'EUR',
+    });
+    const previewOf = async (caller: Caller) =>
+      readOutput(
+        await t.request('POST', `/api/v1/invoices/${invoice._id}/send`, {
+          token: caller.token,
+          body: { confirm: false },
+        }),
+        TOOL.send_invoice,
+      );
+    const bySeller = await previewOf(seller);
+    expect(bySeller.sent).toBe(false);
+    expect(bySeller.preview?.sender).toContain(SELLER_ADDRESS);
+    const byPlain = await previewOf(plain);
+    expect(byPlain.preview?.sender).toContain('billing@crm.example');
+    expect(byPlain.preview?.sender).toContain(plain.email);
+  });
+
   it("a proposal's link leaves through the sender's verified account, and as system mail answered to a sender without one", async () => {
     const bySeller = await createProposal(t, seller, { lead_id: leadId, title: 'Proposal for Łódź' });
     await sendProposal(t, seller, bySeller._id);
