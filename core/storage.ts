@@ -86,8 +86,13 @@ export function assertFileKey(key: string): void {
     );
 }
 
+/** A media type with optional parameters (`text/html; charset=utf-8`), printable ASCII on one line. */
+export function isContentType(contentType: string): boolean {
+  return contentType.length <= 255 && CONTENT_TYPE.test(contentType);
+}
+
 export function assertContentType(contentType: string): void {
-  if (contentType.length > 255 || !CONTENT_TYPE.test(contentType))
+  if (!isContentType(contentType))
     throw invalid('content_type', 'must be a media type such as application/pdf');
 }
 

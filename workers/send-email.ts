@@ -24,13 +24,13 @@ import { recordEvent } from '../core/events.ts';
 import { defineJob, requeueDue } from '../core/jobs.ts';
 import type { MailMessage } from '../core/mail.ts';
 import type { Services } from '../core/services.ts';
-import { isValidFileKey } from '../core/storage.ts';
 import { actorAuth, actorContext } from '../core/system-actor.ts';
 import { insertActivity } from '../tools/activities/store.ts';
 import { senderOf, smtpSettingsOf } from '../tools/connected-accounts/store.ts';
 import { type ConnectedAccountRow, connectedAccounts } from '../tools/connected-accounts/tables.ts';
 import { isContactOfLead } from '../tools/contacts/store.ts';
 import { followUpDueAt } from '../tools/email/follow-ups.ts';
+import { isUploadKeyOf } from '../tools/files/store.ts';
 import { emailJobId, sendEmailPayload } from '../tools/email/schedule.ts';
 import { serializeScheduledEmail } from '../tools/email/store.ts';
 import { type ScheduledEmailRow, scheduledEmails } from '../tools/email/tables.ts';
@@ -173,6 +173,10 @@ async function checkSendable(services: Services, row: ScheduledEmailRow): Promis
           )
       : [];
     if (!account) throw new PermanentSendError('the connected account was removed before the email was sent');
+    if (account.status !== 'verified')
+      throw new PermanentSendError(
+        `the connected account is ${account.status}, not verified (changed since scheduling); verify it and schedule again`,
+      );
     if (!(await actorAuth(tx, row.orgId, row.userId)))
       throw new PermanentSendError('the sender is no longer an active user of the organization');
     return account;
@@ -187,10 +191,21 @@ async function composeMessage(
 ): Promise<MailMessage & { from: string }> {
   const attachments = [];
   for (const a of row.attachments) {
-    // A key the store cannot hold (it checks keys before reading) names no object either.
-    const file = isValidFileKey(a.storage_key) ? await services.files.get(a.storage_key) : null;
+    // Checked again as at scheduling (tools/files/store.ts): only an attachment upload of the row's
+    // organization, with the size it was scheduled with, is ever read from the shared store.
+    if (!isUploadKeyOf(row.orgId, 'attachment', a.storage_key))
+      throw new PermanentSendError(
+        `attachment ${a.filename} is not an upload of this organization (${a.storage_key})`,
+      );
+    const file = await services.files.get(a.storage_key);
     if (!file)
       throw new PermanentSendError(`attachment ${a.filename} not found in storage (${a.storage_key})`);
+    if (file.size !== a.size_bytes) {
+      await file.body.cancel();
+      throw new PermanentSendError(
+        `attachment ${a.filename} has ${file.size} bytes in storage, not the ${a.size_bytes} it was scheduled with`,
+      );
+    }
     attachments.push({
       filename: a.filename,
       contentType: a.content_type,
