@@ -6,7 +6,8 @@
 //    EMAIL_LEASE_MS). Of two jobs for one row only one claims it; a cancelled, sent or failed row,
 //    or one not yet due, is left alone.
 // 2. Check what the send needs, failing at once with the reason (no retry can help): the lead live,
-//    the account still there, the sender still an active user, every attachment in storage.
+//    the account still there and verified, the sender still an active user, every attachment an
+//    upload of the row's organization, in storage with the size it was scheduled with.
 // 3. Send through services.accountMail with the row's stable Message-ID
 //    (`<scheduled-email-<id>@<account domain>>`).
 // 4. Record, in one tenant transaction and only while the claim holds (status `sending`, same
