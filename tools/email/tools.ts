@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { listParams, objectId, pagedOutput } from '../../core/schemas.ts';
 import { describeMoves } from '../../core/state-machine.ts';
-import { isContentType } from '../../core/storage.ts';
+import { CONTENT_TYPE } from '../../core/storage.ts';
 import { NO_NUL, nulMessage, ONE_LINE, oneLineMessage } from '../../core/text-rules.ts';
 import { defineTool, type Tool } from '../../core/tool.ts';
 import { senderOf } from '../connected-accounts/store.ts';
@@ -57,7 +57,7 @@ const attachmentInput = z
       .string()
       .min(1)
       .max(100)
-      .refine(isContentType, 'must be a media type with optional parameters, e.g. text/html; charset=utf-8')
+      .regex(CONTENT_TYPE, 'must be a media type with optional parameters, e.g. text/html; charset=utf-8')
       .describe(
         'Media type of the file, 1-100 characters: type/subtype with optional parameters (application/pdf, text/html; charset=utf-8)',
       ),

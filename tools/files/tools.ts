@@ -4,7 +4,7 @@
 // the email family: the `email.send` permission and the `write:email` scope, like scheduling itself
 // (docs/decisions.md "Attachment uploads").
 import { z } from 'zod';
-import { isContentType } from '../../core/storage.ts';
+import { CONTENT_TYPE } from '../../core/storage.ts';
 import { NO_NUL, nulMessage, ONE_LINE, oneLineMessage } from '../../core/text-rules.ts';
 import { defineTool, type Tool } from '../../core/tool.ts';
 import { MAX_ATTACHMENT_BYTES, newUploadKey, UPLOAD_LINK_SECONDS, UPLOAD_PURPOSES } from './store.ts';
@@ -43,7 +43,7 @@ export const createUploadUrlTool = defineTool({
       .string()
       .min(1)
       .max(100)
-      .refine(isContentType, 'must be a media type with optional parameters, e.g. application/pdf')
+      .regex(CONTENT_TYPE, 'must be a media type with optional parameters, e.g. application/pdf')
       .describe('Media type of the file, 1-100 characters, e.g. application/pdf; the upload must send it'),
     size_bytes: z
       .number()
