@@ -1,8 +1,8 @@
 // The account-mail port: mail a user sends to a lead goes out through the user's own SMTP server
 // (a connected account, tools/connected-accounts), not through the system mailer of core/mail.ts.
 // Each call names the server and its credentials, so one transport per call; `verify` opens a real
-// SMTP session (EHLO, TLS when `secure`, STARTTLS when offered, AUTH) and says in one word and one
-// sentence why it failed. The production adapter is providers/smtp-account.ts (nodemailer); tests
+// SMTP session (EHLO, TLS when `secure`, else STARTTLS, required before AUTH unless `requireTls` is
+// false; AUTH) and says in one word and one sentence why it failed. The production adapter is providers/smtp-account.ts (nodemailer); tests
 // use it too, against a real smtp-server peer.
 import type { MailMessage, SentMail } from './mail.ts';
 
@@ -10,24 +10,32 @@ import type { MailMessage, SentMail } from './mail.ts';
 export interface SmtpAccountSettings {
   host: string;
   port: number;
-  /** TLS from the first byte (port 465); otherwise STARTTLS when the server offers it. */
+  /** TLS from the first byte (port 465); otherwise plain, upgraded with STARTTLS. */
   secure: boolean;
+  /**
+   * With `secure` false: the session must be upgraded with STARTTLS before AUTH (the password never
+   * crosses the network in plain text); false lets a server without STARTTLS log in over plain text.
+   */
+  requireTls: boolean;
   username: string;
   password: string;
 }
 
-/** Why a session failed, as a code the API shows beside the sentence. */
+/**
+ * Why a session failed, as a code the API shows beside the sentence: the reasons of a verification
+ * (`unreachable` covers a refused connection, an unknown host name and a failed TLS handshake, the
+ * sentence says which), plus `certificate` (an untrusted certificate: a different fix) and, at send
+ * time only, `rejected` (the server refused the message or its recipients).
+ */
 export const SMTP_FAILURE_CODES = [
-  'connection_refused',
-  'timeout',
-  'dns',
-  'certificate',
-  'tls',
-  'auth_failed',
   'auth_unsupported',
+  'auth_failed',
+  'tls_required',
   'private_host',
+  'unreachable',
+  'timeout',
+  'certificate',
   'rejected',
-  'other',
 ] as const;
 export type SmtpFailureCode = (typeof SMTP_FAILURE_CODES)[number];
 

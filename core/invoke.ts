@@ -90,6 +90,36 @@ export async function invokeTool<I extends z.ZodObject, O extends z.ZodType, P>(
 }
 
 /**
+ * A tool's `outside` step (ToolDefinition.outside): network work of seconds, outside any
+ * transaction, with short tenant reads of its own. Undefined for a tool without one, whose P is
+ * undefined (defineTool).
+ */
+async function runOutside<I extends z.ZodObject, O extends z.ZodType, P>(
+  tool: Tool<I, O, P>,
+  input: z.output<I>,
+  call: CallContext,
+  services: Services,
+): Promise<P> {
+  if (!tool.outside) return undefined as P;
+  try {
+    return await tool.outside(input, {
+      auth: call.auth,
+      services,
+      surface: call.surface,
+      requestId: call.requestId,
+      now: new Date(),
+      read: (fn) => services.db.withTenant(call.auth.orgId, fn),
+    });
+  } catch (err) {
+    const appError = toAppError(err);
+    if (appError.code === 'internal') {
+      services.logger.error({ err, tool: tool.name, requestId: call.requestId }, 'tool failed');
+    }
+    throw appError;
+  }
+}
+
+/**
  * Runs an admitted call: the `outside` step, the handler in its tenant transaction, the output check,
  * then the after-commit hooks. `keep`, when given, runs last inside the transaction with the checked
  * output, so what it writes commits or rolls back with the handler's changes (the idempotency key's
@@ -103,27 +133,17 @@ export async function runTool<I extends z.ZodObject, O extends z.ZodType, P>(
   services: Services,
   keep?: (tx: Executor, output: z.output<O>) => Promise<void>,
 ): Promise<z.output<O>> {
+  // The network part of the tool, if any, before any transaction (ToolDefinition.outside).
+  const outside = await runOutside(tool, input, call, services);
   if (tool.sends && !actsOn(call.surface, readConfirm(input))) {
-    return previewOnly(tool, input, call, services, keep);
+    return previewOnly(tool, input, outside, call, services, keep);
   }
   const committed: (() => Promise<void> | void)[] = [];
   let output: z.output<O>;
   try {
-    // The network part of the tool, if any, before the transaction (ToolDefinition.outside).
-    const outside = tool.outside
-      ? await tool.outside(input, {
-          auth: call.auth,
-          services,
-          surface: call.surface,
-          requestId: call.requestId,
-          now: new Date(),
-          read: (fn) => services.db.withTenant(call.auth.orgId, fn),
-        })
-      : undefined;
     output = await services.db.withTenant(call.auth.orgId, async (tx) => {
       const result = await tool.handler(input, {
-        // Undefined only for a tool without an `outside` step, whose P is undefined (defineTool).
-        outside: outside as P,
+        outside,
         auth: call.auth,
         db: tx,
         emit: async (event, data) => {
@@ -169,12 +189,13 @@ class PreviewRollback extends Error {}
 /**
  * A sending tool called without the decision to send (core/confirm.ts): its preview, computed in a
  * tenant transaction that is always rolled back, so a preview changes nothing even if the area's
- * preview code wrote or emitted by mistake. The handler and the `outside` step do not run; `keep`
- * (runTool) stores the preview as the answer in a short transaction of its own.
+ * preview code wrote or emitted by mistake. The `outside` step has run (it only reads); the handler
+ * does not; `keep` (runTool) stores the preview as the answer in a short transaction of its own.
  */
 async function previewOnly<I extends z.ZodObject, O extends z.ZodType, P>(
   tool: Tool<I, O, P>,
   input: z.output<I>,
+  outside: P,
   call: CallContext,
   services: Services,
   keep: ((tx: Executor, output: z.output<O>) => Promise<void>) | undefined,
@@ -184,7 +205,8 @@ async function previewOnly<I extends z.ZodObject, O extends z.ZodType, P>(
   let output: z.output<O> | undefined;
   try {
     await services.db.withTenant(call.auth.orgId, async (tx) => {
-      const ctx: ToolContext = {
+      const ctx: ToolContext & { outside: P } = {
+        outside,
         auth: call.auth,
         db: tx,
         emit: async (event, data) => {

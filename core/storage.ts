@@ -67,7 +67,8 @@ export const MAX_UPLOAD_BYTES = 5 * 1024 ** 3;
 const MAX_KEY_LENGTH = 512;
 /** A segment starts with a letter, digit or underscore, so `.`, `..` and hidden temp files are impossible. */
 const KEY_SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,199}$/;
-const CONTENT_TYPE = /^[\w!#$&^.+-]+\/[\w!#$&^.+-]+(\s*;[\x20-\x7e]*)?$/;
+/** A media type with optional parameters, printable ASCII on one line (exported for input schemas). */
+export const CONTENT_TYPE = /^[\w!#$&^.+-]+\/[\w!#$&^.+-]+(\s*;[\x20-\x7e]*)?$/;
 
 export function isValidFileKey(key: string): boolean {
   return key.length <= MAX_KEY_LENGTH && key.split('/').every((segment) => KEY_SEGMENT.test(segment));
@@ -86,8 +87,13 @@ export function assertFileKey(key: string): void {
     );
 }
 
+/** A media type with optional parameters (`text/html; charset=utf-8`), printable ASCII on one line. */
+export function isContentType(contentType: string): boolean {
+  return contentType.length <= 255 && CONTENT_TYPE.test(contentType);
+}
+
 export function assertContentType(contentType: string): void {
-  if (contentType.length > 255 || !CONTENT_TYPE.test(contentType))
+  if (!isContentType(contentType))
     throw invalid('content_type', 'must be a media type such as application/pdf');
 }
 

@@ -6,6 +6,14 @@ import { z } from 'zod';
 export const NO_NUL = (s: string): boolean => !s.includes('\u0000');
 export const nulMessage = 'must not contain NUL characters';
 
+/**
+ * A mail header field (a subject, an attachment's file name or content type) is one line: a CR or LF
+ * would end the header, so it is refused when the value is given (a 400 naming the field) rather
+ * than failing at send time, or worse, adding a header (docs/security.md "Email").
+ */
+export const ONE_LINE = (s: string): boolean => !/[\r\n]/.test(s);
+export const oneLineMessage = 'must be one line (no CR or LF)';
+
 /** True when a JSON value holds a NUL character in any string or key, at any depth. */
 export function containsNul(value: unknown): boolean {
   if (typeof value === 'string') return value.includes('\u0000');

@@ -76,9 +76,13 @@ export type ToolInputSchema = z.ZodObject;
  * `{sent: false, preview}`. The tool's input carries `...confirmShape` and its output
  * `...sendResultShape` (defineTool checks both), so the field and the shapes exist once.
  */
-export interface SendDeclaration<I extends ToolInputSchema> {
-  /** What acting would send: the same refusals as sending (a paid invoice, no recipient), no writes. */
-  preview(input: z.output<I>, ctx: ToolContext): Promise<SendPreview>;
+export interface SendDeclaration<I extends ToolInputSchema, P = undefined> {
+  /**
+   * What acting would send: the same refusals as sending (a paid invoice, no recipient, an
+   * attachment that is not there), no writes. The tool's `outside` step runs first, so the preview
+   * sees what it found (it must only read: a preview acts on nothing).
+   */
+  preview(input: z.output<I>, ctx: ToolContext & { outside: P }): Promise<SendPreview>;
 }
 
 export interface ToolDefinition<I extends ToolInputSchema, O extends z.ZodType, P = undefined> {
@@ -110,7 +114,7 @@ export interface ToolDefinition<I extends ToolInputSchema, O extends z.ZodType, 
    */
   outside?(input: z.output<I>, ctx: OutsideContext): Promise<P>;
   /** Declared by every tool that sends to the outside world: see SendDeclaration. */
-  sends?: SendDeclaration<I>;
+  sends?: SendDeclaration<I, P>;
   // Method syntax keeps handler parameters bivariant, so tools of different schemas share one list.
   handler(input: z.output<I>, ctx: ToolContext & { outside: P }): Promise<z.input<O>>;
 }

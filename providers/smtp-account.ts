@@ -72,6 +72,20 @@ function codesOf(err: unknown): string[] {
   return codes;
 }
 
+const TLS_REQUIRED_REASON =
+  'The mail server offers no STARTTLS, so the login would cross the network unencrypted (set smtp.require_tls to false to allow it)';
+const AUTH_UNSUPPORTED_REASON = 'The mail server offers no way to log in (no AUTH)';
+
+/** A session this adapter ends itself before AUTH: the server cannot upgrade, or offers no login. */
+class SessionRefusal extends Error {
+  constructor(
+    readonly code: 'tls_required' | 'auth_unsupported',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /** Reads a nodemailer error into one code and one sentence. */
 export function classifySmtpError(err: unknown): Failure {
   if (err instanceof PrivateHostError) {
@@ -95,23 +109,32 @@ export function classifySmtpError(err: unknown): Failure {
       permanent: true,
     };
   }
+  if (err instanceof SessionRefusal) return { code: err.code, reason: err.message, permanent: true };
+  // With requireTLS nodemailer sends STARTTLS whether offered or not; a refusal of that command is
+  // a server that cannot upgrade, not a broken handshake.
+  if (field(err, 'command') === 'STARTTLS' && typeof response === 'string')
+    return { code: 'tls_required', reason: TLS_REQUIRED_REASON, permanent: true };
   if (codes.includes('EAUTH'))
     return { code: 'auth_failed', reason: `The mail server refused the login${said}`, permanent: true };
-  if (codes.includes('ENOAUTH') || /authentication.*not supported|AUTH not/i.test(message))
-    return { code: 'auth_unsupported', reason: 'The mail server offers no way to log in', permanent: true };
+  if (codes.includes('ENOAUTH'))
+    return { code: 'auth_unsupported', reason: AUTH_UNSUPPORTED_REASON, permanent: true };
   if (codes.includes('ECONNREFUSED') || /ECONNREFUSED/.test(message))
-    return { code: 'connection_refused', reason: 'The mail server refused the connection', permanent: false };
+    return { code: 'unreachable', reason: 'The mail server refused the connection', permanent: false };
   if (codes.includes('ENOTFOUND') || codes.includes('EAI_AGAIN') || codes.includes('EDNS'))
-    return { code: 'dns', reason: "The mail server's host name could not be resolved", permanent: false };
+    return {
+      code: 'unreachable',
+      reason: "The mail server's host name could not be resolved",
+      permanent: false,
+    };
   if (codes.includes('ETIMEDOUT') || /timeout/i.test(message))
     return { code: 'timeout', reason: 'The mail server did not answer in time', permanent: false };
   if (codes.includes('ETLS') || /TLS|SSL|wrong version number/i.test(message))
-    return { code: 'tls', reason: 'The TLS handshake with the mail server failed', permanent: false };
+    return { code: 'unreachable', reason: 'The TLS handshake with the mail server failed', permanent: false };
   if (codes.includes('EENVELOPE') || codes.includes('EMESSAGE'))
     return { code: 'rejected', reason: `The mail server refused the sender or recipients${said}`, permanent };
   if (typeof field(err, 'responseCode') === 'number')
     return { code: 'rejected', reason: `The mail server refused the message${said}`, permanent };
-  return { code: 'other', reason: 'The mail server could not be reached', permanent: false };
+  return { code: 'unreachable', reason: 'The mail server could not be reached', permanent: false };
 }
 
 /** Where to connect: the checked address (or the name itself when private hosts are allowed). */
@@ -141,6 +164,9 @@ export class SmtpAccountMailer implements AccountMailer {
       host: target.host,
       port: settings.port,
       secure: settings.secure,
+      // STARTTLS before AUTH, or no session: nodemailer otherwise logs in over plain text when the
+      // server does not offer it (or a man in the middle strips the offer).
+      requireTLS: !settings.secure && settings.requireTls,
       connectionTimeout: t.connection ?? CONNECTION_TIMEOUT_MS,
       greetingTimeout: t.greeting ?? GREETING_TIMEOUT_MS,
       socketTimeout: t.socket ?? socketTimeoutMs,
@@ -164,24 +190,34 @@ export class SmtpAccountMailer implements AccountMailer {
 
   /**
    * One SMTP session by hand (not transport.verify) so the answer can say what happened: the
-   * greeting and EHLO, TLS from the first byte when `secure`, STARTTLS when the server offers it
-   * (nodemailer upgrades on its own then), AUTH, QUIT.
+   * greeting and EHLO, TLS from the first byte when `secure`, else STARTTLS (nodemailer upgrades
+   * when the server offers it; a session left plain with `requireTls` ends here as tls_required,
+   * before any password is sent), then AUTH only if the server offers it (else auth_unsupported:
+   * nodemailer would try AUTH PLAIN anyway and report the refusal as a failed login), QUIT.
    */
   async verify(settings: SmtpAccountSettings): Promise<SmtpVerifyResult> {
     let connection: SMTPConnection | undefined;
     try {
       const target = await this.target(settings);
-      const open = new SMTPConnection(this.connectionOptions(settings, target, VERIFY_SOCKET_TIMEOUT_MS));
+      const open = new SMTPConnection({
+        ...this.connectionOptions(settings, target, VERIFY_SOCKET_TIMEOUT_MS),
+        // Checked by hand below, so the answer says tls_required rather than a refused command.
+        requireTLS: false,
+      });
       connection = open;
       await new Promise<void>((resolve, reject) => {
         // Kept for the whole session: a socket error after the login (during QUIT) must not be an
         // unhandled 'error' event; once settled, a later reject is a no-op.
         open.on('error', reject);
-        open.connect(() =>
+        open.connect(() => {
+          if (!settings.secure && settings.requireTls && !open.secure)
+            return reject(new SessionRefusal('tls_required', TLS_REQUIRED_REASON));
+          if (!open.allowsAuth)
+            return reject(new SessionRefusal('auth_unsupported', AUTH_UNSUPPORTED_REASON));
           open.login({ user: settings.username, pass: settings.password }, (err) =>
             err ? reject(err) : resolve(),
-          ),
-        );
+          );
+        });
       });
       // `secure` turns true when a plain session was upgraded with STARTTLS.
       const starttls = !settings.secure && open.secure;

@@ -180,6 +180,10 @@ const BODIES: Record<string, BodyCase> = {
     free: 'attachments',
   },
   'DELETE /api/v1/email/scheduled/:job_id': NONE,
+  'POST /api/v1/files/upload-url': {
+    body: { filename: 'offer.pdf', mime_type: 'application/pdf', size_bytes: 10, purpose: 'attachment' },
+    text: 'filename',
+  },
   'POST /api/v1/workflows': {
     body: { name: 'Nurture', steps: [{ type: 'task', delay: { amount: 0, unit: 'days' }, text: 'Call' }] },
     text: 'name',

@@ -16,6 +16,7 @@ import { customActivityTypesArea } from './custom-activity-types/index.ts';
 import { customObjectsArea } from './custom-objects/index.ts';
 import { emailArea } from './email/index.ts';
 import { estimatesArea } from './estimates/index.ts';
+import { filesArea } from './files/index.ts';
 import { forecastArea } from './forecast/index.ts';
 import { invoicesArea } from './invoices/index.ts';
 import { leadHealthArea } from './lead-health/index.ts';
@@ -95,6 +96,7 @@ export const AREAS: readonly Area[] = [
   estimatesArea,
   connectedAccountsArea,
   emailArea,
+  filesArea,
   workflowsArea,
 ];
 

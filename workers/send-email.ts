@@ -8,7 +8,8 @@
 // 2. Check what the send needs, failing at once with the reason (no retry can help): the lead live,
 //    the sender still allowed to send through the account (workers/sender-check.ts: the account
 //    theirs and verified, they an active user whose role holds `email.send`; a workflow's
-//    enrollment fails with the same reason), every attachment in storage.
+//    enrollment fails with the same reason), every attachment an upload of the row's organization,
+//    in storage with the size it was scheduled with.
 // 3. Send through services.accountMail with the row's stable Message-ID
 //    (`<scheduled-email-<id>@<account domain>>`).
 // 4. Record, in one tenant transaction and only while the claim holds (status `sending`, same
@@ -26,7 +27,6 @@ import { recordEvent } from '../core/events.ts';
 import { defineJob, requeueDue } from '../core/jobs.ts';
 import type { MailMessage } from '../core/mail.ts';
 import type { Services } from '../core/services.ts';
-import { isValidFileKey } from '../core/storage.ts';
 import { actorAuth, actorContext } from '../core/system-actor.ts';
 import { insertActivity } from '../tools/activities/store.ts';
 import { senderOf, smtpSettingsOf } from '../tools/connected-accounts/store.ts';
@@ -36,6 +36,7 @@ import { followUpDueAt } from '../tools/email/follow-ups.ts';
 import { emailJobId, sendEmailPayload } from '../tools/email/schedule.ts';
 import { serializeScheduledEmail } from '../tools/email/store.ts';
 import { type ScheduledEmailRow, scheduledEmails } from '../tools/email/tables.ts';
+import { isUploadKeyOf } from '../tools/files/store.ts';
 import { leads } from '../tools/leads/tables.ts';
 import { enrollLead, lockLiveWorkflow, wakeEnrollment } from '../tools/workflows/enroll.ts';
 import { triggeredPayload } from '../tools/workflows/store.ts';
@@ -211,10 +212,21 @@ async function composeMessage(
 ): Promise<MailMessage & { from: string }> {
   const attachments = [];
   for (const a of row.attachments) {
-    // A key the store cannot hold (it checks keys before reading) names no object either.
-    const file = isValidFileKey(a.storage_key) ? await services.files.get(a.storage_key) : null;
+    // Checked again as at scheduling (tools/files/store.ts): only an attachment upload of the row's
+    // organization, with the size it was scheduled with, is ever read from the shared store.
+    if (!isUploadKeyOf(row.orgId, 'attachment', a.storage_key))
+      throw new PermanentSendError(
+        `attachment ${a.filename} is not an upload of this organization (${a.storage_key})`,
+      );
+    const file = await services.files.get(a.storage_key);
     if (!file)
       throw new PermanentSendError(`attachment ${a.filename} not found in storage (${a.storage_key})`);
+    if (file.size !== a.size_bytes) {
+      await file.body.cancel();
+      throw new PermanentSendError(
+        `attachment ${a.filename} has ${file.size} bytes in storage, not the ${a.size_bytes} it was scheduled with`,
+      );
+    }
     attachments.push({
       filename: a.filename,
       contentType: a.content_type,

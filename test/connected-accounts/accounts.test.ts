@@ -150,6 +150,45 @@ describe('create, read, update, delete', () => {
     ).toBeNull();
   });
 
+  it('needs smtp.password with a new host, port or username (PATCH and PUT, 400 naming it), so the stored one never goes to another server', async () => {
+    const account = await createConnectedAccount(t, org);
+    for (const [method, smtp] of [
+      ['PATCH', { host: 'mail.attacker.example' }],
+      ['PUT', { port: 2526 }],
+      ['PATCH', { username: 'someone-else' }],
+      ['PUT', { host: 'mail.attacker.example', port: 465, secure: true }],
+    ] as const) {
+      const res = await t.request(method, api(`/${account._id}`), { token: org.token, body: { smtp } });
+      const error = await readError(res, 400);
+      expect(error.details, JSON.stringify(smtp)).toEqual([
+        expect.objectContaining({ field: 'smtp.password', code: 'required' }),
+      ]);
+    }
+    const row = await getOwnAccount(t.services.db.system, org.orgId, org.ownerId, account._id);
+    if (!row) throw new Error('no row');
+    expect(smtpSettingsOf(t.services, row)).toMatchObject({
+      host: account.smtp.host,
+      port: account.smtp.port,
+    });
+
+    // The same values again, or fields that do not move the login elsewhere, need no password.
+    const same = await t.request('PATCH', api(`/${account._id}`), {
+      token: org.token,
+      body: { smtp: { host: account.smtp.host, port: account.smtp.port, require_tls: false, secure: true } },
+    });
+    expect((await readOutput(same, TOOL.update_connected_account)).connected_account.smtp).toMatchObject({
+      secure: true,
+      require_tls: false,
+    });
+    const moved = await t.request('PATCH', api(`/${account._id}`), {
+      token: org.token,
+      body: { smtp: { host: 'smtp2.example.com', password: 'for-the-new-server' } },
+    });
+    expect((await readOutput(moved, TOOL.update_connected_account)).connected_account.smtp.host).toBe(
+      'smtp2.example.com',
+    );
+  });
+
   it('rotates the inbound secret: a new URL and key', async () => {
     const account = await createConnectedAccount(t, org);
     const res = await t.request('POST', api(`/${account._id}/rotate-inbound-secret`), { token: org.token });

@@ -1,4 +1,4 @@
-// Locks in the inbound email hook: Mailgun-style signatures (bad or stale -> 401), unknown tokens (404), malformed bodies (400 naming fields), one record per Message-ID, matching the sender to a contact's lead, threading by In-Reply-To, unknown senders, email.received, the emailReceived hooks in the recording transaction, and the public 60/min limit.
+// Locks in the inbound email hook: Mailgun-style signatures (bad, missing, stale or replayed -> 401), unknown tokens (404), malformed bodies (400 naming fields), one record per Message-ID, matching the sender to a contact's lead, threading by In-Reply-To, unknown senders, email.received, the emailReceived hooks in the recording transaction, and the public 60/min limit.
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmailReceivedHook, InboundEmailFacts } from '../../core/area.ts';
@@ -6,7 +6,7 @@ import { outboxEvents } from '../../core/db/schema.ts';
 import { activities } from '../../tools/activities/tables.ts';
 import { type InboundMail, recordInboundEmail } from '../../tools/connected-accounts/inbound-store.ts';
 import { getOwnAccount } from '../../tools/connected-accounts/store.ts';
-import { inboundEmails } from '../../tools/connected-accounts/tables.ts';
+import { inboundEmails, inboundTokens } from '../../tools/connected-accounts/tables.ts';
 import { insertScheduledEmail } from '../../tools/email/schedule.ts';
 import { scheduledEmails } from '../../tools/email/tables.ts';
 import {
@@ -279,13 +279,78 @@ describe('refused requests', () => {
     expect((await postInbound(t, fresh)).status).toBe(200);
   });
 
-  it('answers 400 naming the fields of a malformed body once it is signed, 400 when the signature fields are missing', async () => {
+  it('answers 401 when the signature fields are missing or malformed, like a bad signature, recording nothing', async () => {
+    const before = await count();
     const unsigned = await t.request('POST', `/hooks/email/${inboundTokenOf(account)}`, {
       body: { from: 'a@b.example' },
     });
-    expect(detailFields(await readError(unsigned, 400))).toEqual(
-      expect.arrayContaining(['timestamp', 'token', 'signature']),
+    expect((await readError(unsigned, 401)).error).toBe('Invalid signature');
+    const malformed = { ...signedInbound(account.inbound_signing_key), signature: 'not hex' };
+    const res = await t.request('POST', `/hooks/email/${inboundTokenOf(account)}`, { body: malformed });
+    expect((await readError(res, 401)).error).toBe('Invalid signature');
+    expect(await count()).toBe(before);
+  });
+
+  it('answers 401 to a replayed request (its token seen in the last 10 minutes), recording nothing', async () => {
+    const body = signedInbound(account.inbound_signing_key, {
+      message_id: '<replayed-original@mail.customer.example>',
+    });
+    const path = `/hooks/email/${inboundTokenOf(account)}`;
+    expect((await t.request('POST', path, { body })).status).toBe(200);
+    const before = await count();
+    // The same signed envelope carrying another mail: the captured signature still holds, the token does not.
+    const forged = { ...body, message_id: '<forged@mail.customer.example>', subject: 'Please stop' };
+    expect((await readError(await t.request('POST', path, { body: forged }), 401)).message).toMatch(
+      /already received/,
     );
+    expect((await readError(await t.request('POST', path, { body }), 401)).error).toBe('Invalid signature');
+    expect(await count()).toBe(before);
+  });
+
+  it('refuses two concurrent deliveries of one signed request but one (the unique index decides)', async () => {
+    const before = await count();
+    const body = signedInbound(account.inbound_signing_key);
+    const path = `/hooks/email/${inboundTokenOf(account)}`;
+    const statuses = await Promise.all(
+      [0, 1, 2].map((i) =>
+        t.request('POST', path, { body: { ...body, message_id: `<race-${i}@mail.customer.example>` } }),
+      ),
+    );
+    expect(statuses.map((r) => r.status).sort()).toEqual([200, 401, 401]);
+    expect(await count()).toBe(before + 1);
+  });
+
+  it('forgets tokens after 10 minutes: old rows are deleted as new requests arrive', async () => {
+    const row = await getOwnAccount(t.services.db.system, org.orgId, org.ownerId, account._id);
+    if (!row) throw new Error('no account');
+    const longAgo = new Date(Date.now() - 11 * 60_000);
+    await t.services.db.system
+      .insert(inboundTokens)
+      .values({ orgId: org.orgId, connectedAccountId: account._id, token: 'old-token', seenAt: longAgo });
+    expect((await postInbound(t, account)).status).toBe(200);
+    const left = await t.services.db.system
+      .select()
+      .from(inboundTokens)
+      .where(eq(inboundTokens.token, 'old-token'));
+    expect(left).toEqual([]);
+  });
+
+  it('answers 400 (never a 500 the provider would retry for ever) to a lone surrogate in a signed body', async () => {
+    const before = await count();
+    const body = JSON.stringify(signedInbound(account.inbound_signing_key, { subject: 'Re: x' })).replace(
+      '"Re: x"',
+      '"Re: \\ud800"',
+    );
+    const res = await t.request('POST', `/hooks/email/${inboundTokenOf(account)}`, {
+      body,
+      headers: { 'content-type': 'application/json' },
+    });
+    const error = await readError(res, 400);
+    expect(error.details?.[0]).toMatchObject({ field: 'subject', code: 'lone_surrogate' });
+    expect(await count()).toBe(before);
+  });
+
+  it('answers 400 naming the fields of a malformed body once it is signed', async () => {
     const res = await postInbound(t, account, {
       from: 'not an address',
       to: 'x@y.example, nope',
@@ -333,7 +398,14 @@ describe('emailReceived hooks', () => {
       async () => void seen.push('second'),
     ];
     const now = new Date();
-    const outcome = await recordInboundEmail(t.services, row, mail('<hooked-1@x.example>'), hooks, now);
+    const outcome = await recordInboundEmail(
+      t.services,
+      row,
+      mail('<hooked-1@x.example>'),
+      hooks,
+      now,
+      'hook-token-1',
+    );
     expect(seen).toEqual(['first:<hooked-1@x.example>', 'second']);
     expect(facts).toEqual({
       inboundEmailId: outcome.status === 'received' ? outcome.inboundEmailId : '',
@@ -347,7 +419,9 @@ describe('emailReceived hooks', () => {
       repliesToEmailId: null,
       receivedAt: now,
     });
-    expect(await recordInboundEmail(t.services, row, mail('<hooked-1@x.example>'), hooks, now)).toEqual({
+    expect(
+      await recordInboundEmail(t.services, row, mail('<hooked-1@x.example>'), hooks, now, 'hook-token-2'),
+    ).toEqual({
       status: 'duplicate',
     });
     expect(seen).toHaveLength(2);
@@ -360,14 +434,22 @@ describe('emailReceived hooks', () => {
       throw new Error('hook failed');
     };
     await expect(
-      recordInboundEmail(t.services, row, mail('<hooked-2@x.example>'), [failing], new Date()),
+      recordInboundEmail(t.services, row, mail('<hooked-2@x.example>'), [failing], new Date(), 'retried'),
     ).rejects.toThrow('hook failed');
     const rows = await t.services.db.system
       .select()
       .from(inboundEmails)
       .where(eq(inboundEmails.messageId, '<hooked-2@x.example>'));
     expect(rows).toHaveLength(0);
-    const retried = await recordInboundEmail(t.services, row, mail('<hooked-2@x.example>'), [], new Date());
+    // The same request again (same token): the rolled-back attempt left no token behind.
+    const retried = await recordInboundEmail(
+      t.services,
+      row,
+      mail('<hooked-2@x.example>'),
+      [],
+      new Date(),
+      'retried',
+    );
     expect(retried.status).toBe('received');
   });
 });

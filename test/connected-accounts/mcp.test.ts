@@ -59,7 +59,7 @@ describe('connected accounts over MCP', () => {
   it('connects, verifies against a real SMTP peer and reads the account, never showing the password', async () => {
     const created = await mcp.callTool('create_connected_account', {
       email: 'model@example.com',
-      smtp: { host: peer.host, port: peer.port, secure: false, ...LOGIN },
+      smtp: { host: peer.host, port: peer.port, secure: false, require_tls: false, ...LOGIN },
     });
     expect(created.isError ?? false).toBe(false);
     const account = TOOL.create_connected_account.output.parse(created.structuredContent).connected_account;

@@ -1,4 +1,4 @@
-// Locks in that verifying a connected account opens a real SMTP session (login, TLS from the first byte, STARTTLS when offered) and records each failure with its code and reason as a 200: refused connection, bad credentials, untrusted certificate, and (with the SSRF guard on) a private host.
+// Locks in that verifying a connected account opens a real SMTP session (login, TLS from the first byte, STARTTLS required before AUTH unless require_tls is false) and records each failure with its code and reason as a 200: unreachable, bad credentials, no STARTTLS (tls_required), no AUTH (auth_unsupported), untrusted certificate, and (with the SSRF guard on) a private host; sending refuses a plain session when TLS is required.
 import { createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SmtpAccountMailer } from '../../providers/smtp-account.ts';
@@ -8,6 +8,7 @@ import {
   createTestContext,
   readOutput,
   smtpOf,
+  smtpSettingsFor,
   type TestContext,
   type TestOrg,
   TOOL,
@@ -71,22 +72,69 @@ describe('verify against a real SMTP peer', () => {
   it('upgrades with STARTTLS when the server offers it, then logs in', async () => {
     const p = await peer({ auth: LOGIN, tls: { certificate: cert } });
     const mailer = new SmtpAccountMailer({ ca: cert.cert, allowPrivateHosts: true });
-    expect(await mailer.verify({ ...smtpOf(p, LOGIN), host: 'localhost' })).toEqual({
+    expect(
+      await mailer.verify({ ...smtpSettingsFor(p, { ...LOGIN, requireTls: true }), host: 'localhost' }),
+    ).toEqual({
       ok: true,
       starttls: true,
     });
     const account = await createConnectedAccount(t, org, {
-      smtp: { ...smtpOf(p, LOGIN), host: 'localhost' },
+      smtp: { ...smtpOf(p, { ...LOGIN, requireTls: true }), host: 'localhost' },
     });
     expect((await verify(account)).status).toBe('verified');
     expect(p.logins).toEqual([LOGIN.username, LOGIN.username]);
+  });
+
+  it('records tls_required, sending no password, when a plain server offers no STARTTLS (require_tls defaults to true)', async () => {
+    const p = await peer({ auth: LOGIN });
+    const { require_tls: _plain, ...smtp } = smtpOf(p, LOGIN);
+    const account = await createConnectedAccount(t, org, { smtp });
+    expect(account.smtp.require_tls).toBe(true);
+    const failed = await verify(account);
+    expect(failed).toMatchObject({ status: 'error', status_code: 'tls_required', verified_at: null });
+    expect(failed.status_reason).toMatch(/STARTTLS/);
+    expect(p.logins).toEqual([]);
+    // Allowed explicitly, the same server verifies.
+    const relaxed = await t.request('PATCH', `/api/v1/connected-accounts/${account._id}`, {
+      token: org.token,
+      body: { smtp: { require_tls: false } },
+    });
+    expect(
+      (await readOutput(relaxed, TOOL.update_connected_account)).connected_account.smtp.require_tls,
+    ).toBe(false);
+    expect((await verify(account)).status).toBe('verified');
+  });
+
+  it('refuses to send over a plain session when TLS is required, before AUTH (nodemailer requireTLS)', async () => {
+    const p = await peer({ auth: LOGIN });
+    const mailer = new SmtpAccountMailer({ allowPrivateHosts: true });
+    await expect(
+      mailer.send(smtpSettingsFor(p, { ...LOGIN, requireTls: true }), {
+        from: 'a@example.com',
+        to: 'b@example.com',
+        subject: 'x',
+        text: 'x',
+      }),
+    ).rejects.toMatchObject({ code: 'tls_required', permanent: true });
+    expect(p.logins).toEqual([]);
+    expect(p.received).toHaveLength(0);
+  });
+
+  it('records auth_unsupported (not auth_failed) for a server that offers no AUTH', async () => {
+    const p = await peer({ noAuth: true });
+    const account = await createConnectedAccount(t, org, { smtp: smtpOf(p, LOGIN) });
+    const failed = await verify(account);
+    expect(failed).toMatchObject({ status: 'error', status_code: 'auth_unsupported' });
+    expect(failed.status_reason).toMatch(/no way to log in/);
   });
 
   it('speaks TLS from the first byte when secure', async () => {
     const p = await peer({ auth: LOGIN, tls: { certificate: cert, secure: true } });
     const mailer = new SmtpAccountMailer({ ca: cert.cert, allowPrivateHosts: true });
     // Secure from the start: no STARTTLS upgrade happened, and the login went through.
-    expect(await mailer.verify({ ...smtpOf(p, { ...LOGIN, secure: true }), host: 'localhost' })).toEqual({
+    expect(
+      await mailer.verify({ ...smtpSettingsFor(p, { ...LOGIN, secure: true }), host: 'localhost' }),
+    ).toEqual({
       ok: true,
       starttls: false,
     });
@@ -110,12 +158,12 @@ describe('verify against a real SMTP peer', () => {
     expect(p.logins).toEqual([LOGIN.username]);
   });
 
-  it('records connection_refused for a closed port', async () => {
+  it('records unreachable for a closed port', async () => {
     const account = await createConnectedAccount(t, org, {
       smtp: smtpOf({ host: '127.0.0.1', port: await closedPort() }),
     });
     const failed = await verify(account);
-    expect(failed).toMatchObject({ status: 'error', status_code: 'connection_refused' });
+    expect(failed).toMatchObject({ status: 'error', status_code: 'unreachable' });
     expect(failed.status_reason).toMatch(/refused the connection/);
   });
 
@@ -150,7 +198,7 @@ describe('verify against a real SMTP peer', () => {
         allowPrivateHosts: true,
         timeoutsMs: { connection: 2000, greeting: 200, socket: 2000 },
       });
-      const result = await mailer.verify(smtpOf({ host: '127.0.0.1', port: address.port }, LOGIN));
+      const result = await mailer.verify(smtpSettingsFor({ host: '127.0.0.1', port: address.port }, LOGIN));
       expect(result).toMatchObject({ ok: false, code: 'timeout' });
     } finally {
       for (const socket of sockets) socket.destroy();
@@ -206,7 +254,7 @@ describe('the SSRF guard (CONNECTED_ACCOUNTS_ALLOW_PRIVATE_HOSTS off)', () => {
     const p = await peer({});
     const mailer = new SmtpAccountMailer({ allowPrivateHosts: false });
     await expect(
-      mailer.send(smtpOf(p), {
+      mailer.send(smtpSettingsFor(p), {
         from: 'a@example.com',
         to: 'b@example.com',
         subject: 'x',

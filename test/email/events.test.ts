@@ -17,6 +17,8 @@ import {
   startEventReceiver,
   type TestContext,
   type TestOrg,
+  uploadAttachment,
+  verifyAccount,
 } from '../fixtures/index.ts';
 import type { HttpsReceiver, ReceivedRequest } from '../support/https-receiver.ts';
 import { type SmtpPeer, startSmtpPeer } from '../support/smtp-peer.ts';
@@ -40,11 +42,8 @@ beforeAll(async () => {
   });
   ({ t, org, receiver } = events);
   account = await createConnectedAccount(t, org, { email: 'dee@acme.example', smtp: smtpOf(peer, LOGIN) });
-  // Only a verified account sends (workers/sender-check.ts): verify it against the peer.
-  const verified = await t.request('POST', `/api/v1/connected-accounts/${account._id}/verify`, {
-    token: org.token,
-  });
-  expect(verified.status).toBe(200);
+  // Only a verified account schedules mail.
+  expect((await verifyAccount(t, org, account)).status).toBe('verified');
 });
 
 afterAll(async () => {
@@ -110,18 +109,16 @@ describe('scheduled email events over webhooks', () => {
   });
 
   it('delivers email.sent with status failed and the reason', async () => {
-    const email = await scheduledTo('gone@globex.example', {
-      attachments: [
-        { filename: 'a.pdf', content_type: 'application/pdf', storage_key: 'missing/a.pdf', size_bytes: 5 },
-      ],
-    });
+    const gone = await uploadAttachment(t, org, { filename: 'a.pdf' });
+    const email = await scheduledTo('gone@globex.example', { attachments: [gone] });
+    await t.services.files.delete(gone.storage_key);
     expect(await sendScheduledEmail(t.services, email.id, { now: email.at })).toBe('failed');
     const [failed] = await deliveriesAbout(email.id, 1);
     expect(failed?.event).toBe('email.sent');
     expect(failed?.data).toMatchObject({
       _id: email.id,
       status: 'failed',
-      reason: 'attachment a.pdf not found in storage (missing/a.pdf)',
+      reason: `attachment a.pdf not found in storage (${gone.storage_key})`,
       message_id: null,
     });
   });

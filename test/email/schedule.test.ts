@@ -20,6 +20,7 @@ import {
   type TestContext,
   type TestOrg,
   TOOL,
+  uploadAttachment,
 } from '../fixtures/index.ts';
 import { bearer, ERAS, serveMcp } from '../mcp-clients.ts';
 
@@ -145,6 +146,13 @@ describe('POST /email/schedule bounds', () => {
   });
 
   it('accepts every limit at its edge: 20 cc and bcc, 500-character subject, 10 attachments of 1 and 26214400 bytes, follow_up 1 and 90', async () => {
+    const small = await Promise.all(
+      Array.from({ length: 9 }, () => uploadAttachment(t, org, { filename: 'f'.repeat(255), bytes: 'x' })),
+    );
+    const largest = await uploadAttachment(t, org, {
+      contentType: `application/${'a'.repeat(88)}`,
+      bytes: new Uint8Array(26_214_400),
+    });
     const body = {
       ...base(),
       cc: emails(20),
@@ -153,21 +161,10 @@ describe('POST /email/schedule bounds', () => {
       body_html: 'x',
       contact_id: contactId,
       template_id: newId(),
-      attachments: [
-        ...Array.from({ length: 9 }, (_, i) => ({
-          ...attachment,
-          filename: 'f'.repeat(255),
-          storage_key: `k${i}`,
-        })),
-        {
-          ...attachment,
-          size_bytes: 26_214_400,
-          content_type: 'a'.repeat(100),
-          storage_key: 'k'.repeat(500),
-        },
-      ],
+      attachments: [...small, largest],
       follow_up: { amount: 90, unit: 'hours' as const },
     };
+    expect(largest.content_type).toHaveLength(100);
     const out = await scheduleEmail(t, org, body);
     const row = await scheduledEmailRow(t, out.job_id);
     expect(row.attachments).toHaveLength(10);
@@ -175,7 +172,7 @@ describe('POST /email/schedule bounds', () => {
     expect(row.followUp).toEqual({ amount: 90, unit: 'hours' });
     await scheduleEmail(t, org, {
       ...base(),
-      attachments: [{ ...attachment, size_bytes: 1 }],
+      attachments: [small[0] ?? largest],
       follow_up: { amount: 1, unit: 'days' },
     });
   });
@@ -183,6 +180,127 @@ describe('POST /email/schedule bounds', () => {
   it('accepts scheduled_at just over 1 minute and just under 30 days ahead', async () => {
     await scheduleEmail(t, org, { ...base(), scheduled_at: new Date(Date.now() + 65_000).toISOString() });
     await scheduleEmail(t, org, { ...base(), scheduled_at: minutesFromNow(30 * 1440 - 1) });
+  });
+});
+
+describe('POST /email/schedule header fields', () => {
+  const base = () => scheduleBody(account.id, leadId);
+
+  it.each([
+    ['a CR/LF in the subject', { subject: 'Hello\r\nBcc: victim@example.com' }, 'subject'],
+    ['a LF in the subject', { subject: 'Hello\nthere' }, 'subject'],
+  ])('refuses %s with a 400 naming the field', async (_name, change, field) => {
+    await expect400({ ...base(), ...change }, field);
+  });
+
+  it('refuses a CR or LF in an attachment file name or content type with a 400 naming the field', async () => {
+    const file = await uploadAttachment(t, org);
+    await expect400(
+      { ...base(), attachments: [{ ...file, filename: 'a\r\nb.pdf' }] },
+      'attachments.0.filename',
+    );
+    await expect400(
+      { ...base(), attachments: [{ ...file, content_type: 'text/plain\r\nX-Evil: 1' }] },
+      'attachments.0.content_type',
+    );
+    await expect400(
+      { ...base(), attachments: [{ ...file, content_type: 'not a type' }] },
+      'attachments.0.content_type',
+    );
+  });
+
+  it('accepts a content type with parameters (text/html; charset=utf-8)', async () => {
+    const file = await uploadAttachment(t, org, {
+      filename: 'page.html',
+      contentType: 'text/html; charset=utf-8',
+    });
+    const out = await scheduleEmail(t, org, { ...base(), attachments: [file] });
+    expect((await scheduledEmailRow(t, out.job_id)).attachments[0]?.content_type).toBe(
+      'text/html; charset=utf-8',
+    );
+  });
+});
+
+describe('POST /email/schedule attachments', () => {
+  const base = () => scheduleBody(account.id, leadId);
+
+  it("refuses another organization's uploaded file with a 400 naming attachments.N.storage_key", async () => {
+    const theirs = await uploadAttachment(t, other, { filename: 'secret.pdf', bytes: 'their secret' });
+    const mine = await uploadAttachment(t, org);
+    await expect400({ ...base(), attachments: [mine, theirs] }, 'attachments.1.storage_key');
+    const res = await post({ ...base(), attachments: [mine, theirs] });
+    expect(detailFields(await readError(res, 400))).toEqual(['attachments.1.storage_key']);
+  });
+
+  it('refuses a key of the organization that holds no file, or a file of another size than declared', async () => {
+    const mine = await uploadAttachment(t, org);
+    const missing = mine.storage_key.replace(/\/[0-9a-f]{32}\//, `/${'0'.repeat(32)}/`);
+    await expect400(
+      { ...base(), attachments: [{ ...mine, storage_key: missing }] },
+      'attachments.0.storage_key',
+    );
+    await expect400(
+      { ...base(), attachments: [{ ...mine, size_bytes: mine.size_bytes + 1 }] },
+      'attachments.0.storage_key',
+    );
+    // Fewer bytes uploaded than the link was asked for: the object's size decides, not the declaration.
+    const short = await uploadAttachment(t, org, { bytes: 'abc', declare: 10 });
+    await expect400({ ...base(), attachments: [{ ...short, size_bytes: 10 }] }, 'attachments.0.storage_key');
+    await scheduleEmail(t, org, { ...base(), attachments: [short] });
+  });
+
+  it('refuses keys outside the attachment uploads of the organization, whatever their shape', async () => {
+    const mine = await uploadAttachment(t, org);
+    const prefix = `org/${org.orgId}/`;
+    for (const key of [
+      `${prefix}other/${'a'.repeat(32)}/x.pdf`,
+      `org/${other.orgId}/attachments/${'a'.repeat(32)}/x.pdf`,
+      'invoices/x.pdf',
+    ]) {
+      await expect400(
+        { ...base(), attachments: [{ ...mine, storage_key: key }] },
+        'attachments.0.storage_key',
+      );
+    }
+  });
+
+  it('issues upload links only under the caller organization, as a 400 for a bad request', async () => {
+    const link = await readOutput(
+      await t.request('POST', '/api/v1/files/upload-url', {
+        token: org.token,
+        body: {
+          filename: '../../etc/passwd',
+          mime_type: 'application/pdf',
+          size_bytes: 5,
+          purpose: 'attachment',
+        },
+      }),
+      TOOL.create_upload_url,
+    );
+    expect(link.key).toMatch(new RegExp(`^org/${org.orgId}/attachments/[0-9a-f]{32}/_.._.._etc_passwd$`));
+    expect(link).toMatchObject({ method: 'PUT', headers: { 'content-type': 'application/pdf' } });
+    for (const body of [
+      { filename: 'a.pdf', mime_type: 'application/pdf', size_bytes: 5, purpose: 'avatar' },
+      { filename: 'a.pdf', mime_type: 'application/pdf', size_bytes: 26_214_401, purpose: 'attachment' },
+      { filename: 'a\n.pdf', mime_type: 'application/pdf', size_bytes: 5, purpose: 'attachment' },
+      { filename: 'a.pdf', mime_type: 'pdf', size_bytes: 5, purpose: 'attachment' },
+    ]) {
+      const res = await t.request('POST', '/api/v1/files/upload-url', { token: org.token, body });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+    }
+  });
+
+  it('refuses an account that is not verified with a 400 naming connected_account_id', async () => {
+    for (const status of ['unverified', 'error']) {
+      const unverified = await insertConnectedAccount(t, { orgId: org.orgId, userId: org.ownerId }, SMTP, {
+        status,
+      });
+      const res = await post(scheduleBody(unverified.id, leadId));
+      const error = await readError(res, 400);
+      expect(error.details).toEqual([
+        expect.objectContaining({ field: 'connected_account_id', code: 'unverified_account' }),
+      ]);
+    }
   });
 });
 
@@ -424,14 +542,7 @@ describe('MCP schedule_email', () => {
       const args = scheduleBody(account.id, leadId, {
         scheduled_at: at,
         cc: ['boss@globex.example'],
-        attachments: [
-          {
-            filename: 'offer.pdf',
-            content_type: 'application/pdf',
-            storage_key: 'o/offer.pdf',
-            size_bytes: 42,
-          },
-        ],
+        attachments: [await uploadAttachment(t, org, { filename: 'offer.pdf', bytes: new Uint8Array(42) })],
         follow_up: { amount: 3, unit: 'days' },
       });
       const preview = await client.callTool('schedule_email', args);

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { users } from '../../core/db/schema.ts';
 import { newId } from '../../core/ids.ts';
 import { activities } from '../../tools/activities/tables.ts';
+import { connectedAccounts } from '../../tools/connected-accounts/tables.ts';
 import { cancelFollowUpsOnReply, createDueFollowUps } from '../../tools/email/follow-ups.ts';
 import { scheduledEmails } from '../../tools/email/tables.ts';
 import { tasks } from '../../tools/tasks/tables.ts';
@@ -24,6 +25,7 @@ import {
   type TestAccount,
   type TestContext,
   type TestOrg,
+  uploadAttachment,
 } from '../fixtures/index.ts';
 import { type SmtpPeer, startSmtpPeer } from '../support/smtp-peer.ts';
 
@@ -84,20 +86,12 @@ const received = (subject: string) => peer.received.filter((m) => m.subject === 
 describe('sending', () => {
   it('sends nothing before its time, then one message with everything the row says and a Message-ID of the row', async () => {
     const pdf = Buffer.from('%PDF-1.4 fake offer bytes \u0000\u00ff', 'latin1');
-    await t.services.files.put('org/offer.pdf', pdf, { contentType: 'application/pdf' });
     const email = await scheduled({
       cc: ['boss@globex.example'],
       bcc: ['archive@acme.example'],
       body_html: '<p>Hello <b>Hank</b></p>',
       body_text: 'Hello Hank',
-      attachments: [
-        {
-          filename: 'Offer.pdf',
-          content_type: 'application/pdf',
-          storage_key: 'org/offer.pdf',
-          size_bytes: pdf.length,
-        },
-      ],
+      attachments: [await uploadAttachment(t, org, { filename: 'Offer.pdf', bytes: pdf })],
     });
     expect(await sendScheduledEmail(t.services, email.id, { now: later(email.at, -1000) })).toBe('skipped');
     expect(received(`Proposal ${seq}`)).toHaveLength(0);
@@ -237,24 +231,59 @@ describe('failures', () => {
   });
 
   it('fails at once when an attachment is missing from storage, naming it', async () => {
-    const email = await scheduled({
-      attachments: [
-        {
-          filename: 'Gone.pdf',
-          content_type: 'application/pdf',
-          storage_key: 'org/gone.pdf',
-          size_bytes: 10,
-        },
-      ],
-    });
+    const gone = await uploadAttachment(t, org, { filename: 'Gone.pdf' });
+    const email = await scheduled({ attachments: [gone] });
+    await t.services.files.delete(gone.storage_key);
     expect(await sendScheduledEmail(t.services, email.id, { now: email.at })).toBe('failed');
     const row = await scheduledEmailRow(t, email.id);
     expect(row).toMatchObject({ status: 'failed', attempts: 1 });
-    expect(row.lastError).toBe('attachment Gone.pdf not found in storage (org/gone.pdf)');
-    expect((await eventsOf(t, email.id, org.orgId))[0]?.data).toMatchObject({
-      status: 'failed',
-      reason: 'attachment Gone.pdf not found in storage (org/gone.pdf)',
+    const reason = `attachment Gone.pdf not found in storage (${gone.storage_key})`;
+    expect(row.lastError).toBe(reason);
+    expect((await eventsOf(t, email.id, org.orgId))[0]?.data).toMatchObject({ status: 'failed', reason });
+    expect(received(`Proposal ${seq}`)).toHaveLength(0);
+  });
+
+  it('checks the attachment again at send time: replaced by another size, it fails at once', async () => {
+    const file = await uploadAttachment(t, org, { filename: 'Swap.pdf', bytes: 'twelve bytes' });
+    const email = await scheduled({ attachments: [file] });
+    await t.services.files.put(file.storage_key, 'a much longer file than before', {
+      contentType: 'application/pdf',
     });
+    expect(await sendScheduledEmail(t.services, email.id, { now: email.at })).toBe('failed');
+    expect((await scheduledEmailRow(t, email.id)).lastError).toBe(
+      'attachment Swap.pdf has 30 bytes in storage, not the 12 it was scheduled with',
+    );
+    expect(received(`Proposal ${seq}`)).toHaveLength(0);
+  });
+
+  it("never mails another organization's file, even from a row that names one (scheduled before the check)", async () => {
+    const other = await t.createOrg();
+    const theirs = await uploadAttachment(t, other, { filename: 'Secret.pdf', bytes: 'their secret' });
+    const email = await scheduled({ attachments: [await uploadAttachment(t, org)] });
+    await t.services.db.system
+      .update(scheduledEmails)
+      .set({ attachments: [theirs] })
+      .where(eq(scheduledEmails.id, email.id));
+    expect(await sendScheduledEmail(t.services, email.id, { now: email.at })).toBe('failed');
+    expect((await scheduledEmailRow(t, email.id)).lastError).toBe(
+      `attachment Secret.pdf is not an upload of this organization (${theirs.storage_key})`,
+    );
+    expect(received(`Proposal ${seq}`)).toHaveLength(0);
+  });
+
+  it('fails at once when the account is no longer verified at send time', async () => {
+    const changing = await insertConnectedAccount(
+      t,
+      { orgId: org.orgId, userId: org.ownerId },
+      { host: peer.host, port: peer.port, ...LOGIN },
+    );
+    const email = await scheduled({ connected_account_id: changing.id });
+    await t.services.db.system
+      .update(connectedAccounts)
+      .set({ status: 'unverified' })
+      .where(eq(connectedAccounts.id, changing.id));
+    expect(await sendScheduledEmail(t.services, email.id, { now: email.at })).toBe('failed');
+    expect((await scheduledEmailRow(t, email.id)).lastError).toMatch(/connected account is unverified/);
     expect(received(`Proposal ${seq}`)).toHaveLength(0);
   });
 

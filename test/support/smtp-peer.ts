@@ -41,6 +41,8 @@ export interface SmtpPeerOptions {
    * holds a sender there, between its claim and its send, to kill it).
    */
   onMailFrom?: (address: string) => Promise<void>;
+  /** Offer no AUTH at all (a relay that takes mail without a login). */
+  noAuth?: boolean;
 }
 
 export async function startSmtpPeer(options: SmtpPeerOptions = {}): Promise<SmtpPeer> {
@@ -58,6 +60,7 @@ export async function startSmtpPeer(options: SmtpPeerOptions = {}): Promise<Smtp
     : { secure: false };
   const disabled: string[] = [];
   if (!options.tls) disabled.push('STARTTLS');
+  if (options.noAuth) disabled.push('AUTH');
   const server = new SMTPServer({
     ...tls,
     disabledCommands: disabled,

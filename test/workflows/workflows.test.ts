@@ -100,6 +100,8 @@ describe('definitions', () => {
     ]);
     expect(await step({ ...EMAIL_STEP, subject: '' })).toEqual(['steps.1.subject']);
     expect(await step({ ...EMAIL_STEP, subject: 'x'.repeat(501) })).toEqual(['steps.1.subject']);
+    // A subject is a mail header: a CR or LF would end it (docs/security.md "Email").
+    expect(await step({ ...EMAIL_STEP, subject: 'Hi\r\nBcc: x@example.com' })).toEqual(['steps.1.subject']);
     expect(await step({ ...EMAIL_STEP, body_html: '' })).toEqual(['steps.1.body_html']);
     expect(await step({ ...EMAIL_STEP, body_html: 'x'.repeat(100_001) })).toEqual(['steps.1.body_html']);
     expect(await step({ type: 'sms', delay: TASK_STEP.delay, body: 'x'.repeat(1601) })).toEqual([

@@ -4,10 +4,11 @@
 // nothing), the lead and contact of the sender, the scheduled email it answers, an incoming email
 // activity acting as the account's owner, the `email.received` event, and the emailReceived hooks of
 // the other areas (a reply cancels a follow-up, stops a sequence).
-import { and, count, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { EmailReceivedHook, InboundEmailFacts, SystemHookContext } from '../../core/area.ts';
 import type { Executor } from '../../core/db/client.ts';
+import { AppError } from '../../core/errors.ts';
 import { recordEvent } from '../../core/events.ts';
 import { newId } from '../../core/ids.ts';
 import { offsetOf, type Page, paged } from '../../core/schemas.ts';
@@ -17,7 +18,7 @@ import { insertActivity } from '../activities/store.ts';
 import { contacts } from '../contacts/tables.ts';
 import { scheduledEmails } from '../email/tables.ts';
 import { leads } from '../leads/tables.ts';
-import { type ConnectedAccountRow, type InboundEmailRow, inboundEmails } from './tables.ts';
+import { type ConnectedAccountRow, type InboundEmailRow, inboundEmails, inboundTokens } from './tables.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Record shape and list
@@ -154,9 +155,11 @@ export async function recordInboundEmail(
   mail: InboundMail,
   hooks: readonly EmailReceivedHook[],
   now: Date,
+  signingToken: string,
 ): Promise<InboundOutcome> {
   const orgId = account.orgId;
   return services.db.withTenant(orgId, async (tx) => {
+    await rememberSigningToken(tx, account, signingToken, now);
     const contact = await contactWithAddress(tx, orgId, mail.fromAddress);
     const replied = await repliedEmail(tx, orgId, mail.inReplyToIds);
     // The sender may write from an address no contact has; a reply to our mail still belongs to its lead.
@@ -236,6 +239,39 @@ export async function recordInboundEmail(
     await runEmailReceivedHooks(hooks, hookContext, facts);
     return { status: 'received', inboundEmailId: id };
   });
+}
+
+/** How long a signing token is remembered: the 5-minute timestamp window either side of its use. */
+export const TOKEN_MEMORY_MS = 10 * 60_000;
+
+/**
+ * Remembers the signing token of an authenticated request for TOKEN_MEMORY_MS, or throws the 401 of
+ * a replay when the account accepted it already. Inside the recording transaction: a request that
+ * fails later (a hook's error, a 500) leaves no token behind, so the provider's retry of the same
+ * request is not taken for a replay. Two concurrent deliveries of one request meet at the unique
+ * (account, token) index: the second waits for the first to commit and then inserts nothing.
+ * Tokens past the window are deleted here, per account, so the table holds ten minutes of traffic.
+ */
+async function rememberSigningToken(
+  tx: Executor,
+  account: ConnectedAccountRow,
+  token: string,
+  now: Date,
+): Promise<void> {
+  const cutoff = new Date(now.getTime() - TOKEN_MEMORY_MS);
+  await tx
+    .delete(inboundTokens)
+    .where(and(eq(inboundTokens.connectedAccountId, account.id), lt(inboundTokens.seenAt, cutoff)));
+  const [fresh] = await tx
+    .insert(inboundTokens)
+    .values({ orgId: account.orgId, connectedAccountId: account.id, token, seenAt: now })
+    .onConflictDoNothing()
+    .returning({ token: inboundTokens.token });
+  if (!fresh)
+    throw new AppError('invalid_token', {
+      error: 'Invalid signature',
+      message: 'This signed request was already received (its token was used in the last 10 minutes)',
+    });
 }
 
 /** Runs every hook in order, in the recording transaction; the first error stops and rolls back. */

@@ -4,16 +4,22 @@
 // is signed the Mailgun way, `signature` = hex HMAC-SHA256(key = the account's inbound signing key,
 // data = timestamp + token), compared in constant time, with a 5-minute replay window.
 //
-// Order of checks: unknown path token -> plain 404; the signature fields missing -> 400; bad
-// signature or stale timestamp -> 401; only then the rest of the body is validated (400 naming the
-// fields), so an unauthenticated caller learns nothing about a mail's contents rules. The per-IP
-// public limit (60 a minute) is applied where the route is mounted (rest/public-pages.ts).
+// Order of checks: unknown path token -> plain 404; the signature fields missing or malformed, a
+// bad signature or a stale timestamp -> 401 (an unsigned request is as unauthenticated as a badly
+// signed one); only then the rest of the body is checked: the input guard (core/safe-input.ts: NUL,
+// lone surrogates) and the mail's fields, each a 400 naming the field, so an unauthenticated caller
+// learns nothing about a mail's contents rules, and nothing the database cannot store reaches it
+// (a 500 would be retried by the provider for ever). Last, in the recording transaction, the
+// signing token is remembered for 10 minutes: a replay of a captured request is a 401 and records
+// nothing (inbound-store.ts). The per-IP public limit (60 a minute) is applied where the route is
+// mounted (rest/public-pages.ts).
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import addressparser from 'nodemailer/lib/addressparser';
 import { z } from 'zod';
 import type { EmailReceivedHook, PublicRoute } from '../../core/area.ts';
 import { AppError, toAppError } from '../../core/errors.ts';
 import { zodDetails } from '../../core/invoke.ts';
+import { assertSafeInput } from '../../core/safe-input.ts';
 import type { Services } from '../../core/services.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
 import { type InboundMail, recordInboundEmail } from './inbound-store.ts';
@@ -197,10 +203,13 @@ export function inboundEmailRoutes(hooks: readonly EmailReceivedHook[]): PublicR
           if (!account) return jsonResponse(NOT_FOUND, 404);
           const now = new Date();
           const body = await readJsonObject(request.raw);
-          const auth = parse(signed, body);
-          assertSigned(inboundSigningKeyOf(services, account), auth, body, now);
+          const auth = signed.safeParse(body);
+          if (!auth.success)
+            throw unauthorized('The request must carry timestamp, token and signature (hex HMAC-SHA256)');
+          assertSigned(inboundSigningKeyOf(services, account), auth.data, body, now);
+          assertSafeInput(body);
           const mail = inboundMailOf(parse(mailBody, body));
-          const outcome = await recordInboundEmail(services, account, mail, hooks, now);
+          const outcome = await recordInboundEmail(services, account, mail, hooks, now, auth.data.token);
           return jsonResponse(
             outcome.status === 'duplicate'
               ? { status: 'duplicate' }

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { SmtpAccountSettings, SmtpVerifyResult } from '../../core/account-mail.ts';
 import type { Executor } from '../../core/db/client.ts';
 import { isUniqueViolation } from '../../core/db/errors.ts';
-import { AppError, notFound } from '../../core/errors.ts';
+import { AppError, notFound, validationError } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { iso, offsetOf, type Page, paged } from '../../core/schemas.ts';
 import type { Services } from '../../core/services.ts';
@@ -59,6 +59,7 @@ export function smtpSettingsOf(services: Services, row: ConnectedAccountRow): Sm
     host: row.smtpHost,
     port: row.smtpPort,
     secure: row.smtpSecure,
+    requireTls: row.smtpRequireTls,
     username: row.smtpUsername,
     password: services.secrets.decryptSecret(row.smtpPassword, smtpPasswordContext(row.id)),
   };
@@ -140,7 +141,12 @@ const smtpShape = z
       .number()
       .int()
       .describe('SMTP server port (465 for TLS from the first byte, 587 or 25 otherwise)'),
-    secure: z.boolean().describe('True: TLS from the first byte; false: STARTTLS when the server offers it'),
+    secure: z.boolean().describe('True: TLS from the first byte; false: plain, upgraded with STARTTLS'),
+    require_tls: z
+      .boolean()
+      .describe(
+        'With secure false: true (the default) refuses to log in unless the session was upgraded with STARTTLS; false allows a plain login',
+      ),
     username: z.string().describe('SMTP login name'),
     password_set: z.boolean().describe('Always true: a password is stored (encrypted); it is never shown'),
   })
@@ -163,7 +169,7 @@ export const connectedAccountSchema = z
       .string()
       .nullable()
       .describe(
-        'Short code beside the reason: connection_refused, timeout, dns, certificate, tls, auth_failed, auth_unsupported, private_host, rejected, other; null unless status is error',
+        'Short code beside the reason: auth_unsupported, auth_failed, tls_required, private_host, unreachable, timeout or certificate; null unless status is error',
       ),
     verified_at: z.string().nullable().describe('When a verification last succeeded (ISO 8601), or null'),
     last_checked_at: z
@@ -198,6 +204,7 @@ export function serializeAccount(services: Services, row: ConnectedAccountRow): 
       host: row.smtpHost,
       port: row.smtpPort,
       secure: row.smtpSecure,
+      require_tls: row.smtpRequireTls,
       username: row.smtpUsername,
       password_set: true,
     },
@@ -220,6 +227,7 @@ export interface SmtpInput {
   host: string;
   port: number;
   secure: boolean;
+  require_tls: boolean;
   username: string;
   password: string;
 }
@@ -310,6 +318,7 @@ export async function insertAccount(
         smtpHost: input.smtp.host,
         smtpPort: input.smtp.port,
         smtpSecure: input.smtp.secure,
+        smtpRequireTls: input.smtp.require_tls,
         smtpUsername: input.smtp.username,
         smtpPassword: services.secrets.encryptSecret(input.smtp.password, smtpPasswordContext(id)),
         ...newInboundSecrets(services, id),
@@ -325,7 +334,10 @@ export async function insertAccount(
 
 /**
  * Merges the fields sent. A change to the server or login (any smtp field, a new password included)
- * makes the account unverified again: the last check no longer says anything about it.
+ * makes the account unverified again: the last check no longer says anything about it. A change of
+ * host, port or username needs the password in the same request (400 naming `smtp.password`): the
+ * stored one was given for the old server and login, and verify or send would hand it to the new
+ * server, so whoever may edit the account could otherwise collect the mailbox password.
  */
 export async function patchAccount(
   ctx: AccountContext,
@@ -353,6 +365,21 @@ export async function patchAccount(
   }
   if (smtp.username !== undefined && smtp.username !== row.smtpUsername) {
     set.smtpUsername = smtp.username;
+    smtpChanged = true;
+  }
+  const movesLogin =
+    set.smtpHost !== undefined || set.smtpPort !== undefined || set.smtpUsername !== undefined;
+  if (movesLogin && smtp.password === undefined)
+    throw validationError([
+      {
+        field: 'smtp.password',
+        message:
+          'is required when smtp.host, smtp.port or smtp.username changes: the stored password is never sent to another server or login',
+        code: 'required',
+      },
+    ]);
+  if (smtp.require_tls !== undefined && smtp.require_tls !== row.smtpRequireTls) {
+    set.smtpRequireTls = smtp.require_tls;
     smtpChanged = true;
   }
   if (smtp.password !== undefined) {

@@ -24,8 +24,13 @@ export const connectedAccounts = pgTable(
     displayName: text('display_name'),
     smtpHost: text('smtp_host').notNull(),
     smtpPort: integer('smtp_port').notNull(),
-    /** TLS from the first byte (port 465); otherwise STARTTLS when the server offers it. */
+    /** TLS from the first byte (port 465); otherwise plain, upgraded with STARTTLS. */
     smtpSecure: boolean('smtp_secure').notNull(),
+    /**
+     * With `smtp_secure` false: the session must upgrade with STARTTLS before AUTH (true, the
+     * default), or may log in over plain text when the server offers no STARTTLS (false).
+     */
+    smtpRequireTls: boolean('smtp_require_tls').notNull().default(true),
     smtpUsername: text('smtp_username').notNull(),
     /** Encrypted (core/secrets.ts, context `connected_accounts.smtp_password:<id>`); never returned. */
     smtpPassword: text('smtp_password').notNull(),
@@ -91,3 +96,25 @@ export const inboundEmails = pgTable(
 );
 
 export type InboundEmailRow = typeof inboundEmails.$inferSelect;
+
+/**
+ * The signing tokens the inbound hook accepted in the last 10 minutes, per account: a captured
+ * request replayed within its 5-minute timestamp window finds its token here and is refused. The
+ * unique (account, token) index decides between two concurrent deliveries of one request; rows
+ * older than the window are deleted as new ones arrive (docs/email.md "Inbound email").
+ */
+export const inboundTokens = pgTable(
+  'inbound_tokens',
+  {
+    orgId: orgId(),
+    connectedAccountId: text('connected_account_id')
+      .notNull()
+      .references(() => connectedAccounts.id, { onDelete: 'cascade' }),
+    token: text('token').notNull(),
+    seenAt: ts('seen_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('inbound_tokens_account_token_idx').on(t.connectedAccountId, t.token),
+    index('inbound_tokens_account_seen_idx').on(t.connectedAccountId, t.seenAt),
+  ],
+);

@@ -65,8 +65,11 @@ const portField = z
   .describe('SMTP server port, 1-65535 (465 for TLS from the first byte, 587 or 25 for STARTTLS)');
 const secureField = z
   .boolean()
+  .describe('True: TLS from the first byte (port 465); false: plain, upgraded with STARTTLS (ports 587, 25)');
+const requireTlsField = z
+  .boolean()
   .describe(
-    'True: TLS from the first byte (port 465); false: plain, upgraded with STARTTLS when the server offers it',
+    'With secure false: true (the default) logs in only after a STARTTLS upgrade (a server without it fails verify with tls_required); false allows a plain login when the server offers no STARTTLS',
   );
 const usernameField = z
   .string()
@@ -86,6 +89,7 @@ const smtpInput = z
     host: hostField,
     port: portField,
     secure: secureField,
+    require_tls: requireTlsField.default(true),
     username: usernameField,
     password: passwordField,
   })
@@ -96,10 +100,17 @@ const smtpPatch = z
     host: hostField.optional(),
     port: portField.optional(),
     secure: secureField.optional(),
+    require_tls: requireTlsField.optional(),
     username: usernameField.optional(),
-    password: passwordField.optional().describe('A new SMTP password (replaces the stored one)'),
+    password: passwordField
+      .optional()
+      .describe(
+        'A new SMTP password (replaces the stored one); required when host, port or username changes',
+      ),
   })
-  .describe('SMTP fields to change; any change makes the account unverified again');
+  .describe(
+    'SMTP fields to change; any change makes the account unverified again; a new host, port or username needs the password too',
+  );
 
 const accountId = { id: objectId('connected account') };
 const accountOutput = z.object({ connected_account: connectedAccountSchema });
@@ -149,8 +160,9 @@ export const createConnectedAccount = defineTool({
   title: 'Connect an SMTP account',
   description:
     'Connects an SMTP account of the caller, through which their emails to leads are sent: `email`, optional ' +
-    '`display_name`, and `smtp` {host, port, secure, username, password}. The password is stored encrypted and never ' +
-    'returned. The account starts `unverified`: check it with verify_connected_account. The answer includes ' +
+    '`display_name`, and `smtp` {host, port, secure, require_tls (default true), username, password}. The password is ' +
+    'stored encrypted and never returned. The account starts `unverified`: check it with verify_connected_account (only ' +
+    'a verified account can schedule mail). The answer includes ' +
     '`inbound_url` and `inbound_signing_key` for routing replies back (see docs/email.md).',
   input: z.strictObject({
     email: emailField,
@@ -171,8 +183,9 @@ export const updateConnectedAccount = defineTool({
   title: 'Update a connected account',
   description:
     "Changes only the fields sent of one of the caller's connected accounts (`display_name` null clears it; `smtp` " +
-    'fields merge). Any change to `smtp` (a new password included) makes the account `unverified` again until ' +
-    'verify_connected_account checks it.',
+    'fields merge). Changing `smtp.host`, `smtp.port` or `smtp.username` needs `smtp.password` in the same call (the ' +
+    'stored password is never sent to another server). Any change to `smtp` (a new password included) makes the account ' +
+    '`unverified` again until verify_connected_account checks it; only a verified account can send.',
   input: z.strictObject({
     ...accountId,
     email: emailField.optional(),
@@ -220,8 +233,8 @@ export const verifyConnectedAccount = defineTool({
   name: 'verify_connected_account',
   title: 'Verify a connected account',
   description:
-    "Opens a real SMTP session with one of the caller's accounts (greeting, EHLO, TLS when `secure`, STARTTLS when the " +
-    'server offers it, login) and records the outcome: `status` verified (with `verified_at`), or error with ' +
+    "Opens a real SMTP session with one of the caller's accounts (greeting, EHLO, TLS when `secure`, else STARTTLS, " +
+    'required before the login unless `require_tls` is false; login) and records the outcome: `status` verified (with `verified_at`), or error with ' +
     `\`status_code\` (${SMTP_FAILURE_CODES.join(', ')}) and \`status_reason\`. A failed check is a normal answer (200), ` +
     'not an error. No mail is sent.',
   input: z.strictObject(accountId),

@@ -9,9 +9,11 @@ import type { Executor } from '../../core/db/client.ts';
 import { AppError, type ErrorDetail, validationError } from '../../core/errors.ts';
 import { iso, offsetOf, type Page, paged } from '../../core/schemas.ts';
 import { defineStateMachine } from '../../core/state-machine.ts';
+import type { FileStore } from '../../core/storage.ts';
 import type { ToolContext } from '../../core/tool.ts';
 import { getOwnAccount } from '../connected-accounts/store.ts';
 import { isContactOfLead } from '../contacts/store.ts';
+import { uploadProblem } from '../files/store.ts';
 import { leads } from '../leads/tables.ts';
 import { lockLiveWorkflow } from '../workflows/enroll.ts';
 import { insertScheduledEmail, wakeScheduledEmail } from './schedule.ts';
@@ -242,7 +244,7 @@ export interface ScheduleEmailInput {
   lead_id: string;
   contact_id?: string | undefined;
   template_id?: string | undefined;
-  attachments?: StoredEmailAttachment[] | undefined;
+  attachments?: readonly StoredEmailAttachment[] | undefined;
   scheduled_at: string;
   follow_up?: StoredFollowUp | undefined;
   enroll_in_workflow_id?: string | undefined;
@@ -263,6 +265,26 @@ async function isLiveLead(db: Executor, orgId: string, id: string): Promise<bool
   return row !== undefined;
 }
 
+/**
+ * The problems of a schedule's attachments, each naming `attachments.N.storage_key`: a key must be
+ * an attachment upload of the caller's organization (tools/files) whose object exists with the
+ * declared size. The store is shared by every organization, so a key of another's would otherwise
+ * mail their file. It reads the store (a network call on S3), so the tool runs it outside its
+ * transaction; the sender checks again at send time (workers/send-email.ts).
+ */
+export async function attachmentProblems(
+  store: FileStore,
+  orgId: string,
+  attachments: readonly StoredEmailAttachment[],
+): Promise<ErrorDetail[]> {
+  const found = await Promise.all(
+    attachments.map((a) => uploadProblem(store, orgId, 'attachment', a.storage_key, a.size_bytes)),
+  );
+  return found.flatMap((problem, i) =>
+    problem === null ? [] : [detail(`attachments.${i}.storage_key`, problem)],
+  );
+}
+
 /** What a schedule would write, its references checked: every problem is a 400 naming its field. */
 export interface CheckedSchedule {
   scheduledAt: Date;
@@ -275,9 +297,13 @@ export interface CheckedSchedule {
  * account must be the caller's own, the lead live, the contact one of that lead, the workflow a
  * live one of the organization (paused is accepted: it must be active when the mail is sent).
  */
-export async function checkSchedule(ctx: ToolContext, input: ScheduleEmailInput): Promise<CheckedSchedule> {
+export async function checkSchedule(
+  ctx: ToolContext,
+  input: ScheduleEmailInput,
+  attachmentProblems: readonly ErrorDetail[],
+): Promise<CheckedSchedule> {
   const { db, auth, now } = ctx;
-  const problems: ErrorDetail[] = [];
+  const problems: ErrorDetail[] = [...attachmentProblems];
   const scheduledAt = new Date(input.scheduled_at);
   const ahead = scheduledAt.getTime() - now.getTime();
   if (!(ahead >= MIN_SCHEDULE_AHEAD_MS && ahead <= MAX_SCHEDULE_AHEAD_MS)) {
@@ -288,6 +314,14 @@ export async function checkSchedule(ctx: ToolContext, input: ScheduleEmailInput)
   const account = await getOwnAccount(db, auth.orgId, auth.userId, input.connected_account_id);
   if (!account)
     problems.push(detail('connected_account_id', 'must be the id of one of your connected accounts'));
+  else if (account.status !== 'verified')
+    problems.push(
+      detail(
+        'connected_account_id',
+        `must be a verified account: this one is ${account.status}; verify it first (POST /api/v1/connected-accounts/{id}/verify)`,
+        'unverified_account',
+      ),
+    );
   const leadLive = await isLiveLead(db, auth.orgId, input.lead_id);
   if (!leadLive) problems.push(detail('lead_id', 'must be the id of a live lead of this organization'));
   if (
@@ -316,8 +350,9 @@ export async function checkSchedule(ctx: ToolContext, input: ScheduleEmailInput)
 export async function scheduleEmail(
   ctx: ToolContext,
   input: ScheduleEmailInput,
+  attachmentProblems: readonly ErrorDetail[],
 ): Promise<{ message: string; job_id: string; scheduled_at: string }> {
-  const checked = await checkSchedule(ctx, input);
+  const checked = await checkSchedule(ctx, input, attachmentProblems);
   const row = await insertScheduledEmail(
     ctx.db,
     ctx.auth.orgId,
@@ -333,7 +368,7 @@ export async function scheduleEmail(
       bodyHtml: input.body_html,
       bodyText: input.body_text ?? null,
       templateId: input.template_id ?? null,
-      attachments: input.attachments ?? [],
+      attachments: [...(input.attachments ?? [])],
       scheduledAt: checked.scheduledAt,
       followUp: input.follow_up ?? null,
       enrollInWorkflowId: input.enroll_in_workflow_id ?? null,

@@ -5,10 +5,13 @@ import { z } from 'zod';
 import { confirmShape, sendResultShape } from '../../core/confirm.ts';
 import { listParams, objectId, pagedOutput } from '../../core/schemas.ts';
 import { describeMoves } from '../../core/state-machine.ts';
-import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
+import { CONTENT_TYPE } from '../../core/storage.ts';
+import { NO_NUL, nulMessage, ONE_LINE, oneLineMessage } from '../../core/text-rules.ts';
 import { defineTool, type Tool } from '../../core/tool.ts';
 import { senderOf } from '../connected-accounts/store.ts';
+import { MAX_ATTACHMENT_BYTES } from '../files/store.ts';
 import {
+  attachmentProblems,
   cancelScheduledEmail,
   checkSchedule,
   getVisibleEmail,
@@ -25,7 +28,7 @@ const access = (kind: 'read' | 'write', permission: EmailPermission) =>
   ({ kind, resource: 'email', permission }) as const;
 
 /** The specification's `MAX_ATTACHMENT_BYTES` for one scheduled attachment: 25 MiB. */
-export const MAX_SCHEDULED_ATTACHMENT_BYTES = 26_214_400;
+export const MAX_SCHEDULED_ATTACHMENT_BYTES = MAX_ATTACHMENT_BYTES;
 
 /**
  * A storage key as the upload gave it. Storage is not read when scheduling (the file is read at send
@@ -49,13 +52,16 @@ const attachmentInput = z
       .min(1)
       .max(255)
       .refine(NO_NUL, nulMessage)
-      .describe('File name shown to the recipient, 1-255 characters'),
+      .refine(ONE_LINE, oneLineMessage)
+      .describe('File name shown to the recipient, 1-255 characters on one line'),
     content_type: z
       .string()
       .min(1)
       .max(100)
-      .refine(NO_NUL, nulMessage)
-      .describe('Media type of the file, 1-100 characters (e.g. application/pdf)'),
+      .regex(CONTENT_TYPE, 'must be a media type with optional parameters, e.g. text/html; charset=utf-8')
+      .describe(
+        'Media type of the file, 1-100 characters: type/subtype with optional parameters (application/pdf, text/html; charset=utf-8)',
+      ),
     storage_key: z
       .string()
       .min(1)
@@ -65,7 +71,7 @@ const attachmentInput = z
         'must be a storage key: /-separated segments, none empty, "." or "..", no backslash',
       )
       .describe(
-        'Object-storage key of the uploaded file, 1-500 characters; the file is read when the mail is sent',
+        'The `key` of create_upload_url (POST /api/v1/files/upload-url, purpose attachment) once the file is uploaded with exactly `size_bytes`; the file is read when the mail is sent',
       ),
     size_bytes: z
       .number()
@@ -88,7 +94,13 @@ const scheduleInputShape = {
     .max(20)
     .optional()
     .describe('Blind copy recipients, at most 20 (never shown in the headers)'),
-  subject: z.string().min(1).max(500).refine(NO_NUL, nulMessage).describe('Subject line, 1-500 characters'),
+  subject: z
+    .string()
+    .min(1)
+    .max(500)
+    .refine(NO_NUL, nulMessage)
+    .refine(ONE_LINE, oneLineMessage)
+    .describe('Subject line, 1-500 characters on one line'),
   body_html: z.string().min(1).refine(NO_NUL, nulMessage).describe('HTML body, at least 1 character'),
   body_text: z.string().refine(NO_NUL, nulMessage).optional().describe('Plain-text body (optional)'),
   connected_account_id: objectId('connected account').describe(
@@ -126,7 +138,8 @@ export const scheduleEmailTool = defineTool({
   title: 'Schedule an email to a lead',
   description:
     'Schedules an email to a lead, sent at `scheduled_at` (1 minute to 30 days ahead) through one of your own connected ' +
-    'SMTP accounts. Attachments are read from storage by `storage_key` when it is sent. Once sent it is logged as an outgoing ' +
+    'SMTP accounts, which must be verified. Attachments are uploaded first (create_upload_url) and named by that `key` as ' +
+    '`storage_key` with the same `size_bytes`; they are read from storage when it is sent. Once sent it is logged as an outgoing ' +
     'email activity on the lead (email.sent); with `follow_up` a task for you is created when no reply arrives in time; with ' +
     '`enroll_in_workflow_id` the lead is enrolled in that workflow after sending. Returns `job_id`, the id to read or ' +
     'cancel it with.',
@@ -144,15 +157,19 @@ export const scheduleEmailTool = defineTool({
   errors: [
     {
       code: 'validation_failed',
-      when: 'scheduled_at is not 1 minute to 30 days ahead, or a reference is not yours or not live',
+      when: 'scheduled_at is not 1 minute to 30 days ahead, a reference is not yours or not live, the account is not verified, or an attachment is not an upload of your organization with its declared size',
     },
   ],
   annotations: { idempotentHint: false, openWorldHint: true },
   toolset: 'email',
+  // The attachments are looked up in the store (a network call on S3) before the transaction opens.
+  async outside(input, ctx) {
+    return attachmentProblems(ctx.services.files, ctx.auth.orgId, input.attachments ?? []);
+  },
   sends: {
     async preview(input, ctx) {
       const { confirm: _confirm, ...schedule } = input;
-      const checked = await checkSchedule(ctx, schedule);
+      const checked = await checkSchedule(ctx, schedule, ctx.outside);
       const details: string[] = [];
       if (schedule.follow_up) {
         details.push(
@@ -180,7 +197,7 @@ export const scheduleEmailTool = defineTool({
   },
   async handler(input, ctx) {
     const { confirm: _confirm, ...schedule } = input;
-    return { sent: true, ...(await writeSchedule(ctx, schedule)) };
+    return { sent: true, ...(await writeSchedule(ctx, schedule, ctx.outside)) };
   },
 });
 

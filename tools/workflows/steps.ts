@@ -4,7 +4,7 @@
 // (0 = at once; up to 365 minutes, 365 hours or 365 days), so the longest wait between two steps is
 // a year (docs/email.md "Workflows").
 import { z } from 'zod';
-import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
+import { NO_NUL, nulMessage, ONE_LINE, oneLineMessage } from '../../core/text-rules.ts';
 import type { StoredWorkflowStep } from './tables.ts';
 
 export const STEP_TYPES = ['email', 'task', 'sms'] as const;
@@ -36,7 +36,7 @@ export const emailStepInput = z
   .strictObject({
     type: z.literal('email').describe('Send an e-mail to the enrolled contact'),
     delay: delayField,
-    subject: text(1, 500, 'Subject, 1-500 characters'),
+    subject: text(1, 500, 'Subject, 1-500 characters on one line').refine(ONE_LINE, oneLineMessage),
     body_html: text(1, 100_000, 'HTML body, 1-100000 characters'),
     body_text: text(0, 100_000, 'Plain-text body, at most 100000 characters').optional(),
   })
