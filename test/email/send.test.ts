@@ -283,7 +283,9 @@ describe('failures', () => {
       .set({ status: 'unverified' })
       .where(eq(connectedAccounts.id, changing.id));
     expect(await sendScheduledEmail(t.services, email.id, { now: email.at })).toBe('failed');
-    expect((await scheduledEmailRow(t, email.id)).lastError).toMatch(/connected account is unverified/);
+    expect((await scheduledEmailRow(t, email.id)).lastError).toMatch(
+      /connected account is not verified \(status unverified\)/,
+    );
     expect(received(`Proposal ${seq}`)).toHaveLength(0);
   });
 
