@@ -24,10 +24,8 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 /** `{"name":"Acme <0xFF>"}`: one byte that is not UTF-8 inside an otherwise valid JSON text. */
-function jsonWithInvalidByte(field: string): Uint8Array {
-  const head = new TextEncoder().encode(`{"${field}":"Acme `);
-  const tail = new TextEncoder().encode('"}');
-  return new Uint8Array([...head, 0xff, ...tail]);
+function jsonWithInvalidByte(field: string): Blob {
+  return new Blob([`{"${field}":"Acme `, new Uint8Array([0xff]), '"}']);
 }
 
 async function sentProposalToken(): Promise<{ id: string; token: string }> {
@@ -98,7 +96,10 @@ describe('a JSON body must be UTF-8', () => {
     expect(body.details).toEqual([
       { field: '(body)', message: 'must be valid UTF-8 text', code: 'malformed_encoding' },
     ]);
-    const escaped = await t.request('POST', '/api/v1/leads', { token: org.token, body: { name: 'Acme \udcff' } });
+    const escaped = await t.request('POST', '/api/v1/leads', {
+      token: org.token,
+      body: { name: 'Acme \udcff' },
+    });
     expect((await readError(escaped, 400)).details?.[0]?.code).toBe('lone_surrogate');
     const list = await t.request('GET', '/api/v1/leads?search=Acme', { token: org.token });
     expect((await readOutput(list, TOOL.list_leads)).total).toBe(0);
