@@ -1,7 +1,7 @@
 import type { Executor } from '../../core/db/client.ts';
 import { validationError } from '../../core/errors.ts';
 import { safeSubject } from '../../core/mail.ts';
-import { queueMail, wakeMail } from '../../core/mail-outbox.ts';
+import { type QueuedMail, queueMail, wakeMail } from '../../core/mail-outbox.ts';
 import { organizationName } from '../../core/organizations.ts';
 import { formatAmount, type PdfDocumentInput, renderDocumentPdf } from '../../core/pdf.ts';
 import type { ToolContext } from '../../core/tool.ts';
@@ -132,7 +132,7 @@ export async function sendEstimate(
 ): Promise<{
   preview: SendPreview;
   estimate: EstimateRecord;
-  mail: { id: string; to: string; subject: string };
+  mail: QueuedMail;
 }> {
   // The address is checked before the move, so a refused send leaves a draft a draft.
   const { before, preview } = await prepareSend(ctx, id, input.to);
@@ -152,5 +152,14 @@ export async function sendEstimate(
   });
   const services = ctx.services;
   ctx.afterCommit(() => wakeMail(services, mail.id));
-  return { preview, estimate: record, mail: { id: mail.id, to: preview.to, subject: preview.subject } };
+  return {
+    preview,
+    estimate: record,
+    mail: {
+      id: mail.id,
+      to: preview.to,
+      subject: preview.subject,
+      delivery: ctx.services.mailer.delivery,
+    },
+  };
 }

@@ -5,6 +5,7 @@ import { eq, gte, lte } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Permission } from '../../core/access.ts';
 import { currencyField, lineItemsInput } from '../../core/line-items.ts';
+import { queuedMailSchema } from '../../core/mail-outbox.ts';
 import { numberOrWordsMatch, type SortColumn } from '../../core/records.ts';
 import { fileOutput, fileOutputShape } from '../../core/route.ts';
 import { dateString, listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
@@ -253,14 +254,7 @@ export const sendEstimate = defineTool({
     sent: z.boolean().describe('True when the mail was queued for sending; false for a preview'),
     preview: previewSchema,
     estimate: estimateSchema.describe('The estimate after sending (unchanged in a preview)'),
-    mail: z
-      .object({
-        id: z.string().describe('Id of the queued mail'),
-        to: z.string().describe('Recipient'),
-        subject: z.string().describe('Subject line'),
-      })
-      .optional()
-      .describe('The mail queued (absent in a preview); it is sent in the background, once'),
+    mail: queuedMailSchema.optional(),
   }),
   access: access('write', 'estimates.edit'),
   errors: [

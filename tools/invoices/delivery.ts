@@ -15,7 +15,7 @@ import type { Executor } from '../../core/db/client.ts';
 import { AppError, validationError } from '../../core/errors.ts';
 import { recordEvent } from '../../core/events.ts';
 import { safeSubject } from '../../core/mail.ts';
-import { queueMail, wakeMail } from '../../core/mail-outbox.ts';
+import { type QueuedMail, queueMail, wakeMail } from '../../core/mail-outbox.ts';
 import { organizationName } from '../../core/organizations.ts';
 import { formatAmount, type PdfDocumentInput, renderDocumentPdf } from '../../core/pdf.ts';
 import type { ToolContext } from '../../core/tool.ts';
@@ -152,7 +152,7 @@ export async function sendInvoice(
   ctx: ToolContext,
   id: string,
   input: SendInput,
-): Promise<{ invoice: InvoiceRecord; mail: { id: string; to: string; subject: string } }> {
+): Promise<{ invoice: InvoiceRecord; mail: QueuedMail }> {
   const before = await invoiceRecords.getLive(ctx.db, ctx.auth.orgId, id, true);
   assertSendable(before);
   // The address is checked before finalizing, so a refused send leaves the draft a draft.
@@ -182,7 +182,7 @@ export async function sendInvoice(
   await ctx.emit('invoice.sent', { ...record, sent_to: to, mail_id: mail.id });
   const services = ctx.services;
   ctx.afterCommit(() => wakeMail(services, mail.id));
-  return { invoice: record, mail: { id: mail.id, to, subject } };
+  return { invoice: record, mail: { id: mail.id, to, subject, delivery: services.mailer.delivery } };
 }
 
 // ---------------------------------------------------------------------------------------------
