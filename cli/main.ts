@@ -317,6 +317,8 @@ async function createOrgCommand(args: string[]): Promise<number> {
     plan: values.plan,
     owner: { name: values['owner-name'], email: values['owner-email'], password: values['owner-password'] },
   };
+  // Resolved first, so a missing CRM_ADMIN_TOKEN is a usage error (exit 2) like a bad flag.
+  const remote = values.url === undefined ? undefined : adminRemote(values.url);
   const result = await withFlags(
     {
       name: '--name',
@@ -328,8 +330,8 @@ async function createOrgCommand(args: string[]): Promise<number> {
     },
     async () => {
       const core = await admin();
-      if (values.url === undefined) return withDatabase((db) => core.createOrganization(db, input));
-      const answer = await adminCall(adminRemote(values.url), 'POST', '/organizations', input);
+      if (remote === undefined) return withDatabase((db) => core.createOrganization(db, input));
+      const answer = await adminCall(remote, 'POST', '/organizations', input);
       return core.createOrganizationOutput.parse(answer);
     },
   );
@@ -367,6 +369,8 @@ async function setOrgCommand(args: string[]): Promise<number> {
     ...(values.status !== undefined ? { status: values.status } : {}),
     ...(disabled !== undefined ? { disabled_features: commaList(disabled) } : {}),
   };
+  // Resolved first, so a missing CRM_ADMIN_TOKEN is a usage error (exit 2) like a bad flag.
+  const remote = values.url === undefined ? undefined : adminRemote(values.url);
   const result = await withFlags(
     {
       id: '<organization-id>',
@@ -377,9 +381,9 @@ async function setOrgCommand(args: string[]): Promise<number> {
     },
     async () => {
       const core = await admin();
-      if (values.url === undefined) return withDatabase((db) => core.updateOrganization(db, id, changes));
+      if (remote === undefined) return withDatabase((db) => core.updateOrganization(db, id, changes));
       const path = `/organizations/${encodeURIComponent(id)}`;
-      return core.organizationOutput.parse(await adminCall(adminRemote(values.url), 'PATCH', path, changes));
+      return core.organizationOutput.parse(await adminCall(remote, 'PATCH', path, changes));
     },
   );
   if (values.json) {
@@ -413,6 +417,8 @@ async function createOauthTokenCommand(args: string[]): Promise<number> {
     scopes: values.scopes === undefined ? undefined : commaList(values.scopes),
     ...(ttl !== undefined ? { expires_in_seconds: Number(ttl) } : {}),
   };
+  // Resolved first, so a missing CRM_ADMIN_TOKEN is a usage error (exit 2) like a bad flag.
+  const remote = values.url === undefined ? undefined : adminRemote(values.url);
   const result = await withFlags(
     {
       user_id: '--user-id',
@@ -422,8 +428,8 @@ async function createOauthTokenCommand(args: string[]): Promise<number> {
     },
     async () => {
       const core = await admin();
-      if (values.url === undefined) return withDatabase((db) => core.createOauthToken(db, input));
-      const answer = await adminCall(adminRemote(values.url), 'POST', '/oauth-tokens', input);
+      if (remote === undefined) return withDatabase((db) => core.createOauthToken(db, input));
+      const answer = await adminCall(remote, 'POST', '/oauth-tokens', input);
       return core.createOauthTokenOutput.parse(answer);
     },
   );
