@@ -4,6 +4,7 @@
 // `tools call` and `keys create` go through a running server's REST API with a token, so they act
 // as that token's user with its scopes and limits. Every failure is one line on stderr,
 // `crm: <message>`, and a non-zero exit.
+import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { requiredScopes } from '../core/access.ts';
 import { loadConfig } from '../core/config.ts';
@@ -11,17 +12,23 @@ import type { Database } from '../core/db/client.ts';
 import { AppError } from '../core/errors.ts';
 import { createLogger } from '../core/logger.ts';
 import type { Route } from '../core/route.ts';
+import { adminCall, adminRemote } from './admin-remote.ts';
+import {
+  CliError,
+  DEFAULT_URL,
+  type HttpAnswer,
+  httpCall,
+  isRecord,
+  parseBaseUrl,
+  rootMessage,
+  UsageError,
+} from './remote.ts';
 
 // The registry, the services and the server are imported by the commands that use them: loading
 // every area (PDF fonts, the S3 client, BullMQ...) takes seconds that `crm --help`, a typo or an
 // admin command should not pay.
 const registry = () => import('../tools/index.ts');
 const admin = () => import('../core/admin.ts');
-
-/** A failure whose message is already the line to print. */
-class CliError extends Error {}
-/** Bad command-line usage: exit code 2, as is customary, versus 1 for a failed operation. */
-class UsageError extends CliError {}
 
 const EXIT_FAILURE = 1;
 const EXIT_USAGE = 2;
@@ -70,7 +77,7 @@ Subcommands:
 
 Lists every tool: name, kind (read/write), role permission, the scope REST checks, plan feature.
   --json    Print an array of {name, title, description, access, annotations, toolset}`,
-  toolsCall: `Usage: crm tools call <name> [--input <json>] [--url <url>] [--token <token>]
+  toolsCall: `Usage: crm tools call <name> [--input <json>] [--out <path>] [--url <url>] [--token <token>]
 
 Calls a tool on a running server through its REST route, as the token's user. Path parameters
 (such as "id") are taken from the input; the rest of the input is sent as the query string (GET)
@@ -78,7 +85,11 @@ or as the JSON body.
   --input    The tool's input as a JSON object (default {}); "crm tools list --json" shows the tools
   --url      Base URL of the server (default $CRM_URL, else http://localhost:3000)
   --token    Bearer token: a personal access token or a session token (default $CRM_TOKEN)
-Prints the JSON response and exits 0. An HTTP error prints one line, "crm: <status> <error>: ..."
+  --out      Write the answer to this file instead of stdout; for tools that answer a file
+             (get_invoice_pdf, get_estimate_pdf) the bytes, and one line saying what was written
+Prints the JSON response and exits 0. A file answer without --out goes to stdout only when stdout
+is redirected (crm tools call get_invoice_pdf ... > invoice.pdf); on a terminal it exits 2 saying
+to use --out. An HTTP error prints one line, "crm: <status> <error>: ..."
 and exits 1; an unknown tool or an --input that is not a JSON object exits 2.
 
 Example:
@@ -108,7 +119,9 @@ Subcommands:
   create-oauth-token    Issue an OAuth access token for a user
 
 They work directly on the database named by DATABASE_URL (or the embedded PGlite database under
-DATA_DIR; stop a server using that directory first, PGlite serves one process at a time).`,
+DATA_DIR), or, with --url <server>, through that running server's admin API (/admin/v1) with the
+token in CRM_ADMIN_TOKEN. The embedded database belongs to one process: while "crm serve" runs on a
+DATA_DIR, an admin command on the same DATA_DIR stops at once naming it; use --url instead.`,
   createOrg: `Usage: crm admin create-org --name <name> --plan <plan> --owner-name <name>
                             --owner-email <email> --owner-password <password> [--json]
 
@@ -117,14 +130,16 @@ DATA_DIR; stop a server using that directory first, PGlite serves one process at
   --owner-name       The owner's display name
   --owner-email      The owner's email (unique across the service)
   --owner-password   The owner's password, 8 to 200 characters
-  --json             Print {organization, user} as JSON`,
+  --json             Print {organization, user} as JSON
+  --url              A running server: go through its admin API (needs CRM_ADMIN_TOKEN)`,
   setOrg: `Usage: crm admin set-org <organization-id> [--plan <plan>] [--status <status>]
                           [--disable-features <a,b>] [--json]
 
   --plan               free, starter, pro or enterprise
   --status             active, inactive or suspended (inactive and suspended get 403 on every call)
   --disable-features   Comma-separated features to switch off; replaces the list ("" clears it)
-  --json               Print {organization} as JSON`,
+  --json               Print {organization} as JSON
+  --url                A running server: go through its admin API (needs CRM_ADMIN_TOKEN)`,
   createOauthToken: `Usage: crm admin create-oauth-token --user-id <id> --app-name <name> --scopes <s1,s2>
                                      [--expires-in-seconds <n>] [--json]
 
@@ -133,6 +148,7 @@ DATA_DIR; stop a server using that directory first, PGlite serves one process at
   --scopes               Comma-separated scopes, e.g. read:leads,mcp:read (1 to 50)
   --expires-in-seconds   Lifetime; without it the token lives until revoked
   --json                 Print {oauth_token, token} as JSON
+  --url                  A running server: go through its admin API (needs CRM_ADMIN_TOKEN)
 The token is printed once and cannot be shown again.`,
 };
 
@@ -149,13 +165,6 @@ function commaList(value: string): string[] {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-}
-
-/** The innermost message of an error chain: drizzle's wrapper message repeats the query and its parameters. */
-function rootMessage(err: Error): string {
-  let current: Error = err;
-  for (let depth = 0; depth < 5 && current.cause instanceof Error; depth++) current = current.cause;
-  return current.message || err.message;
 }
 
 /** One line describing a failure; AppError field names become the flags that carry them. */
@@ -299,6 +308,7 @@ async function createOrgCommand(args: string[]): Promise<number> {
       'owner-name': { type: 'string' },
       'owner-email': { type: 'string' },
       'owner-password': { type: 'string' },
+      url: { type: 'string' },
     },
   });
   if (values.help) return help('createOrg');
@@ -307,6 +317,8 @@ async function createOrgCommand(args: string[]): Promise<number> {
     plan: values.plan,
     owner: { name: values['owner-name'], email: values['owner-email'], password: values['owner-password'] },
   };
+  // Resolved first, so a missing CRM_ADMIN_TOKEN is a usage error (exit 2) like a bad flag.
+  const remote = values.url === undefined ? undefined : adminRemote(values.url);
   const result = await withFlags(
     {
       name: '--name',
@@ -316,7 +328,12 @@ async function createOrgCommand(args: string[]): Promise<number> {
       'owner.email': '--owner-email',
       'owner.password': '--owner-password',
     },
-    () => withDatabase(async (db) => (await admin()).createOrganization(db, input)),
+    async () => {
+      const core = await admin();
+      if (remote === undefined) return withDatabase((db) => core.createOrganization(db, input));
+      const answer = await adminCall(remote, 'POST', '/organizations', input);
+      return core.createOrganizationOutput.parse(answer);
+    },
   );
   if (values.json) {
     printJson(result);
@@ -338,6 +355,7 @@ async function setOrgCommand(args: string[]): Promise<number> {
       plan: { type: 'string' },
       status: { type: 'string' },
       'disable-features': { type: 'string' },
+      url: { type: 'string' },
     },
   });
   if (values.help) return help('setOrg');
@@ -351,6 +369,8 @@ async function setOrgCommand(args: string[]): Promise<number> {
     ...(values.status !== undefined ? { status: values.status } : {}),
     ...(disabled !== undefined ? { disabled_features: commaList(disabled) } : {}),
   };
+  // Resolved first, so a missing CRM_ADMIN_TOKEN is a usage error (exit 2) like a bad flag.
+  const remote = values.url === undefined ? undefined : adminRemote(values.url);
   const result = await withFlags(
     {
       id: '<organization-id>',
@@ -359,7 +379,12 @@ async function setOrgCommand(args: string[]): Promise<number> {
       disabled_features: '--disable-features',
       '(root)': 'options',
     },
-    () => withDatabase(async (db) => (await admin()).updateOrganization(db, id, changes)),
+    async () => {
+      const core = await admin();
+      if (remote === undefined) return withDatabase((db) => core.updateOrganization(db, id, changes));
+      const path = `/organizations/${encodeURIComponent(id)}`;
+      return core.organizationOutput.parse(await adminCall(remote, 'PATCH', path, changes));
+    },
   );
   if (values.json) {
     printJson(result);
@@ -381,6 +406,7 @@ async function createOauthTokenCommand(args: string[]): Promise<number> {
       'app-name': { type: 'string' },
       scopes: { type: 'string' },
       'expires-in-seconds': { type: 'string' },
+      url: { type: 'string' },
     },
   });
   if (values.help) return help('createOauthToken');
@@ -391,6 +417,8 @@ async function createOauthTokenCommand(args: string[]): Promise<number> {
     scopes: values.scopes === undefined ? undefined : commaList(values.scopes),
     ...(ttl !== undefined ? { expires_in_seconds: Number(ttl) } : {}),
   };
+  // Resolved first, so a missing CRM_ADMIN_TOKEN is a usage error (exit 2) like a bad flag.
+  const remote = values.url === undefined ? undefined : adminRemote(values.url);
   const result = await withFlags(
     {
       user_id: '--user-id',
@@ -398,7 +426,12 @@ async function createOauthTokenCommand(args: string[]): Promise<number> {
       scopes: '--scopes',
       expires_in_seconds: '--expires-in-seconds',
     },
-    () => withDatabase(async (db) => (await admin()).createOauthToken(db, input)),
+    async () => {
+      const core = await admin();
+      if (remote === undefined) return withDatabase((db) => core.createOauthToken(db, input));
+      const answer = await adminCall(remote, 'POST', '/oauth-tokens', input);
+      return core.createOauthTokenOutput.parse(answer);
+    },
   );
   if (values.json) {
     printJson(result);
@@ -412,10 +445,6 @@ async function createOauthTokenCommand(args: string[]): Promise<number> {
   return 0;
 }
 
-const DEFAULT_URL = 'http://localhost:3000';
-/** A remote call that takes longer than this is abandoned rather than left hanging. */
-const REQUEST_TIMEOUT_MS = 60_000;
-
 const remoteOptions: { url: { type: 'string' }; token: { type: 'string' } } = {
   url: { type: 'string' },
   token: { type: 'string' },
@@ -426,83 +455,27 @@ interface Remote {
   token: string | undefined;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function resolveRemote(values: { url?: string | undefined; token?: string | undefined }): Remote {
-  const raw = values.url ?? (process.env.CRM_URL || DEFAULT_URL);
-  let base: URL;
-  try {
-    base = new URL(raw);
-  } catch {
-    throw new UsageError(`--url must be an http(s) URL such as ${DEFAULT_URL}, got "${raw}"`);
-  }
-  if (base.protocol !== 'http:' && base.protocol !== 'https:') {
-    throw new UsageError(`--url must be an http(s) URL such as ${DEFAULT_URL}, got "${raw}"`);
-  }
+  const base = parseBaseUrl(values.url ?? (process.env.CRM_URL || DEFAULT_URL));
   const token = values.token ?? process.env.CRM_TOKEN;
   return { base, token: token || undefined };
 }
 
-/** Why a request never got a response: the innermost error with a system code (ECONNREFUSED, ...). */
-function networkReason(err: unknown): string {
-  let current: unknown = err;
-  for (let depth = 0; depth < 5; depth++) {
-    if (current instanceof AggregateError && current.errors.length > 0) current = current.errors[0];
-    if (current instanceof Error && 'code' in current && typeof current.code === 'string') {
-      return current.message || current.code;
-    }
-    if (!(current instanceof Error) || current.cause === undefined) break;
-    current = current.cause;
-  }
-  return err instanceof Error ? rootMessage(err) : String(err);
-}
-
-/** One line for an HTTP error: `<status> <error>: <message> [field: message; ...]`. */
-function describeHttpError(status: number, statusText: string, body: unknown): string {
-  if (!isRecord(body) || typeof body.error !== 'string') return `${status} ${statusText || 'HTTP error'}`;
-  let text = `${status} ${body.error}`;
-  if (typeof body.message === 'string' && body.message !== body.error) text += `: ${body.message}`;
-  if (Array.isArray(body.details) && body.details.length > 0) {
-    const details = body.details.filter(isRecord).map((d) => `${String(d.field)}: ${String(d.message)}`);
-    text += ` [${details.join('; ')}]`;
-  }
-  return text.replace(/\s*\n\s*/g, ' ').trim();
-}
-
-/** Sends one request to the server's REST API; returns the parsed JSON body of a 2xx response. */
-async function apiRequest(
+/** Sends one request to the server's REST API (/api/v1). */
+function apiRequest(
   remote: Remote,
   method: string,
   path: string,
   options: { query?: URLSearchParams; body?: Record<string, unknown> } = {},
-): Promise<unknown> {
-  const url = new URL(remote.base);
-  url.pathname = `${url.pathname.replace(/\/+$/, '')}/api/v1${path}`;
-  url.search = options.query?.toString() ?? '';
-  const headers: Record<string, string> = { accept: 'application/json' };
-  if (remote.token) headers.authorization = `Bearer ${remote.token}`;
-  let body: string | undefined;
-  if (options.body !== undefined) {
-    headers['content-type'] = 'application/json';
-    body = JSON.stringify(options.body);
-  }
-  let res: Response;
-  try {
-    res = await fetch(url, { method, headers, body, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
-  } catch (err) {
-    throw new CliError(`cannot reach ${remote.base.origin}: ${networkReason(err)}`, { cause: err });
-  }
-  const text = await res.text();
-  let parsed: unknown = null;
-  try {
-    parsed = text === '' ? null : JSON.parse(text);
-  } catch {
-    if (res.ok) throw new CliError(`${res.status} response is not JSON: ${text.slice(0, 200)}`);
-  }
-  if (!res.ok) throw new CliError(describeHttpError(res.status, res.statusText, parsed));
-  return parsed;
+): Promise<HttpAnswer> {
+  return httpCall({ ...remote, method, path: `/api/v1${path}`, ...options });
+}
+
+/** The JSON of an answer that must be JSON. */
+function jsonOf(answer: HttpAnswer): unknown {
+  if (answer.kind === 'file')
+    throw new CliError(`the server answered a file (${answer.contentType}), not JSON`);
+  return answer.value;
 }
 
 async function toolRoute(name: string): Promise<Route> {
@@ -526,7 +499,7 @@ function queryValue(name: string, value: unknown): string {
 }
 
 /** Calls `name` through its REST route: path parameters from the input, the rest as query or body. */
-async function callTool(remote: Remote, name: string, input: Record<string, unknown>): Promise<unknown> {
+async function callTool(remote: Remote, name: string, input: Record<string, unknown>): Promise<HttpAnswer> {
   const found = await toolRoute(name);
   const rest: Record<string, unknown> = { ...input };
   const path = found.path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, (_, param: string) => {
@@ -563,7 +536,12 @@ async function toolsCallCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { help: { type: 'boolean', short: 'h' }, input: { type: 'string' }, ...remoteOptions },
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      input: { type: 'string' },
+      out: { type: 'string' },
+      ...remoteOptions,
+    },
   });
   if (values.help) return help('toolsCall');
   const [name, ...extra] = positionals;
@@ -571,8 +549,40 @@ async function toolsCallCommand(args: string[]): Promise<number> {
     throw new UsageError('tools call takes exactly one tool name (see crm tools call --help)');
   }
   const input = parseInput(values.input);
-  const output = await callTool(resolveRemote(values), name, input);
-  if (output !== null) printJson(output);
+  const answer = await callTool(resolveRemote(values), name, input);
+  if (answer.kind === 'file') return saveFile(name, answer, values.out);
+  if (values.out !== undefined) {
+    await writeFile(values.out, `${JSON.stringify(answer.value, null, 2)}\n`);
+    print(`Wrote the JSON answer to ${values.out}`);
+  } else if (answer.value !== null) {
+    printJson(answer.value);
+  }
+  return 0;
+}
+
+/**
+ * A file answer (an invoice PDF): written to --out; without it, to stdout only when stdout is a
+ * pipe or a file (`> invoice.pdf`), never as binary onto a terminal: there one line says how.
+ */
+async function saveFile(
+  name: string,
+  file: Extract<HttpAnswer, { kind: 'file' }>,
+  out: string | undefined,
+): Promise<number> {
+  const what = `${file.contentType}, ${file.bytes.length} bytes${file.filename ? `, "${file.filename}"` : ''}`;
+  if (out !== undefined) {
+    await writeFile(out, file.bytes);
+    print(`Wrote ${out} (${what})`);
+    return 0;
+  }
+  if (process.stdout.isTTY) {
+    throw new UsageError(
+      `${name} answers a file (${what}); write it with --out <path>${file.filename ? ` (e.g. --out ${file.filename})` : ''} or redirect stdout to a file`,
+    );
+  }
+  await new Promise<void>((resolve, reject) =>
+    process.stdout.write(file.bytes, (err) => (err ? reject(err) : resolve())),
+  );
   return 0;
 }
 
@@ -608,7 +618,7 @@ async function keysCreateCommand(args: string[]): Promise<number> {
     label: values.label,
     ...(values.scopes !== undefined ? { scopes: commaList(values.scopes) } : {}),
   };
-  const result = createdKey(await callTool(resolveRemote(values), 'create_api_key', input));
+  const result = createdKey(jsonOf(await callTool(resolveRemote(values), 'create_api_key', input)));
   if (values.json) {
     printJson(result);
   } else {

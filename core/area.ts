@@ -44,9 +44,17 @@ export interface PublicRoute {
 }
 
 export interface PublicRequest {
+  /** The request, for its headers; its body is read through `body()`, never from here. */
   raw: Request;
   params: Record<string, string>;
   requestId: string;
+  /**
+   * The body as an object, read once by the mount (rest/public-pages.ts) through the same reader
+   * and input guard as the REST routes: bytes that are not UTF-8, NUL, lone surrogates or too deep
+   * nesting are an AppError 400 the handler answers in its own form. JSON always; HTML forms
+   * (urlencoded, multipart) with `forms`. An empty body is `{}`.
+   */
+  body(options?: { forms?: boolean }): Promise<Record<string, unknown>>;
 }
 
 export interface Area extends AreaHooks {

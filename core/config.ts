@@ -107,6 +107,8 @@ const envSchema = z.object({
   SIGNUP_ENABLED: bool(true),
   DEFAULT_PLAN: z.enum(['free', 'starter', 'pro', 'enterprise']).default('free'),
   TRUST_PROXY: z.string().default('false'),
+  // The request limits (core/rate-limits.ts): `off` only for benchmarks or behind a proxy that limits.
+  RATE_LIMITS: z.enum(['on', 'off']).default('on'),
   WEBHOOK_RETRY_DELAYS_MS: msList.default([10000, 20000]),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(15000),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool(false),
@@ -223,6 +225,8 @@ export interface Config {
   defaultPlan: Plan;
   /** Number of trusted proxy hops in front of the server; 0 means the socket address is the client. */
   trustProxyHops: number;
+  /** RATE_LIMITS: false switches the request limits off (benchmarks, a limiting proxy in front). */
+  rateLimits: boolean;
   webhookRetryDelaysMs: number[];
   webhookTimeoutMs: number;
   webhookAllowPrivateTargets: boolean;
@@ -342,6 +346,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     signupEnabled: e.SIGNUP_ENABLED,
     defaultPlan: e.DEFAULT_PLAN,
     trustProxyHops: parseTrustProxy(e.TRUST_PROXY),
+    rateLimits: e.RATE_LIMITS === 'on',
     webhookRetryDelaysMs: e.WEBHOOK_RETRY_DELAYS_MS,
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
     webhookAllowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS,
@@ -362,4 +367,24 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     secretsKey: e.SECRETS_KEY,
     secretsPreviousKeys: e.SECRETS_KEY_PREVIOUS,
   };
+}
+
+/**
+ * Settings a deployment may have on purpose but must not have by accident: each is logged as a
+ * warning when the services start (core/services.ts), so it stands out in the first lines.
+ */
+export function startupWarnings(config: Config): string[] {
+  const warnings: string[] = [];
+  if (!config.rateLimits) {
+    warnings.push(
+      'RATE_LIMITS=off: the request limits are switched off; only for benchmarks or behind a proxy that limits',
+    );
+  }
+  if (!config.smtp) {
+    warnings.push(
+      `SMTP_URL is not set: system mail (invoices, estimates, proposals, password resets) is not sent, ` +
+        `it is written as .eml files under ${config.dataDir}/mail and reported with delivery "file"`,
+    );
+  }
+  return warnings;
 }

@@ -23,7 +23,7 @@ import { z } from 'zod';
 import type { Executor } from './db/client.ts';
 import { outgoingMails, type StoredMailAttachment, type StoredMailMessage } from './db/schema.ts';
 import { newId } from './ids.ts';
-import { type MailMessage, parseMailMessage, parseSenderAddress } from './mail.ts';
+import { MAIL_DELIVERIES, type MailMessage, parseMailMessage, parseSenderAddress } from './mail.ts';
 import type { Services } from './services.ts';
 
 export const OUTGOING_MAIL_STATUSES = ['queued', 'sending', 'sent', 'failed'] as const;
@@ -155,6 +155,22 @@ export function mailOfRow(
     messageId: outgoingMessageId(row.id, from),
   };
 }
+
+/** The mail a send queued, as a send's answer reports it (send_invoice, send_estimate). */
+export const queuedMailSchema = z
+  .object({
+    id: z.string().describe('Id of the queued mail'),
+    to: z.string().describe('Recipient'),
+    subject: z.string().describe('Subject line'),
+    delivery: z
+      .enum(MAIL_DELIVERIES)
+      .describe(
+        'smtp: handed to the SMTP server; file: SMTP_URL is not set, so the mail is only written under DATA_DIR/mail and does not reach the recipient',
+      ),
+  })
+  .describe('The mail queued (absent in a preview); it is sent in the background, once');
+
+export type QueuedMail = z.output<typeof queuedMailSchema>;
 
 /** An outgoing mail as the areas show it (e.g. in a send's answer or a document's deliveries). */
 export interface OutgoingMailSummary {

@@ -162,7 +162,16 @@ export interface SentMail {
  * (a connection lost after the DATA was sent) may still deliver twice, and the shared Message-ID
  * is what lets receiving systems and mail clients recognise the copy as the same message.
  */
+/**
+ * Where system mail goes: `smtp` hands it to the SMTP_URL server; `file` (no SMTP_URL, the embedded
+ * default) writes it under DATA_DIR/mail and nothing leaves the machine. Answers that report a
+ * mail say which, so "sent" never hides a file nobody will read.
+ */
+export const MAIL_DELIVERIES = ['smtp', 'file'] as const;
+export type MailDelivery = (typeof MAIL_DELIVERIES)[number];
+
 export interface Mailer {
+  readonly delivery: MailDelivery;
   send(message: MailMessage): Promise<SentMail>;
   /** Releases connections (SMTP); the embedded store holds none. */
   close(): Promise<void>;
@@ -253,6 +262,7 @@ async function fileExists(path: string): Promise<boolean> {
  * Message-ID finds the file and writes nothing.
  */
 export class EmlMailer implements Mailer {
+  readonly delivery = 'file';
   // Composes with CRLF line ends, as RFC 5322 requires and as an SMTP server would receive it.
   private readonly composer = createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
 

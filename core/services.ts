@@ -11,7 +11,7 @@ import { SmtpMailer } from '../providers/smtp-mailer.ts';
 import type { AccountMailer } from './account-mail.ts';
 import type { ChatModel } from './ai.ts';
 import { bindCredentialCache, CredentialCache } from './auth/cache.ts';
-import type { Config } from './config.ts';
+import { type Config, startupWarnings } from './config.ts';
 import { type Database, openDatabase } from './db/client.ts';
 import type { Jobs } from './jobs.ts';
 import { createLogger, type Logger } from './logger.ts';
@@ -40,7 +40,7 @@ export interface Services {
   jobs: Jobs;
   /** The same queue as `jobs`, typed to webhook delivery alone (core/queue.ts). */
   queue: JobQueue;
-  /** The request limits of the specification; null only when a benchmark or test builds the app without them. */
+  /** The request limits of the specification; null with RATE_LIMITS=off, or when a benchmark or test builds the app without them. */
   rateLimits: RateLimits | null;
   /** Verified credentials, so hot callers skip the token/user/organization join (core/auth/cache.ts). */
   authCache: CredentialCache;
@@ -64,8 +64,8 @@ export interface CreateServicesOptions {
   /** With inMemory: start PGlite from this migrated image (core/db/client.ts buildPgliteImage). */
   pgliteImage?: Blob;
   /**
-   * Leave the request limits out. Only for programmatic use by benchmarks and tests that measure
-   * something else; no environment variable turns the limits off in a deployment.
+   * Leave the request limits out, for benchmarks and tests that measure something else. A
+   * deployment turns them off with RATE_LIMITS=off (logged as a warning at start).
    */
   withoutRateLimits?: boolean;
   /** BullMQ settings when REDIS_URL is set: a key prefix (tests) and the stalled-job lock time. */
@@ -149,7 +149,9 @@ export async function createServices(config: Config, options: CreateServicesOpti
     await waitUntilReady(redis, 2000);
     await checkRedisEviction(redis, logger);
   }
-  const rateLimits = options.withoutRateLimits ? null : new RateLimits(redis ?? undefined);
+  for (const warning of startupWarnings(config)) logger.warn(warning);
+  const rateLimits =
+    options.withoutRateLimits || !config.rateLimits ? null : new RateLimits(redis ?? undefined);
   // PostgreSQL without Redis: other processes may change credentials unseen, so nothing is cached.
   const authCache = new CredentialCache({
     mode: redis ? 'redis' : embedded ? 'local' : 'off',

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import type { Logger } from '../core/logger.ts';
 import type { AppEnv } from './env.ts';
+import { CLIENT_CLOSED_REQUEST } from './errors.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -21,7 +22,8 @@ export function requestId(): MiddlewareHandler<AppEnv> {
 
 /**
  * One JSON line per request once its response is ready: method, path (without the query string),
- * status, duration_ms and request_id. Must run after the request-id middleware.
+ * status, duration_ms and request_id. Must run after the request-id middleware. A request whose
+ * client closed the connection before it was read (http/errors.ts) is a warning with `aborted: true`.
  */
 export function requestLog(logger: Logger): MiddlewareHandler<AppEnv> {
   if (typeof logger?.info !== 'function' || typeof logger.error !== 'function') {
@@ -38,7 +40,8 @@ export function requestLog(logger: Logger): MiddlewareHandler<AppEnv> {
       duration_ms: Math.round((performance.now() - started) * 100) / 100,
       request_id: c.get('requestId'),
     };
-    if (status >= 500) logger.error(line, 'request');
+    if (status === CLIENT_CLOSED_REQUEST) logger.warn({ ...line, aborted: true }, 'request');
+    else if (status >= 500) logger.error(line, 'request');
     else logger.info(line, 'request');
   };
 }

@@ -57,6 +57,7 @@ function describeFailure(failure: SmtpFailure): string {
 }
 
 export class SmtpMailer implements Mailer {
+  readonly delivery = 'smtp';
   private readonly transport;
 
   constructor(

@@ -15,6 +15,7 @@ import type { Services } from '../core/services.ts';
 import { limitFailedAuthentication } from '../http/authenticate.ts';
 import { readJsonObject } from '../http/body.ts';
 import type { AppEnv } from '../http/env.ts';
+import { ADMIN_OPENAPI_PATH, adminOpenApiDocument } from './admin-openapi.ts';
 
 export function mountAdminRoutes(app: Hono<AppEnv>, services: Services): void {
   const { adminToken } = services.config;
@@ -31,6 +32,7 @@ export function mountAdminRoutes(app: Hono<AppEnv>, services: Services): void {
     await next();
   });
 
+  app.get(ADMIN_OPENAPI_PATH, (c) => c.json(adminOpenApiDocument()));
   app.post('/admin/v1/organizations', async (c) => {
     const result = await createOrganization(db, await readJsonObject(c));
     services.logger.info({ organizationId: result.organization._id }, 'admin: organization created');

@@ -20,7 +20,7 @@ import { ROUTES } from '../tools/index.ts';
 import { mountAdminRoutes } from './admin-routes.ts';
 import { mountAuthRoutes } from './auth-routes.ts';
 import { mountFileRoutes } from './file-routes.ts';
-import { mountOpenApi } from './openapi.ts';
+import { DOCS_PATH, mountOpenApi, OPENAPI_PATH } from './openapi.ts';
 import { mountPublicPages } from './public-pages.ts';
 
 /**
@@ -102,6 +102,17 @@ export interface RestAppOptions {
 
 export function createRestApp(services: Services, options: RestAppOptions): Hono<AppEnv> {
   const rest = new Hono<AppEnv>();
+  // The root says where things are, for someone who opens the server's address in a browser.
+  rest.get('/', (c) =>
+    c.json({
+      name: 'CRM API',
+      docs: DOCS_PATH,
+      openapi: OPENAPI_PATH,
+      rest: '/api/v1',
+      mcp: '/mcp',
+      health: '/healthz',
+    }),
+  );
   mountOpenApi(rest);
   mountAuthRoutes(rest, services);
   mountAdminRoutes(rest, services);

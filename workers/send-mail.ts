@@ -174,7 +174,11 @@ export async function sendQueuedMail(
       updatedAt: new Date(),
     });
     if (!recorded) logger.warn(fields, 'outgoing mail sent after its claim expired');
-    else logger.info({ ...fields, message_id: sent.messageId }, 'outgoing mail sent');
+    else
+      logger.info(
+        { ...fields, message_id: sent.messageId, delivery: services.mailer.delivery },
+        'outgoing mail sent',
+      );
     return 'sent';
   } catch (err) {
     const why = reason(err);

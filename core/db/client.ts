@@ -12,6 +12,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
+import { lockDataDir } from './lock.ts';
 import * as schema from './schema.ts';
 
 export type Schema = typeof schema;
@@ -157,10 +158,19 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     );
   }
   let client: PGlite;
+  let release = () => {};
   if (options.dataDir) {
+    // One process per embedded database (core/db/lock.ts): a second one stops here, before opening.
+    const lock = lockDataDir(options.dataDir);
+    release = () => lock.release();
     const dir = join(options.dataDir, 'pglite');
     mkdirSync(dir, { recursive: true });
-    client = new PGlite(dir);
+    try {
+      client = new PGlite(dir);
+    } catch (err) {
+      release();
+      throw err;
+    }
   } else {
     client = new PGlite(options.image ? { loadDataDir: options.image } : {});
   }
@@ -180,7 +190,11 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     },
     async () => {
       clearInterval(maintenance);
-      await client.close();
+      try {
+        await client.close();
+      } finally {
+        release();
+      }
     },
     // One in-process connection whose queries queue inside PGlite: there is no pool to exhaust.
     () => 'ok',

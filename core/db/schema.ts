@@ -12,6 +12,7 @@ import {
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
+import { parsePgTimestamptz } from './timestamp.ts';
 
 // Column builders every table shares (area tables in tools/<area>/tables.ts build on them too).
 export const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
@@ -24,7 +25,15 @@ export const createdAt = () =>
   timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
 export const updatedAt = () =>
   timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
-export const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+/**
+ * A `timestamp with time zone` as a Date, read exactly whatever its year (core/db/timestamp.ts):
+ * caller-given instants such as a payment's paid_at may lie in any year from 0001.
+ */
+export const ts = customType<{ data: Date; driverData: string }>({
+  dataType: () => 'timestamp with time zone',
+  toDriver: (value) => value.toISOString(),
+  fromDriver: (value) => (typeof value === 'string' ? parsePgTimestamptz(value) : new Date(value)),
+});
 export const deletedAt = () => ts('deleted_at');
 export const deletedBy = () => text('deleted_by');
 

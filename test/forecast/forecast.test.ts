@@ -134,6 +134,8 @@ describe('GET /forecast/accuracy', () => {
       ends_on: '2026-01-31',
       complete: true,
       snapshot_on: '2026-01-01',
+      snapshots_since: '2026-01-01',
+      note: null,
       currencies: [
         { currency: 'USD', forecast: 500, commit: 0, actual: 1000, accuracy: 0.5, bias: -0.5, mape: null },
       ],
@@ -201,9 +203,30 @@ describe('GET /forecast/accuracy', () => {
     ]);
   });
 
+  it("a new organization's first ask takes its first snapshot and says from when snapshots exist", async () => {
+    const fresh = await t.createOrg({ plan: 'pro' });
+    const lead = await createLead(t, fresh);
+    await seed(fresh, lead._id, [{ key: 'fresh', value: 400, confidence: 50, close: '2999-06-15' }]);
+    const today = new Date().toISOString().slice(0, 10);
+    const asked = await accuracy('2999-06', fresh);
+    expect(asked).toMatchObject({ snapshots_since: today, snapshot_on: today, note: null });
+    expect(asked.currencies).toEqual([
+      { currency: 'USD', forecast: 200, commit: 0, actual: 0, accuracy: null, bias: null, mape: null },
+    ]);
+    const past = await accuracy('2020', fresh);
+    expect(past.snapshots_since).toBe(today);
+    expect(past.note).toContain(`began on ${today}`);
+    const days = await t.services.db.system
+      .select()
+      .from(forecastSnapshotDays)
+      .where(eq(forecastSnapshotDays.orgId, fresh.orgId));
+    expect(days.map((d) => d.snapshotOn)).toEqual([today]);
+  });
+
   it('a period with no snapshot by its start says so with null forecast figures', async () => {
     const before = await accuracy('2025');
     expect(before.snapshot_on).toBeNull();
+    expect(before.note).toContain('snapshots of this organization began on 2026-01-01');
     expect(before.currencies).toEqual([
       { currency: 'USD', forecast: null, commit: null, actual: 50, accuracy: null, bias: null, mape: null },
     ]);

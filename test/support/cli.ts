@@ -89,11 +89,12 @@ export function oneErrorLine(run: Run): string {
 
 export async function startServe(
   dir: string,
+  env: Record<string, string> = {},
 ): Promise<{ child: ChildProcess; base: string; output: () => string }> {
   const port = await freePort();
   const child = spawn(process.execPath, [BIN, 'serve'], {
     cwd: ROOT,
-    env: cliEnv({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dir }),
+    env: cliEnv({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dir, ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

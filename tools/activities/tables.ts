@@ -19,7 +19,7 @@ export const activities = pgTable(
     /** The user the activity is by (the caller unless given). */
     userId: text('user_id'),
     /** When it happened (a call's start, a meeting's start, an email's send time); newest first on the timeline. */
-    occurredAt: ts('occurred_at').notNull().defaultNow(),
+    occurredAt: ts('occurred_at').notNull().default(sql`now()`),
     /** The type's own fields: a call's direction/duration/outcome, an email's subject, a custom type's values. */
     fields: jsonb('fields').$type<Record<string, unknown>>().notNull().default({}),
     createdBy: text('created_by'),

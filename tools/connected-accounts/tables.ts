@@ -84,7 +84,7 @@ export const inboundEmails = pgTable(
     activityId: text('activity_id'),
     /** The scheduled email (tools/email) this one answers, found by In-Reply-To. */
     repliesToEmailId: text('replies_to_email_id'),
-    receivedAt: ts('received_at').notNull().defaultNow(),
+    receivedAt: ts('received_at').notNull().default(sql`now()`),
     createdAt: createdAt(),
   },
   (t) => [

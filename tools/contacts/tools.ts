@@ -85,15 +85,16 @@ const emailInput = z.strictObject({
   type: typeLabel('address, e.g. work (the default), home, personal or other').default(DEFAULT_EMAIL_TYPE),
 });
 // Spaces, dashes, dots and brackets are formatting; what is stored is + and the digits (E.164).
+const PHONE_MESSAGE = 'must be an international number: + then 7 to 15 digits (spaces and dashes allowed)';
 const phoneInput = z.strictObject({
   phone: z
     .string()
     .max(50)
+    // The pattern a client sees (OpenAPI, MCP) is the form it may send, formatting included, so the
+    // example below passes a client's own schema check; the digit count is checked once stripped.
+    .regex(/^[\s\-.()]*\+[\d\s\-.()]+$/, PHONE_MESSAGE)
     .overwrite((s) => s.replace(/[\s\-.()]/g, ''))
-    .regex(
-      /^\+\d{7,15}$/,
-      'must be an international number: + then 7 to 15 digits (spaces and dashes allowed)',
-    )
+    .refine((s) => /^\+\d{7,15}$/.test(s), PHONE_MESSAGE)
     .describe(
       'Phone number in international form, e.g. +1 415-555-0100; stored as + and digits (+14155550100)',
     ),

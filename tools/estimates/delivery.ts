@@ -1,12 +1,12 @@
 import type { Executor } from '../../core/db/client.ts';
 import { validationError } from '../../core/errors.ts';
 import { safeSubject } from '../../core/mail.ts';
-import { queueMail, wakeMail } from '../../core/mail-outbox.ts';
+import { type QueuedMail, queueMail, wakeMail } from '../../core/mail-outbox.ts';
 import { organizationName } from '../../core/organizations.ts';
 import { formatAmount, type PdfDocumentInput, renderDocumentPdf } from '../../core/pdf.ts';
 import type { ToolContext } from '../../core/tool.ts';
 import { mailableContact } from '../contacts/store.ts';
-import { documentParties, documentSender } from '../invoices/parties.ts';
+import { documentDelivery, documentParties, documentSender } from '../invoices/parties.ts';
 import { type EstimateData, type EstimateRecord, lockForMove, markSent, serializeEstimate } from './store.ts';
 
 /** The file name of an estimate's PDF: its number. */
@@ -132,7 +132,7 @@ export async function sendEstimate(
 ): Promise<{
   preview: SendPreview;
   estimate: EstimateRecord;
-  mail: { id: string; to: string; subject: string };
+  mail: QueuedMail;
 }> {
   // The address is checked before the move, so a refused send leaves a draft a draft.
   const { before, preview } = await prepareSend(ctx, id, input.to);
@@ -156,5 +156,14 @@ export async function sendEstimate(
   });
   const services = ctx.services;
   ctx.afterCommit(() => wakeMail(services, mail.id));
-  return { preview, estimate: record, mail: { id: mail.id, to: preview.to, subject: preview.subject } };
+  return {
+    preview,
+    estimate: record,
+    mail: {
+      id: mail.id,
+      to: preview.to,
+      subject: preview.subject,
+      delivery: documentDelivery(sender, ctx.services.mailer.delivery),
+    },
+  };
 }

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { Permission } from '../../core/access.ts';
 import { confirmShape, sendResultShape } from '../../core/confirm.ts';
 import { currencyField, lineItemsInput } from '../../core/line-items.ts';
+import { queuedMailSchema } from '../../core/mail-outbox.ts';
 import { numberOrWordsMatch, type SortColumn } from '../../core/records.ts';
 import { fileOutput, fileOutputShape } from '../../core/route.ts';
 import { dateString, listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
@@ -240,14 +241,7 @@ export const sendEstimate = defineTool({
   output: z.object({
     ...sendResultShape,
     estimate: estimateSchema.optional().describe('The estimate after sending (absent in a preview)'),
-    mail: z
-      .object({
-        id: z.string().describe('Id of the queued mail'),
-        to: z.string().describe('Recipient'),
-        subject: z.string().describe('Subject line'),
-      })
-      .optional()
-      .describe('The mail queued (absent in a preview); it is sent in the background, once'),
+    mail: queuedMailSchema.optional(),
   }),
   access: access('write', 'estimates.edit'),
   errors: [

@@ -2,7 +2,7 @@
 // job in workers/forecast.ts for every organization), and the comparison of the forecast taken at
 // a period's start with the value won in the period. Money is exact: minor units as bigint
 // (core/money.ts); only the ratios (accuracy, bias, MAPE) are numbers, rounded to 4 decimals.
-import { and, eq, gte, isNull, lt, lte, max, sql } from 'drizzle-orm';
+import { and, eq, gte, isNull, lt, lte, max, min, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../../core/db/client.ts';
 import { organizations } from '../../core/db/schema.ts';
@@ -168,6 +168,16 @@ export const accuracySchema = z.object({
     .describe(
       'Day of the snapshot the forecast comes from: the latest on or before starts_on; null when there is none',
     ),
+  snapshots_since: z
+    .string()
+    .describe(
+      "The organization's first snapshot day (YYYY-MM-DD): periods starting before it have no forecast. The first " +
+        'request of an organization takes that first snapshot itself; the daily job takes the next ones',
+    ),
+  note: z
+    .string()
+    .nullable()
+    .describe('Why the forecast figures are null, in a sentence (no snapshot by the period start), or null'),
   currencies: z.array(currencySchema).describe('Figures of the whole period, one entry per currency'),
   months: z
     .array(monthSchema)
@@ -206,6 +216,22 @@ function figures(currency: string, cell: Cell) {
   };
 }
 
+/**
+ * The organization's first snapshot day. An organization that never had one (a new one, before the
+ * daily job first ran for it) gets its first snapshot now, so its accuracy is not null for days
+ * with no hint why: the answer says from when snapshots exist.
+ */
+async function firstSnapshotDay(db: Executor, orgId: string, now: Date): Promise<string> {
+  const [first] = await db
+    .select({ day: min(forecastSnapshotDays.snapshotOn) })
+    .from(forecastSnapshotDays)
+    .where(eq(forecastSnapshotDays.orgId, orgId));
+  if (first?.day) return first.day;
+  const today = utcDay(now);
+  await writeSnapshots(db, today, orgId);
+  return today;
+}
+
 /** The forecast of `period` (as snapshotted at its start) against what was won in it. */
 export async function forecastAccuracy(
   db: Executor,
@@ -213,6 +239,7 @@ export async function forecastAccuracy(
   period: Period,
   now: Date,
 ): Promise<Accuracy> {
+  const snapshotsSince = await firstSnapshotDay(db, orgId, now);
   const [latest] = await db
     .select({ day: max(forecastSnapshotDays.snapshotOn) })
     .from(forecastSnapshotDays)
@@ -317,6 +344,12 @@ export async function forecastAccuracy(
     ends_on: period.endsOn,
     complete: utcDay(now) > period.endsOn,
     snapshot_on: snapshotOn,
+    snapshots_since: snapshotsSince,
+    note:
+      snapshotOn === null
+        ? `No forecast: snapshots of this organization began on ${snapshotsSince}, after this period started on ` +
+          `${period.startsOn}. Periods starting on or after ${snapshotsSince} have one.`
+        : null,
     currencies: totals,
     months: period.kind === 'month' ? [] : monthRows,
   };

@@ -17,12 +17,12 @@ import type { Executor } from '../../core/db/client.ts';
 import { AppError, validationError } from '../../core/errors.ts';
 import { recordEvent } from '../../core/events.ts';
 import { safeSubject } from '../../core/mail.ts';
-import { queueMail, wakeMail } from '../../core/mail-outbox.ts';
+import { type QueuedMail, queueMail, wakeMail } from '../../core/mail-outbox.ts';
 import { organizationName } from '../../core/organizations.ts';
 import { formatAmount, type PdfDocumentInput, renderDocumentPdf } from '../../core/pdf.ts';
 import type { ToolContext } from '../../core/tool.ts';
 import { mailableContact } from '../contacts/store.ts';
-import { documentParties, documentSender } from './parties.ts';
+import { documentDelivery, documentParties, documentSender } from './parties.ts';
 import {
   finalizeInvoice,
   type InvoiceData,
@@ -154,7 +154,7 @@ export async function sendInvoice(
   ctx: ToolContext,
   id: string,
   input: SendInput,
-): Promise<{ invoice: InvoiceRecord; mail: { id: string; to: string; subject: string } }> {
+): Promise<{ invoice: InvoiceRecord; mail: QueuedMail }> {
   const before = await invoiceRecords.getLive(ctx.db, ctx.auth.orgId, id, true);
   assertSendable(before);
   // The address is checked before finalizing, so a refused send leaves the draft a draft.
@@ -187,7 +187,10 @@ export async function sendInvoice(
   await ctx.emit('invoice.sent', { ...record, sent_to: to, mail_id: mail.id });
   const services = ctx.services;
   ctx.afterCommit(() => wakeMail(services, mail.id));
-  return { invoice: record, mail: { id: mail.id, to, subject } };
+  return {
+    invoice: record,
+    mail: { id: mail.id, to, subject, delivery: documentDelivery(sender, services.mailer.delivery) },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

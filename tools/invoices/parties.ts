@@ -6,7 +6,7 @@
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { Executor } from '../../core/db/client.ts';
 import { users } from '../../core/db/schema.ts';
-import { parseSenderAddress } from '../../core/mail.ts';
+import { type MailDelivery, parseSenderAddress } from '../../core/mail.ts';
 import { organizationName } from '../../core/organizations.ts';
 import type { PdfParty } from '../../core/pdf.ts';
 import { connectedAccounts } from '../connected-accounts/tables.ts';
@@ -94,4 +94,13 @@ export async function documentSenderLabel(ctx: {
   if (sender.accountEmail) return `${sender.accountEmail} (your connected account)`;
   const from = ctx.services.config.mailFrom;
   return sender.replyTo ? `${from} (system mail; replies go to ${sender.replyTo})` : from;
+}
+
+/**
+ * How a document mail is delivered, as a send answers it: through a connected account it always
+ * reaches an SMTP server; as system mail it is `file` while SMTP_URL is unset (written under
+ * DATA_DIR/mail only).
+ */
+export function documentDelivery(sender: DocumentSender, systemDelivery: MailDelivery): MailDelivery {
+  return sender.accountId ? 'smtp' : systemDelivery;
 }

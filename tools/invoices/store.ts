@@ -503,7 +503,9 @@ export async function recordPayment(
   const paidMinor = BigInt(before.amountPaidMinor) + amount;
   const payment: StoredPayment = {
     amount: formatMinor(amount, before.currency),
-    paid_at: input.paid_at ?? ctx.now.toISOString(),
+    // One text for one instant on the payment and the invoice: the UTC form the invoice's paid_at
+    // column gives back (whatever offset the caller wrote, whatever the year).
+    paid_at: (input.paid_at === undefined ? ctx.now : new Date(input.paid_at)).toISOString(),
     method: input.method ?? null,
     reference: input.reference ?? null,
     recorded_by: ctx.auth.userId,

@@ -4,6 +4,7 @@ import { eq, gte, lte } from 'drizzle-orm';
 import { z } from 'zod';
 import { confirmShape, sendResultShape } from '../../core/confirm.ts';
 import { currencyField, lineItemsInput } from '../../core/line-items.ts';
+import { queuedMailSchema } from '../../core/mail-outbox.ts';
 import { numberOrWordsMatch, type SortColumn } from '../../core/records.ts';
 import { fileOutput, fileOutputShape } from '../../core/route.ts';
 import { dateString, listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
@@ -331,14 +332,7 @@ export const sendInvoice = defineTool({
   output: z.object({
     ...sendResultShape,
     invoice: invoiceSchema.optional().describe('The invoice after sending (absent in a preview)'),
-    mail: z
-      .object({
-        id: z.string().describe('Id of the queued mail'),
-        to: z.string().describe('Recipient'),
-        subject: z.string().describe('Subject line'),
-      })
-      .optional()
-      .describe('The mail queued (absent in a preview); it is sent in the background, once'),
+    mail: queuedMailSchema.optional(),
   }),
   access: access('write', 'invoices.edit'),
   errors: [

@@ -74,38 +74,6 @@ function jsonResponse(body: unknown, status: number): Response {
 const isJson = (request: Request) =>
   /^application\/([a-z.+-]*\+)?json\b/i.test(request.headers.get('content-type') ?? '');
 
-/** The body as an object: JSON, or a urlencoded/multipart form. */
-async function readBody(request: Request): Promise<Record<string, unknown>> {
-  const type = request.headers.get('content-type') ?? '';
-  if (isJson(request)) {
-    const raw = await request.text();
-    if (raw.trim() === '') return {};
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      throw new AppError('invalid_json', { message: 'The body is not valid JSON' });
-    }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      throw new AppError('validation_failed', {
-        message: 'The request body must be a JSON object',
-        details: [{ field: '(root)', message: 'Expected a JSON object', code: 'invalid_type' }],
-      });
-    }
-    return Object.fromEntries(Object.entries(value));
-  }
-  if (/^(application\/x-www-form-urlencoded|multipart\/form-data)\b/i.test(type)) {
-    const form = await request.formData();
-    const out: Record<string, unknown> = {};
-    form.forEach((value, key) => {
-      if (typeof value === 'string') out[key] = value;
-    });
-    return out;
-  }
-  if ((await request.text()).trim() === '') return {};
-  throw new AppError('unsupported_media_type');
-}
-
 /**
  * The proposal a token names, or the plain 404. The page of an expired proposal is a 404 saying so
  * (only a holder of the valid token learns it); an answer to it reaches the status machine, which
@@ -217,7 +185,7 @@ export const proposalPublicRoutes: PublicRoute[] = [
     handle: (request, services) =>
       answer(request, services, async () => {
         const row = await proposalOf(services, tokenOf(request), true);
-        const input = parse(acceptInput, await readBody(request.raw));
+        const input = parse(acceptInput, await request.body({ forms: true }));
         const record = await actionContext(services, row.orgId)((ctx) => acceptProposal(ctx, row.id, input));
         return {
           json: { proposal: publicView(record) },
@@ -237,7 +205,7 @@ export const proposalPublicRoutes: PublicRoute[] = [
     handle: (request, services) =>
       answer(request, services, async () => {
         const row = await proposalOf(services, tokenOf(request), true);
-        const input = parse(declineInput, await readBody(request.raw));
+        const input = parse(declineInput, await request.body({ forms: true }));
         const record = await actionContext(
           services,
           row.orgId,

@@ -116,7 +116,7 @@ export const workflowStepRuns = pgTable(
     status: text('status').notNull(),
     /** What it made (task_id, scheduled_email_id) or why it was skipped or failed. */
     result: jsonb('result').$type<Record<string, unknown>>().notNull().default({}),
-    ranAt: ts('ran_at').notNull().defaultNow(),
+    ranAt: ts('ran_at').notNull().default(sql`now()`),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('workflow_step_runs_step_idx').on(t.enrollmentId, t.stepIndex)],
