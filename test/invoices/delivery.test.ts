@@ -231,7 +231,7 @@ describe('MCP send_invoice and get_invoice_pdf', () => {
         sent: false,
         preview: {
           action: `E-mail invoice draft (finalized first, it gets its number) as a PDF to ${email}`,
-          sender: t.services.config.mailFrom,
+          sender: expect.stringContaining(t.services.config.mailFrom),
           to: [email],
           cc: [],
           bcc: [],
