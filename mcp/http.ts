@@ -85,10 +85,22 @@ function guardOriginAndHost(config: Config, logger: Logger): MiddlewareHandler<A
   };
 }
 
-/** The JSON body of a POST, read from a copy so the SDK still sees the untouched request; else undefined. */
+/** A body whose bytes are not UTF-8: refused before the SDK would decode it leniently (U+FFFD). */
+const NOT_UTF8 = Symbol('not UTF-8');
+
+/**
+ * The JSON body of a POST, read from a copy so the SDK still sees the untouched request; else
+ * undefined. Bytes that are not UTF-8 are NOT_UTF8: a lenient decoder would put U+FFFD in their
+ * place and a tool would store what the caller never sent (REST refuses them too, http/body.ts).
+ */
 async function peekJsonBody(request: Request): Promise<unknown> {
   if (request.method !== 'POST' || !isJsonContentType(request.headers.get('content-type'))) return undefined;
-  const text = await request.clone().text();
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(await request.clone().arrayBuffer());
+  } catch {
+    return NOT_UTF8;
+  }
   try {
     return text.length === 0 ? undefined : JSON.parse(text);
   } catch {
@@ -145,6 +157,16 @@ function mountMcp(app: Hono<AppEnv>, services: Services, options: McpAppOptions)
   app.all(MCP_PATH, guardOriginAndHost(config, logger), options.authenticate, async (c) => {
     const auth = callerOf(c);
     const parsedBody = await peekJsonBody(c.req.raw);
+    if (parsedBody === NOT_UTF8) {
+      return c.json(
+        {
+          jsonrpc: '2.0',
+          error: { code: -32700, message: 'Parse error: the request body is not valid UTF-8' },
+          id: null,
+        },
+        400,
+      );
+    }
     const batch = judgeBatch(parsedBody, c.req.header('mcp-protocol-version'));
     if (!batch.ok) return batchRejection(batch.revision);
 

@@ -105,6 +105,29 @@ describe('a JSON body must be UTF-8', () => {
     expect((await readOutput(list, TOOL.list_leads)).total).toBe(0);
   });
 
+  it('answers an MCP request whose body is not UTF-8 with a JSON-RPC parse error, and calls no tool', async () => {
+    const { token: pat } = await t.createPat(org.orgId, org.ownerId, ['mcp:write']);
+    const call = (args: string) => [
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_lead","arguments":',
+      args,
+    ];
+    const res = await t.app.request('/mcp', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-06-18',
+        authorization: `Bearer ${pat}`,
+      },
+      body: new Blob([...call('{"name":"Mcp Acme '), new Uint8Array([0xff]), '"}}}']),
+    });
+    expect(res.status).toBe(400);
+    const body: unknown = await res.json();
+    expect(body).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 }, id: null });
+    const list = await t.request('GET', '/api/v1/leads?search=Mcp', { token: org.token });
+    expect((await readOutput(list, TOOL.list_leads)).total).toBe(0);
+  });
+
   it('still takes valid multi-byte UTF-8', async () => {
     const lead = await createLead(t, org, { name: 'Zürich Café 東京 🚀' });
     expect(lead.name).toBe('Zürich Café 東京 🚀');
