@@ -9,6 +9,7 @@ import { createLogger } from '../core/logger.ts';
 import {
   createInvoice,
   createLead,
+  createProposal,
   createTestContext,
   readJson,
   readOutput,
@@ -96,6 +97,15 @@ describe('system mail without SMTP_URL', () => {
     });
     const out = await readOutput(res, TOOL.send_invoice);
     expect(out.mail?.delivery).toBe('file');
+    const proposal = await createProposal(t, org);
+    const sent = await readOutput(
+      await t.request('POST', `/api/v1/proposals/${proposal._id}/send`, {
+        token: org.token,
+        body: { to: 'buyer@client.test' },
+      }),
+      TOOL.send_proposal,
+    );
+    expect(sent.mail).toMatchObject({ to: 'buyer@client.test', delivery: 'file' });
   });
 });
 

@@ -3,9 +3,9 @@
 // `proposal:<id>:send:<n>` (a retried job sends nothing twice, a resend is a new mail), woken after
 // the commit. It leaves from the sender's own verified connected account when they have one, else
 // as system mail with their address as Reply-To (invoices/parties.ts documentSender).
-import { queueMail, wakeMail } from '../../core/mail-outbox.ts';
+import { type QueuedMail, queueMail, wakeMail } from '../../core/mail-outbox.ts';
 import type { ToolContext } from '../../core/tool.ts';
-import { documentSender } from '../invoices/parties.ts';
+import { documentDelivery, documentSender } from '../invoices/parties.ts';
 import type { SendPlan, Sent } from './store.ts';
 
 export function proposalMessage(plan: SendPlan, sent: Sent): { subject: string; text: string } {
@@ -21,8 +21,8 @@ export function proposalMessage(plan: SendPlan, sent: Sent): { subject: string; 
   return { subject: plan.subject, text: lines.join('\n') };
 }
 
-/** Queues the mail of one send; returns its outbox row id. */
-export async function deliverProposal(ctx: ToolContext, plan: SendPlan, sent: Sent): Promise<string> {
+/** Queues the mail of one send; returns it as the send answers it (outbox row id, recipient, delivery). */
+export async function deliverProposal(ctx: ToolContext, plan: SendPlan, sent: Sent): Promise<QueuedMail> {
   const { subject, text } = proposalMessage(plan, sent);
   const sender = await documentSender(ctx.db, ctx.auth.orgId, ctx.auth.userId);
   const mail = await queueMail(ctx.db, {
@@ -34,5 +34,5 @@ export async function deliverProposal(ctx: ToolContext, plan: SendPlan, sent: Se
   });
   const services = ctx.services;
   ctx.afterCommit(() => wakeMail(services, mail.id));
-  return mail.id;
+  return { id: mail.id, to: plan.to, subject, delivery: documentDelivery(sender, services.mailer.delivery) };
 }

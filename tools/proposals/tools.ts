@@ -5,6 +5,7 @@ import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { confirmShape, sendResultShape } from '../../core/confirm.ts';
 import { currencyField, lineItemsInput } from '../../core/line-items.ts';
+import { queuedMailSchema } from '../../core/mail-outbox.ts';
 import { prefixMatch, type SortColumn } from '../../core/records.ts';
 import { dateString, listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
 import { describeMoves } from '../../core/state-machine.ts';
@@ -238,6 +239,7 @@ export const sendProposal = defineTool({
       .string()
       .optional()
       .describe('The public page link (shown only here: it is stored hashed); absent in a preview'),
+    mail: queuedMailSchema.optional(),
   }),
   access: access('write', 'proposals.edit'),
   errors: [
@@ -270,9 +272,9 @@ export const sendProposal = defineTool({
   async handler(input, ctx) {
     const plan = await planSend(ctx, input.id, input.to);
     const sent = await markSent(ctx, plan, ctx.services.config.publicBaseUrl);
-    const mailId = await deliverProposal(ctx, plan, sent);
-    await announceSent(ctx, sent, mailId);
-    return { sent: true, proposal: sent.record, public_url: sent.publicUrl };
+    const mail = await deliverProposal(ctx, plan, sent);
+    await announceSent(ctx, sent, mail.id);
+    return { sent: true, proposal: sent.record, public_url: sent.publicUrl, mail };
   },
 });
 
