@@ -7,7 +7,9 @@ import {
   createTestContext,
   detailFields,
   finalizeInvoice,
+  invoiceProject,
   logTime,
+  projectReport,
   readError,
   readOutput,
   type TestContext,
@@ -27,18 +29,8 @@ afterAll(() => t.close());
 const req = (method: string, path: string, body?: unknown, as: Caller = org) =>
   t.request(method, `/api/v1${path}`, { token: as.token, ...(body === undefined ? {} : { body }) });
 
-async function invoiceTime(projectId: string) {
-  return (await readOutput(await req('POST', `/projects/${projectId}/invoice`), TOOL.invoice_project, 201))
-    .invoice;
-}
-async function report(projectId: string) {
-  return (
-    await readOutput(
-      await req('GET', `/projects/${projectId}/invoicing-report`),
-      TOOL.get_project_invoicing_report,
-    )
-  ).report;
-}
+const invoiceTime = (projectId: string) => invoiceProject(t, org, projectId);
+const report = (projectId: string) => projectReport(t, org, projectId);
 
 describe('an invoice of project time', () => {
   it('keeps the lines, currency and client the time produced, and the report follows finalize and void', async () => {

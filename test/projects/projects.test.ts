@@ -11,7 +11,9 @@ import {
   createTask,
   createTestContext,
   detailFields,
+  invoiceProject,
   logTime,
+  projectReport,
   readError,
   readOutput,
   type TestContext,
@@ -44,18 +46,8 @@ async function entries(projectId: string, query = '') {
     await readOutput(await req('GET', `/projects/${projectId}/time-entries${query}`), TOOL.list_time_entries)
   ).time_entries;
 }
-async function invoiceOf(projectId: string) {
-  return (await readOutput(await req('POST', `/projects/${projectId}/invoice`), TOOL.invoice_project, 201))
-    .invoice;
-}
-async function report(projectId: string) {
-  return (
-    await readOutput(
-      await req('GET', `/projects/${projectId}/invoicing-report`),
-      TOOL.get_project_invoicing_report,
-    )
-  ).report;
-}
+const invoiceOf = (projectId: string) => invoiceProject(t, org, projectId);
+const report = (projectId: string) => projectReport(t, org, projectId);
 
 describe('projects', () => {
   it('creates with defaults, reads, merges PATCH and PUT, and lists with filters and search', async () => {
