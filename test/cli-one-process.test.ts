@@ -8,7 +8,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { crm, exitOf, oneErrorLine, startServe, useCliDataDir } from './support/cli.ts';
+import { crm, exitOf, oneErrorLine, startServe, stopServe, useCliDataDir } from './support/cli.ts';
 
 useCliDataDir();
 
@@ -42,14 +42,7 @@ describe('one process per embedded database', { timeout: 180_000 }, () => {
     ownerToken = (await login.json()).token;
   }, 180_000);
 
-  afterAll(async () => {
-    if (server && server.child.exitCode === null) {
-      const exited = exitOf(server.child);
-      server.child.kill('SIGTERM');
-      await exited;
-    }
-    await rm(serveDir, { recursive: true, force: true });
-  });
+  afterAll(() => stopServe(server, serveDir));
 
   const planOnServer = async () => {
     const res = await fetch(`${server.base}/admin/v1/organizations/${orgId}`, {

@@ -1,10 +1,10 @@
 // Locks in `crm tools call` and `crm keys create` as a user runs them against a running `crm serve`.
 import type { ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { crm, exitOf, freePort, oneErrorLine, startServe, useCliDataDir } from './support/cli.ts';
+import { crm, freePort, oneErrorLine, startServe, stopServe, useCliDataDir } from './support/cli.ts';
 
 useCliDataDir();
 
@@ -31,14 +31,7 @@ describe('crm tools call and keys create against a running server', { timeout: 1
     session = (await signup.json()).token;
   }, 180_000);
 
-  afterAll(async () => {
-    if (server && server.child.exitCode === null) {
-      const exited = exitOf(server.child);
-      server.child.kill('SIGTERM');
-      await exited;
-    }
-    await rm(serveDir, { recursive: true, force: true });
-  });
+  afterAll(() => stopServe(server, serveDir));
 
   it('keys create prints the key record and its token once; --json prints {key, plain_token}', async () => {
     const run = await crm([

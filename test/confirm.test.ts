@@ -196,15 +196,15 @@ describe('which tools follow the convention', () => {
   });
 
   it('refuses a tool with a `confirm` field of its own and no `sends` declaration', () => {
-    const [any] = SENDING;
-    if (!any) throw new Error('no sending tool');
+    const [sample] = SENDING;
+    if (!sample) throw new Error('no sending tool');
     expect(() =>
       defineTool({
         name: 'send_thing',
         title: 'Send a thing',
         description: 'Sends a thing, with a confirm convention of its own.',
         input: z.strictObject({ confirm: z.boolean().optional().describe('Whether to send') }),
-        output: any.output,
+        output: sample.output,
         access: { kind: 'write', resource: null, permission: null },
         annotations: { openWorldHint: true },
         async handler() {

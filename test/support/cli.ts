@@ -113,3 +113,13 @@ export async function startServe(
   child.kill('SIGKILL');
   throw new Error(`serve did not answer /healthz: ${output}`);
 }
+
+/** Stops a server of startServe (SIGTERM, waiting for its exit) and removes its data directory. */
+export async function stopServe(server: { child: ChildProcess } | undefined, dir: string): Promise<void> {
+  if (server && server.child.exitCode === null) {
+    const exited = exitOf(server.child);
+    server.child.kill('SIGTERM');
+    await exited;
+  }
+  await rm(dir, { recursive: true, force: true });
+}
