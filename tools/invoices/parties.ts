@@ -3,13 +3,13 @@
 // (contacts' mailableContact: its own contact with an e-mail, else the lead's oldest with one).
 // And how a document a user sends goes out (documentSender): from the user's own verified
 // connected account when there is one, else as system mail answered to the user.
-import { and, desc, eq, isNull, sql } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import type { Executor } from '../../core/db/client.ts';
 import { users } from '../../core/db/schema.ts';
 import { type MailDelivery, parseSenderAddress } from '../../core/mail.ts';
 import { organizationName } from '../../core/organizations.ts';
 import type { PdfParty } from '../../core/pdf.ts';
-import { connectedAccounts } from '../connected-accounts/tables.ts';
+import { defaultAccountOf } from '../connected-accounts/store.ts';
 import { mailableContact } from '../contacts/store.ts';
 import { leads } from '../leads/tables.ts';
 
@@ -56,23 +56,10 @@ export interface DocumentSender {
  * a verified one has proved it can log in (docs/billing.md "Who a document comes from").
  */
 export async function documentSender(db: Executor, orgId: string, userId: string): Promise<DocumentSender> {
-  const [account] = await db
-    .select({ id: connectedAccounts.id, email: connectedAccounts.email })
-    .from(connectedAccounts)
-    .where(
-      and(
-        eq(connectedAccounts.orgId, orgId),
-        eq(connectedAccounts.userId, userId),
-        eq(connectedAccounts.status, 'verified'),
-      ),
-    )
-    .orderBy(
-      sql`${connectedAccounts.verifiedAt} desc nulls last`,
-      desc(connectedAccounts.createdAt),
-      desc(connectedAccounts.id),
-    )
-    .limit(1);
-  if (account) return { accountId: account.id, replyTo: undefined, accountEmail: account.email };
+  // The user's most recently verified account comes first; an unverified one is never used.
+  const account = await defaultAccountOf(db, orgId, userId);
+  if (account?.status === 'verified')
+    return { accountId: account.id, replyTo: undefined, accountEmail: account.email };
   const [user] = await db
     .select({ email: users.email })
     .from(users)
