@@ -1,9 +1,8 @@
 // Locks in that the OpenAPI document tells the truth: a schema-derived fuzz over every operation never gets a 5xx, only statuses the operation lists, and 2xx/4xx bodies matching the document.
 import type { ValidateFunction } from 'ajv/dist/2020.js';
-import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OpenApiDocument, OperationObject, ParameterObject } from '../rest/openapi.ts';
-import { connectedAccounts } from '../tools/connected-accounts/tables.ts';
+import { loadKits } from './fixtures/load-kits.ts';
 import { createTestContext, json, type TestContext } from './helpers.ts';
 import {
   asParameterText,
@@ -46,6 +45,11 @@ let ownerToken: string;
 let patToken: string;
 const ids: IdPool = new Map();
 
+const KITS = await loadKits();
+
+/** Pool names for paths whose static part is not the resource, as the areas' kits declare them. */
+const POOL_ALIASES = new Map(KITS.flatMap((kit) => Object.entries(kit.fuzz?.pools ?? {})));
+
 const ajv = createSchemaValidator();
 const validators = new Map<unknown, ValidateFunction>();
 
@@ -67,12 +71,7 @@ function operationsOf(d: OpenApiDocument): Operation[] {
 /** The static part of a path up to a point, the key ids are pooled under: `/webhooks/{id}/deliveries` -> `webhooks/deliveries`. */
 function poolKey(segments: readonly string[]): string {
   const key = segments.filter((s) => !s.startsWith('{')).join('/');
-  const aliases: Record<string, string> = {
-    'webhooks/test': 'webhooks',
-    'settings/api-keys': 'api-keys',
-    'leads/activities': 'activities',
-  };
-  return aliases[key] ?? key;
+  return POOL_ALIASES.get(key) ?? key;
 }
 
 function resourceSegments(path: string): string[] {
@@ -190,7 +189,8 @@ beforeAll(async () => {
   patToken = (await t.createPat(org.orgId, admin.userId, ['read:leads'])).token;
   doc = await json<OpenApiDocument>(await t.request('GET', '/api/v1/openapi.json'));
 
-  // Real records of every kind, so valid paths and references also hit existing rows.
+  // Real records of every kind, so valid paths and references also hit existing rows: each area's
+  // kit seeds its own, in registry order (an area finds the records of those it depends on pooled).
   const seed = async (path: string, body: unknown): Promise<Record<string, unknown>> => {
     const res = await t.request('POST', path, { token: ownerToken, body });
     const out = await json(res);
@@ -203,76 +203,14 @@ beforeAll(async () => {
     if (!record || typeof record._id !== 'string') throw new Error(`no record in ${JSON.stringify(out)}`);
     return record._id;
   };
-  await seed('/api/v1/users', {
-    name: 'Fuzz Member',
-    email: 'fuzz-member@example.test',
-    role: 'member',
-    password: 'correct horse battery',
-  });
-  const lead = firstId(await seed('/api/v1/leads', { name: 'Fuzz Lead' }));
-  const doomed = firstId(await seed('/api/v1/leads', { name: 'Fuzz Lead (deleted)' }));
-  await seed('/api/v1/contacts', { lead_id: lead, name: 'Fuzz Contact', email: 'fuzz-contact@example.test' });
-  await seed('/api/v1/opportunities', { lead_id: lead, value: 1000 });
-  // Several of the kinds the fuzz rarely creates itself, so early deletions do not leave none.
-  for (const n of [1, 2, 3]) {
-    await seed('/api/v1/activities', { lead_id: lead, type: 'note', note: `Fuzz note ${n}` });
-    await seed('/api/v1/tasks', { lead_id: lead, text: `Fuzz task ${n}` });
-    await seed('/api/v1/smart-views', { name: `Fuzz View ${n}`, query: { logic: 'and', filters: [] } });
+  const pooled = (resource: string): string => {
+    const [first] = ids.get(resource) ?? [];
+    if (first === undefined) throw new Error(`no ${resource} seeded before it is needed`);
+    return first;
+  };
+  for (const kit of KITS) {
+    await kit.fuzz?.seed?.({ t, token: ownerToken, seed, collect: collectIds, firstId, pooled });
   }
-  await seed('/api/v1/custom-activity-types', { name: 'Fuzz Type' });
-  await seed(`/api/v1/leads/${lead}/conversation-memory/commitments`, { text: 'Send the quote' });
-  const object = firstId(
-    await seed('/api/v1/custom-objects', {
-      name: 'Fuzz Object',
-      fields: [{ key: 'title', label: 'Title', type: 'text' }],
-    }),
-  );
-  await seed(`/api/v1/custom-objects/${object}/records`, { values: { title: 'Fuzz record' } });
-  await seed('/api/v1/settings/api-keys', { label: 'Fuzz key', scopes: ['read:leads'] });
-  const hook = firstId(
-    await seed('/api/v1/webhooks', {
-      name: 'Fuzz hook',
-      url: 'https://example.com/hook',
-      events: ['lead.created'],
-    }),
-  );
-  const test = await t.request('POST', `/api/v1/webhooks/test/${hook}`, { token: ownerToken });
-  collectIds('/api/v1/webhooks/deliveries', await json(test));
-  // A scheduled email (through a connected account of the owner), so its get and cancel routes hit a row.
-  const account = firstId(
-    await seed('/api/v1/connected-accounts', {
-      email: 'fuzz-sender@example.test',
-      smtp: {
-        host: 'smtp.example.com',
-        port: 587,
-        secure: false,
-        username: 'fuzz',
-        password: 'fuzz-password',
-      },
-    }),
-  );
-  // Only a verified account schedules mail; no SMTP server answers here, so the row says so.
-  await t.services.db.system
-    .update(connectedAccounts)
-    .set({ status: 'verified', verifiedAt: new Date() })
-    .where(eq(connectedAccounts.id, account));
-  for (const n of [1, 2, 3]) {
-    await seed('/api/v1/email/schedule', {
-      to: 'fuzz-contact@example.test',
-      subject: `Fuzz email ${n}`,
-      body_html: '<p>Hello</p>',
-      connected_account_id: account,
-      lead_id: lead,
-      scheduled_at: new Date(Date.now() + 86_400_000).toISOString(),
-    });
-  }
-  collectIds(
-    '/api/v1/email/scheduled',
-    await json(await t.request('GET', '/api/v1/email/scheduled', { token: ownerToken })),
-  );
-  await t.request('DELETE', `/api/v1/leads/${doomed}`, { token: ownerToken });
-  const trash = await t.request('GET', '/api/v1/trash', { token: ownerToken });
-  collectIds('/api/v1/trash', await json(trash));
 }, 60_000);
 
 afterAll(() => t.close());
