@@ -71,6 +71,12 @@ export interface Area extends AreaHooks {
   events: readonly EventName[];
   /** MCP toolsets its tools belong to. */
   toolsets: readonly ToolsetName[];
+  /**
+   * The other areas (and shared kits, folders of tools/ that are no area) whose exports its files
+   * import. test/layers.test.ts derives the area-to-area allow-list from it and refuses a cycle, so
+   * what would close one is a hook instead (docs/architecture.md "Boundaries").
+   */
+  uses?: readonly string[];
 }
 
 const AREA_NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
@@ -78,6 +84,7 @@ const AREA_NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 /** Checks what can be checked inside one area when its module loads; cross-area rules live in the test. */
 export function defineArea(area: Area): Area {
   if (!AREA_NAME.test(area.name)) throw new Error(`Area name "${area.name}" must be kebab-case`);
+  if (area.uses?.includes(area.name)) throw new Error(`Area ${area.name} lists itself in uses`);
   const own = new Set(area.tools);
   for (const route of area.routes) {
     if (!own.has(route.tool)) {

@@ -8,6 +8,7 @@ import { activityTools } from './tools.ts';
 /** A lead's timeline: notes, calls, e-mails, meetings and custom activities. */
 export const activitiesArea = defineArea({
   name: 'activities',
+  uses: ['contacts', 'custom-activity-types', 'custom-objects', 'leads'],
   tools: activityTools,
   routes: activityRoutes,
   tags: { activities: "A lead's timeline: notes, calls, e-mails, meetings and custom activities." },

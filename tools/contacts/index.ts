@@ -9,6 +9,7 @@ import { contactTools } from './tools.ts';
 /** People at a lead, with their e-mail addresses and phone numbers. */
 export const contactsArea = defineArea({
   name: 'contacts',
+  uses: ['leads'],
   tools: contactTools,
   routes: contactRoutes,
   tags: { contacts: 'People at a lead, with their e-mail addresses and phone numbers.' },

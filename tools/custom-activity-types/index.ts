@@ -5,6 +5,7 @@ import { customActivityTypeTools } from './tools.ts';
 /** Activity types an organization designs, with their fields. */
 export const customActivityTypesArea = defineArea({
   name: 'custom-activity-types',
+  uses: ['custom-objects'],
   tools: customActivityTypeTools,
   routes: customActivityTypeRoutes,
   tags: { 'custom-activity-types': 'Activity types of your own, with their fields (a plan feature).' },

@@ -9,6 +9,7 @@ import { opportunityTools } from './tools.ts';
 /** Deals on a lead, with their status machine (active, won, lost). */
 export const opportunitiesArea = defineArea({
   name: 'opportunities',
+  uses: ['contacts', 'leads'],
   tools: opportunityTools,
   routes: opportunityRoutes,
   tags: {
