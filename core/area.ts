@@ -155,6 +155,35 @@ export interface SystemHookContext {
  */
 export type EmailReceivedHook = (ctx: SystemHookContext, email: InboundEmailFacts) => Promise<void>;
 
+/**
+ * What an area whose records name a contact of their lead does before a contact moves to another
+ * lead (tools/opportunities: an opportunity names a contact of its own lead). It runs in the moving
+ * transaction, before the change; it throws an AppError (a 409 conflict) to refuse the move. The
+ * contacts area is built with these hooks, so it never reads the other area's tables.
+ */
+export type ContactMovingHook = (db: Executor, contact: MovingContact) => Promise<void>;
+
+export interface MovingContact {
+  orgId: string;
+  id: string;
+  /** The lead it is leaving. */
+  leadId: string;
+}
+
+/**
+ * What an area whose records carry the values of a custom activity type (tools/activities) does when
+ * the type changes; each step runs in the type's transaction. The custom activity types area is built
+ * with these hooks, so the rules about the records stay with the area that holds them.
+ */
+export interface CustomActivityTypeChangingHook {
+  /** Before fields change kind: throws an AppError (409) while records, trashed ones too, hold values of the type. */
+  retyping(db: Executor, orgId: string, typeId: string, retyped: readonly string[]): Promise<void>;
+  /** After fields were removed from the type: erases their values from its records. */
+  fieldsRemoved(db: Executor, orgId: string, typeId: string, keys: readonly string[]): Promise<void>;
+  /** Before the type is deleted for good: throws an AppError (409) while live records use it, then deletes its trashed ones. */
+  deleting(db: Executor, orgId: string, typeId: string): Promise<void>;
+}
+
 /** The registries an area may add entries to. */
 export interface AreaRegistries {
   trashTypes: TrashType;
@@ -165,6 +194,8 @@ export interface AreaRegistries {
   leadConverted: LeadConvertedHook;
   publicRoutes: PublicRoute;
   emailReceived: EmailReceivedHook;
+  contactMoving: ContactMovingHook;
+  customActivityTypeChanging: CustomActivityTypeChangingHook;
 }
 
 /** Its entries in the shared registries, each optional. */

@@ -1,5 +1,6 @@
 import { defineArea } from '../../core/area.ts';
 import { leadChild } from '../leads/children.ts';
+import { refuseMoveOfLinkedContact } from './contact-links.ts';
 import { opportunityRoutes } from './routes.ts';
 import { opportunitySearchSource } from './search.ts';
 import { opportunityOwnership, opportunityStatusMachine, opportunityTrashTypes } from './store.ts';
@@ -23,4 +24,5 @@ export const opportunitiesArea = defineArea({
   leadChildren: [leadChild(opportunities)],
   searchSources: [opportunitySearchSource],
   stateMachines: [opportunityStatusMachine],
+  contactMoving: [refuseMoveOfLinkedContact],
 });
