@@ -4,7 +4,7 @@
 // fields' values are erased, a field is not retyped while records hold values, live records block
 // the deletion and trashed ones are purged with it) is decided by the area holding them, through
 // the hooks the area is built with (core/area.ts CustomActivityTypeChangingHook, tools/activities).
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { z } from 'zod';
 import type { CustomActivityTypeChangingHook } from '../../core/area.ts';
 import type { Executor } from '../../core/db/client.ts';
@@ -169,4 +169,18 @@ export async function customActivityTypeFields(
     .where(and(eq(customActivityTypes.id, typeId), eq(customActivityTypes.orgId, orgId)))
     .limit(1);
   return type?.fields ?? null;
+}
+
+/** Of `ids`, the ones that are custom activity types of the organization (tools/smart-views filters). */
+export async function existingCustomActivityTypeIds(
+  db: Executor,
+  orgId: string,
+  ids: readonly string[],
+): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .select({ id: customActivityTypes.id })
+    .from(customActivityTypes)
+    .where(and(eq(customActivityTypes.orgId, orgId), inArray(customActivityTypes.id, [...ids])));
+  return new Set(rows.map((r) => r.id));
 }

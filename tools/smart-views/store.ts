@@ -1,7 +1,7 @@
 // The smart views store: the view's record shape, who sees and who may change a view, saving,
 // listing, changing and deleting views, and running one: its query (query/) compiled into SQL over
 // the live leads, optionally reduced to the view's display columns.
-import { and, asc, count, desc, eq, ilike, inArray, isNull, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, ilike, isNull, or, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { assertTokenAllows, roleHas, type Surface } from '../../core/access.ts';
 import type { AuthContext } from '../../core/auth-context.ts';
@@ -11,9 +11,9 @@ import { AppError, type ErrorDetail, notFound, validationError } from '../../cor
 import { newId } from '../../core/ids.ts';
 import { offsetOf, type Page, paged } from '../../core/schemas.ts';
 import type { ToolContext } from '../../core/tool.ts';
-import { customActivityTypes } from '../custom-activity-types/tables.ts';
-import { type LeadRecord, serializeLead } from '../leads/store.ts';
-import { leadCounts, leads } from '../leads/tables.ts';
+import { existingCustomActivityTypeIds } from '../custom-activity-types/store.ts';
+import { countLiveLeads, type LeadRecord, serializeLead } from '../leads/store.ts';
+import { leads } from '../leads/tables.ts';
 import { BUILT_IN_ACTIVITY_TYPES } from './query/catalogue.ts';
 import { compileSmartViewQuery, compileSmartViewSort, isIndexedSort } from './query/compile.ts';
 import {
@@ -86,19 +86,11 @@ async function assertActivityTypesExist(db: Executor, orgId: string, query: Smar
       : [],
   );
   if (custom.length === 0) return;
-  const rows = await db
-    .select({ id: customActivityTypes.id })
-    .from(customActivityTypes)
-    .where(
-      and(
-        eq(customActivityTypes.orgId, orgId),
-        inArray(
-          customActivityTypes.id,
-          custom.map((c) => c.id),
-        ),
-      ),
-    );
-  const known = new Set(rows.map((r) => r.id));
+  const known = await existingCustomActivityTypeIds(
+    db,
+    orgId,
+    custom.map((c) => c.id),
+  );
   const details: ErrorDetail[] = custom
     .filter((c) => !known.has(c.id))
     .map((c) => ({
@@ -353,7 +345,6 @@ const PAGE_WALK_LIMIT = 50_000;
  * leads, assuming matches are spread evenly: (offset + limit) * live leads / matches.
  */
 async function pageWalkIsShort(db: Executor, orgId: string, total: number, page: Page): Promise<boolean> {
-  const [row] = await db.select({ n: leadCounts.live }).from(leadCounts).where(eq(leadCounts.orgId, orgId));
-  const live = row?.n ?? 0;
+  const live = await countLiveLeads(db, orgId);
   return ((offsetOf(page) + page.limit) * live) / total <= PAGE_WALK_LIMIT;
 }
