@@ -137,11 +137,6 @@ const KNOWN_BREACHES: readonly string[] = [
   'tools/smart-views/query/compile.ts -> tools/leads/tables.ts',
   'tools/smart-views/query/compile.ts -> tools/opportunities/tables.ts',
   'tools/smart-views/query/compile.ts -> tools/tasks/tables.ts',
-  'tools/smart-views/query/evaluate.ts -> tools/activities/tables.ts',
-  'tools/smart-views/query/evaluate.ts -> tools/contacts/tables.ts',
-  'tools/smart-views/query/evaluate.ts -> tools/leads/tables.ts',
-  'tools/smart-views/query/evaluate.ts -> tools/opportunities/tables.ts',
-  'tools/smart-views/query/evaluate.ts -> tools/tasks/tables.ts',
   'tools/smart-views/store.ts -> tools/leads/tables.ts',
 ];
 
