@@ -1,7 +1,7 @@
 // The smart views store: the view's record shape, who sees and who may change a view, saving,
 // listing, changing and deleting views, and running one: its query (query/) compiled into SQL over
 // the live leads, optionally reduced to the view's display columns.
-import { and, asc, count, desc, eq, ilike, isNull, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, ilike, or, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { assertTokenAllows, roleHas, type Surface } from '../../core/access.ts';
 import type { AuthContext } from '../../core/auth-context.ts';
@@ -12,8 +12,8 @@ import { newId } from '../../core/ids.ts';
 import { offsetOf, type Page, paged } from '../../core/schemas.ts';
 import type { ToolContext } from '../../core/tool.ts';
 import { existingCustomActivityTypeIds } from '../custom-activity-types/store.ts';
+import { countLiveLeadsWhere, readLiveLeadsWhere } from '../leads/lookups.ts';
 import { countLiveLeads, type LeadRecord, serializeLead } from '../leads/store.ts';
-import { leads } from '../leads/tables.ts';
 import { BUILT_IN_ACTIVITY_TYPES } from './query/catalogue.ts';
 import { compileSmartViewQuery, compileSmartViewSort, isIndexedSort } from './query/compile.ts';
 import {
@@ -293,13 +293,8 @@ export async function runSmartViewPage(
 ) {
   const view = serializeSmartView(await getVisibleView(db, auth, id));
   assertFiltersReadable(auth, surface, view.query);
-  const where = and(
-    eq(leads.orgId, auth.orgId),
-    isNull(leads.deletedAt),
-    compileSmartViewQuery(view.query, auth.orgId),
-  );
-  const [counted] = await db.select({ n: count() }).from(leads).where(where);
-  const total = counted?.n ?? 0;
+  const where = compileSmartViewQuery(view.query, auth.orgId);
+  const total = await countLiveLeadsWhere(db, auth.orgId, where);
   if (total === 0 || offsetOf(input) >= total) return paged('leads', [], total, input);
   if (isIndexedSort(view.sort) && (await pageWalkIsShort(db, auth.orgId, total, input))) {
     // The filters are opaque to the planner (jsonb expressions, EXISTS over activities), so it
@@ -310,29 +305,10 @@ export async function runSmartViewPage(
       sql`select set_config('enable_sort', 'off', true), set_config('max_parallel_workers_per_gather', '0', true)`,
     );
   }
-  const rows = await db
-    .select({
-      id: leads.id,
-      orgId: leads.orgId,
-      name: leads.name,
-      description: leads.description,
-      url: leads.url,
-      status: leads.status,
-      ownerId: leads.ownerId,
-      tags: leads.tags,
-      custom: leads.custom,
-      convertedAt: leads.convertedAt,
-      createdBy: leads.createdBy,
-      deletedAt: leads.deletedAt,
-      deletedBy: leads.deletedBy,
-      createdAt: leads.createdAt,
-      updatedAt: leads.updatedAt,
-    })
-    .from(leads)
-    .where(where)
-    .orderBy(...compileSmartViewSort(view.sort))
-    .limit(input.limit)
-    .offset(offsetOf(input));
+  const rows = await readLiveLeadsWhere(db, auth.orgId, where, compileSmartViewSort(view.sort), {
+    limit: input.limit,
+    offset: offsetOf(input),
+  });
   const items = rows.map((row) => projectLead(serializeLead(row), view.display_columns));
   return paged('leads', items, total, input);
 }
