@@ -150,11 +150,15 @@ const KITS = readdirSync(join(ROOT, 'tools'), { withFileTypes: true })
  * What a file of `area` may import from `target`: an area its `uses` names; a kit imports an area
  * only when every area using the kit names it too, so a kit adds no dependency of its own.
  */
-function mayUse(area: string, target: string): boolean {
-  const own = USES.get(area);
+function mayUse(
+  area: string,
+  target: string,
+  uses: ReadonlyMap<string, ReadonlySet<string>> = USES,
+): boolean {
+  const own = uses.get(area);
   if (own) return own.has(target);
-  const users = [...USES.values()].filter((uses) => uses.has(area));
-  return users.length > 0 && users.every((uses) => uses.has(target));
+  const users = [...uses.values()].filter((names) => names.has(area));
+  return users.length > 0 && users.every((names) => names.has(target));
 }
 
 /** Every area-to-area import that breaks the boundary, as `from -> to: why`. */
@@ -266,6 +270,14 @@ describe('area boundaries', () => {
     // an area that does not declare them would be refused.
     expect(mayUse('smart-views', 'leads')).toBe(true);
     expect(mayUse('leads', 'smart-views')).toBe(false);
+    // A kit (no area of its name) may import what every area using it uses, and nothing else.
+    const uses = new Map([
+      ['invoices', new Set(['documents', 'contacts', 'leads'])],
+      ['estimates', new Set(['documents', 'contacts'])],
+    ]);
+    expect(mayUse('documents', 'contacts', uses)).toBe(true);
+    expect(mayUse('documents', 'leads', uses)).toBe(false);
+    expect(mayUse('unused-kit', 'contacts', uses)).toBe(false);
     const graph = new Map([
       ['a', ['b']],
       ['b', ['c']],
