@@ -71,6 +71,12 @@ export interface Area extends AreaHooks {
   events: readonly EventName[];
   /** MCP toolsets its tools belong to. */
   toolsets: readonly ToolsetName[];
+  /**
+   * The other areas (and shared kits, folders of tools/ that are no area) whose exports its files
+   * import. test/layers.test.ts derives the area-to-area allow-list from it and refuses a cycle, so
+   * what would close one is a hook instead (docs/architecture.md "Boundaries").
+   */
+  uses?: readonly string[];
 }
 
 const AREA_NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
@@ -78,6 +84,7 @@ const AREA_NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 /** Checks what can be checked inside one area when its module loads; cross-area rules live in the test. */
 export function defineArea(area: Area): Area {
   if (!AREA_NAME.test(area.name)) throw new Error(`Area name "${area.name}" must be kebab-case`);
+  if (area.uses?.includes(area.name)) throw new Error(`Area ${area.name} lists itself in uses`);
   const own = new Set(area.tools);
   for (const route of area.routes) {
     if (!own.has(route.tool)) {
@@ -148,6 +155,35 @@ export interface SystemHookContext {
  */
 export type EmailReceivedHook = (ctx: SystemHookContext, email: InboundEmailFacts) => Promise<void>;
 
+/**
+ * What an area whose records name a contact of their lead does before a contact moves to another
+ * lead (tools/opportunities: an opportunity names a contact of its own lead). It runs in the moving
+ * transaction, before the change; it throws an AppError (a 409 conflict) to refuse the move. The
+ * contacts area is built with these hooks, so it never reads the other area's tables.
+ */
+export type ContactMovingHook = (db: Executor, contact: MovingContact) => Promise<void>;
+
+export interface MovingContact {
+  orgId: string;
+  id: string;
+  /** The lead it is leaving. */
+  leadId: string;
+}
+
+/**
+ * What an area whose records carry the values of a custom activity type (tools/activities) does when
+ * the type changes; each step runs in the type's transaction. The custom activity types area is built
+ * with these hooks, so the rules about the records stay with the area that holds them.
+ */
+export interface CustomActivityTypeChangingHook {
+  /** Before fields change kind: throws an AppError (409) while records, trashed ones too, hold values of the type. */
+  retyping(db: Executor, orgId: string, typeId: string, retyped: readonly string[]): Promise<void>;
+  /** After fields were removed from the type: erases their values from its records. */
+  fieldsRemoved(db: Executor, orgId: string, typeId: string, keys: readonly string[]): Promise<void>;
+  /** Before the type is deleted for good: throws an AppError (409) while live records use it, then deletes its trashed ones. */
+  deleting(db: Executor, orgId: string, typeId: string): Promise<void>;
+}
+
 /** The registries an area may add entries to. */
 export interface AreaRegistries {
   trashTypes: TrashType;
@@ -158,6 +194,8 @@ export interface AreaRegistries {
   leadConverted: LeadConvertedHook;
   publicRoutes: PublicRoute;
   emailReceived: EmailReceivedHook;
+  contactMoving: ContactMovingHook;
+  customActivityTypeChanging: CustomActivityTypeChangingHook;
 }
 
 /** Its entries in the shared registries, each optional. */

@@ -10,9 +10,9 @@ import type { TrashType } from '../core/trash.ts';
 import { activitiesArea } from './activities/index.ts';
 import { apiKeysArea } from './api-keys/index.ts';
 import { createConnectedAccountsArea } from './connected-accounts/index.ts';
-import { contactsArea } from './contacts/index.ts';
+import { createContactsArea } from './contacts/index.ts';
 import { conversationMemoryArea } from './conversation-memory/index.ts';
-import { customActivityTypesArea } from './custom-activity-types/index.ts';
+import { createCustomActivityTypesArea } from './custom-activity-types/index.ts';
 import { customObjectsArea } from './custom-objects/index.ts';
 import { emailArea } from './email/index.ts';
 import { estimatesArea } from './estimates/index.ts';
@@ -37,14 +37,12 @@ import { workflowsArea } from './workflows/index.ts';
 /** Areas that need nothing from the others, in no particular order. */
 const SELF_CONTAINED: readonly Area[] = [
   meArea,
-  contactsArea,
   opportunitiesArea,
   invoicesArea,
   projectsArea,
   projectTemplatesArea,
   proposalsArea,
   activitiesArea,
-  customActivityTypesArea,
   tasksArea,
   conversationMemoryArea,
   leadHealthArea,
@@ -56,14 +54,22 @@ const SELF_CONTAINED: readonly Area[] = [
   workflowsArea,
 ];
 
-const leadsArea = createLeadsArea(
-  collect(SELF_CONTAINED, 'leadChildren'),
-  collect(SELF_CONTAINED, 'leadConverted'),
+// Hooks against the dependency (docs/architecture.md "Boundaries"): opportunities name a contact and
+// activities carry a custom activity type's values, so contacts and custom activity types are built
+// with what those areas decide about a contact's move and a type's change.
+const contactsArea = createContactsArea(collect(SELF_CONTAINED, 'contactMoving'));
+const customActivityTypesArea = createCustomActivityTypesArea(
+  collect(SELF_CONTAINED, 'customActivityTypeChanging'),
 );
+
+/** The areas whose lead children and hooks leads and connected accounts run, in registry order. */
+const HOOKED: readonly Area[] = [contactsArea, customActivityTypesArea, ...SELF_CONTAINED];
+
+const leadsArea = createLeadsArea(collect(HOOKED, 'leadChildren'), collect(HOOKED, 'leadConverted'));
 
 // Inbound mail runs the emailReceived hooks of the self-contained areas (a reply cancels a follow-up,
 // stops a sequence).
-const connectedAccountsArea = createConnectedAccountsArea(collect(SELF_CONTAINED, 'emailReceived'));
+const connectedAccountsArea = createConnectedAccountsArea(collect(HOOKED, 'emailReceived'));
 
 /** Every area that holds records, in registry order (the order of lists, docs and the trash). */
 const RECORD_AREAS: readonly Area[] = [

@@ -17,10 +17,10 @@ import {
   type Op,
 } from '../../tools/smart-views/query/catalogue.ts';
 import { compileSmartViewQuery } from '../../tools/smart-views/query/compile.ts';
-import { evaluateSmartViewQuery } from '../../tools/smart-views/query/evaluate.ts';
 import { type SmartViewQuery, smartViewQuerySchema } from '../../tools/smart-views/query/filter-schema.ts';
 import { tasks } from '../../tools/tasks/tables.ts';
 import { createTestContext, type TestContext } from '../fixtures/index.ts';
+import { evaluateSmartViewQuery } from './evaluate.ts';
 
 let t: TestContext;
 

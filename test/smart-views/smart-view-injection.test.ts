@@ -8,10 +8,10 @@ import { customActivityTypes } from '../../tools/custom-activity-types/tables.ts
 import { leads } from '../../tools/leads/tables.ts';
 import { opportunities } from '../../tools/opportunities/tables.ts';
 import { FIELD_CATALOGUE, OPS } from '../../tools/smart-views/query/catalogue.ts';
-import { evaluateSmartViewQuery } from '../../tools/smart-views/query/evaluate.ts';
 import { smartViewQuerySchema } from '../../tools/smart-views/query/filter-schema.ts';
 import { tasks } from '../../tools/tasks/tables.ts';
 import { createTestContext, readOutput, type TestContext, type TestOrg, TOOL } from '../fixtures/index.ts';
+import { evaluateSmartViewQuery } from './evaluate.ts';
 
 let t: TestContext;
 let org: TestOrg;

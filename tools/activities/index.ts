@@ -4,10 +4,12 @@ import { activityRoutes } from './routes.ts';
 import { activityTrashTypes } from './store.ts';
 import { activities } from './tables.ts';
 import { activityTools } from './tools.ts';
+import { activitiesOfCustomType } from './type-changes.ts';
 
 /** A lead's timeline: notes, calls, e-mails, meetings and custom activities. */
 export const activitiesArea = defineArea({
   name: 'activities',
+  uses: ['contacts', 'custom-activity-types', 'custom-objects', 'leads'],
   tools: activityTools,
   routes: activityRoutes,
   tags: { activities: "A lead's timeline: notes, calls, e-mails, meetings and custom activities." },
@@ -16,4 +18,5 @@ export const activitiesArea = defineArea({
   toolsets: ['core', 'sales'],
   trashTypes: activityTrashTypes,
   leadChildren: [leadChild(activities)],
+  customActivityTypeChanging: [activitiesOfCustomType],
 });

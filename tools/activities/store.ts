@@ -21,7 +21,7 @@ import type { Page } from '../../core/schemas.ts';
 import type { ToolContext } from '../../core/tool.ts';
 import type { TrashType } from '../../core/trash.ts';
 import { isContactOfLead } from '../contacts/store.ts';
-import { customActivityTypes } from '../custom-activity-types/tables.ts';
+import { customActivityTypeFields } from '../custom-activity-types/store.ts';
 import { validateCustomValues } from '../custom-objects/fields.ts';
 import { restoreLeadChild } from '../leads/children.ts';
 import { getLiveLead } from '../leads/store.ts';
@@ -135,16 +135,12 @@ async function checkedValues(
   values: Record<string, unknown>,
   partial: boolean,
 ): Promise<{ values: Record<string, unknown>; errors: ErrorDetail[] }> {
-  const [type] = await ctx.db
-    .select({ fields: customActivityTypes.fields })
-    .from(customActivityTypes)
-    .where(and(eq(customActivityTypes.id, typeId), eq(customActivityTypes.orgId, ctx.auth.orgId)))
-    .limit(1);
-  if (!type) {
+  const fields = await customActivityTypeFields(ctx.db, ctx.auth.orgId, typeId);
+  if (!fields) {
     const message = 'must be the id of a custom activity type of this organization';
     return { values: {}, errors: [detail('custom_activity_type_id', message, 'invalid_reference')] };
   }
-  return validateCustomValues(ctx.db, ctx.auth.orgId, type.fields, values, { partial, pathPrefix: 'values' });
+  return validateCustomValues(ctx.db, ctx.auth.orgId, fields, values, { partial, pathPrefix: 'values' });
 }
 
 export async function insertActivity(ctx: RecordContext, input: LogActivityInput): Promise<ActivityRecord> {

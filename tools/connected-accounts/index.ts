@@ -11,6 +11,7 @@ import { connectedAccountTools } from './tools.ts';
 export function createConnectedAccountsArea(hooks: readonly EmailReceivedHook[]): Area {
   return defineArea({
     name: 'connected-accounts',
+    uses: ['activities', 'contacts', 'leads'],
     tools: connectedAccountTools,
     routes: connectedAccountRoutes,
     tags: {

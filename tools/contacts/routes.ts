@@ -3,13 +3,17 @@
 // never meant to touch. Both run update_contact (OpenAPI names the PUT operation update_contact_put).
 
 import { type Route, route } from '../../core/route.ts';
-import { createContact, deleteContact, getContact, listContacts, updateContact } from './tools.ts';
+import type { Tool } from '../../core/tool.ts';
+import { createContact, deleteContact, getContact, listContacts } from './tools.ts';
 
-export const contactRoutes: Route[] = [
-  route('GET', '/contacts', listContacts),
-  route('POST', '/contacts', createContact),
-  route('GET', '/contacts/:id', getContact),
-  route('PATCH', '/contacts/:id', updateContact),
-  route('PUT', '/contacts/:id', updateContact),
-  route('DELETE', '/contacts/:id', deleteContact),
-];
+/** The contact routes; update_contact is built by the area's factory (index.ts). */
+export function contactRoutes(updateContact: Tool): Route[] {
+  return [
+    route('GET', '/contacts', listContacts),
+    route('POST', '/contacts', createContact),
+    route('GET', '/contacts/:id', getContact),
+    route('PATCH', '/contacts/:id', updateContact),
+    route('PUT', '/contacts/:id', updateContact),
+    route('DELETE', '/contacts/:id', deleteContact),
+  ];
+}

@@ -3,10 +3,11 @@
 // is an additional property kept in `custom` and returned flattened at the top level, by the same
 // rules as leads. A contact lives and dies with its lead: trashing the lead trashes it
 // (core/trash.ts ChildTable), and it cannot be restored alone while the lead is in the trash.
-import { and, asc, count, eq, getTableColumns, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, isNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
+import type { ContactMovingHook } from '../../core/area.ts';
 import type { Executor } from '../../core/db/client.ts';
-import { AppError, validationError } from '../../core/errors.ts';
+import { validationError } from '../../core/errors.ts';
 import {
   auditFields,
   auditValues,
@@ -22,7 +23,6 @@ import {
 import type { TrashType } from '../../core/trash.ts';
 import { isLiveLead, restoreLeadChild } from '../leads/children.ts';
 import { leadRecords } from '../leads/store.ts';
-import { opportunities } from '../opportunities/tables.ts';
 import { type ContactEmail, type ContactPhone, type ContactRow, contacts } from './tables.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -220,39 +220,17 @@ export async function isContactOfLead(
 }
 
 /**
- * An opportunity names a contact of its own lead, so a contact still named by live opportunities
- * of its current lead cannot move away: the caller re-links or clears those first.
- */
-async function assertMovable(db: Executor, contact: ContactData): Promise<void> {
-  const [row] = await db
-    .select({ n: count() })
-    .from(opportunities)
-    .where(
-      and(
-        eq(opportunities.orgId, contact.orgId),
-        eq(opportunities.contactId, contact.id),
-        eq(opportunities.leadId, contact.leadId),
-        isNull(opportunities.deletedAt),
-      ),
-    );
-  const linked = row?.n ?? 0;
-  if (linked > 0) {
-    throw new AppError('conflict', {
-      message: `The contact is the contact of ${linked} opportunit${linked === 1 ? 'y' : 'ies'} of its lead; change their contact_id first`,
-    });
-  }
-}
-
-/**
  * Merge semantics: sent fields replace (emails and phones as whole lists), custom keys merge, a
- * custom key sent as null is removed. Moving to another lead needs that lead live and no live
- * opportunity of the current lead naming the contact.
+ * custom key sent as null is removed. Moving to another lead needs that lead live and the consent of
+ * the areas whose records name the contact (`moving`: no live opportunity of the current lead names
+ * it, tools/opportunities).
  */
 export async function patchContact(
   ctx: RecordContext,
   id: string,
   input: ContactInput,
   custom: Record<string, unknown>,
+  moving: readonly ContactMovingHook[],
 ): Promise<ContactRecord> {
   const before = await contactRecords.getLive(ctx.db, ctx.auth.orgId, id, true);
   const next = mergePatch(stateOf(before), {
@@ -264,7 +242,7 @@ export async function patchContact(
     custom: mergeCustom(before.custom, custom),
   });
   if (next.leadId !== before.leadId) {
-    await assertMovable(ctx.db, before);
+    for (const refuseMove of moving) await refuseMove(ctx.db, before);
     // The target lead is a referenced record in the body, not the path's own record: 400, not 404.
     if (!(await isLiveLead(ctx.db, ctx.auth.orgId, next.leadId))) {
       throw validationError([

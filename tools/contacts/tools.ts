@@ -3,6 +3,7 @@
 // search and the tool declarations.
 import { eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
+import type { ContactMovingHook } from '../../core/area.ts';
 import type { SortColumn, TextMatch } from '../../core/records.ts';
 import { listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
 import {
@@ -257,28 +258,36 @@ export const createContact = defineTool({
   },
 });
 
-export const updateContact = defineTool({
-  name: 'update_contact',
-  title: 'Update a contact',
-  errors: [
-    { code: 'not_found', when: 'lead_id names no live lead of the organization' },
-    {
-      code: 'conflict',
-      when: 'moving the contact to another lead while opportunities of its lead name it as their contact',
+/**
+ * update_contact, built with the hooks of the areas whose records name a contact of its lead
+ * (tools/index.ts collects them): each may refuse a move to another lead.
+ */
+export function updateContactTool(moving: readonly ContactMovingHook[]) {
+  return defineTool({
+    name: 'update_contact',
+    title: 'Update a contact',
+    errors: [
+      { code: 'not_found', when: 'lead_id names no live lead of the organization' },
+      {
+        code: 'conflict',
+        when: 'moving the contact to another lead while opportunities of its lead name it as their contact',
+      },
+    ],
+    description:
+      'Changes only the fields sent of one contact and returns it. `emails` or `phones`, when sent, replace the whole list. ' +
+      'Additional properties merge into the existing ones; one sent as null is removed; title sent as null is cleared. ' +
+      '`lead_id` moves the contact to another live lead (refused with 409 while opportunities of its lead name it). A change that changes nothing emits no event.',
+    input: updateContactInput,
+    output: contactOutput,
+    access: access('write', 'contacts.edit'),
+    annotations: { idempotentHint: true },
+    async handler(input, ctx) {
+      return {
+        contact: await patchContact(ctx, input.id, input, additionalPropertiesOf(input, UPDATE_KEYS), moving),
+      };
     },
-  ],
-  description:
-    'Changes only the fields sent of one contact and returns it. `emails` or `phones`, when sent, replace the whole list. ' +
-    'Additional properties merge into the existing ones; one sent as null is removed; title sent as null is cleared. ' +
-    '`lead_id` moves the contact to another live lead (refused with 409 while opportunities of its lead name it). A change that changes nothing emits no event.',
-  input: updateContactInput,
-  output: contactOutput,
-  access: access('write', 'contacts.edit'),
-  annotations: { idempotentHint: true },
-  async handler(input, ctx) {
-    return { contact: await patchContact(ctx, input.id, input, additionalPropertiesOf(input, UPDATE_KEYS)) };
-  },
-});
+  });
+}
 
 export const deleteContact = defineTool({
   name: 'delete_contact',
@@ -297,4 +306,7 @@ export const deleteContact = defineTool({
   },
 });
 
-export const contactTools: Tool[] = [listContacts, getContact, createContact, updateContact, deleteContact];
+/** The contact tools, with update_contact built from the contact-moving hooks. */
+export function contactTools(updateContact: Tool): Tool[] {
+  return [listContacts, getContact, createContact, updateContact, deleteContact];
+}

@@ -3,18 +3,19 @@
 import { type Route, route } from '../../core/route.ts';
 import {
   createCustomActivityType,
-  deleteCustomActivityType,
   getCustomActivityTypeTool,
   listCustomActivityTypes,
-  replaceCustomActivityType,
-  updateCustomActivityType,
+  type TypeChangeTools,
 } from './tools.ts';
 
-export const customActivityTypeRoutes: Route[] = [
-  route('GET', '/custom-activity-types', listCustomActivityTypes),
-  route('POST', '/custom-activity-types', createCustomActivityType),
-  route('GET', '/custom-activity-types/:id', getCustomActivityTypeTool),
-  route('PATCH', '/custom-activity-types/:id', updateCustomActivityType),
-  route('PUT', '/custom-activity-types/:id', replaceCustomActivityType),
-  route('DELETE', '/custom-activity-types/:id', deleteCustomActivityType),
-];
+/** The routes; the tools that change a type are built by the area's factory (index.ts). */
+export function customActivityTypeRoutes(changes: TypeChangeTools): Route[] {
+  return [
+    route('GET', '/custom-activity-types', listCustomActivityTypes),
+    route('POST', '/custom-activity-types', createCustomActivityType),
+    route('GET', '/custom-activity-types/:id', getCustomActivityTypeTool),
+    route('PATCH', '/custom-activity-types/:id', changes.update),
+    route('PUT', '/custom-activity-types/:id', changes.replace),
+    route('DELETE', '/custom-activity-types/:id', changes.remove),
+  ];
+}

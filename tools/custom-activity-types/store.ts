@@ -1,18 +1,19 @@
 // The custom activity types store: the type's record shape, its settings table on the record
 // helper (deleted for good, never trashed; the name is unique ignoring case, a clash is a 409),
-// creating, changing and deleting a type, and what that does to the activities of the type:
-// removed fields' values are erased, a field is not retyped while activities hold values, live
-// activities block the deletion and trashed ones are purged with it.
-import { and, count, eq, isNotNull, isNull, type SQL, sql } from 'drizzle-orm';
+// creating, changing and deleting a type. What that does to the records of the type (removed
+// fields' values are erased, a field is not retyped while records hold values, live records block
+// the deletion and trashed ones are purged with it) is decided by the area holding them, through
+// the hooks the area is built with (core/area.ts CustomActivityTypeChangingHook, tools/activities).
+import { and, eq, inArray } from 'drizzle-orm';
 import { z } from 'zod';
+import type { CustomActivityTypeChangingHook } from '../../core/area.ts';
 import type { Executor } from '../../core/db/client.ts';
 import { isUniqueViolation } from '../../core/db/errors.ts';
 import { AppError } from '../../core/errors.ts';
 import { auditFields, auditValues, defineSettingsTable, newRecordStamp } from '../../core/records.ts';
 import type { ToolContext } from '../../core/tool.ts';
-import { activities } from '../activities/tables.ts';
+import type { CustomFieldDef } from '../custom-objects/fields.ts';
 import { changedFieldTypes, customFieldDefOutput } from '../custom-objects/fields.ts';
-import type { CustomFieldDef } from '../custom-objects/tables.ts';
 import { type CustomActivityTypeRow, customActivityTypes } from './tables.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -68,44 +69,6 @@ function nameTaken(name: string): AppError {
   });
 }
 
-/** Activities of the type: live ones, or every one including the trashed when `includeTrashed`. */
-async function countActivitiesOfType(
-  db: Executor,
-  orgId: string,
-  typeId: string,
-  includeTrashed: boolean,
-): Promise<number> {
-  const conditions: SQL[] = [eq(activities.orgId, orgId), eq(activities.customActivityTypeId, typeId)];
-  if (!includeTrashed) conditions.push(isNull(activities.deletedAt));
-  const [row] = await db
-    .select({ n: count() })
-    .from(activities)
-    .where(and(...conditions));
-  return row?.n ?? 0;
-}
-
-/**
- * Drops the values of removed fields from the type's activities, so a key later re-added (perhaps
- * with another type) never meets stale values of the old field.
- */
-async function dropRemovedValues(
-  db: Executor,
-  orgId: string,
-  typeId: string,
-  before: readonly CustomFieldDef[],
-  after: readonly CustomFieldDef[],
-): Promise<void> {
-  const kept = new Set(after.map((d) => d.key));
-  const removed = before.map((d) => d.key).filter((k) => !kept.has(k));
-  if (removed.length === 0) return;
-  // jsonb `-` one key at a time, each key a bound parameter.
-  const stripped = removed.reduce<SQL>((acc, key) => sql`(${acc}) - ${key}::text`, sql`${activities.fields}`);
-  await db
-    .update(activities)
-    .set({ fields: stripped })
-    .where(and(eq(activities.orgId, orgId), eq(activities.customActivityTypeId, typeId)));
-}
-
 /** Runs a write that may hit the case-insensitive name index in a savepoint, turning a clash into a 409. */
 async function withNameCheck<T>(
   ctx: Pick<ToolContext, 'db'>,
@@ -150,44 +113,74 @@ export async function insertCustomActivityType(
 }
 
 /**
- * Writes a new state over a type. Retyping a field is refused while any activity (even a trashed
- * one) holds values of the type; removed fields' values are erased from its activities.
+ * Writes a new state over a type. Retyping a field is refused while records of the type hold
+ * values (the areas holding them decide, `hooks`: tools/activities); removed fields' values are
+ * erased from those records.
  */
 export async function writeCustomActivityType(
   ctx: TypeContext,
   before: CustomActivityTypeRow,
   next: TypeState,
+  hooks: readonly CustomActivityTypeChangingHook[],
 ): Promise<CustomActivityTypeRecord> {
   const retyped = changedFieldTypes(before.fields, next.fields);
-  if (retyped.length > 0 && (await countActivitiesOfType(ctx.db, ctx.auth.orgId, before.id, true)) > 0) {
-    throw new AppError('conflict', {
-      message: `Cannot change the type of field(s) ${retyped.join(', ')}: activities of this type already hold values for them. Add a new field instead.`,
-    });
+  if (retyped.length > 0) {
+    for (const hook of hooks) await hook.retyping(ctx.db, ctx.auth.orgId, before.id, retyped);
   }
   const row = await withNameCheck(ctx, next.name, (db) =>
     customActivityTypeTable.write(db, ctx.auth.orgId, before.id, { ...next, updatedAt: ctx.now }),
   );
-  await dropRemovedValues(ctx.db, ctx.auth.orgId, before.id, before.fields, next.fields);
+  // Removed fields' values go, so a key later re-added (perhaps with another type) never meets
+  // stale values of the old field.
+  const kept = new Set(next.fields.map((d) => d.key));
+  const removed = before.fields.map((d) => d.key).filter((k) => !kept.has(k));
+  if (removed.length > 0) {
+    for (const hook of hooks) await hook.fieldsRemoved(ctx.db, ctx.auth.orgId, before.id, removed);
+  }
   return serializeCustomActivityType(row);
 }
 
-/** Deletes a type for good, refused while live activities use it; its trashed activities go with it. */
-export async function deleteCustomActivityTypeRow(ctx: TypeContext, id: string): Promise<void> {
+/**
+ * Deletes a type for good, refused while live records use it; its trashed records go with it (both
+ * decided by the areas holding them, `hooks`).
+ */
+export async function deleteCustomActivityTypeRow(
+  ctx: TypeContext,
+  id: string,
+  hooks: readonly CustomActivityTypeChangingHook[],
+): Promise<void> {
   const before = await customActivityTypeTable.get(ctx.db, ctx.auth.orgId, id, 'update');
-  const live = await countActivitiesOfType(ctx.db, ctx.auth.orgId, before.id, false);
-  if (live > 0) {
-    throw new AppError('conflict', {
-      message: `${live} activit${live === 1 ? 'y uses' : 'ies use'} this custom activity type; delete them before the type`,
-    });
-  }
-  await ctx.db
-    .delete(activities)
-    .where(
-      and(
-        eq(activities.orgId, ctx.auth.orgId),
-        eq(activities.customActivityTypeId, before.id),
-        isNotNull(activities.deletedAt),
-      ),
-    );
+  for (const hook of hooks) await hook.deleting(ctx.db, ctx.auth.orgId, before.id);
   await customActivityTypeTable.remove(ctx.db, ctx.auth.orgId, before.id);
+}
+
+/**
+ * The field definitions of a type of the organization, or null when it has none by that id: what
+ * activities check their values against (tools/activities).
+ */
+export async function customActivityTypeFields(
+  db: Executor,
+  orgId: string,
+  typeId: string,
+): Promise<CustomFieldDef[] | null> {
+  const [type] = await db
+    .select({ fields: customActivityTypes.fields })
+    .from(customActivityTypes)
+    .where(and(eq(customActivityTypes.id, typeId), eq(customActivityTypes.orgId, orgId)))
+    .limit(1);
+  return type?.fields ?? null;
+}
+
+/** Of `ids`, the ones that are custom activity types of the organization (tools/smart-views filters). */
+export async function existingCustomActivityTypeIds(
+  db: Executor,
+  orgId: string,
+  ids: readonly string[],
+): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .select({ id: customActivityTypes.id })
+    .from(customActivityTypes)
+    .where(and(eq(customActivityTypes.orgId, orgId), inArray(customActivityTypes.id, [...ids])));
+  return new Set(rows.map((r) => r.id));
 }

@@ -3,6 +3,7 @@
 // its fields (tools/custom-objects/fields.ts). Definitions are workspace settings behind the
 // custom_activity_types plan feature. This file declares the tools; the data functions are store.ts.
 import { z } from 'zod';
+import type { CustomActivityTypeChangingHook } from '../../core/area.ts';
 import { mergePatch, SETTINGS_SORT_FIELDS } from '../../core/records.ts';
 import { listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
@@ -123,110 +124,142 @@ export const createCustomActivityType = defineTool({
   },
 });
 
-export const updateCustomActivityType = defineTool({
-  name: 'update_custom_activity_type',
-  title: 'Update a custom activity type',
-  errors: [
-    {
-      code: 'conflict',
-      when: 'another type has this name, or a field whose values activities hold changes type',
+/** update_custom_activity_type, built with the hooks of the areas holding records of a type. */
+export function updateCustomActivityTypeTool(hooks: readonly CustomActivityTypeChangingHook[]) {
+  return defineTool({
+    name: 'update_custom_activity_type',
+    title: 'Update a custom activity type',
+    errors: [
+      {
+        code: 'conflict',
+        when: 'another type has this name, or a field whose values activities hold changes type',
+      },
+    ],
+    description:
+      'Changes the name, description or fields of a custom activity type; only the keys sent change, and `fields`, when sent, replaces ' +
+      'the whole list. Removing a field is allowed and erases its values from existing activities. Changing the `type` of an existing ' +
+      'field is refused with 409 while activities of this type exist (add a new field instead). A taken name answers 409.',
+    input: z.strictObject({
+      ...idShape,
+      name: nameField.optional(),
+      description: descriptionField.optional(),
+      fields: customFieldDefsSchema
+        .optional()
+        .describe(
+          'The complete new list of field definitions (replaces the old list), at most 100, keys unique',
+        ),
+    }),
+    output: typeOutput,
+    access: writeAccess,
+    annotations: { idempotentHint: true },
+    toolset: 'customization',
+    async handler(input, ctx) {
+      const before = await customActivityTypeTable.get(ctx.db, ctx.auth.orgId, input.id, 'update');
+      const record = await writeCustomActivityType(
+        ctx,
+        before,
+        mergePatch(
+          { name: before.name, description: before.description, fields: before.fields },
+          {
+            name: input.name,
+            description: input.description,
+            fields: input.fields && toFieldDefs(input.fields),
+          },
+        ),
+        hooks,
+      );
+      return { custom_activity_type: record };
     },
-  ],
-  description:
-    'Changes the name, description or fields of a custom activity type; only the keys sent change, and `fields`, when sent, replaces ' +
-    'the whole list. Removing a field is allowed and erases its values from existing activities. Changing the `type` of an existing ' +
-    'field is refused with 409 while activities of this type exist (add a new field instead). A taken name answers 409.',
-  input: z.strictObject({
-    ...idShape,
-    name: nameField.optional(),
-    description: descriptionField.optional(),
-    fields: customFieldDefsSchema
-      .optional()
-      .describe(
-        'The complete new list of field definitions (replaces the old list), at most 100, keys unique',
-      ),
-  }),
-  output: typeOutput,
-  access: writeAccess,
-  annotations: { idempotentHint: true },
-  toolset: 'customization',
-  async handler(input, ctx) {
-    const before = await customActivityTypeTable.get(ctx.db, ctx.auth.orgId, input.id, 'update');
-    const record = await writeCustomActivityType(
-      ctx,
-      before,
-      mergePatch(
-        { name: before.name, description: before.description, fields: before.fields },
+  });
+}
+
+/** replace_custom_activity_type, built with the hooks of the areas holding records of a type. */
+export function replaceCustomActivityTypeTool(hooks: readonly CustomActivityTypeChangingHook[]) {
+  return defineTool({
+    name: 'replace_custom_activity_type',
+    title: 'Replace a custom activity type',
+    errors: [
+      {
+        code: 'conflict',
+        when: 'another type has this name, or a field whose values activities hold changes type',
+      },
+    ],
+    description:
+      'Replaces a custom activity type as a whole (PUT semantics): `name` is required, a description left out becomes null and fields ' +
+      'left out become an empty list (erasing every value from its activities). Same rules as update_custom_activity_type, which is ' +
+      'usually the better choice because it changes only what is sent.',
+    input: z.strictObject({
+      ...idShape,
+      name: nameField,
+      description: descriptionField.optional(),
+      fields: customFieldDefsSchema
+        .default([])
+        .describe('The complete list of field definitions, at most 100 (default none)'),
+    }),
+    output: typeOutput,
+    access: writeAccess,
+    annotations: { idempotentHint: true },
+    toolset: 'customization',
+    async handler(input, ctx) {
+      const before = await customActivityTypeTable.get(ctx.db, ctx.auth.orgId, input.id, 'update');
+      const record = await writeCustomActivityType(
+        ctx,
+        before,
         {
           name: input.name,
-          description: input.description,
-          fields: input.fields && toFieldDefs(input.fields),
+          description: input.description ?? null,
+          fields: toFieldDefs(input.fields),
         },
-      ),
-    );
-    return { custom_activity_type: record };
-  },
-});
-
-export const replaceCustomActivityType = defineTool({
-  name: 'replace_custom_activity_type',
-  title: 'Replace a custom activity type',
-  errors: [
-    {
-      code: 'conflict',
-      when: 'another type has this name, or a field whose values activities hold changes type',
+        hooks,
+      );
+      return { custom_activity_type: record };
     },
-  ],
-  description:
-    'Replaces a custom activity type as a whole (PUT semantics): `name` is required, a description left out becomes null and fields ' +
-    'left out become an empty list (erasing every value from its activities). Same rules as update_custom_activity_type, which is ' +
-    'usually the better choice because it changes only what is sent.',
-  input: z.strictObject({
-    ...idShape,
-    name: nameField,
-    description: descriptionField.optional(),
-    fields: customFieldDefsSchema
-      .default([])
-      .describe('The complete list of field definitions, at most 100 (default none)'),
-  }),
-  output: typeOutput,
-  access: writeAccess,
-  annotations: { idempotentHint: true },
-  toolset: 'customization',
-  async handler(input, ctx) {
-    const before = await customActivityTypeTable.get(ctx.db, ctx.auth.orgId, input.id, 'update');
-    const record = await writeCustomActivityType(ctx, before, {
-      name: input.name,
-      description: input.description ?? null,
-      fields: toFieldDefs(input.fields),
-    });
-    return { custom_activity_type: record };
-  },
-});
+  });
+}
 
-export const deleteCustomActivityType = defineTool({
-  name: 'delete_custom_activity_type',
-  title: 'Delete a custom activity type',
-  errors: [{ code: 'conflict', when: 'activities of this type still exist' }],
-  description:
-    'Deletes a custom activity type permanently. Refused with 409 while live activities use it (delete those first). Activities of ' +
-    'the type that are already in the trash are purged with it, since they could not be shown without their type.',
-  input: z.strictObject(idShape),
-  output: messageOutput,
-  access: writeAccess,
-  annotations: { destructiveHint: true, idempotentHint: true },
-  toolset: 'customization',
-  async handler(input, ctx) {
-    await deleteCustomActivityTypeRow(ctx, input.id);
-    return { message: 'Custom activity type deleted' };
-  },
-});
+/** delete_custom_activity_type, built with the hooks of the areas holding records of a type. */
+export function deleteCustomActivityTypeTool(hooks: readonly CustomActivityTypeChangingHook[]) {
+  return defineTool({
+    name: 'delete_custom_activity_type',
+    title: 'Delete a custom activity type',
+    errors: [{ code: 'conflict', when: 'activities of this type still exist' }],
+    description:
+      'Deletes a custom activity type permanently. Refused with 409 while live activities use it (delete those first). Activities of ' +
+      'the type that are already in the trash are purged with it, since they could not be shown without their type.',
+    input: z.strictObject(idShape),
+    output: messageOutput,
+    access: writeAccess,
+    annotations: { destructiveHint: true, idempotentHint: true },
+    toolset: 'customization',
+    async handler(input, ctx) {
+      await deleteCustomActivityTypeRow(ctx, input.id, hooks);
+      return { message: 'Custom activity type deleted' };
+    },
+  });
+}
 
-export const customActivityTypeTools: Tool[] = [
-  listCustomActivityTypes,
-  getCustomActivityTypeTool,
-  createCustomActivityType,
-  updateCustomActivityType,
-  replaceCustomActivityType,
-  deleteCustomActivityType,
-];
+/** The tools that change or delete a type, built with the hooks of the areas holding its records. */
+export interface TypeChangeTools {
+  update: Tool;
+  replace: Tool;
+  remove: Tool;
+}
+
+export function typeChangeTools(hooks: readonly CustomActivityTypeChangingHook[]): TypeChangeTools {
+  return {
+    update: updateCustomActivityTypeTool(hooks),
+    replace: replaceCustomActivityTypeTool(hooks),
+    remove: deleteCustomActivityTypeTool(hooks),
+  };
+}
+
+export function customActivityTypeTools(changes: TypeChangeTools): Tool[] {
+  return [
+    listCustomActivityTypes,
+    getCustomActivityTypeTool,
+    createCustomActivityType,
+    changes.update,
+    changes.replace,
+    changes.remove,
+  ];
+}

@@ -8,8 +8,11 @@ import { users } from '../../core/db/schema.ts';
 import type { ErrorDetail } from '../../core/errors.ts';
 import { OBJECT_ID_PATTERN } from '../../core/ids.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
-import { leads } from '../leads/tables.ts';
+import { liveLeadIds } from '../leads/lookups.ts';
 import type { CustomFieldDef } from './tables.ts';
+
+/** A field definition as stored, for the areas that design fields of their own (custom activity types). */
+export type { CustomFieldDef } from './tables.ts';
 
 export const CUSTOM_FIELD_TYPES = ['text', 'number', 'date', 'boolean', 'choice', 'user', 'lead'] as const;
 export type CustomFieldType = (typeof CUSTOM_FIELD_TYPES)[number];
@@ -214,16 +217,6 @@ async function findActiveUsers(db: Executor, orgId: string, ids: readonly string
   return new Set(rows.map((r) => r.id));
 }
 
-/** Of `ids`, the ones that are live (not trashed) leads of the organization. */
-async function findLiveLeads(db: Executor, orgId: string, ids: readonly string[]): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
-  const rows = await db
-    .select({ id: leads.id })
-    .from(leads)
-    .where(and(eq(leads.orgId, orgId), inArray(leads.id, [...new Set(ids)]), isNull(leads.deletedAt)));
-  return new Set(rows.map((r) => r.id));
-}
-
 /**
  * Validates `values` against `defs`: unknown keys, missing required keys (unless partial), types,
  * choices, and user/lead references (two queries at most, whatever the number of fields). `null`
@@ -283,7 +276,7 @@ export async function validateCustomValues(
     orgId,
     userRefs.map((r) => r.id),
   );
-  const liveLeads = await findLiveLeads(
+  const liveLeads = await liveLeadIds(
     db,
     orgId,
     leadRefs.map((r) => r.id),

@@ -6,6 +6,7 @@ import { customObjectRoutes } from './routes.ts';
 /** Record types an organization designs (definitions with typed fields) and their records. */
 export const customObjectsArea = defineArea({
   name: 'custom-objects',
+  uses: ['leads'],
   tools: [...definitionTools, ...recordTools],
   routes: customObjectRoutes,
   tags: { 'custom-objects': 'Record types of your own (definitions with typed fields) and their records.' },

@@ -12,6 +12,7 @@ import { emailTools } from './tools.ts';
  */
 export const emailArea = defineArea({
   name: 'email',
+  uses: ['connected-accounts', 'contacts', 'files', 'leads', 'tasks'],
   tools: emailTools,
   routes: emailRoutes,
   tags: {

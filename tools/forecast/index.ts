@@ -5,6 +5,7 @@ import { forecastTools } from './tools.ts';
 /** Forecast accuracy: daily pipeline snapshots (workers/forecast.ts) against the value won. */
 export const forecastArea = defineArea({
   name: 'forecast',
+  uses: ['opportunities'],
   tools: forecastTools,
   routes: forecastRoutes,
   tags: {

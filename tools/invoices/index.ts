@@ -9,6 +9,7 @@ import { invoiceTools } from './tools.ts';
  */
 export const invoicesArea = defineArea({
   name: 'invoices',
+  uses: ['connected-accounts', 'contacts', 'leads', 'opportunities'],
   tools: invoiceTools,
   routes: invoiceRoutes,
   tags: {

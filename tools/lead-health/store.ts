@@ -3,14 +3,13 @@
 // can act on; the score is the sum of the factors' contributions. Four aggregate queries read
 // everything, each on an (org_id, lead_id, ...) index, so the cost does not grow with the org.
 // This file is the store: the shapes, the measures and the scoring; tools.ts declares the tool.
-import { and, count, eq, isNull, lt, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../../core/db/client.ts';
-import { activities } from '../activities/tables.ts';
+import { summarizeLeadActivities } from '../activities/lookups.ts';
 import { countMissedCommitments, readMemory } from '../conversation-memory/store.ts';
 import { getLiveLead } from '../leads/store.ts';
-import { opportunities } from '../opportunities/tables.ts';
-import { tasks } from '../tasks/tables.ts';
+import { summarizeOpenOpportunities } from '../opportunities/lookups.ts';
+import { countOverdueTasksOfLead } from '../tasks/lookups.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -114,68 +113,14 @@ interface HealthMeasures {
   missedCommitments: number;
 }
 
-const activityRow = z.object({
-  last_at: z.coerce.date().nullable(),
-  inbound: z.coerce.number(),
-  outbound: z.coerce.number(),
-});
-
-async function readActivityMeasures(db: Executor, orgId: string, leadId: string, now: Date) {
-  const since = new Date(now.getTime() - EMAIL_WINDOW_DAYS * DAY_MS);
-  const inWindow = sql`${activities.type} = 'email' and ${activities.occurredAt} >= ${since} and ${activities.occurredAt} <= ${now}`;
-  const [row] = await db
-    .select({
-      // Scheduled (future) activities are not contact yet.
-      last_at: sql<unknown>`max(${activities.occurredAt}) filter (where ${activities.occurredAt} <= ${now})`,
-      inbound: sql<unknown>`count(*) filter (where ${inWindow} and ${activities.fields}->>'direction' = 'inbound')`,
-      outbound: sql<unknown>`count(*) filter (where ${inWindow} and ${activities.fields}->>'direction' = 'outbound')`,
-    })
-    .from(activities)
-    .where(and(eq(activities.orgId, orgId), eq(activities.leadId, leadId), isNull(activities.deletedAt)));
-  return activityRow.parse(row ?? { last_at: null, inbound: 0, outbound: 0 });
-}
-
-async function readOpportunityMeasures(db: Executor, orgId: string, leadId: string) {
-  const [row] = await db
-    .select({
-      n: count(),
-      total: sql<unknown>`coalesce(sum(${opportunities.value}), 0)`,
-    })
-    .from(opportunities)
-    .where(
-      and(
-        eq(opportunities.orgId, orgId),
-        eq(opportunities.leadId, leadId),
-        isNull(opportunities.deletedAt),
-        eq(opportunities.status, 'active'),
-      ),
-    );
-  return { count: row?.n ?? 0, value: Number(row?.total ?? 0) };
-}
-
-async function countOverdueTasks(db: Executor, orgId: string, leadId: string, now: Date): Promise<number> {
-  const [row] = await db
-    .select({ n: count() })
-    .from(tasks)
-    .where(
-      and(
-        eq(tasks.orgId, orgId),
-        eq(tasks.leadId, leadId),
-        isNull(tasks.deletedAt),
-        eq(tasks.isComplete, false),
-        lt(tasks.dueAt, now),
-      ),
-    );
-  return row?.n ?? 0;
-}
-
 async function readMeasures(db: Executor, orgId: string, leadId: string, now: Date): Promise<HealthMeasures> {
-  const act = await readActivityMeasures(db, orgId, leadId, now);
-  const opp = await readOpportunityMeasures(db, orgId, leadId);
-  const overdueTasks = await countOverdueTasks(db, orgId, leadId, now);
+  const since = new Date(now.getTime() - EMAIL_WINDOW_DAYS * DAY_MS);
+  const act = await summarizeLeadActivities(db, orgId, leadId, since, now);
+  const opp = await summarizeOpenOpportunities(db, orgId, leadId);
+  const overdueTasks = await countOverdueTasksOfLead(db, orgId, leadId, now);
   const memory = await readMemory(db, orgId, leadId);
   return {
-    lastActivityAt: act.last_at,
+    lastActivityAt: act.lastAt,
     inboundEmails: act.inbound,
     outboundEmails: act.outbound,
     openOpportunities: opp.count,

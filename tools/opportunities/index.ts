@@ -1,5 +1,6 @@
 import { defineArea } from '../../core/area.ts';
 import { leadChild } from '../leads/children.ts';
+import { refuseMoveOfLinkedContact } from './contact-links.ts';
 import { opportunityRoutes } from './routes.ts';
 import { opportunitySearchSource } from './search.ts';
 import { opportunityOwnership, opportunityStatusMachine, opportunityTrashTypes } from './store.ts';
@@ -9,6 +10,7 @@ import { opportunityTools } from './tools.ts';
 /** Deals on a lead, with their status machine (active, won, lost). */
 export const opportunitiesArea = defineArea({
   name: 'opportunities',
+  uses: ['contacts', 'leads'],
   tools: opportunityTools,
   routes: opportunityRoutes,
   tags: {
@@ -22,4 +24,5 @@ export const opportunitiesArea = defineArea({
   leadChildren: [leadChild(opportunities)],
   searchSources: [opportunitySearchSource],
   stateMachines: [opportunityStatusMachine],
+  contactMoving: [refuseMoveOfLinkedContact],
 });

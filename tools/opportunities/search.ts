@@ -2,7 +2,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { SearchSource } from '../../core/area.ts';
 import { rankOf, type SearchTerms } from '../../core/text-search.ts';
-import { leads } from '../leads/tables.ts';
+import { joinLiveLead } from '../leads/lookups.ts';
 import { opportunities } from './tables.ts';
 
 function opportunityBranch(t: SearchTerms): SQL {
@@ -10,7 +10,7 @@ function opportunityBranch(t: SearchTerms): SQL {
   return sql`select 'opportunity'::text as type, o.id as id, ${name} as name, o.lead_id as lead_id, l.name as lead_name,
     concat_ws(' · ', o.status, nullif(o.pipeline_stage, ''), o.currency || ' ' || o.value::text) as snippet,
     ${rankOf(sql`o.search`, name, t)} as rank
-    from ${opportunities} o join ${leads} l on l.id = o.lead_id and l.org_id = o.org_id and l.deleted_at is null
+    from ${opportunities} o ${joinLiveLead('o', 'l')}
     where o.org_id = ${t.orgId} and o.deleted_at is null and o.search @@ to_tsquery('simple', ${t.prefix})`;
 }
 

@@ -9,6 +9,7 @@ import { projectTemplateTools } from './tools.ts';
  */
 export const projectTemplatesArea = defineArea({
   name: 'project-templates',
+  uses: ['leads', 'projects', 'tasks'],
   tools: projectTemplateTools,
   routes: projectTemplateRoutes,
   tags: {

@@ -2,17 +2,17 @@
 // one to a lead (a project named after it with one task per template task, idempotent per lead and
 // template through a unique index), the default onboarding template applied when a lead is
 // converted to a client, and the lead's onboarding progress.
-import { and, desc, eq, isNull, ne, sql } from 'drizzle-orm';
+import { and, desc, eq, ne, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { checkFeature } from '../../core/access.ts';
 import type { Executor } from '../../core/db/client.ts';
 import { newId } from '../../core/ids.ts';
 import { auditFields, defineSettingsTable, type RecordContext } from '../../core/records.ts';
 import { leadRecords } from '../leads/store.ts';
+import { projectIsLive } from '../projects/lookups.ts';
 import { insertProject, type ProjectRecord, projectRecord, projectRecords } from '../projects/store.ts';
-import { projects } from '../projects/tables.ts';
+import { liveTasksOfProject } from '../tasks/lookups.ts';
 import { insertTask } from '../tasks/store.ts';
-import { tasks } from '../tasks/tables.ts';
 import {
   type ProjectTemplateRow,
   projectTemplateApplications,
@@ -338,22 +338,18 @@ export async function leadOnboarding(
       weights: projectTemplateApplications.taskWeights,
     })
     .from(projectTemplateApplications)
-    .innerJoin(projects, eq(projects.id, projectTemplateApplications.projectId))
     .where(
       and(
         eq(projectTemplateApplications.orgId, orgId),
         eq(projectTemplateApplications.leadId, lead.id),
         eq(projectTemplateApplications.onboarding, true),
-        isNull(projects.deletedAt),
+        projectIsLive(projectTemplateApplications.projectId),
       ),
     )
     .orderBy(desc(projectTemplateApplications.createdAt), desc(projectTemplateApplications.id))
     .limit(1);
   if (!application?.projectId) return onboardingOf(lead.id, null, [], now);
-  const rows = await db
-    .select({ id: tasks.id, text: tasks.text, dueAt: tasks.dueAt, isComplete: tasks.isComplete })
-    .from(tasks)
-    .where(and(eq(tasks.orgId, orgId), eq(tasks.projectId, application.projectId), isNull(tasks.deletedAt)));
+  const rows = await liveTasksOfProject(db, orgId, application.projectId);
   const list = rows.map((row) => ({ ...row, weight: application.weights[row.id] ?? 1 }));
   return onboardingOf(lead.id, application.projectId, list, now);
 }

@@ -6,6 +6,7 @@ import { projectTools } from './tools.ts';
 /** Projects: billable work for a client lead, time entries, invoicing the time, the invoicing report. */
 export const projectsArea = defineArea({
   name: 'projects',
+  uses: ['invoices', 'leads'],
   tools: projectTools,
   routes: projectRoutes,
   tags: {

@@ -7,6 +7,7 @@ import { proposalTools } from './tools.ts';
 /** Proposals: sections and optional prices, a public page to accept (and sign) or decline, discovery questions. */
 export const proposalsArea = defineArea({
   name: 'proposals',
+  uses: ['contacts', 'conversation-memory', 'invoices', 'leads', 'opportunities'],
   tools: proposalTools,
   routes: proposalRoutes,
   tags: {

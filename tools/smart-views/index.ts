@@ -5,6 +5,7 @@ import { smartViewTools } from './tools.ts';
 /** Saved lead filters (their query language is in query/) and running them. */
 export const smartViewsArea = defineArea({
   name: 'smart-views',
+  uses: ['activities', 'contacts', 'custom-activity-types', 'leads', 'opportunities', 'tasks'],
   tools: smartViewTools,
   routes: smartViewRoutes,
   tags: { 'smart-views': 'Saved lead filters and the leads that match them now (a plan feature).' },

@@ -1,7 +1,7 @@
 // The smart views store: the view's record shape, who sees and who may change a view, saving,
 // listing, changing and deleting views, and running one: its query (query/) compiled into SQL over
 // the live leads, optionally reduced to the view's display columns.
-import { and, asc, count, desc, eq, ilike, inArray, isNull, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, ilike, or, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { assertTokenAllows, roleHas, type Surface } from '../../core/access.ts';
 import type { AuthContext } from '../../core/auth-context.ts';
@@ -11,9 +11,9 @@ import { AppError, type ErrorDetail, notFound, validationError } from '../../cor
 import { newId } from '../../core/ids.ts';
 import { offsetOf, type Page, paged } from '../../core/schemas.ts';
 import type { ToolContext } from '../../core/tool.ts';
-import { customActivityTypes } from '../custom-activity-types/tables.ts';
-import { type LeadRecord, serializeLead } from '../leads/store.ts';
-import { leadCounts, leads } from '../leads/tables.ts';
+import { existingCustomActivityTypeIds } from '../custom-activity-types/store.ts';
+import { countLiveLeadsWhere, readLiveLeadsWhere } from '../leads/lookups.ts';
+import { countLiveLeads, type LeadRecord, serializeLead } from '../leads/store.ts';
 import { BUILT_IN_ACTIVITY_TYPES } from './query/catalogue.ts';
 import { compileSmartViewQuery, compileSmartViewSort, isIndexedSort } from './query/compile.ts';
 import {
@@ -86,19 +86,11 @@ async function assertActivityTypesExist(db: Executor, orgId: string, query: Smar
       : [],
   );
   if (custom.length === 0) return;
-  const rows = await db
-    .select({ id: customActivityTypes.id })
-    .from(customActivityTypes)
-    .where(
-      and(
-        eq(customActivityTypes.orgId, orgId),
-        inArray(
-          customActivityTypes.id,
-          custom.map((c) => c.id),
-        ),
-      ),
-    );
-  const known = new Set(rows.map((r) => r.id));
+  const known = await existingCustomActivityTypeIds(
+    db,
+    orgId,
+    custom.map((c) => c.id),
+  );
   const details: ErrorDetail[] = custom
     .filter((c) => !known.has(c.id))
     .map((c) => ({
@@ -301,13 +293,8 @@ export async function runSmartViewPage(
 ) {
   const view = serializeSmartView(await getVisibleView(db, auth, id));
   assertFiltersReadable(auth, surface, view.query);
-  const where = and(
-    eq(leads.orgId, auth.orgId),
-    isNull(leads.deletedAt),
-    compileSmartViewQuery(view.query, auth.orgId),
-  );
-  const [counted] = await db.select({ n: count() }).from(leads).where(where);
-  const total = counted?.n ?? 0;
+  const where = compileSmartViewQuery(view.query, auth.orgId);
+  const total = await countLiveLeadsWhere(db, auth.orgId, where);
   if (total === 0 || offsetOf(input) >= total) return paged('leads', [], total, input);
   if (isIndexedSort(view.sort) && (await pageWalkIsShort(db, auth.orgId, total, input))) {
     // The filters are opaque to the planner (jsonb expressions, EXISTS over activities), so it
@@ -318,29 +305,10 @@ export async function runSmartViewPage(
       sql`select set_config('enable_sort', 'off', true), set_config('max_parallel_workers_per_gather', '0', true)`,
     );
   }
-  const rows = await db
-    .select({
-      id: leads.id,
-      orgId: leads.orgId,
-      name: leads.name,
-      description: leads.description,
-      url: leads.url,
-      status: leads.status,
-      ownerId: leads.ownerId,
-      tags: leads.tags,
-      custom: leads.custom,
-      convertedAt: leads.convertedAt,
-      createdBy: leads.createdBy,
-      deletedAt: leads.deletedAt,
-      deletedBy: leads.deletedBy,
-      createdAt: leads.createdAt,
-      updatedAt: leads.updatedAt,
-    })
-    .from(leads)
-    .where(where)
-    .orderBy(...compileSmartViewSort(view.sort))
-    .limit(input.limit)
-    .offset(offsetOf(input));
+  const rows = await readLiveLeadsWhere(db, auth.orgId, where, compileSmartViewSort(view.sort), {
+    limit: input.limit,
+    offset: offsetOf(input),
+  });
   const items = rows.map((row) => projectLead(serializeLead(row), view.display_columns));
   return paged('leads', items, total, input);
 }
@@ -353,7 +321,6 @@ const PAGE_WALK_LIMIT = 50_000;
  * leads, assuming matches are spread evenly: (offset + limit) * live leads / matches.
  */
 async function pageWalkIsShort(db: Executor, orgId: string, total: number, page: Page): Promise<boolean> {
-  const [row] = await db.select({ n: leadCounts.live }).from(leadCounts).where(eq(leadCounts.orgId, orgId));
-  const live = row?.n ?? 0;
+  const live = await countLiveLeads(db, orgId);
   return ((offsetOf(page) + page.limit) * live) / total <= PAGE_WALK_LIMIT;
 }

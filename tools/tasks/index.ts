@@ -8,6 +8,7 @@ import { taskTools } from './tools.ts';
 /** To-dos on leads, assigned to users, with their completion machine. */
 export const tasksArea = defineArea({
   name: 'tasks',
+  uses: ['leads', 'projects'],
   tools: taskTools,
   routes: taskRoutes,
   tags: { tasks: 'To-dos on leads, assigned to users: complete, snooze and list your own.' },

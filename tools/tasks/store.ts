@@ -24,7 +24,7 @@ import { defineStateMachine } from '../../core/state-machine.ts';
 import type { TrashType } from '../../core/trash.ts';
 import { restoreLeadChild } from '../leads/children.ts';
 import { getLiveLead } from '../leads/store.ts';
-import { projects } from '../projects/tables.ts';
+import { isLiveProject } from '../projects/lookups.ts';
 import { type TaskRow, tasks } from './tables.ts';
 
 /**
@@ -124,12 +124,7 @@ async function assertAssignee(db: Executor, orgId: string, userId: string): Prom
 
 /** 400 naming project_id unless it is a live project of the organization. */
 async function assertProject(db: Executor, orgId: string, projectId: string): Promise<void> {
-  const [row] = await db
-    .select({ id: projects.id })
-    .from(projects)
-    .where(and(eq(projects.id, projectId), eq(projects.orgId, orgId), isNull(projects.deletedAt)))
-    .limit(1);
-  if (!row) {
+  if (!(await isLiveProject(db, orgId, projectId))) {
     throw validationError([
       {
         field: 'project_id',

@@ -6,11 +6,15 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { escapeLike } from '../../../core/db/sql.ts';
-import { activities } from '../../activities/tables.ts';
-import { contacts } from '../../contacts/tables.ts';
-import { leads } from '../../leads/tables.ts';
-import { opportunities } from '../../opportunities/tables.ts';
-import { tasks } from '../../tasks/tables.ts';
+import {
+  ACTIVITY_QUERY_COLUMNS,
+  ACTIVITY_VALUES_COLUMN,
+  liveActivitiesOfLead,
+} from '../../activities/lookups.ts';
+import { CONTACT_QUERY_COLUMNS, existsLiveContactOfLead } from '../../contacts/lookups.ts';
+import { LEAD_QUERY_COLUMNS as lead } from '../../leads/lookups.ts';
+import { existsLiveOpportunityOfLead, OPPORTUNITY_QUERY_COLUMNS } from '../../opportunities/lookups.ts';
+import { existsLiveTaskOfLead, TASK_QUERY_COLUMNS } from '../../tasks/lookups.ts';
 import {
   BUILT_IN_ACTIVITY_TYPES,
   type FieldKind,
@@ -26,56 +30,36 @@ import {
   type SmartViewSort,
 } from './filter-schema.ts';
 
-/** Catalogue field -> column. Only these identifiers ever reach the SQL text. */
+/**
+ * Catalogue field -> column, from the columns each area exports for a query over the leads
+ * (its lookups.ts). Only these identifiers ever reach the SQL text.
+ */
 const LEAD_COLUMNS: Readonly<Record<string, AnyPgColumn>> = {
-  name: leads.name,
-  description: leads.description,
-  url: leads.url,
-  status: leads.status,
-  owner_id: leads.ownerId,
-  tags: leads.tags,
-  created_at: leads.createdAt,
-  updated_at: leads.updatedAt,
-  converted_at: leads.convertedAt,
+  name: lead.name,
+  description: lead.description,
+  url: lead.url,
+  status: lead.status,
+  owner_id: lead.owner_id,
+  tags: lead.tags,
+  created_at: lead.created_at,
+  updated_at: lead.updated_at,
+  converted_at: lead.converted_at,
 };
-const CONTACT_COLUMNS: Readonly<Record<string, AnyPgColumn>> = {
-  name: contacts.name,
-  title: contacts.title,
-  email: contacts.emails,
-  phone: contacts.phones,
-};
+const CONTACT_COLUMNS: Readonly<Record<string, AnyPgColumn>> = CONTACT_QUERY_COLUMNS;
 /** The key of each element object of a contact's `emails` / `phones`. */
 const CONTACT_LIST_KEYS: Readonly<Record<string, string>> = { email: 'email', phone: 'phone' };
-const OPPORTUNITY_COLUMNS: Readonly<Record<string, AnyPgColumn>> = {
-  status: opportunities.status,
-  value: opportunities.value,
-  confidence: opportunities.confidence,
-  currency: opportunities.currency,
-  pipeline_stage: opportunities.pipelineStage,
-  expected_close_date: opportunities.expectedCloseDate,
-  owner_id: opportunities.ownerId,
-  note: opportunities.note,
-};
-const TASK_COLUMNS: Readonly<Record<string, AnyPgColumn>> = {
-  text: tasks.text,
-  due_at: tasks.dueAt,
-  is_complete: tasks.isComplete,
-  assigned_to: tasks.assignedTo,
-};
-const ACTIVITY_COLUMNS: Readonly<Record<string, AnyPgColumn>> = {
-  occurred_at: activities.occurredAt,
-  user_id: activities.userId,
-  contact_id: activities.contactId,
-};
+const OPPORTUNITY_COLUMNS: Readonly<Record<string, AnyPgColumn>> = OPPORTUNITY_QUERY_COLUMNS;
+const TASK_COLUMNS: Readonly<Record<string, AnyPgColumn>> = TASK_QUERY_COLUMNS;
+const ACTIVITY_COLUMNS: Readonly<Record<string, AnyPgColumn>> = ACTIVITY_QUERY_COLUMNS;
 const SORT_COLUMNS: Readonly<Record<SortableLeadField, AnyPgColumn>> = {
-  name: leads.name,
-  description: leads.description,
-  url: leads.url,
-  status: leads.status,
-  owner_id: leads.ownerId,
-  converted_at: leads.convertedAt,
-  created_at: leads.createdAt,
-  updated_at: leads.updatedAt,
+  name: lead.name,
+  description: lead.description,
+  url: lead.url,
+  status: lead.status,
+  owner_id: lead.owner_id,
+  converted_at: lead.converted_at,
+  created_at: lead.created_at,
+  updated_at: lead.updated_at,
 };
 function isSortableLeadField(field: string): field is SortableLeadField {
   return SORTABLE_LEAD_FIELDS.some((f) => f === field);
@@ -292,16 +276,14 @@ function columnPredicate(map: Readonly<Record<string, AnyPgColumn>>, f: Resolved
 
 function activityCondition(f: ResolvedFilter, orgId: string): SQL {
   const type = f.activityType ?? '';
-  const typeMatch = BUILT_IN_ACTIVITY_TYPES.some((t) => t === type)
-    ? sql`${activities.type} = ${type}::text`
-    : sql`${activities.type} = 'custom' and ${activities.customActivityTypeId} = ${type}::text`;
-  const base = sql`select 1 from ${activities} where ${activities.orgId} = ${orgId}::text and ${typeMatch} and ${activities.leadId} = ${leads.id} and ${activities.deletedAt} is null`;
+  const builtIn = BUILT_IN_ACTIVITY_TYPES.some((t) => t === type);
+  const base = liveActivitiesOfLead(orgId, lead.id, type, builtIn);
   if (f.field === null) {
     return f.op === 'is_empty' ? sql`not exists (${base})` : sql`exists (${base})`;
   }
   const predicate = Object.hasOwn(ACTIVITY_COLUMNS, f.field)
     ? columnPredicate(ACTIVITY_COLUMNS, f)
-    : jsonFieldPredicate(sql`${activities.fields}`, f.field, f.op, f.value);
+    : jsonFieldPredicate(sql`${ACTIVITY_VALUES_COLUMN}`, f.field, f.op, f.value);
   return sql`exists (${base} and ${predicate})`;
 }
 
@@ -310,13 +292,13 @@ function compileFilter(f: ResolvedFilter, orgId: string): SQL {
     case 'lead':
       return columnPredicate(LEAD_COLUMNS, f);
     case 'custom_field':
-      return jsonFieldPredicate(sql`${leads.custom}`, f.field ?? '', f.op, f.value);
+      return jsonFieldPredicate(sql`${lead.custom}`, f.field ?? '', f.op, f.value);
     case 'contact':
-      return sql`exists (select 1 from ${contacts} where ${contacts.orgId} = ${orgId}::text and ${contacts.leadId} = ${leads.id} and ${contacts.deletedAt} is null and ${columnPredicate(CONTACT_COLUMNS, f)})`;
+      return existsLiveContactOfLead(orgId, lead.id, columnPredicate(CONTACT_COLUMNS, f));
     case 'opportunity':
-      return sql`exists (select 1 from ${opportunities} where ${opportunities.orgId} = ${orgId}::text and ${opportunities.leadId} = ${leads.id} and ${opportunities.deletedAt} is null and ${columnPredicate(OPPORTUNITY_COLUMNS, f)})`;
+      return existsLiveOpportunityOfLead(orgId, lead.id, columnPredicate(OPPORTUNITY_COLUMNS, f));
     case 'task':
-      return sql`exists (select 1 from ${tasks} where ${tasks.orgId} = ${orgId}::text and ${tasks.leadId} = ${leads.id} and ${tasks.deletedAt} is null and ${columnPredicate(TASK_COLUMNS, f)})`;
+      return existsLiveTaskOfLead(orgId, lead.id, columnPredicate(TASK_COLUMNS, f));
     case 'activity':
       return activityCondition(f, orgId);
   }
@@ -342,18 +324,18 @@ export function isIndexedSort(sort: SmartViewSort | null | undefined): boolean {
 }
 
 export function compileSmartViewSort(sort: SmartViewSort | null | undefined): SQL[] {
-  if (!sort) return [sql`${leads.createdAt} desc`, sql`${leads.id} desc`];
+  if (!sort) return [sql`${lead.created_at} desc`, sql`${lead.id} desc`];
   const direction = sort.direction === 1 ? sql`asc` : sql`desc`;
   if (INDEXED_SORTS.has(sort.field) && isSortableLeadField(sort.field)) {
     // Written without NULLS LAST so the order is exactly that of leads_live_created_idx /
     // leads_live_updated_idx (read backwards for ascending); the columns are NOT NULL anyway.
-    return [sql`${SORT_COLUMNS[sort.field]} ${direction}`, sql`${leads.id} ${direction}`];
+    return [sql`${SORT_COLUMNS[sort.field]} ${direction}`, sql`${lead.id} ${direction}`];
   }
   const known = isSortableLeadField(sort.field) ? SORT_COLUMNS[sort.field] : undefined;
   const expr = known
     ? TEXT_SORT.has(sort.field)
       ? sql`lower(${known})`
       : sql`${known}`
-    : sql`nullif(${leads.custom} -> ${sort.field}::text, 'null'::jsonb)`;
-  return [sql`${expr} ${direction} nulls last`, sql`${leads.id} ${direction}`];
+    : sql`nullif(${lead.custom} -> ${sort.field}::text, 'null'::jsonb)`;
+  return [sql`${expr} ${direction} nulls last`, sql`${lead.id} ${direction}`];
 }

@@ -1,13 +1,19 @@
-// The reference evaluator: the smart-view semantics written plainly in JavaScript over rows held in
-// memory. Tests run random queries through both this and the compiled SQL and require the same lead
-// ids, so the SQL compiler cannot drift from the documented meaning of a filter.
-import type { ActivityRow } from '../../activities/tables.ts';
-import type { ContactRow } from '../../contacts/tables.ts';
-import type { LeadRow } from '../../leads/tables.ts';
-import type { OpportunityRow } from '../../opportunities/tables.ts';
-import type { TaskRow } from '../../tasks/tables.ts';
-import { BUILT_IN_ACTIVITY_TYPES, type FieldKind, type Op } from './catalogue.ts';
-import { instantOf, type ResolvedFilter, resolveFilter, type SmartViewQuery } from './filter-schema.ts';
+// The reference evaluator of the smart views (tools/smart-views/query): the semantics written plainly
+// in JavaScript over rows held in memory. Tests run random queries through both this and the
+// compiled SQL and require the same lead ids, so the SQL compiler cannot drift from the documented
+// meaning of a filter. A test helper only, so it reads the areas' row types freely.
+import type { ActivityRow } from '../../tools/activities/tables.ts';
+import type { ContactRow } from '../../tools/contacts/tables.ts';
+import type { LeadRow } from '../../tools/leads/tables.ts';
+import type { OpportunityRow } from '../../tools/opportunities/tables.ts';
+import { BUILT_IN_ACTIVITY_TYPES, type FieldKind, type Op } from '../../tools/smart-views/query/catalogue.ts';
+import {
+  instantOf,
+  type ResolvedFilter,
+  resolveFilter,
+  type SmartViewQuery,
+} from '../../tools/smart-views/query/filter-schema.ts';
+import type { TaskRow } from '../../tools/tasks/tables.ts';
 
 export interface EvaluationData {
   leads: readonly Pick<

@@ -1,0 +1,75 @@
+// What other areas ask of leads without reading the leads table themselves (docs/architecture.md
+// "Boundaries"): which ids are live leads, the live lead of a row in a search branch, and the
+// columns and reads a query over the leads (a smart view) compiles against.
+import { and, count, eq, getTableColumns, inArray, isNull, type SQL, sql } from 'drizzle-orm';
+import type { Executor } from '../../core/db/client.ts';
+import type { LeadData } from './store.ts';
+import { leads } from './tables.ts';
+
+/** Of `ids`, the ones that are live (not trashed) leads of the organization. */
+export async function liveLeadIds(db: Executor, orgId: string, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .select({ id: leads.id })
+    .from(leads)
+    .where(and(eq(leads.orgId, orgId), inArray(leads.id, [...new Set(ids)]), isNull(leads.deletedAt)));
+  return new Set(rows.map((r) => r.id));
+}
+
+/**
+ * `join leads <lead> on <lead>.id = <child>.lead_id and <lead>.org_id = <child>.org_id and
+ * <lead>.deleted_at is null`: the live lead of a row aliased `child` in a raw query (a search branch),
+ * whose `name` the query may select as `<lead>.name`. An inner join, so rows of a trashed lead drop out.
+ */
+export function joinLiveLead(child: string, lead: string): SQL {
+  const c = sql.identifier(child);
+  const l = sql.identifier(lead);
+  return sql`join ${leads} ${l} on ${l}.id = ${c}.lead_id and ${l}.org_id = ${c}.org_id and ${l}.deleted_at is null`;
+}
+
+/**
+ * The lead columns a query over the leads may filter and sort on (tools/smart-views compiles its
+ * filters against these), by catalogue field; `id` and `custom` for correlation and custom fields.
+ */
+export const LEAD_QUERY_COLUMNS = {
+  id: leads.id,
+  name: leads.name,
+  description: leads.description,
+  url: leads.url,
+  status: leads.status,
+  owner_id: leads.ownerId,
+  tags: leads.tags,
+  custom: leads.custom,
+  created_at: leads.createdAt,
+  updated_at: leads.updatedAt,
+  converted_at: leads.convertedAt,
+} as const;
+
+/** Every column but the generated search vector, which no caller reads back. */
+const { search: _search, ...readColumns } = getTableColumns(leads);
+
+/** The live leads of the organization matching `condition` (over LEAD_QUERY_COLUMNS). */
+export async function countLiveLeadsWhere(db: Executor, orgId: string, condition: SQL): Promise<number> {
+  const [row] = await db
+    .select({ n: count() })
+    .from(leads)
+    .where(and(eq(leads.orgId, orgId), isNull(leads.deletedAt), condition));
+  return row?.n ?? 0;
+}
+
+/** One page of the live leads matching `condition`, in `order` (a smart view's page). */
+export function readLiveLeadsWhere(
+  db: Executor,
+  orgId: string,
+  condition: SQL,
+  order: SQL[],
+  page: { limit: number; offset: number },
+): Promise<LeadData[]> {
+  return db
+    .select(readColumns)
+    .from(leads)
+    .where(and(eq(leads.orgId, orgId), isNull(leads.deletedAt), condition))
+    .orderBy(...order)
+    .limit(page.limit)
+    .offset(page.offset);
+}

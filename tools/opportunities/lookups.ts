@@ -1,0 +1,45 @@
+// What other areas ask of a lead's opportunities without reading the opportunities table themselves
+// (docs/architecture.md "Boundaries").
+import { and, count, eq, isNull, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
+import type { Executor } from '../../core/db/client.ts';
+import { opportunities } from './tables.ts';
+
+/** How many live active opportunities a lead has and their total value (tools/lead-health). */
+export async function summarizeOpenOpportunities(
+  db: Executor,
+  orgId: string,
+  leadId: string,
+): Promise<{ count: number; value: number }> {
+  const [row] = await db
+    .select({
+      n: count(),
+      total: sql<unknown>`coalesce(sum(${opportunities.value}), 0)`,
+    })
+    .from(opportunities)
+    .where(
+      and(
+        eq(opportunities.orgId, orgId),
+        eq(opportunities.leadId, leadId),
+        isNull(opportunities.deletedAt),
+        eq(opportunities.status, 'active'),
+      ),
+    );
+  return { count: row?.n ?? 0, value: Number(row?.total ?? 0) };
+}
+
+/** Filterable opportunity columns by catalogue field, for a query over the leads (a smart view). */
+export const OPPORTUNITY_QUERY_COLUMNS = {
+  status: opportunities.status,
+  value: opportunities.value,
+  confidence: opportunities.confidence,
+  currency: opportunities.currency,
+  pipeline_stage: opportunities.pipelineStage,
+  expected_close_date: opportunities.expectedCloseDate,
+  owner_id: opportunities.ownerId,
+  note: opportunities.note,
+} as const;
+
+/** `exists (a live opportunity of the lead `leadId` matching `predicate`)`, correlated on (org_id, lead_id). */
+export function existsLiveOpportunityOfLead(orgId: string, leadId: SQLWrapper, predicate: SQL): SQL {
+  return sql`exists (select 1 from ${opportunities} where ${opportunities.orgId} = ${orgId}::text and ${opportunities.leadId} = ${leadId} and ${opportunities.deletedAt} is null and ${predicate})`;
+}
