@@ -233,7 +233,7 @@ async function workerCommand(args: string[]): Promise<number> {
     throw new UsageError('crm worker needs DATABASE_URL (the embedded database serves one process)');
   }
   const { queueOptionsFromEnv, untilStopSignal } = await import('./serve.ts');
-  const { createServices } = await import('../core/services.ts');
+  const { createServices } = await import('../app/services.ts');
   const { startBackgroundWork } = await import('../workers/runtime.ts');
   const services = await createServices(config, { queue: queueOptionsFromEnv() });
   const background = await startBackgroundWork(services);

@@ -4,8 +4,9 @@
 import { Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer, type ServerType } from '@hono/node-server';
+import { createServices } from '../app/services.ts';
 import type { Config } from '../core/config.ts';
-import { createServices, type Services } from '../core/services.ts';
+import type { Services } from '../core/services.ts';
 import { createApp } from '../http/app.ts';
 import { type BackgroundWork, startBackgroundWork } from '../workers/runtime.ts';
 

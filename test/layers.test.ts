@@ -27,17 +27,20 @@ function foldersImportedBy(file: string): Set<string> {
 }
 
 const RULES: Record<string, string[]> = {
-  core: ['tools', 'http', 'rest', 'mcp', 'workers', 'cli', 'providers'],
+  core: ['tools', 'http', 'rest', 'mcp', 'workers', 'cli', 'providers', 'app'],
   http: ['tools'],
   rest: ['mcp'],
   mcp: ['rest'],
+  // The composition root picks adapters (providers/) for the kernel's ports (core/) and knows no
+  // area, surface, runtime or command.
+  app: ['tools', 'http', 'rest', 'mcp', 'workers', 'cli'],
 };
 
 /**
- * The composition root builds the services from the configuration, so it alone picks each port's
- * production adapter; every other core/ module knows the ports only (docs/decisions.md).
+ * Single files allowed past their layer's rule. None today: the composition root that names
+ * providers/ moved out of the kernel to app/services.ts (docs/decisions.md).
  */
-const ALLOWED: Record<string, string[]> = { 'core/services.ts': ['providers'] };
+const ALLOWED: Record<string, string[]> = {};
 
 describe('layer rules', () => {
   for (const [layer, forbidden] of Object.entries(RULES)) {
@@ -52,4 +55,13 @@ describe('layer rules', () => {
       expect(breaches).toEqual([]);
     });
   }
+});
+
+describe('the composition root', () => {
+  // Only the entry points (cli/, bench/, test/) build services; everything else receives them.
+  it('app/ is imported by no layer it serves', () => {
+    const layers = ['core', 'tools', 'http', 'rest', 'mcp', 'workers', 'providers'];
+    const breaches = layers.flatMap(sourceFiles).filter((file) => foldersImportedBy(file).has('app'));
+    expect(breaches).toEqual([]);
+  });
 });
