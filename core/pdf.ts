@@ -16,8 +16,8 @@
 // the text copies and searches as written. A character no font has prints as "?".
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import * as fontkit from 'fontkit';
-import PDFDocument from 'pdfkit';
+import type * as Fontkit from 'fontkit';
+import type PDFKitDocument from 'pdfkit';
 import type { PricedLine } from './line-items.ts';
 import { formatAmount } from './money.ts';
 
@@ -67,7 +67,7 @@ interface Face {
   /** The name the face is registered under in each document. */
   name: string;
   /** The parsed font, read once per process: glyph lookups, and what pdfkit draws and subsets. */
-  font: fontkit.Font;
+  font: Fontkit.Font;
 }
 
 /** The faces of one weight, in the order a character looks for its glyph. */
@@ -87,9 +87,31 @@ const FONT_FILES: Record<Weight, Array<{ name: string; file: string }>> = {
   ],
 };
 
+interface PdfLibraries {
+  fontkit: typeof Fontkit;
+  PDFDocument: typeof PDFKitDocument;
+}
+
+let libraries: PdfLibraries | undefined;
+
+/**
+ * pdfkit and fontkit unpack their Unicode tables when they load, a large part of a second: they
+ * load with the first document rendered, not in every process that loads the areas (the server's
+ * start, `crm tools call`, which only needs the route table).
+ */
+async function loadPdfLibraries(): Promise<PdfLibraries> {
+  libraries ??= { fontkit: await import('fontkit'), PDFDocument: (await import('pdfkit')).default };
+  return libraries;
+}
+
+function loadedPdfLibraries(): PdfLibraries {
+  if (!libraries) throw new Error('the PDF libraries are loaded by renderDocumentPdf first');
+  return libraries;
+}
+
 function loadFace(name: string, file: string): Face {
   const bytes = readFileSync(createRequire(import.meta.url).resolve(file));
-  const font = fontkit.create(bytes);
+  const font = loadedPdfLibraries().fontkit.create(bytes);
   if ('fonts' in font) throw new Error(`${file} is a font collection, not one font`);
   return { name, font };
 }
@@ -139,7 +161,7 @@ function runsOf(text: string, weight: Weight): Run[] {
   return runs.length > 0 ? runs : [{ face: primary, text: '' }];
 }
 
-type Pdf = InstanceType<typeof PDFDocument>;
+type Pdf = InstanceType<typeof PDFKitDocument>;
 type TextOptions = PDFKit.Mixins.TextOptions;
 
 // pdfkit takes a parsed fontkit font as a font source too (PDFFontFactory.open: anything with a
@@ -147,7 +169,7 @@ type TextOptions = PDFKit.Mixins.TextOptions;
 declare global {
   namespace PDFKit.Mixins {
     interface PDFFont {
-      registerFont(name: string, src: fontkit.Font): this;
+      registerFont(name: string, src: Fontkit.Font): this;
     }
   }
 }
@@ -334,7 +356,8 @@ function infoText(text: string): string {
 }
 
 /** Renders the document; resolves with the PDF bytes. */
-export function renderDocumentPdf(doc: PdfDocumentInput): Promise<Buffer> {
+export async function renderDocumentPdf(doc: PdfDocumentInput): Promise<Buffer> {
+  const { PDFDocument } = await loadPdfLibraries();
   const createdAt = doc.createdAt ?? defaultCreatedAt(doc);
   const label = doc.number ?? 'DRAFT';
   const pdf = new PDFDocument({

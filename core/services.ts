@@ -1,28 +1,21 @@
 // The process-wide services a request may need, built once at start-up and passed explicitly
-// (no module-level singletons), so tests build as many independent apps as they like.
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { Redis } from 'ioredis';
-// The composition root is the one core file that names providers: it picks each port's adapter per config.
-import { OpenAiChatModel } from '../providers/ai-chat.ts';
-import { SmtpAccountMailer } from '../providers/smtp-account.ts';
-import { SmtpMailer } from '../providers/smtp-mailer.ts';
+// (no module-level singletons), so tests build as many independent apps as they like. The kernel
+// defines only their shape and the ports; app/services.ts, the composition root outside the
+// kernel, chooses each port's adapter and builds them (docs/architecture.md).
+import type { Redis } from 'ioredis';
 import type { AccountMailer } from './account-mail.ts';
 import type { ChatModel } from './ai.ts';
-import { bindCredentialCache, CredentialCache } from './auth/cache.ts';
-import { type Config, startupWarnings } from './config.ts';
-import { type Database, openDatabase } from './db/client.ts';
+import type { CredentialCache } from './auth/cache.ts';
+import type { Config } from './config.ts';
+import type { Database } from './db/client.ts';
 import type { Jobs } from './jobs.ts';
-import { createLogger, type Logger } from './logger.ts';
-import { EmlMailer, type Mailer } from './mail.ts';
+import type { Logger } from './logger.ts';
+import type { Mailer } from './mail.ts';
 import type { JobQueue } from './queue.ts';
-import { BullMqQueue, checkRedisEviction } from './queue-bullmq.ts';
-import { InProcessQueue } from './queue-in-process.ts';
-import { RateLimits } from './rate-limits.ts';
-import { createLazySecretBox, resolveSecretKeys, type SecretBox } from './secrets.ts';
-import { DiskFileStore, deriveFileSigningKey, type FileStore } from './storage.ts';
-import { CredentialUsage } from './usage.ts';
+import type { RateLimits } from './rate-limits.ts';
+import type { SecretBox } from './secrets.ts';
+import type { FileStore } from './storage.ts';
+import type { CredentialUsage } from './usage.ts';
 
 export interface Services {
   config: Config;
@@ -55,146 +48,4 @@ export interface Services {
   /** The chat model (core/ai.ts) when AI_BASE_URL, AI_API_KEY and AI_MODEL are set; null otherwise. */
   ai: ChatModel | null;
   close(): Promise<void>;
-}
-
-export interface CreateServicesOptions {
-  logger?: Logger;
-  /** Keep PGlite in memory instead of under DATA_DIR (tests). */
-  inMemory?: boolean;
-  /** With inMemory: start PGlite from this migrated image (core/db/client.ts buildPgliteImage). */
-  pgliteImage?: Blob;
-  /**
-   * Leave the request limits out, for benchmarks and tests that measure something else. A
-   * deployment turns them off with RATE_LIMITS=off (logged as a warning at start).
-   */
-  withoutRateLimits?: boolean;
-  /** BullMQ settings when REDIS_URL is set: a key prefix (tests) and the stalled-job lock time. */
-  queue?: { prefix?: string; stalledMs?: number };
-  /** Certificate authorities the connected-account SMTP client trusts besides the system's (tests). */
-  accountMailCa?: string | Buffer;
-}
-
-/**
- * Waits (bounded) for the first connection, so a node that starts with Redis up shares counters
- * from its first request; with Redis down it starts anyway on the memory fallback.
- */
-function waitUntilReady(redis: Redis, timeoutMs: number): Promise<void> {
-  if (redis.status === 'ready') return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      redis.off('ready', done);
-      resolve();
-    };
-    const timer = setTimeout(done, timeoutMs);
-    redis.once('ready', done);
-  });
-}
-
-/**
- * A Redis connection that fails fast while Redis is down (no offline queue), so a request never
- * waits on it: the rate limiter falls back to its in-memory insurance counters instead.
- */
-function connectRedis(url: string, logger: Logger): Redis {
-  const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false });
-  let down = false;
-  redis.on('error', (err) => {
-    if (!down)
-      logger.warn({ err: err.message }, 'Redis unreachable; rate limits fall back to per-node memory');
-    down = true;
-  });
-  redis.on('ready', () => {
-    if (down) logger.info('Redis reachable again');
-    down = false;
-  });
-  return redis;
-}
-
-/** JWT_SECRET when set; on the embedded default a generated secret kept in DATA_DIR survives restarts. */
-function resolveJwtKey(config: Config, persist: boolean): Uint8Array {
-  if (config.jwtSecret) return new TextEncoder().encode(config.jwtSecret);
-  if (!persist) return randomBytes(32);
-  mkdirSync(config.dataDir, { recursive: true });
-  const file = join(config.dataDir, 'jwt-secret');
-  if (!existsSync(file)) writeFileSync(file, randomBytes(48).toString('base64url'), { mode: 0o600 });
-  return new TextEncoder().encode(readFileSync(file, 'utf8').trim());
-}
-
-async function createFileStore(config: Config, jwtKey: Uint8Array): Promise<FileStore> {
-  // The AWS SDK is hundreds of modules: loaded only by a deployment that stores files in S3.
-  if (config.s3) return new (await import('../providers/s3-storage.ts')).S3FileStore(config.s3);
-  return new DiskFileStore({
-    root: join(config.dataDir, 'files'),
-    signingKey: deriveFileSigningKey(jwtKey),
-    publicBaseUrl: config.publicBaseUrl,
-  });
-}
-
-export async function createServices(config: Config, options: CreateServicesOptions = {}): Promise<Services> {
-  const logger = options.logger ?? createLogger(config.logLevel);
-  const embedded = !config.databaseUrl;
-  const db = await openDatabase({
-    url: config.databaseUrl,
-    dataDir: embedded && !options.inMemory ? config.dataDir : undefined,
-    poolMax: config.dbPoolMax,
-    timeouts: config.dbTimeouts,
-    image: embedded && options.inMemory ? options.pgliteImage : undefined,
-  });
-  await db.migrate();
-  const usage = new CredentialUsage(db.system);
-  usage.start();
-  const jwtKey = resolveJwtKey(config, embedded && !options.inMemory);
-  const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : null;
-  if (redis) {
-    await waitUntilReady(redis, 2000);
-    await checkRedisEviction(redis, logger);
-  }
-  for (const warning of startupWarnings(config)) logger.warn(warning);
-  const rateLimits =
-    options.withoutRateLimits || !config.rateLimits ? null : new RateLimits(redis ?? undefined);
-  // PostgreSQL without Redis: other processes may change credentials unseen, so nothing is cached.
-  const authCache = new CredentialCache({
-    mode: redis ? 'redis' : embedded ? 'local' : 'off',
-    redis,
-    logger,
-  });
-  authCache.start();
-  bindCredentialCache(db, authCache);
-  const jobs: Jobs = config.redisUrl
-    ? new BullMqQueue(config.redisUrl, { logger, ...options.queue })
-    : new InProcessQueue(logger);
-  const files = await createFileStore(config, jwtKey);
-  const mailer: Mailer = config.smtp
-    ? new SmtpMailer(config.smtp, config.mailFrom)
-    : new EmlMailer(join(config.dataDir, 'mail'), config.mailFrom);
-  const secrets = createLazySecretBox(() => resolveSecretKeys(config, !options.inMemory, logger));
-  return {
-    config,
-    db,
-    logger,
-    usage,
-    jwtKey,
-    redis,
-    rateLimits,
-    authCache,
-    jobs,
-    queue: jobs,
-    files,
-    mailer,
-    accountMail: new SmtpAccountMailer({
-      ca: options.accountMailCa,
-      allowPrivateHosts: config.connectedAccountsAllowPrivateHosts,
-    }),
-    secrets,
-    ai: config.ai ? new OpenAiChatModel(config.ai) : null,
-    async close() {
-      await jobs.close();
-      await files.close();
-      await mailer.close();
-      await usage.stop().catch((err: unknown) => logger.warn({ err }, 'could not flush key usage'));
-      await authCache.close();
-      await db.close();
-      redis?.disconnect();
-    },
-  };
 }

@@ -1,5 +1,6 @@
 // Locks in the verified-credential cache: hot callers are served from it, and every change to what authentication would answer shows on the very next request.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createServices } from '../app/services.ts';
 import type { Role } from '../core/access.ts';
 import { authenticate } from '../core/auth/authenticate.ts';
 import { CredentialCache } from '../core/auth/cache.ts';
@@ -11,7 +12,7 @@ import { apiKeys } from '../core/db/schema.ts';
 import { newId } from '../core/ids.ts';
 import { createLogger } from '../core/logger.ts';
 import { createOrganizationWithOwner } from '../core/organizations.ts';
-import { createServices, type Services } from '../core/services.ts';
+import type { Services } from '../core/services.ts';
 import { insertUser } from '../core/users.ts';
 import { createApp } from '../http/app.ts';
 import { createScratchDatabase, json, TEST_DATABASE_URL } from './helpers.ts';

@@ -67,7 +67,7 @@ function foldersImportedBy(file: string): Set<string> {
 }
 
 const RULES: Record<string, string[]> = {
-  core: ['tools', 'http', 'rest', 'mcp', 'workers', 'cli', 'providers'],
+  core: ['tools', 'http', 'rest', 'mcp', 'workers', 'cli', 'providers', 'app'],
   http: ['tools'],
   rest: ['mcp'],
   mcp: ['rest'],
@@ -78,13 +78,16 @@ const RULES: Record<string, string[]> = {
   workers: ['http', 'rest', 'mcp', 'cli', 'providers', 'app'],
   // An adapter implements one of core's ports and knows nothing else.
   providers: ['tools', 'http', 'rest', 'mcp', 'workers', 'cli', 'app'],
+  // The composition root picks adapters (providers/) for the kernel's ports (core/) and knows no
+  // area, surface, runtime or command.
+  app: ['tools', 'http', 'rest', 'mcp', 'workers', 'cli'],
 };
 
 /**
- * The composition root builds the services from the configuration, so it alone picks each port's
- * production adapter; every other core/ module knows the ports only (docs/decisions.md).
+ * Single files allowed past their layer's rule. None today: the composition root that names
+ * providers/ moved out of the kernel to app/services.ts (docs/decisions.md).
  */
-const ALLOWED: Record<string, string[]> = { 'core/services.ts': ['providers'] };
+const ALLOWED: Record<string, string[]> = {};
 
 describe('layer rules', () => {
   for (const [layer, forbidden] of Object.entries(RULES)) {
@@ -296,8 +299,8 @@ describe('area boundaries', () => {
  * through types still ties the files' meaning together.
  */
 const KNOWN_FILE_CYCLES: readonly string[] = [
-  // The composition root in the kernel and the job ports that name its Services type; moves to app/.
-  'core/jobs.ts, core/queue-bullmq.ts, core/queue-in-process.ts, core/queue.ts, core/services.ts',
+  // A job handler's context names the Services type, which names the jobs port (type-only).
+  'core/jobs.ts, core/services.ts',
   // Mutual foreign keys between invoices and time entries (invoices <-> projects).
   'tools/invoices/tables.ts, tools/projects/tables.ts',
 ];
@@ -313,5 +316,14 @@ describe('file cycles', () => {
     expect(unexpected).toEqual([]);
     const stale = KNOWN_FILE_CYCLES.filter((known) => !cycles.some((c) => c.join(', ') === known));
     expect(stale, 'fixed: remove these from KNOWN_FILE_CYCLES').toEqual([]);
+  });
+});
+
+describe('the composition root', () => {
+  // Only the entry points (cli/, bench/, test/) build services; everything else receives them.
+  it('app/ is imported by no layer it serves', () => {
+    const layers = ['core', 'tools', 'http', 'rest', 'mcp', 'workers', 'providers'];
+    const breaches = layers.flatMap(sourceFiles).filter((file) => foldersImportedBy(file).has('app'));
+    expect(breaches).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 // Locks in the credential cache across API nodes: a change made through one node is refused on the very next request to another, with or without pub/sub.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServices } from '../../app/services.ts';
 import { updateOrganization } from '../../core/admin.ts';
 import { CredentialCache, connectInvalidationPublisher } from '../../core/auth/cache.ts';
 import { signSession } from '../../core/auth/jwt.ts';
@@ -10,7 +11,7 @@ import { apiKeys } from '../../core/db/schema.ts';
 import { newId } from '../../core/ids.ts';
 import { createLogger } from '../../core/logger.ts';
 import { createOrganizationWithOwner } from '../../core/organizations.ts';
-import { createServices, type Services } from '../../core/services.ts';
+import type { Services } from '../../core/services.ts';
 import { insertUser } from '../../core/users.ts';
 import { createApp } from '../../http/app.ts';
 import { createScratchDatabase } from '../helpers.ts';

@@ -1,0 +1,167 @@
+// The composition root: chooses the adapter of each kernel port from the configuration (PGlite or
+// PostgreSQL, in-process queue or BullMQ, disk or S3, .eml files or SMTP, the chat model) and
+// builds the services (core/services.ts) once at start-up. It is the one place that names
+// providers/, and it sits outside the kernel so that core/ knows only the ports
+// (docs/architecture.md, "Ports for the outside world").
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { bindCredentialCache, CredentialCache } from '../core/auth/cache.ts';
+import { type Config, startupWarnings } from '../core/config.ts';
+import { openDatabase } from '../core/db/client.ts';
+import type { Jobs } from '../core/jobs.ts';
+import { createLogger, type Logger } from '../core/logger.ts';
+import { EmlMailer, type Mailer } from '../core/mail.ts';
+import { BullMqQueue, checkRedisEviction } from '../core/queue-bullmq.ts';
+import { InProcessQueue } from '../core/queue-in-process.ts';
+import { RateLimits } from '../core/rate-limits.ts';
+import { createLazySecretBox, resolveSecretKeys } from '../core/secrets.ts';
+import type { Services } from '../core/services.ts';
+import { DiskFileStore, deriveFileSigningKey, type FileStore } from '../core/storage.ts';
+import { CredentialUsage } from '../core/usage.ts';
+import { OpenAiChatModel } from '../providers/ai-chat.ts';
+import { SmtpAccountMailer } from '../providers/smtp-account.ts';
+import { SmtpMailer } from '../providers/smtp-mailer.ts';
+
+export interface CreateServicesOptions {
+  logger?: Logger;
+  /** Keep PGlite in memory instead of under DATA_DIR (tests). */
+  inMemory?: boolean;
+  /** With inMemory: start PGlite from this migrated image (core/db/client.ts buildPgliteImage). */
+  pgliteImage?: Blob;
+  /**
+   * Leave the request limits out, for benchmarks and tests that measure something else. A
+   * deployment turns them off with RATE_LIMITS=off (logged as a warning at start).
+   */
+  withoutRateLimits?: boolean;
+  /** BullMQ settings when REDIS_URL is set: a key prefix (tests) and the stalled-job lock time. */
+  queue?: { prefix?: string; stalledMs?: number };
+  /** Certificate authorities the connected-account SMTP client trusts besides the system's (tests). */
+  accountMailCa?: string | Buffer;
+}
+
+/**
+ * Waits (bounded) for the first connection, so a node that starts with Redis up shares counters
+ * from its first request; with Redis down it starts anyway on the memory fallback.
+ */
+function waitUntilReady(redis: Redis, timeoutMs: number): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      redis.off('ready', done);
+      resolve();
+    };
+    const timer = setTimeout(done, timeoutMs);
+    redis.once('ready', done);
+  });
+}
+
+/**
+ * A Redis connection that fails fast while Redis is down (no offline queue), so a request never
+ * waits on it: the rate limiter falls back to its in-memory insurance counters instead.
+ */
+function connectRedis(url: string, logger: Logger): Redis {
+  const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false });
+  let down = false;
+  redis.on('error', (err) => {
+    if (!down)
+      logger.warn({ err: err.message }, 'Redis unreachable; rate limits fall back to per-node memory');
+    down = true;
+  });
+  redis.on('ready', () => {
+    if (down) logger.info('Redis reachable again');
+    down = false;
+  });
+  return redis;
+}
+
+/** JWT_SECRET when set; on the embedded default a generated secret kept in DATA_DIR survives restarts. */
+function resolveJwtKey(config: Config, persist: boolean): Uint8Array {
+  if (config.jwtSecret) return new TextEncoder().encode(config.jwtSecret);
+  if (!persist) return randomBytes(32);
+  mkdirSync(config.dataDir, { recursive: true });
+  const file = join(config.dataDir, 'jwt-secret');
+  if (!existsSync(file)) writeFileSync(file, randomBytes(48).toString('base64url'), { mode: 0o600 });
+  return new TextEncoder().encode(readFileSync(file, 'utf8').trim());
+}
+
+async function createFileStore(config: Config, jwtKey: Uint8Array): Promise<FileStore> {
+  // The AWS SDK is hundreds of modules: loaded only by a deployment that stores files in S3.
+  if (config.s3) return new (await import('../providers/s3-storage.ts')).S3FileStore(config.s3);
+  return new DiskFileStore({
+    root: join(config.dataDir, 'files'),
+    signingKey: deriveFileSigningKey(jwtKey),
+    publicBaseUrl: config.publicBaseUrl,
+  });
+}
+
+export async function createServices(config: Config, options: CreateServicesOptions = {}): Promise<Services> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const embedded = !config.databaseUrl;
+  const db = await openDatabase({
+    url: config.databaseUrl,
+    dataDir: embedded && !options.inMemory ? config.dataDir : undefined,
+    poolMax: config.dbPoolMax,
+    timeouts: config.dbTimeouts,
+    image: embedded && options.inMemory ? options.pgliteImage : undefined,
+  });
+  await db.migrate();
+  const usage = new CredentialUsage(db.system);
+  usage.start();
+  const jwtKey = resolveJwtKey(config, embedded && !options.inMemory);
+  const redis = config.redisUrl ? connectRedis(config.redisUrl, logger) : null;
+  if (redis) {
+    await waitUntilReady(redis, 2000);
+    await checkRedisEviction(redis, logger);
+  }
+  for (const warning of startupWarnings(config)) logger.warn(warning);
+  const rateLimits =
+    options.withoutRateLimits || !config.rateLimits ? null : new RateLimits(redis ?? undefined);
+  // PostgreSQL without Redis: other processes may change credentials unseen, so nothing is cached.
+  const authCache = new CredentialCache({
+    mode: redis ? 'redis' : embedded ? 'local' : 'off',
+    redis,
+    logger,
+  });
+  authCache.start();
+  bindCredentialCache(db, authCache);
+  const jobs: Jobs = config.redisUrl
+    ? new BullMqQueue(config.redisUrl, { logger, ...options.queue })
+    : new InProcessQueue(logger);
+  const files = await createFileStore(config, jwtKey);
+  const mailer: Mailer = config.smtp
+    ? new SmtpMailer(config.smtp, config.mailFrom)
+    : new EmlMailer(join(config.dataDir, 'mail'), config.mailFrom);
+  const secrets = createLazySecretBox(() => resolveSecretKeys(config, !options.inMemory, logger));
+  return {
+    config,
+    db,
+    logger,
+    usage,
+    jwtKey,
+    redis,
+    rateLimits,
+    authCache,
+    jobs,
+    queue: jobs,
+    files,
+    mailer,
+    accountMail: new SmtpAccountMailer({
+      ca: options.accountMailCa,
+      allowPrivateHosts: config.connectedAccountsAllowPrivateHosts,
+    }),
+    secrets,
+    ai: config.ai ? new OpenAiChatModel(config.ai) : null,
+    async close() {
+      await jobs.close();
+      await files.close();
+      await mailer.close();
+      await usage.stop().catch((err: unknown) => logger.warn({ err }, 'could not flush key usage'));
+      await authCache.close();
+      await db.close();
+      redis?.disconnect();
+    },
+  };
+}
