@@ -5,13 +5,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { PERMISSIONS, ROLE_PERMISSIONS, ROLES } from '../core/access.ts';
+import { ROLES } from '../core/access.ts';
 import { defineArea } from '../core/area.ts';
 import { EVENT_NAMES } from '../core/events.ts';
 import { route } from '../core/route.ts';
 import { TOOLSET_NAMES } from '../core/toolsets.ts';
 import { tagOf } from '../rest/openapi.ts';
-import { AREAS, ROUTES, STATE_MACHINES, TAG_DESCRIPTIONS, TOOLS } from '../tools/index.ts';
+import { AREAS, CATALOGUE, ROUTES, STATE_MACHINES, TAG_DESCRIPTIONS, TOOLS } from '../tools/index.ts';
 
 const TOOLS_DIR = fileURLToPath(new URL('../tools/', import.meta.url));
 
@@ -23,7 +23,7 @@ function sourceOf(area: string): string {
     .join('\n');
 }
 
-const heldByARole = new Set(ROLES.flatMap((role) => [...ROLE_PERMISSIONS[role]]));
+const heldByARole = new Set(ROLES.flatMap((role) => [...CATALOGUE.access.roles[role]]));
 
 describe('area declarations', () => {
   it('lists every folder under tools/ as an area, once, under its folder name', () => {
@@ -47,7 +47,7 @@ describe('area declarations', () => {
 
       it('declares only permissions some role holds, and every permission its code checks', () => {
         for (const permission of area.permissions) expect(heldByARole, permission).toContain(permission);
-        const used = PERMISSIONS.filter((p) => source.includes(`'${p}'`));
+        const used = CATALOGUE.access.permissions.filter((p) => source.includes(`'${p}'`));
         for (const permission of used)
           expect(area.permissions, `${permission} is used in tools/${area.name}`).toContain(permission);
       });

@@ -3,6 +3,7 @@
 // an area is its folder and one line below (docs/architecture.md). Areas that consume a registry
 // (leads, search, users, trash) are built from what the others declare.
 import { type Area, collect, type PublicRoute } from '../core/area.ts';
+import { buildCatalogue, type Catalogue } from '../core/catalogue.ts';
 import type { Route } from '../core/route.ts';
 import type { StateMachine } from '../core/state-machine.ts';
 import type { Tool } from '../core/tool.ts';
@@ -87,7 +88,7 @@ const RECORD_AREAS: readonly Area[] = [
 /** Every area, in the order tools are listed (MCP tools/list, the manifest, the OpenAPI document). */
 export const AREAS: readonly Area[] = [
   ...RECORD_AREAS,
-  createSearchArea(collect(RECORD_AREAS, 'searchSources')),
+  createSearchArea(collect(RECORD_AREAS, 'searchSources'), () => CATALOGUE.access),
   createUsersArea(collect(RECORD_AREAS, 'ownedRecords')),
   apiKeysArea,
   createTrashArea(collect(RECORD_AREAS, 'trashTypes')),
@@ -99,6 +100,12 @@ export const AREAS: readonly Area[] = [
   filesArea,
   workflowsArea,
 ];
+
+/**
+ * What the areas bring to the kernel's catalogues (permissions and the role table built from their
+ * tiers), collected once from the list above and passed to the surfaces and the factories that need it.
+ */
+export const CATALOGUE: Catalogue = buildCatalogue(AREAS);
 
 export const TOOLS: readonly Tool[] = AREAS.flatMap((area) => area.tools);
 

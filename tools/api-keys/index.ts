@@ -1,4 +1,5 @@
 import { defineArea } from '../../core/area.ts';
+import { apiKeysCatalogue } from './catalogue.ts';
 import { apiKeyRoutes } from './routes.ts';
 import { apiKeyTools } from './tools.ts';
 
@@ -8,6 +9,7 @@ export const apiKeysArea = defineArea({
   tools: apiKeyTools,
   routes: apiKeyRoutes,
   tags: { 'api-keys': "The calling user's personal access tokens (API keys)." },
+  brings: apiKeysCatalogue,
   permissions: ['settings.api_keys.create', 'settings.api_keys.view_own', 'settings.api_keys.delete'],
   events: [],
   toolsets: ['settings'],

@@ -1,4 +1,5 @@
 import { defineArea } from '../../core/area.ts';
+import { customActivityTypesCatalogue } from './catalogue.ts';
 import { customActivityTypeRoutes } from './routes.ts';
 import { customActivityTypeTools } from './tools.ts';
 
@@ -8,6 +9,7 @@ export const customActivityTypesArea = defineArea({
   tools: customActivityTypeTools,
   routes: customActivityTypeRoutes,
   tags: { 'custom-activity-types': 'Activity types of your own, with their fields (a plan feature).' },
+  brings: customActivityTypesCatalogue,
   permissions: ['activities.view', 'settings.custom_activity_types.manage'],
   events: [],
   toolsets: ['customization'],

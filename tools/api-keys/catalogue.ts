@@ -1,0 +1,18 @@
+// What the api-keys area brings to the kernel's catalogues: its role permissions with the tier of role
+// that holds each (core/access.ts). tools/index.ts collects every area's declaration; the
+// declaration merging below keeps the names checked at compile time.
+import type { AreaCatalogue } from '../../core/catalogue.ts';
+
+export const apiKeysCatalogue = {
+  permissions: {
+    'settings.api_keys.create': 'read',
+    'settings.api_keys.view_own': 'read',
+    'settings.api_keys.delete': 'read',
+  },
+} as const satisfies AreaCatalogue;
+
+type ApiKeysPermissions = (typeof apiKeysCatalogue)['permissions'];
+
+declare module '../../core/access.ts' {
+  interface PermissionCatalog extends ApiKeysPermissions {}
+}

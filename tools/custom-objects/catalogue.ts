@@ -1,0 +1,20 @@
+// What the custom-objects area brings to the kernel's catalogues: its role permissions with the tier of role
+// that holds each (core/access.ts). tools/index.ts collects every area's declaration; the
+// declaration merging below keeps the names checked at compile time.
+import type { AreaCatalogue } from '../../core/catalogue.ts';
+
+export const customObjectsCatalogue = {
+  permissions: {
+    'custom_objects.view': 'read',
+    'custom_objects.create': 'write',
+    'custom_objects.edit': 'write',
+    'custom_objects.delete': 'manage',
+    'settings.custom_objects.manage': 'admin',
+  },
+} as const satisfies AreaCatalogue;
+
+type CustomObjectsPermissions = (typeof customObjectsCatalogue)['permissions'];
+
+declare module '../../core/access.ts' {
+  interface PermissionCatalog extends CustomObjectsPermissions {}
+}

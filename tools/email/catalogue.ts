@@ -1,0 +1,17 @@
+// What the email area brings to the kernel's catalogues: its role permissions with the tier of role
+// that holds each (core/access.ts). tools/index.ts collects every area's declaration; the
+// declaration merging below keeps the names checked at compile time.
+import type { AreaCatalogue } from '../../core/catalogue.ts';
+
+export const emailCatalogue = {
+  permissions: {
+    'email.view': 'read',
+    'email.send': 'write',
+  },
+} as const satisfies AreaCatalogue;
+
+type EmailPermissions = (typeof emailCatalogue)['permissions'];
+
+declare module '../../core/access.ts' {
+  interface PermissionCatalog extends EmailPermissions {}
+}

@@ -1,0 +1,19 @@
+// What the projects area brings to the kernel's catalogues: its role permissions with the tier of role
+// that holds each (core/access.ts). tools/index.ts collects every area's declaration; the
+// declaration merging below keeps the names checked at compile time.
+import type { AreaCatalogue } from '../../core/catalogue.ts';
+
+export const projectsCatalogue = {
+  permissions: {
+    'projects.view': 'read',
+    'projects.create': 'write',
+    'projects.edit': 'write',
+    'projects.delete': 'manage',
+  },
+} as const satisfies AreaCatalogue;
+
+type ProjectsPermissions = (typeof projectsCatalogue)['permissions'];
+
+declare module '../../core/access.ts' {
+  interface PermissionCatalog extends ProjectsPermissions {}
+}
