@@ -4,7 +4,7 @@
 // purpose, so a tier changed by mistake in one area's declaration fails here instead of silently
 // widening or narrowing what a role may do.
 import { describe, expect, it } from 'vitest';
-import { ROLES, type Role, roleHolds, TIERS } from '../core/access.ts';
+import { type Permission, ROLES, type Role, roleHolds, TIERS } from '../core/access.ts';
 import { buildCatalogue } from '../core/catalogue.ts';
 import { CATALOGUE } from '../tools/index.ts';
 
@@ -25,8 +25,12 @@ const READ = [
   'connected_accounts.view',
   'email.view',
   'workflows.view',
-];
-const OWN_KEYS = ['settings.api_keys.create', 'settings.api_keys.view_own', 'settings.api_keys.delete'];
+] as const satisfies readonly Permission[];
+const OWN_KEYS = [
+  'settings.api_keys.create',
+  'settings.api_keys.view_own',
+  'settings.api_keys.delete',
+] as const satisfies readonly Permission[];
 const WRITE = [
   'leads.create',
   'leads.edit',
@@ -58,7 +62,7 @@ const WRITE = [
   'workflows.create',
   'workflows.edit',
   'workflows.enroll',
-];
+] as const satisfies readonly Permission[];
 const MANAGE = [
   'leads.delete',
   'contacts.delete',
@@ -74,7 +78,7 @@ const MANAGE = [
   'settings.webhooks.view_own',
   'forecast.view',
   'settings.project_templates.manage',
-];
+] as const satisfies readonly Permission[];
 const ADMIN = [
   'users.create',
   'users.edit',
@@ -85,11 +89,26 @@ const ADMIN = [
   'settings.webhooks.delete',
   'settings.custom_objects.manage',
   'settings.custom_activity_types.manage',
-];
-const OWNER = ['users.delete'];
+] as const satisfies readonly Permission[];
+const OWNER = ['users.delete'] as const satisfies readonly Permission[];
+
+/**
+ * The compile-time catalogue (PermissionCatalog, merged from the areas' declarations) against the
+ * lists above: `satisfies` refuses a name no area declares, and this fails to compile when an area
+ * declares one the lists miss.
+ */
+type Listed = (
+  | typeof READ
+  | typeof OWN_KEYS
+  | typeof WRITE
+  | typeof MANAGE
+  | typeof ADMIN
+  | typeof OWNER
+)[number];
+const everyPermissionListed: [Exclude<Permission, Listed>] extends [never] ? true : false = true;
 
 /** Today's grants, role by role, as the specification's role table has them. */
-const EXPECTED: Record<Role, string[]> = {
+const EXPECTED: Record<Role, readonly Permission[]> = {
   owner: [...READ, ...OWN_KEYS, ...WRITE, ...MANAGE, ...ADMIN, ...OWNER],
   admin: [...READ, ...OWN_KEYS, ...WRITE, ...MANAGE, ...ADMIN],
   manager: [...READ, ...OWN_KEYS, ...WRITE, ...MANAGE],
@@ -104,7 +123,8 @@ describe('the role table built from the areas’ declared tiers', () => {
     });
   }
 
-  it('knows every permission once', () => {
+  it('knows every permission once, the same at compile time and at run time', () => {
+    expect(everyPermissionListed).toBe(true);
     expect([...CATALOGUE.access.permissions].sort()).toEqual([...EXPECTED.owner].sort());
     expect(new Set(CATALOGUE.access.permissions).size).toBe(CATALOGUE.access.permissions.length);
   });

@@ -8,6 +8,7 @@ export const activitiesCatalogue = {
     'activities.view': 'read',
     'activities.create': 'write',
     'activities.edit': 'write',
+    // Members log and tidy their own day: notes and calls are theirs to delete too.
     'activities.delete': 'write',
   },
 } as const satisfies AreaCatalogue;

@@ -4,6 +4,7 @@
 import type { AreaCatalogue } from '../../core/catalogue.ts';
 
 export const apiKeysCatalogue = {
+  // Every role manages its own API keys: a key never exceeds its user's role anyway.
   permissions: {
     'settings.api_keys.create': 'read',
     'settings.api_keys.view_own': 'read',

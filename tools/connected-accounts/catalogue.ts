@@ -4,6 +4,7 @@
 import type { AreaCatalogue } from '../../core/catalogue.ts';
 
 export const connectedAccountsCatalogue = {
+  // A user's own connected mail accounts: no one sees or sends through another's.
   permissions: {
     'connected_accounts.view': 'read',
     'connected_accounts.manage': 'write',

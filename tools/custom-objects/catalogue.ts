@@ -9,6 +9,7 @@ export const customObjectsCatalogue = {
     'custom_objects.create': 'write',
     'custom_objects.edit': 'write',
     'custom_objects.delete': 'manage',
+    // Definitions (the fields of custom objects) are workspace settings, for admins.
     'settings.custom_objects.manage': 'admin',
   },
 } as const satisfies AreaCatalogue;

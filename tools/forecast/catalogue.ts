@@ -5,6 +5,7 @@ import type { AreaCatalogue } from '../../core/catalogue.ts';
 
 export const forecastCatalogue = {
   permissions: {
+    // Forecast accuracy: a management report, for managers and up.
     'forecast.view': 'manage',
   },
 } as const satisfies AreaCatalogue;

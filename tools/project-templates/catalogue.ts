@@ -5,6 +5,7 @@ import type { AreaCatalogue } from '../../core/catalogue.ts';
 
 export const projectTemplatesCatalogue = {
   permissions: {
+    // Project templates (the onboarding checklist among them) are workspace settings managers keep.
     'settings.project_templates.manage': 'manage',
   },
 } as const satisfies AreaCatalogue;

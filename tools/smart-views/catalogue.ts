@@ -8,6 +8,7 @@ export const smartViewsCatalogue = {
     'smart_views.view': 'read',
     'smart_views.create': 'write',
     'smart_views.edit': 'write',
+    // Edit or delete shared views someone else created (everyone may edit and delete their own).
     'smart_views.manage_shared': 'manage',
   },
 } as const satisfies AreaCatalogue;

@@ -8,6 +8,7 @@ export const tasksCatalogue = {
     'tasks.view': 'read',
     'tasks.create': 'write',
     'tasks.edit': 'write',
+    // Members delete their own tasks, like their activities.
     'tasks.delete': 'write',
   },
 } as const satisfies AreaCatalogue;

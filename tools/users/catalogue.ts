@@ -9,6 +9,7 @@ export const usersCatalogue = {
     'users.create': 'admin',
     'users.edit': 'admin',
     'users.deactivate': 'admin',
+    // Only owners delete users (the specification's state table).
     'users.delete': 'owner',
   },
 } as const satisfies AreaCatalogue;

@@ -6,6 +6,7 @@ import type { AreaCatalogue } from '../../core/catalogue.ts';
 export const webhooksCatalogue = {
   permissions: {
     'settings.webhooks.view_global': 'admin',
+    // The one webhook permission below admin: managers see their own subscriptions.
     'settings.webhooks.view_own': 'manage',
     'settings.webhooks.create': 'admin',
     'settings.webhooks.edit': 'admin',

@@ -10,6 +10,7 @@ export const workflowsCatalogue = {
     'workflows.edit': 'write',
     'workflows.delete': 'manage',
     'workflows.enroll': 'write',
+    // Edit, pause, activate or delete a workflow someone else created (everyone may change their own).
     'workflows.manage_any': 'manage',
   },
 } as const satisfies AreaCatalogue;
