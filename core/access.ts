@@ -135,31 +135,31 @@ export const SCOPED_RESOURCES = [
 export type ScopedResource = (typeof SCOPED_RESOURCES)[number];
 
 /**
- * DESIGN.md "Scopes for every tool": the families every other tool belongs to. Their scopes are
- * never defaults, so a key reaches users, webhooks, settings, custom objects or email only when asked for.
+ * The scope families areas introduce beyond the scoped resources (users, webhooks, settings, ...).
+ * Their scopes are never defaults, so a key reaches them only when asked for. Empty here on purpose:
+ * each area adds its families by declaration merging beside its declaration (`tools/<area>/catalogue.ts`).
  */
-export const EXTRA_SCOPE_FAMILIES = ['users', 'webhooks', 'settings', 'custom_objects', 'email'] as const;
-
-export const SCOPE_FAMILIES = [...SCOPED_RESOURCES, ...EXTRA_SCOPE_FAMILIES] as const;
+// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging in each area's catalogue
+export interface ScopeFamilyCatalog {}
 /** The family whose `read:`/`write:` scope a token needs for a tool or a record type. */
-export type ScopeFamily = (typeof SCOPE_FAMILIES)[number];
+export type ScopeFamily = ScopedResource | (keyof ScopeFamilyCatalog & string);
 
 export const MCP_SCOPES = ['mcp:read', 'mcp:write'] as const;
 
 /**
- * Every scope that grants something. A key may also hold other strings (the specification does not
- * validate scopes against a list): they are stored as given and grant nothing (unknownScopes).
+ * Every scope that grants something, for the given families. A key may also hold other strings (the
+ * specification does not validate scopes against a list): they are stored as given and grant nothing
+ * (unknownScopes).
  */
-export const KNOWN_SCOPES: readonly string[] = [
-  ...SCOPE_FAMILIES.flatMap((f) => [`read:${f}`, `write:${f}`]),
-  ...MCP_SCOPES,
-];
+export function knownScopes(families: readonly ScopeFamily[]): string[] {
+  return [...families.flatMap((f) => [`read:${f}`, `write:${f}`]), ...MCP_SCOPES];
+}
 
 export const DEFAULT_SCOPES: readonly string[] = SCOPED_RESOURCES.flatMap((r) => [`read:${r}`, `write:${r}`]);
 
 /** The scopes of `scopes` that grant nothing, in their order: what a key creation warns about. */
-export function unknownScopes(scopes: readonly string[]): string[] {
-  return scopes.filter((s) => !KNOWN_SCOPES.includes(s));
+export function unknownScopes(scopes: readonly string[], known: readonly string[]): string[] {
+  return scopes.filter((s) => !known.includes(s));
 }
 
 /** Scopes a new key holds: the defaults when none are given; `mcp:*` is never a default. */

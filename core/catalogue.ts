@@ -5,9 +5,12 @@
 // area's role listing). Nothing here is filled by an import's side effect.
 import {
   buildRoleTable,
+  knownScopes,
   type Permission,
   type PermissionTiers,
   type RoleTable,
+  SCOPED_RESOURCES,
+  type ScopeFamily,
   type Tier,
 } from './access.ts';
 
@@ -15,11 +18,20 @@ import {
 export interface AreaCatalogue {
   /** Role permissions it introduces, each with the tier of role that holds it (core/access.ts TIERS). */
   permissions?: PermissionTiers;
+  /**
+   * Token scope families it introduces (`read:<family>`/`write:<family>`), never defaults. The
+   * specification's scoped resources (leads, contacts, ...) are the kernel's: their scopes are the defaults.
+   */
+  scopes?: readonly string[];
 }
 
 /** Every area's declarations, collected. */
 export interface Catalogue {
   access: RoleTable;
+  /** The scoped resources, then every family the areas introduce. */
+  scopeFamilies: readonly ScopeFamily[];
+  /** Every scope that grants something: read/write of each family and the MCP scopes. */
+  knownScopes: readonly string[];
 }
 
 /** What the collector reads of an area: its name (for error messages) and its declaration. */
@@ -33,6 +45,11 @@ function isPermission(declared: PermissionTiers, name: string): name is Permissi
   return Object.hasOwn(declared, name);
 }
 
+/** Narrows a declared family name (names are checked by the area's declaration merging). */
+function isScopeFamily(declared: readonly string[], name: string): name is ScopeFamily {
+  return declared.includes(name);
+}
+
 /**
  * The catalogues from the areas' declarations, in area order. A name declared by two areas is a
  * mistake the type check may not catch (same tier twice merges silently), so it throws here.
@@ -40,7 +57,19 @@ function isPermission(declared: PermissionTiers, name: string): name is Permissi
 export function buildCatalogue(areas: readonly CatalogueSource[]): Catalogue {
   const tiers = new Map<Permission, Tier>();
   const declaredBy = new Map<string, string>();
+  const families: ScopeFamily[] = [...SCOPED_RESOURCES];
+  const familyOf = new Map<string, string>(SCOPED_RESOURCES.map((r) => [r, 'the kernel']));
   for (const area of areas) {
+    const scopes = area.brings?.scopes ?? [];
+    for (const family of scopes) {
+      if (!isScopeFamily(scopes, family)) continue;
+      const other = familyOf.get(family);
+      if (other !== undefined && other !== area.name) {
+        throw new Error(`Scope family ${family} is declared by both ${other} and ${area.name}`);
+      }
+      if (other === undefined) families.push(family);
+      familyOf.set(family, area.name);
+    }
     const permissions = area.brings?.permissions ?? {};
     for (const [name, tier] of Object.entries(permissions)) {
       if (!isPermission(permissions, name)) continue;
@@ -52,5 +81,5 @@ export function buildCatalogue(areas: readonly CatalogueSource[]): Catalogue {
       tiers.set(name, tier);
     }
   }
-  return { access: buildRoleTable(tiers) };
+  return { access: buildRoleTable(tiers), scopeFamilies: families, knownScopes: knownScopes(families) };
 }

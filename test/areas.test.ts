@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ROLES } from '../core/access.ts';
 import { defineArea } from '../core/area.ts';
+import { buildCatalogue } from '../core/catalogue.ts';
 import { EVENT_NAMES } from '../core/events.ts';
 import { route } from '../core/route.ts';
 import { TOOLSET_NAMES } from '../core/toolsets.ts';
@@ -97,6 +98,25 @@ describe('area declarations', () => {
         TOOLS.some((t) => t.toolset === name),
         name,
       ).toBe(true);
+  });
+
+  it('collects the scope families: the specification’s scoped resources, then those areas introduce', () => {
+    expect([...CATALOGUE.scopeFamilies].sort()).toEqual(
+      [
+        ...['leads', 'contacts', 'opportunities', 'invoices', 'proposals', 'projects'],
+        ...['users', 'webhooks', 'settings', 'custom_objects', 'email'],
+      ].sort(),
+    );
+    expect(CATALOGUE.knownScopes).toContain('write:custom_objects');
+    expect(CATALOGUE.knownScopes).toContain('mcp:read');
+  });
+
+  it('refuses a scope family declared twice, or one of the kernel’s scoped resources', () => {
+    const area = (name: string, scopes: string[]) => ({ name, brings: { scopes } });
+    expect(() => buildCatalogue([area('one', ['users']), area('two', ['users'])])).toThrow(
+      /declared by both one and two/,
+    );
+    expect(() => buildCatalogue([area('one', ['leads'])])).toThrow(/declared by both the kernel and one/);
   });
 
   it('derives the state machines from the areas', () => {

@@ -9,7 +9,7 @@ import type { StateMachine } from '../core/state-machine.ts';
 import type { Tool } from '../core/tool.ts';
 import type { TrashType } from '../core/trash.ts';
 import { activitiesArea } from './activities/index.ts';
-import { apiKeysArea } from './api-keys/index.ts';
+import { createApiKeysArea } from './api-keys/index.ts';
 import { createConnectedAccountsArea } from './connected-accounts/index.ts';
 import { contactsArea } from './contacts/index.ts';
 import { conversationMemoryArea } from './conversation-memory/index.ts';
@@ -51,7 +51,6 @@ const SELF_CONTAINED: readonly Area[] = [
   leadHealthArea,
   smartViewsArea,
   customObjectsArea,
-  apiKeysArea,
   webhooksArea,
   emailArea,
   workflowsArea,
@@ -90,7 +89,7 @@ export const AREAS: readonly Area[] = [
   ...RECORD_AREAS,
   createSearchArea(collect(RECORD_AREAS, 'searchSources'), () => CATALOGUE.access),
   createUsersArea(collect(RECORD_AREAS, 'ownedRecords')),
-  apiKeysArea,
+  createApiKeysArea(() => CATALOGUE.knownScopes),
   createTrashArea(collect(RECORD_AREAS, 'trashTypes')),
   webhooksArea,
   forecastArea,

@@ -1,5 +1,5 @@
 // What the api-keys area brings to the kernel's catalogues: its role permissions with the tier of role
-// that holds each (core/access.ts). tools/index.ts collects every area's declaration; the
+// that holds each, and its token scope family (core/access.ts). tools/index.ts collects every area's declaration; the
 // declaration merging below keeps the names checked at compile time.
 import type { AreaCatalogue } from '../../core/catalogue.ts';
 
@@ -10,10 +10,14 @@ export const apiKeysCatalogue = {
     'settings.api_keys.view_own': 'read',
     'settings.api_keys.delete': 'read',
   },
+  scopes: ['settings'],
 } as const satisfies AreaCatalogue;
 
 type ApiKeysPermissions = (typeof apiKeysCatalogue)['permissions'];
 
+type ApiKeysScopes = Record<(typeof apiKeysCatalogue)['scopes'][number], true>;
+
 declare module '../../core/access.ts' {
+  interface ScopeFamilyCatalog extends ApiKeysScopes {}
   interface PermissionCatalog extends ApiKeysPermissions {}
 }

@@ -47,28 +47,31 @@ const createdKey = keyWithToken.extend({
     .describe('Present when some requested scopes are unknown: they are stored as given and grant nothing'),
 });
 
-export const createApiKey = defineTool({
-  name: 'create_api_key',
-  title: 'Create API key',
-  errors: [{ code: 'conflict', when: 'one of your keys (revoked ones too) already has this label' }],
-  description:
-    "Creates a personal access token (API key) for the caller. The response holds the key record and `plain_token`, which is shown only once: store it. Without `scopes` (or with an empty list) the key gets the defaults read/write on leads, contacts, opportunities, invoices, proposals and projects; the scopes for users, webhooks, settings (API keys included), custom objects and MCP (`mcp:read`, `mcp:write`) are never defaults and must be requested explicitly. A scope the server does not know (a typo such as `write:user`) is stored as given and grants nothing; the response then lists it in `warnings`. When called with a token, the new key may only hold known scopes that token holds. `toolsets` chooses which MCP toolsets the key lists by default (core when empty). The label must be unique among the caller's keys, revoked ones included (409 otherwise).",
-  input: z.strictObject({
-    label: labelField,
-    scopes: z
-      .array(scopeField)
-      .max(50)
-      .optional()
-      .describe('Scopes the key holds (at most 50); omitted or empty means the default scopes'),
-    toolsets: toolsetsField.optional(),
-  }),
-  output: createdKey,
-  access: { kind: 'write', resource: 'settings', permission: 'settings.api_keys.create' },
-  toolset: TOOLSET,
-  async handler(input, ctx) {
-    return insertApiKey(ctx, input);
-  },
-});
+/** `knownScopes` gives every scope that grants something (the catalogue, built from the area list this area is in). */
+export function createApiKeyTool(knownScopes: () => readonly string[]) {
+  return defineTool({
+    name: 'create_api_key',
+    title: 'Create API key',
+    errors: [{ code: 'conflict', when: 'one of your keys (revoked ones too) already has this label' }],
+    description:
+      "Creates a personal access token (API key) for the caller. The response holds the key record and `plain_token`, which is shown only once: store it. Without `scopes` (or with an empty list) the key gets the defaults read/write on leads, contacts, opportunities, invoices, proposals and projects; the scopes for users, webhooks, settings (API keys included), custom objects and MCP (`mcp:read`, `mcp:write`) are never defaults and must be requested explicitly. A scope the server does not know (a typo such as `write:user`) is stored as given and grants nothing; the response then lists it in `warnings`. When called with a token, the new key may only hold known scopes that token holds. `toolsets` chooses which MCP toolsets the key lists by default (core when empty). The label must be unique among the caller's keys, revoked ones included (409 otherwise).",
+    input: z.strictObject({
+      label: labelField,
+      scopes: z
+        .array(scopeField)
+        .max(50)
+        .optional()
+        .describe('Scopes the key holds (at most 50); omitted or empty means the default scopes'),
+      toolsets: toolsetsField.optional(),
+    }),
+    output: createdKey,
+    access: { kind: 'write', resource: 'settings', permission: 'settings.api_keys.create' },
+    toolset: TOOLSET,
+    async handler(input, ctx) {
+      return insertApiKey(ctx, input, knownScopes());
+    },
+  });
+}
 
 export const listApiKeys = defineTool({
   name: 'list_api_keys',
@@ -125,19 +128,19 @@ export const revokeApiKey = defineTool({
   },
 });
 
-export const rotateApiKey = defineTool({
-  name: 'rotate_api_key',
-  title: 'Rotate API key',
-  errors: [{ code: 'invalid_operation', when: 'the key is revoked' }],
-  description:
-    "Replaces the token of one of the caller's active API keys: same key id, label, scopes and toolsets, a new `plain_token` (shown only now). The old token stops working immediately. A revoked key cannot be rotated. When called with a token, that token must hold every known scope of the key being rotated.",
-  input: z.strictObject({ id: keyId }),
-  output: keyWithToken,
-  access: { kind: 'write', resource: 'settings', permission: 'settings.api_keys.create' },
-  toolset: TOOLSET,
-  async handler(input, ctx) {
-    return rotateKey(ctx, input.id);
-  },
-});
-
-export const apiKeyTools = [createApiKey, listApiKeys, updateApiKey, revokeApiKey, rotateApiKey];
+export function rotateApiKeyTool(knownScopes: () => readonly string[]) {
+  return defineTool({
+    name: 'rotate_api_key',
+    title: 'Rotate API key',
+    errors: [{ code: 'invalid_operation', when: 'the key is revoked' }],
+    description:
+      "Replaces the token of one of the caller's active API keys: same key id, label, scopes and toolsets, a new `plain_token` (shown only now). The old token stops working immediately. A revoked key cannot be rotated. When called with a token, that token must hold every known scope of the key being rotated.",
+    input: z.strictObject({ id: keyId }),
+    output: keyWithToken,
+    access: { kind: 'write', resource: 'settings', permission: 'settings.api_keys.create' },
+    toolset: TOOLSET,
+    async handler(input, ctx) {
+      return rotateKey(ctx, input.id, knownScopes());
+    },
+  });
+}

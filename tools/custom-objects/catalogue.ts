@@ -1,5 +1,5 @@
 // What the custom-objects area brings to the kernel's catalogues: its role permissions with the tier of role
-// that holds each (core/access.ts). tools/index.ts collects every area's declaration; the
+// that holds each, and its token scope family (core/access.ts). tools/index.ts collects every area's declaration; the
 // declaration merging below keeps the names checked at compile time.
 import type { AreaCatalogue } from '../../core/catalogue.ts';
 
@@ -12,10 +12,14 @@ export const customObjectsCatalogue = {
     // Definitions (the fields of custom objects) are workspace settings, for admins.
     'settings.custom_objects.manage': 'admin',
   },
+  scopes: ['custom_objects'],
 } as const satisfies AreaCatalogue;
 
 type CustomObjectsPermissions = (typeof customObjectsCatalogue)['permissions'];
 
+type CustomObjectsScopes = Record<(typeof customObjectsCatalogue)['scopes'][number], true>;
+
 declare module '../../core/access.ts' {
+  interface ScopeFamilyCatalog extends CustomObjectsScopes {}
   interface PermissionCatalog extends CustomObjectsPermissions {}
 }

@@ -1,5 +1,5 @@
 // What the email area brings to the kernel's catalogues: its role permissions with the tier of role
-// that holds each (core/access.ts). tools/index.ts collects every area's declaration; the
+// that holds each, and its token scope family (core/access.ts). tools/index.ts collects every area's declaration; the
 // declaration merging below keeps the names checked at compile time.
 import type { AreaCatalogue } from '../../core/catalogue.ts';
 
@@ -8,10 +8,14 @@ export const emailCatalogue = {
     'email.view': 'read',
     'email.send': 'write',
   },
+  scopes: ['email'],
 } as const satisfies AreaCatalogue;
 
 type EmailPermissions = (typeof emailCatalogue)['permissions'];
 
+type EmailScopes = Record<(typeof emailCatalogue)['scopes'][number], true>;
+
 declare module '../../core/access.ts' {
+  interface ScopeFamilyCatalog extends EmailScopes {}
   interface PermissionCatalog extends EmailPermissions {}
 }

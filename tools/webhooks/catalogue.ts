@@ -1,5 +1,5 @@
 // What the webhooks area brings to the kernel's catalogues: its role permissions with the tier of role
-// that holds each (core/access.ts). tools/index.ts collects every area's declaration; the
+// that holds each, and its token scope family (core/access.ts). tools/index.ts collects every area's declaration; the
 // declaration merging below keeps the names checked at compile time.
 import type { AreaCatalogue } from '../../core/catalogue.ts';
 
@@ -12,10 +12,14 @@ export const webhooksCatalogue = {
     'settings.webhooks.edit': 'admin',
     'settings.webhooks.delete': 'admin',
   },
+  scopes: ['webhooks'],
 } as const satisfies AreaCatalogue;
 
 type WebhooksPermissions = (typeof webhooksCatalogue)['permissions'];
 
+type WebhooksScopes = Record<(typeof webhooksCatalogue)['scopes'][number], true>;
+
 declare module '../../core/access.ts' {
+  interface ScopeFamilyCatalog extends WebhooksScopes {}
   interface PermissionCatalog extends WebhooksPermissions {}
 }
