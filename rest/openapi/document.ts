@@ -9,6 +9,7 @@ import { authOperations } from './auth-operations.ts';
 import { errorEnvelopeSchema, RATE_LIMIT_HEADERS, SHARED_RESPONSES, schemaOf } from './components.ts';
 import { toolOperation } from './paths.ts';
 import type { OpenApiDocument, OperationMethod, OperationObject, PathItemObject } from './types.ts';
+import { type WebhookEvent, webhookItems } from './webhooks.ts';
 
 const SECURITY_DESCRIPTION = [
   "Send `Authorization: Bearer <token>`. The token's shape decides how it is checked; three kinds are accepted:",
@@ -44,8 +45,14 @@ function packageVersion(): string {
   return packageJson.parse(require('../../package.json')).version;
 }
 
-/** Builds the OpenAPI 3.1 document of the public auth routes and the given REST route table. */
-export function buildOpenApiDocument(routes: readonly Route[]): OpenApiDocument {
+/**
+ * Builds the OpenAPI 3.1 document of the public auth routes, the given REST route table and the
+ * webhook deliveries of the given events.
+ */
+export function buildOpenApiDocument(
+  routes: readonly Route[],
+  events: readonly WebhookEvent[],
+): OpenApiDocument {
   const paths: Record<string, PathItemObject> = {};
   const operationIds = new Set<string>();
   const tags: string[] = ['auth'];
@@ -86,6 +93,7 @@ export function buildOpenApiDocument(routes: readonly Route[]): OpenApiDocument 
     }),
     security: [{ bearerAuth: [] }],
     paths,
+    webhooks: webhookItems(events),
     components: {
       schemas: {
         Error: schemaOf(errorEnvelopeSchema, 'output', 'Error'),

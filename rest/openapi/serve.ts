@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import type { Hono } from 'hono';
 import { compress } from 'hono/compress';
 import { etag } from 'hono/etag';
+import { EVENT_NAMES } from '../../core/events.ts';
 import type { AppEnv } from '../../http/env.ts';
 import { ROUTES } from '../../tools/index.ts';
 import { buildOpenApiDocument } from './document.ts';
@@ -77,7 +78,10 @@ export function mountOpenApi(app: Hono<AppEnv>): void {
 
   app.get(OPENAPI_PATH, (c) => {
     // Built on first use and kept: the route table does not change while the process runs.
-    document ??= buildOpenApiDocument(ROUTES);
+    document ??= buildOpenApiDocument(
+      ROUTES,
+      EVENT_NAMES.map((name) => ({ name })),
+    );
     // Revalidated (ETag) rather than kept: a new version of the server may change it.
     c.header('Cache-Control', 'public, max-age=0, must-revalidate');
     return c.json(document);

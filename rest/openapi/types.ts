@@ -60,6 +60,8 @@ export interface OpenApiDocument {
   tags: { name: string; description: string }[];
   security: SecurityRequirement[];
   paths: Record<string, PathItemObject>;
+  /** What the server sends to subscribers: one POST per event (rest/openapi/webhooks.ts). */
+  webhooks: Record<string, PathItemObject>;
   components: {
     schemas: Record<string, JsonSchema>;
     responses: Record<string, ResponseObject>;
