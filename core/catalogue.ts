@@ -13,6 +13,7 @@ import {
   type ScopeFamily,
   type Tier,
 } from './access.ts';
+import { KERNEL_TOOLSETS, type ToolsetName } from './toolsets.ts';
 
 /** What one area brings to the kernel's catalogues; each part optional. */
 export interface AreaCatalogue {
@@ -23,6 +24,8 @@ export interface AreaCatalogue {
    * specification's scoped resources (leads, contacts, ...) are the kernel's: their scopes are the defaults.
    */
   scopes?: readonly string[];
+  /** MCP toolsets it introduces, each with the one line the server instructions and docs show. */
+  toolsets?: Readonly<Record<string, string>>;
 }
 
 /** Every area's declarations, collected. */
@@ -32,6 +35,10 @@ export interface Catalogue {
   scopeFamilies: readonly ScopeFamily[];
   /** Every scope that grants something: read/write of each family and the MCP scopes. */
   knownScopes: readonly string[];
+  /** Every toolset with its description: the kernel's `core` first, then the areas' in area order. */
+  toolsets: ReadonlyMap<ToolsetName, string>;
+  /** The toolset names in that order (the order of messages, instructions and the api-keys enum). */
+  toolsetNames: readonly [ToolsetName, ...ToolsetName[]];
 }
 
 /** What the collector reads of an area: its name (for error messages) and its declaration. */
@@ -50,6 +57,11 @@ function isScopeFamily(declared: readonly string[], name: string): name is Scope
   return declared.includes(name);
 }
 
+/** Narrows a declared toolset name (names are checked by the area's declaration merging). */
+function isToolsetName(declared: Readonly<Record<string, string>>, name: string): name is ToolsetName {
+  return Object.hasOwn(declared, name);
+}
+
 /**
  * The catalogues from the areas' declarations, in area order. A name declared by two areas is a
  * mistake the type check may not catch (same tier twice merges silently), so it throws here.
@@ -59,7 +71,19 @@ export function buildCatalogue(areas: readonly CatalogueSource[]): Catalogue {
   const declaredBy = new Map<string, string>();
   const families: ScopeFamily[] = [...SCOPED_RESOURCES];
   const familyOf = new Map<string, string>(SCOPED_RESOURCES.map((r) => [r, 'the kernel']));
+  const toolsets = new Map<ToolsetName, string>([['core', KERNEL_TOOLSETS.core]]);
+  const toolsetOf = new Map<string, string>([...toolsets.keys()].map((n) => [n, 'the kernel']));
   for (const area of areas) {
+    const declaredToolsets = area.brings?.toolsets ?? {};
+    for (const [name, description] of Object.entries(declaredToolsets)) {
+      if (!isToolsetName(declaredToolsets, name)) continue;
+      const other = toolsetOf.get(name);
+      if (other !== undefined && other !== area.name) {
+        throw new Error(`Toolset ${name} is declared by both ${other} and ${area.name}`);
+      }
+      toolsetOf.set(name, area.name);
+      toolsets.set(name, description);
+    }
     const scopes = area.brings?.scopes ?? [];
     for (const family of scopes) {
       if (!isScopeFamily(scopes, family)) continue;
@@ -81,5 +105,13 @@ export function buildCatalogue(areas: readonly CatalogueSource[]): Catalogue {
       tiers.set(name, tier);
     }
   }
-  return { access: buildRoleTable(tiers), scopeFamilies: families, knownScopes: knownScopes(families) };
+  const [first, ...rest] = toolsets.keys();
+  if (first === undefined) throw new Error('No toolset declared');
+  return {
+    access: buildRoleTable(tiers),
+    scopeFamilies: families,
+    knownScopes: knownScopes(families),
+    toolsets,
+    toolsetNames: [first, ...rest],
+  };
 }

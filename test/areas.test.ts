@@ -10,7 +10,6 @@ import { defineArea } from '../core/area.ts';
 import { buildCatalogue } from '../core/catalogue.ts';
 import { EVENT_NAMES } from '../core/events.ts';
 import { route } from '../core/route.ts';
-import { TOOLSET_NAMES } from '../core/toolsets.ts';
 import { tagOf } from '../rest/openapi.ts';
 import { AREAS, CATALOGUE, ROUTES, STATE_MACHINES, TAG_DESCRIPTIONS, TOOLS } from '../tools/index.ts';
 
@@ -24,6 +23,7 @@ function sourceOf(area: string): string {
     .join('\n');
 }
 
+const TOOLSET_NAMES = CATALOGUE.toolsetNames;
 const heldByARole = new Set(ROLES.flatMap((role) => [...CATALOGUE.access.roles[role]]));
 
 describe('area declarations', () => {
@@ -117,6 +117,24 @@ describe('area declarations', () => {
       /declared by both one and two/,
     );
     expect(() => buildCatalogue([area('one', ['leads'])])).toThrow(/declared by both the kernel and one/);
+  });
+
+  it('builds its catalogue from every area, the API keys area included', () => {
+    expect(buildCatalogue(AREAS)).toEqual(CATALOGUE);
+    expect([...CATALOGUE.toolsetNames].sort()).toEqual(
+      [
+        'core',
+        'sales',
+        'views',
+        'customization',
+        'admin',
+        'settings',
+        'webhooks',
+        'billing',
+        'projects',
+        'email',
+      ].sort(),
+    );
   });
 
   it('derives the state machines from the areas', () => {

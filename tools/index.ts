@@ -9,6 +9,7 @@ import type { StateMachine } from '../core/state-machine.ts';
 import type { Tool } from '../core/tool.ts';
 import type { TrashType } from '../core/trash.ts';
 import { activitiesArea } from './activities/index.ts';
+import { apiKeysCatalogue } from './api-keys/catalogue.ts';
 import { createApiKeysArea } from './api-keys/index.ts';
 import { createConnectedAccountsArea } from './connected-accounts/index.ts';
 import { contactsArea } from './contacts/index.ts';
@@ -84,12 +85,15 @@ const RECORD_AREAS: readonly Area[] = [
   customObjectsArea,
 ];
 
-/** Every area, in the order tools are listed (MCP tools/list, the manifest, the OpenAPI document). */
-export const AREAS: readonly Area[] = [
+/** The areas listed before the API keys, in listing order. */
+const BEFORE_KEYS: readonly Area[] = [
   ...RECORD_AREAS,
   createSearchArea(collect(RECORD_AREAS, 'searchSources'), () => CATALOGUE.access),
   createUsersArea(collect(RECORD_AREAS, 'ownedRecords')),
-  createApiKeysArea(() => CATALOGUE.knownScopes),
+];
+
+/** The areas listed after the API keys, in listing order. */
+const AFTER_KEYS: readonly Area[] = [
   createTrashArea(collect(RECORD_AREAS, 'trashTypes')),
   webhooksArea,
   forecastArea,
@@ -101,10 +105,19 @@ export const AREAS: readonly Area[] = [
 ];
 
 /**
- * What the areas bring to the kernel's catalogues (permissions and the role table built from their
- * tiers), collected once from the list above and passed to the surfaces and the factories that need it.
+ * What the areas bring to the kernel's catalogues (the role table from their permissions' tiers,
+ * scope families, toolsets), collected once and passed to the surfaces and factories that need it.
+ * The API keys area is built from it (the toolsets a key may select, the known scopes), so it joins
+ * here by its declaration; test/areas.test.ts checks the result equals the catalogue of AREAS.
  */
-export const CATALOGUE: Catalogue = buildCatalogue(AREAS);
+export const CATALOGUE: Catalogue = buildCatalogue([
+  ...BEFORE_KEYS,
+  { name: 'api-keys', brings: apiKeysCatalogue },
+  ...AFTER_KEYS,
+]);
+
+/** Every area, in the order tools are listed (MCP tools/list, the manifest, the OpenAPI document). */
+export const AREAS: readonly Area[] = [...BEFORE_KEYS, createApiKeysArea(CATALOGUE), ...AFTER_KEYS];
 
 export const TOOLS: readonly Tool[] = AREAS.flatMap((area) => area.tools);
 

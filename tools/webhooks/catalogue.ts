@@ -1,5 +1,5 @@
 // What the webhooks area brings to the kernel's catalogues: its role permissions with the tier of role
-// that holds each, and its token scope family (core/access.ts). tools/index.ts collects every area's declaration; the
+// that holds each, and its token scope family (core/access.ts), and the MCP toolset it introduces (core/toolsets.ts). tools/index.ts collects every area's declaration; the
 // declaration merging below keeps the names checked at compile time.
 import type { AreaCatalogue } from '../../core/catalogue.ts';
 
@@ -13,11 +13,21 @@ export const webhooksCatalogue = {
     'settings.webhooks.delete': 'admin',
   },
   scopes: ['webhooks'],
+  toolsets: {
+    webhooks:
+      'Webhook subscriptions of the organization (create, list, read, update, delete, send a test) and their delivery log (read, replay). Needs a plan with webhooks.',
+  },
 } as const satisfies AreaCatalogue;
 
 type WebhooksPermissions = (typeof webhooksCatalogue)['permissions'];
 
 type WebhooksScopes = Record<(typeof webhooksCatalogue)['scopes'][number], true>;
+
+type WebhooksToolsets = (typeof webhooksCatalogue)['toolsets'];
+
+declare module '../../core/toolsets.ts' {
+  interface ToolsetCatalog extends WebhooksToolsets {}
+}
 
 declare module '../../core/access.ts' {
   interface ScopeFamilyCatalog extends WebhooksScopes {}
