@@ -68,7 +68,8 @@ export interface Area extends AreaHooks {
   tags: Readonly<Record<string, string>>;
   /**
    * The catalogue entries it introduces (its `tools/<area>/catalogue.ts`): permissions with their
-   * tiers; tools/index.ts collects them with `buildCatalogue` (core/catalogue.ts).
+   * tiers, scope families, toolsets with their descriptions; tools/index.ts collects them with
+   * `buildCatalogue` (core/catalogue.ts).
    */
   brings?: AreaCatalogue;
   /** Role permissions its tools require, its own or another area's (each must be declared by some area). */

@@ -1,8 +1,9 @@
 // The kernel collects the catalogues; it does not keep them. Each area declares in its
-// `tools/<area>/catalogue.ts` what it brings (permissions with the tier of role holding them, ...)
-// and hands it to `defineArea` as `brings`; tools/index.ts calls `buildCatalogue` over the area
-// list and passes the result to whoever needs it (the invoke pipeline's role check, the users
-// area's role listing). Nothing here is filled by an import's side effect.
+// `tools/<area>/catalogue.ts` what it brings (permissions with the tier of role holding them, token
+// scope families, MCP toolsets with their descriptions) and hands it to `defineArea` as `brings`;
+// tools/index.ts calls `buildCatalogue` over the area list and passes the result to whoever needs
+// it (the invoke pipeline's role check, global search, API keys, MCP toolset selection). Nothing
+// here is filled by an import's side effect.
 import {
   buildRoleTable,
   knownScopes,
