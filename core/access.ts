@@ -6,186 +6,69 @@ import { AppError } from './errors.ts';
 export const ROLES = ['owner', 'admin', 'manager', 'member', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
 
-export const PERMISSIONS = [
-  'leads.view',
-  'leads.create',
-  'leads.edit',
-  'leads.delete',
-  'users.view',
-  'users.create',
-  'users.edit',
-  'users.deactivate',
-  'users.delete',
-  'settings.api_keys.create',
-  'settings.api_keys.view_own',
-  'settings.api_keys.delete',
-  'settings.webhooks.view_global',
-  'settings.webhooks.view_own',
-  'settings.webhooks.create',
-  'settings.webhooks.edit',
-  'settings.webhooks.delete',
-  'trash.view',
-  'trash.restore',
-  'contacts.view',
-  'contacts.create',
-  'contacts.edit',
-  'contacts.delete',
-  'opportunities.view',
-  'opportunities.create',
-  'opportunities.edit',
-  'opportunities.delete',
-  'invoices.view',
-  'invoices.create',
-  'invoices.edit',
-  'invoices.delete',
-  'estimates.view',
-  'estimates.create',
-  'estimates.edit',
-  'estimates.delete',
-  'proposals.view',
-  'proposals.create',
-  'proposals.edit',
-  'proposals.delete',
-  'projects.view',
-  'projects.create',
-  'projects.edit',
-  'projects.delete',
-  // Project templates (the onboarding checklist among them) are workspace settings.
-  'settings.project_templates.manage',
-  'activities.view',
-  'activities.create',
-  'activities.edit',
-  'activities.delete',
-  'tasks.view',
-  'tasks.create',
-  'tasks.edit',
-  'tasks.delete',
-  'smart_views.view',
-  'smart_views.create',
-  'smart_views.edit',
-  // Edit or delete shared views someone else created (everyone may edit and delete their own).
-  'smart_views.manage_shared',
-  'custom_objects.view',
-  'custom_objects.create',
-  'custom_objects.edit',
-  'custom_objects.delete',
-  // Definitions: custom objects' and custom activity types' fields are workspace settings.
-  'settings.custom_objects.manage',
-  'settings.custom_activity_types.manage',
-  // Forecast accuracy: a management report, for managers and up.
-  'forecast.view',
-  // A user's own connected mail accounts (no one sees or sends through another's).
-  'connected_accounts.view',
-  'connected_accounts.manage',
-  // Scheduled email to leads: reading the schedule, scheduling and cancelling.
-  'email.view',
-  'email.send',
-  // Workflows (sequences): definitions and enrolling leads in them.
-  'workflows.view',
-  'workflows.create',
-  'workflows.edit',
-  'workflows.delete',
-  'workflows.enroll',
-  // Edit, pause, activate or delete a workflow someone else created (everyone may change their own).
-  'workflows.manage_any',
-] as const;
-export type Permission = (typeof PERMISSIONS)[number];
-
-const crmRead: Permission[] = [
-  'leads.view',
-  'users.view',
-  'trash.view',
-  'contacts.view',
-  'opportunities.view',
-  'invoices.view',
-  'estimates.view',
-  'proposals.view',
-  'projects.view',
-  'activities.view',
-  'tasks.view',
-  'smart_views.view',
-  'custom_objects.view',
-  'connected_accounts.view',
-  'email.view',
-  'workflows.view',
-];
-const ownKeys: Permission[] = [
-  'settings.api_keys.create',
-  'settings.api_keys.view_own',
-  'settings.api_keys.delete',
-];
-const crmWrite: Permission[] = [
-  'leads.create',
-  'leads.edit',
-  'trash.restore',
-  'contacts.create',
-  'contacts.edit',
-  'opportunities.create',
-  'opportunities.edit',
-  'invoices.create',
-  'invoices.edit',
-  'estimates.create',
-  'estimates.edit',
-  'proposals.create',
-  'proposals.edit',
-  'projects.create',
-  'projects.edit',
-  'activities.create',
-  'activities.edit',
-  // Members log and tidy their own day: notes, calls and tasks are theirs to delete too.
-  'activities.delete',
-  'tasks.create',
-  'tasks.edit',
-  'tasks.delete',
-  'smart_views.create',
-  'smart_views.edit',
-  'custom_objects.create',
-  'custom_objects.edit',
-  'connected_accounts.manage',
-  'email.send',
-  'workflows.create',
-  'workflows.edit',
-  'workflows.enroll',
-];
-/** Deleting records others rely on (leads, contacts, deals, custom records) is for managers and up. */
-const crmDelete: Permission[] = [
-  'leads.delete',
-  'contacts.delete',
-  'opportunities.delete',
-  'invoices.delete',
-  'estimates.delete',
-  'proposals.delete',
-  'projects.delete',
-  'custom_objects.delete',
-  'smart_views.manage_shared',
-  'workflows.delete',
-  'workflows.manage_any',
-];
-
 /**
- * The role table. Owners hold everything; only they delete users (the specification's state
- * table). Admins run the workspace (including custom object and activity type definitions);
- * managers and members work records (only managers delete leads, contacts, deals and custom
- * records; members delete their activities and tasks); viewers read. Every role manages its own API keys: a key never exceeds its user's role anyway.
+ * How widely a permission is held, lowest role first: `read` every role (viewers up), `write`
+ * members up, `manage` managers up, `admin` admins and owners, `owner` owners alone. The role table
+ * is monotone (each role holds what the one below holds), so a tier per permission is the whole
+ * table; an area declares its permissions with their tiers and `buildRoleTable` turns them into it.
  */
-export const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
-  owner: new Set(PERMISSIONS),
-  admin: new Set(PERMISSIONS.filter((p) => p !== 'users.delete')),
-  manager: new Set([
-    ...crmRead,
-    ...crmWrite,
-    ...crmDelete,
-    ...ownKeys,
-    'settings.webhooks.view_own',
-    'forecast.view',
-    'settings.project_templates.manage',
-  ]),
-  member: new Set([...crmRead, ...crmWrite, ...ownKeys]),
-  viewer: new Set([...crmRead, ...ownKeys]),
+export const TIERS = ['read', 'write', 'manage', 'admin', 'owner'] as const;
+export type Tier = (typeof TIERS)[number];
+
+/** The lowest tier each role reaches (owners hold every tier, viewers only `read`). */
+const ROLE_TIER: Record<Role, Tier> = {
+  owner: 'owner',
+  admin: 'admin',
+  manager: 'manage',
+  member: 'write',
+  viewer: 'read',
 };
 
-export function roleHas(role: Role, permission: Permission): boolean {
-  return ROLE_PERMISSIONS[role].has(permission);
+/** True when `role` holds permissions of `tier`: for checks an area makes with its own declared tiers. */
+export function roleHolds(role: Role, tier: Tier): boolean {
+  return TIERS.indexOf(ROLE_TIER[role]) >= TIERS.indexOf(tier);
+}
+
+/**
+ * Every role permission and its tier. Empty here on purpose: each area adds the permissions it
+ * brings by declaration merging next to its declaration (`tools/<area>/catalogue.ts`), so the kernel
+ * knows no area while permission names stay checked at compile time.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging in each area's catalogue
+export interface PermissionCatalog {}
+export type Permission = keyof PermissionCatalog & string;
+
+/** What an area declares: each permission it brings with the tier that holds it. */
+export type PermissionTiers = Readonly<Record<string, Tier>>;
+
+/** The role -> permission table and the list of every permission, built from the areas' declarations. */
+export interface RoleTable {
+  permissions: readonly Permission[];
+  roles: Readonly<Record<Role, ReadonlySet<Permission>>>;
+}
+
+/**
+ * The role table from every permission's tier (in declaration order). Owners hold everything and
+ * only they delete users; the rest follows from each permission's declared tier.
+ */
+export function buildRoleTable(tiers: ReadonlyMap<Permission, Tier>): RoleTable {
+  const permissions = [...tiers.keys()];
+  const holding = (role: Role) =>
+    new Set(permissions.filter((p) => roleHolds(role, tiers.get(p) ?? 'owner')));
+  return {
+    permissions,
+    roles: {
+      owner: holding('owner'),
+      admin: holding('admin'),
+      manager: holding('manager'),
+      member: holding('member'),
+      viewer: holding('viewer'),
+    },
+  };
+}
+
+export function roleHas(table: RoleTable, role: Role, permission: Permission): boolean {
+  return table.roles[role].has(permission);
 }
 
 export function isRole(value: string): value is Role {
@@ -252,31 +135,31 @@ export const SCOPED_RESOURCES = [
 export type ScopedResource = (typeof SCOPED_RESOURCES)[number];
 
 /**
- * DESIGN.md "Scopes for every tool": the families every other tool belongs to. Their scopes are
- * never defaults, so a key reaches users, webhooks, settings, custom objects or email only when asked for.
+ * The scope families areas introduce beyond the scoped resources (users, webhooks, settings, ...).
+ * Their scopes are never defaults, so a key reaches them only when asked for. Empty here on purpose:
+ * each area adds its families by declaration merging beside its declaration (`tools/<area>/catalogue.ts`).
  */
-export const EXTRA_SCOPE_FAMILIES = ['users', 'webhooks', 'settings', 'custom_objects', 'email'] as const;
-
-export const SCOPE_FAMILIES = [...SCOPED_RESOURCES, ...EXTRA_SCOPE_FAMILIES] as const;
+// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging in each area's catalogue
+export interface ScopeFamilyCatalog {}
 /** The family whose `read:`/`write:` scope a token needs for a tool or a record type. */
-export type ScopeFamily = (typeof SCOPE_FAMILIES)[number];
+export type ScopeFamily = ScopedResource | (keyof ScopeFamilyCatalog & string);
 
 export const MCP_SCOPES = ['mcp:read', 'mcp:write'] as const;
 
 /**
- * Every scope that grants something. A key may also hold other strings (the specification does not
- * validate scopes against a list): they are stored as given and grant nothing (unknownScopes).
+ * Every scope that grants something, for the given families. A key may also hold other strings (the
+ * specification does not validate scopes against a list): they are stored as given and grant nothing
+ * (unknownScopes).
  */
-export const KNOWN_SCOPES: readonly string[] = [
-  ...SCOPE_FAMILIES.flatMap((f) => [`read:${f}`, `write:${f}`]),
-  ...MCP_SCOPES,
-];
+export function knownScopes(families: readonly ScopeFamily[]): string[] {
+  return [...families.flatMap((f) => [`read:${f}`, `write:${f}`]), ...MCP_SCOPES];
+}
 
 export const DEFAULT_SCOPES: readonly string[] = SCOPED_RESOURCES.flatMap((r) => [`read:${r}`, `write:${r}`]);
 
 /** The scopes of `scopes` that grant nothing, in their order: what a key creation warns about. */
-export function unknownScopes(scopes: readonly string[]): string[] {
-  return scopes.filter((s) => !KNOWN_SCOPES.includes(s));
+export function unknownScopes(scopes: readonly string[], known: readonly string[]): string[] {
+  return scopes.filter((s) => !known.includes(s));
 }
 
 /** Scopes a new key holds: the defaults when none are given; `mcp:*` is never a default. */

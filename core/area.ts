@@ -6,6 +6,7 @@
 // forgets a declaration.
 import type { SQL } from 'drizzle-orm';
 import type { Permission, ScopedResource } from './access.ts';
+import type { AreaCatalogue } from './catalogue.ts';
 import type { Executor } from './db/client.ts';
 import type { EventName } from './events.ts';
 import type { OwnedRecordTable } from './ownership.ts';
@@ -65,7 +66,13 @@ export interface Area extends AreaHooks {
   routes: readonly Route[];
   /** Every OpenAPI tag its routes use, with the description the reference shows. */
   tags: Readonly<Record<string, string>>;
-  /** Role permissions its tools require (each must be held by some role). */
+  /**
+   * The catalogue entries it introduces (its `tools/<area>/catalogue.ts`): permissions with their
+   * tiers, scope families, toolsets with their descriptions; tools/index.ts collects them with
+   * `buildCatalogue` (core/catalogue.ts).
+   */
+  brings?: AreaCatalogue;
+  /** Role permissions its tools require, its own or another area's (each must be declared by some area). */
   permissions: readonly Permission[];
   /** Events its tools emit (each must be in the catalogue of core/events.ts). */
   events: readonly EventName[];

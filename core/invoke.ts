@@ -4,7 +4,7 @@
 // A REST POST with an Idempotency-Key claims its key between the checks and the run
 // (core/idempotency.ts), which is why admitCall and runTool are separate.
 import type { z } from 'zod';
-import { checkFeature, holdsScope, requiredScopes, roleHas, type Surface } from './access.ts';
+import { checkFeature, holdsScope, type RoleTable, requiredScopes, roleHas, type Surface } from './access.ts';
 import type { AuthContext } from './auth-context.ts';
 import { actsOn, readConfirm } from './confirm.ts';
 import type { Executor } from './db/client.ts';
@@ -17,6 +17,8 @@ export interface CallContext {
   auth: AuthContext;
   surface: Surface;
   requestId: string;
+  /** The role table the areas declared (tools/index.ts CATALOGUE), passed in by the surface. */
+  access: RoleTable;
 }
 
 export function zodDetails(error: z.ZodError): ErrorDetail[] {
@@ -31,7 +33,7 @@ export function zodDetails(error: z.ZodError): ErrorDetail[] {
 export function authorize(tool: Tool, call: CallContext): void {
   const { auth } = call;
   const { permission, feature, kind, resource } = tool.access;
-  if (permission && !roleHas(auth.role, permission)) {
+  if (permission && !roleHas(call.access, auth.role, permission)) {
     throw new AppError('forbidden', { extra: { required_permission: permission } });
   }
   if (feature) {

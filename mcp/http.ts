@@ -21,6 +21,7 @@ import type { Services } from '../core/services.ts';
 import { type AppEnv, callerOf } from '../http/env.ts';
 import { errorResponse } from '../http/errors.ts';
 import { enforceLimit } from '../http/rate-limit.ts';
+import { CATALOGUE } from '../tools/index.ts';
 import { batchRejection, judgeBatch } from './batches.ts';
 import { invalidInitializeResponse } from './initialize.ts';
 import { createCrmServer } from './server.ts';
@@ -202,7 +203,10 @@ function mountMcp(app: Hono<AppEnv>, services: Services, options: McpAppOptions)
     }
 
     const authInfo = authInfoFor(auth);
-    callers.set(authInfo, { call: { auth, surface: 'mcp', requestId: c.get('requestId') }, selection });
+    callers.set(authInfo, {
+      call: { auth, surface: 'mcp', requestId: c.get('requestId'), access: CATALOGUE.access },
+      selection,
+    });
     return handler.fetch(c.req.raw, { authInfo, ...(parsedBody !== undefined && { parsedBody }) });
   });
 }

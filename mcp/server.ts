@@ -16,8 +16,7 @@ import { assertSafeInput } from '../core/safe-input.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../core/schemas.ts';
 import type { Services } from '../core/services.ts';
 import type { Tool } from '../core/tool.ts';
-import { isToolset, TOOLSET_NAMES, TOOLSETS } from '../core/toolsets.ts';
-import { findTool, TOOLS } from '../tools/index.ts';
+import { CATALOGUE, findTool, TOOLS } from '../tools/index.ts';
 import { successResult } from './results.ts';
 import { describeSelection, isEnabled, TOOLSETS_HEADER, type ToolsetSelection } from './toolsets.ts';
 
@@ -26,15 +25,15 @@ export const SERVER_INFO = { name: 'crm-server', version: '0.1.0' };
 const TOOLS_PER_TOOLSET = new Map<string, number>();
 for (const tool of TOOLS) {
   // Fails at startup, not at a caller's request, when a tool names a toolset nobody described.
-  if (!isToolset(tool.toolset)) {
+  if (!CATALOGUE.toolsetNames.some((name) => name === tool.toolset)) {
     throw new Error(`Tool ${tool.name} names an unknown toolset "${tool.toolset}"`);
   }
   TOOLS_PER_TOOLSET.set(tool.toolset, (TOOLS_PER_TOOLSET.get(tool.toolset) ?? 0) + 1);
 }
 
-const TOOLSET_LINES = TOOLSET_NAMES.map(
-  (name) => `- ${name} (${TOOLS_PER_TOOLSET.get(name) ?? 0} tools): ${TOOLSETS[name]}`,
-).join('\n');
+const TOOLSET_LINES = CATALOGUE.toolsetNames
+  .map((name) => `- ${name} (${TOOLS_PER_TOOLSET.get(name) ?? 0} tools): ${CATALOGUE.toolsets.get(name)}`)
+  .join('\n');
 
 /** The server instructions: how the CRM works for a model, and which toolsets this connection has. */
 export function instructionsFor(selection: ToolsetSelection): string {
@@ -105,7 +104,7 @@ function failureResult(tool: Tool, err: unknown, call: CallContext, services: Se
 
 /** A tool the caller may use but whose toolset this connection has not enabled. */
 function notEnabled(tool: Tool, selection: ToolsetSelection): AppError {
-  const enabled = TOOLSET_NAMES.filter((name) => selection.has(name));
+  const enabled = CATALOGUE.toolsetNames.filter((name) => selection.has(name));
   return new AppError('tool_not_enabled', {
     message:
       `${tool.name} belongs to the "${tool.toolset}" toolset, which this connection has not enabled ` +

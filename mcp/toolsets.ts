@@ -5,7 +5,15 @@
 import type { AuthContext } from '../core/auth-context.ts';
 import { AppError } from '../core/errors.ts';
 import type { Tool } from '../core/tool.ts';
-import { DEFAULT_TOOLSETS, isToolset, TOOLSET_NAMES, type ToolsetName } from '../core/toolsets.ts';
+import { DEFAULT_TOOLSETS, type ToolsetName } from '../core/toolsets.ts';
+import { CATALOGUE } from '../tools/index.ts';
+
+/** Every toolset the areas declare, in catalogue order. */
+const TOOLSET_NAMES = CATALOGUE.toolsetNames;
+
+function isToolset(name: string): name is ToolsetName {
+  return TOOLSET_NAMES.some((known) => known === name);
+}
 
 export const TOOLSETS_HEADER = 'X-MCP-Toolsets';
 /** The header value selecting every toolset. */

@@ -16,7 +16,7 @@ import type { Services } from '../core/services.ts';
 import { readJsonObject } from '../http/body.ts';
 import { type AppEnv, callerOf } from '../http/env.ts';
 import { enforceLimit } from '../http/rate-limit.ts';
-import { ROUTES } from '../tools/index.ts';
+import { CATALOGUE, ROUTES } from '../tools/index.ts';
 import { mountAdminRoutes } from './admin-routes.ts';
 import { mountAuthRoutes } from './auth-routes.ts';
 import { mountFileRoutes } from './file-routes.ts';
@@ -45,7 +45,12 @@ function restHandler(route: Route, services: Services) {
     for (const name of route.limits) await enforceLimit(c, services, name, `user:${auth.userId}`);
     const body = route.method === 'GET' ? {} : await readJsonObject(c);
     const input = route.input({ params: c.req.param(), query: queryWithoutTokens(c), body });
-    const call: CallContext = { auth, surface: 'rest', requestId: c.get('requestId') };
+    const call: CallContext = {
+      auth,
+      surface: 'rest',
+      requestId: c.get('requestId'),
+      access: CATALOGUE.access,
+    };
     const statusOf = (output: unknown): 200 | 201 => route.statusOf?.(output) ?? route.status;
     if (key === undefined) {
       const output = await invokeTool(route.tool, input, call, services);

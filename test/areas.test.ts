@@ -5,13 +5,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { PERMISSIONS, ROLE_PERMISSIONS, ROLES } from '../core/access.ts';
+import { ROLES } from '../core/access.ts';
 import { defineArea } from '../core/area.ts';
+import { buildCatalogue } from '../core/catalogue.ts';
 import { EVENT_NAMES } from '../core/events.ts';
 import { route } from '../core/route.ts';
-import { TOOLSET_NAMES } from '../core/toolsets.ts';
 import { tagOf } from '../rest/openapi.ts';
-import { AREAS, ROUTES, STATE_MACHINES, TAG_DESCRIPTIONS, TOOLS } from '../tools/index.ts';
+import { AREAS, CATALOGUE, ROUTES, STATE_MACHINES, TAG_DESCRIPTIONS, TOOLS } from '../tools/index.ts';
 
 const TOOLS_DIR = fileURLToPath(new URL('../tools/', import.meta.url));
 
@@ -23,7 +23,8 @@ function sourceOf(area: string): string {
     .join('\n');
 }
 
-const heldByARole = new Set(ROLES.flatMap((role) => [...ROLE_PERMISSIONS[role]]));
+const TOOLSET_NAMES = CATALOGUE.toolsetNames;
+const heldByARole = new Set(ROLES.flatMap((role) => [...CATALOGUE.access.roles[role]]));
 
 describe('area declarations', () => {
   it('lists every folder under tools/ as an area, once, under its folder name', () => {
@@ -47,7 +48,7 @@ describe('area declarations', () => {
 
       it('declares only permissions some role holds, and every permission its code checks', () => {
         for (const permission of area.permissions) expect(heldByARole, permission).toContain(permission);
-        const used = PERMISSIONS.filter((p) => source.includes(`'${p}'`));
+        const used = CATALOGUE.access.permissions.filter((p) => source.includes(`'${p}'`));
         for (const permission of used)
           expect(area.permissions, `${permission} is used in tools/${area.name}`).toContain(permission);
       });
@@ -97,6 +98,43 @@ describe('area declarations', () => {
         TOOLS.some((t) => t.toolset === name),
         name,
       ).toBe(true);
+  });
+
+  it('collects the scope families: the specification’s scoped resources, then those areas introduce', () => {
+    expect([...CATALOGUE.scopeFamilies].sort()).toEqual(
+      [
+        ...['leads', 'contacts', 'opportunities', 'invoices', 'proposals', 'projects'],
+        ...['users', 'webhooks', 'settings', 'custom_objects', 'email'],
+      ].sort(),
+    );
+    expect(CATALOGUE.knownScopes).toContain('write:custom_objects');
+    expect(CATALOGUE.knownScopes).toContain('mcp:read');
+  });
+
+  it('refuses a scope family declared twice, or one of the kernel’s scoped resources', () => {
+    const area = (name: string, scopes: string[]) => ({ name, brings: { scopes } });
+    expect(() => buildCatalogue([area('one', ['users']), area('two', ['users'])])).toThrow(
+      /declared by both one and two/,
+    );
+    expect(() => buildCatalogue([area('one', ['leads'])])).toThrow(/declared by both the kernel and one/);
+  });
+
+  it('builds its catalogue from every area, the API keys area included', () => {
+    expect(buildCatalogue(AREAS)).toEqual(CATALOGUE);
+    expect([...CATALOGUE.toolsetNames].sort()).toEqual(
+      [
+        'core',
+        'sales',
+        'views',
+        'customization',
+        'admin',
+        'settings',
+        'webhooks',
+        'billing',
+        'projects',
+        'email',
+      ].sort(),
+    );
   });
 
   it('derives the state machines from the areas', () => {

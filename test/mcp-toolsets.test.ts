@@ -2,14 +2,16 @@
 // the API key's setting (header first), refusal of tools outside the selection, and that a
 // selection never grants what scopes, role or plan deny.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TOOLSET_NAMES, TOOLSETS } from '../core/toolsets.ts';
 import {
   DEFAULT_TOOL_BUDGET,
   parseToolsetsHeader,
   selectToolsets,
   TOOLSETS_HEADER,
 } from '../mcp/toolsets.ts';
-import { AREAS, TOOLS } from '../tools/index.ts';
+import { AREAS, CATALOGUE, TOOLS } from '../tools/index.ts';
+
+const TOOLSET_NAMES = CATALOGUE.toolsetNames;
+
 import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
 import { bearer, type Connection, ERAS, envelopeOf, postMcp, serveMcp } from './mcp-clients.ts';
 
@@ -56,7 +58,7 @@ describe('the registry', () => {
         TOOLS.some((tool) => tool.toolset === name),
         name,
       ).toBe(true);
-      expect(TOOLSETS[name].length, name).toBeGreaterThan(20);
+      expect((CATALOGUE.toolsets.get(name) ?? '').length, name).toBeGreaterThan(20);
     }
   });
 

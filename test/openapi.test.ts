@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_TABLE } from '../core/errors.ts';
+import { EVENT_NAMES } from '../core/events.ts';
 import type { HttpMethod } from '../core/route.ts';
 import type {
   OpenApiDocument,
@@ -525,6 +526,48 @@ describe('GET /docs', () => {
     ]) {
       const res = await t.request('GET', path);
       expect(res.status, path).toBe(404);
+    }
+  });
+});
+
+describe('the webhooks section', () => {
+  /** The request body schema of one event's delivery. */
+  function deliverySchema(event: string): Record<string, unknown> {
+    const schema = doc.webhooks[event]?.post?.requestBody?.content['application/json']?.schema;
+    if (!schema) throw new Error(`no webhook entry for ${event}`);
+    return schema;
+  }
+
+  it('describes a POST for every event, webhook.test included, and nothing else', () => {
+    expect(Object.keys(doc.webhooks).sort()).toEqual([...EVENT_NAMES].sort());
+    for (const event of EVENT_NAMES) {
+      const operation = doc.webhooks[event]?.post;
+      expect(operation?.security, event).toEqual([]);
+      expect(operation?.responses, event).toHaveProperty('2XX');
+      expect(operation?.parameters?.map((p) => p.name)).toEqual([
+        'X-CRM-Event',
+        'X-CRM-Signature',
+        'X-CRM-Delivery-Id',
+        'webhook-id',
+        'webhook-timestamp',
+        'webhook-signature',
+      ]);
+    }
+  });
+
+  it('gives the envelope workers/deliver.ts sends: event, org_id, timestamp and data', () => {
+    const ajv = createSchemaValidator();
+    for (const event of EVENT_NAMES) {
+      const schema = deliverySchema(event);
+      expect(schema.required, event).toEqual(['event', 'org_id', 'timestamp', 'data']);
+      const valid = ajv.compile(schema);
+      const body = { event, org_id: 'a'.repeat(24), timestamp: new Date().toISOString(), data: { _id: 'x' } };
+      expect(valid(body), event).toBe(true);
+      // The schema names its own event: a body of another event does not match it.
+      expect(valid({ ...body, event: event === 'lead.created' ? 'lead.updated' : 'lead.created' })).toBe(
+        false,
+      );
+      expect(valid({ event, org_id: body.org_id, timestamp: body.timestamp })).toBe(false);
     }
   });
 });

@@ -1,15 +1,9 @@
 // Locks in that every REST route checks its tool's scope family for scoped tokens (PAT and OAuth), that keys never exceed their creator, and that smart views, the trash and /mcp honour the families.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  DEFAULT_SCOPES,
-  EXTRA_SCOPE_FAMILIES,
-  KNOWN_SCOPES,
-  MCP_SCOPES,
-  requiredScopes,
-} from '../core/access.ts';
+import { DEFAULT_SCOPES, MCP_SCOPES, requiredScopes, SCOPED_RESOURCES } from '../core/access.ts';
 import { createOauthToken } from '../core/admin.ts';
 import type { ErrorBody } from '../core/errors.ts';
-import { ROUTES, TOOLS } from '../tools/index.ts';
+import { CATALOGUE, ROUTES, TOOLS } from '../tools/index.ts';
 import { loadKits } from './fixtures/load-kits.ts';
 import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
 import { bearer, type Connection, ERAS, envelopeOf, serveMcp } from './mcp-clients.ts';
@@ -19,6 +13,9 @@ let org: TestOrg;
 
 /** A syntactically valid id: the scope check runs before input validation and before any lookup. */
 const SOME_ID = 'a'.repeat(24);
+const KNOWN_SCOPES = CATALOGUE.knownScopes;
+/** The families the areas introduce beyond the specification's scoped resources (never defaults). */
+const EXTRA_SCOPE_FAMILIES = CATALOGUE.scopeFamilies.filter((f) => !SCOPED_RESOURCES.some((r) => r === f));
 const REST_SCOPES = KNOWN_SCOPES.filter((s) => !(MCP_SCOPES as readonly string[]).includes(s));
 
 /** The scope a route's tool needs on REST, or null for the tools that need none of their own. */

@@ -3,12 +3,14 @@
 // an area is its folder and one line below (docs/architecture.md). Areas that consume a registry
 // (leads, search, users, trash) are built from what the others declare.
 import { type Area, collect, type PublicRoute } from '../core/area.ts';
+import { buildCatalogue, type Catalogue } from '../core/catalogue.ts';
 import type { Route } from '../core/route.ts';
 import type { StateMachine } from '../core/state-machine.ts';
 import type { Tool } from '../core/tool.ts';
 import type { TrashType } from '../core/trash.ts';
 import { activitiesArea } from './activities/index.ts';
-import { apiKeysArea } from './api-keys/index.ts';
+import { apiKeysCatalogue } from './api-keys/catalogue.ts';
+import { createApiKeysArea } from './api-keys/index.ts';
 import { createConnectedAccountsArea } from './connected-accounts/index.ts';
 import { createContactsArea } from './contacts/index.ts';
 import { conversationMemoryArea } from './conversation-memory/index.ts';
@@ -48,7 +50,6 @@ const SELF_CONTAINED: readonly Area[] = [
   leadHealthArea,
   smartViewsArea,
   customObjectsArea,
-  apiKeysArea,
   webhooksArea,
   emailArea,
   workflowsArea,
@@ -90,12 +91,15 @@ const RECORD_AREAS: readonly Area[] = [
   customObjectsArea,
 ];
 
-/** Every area, in the order tools are listed (MCP tools/list, the manifest, the OpenAPI document). */
-export const AREAS: readonly Area[] = [
+/** The areas listed before the API keys, in listing order. */
+const BEFORE_KEYS: readonly Area[] = [
   ...RECORD_AREAS,
-  createSearchArea(collect(RECORD_AREAS, 'searchSources')),
+  createSearchArea(collect(RECORD_AREAS, 'searchSources'), () => CATALOGUE.access),
   createUsersArea(collect(RECORD_AREAS, 'ownedRecords')),
-  apiKeysArea,
+];
+
+/** The areas listed after the API keys, in listing order. */
+const AFTER_KEYS: readonly Area[] = [
   createTrashArea(collect(RECORD_AREAS, 'trashTypes')),
   webhooksArea,
   forecastArea,
@@ -105,6 +109,21 @@ export const AREAS: readonly Area[] = [
   filesArea,
   workflowsArea,
 ];
+
+/**
+ * What the areas bring to the kernel's catalogues (the role table from their permissions' tiers,
+ * scope families, toolsets), collected once and passed to the surfaces and factories that need it.
+ * The API keys area is built from it (the toolsets a key may select, the known scopes), so it joins
+ * here by its declaration; test/areas.test.ts checks the result equals the catalogue of AREAS.
+ */
+export const CATALOGUE: Catalogue = buildCatalogue([
+  ...BEFORE_KEYS,
+  { name: 'api-keys', brings: apiKeysCatalogue },
+  ...AFTER_KEYS,
+]);
+
+/** Every area, in the order tools are listed (MCP tools/list, the manifest, the OpenAPI document). */
+export const AREAS: readonly Area[] = [...BEFORE_KEYS, createApiKeysArea(CATALOGUE), ...AFTER_KEYS];
 
 export const TOOLS: readonly Tool[] = AREAS.flatMap((area) => area.tools);
 

@@ -6,10 +6,11 @@
 // or an account that failed or lost its verification since, refuses the send with the reason
 // (docs/security.md "Workflows and scheduled email").
 import { and, eq } from 'drizzle-orm';
-import { roleHas } from '../core/access.ts';
+import { roleHolds } from '../core/access.ts';
 import type { Executor } from '../core/db/client.ts';
 import { actorAuth } from '../core/system-actor.ts';
 import { type ConnectedAccountRow, connectedAccounts } from '../tools/connected-accounts/tables.ts';
+import { emailCatalogue } from '../tools/email/catalogue.ts';
 
 export type SenderCheck = { ok: true; account: ConnectedAccountRow } | { ok: false; reason: string };
 
@@ -41,7 +42,7 @@ export async function checkSender(
   if (!account) return { ok: false, reason: 'the connected account was removed' };
   const auth = await actorAuth(db, orgId, userId);
   if (!auth) return { ok: false, reason: 'the sender is no longer an active user of the organization' };
-  if (!roleHas(auth.role, 'email.send')) {
+  if (!roleHolds(auth.role, emailCatalogue.permissions['email.send'])) {
     return { ok: false, reason: `the sender's role (${auth.role}) no longer allows sending e-mail` };
   }
   if (account.status !== 'verified') {

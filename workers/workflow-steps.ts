@@ -19,7 +19,7 @@
 //    the contact has no address, the account is gone or unverified) fails it at once; a lead in
 //    the trash stops it.
 import { and, eq, exists, isNull, lte, sql } from 'drizzle-orm';
-import { roleHas } from '../core/access.ts';
+import { roleHolds } from '../core/access.ts';
 import type { Executor } from '../core/db/client.ts';
 import { newId } from '../core/ids.ts';
 import { defineJob, requeueDue } from '../core/jobs.ts';
@@ -28,6 +28,7 @@ import { actorAuth, actorContext } from '../core/system-actor.ts';
 import { contacts } from '../tools/contacts/tables.ts';
 import { insertScheduledEmail, wakeScheduledEmail } from '../tools/email/schedule.ts';
 import { leads } from '../tools/leads/tables.ts';
+import { tasksCatalogue } from '../tools/tasks/catalogue.ts';
 import { insertTask } from '../tools/tasks/store.ts';
 import { dueAfter, stepJobId, wakeEnrollment, workflowStepPayload } from '../tools/workflows/enroll.ts';
 import {
@@ -203,7 +204,7 @@ async function runStep(
     const auth = await actorAuth(tx, enrollment.orgId, enrollment.enrolledBy);
     if (!auth)
       throw new PermanentStepError('the enrolling user is no longer an active user of the organization');
-    if (!roleHas(auth.role, 'tasks.create')) {
+    if (!roleHolds(auth.role, tasksCatalogue.permissions['tasks.create'])) {
       throw new PermanentStepError(
         `the enrolling user's role (${auth.role}) no longer allows creating tasks`,
       );

@@ -1,5 +1,6 @@
 import { defineArea } from '../../core/area.ts';
 import { leadChild } from '../leads/children.ts';
+import { activitiesCatalogue } from './catalogue.ts';
 import { activityRoutes } from './routes.ts';
 import { activityTrashTypes } from './store.ts';
 import { activities } from './tables.ts';
@@ -13,6 +14,7 @@ export const activitiesArea = defineArea({
   tools: activityTools,
   routes: activityRoutes,
   tags: { activities: "A lead's timeline: notes, calls, e-mails, meetings and custom activities." },
+  brings: activitiesCatalogue,
   permissions: ['activities.view', 'activities.create', 'activities.edit', 'activities.delete'],
   events: ['activity.created', 'call.completed'],
   toolsets: ['core', 'sales'],

@@ -4,7 +4,7 @@
 // cached credential once the transaction commits.
 import { and, desc, eq } from 'drizzle-orm';
 import { z } from 'zod';
-import { KNOWN_SCOPES, scopeCovered, scopesForNewKey, unknownScopes } from '../../core/access.ts';
+import { scopeCovered, scopesForNewKey, unknownScopes } from '../../core/access.ts';
 import { generatePat, hashToken, tokenPrefix } from '../../core/auth/tokens.ts';
 import type { AuthContext } from '../../core/auth-context.ts';
 import type { Executor } from '../../core/db/client.ts';
@@ -57,10 +57,10 @@ export function serializeApiKey(row: ApiKeyRow, services: Services): ApiKeyRecor
  * otherwise a narrow key could mint a broader one. A scope the server does not know grants nothing,
  * so it exceeds no one (docs/security.md "Scopes"). Sessions are not scope-limited.
  */
-function assertScopesHeld(auth: AuthContext, scopes: readonly string[]): void {
+function assertScopesHeld(auth: AuthContext, scopes: readonly string[], known: readonly string[]): void {
   if (auth.scopes === null) return;
   const held = auth.scopes;
-  const missing = scopes.find((s) => KNOWN_SCOPES.includes(s) && !scopeCovered(held, s));
+  const missing = scopes.find((s) => known.includes(s) && !scopeCovered(held, s));
   if (missing !== undefined) {
     throw new AppError('scope_missing', {
       error: `Token lacks required scope: ${missing}`,
@@ -104,9 +104,10 @@ type KeyContext = Pick<ToolContext, 'db' | 'auth' | 'now' | 'afterCommit' | 'ser
 export async function insertApiKey(
   ctx: KeyContext,
   input: { label: string; scopes?: string[] | undefined; toolsets?: string[] | undefined },
+  known: readonly string[],
 ): Promise<{ key: ApiKeyRecord; plain_token: string; warnings?: string[] }> {
   const scopes = scopesForNewKey(input.scopes);
-  assertScopesHeld(ctx.auth, scopes);
+  assertScopesHeld(ctx.auth, scopes, known);
   const token = generatePat();
   try {
     const [row] = await ctx.db
@@ -125,7 +126,7 @@ export async function insertApiKey(
       })
       .returning();
     if (!row) throw new Error('insert returned no API key');
-    const unknown = unknownScopes(scopes);
+    const unknown = unknownScopes(scopes, known);
     const created = { key: serializeApiKey(row, ctx.services), plain_token: token };
     if (unknown.length === 0) return created;
     return { ...created, warnings: unknown.map((s) => `unknown scope ${JSON.stringify(s)} grants nothing`) };
@@ -197,13 +198,14 @@ export async function revokeKey(ctx: KeyContext, id: string): Promise<void> {
 export async function rotateKey(
   ctx: KeyContext,
   id: string,
+  known: readonly string[],
 ): Promise<{ key: ApiKeyRecord; plain_token: string }> {
   const row = await lockOwnKey(ctx.db, ctx.auth, id);
   if (row.revokedAt !== null) {
     throw new AppError('invalid_operation', { message: 'A revoked API key cannot be rotated' });
   }
   // Rotating hands out a usable token, so it is held to the same rule as creating one.
-  assertScopesHeld(ctx.auth, row.scopes);
+  assertScopesHeld(ctx.auth, row.scopes, known);
   const token = generatePat();
   const [updated] = await ctx.db
     .update(apiKeys)

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { messageOutput, objectId } from '../../core/schemas.ts';
 import { defineTool } from '../../core/tool.ts';
-import { TOOLSET_NAMES } from '../../core/toolsets.ts';
+import type { ToolsetName } from '../../core/toolsets.ts';
 import { apiKeySchema, insertApiKey, listOwnKeys, revokeKey, rotateKey, writeApiKey } from './store.ts';
 
 const TOOLSET = 'settings';
@@ -32,13 +32,23 @@ const scopeField = z
 
 const labelField = z.string().trim().min(1).max(100).describe('A name for the key, 1 to 100 characters');
 
-const toolsetsField = z
-  .array(z.enum(TOOLSET_NAMES).describe(`A toolset name: ${TOOLSET_NAMES.join(', ')}`))
-  .max(20)
-  .transform((names) => [...new Set(names)])
-  .describe(
-    "MCP toolsets this key lists by default (an X-MCP-Toolsets header overrides it per connection); empty means the default, core. Toolsets never grant a tool the key's scopes or the user's role do not allow.",
-  );
+/**
+ * What the key tools need from the catalogue (core/catalogue.ts): tools/index.ts builds it before
+ * this area, which joins it by its declaration.
+ */
+export interface KeyCatalogue {
+  knownScopes: readonly string[];
+  toolsetNames: readonly [ToolsetName, ...ToolsetName[]];
+}
+
+const toolsetsFieldOf = (names: KeyCatalogue['toolsetNames']) =>
+  z
+    .array(z.enum(names).describe(`A toolset name: ${names.join(', ')}`))
+    .max(20)
+    .transform((names) => [...new Set(names)])
+    .describe(
+      "MCP toolsets this key lists by default (an X-MCP-Toolsets header overrides it per connection); empty means the default, core. Toolsets never grant a tool the key's scopes or the user's role do not allow.",
+    );
 
 const createdKey = keyWithToken.extend({
   warnings: z
@@ -47,28 +57,30 @@ const createdKey = keyWithToken.extend({
     .describe('Present when some requested scopes are unknown: they are stored as given and grant nothing'),
 });
 
-export const createApiKey = defineTool({
-  name: 'create_api_key',
-  title: 'Create API key',
-  errors: [{ code: 'conflict', when: 'one of your keys (revoked ones too) already has this label' }],
-  description:
-    "Creates a personal access token (API key) for the caller. The response holds the key record and `plain_token`, which is shown only once: store it. Without `scopes` (or with an empty list) the key gets the defaults read/write on leads, contacts, opportunities, invoices, proposals and projects; the scopes for users, webhooks, settings (API keys included), custom objects and MCP (`mcp:read`, `mcp:write`) are never defaults and must be requested explicitly. A scope the server does not know (a typo such as `write:user`) is stored as given and grants nothing; the response then lists it in `warnings`. When called with a token, the new key may only hold known scopes that token holds. `toolsets` chooses which MCP toolsets the key lists by default (core when empty). The label must be unique among the caller's keys, revoked ones included (409 otherwise).",
-  input: z.strictObject({
-    label: labelField,
-    scopes: z
-      .array(scopeField)
-      .max(50)
-      .optional()
-      .describe('Scopes the key holds (at most 50); omitted or empty means the default scopes'),
-    toolsets: toolsetsField.optional(),
-  }),
-  output: createdKey,
-  access: { kind: 'write', resource: 'settings', permission: 'settings.api_keys.create' },
-  toolset: TOOLSET,
-  async handler(input, ctx) {
-    return insertApiKey(ctx, input);
-  },
-});
+export function createApiKeyTool(catalogue: KeyCatalogue) {
+  return defineTool({
+    name: 'create_api_key',
+    title: 'Create API key',
+    errors: [{ code: 'conflict', when: 'one of your keys (revoked ones too) already has this label' }],
+    description:
+      "Creates a personal access token (API key) for the caller. The response holds the key record and `plain_token`, which is shown only once: store it. Without `scopes` (or with an empty list) the key gets the defaults read/write on leads, contacts, opportunities, invoices, proposals and projects; the scopes for users, webhooks, settings (API keys included), custom objects and MCP (`mcp:read`, `mcp:write`) are never defaults and must be requested explicitly. A scope the server does not know (a typo such as `write:user`) is stored as given and grants nothing; the response then lists it in `warnings`. When called with a token, the new key may only hold known scopes that token holds. `toolsets` chooses which MCP toolsets the key lists by default (core when empty). The label must be unique among the caller's keys, revoked ones included (409 otherwise).",
+    input: z.strictObject({
+      label: labelField,
+      scopes: z
+        .array(scopeField)
+        .max(50)
+        .optional()
+        .describe('Scopes the key holds (at most 50); omitted or empty means the default scopes'),
+      toolsets: toolsetsFieldOf(catalogue.toolsetNames).optional(),
+    }),
+    output: createdKey,
+    access: { kind: 'write', resource: 'settings', permission: 'settings.api_keys.create' },
+    toolset: TOOLSET,
+    async handler(input, ctx) {
+      return insertApiKey(ctx, input, catalogue.knownScopes);
+    },
+  });
+}
 
 export const listApiKeys = defineTool({
   name: 'list_api_keys',
@@ -84,28 +96,30 @@ export const listApiKeys = defineTool({
   },
 });
 
-export const updateApiKey = defineTool({
-  name: 'update_api_key',
-  title: 'Update API key',
-  errors: [
-    { code: 'conflict', when: 'one of your keys (revoked ones too) already has this label' },
-    { code: 'invalid_operation', when: 'the key is revoked' },
-  ],
-  description:
-    'Changes the label and/or the MCP toolsets of one of the caller\'s active API keys; fields left out stay as they are, and the token does not change. Use it to make a key list more than the core tools over MCP (for example toolsets ["core", "admin"]); an empty list returns the key to the default. The new label must be unique among the caller\'s keys, revoked ones included (409 otherwise). A revoked key cannot be changed.',
-  input: z.strictObject({
-    id: keyId,
-    label: labelField.optional(),
-    toolsets: toolsetsField.optional(),
-  }),
-  output: z.object({ key: apiKeySchema }),
-  access: { kind: 'write', resource: 'settings', permission: 'settings.api_keys.create' },
-  annotations: { idempotentHint: true },
-  toolset: TOOLSET,
-  async handler(input, ctx) {
-    return { key: await writeApiKey(ctx, input.id, input) };
-  },
-});
+export function updateApiKeyTool(catalogue: KeyCatalogue) {
+  return defineTool({
+    name: 'update_api_key',
+    title: 'Update API key',
+    errors: [
+      { code: 'conflict', when: 'one of your keys (revoked ones too) already has this label' },
+      { code: 'invalid_operation', when: 'the key is revoked' },
+    ],
+    description:
+      'Changes the label and/or the MCP toolsets of one of the caller\'s active API keys; fields left out stay as they are, and the token does not change. Use it to make a key list more than the core tools over MCP (for example toolsets ["core", "admin"]); an empty list returns the key to the default. The new label must be unique among the caller\'s keys, revoked ones included (409 otherwise). A revoked key cannot be changed.',
+    input: z.strictObject({
+      id: keyId,
+      label: labelField.optional(),
+      toolsets: toolsetsFieldOf(catalogue.toolsetNames).optional(),
+    }),
+    output: z.object({ key: apiKeySchema }),
+    access: { kind: 'write', resource: 'settings', permission: 'settings.api_keys.create' },
+    annotations: { idempotentHint: true },
+    toolset: TOOLSET,
+    async handler(input, ctx) {
+      return { key: await writeApiKey(ctx, input.id, input) };
+    },
+  });
+}
 
 const REVOKED_MESSAGE = 'API key revoked';
 
@@ -125,19 +139,19 @@ export const revokeApiKey = defineTool({
   },
 });
 
-export const rotateApiKey = defineTool({
-  name: 'rotate_api_key',
-  title: 'Rotate API key',
-  errors: [{ code: 'invalid_operation', when: 'the key is revoked' }],
-  description:
-    "Replaces the token of one of the caller's active API keys: same key id, label, scopes and toolsets, a new `plain_token` (shown only now). The old token stops working immediately. A revoked key cannot be rotated. When called with a token, that token must hold every known scope of the key being rotated.",
-  input: z.strictObject({ id: keyId }),
-  output: keyWithToken,
-  access: { kind: 'write', resource: 'settings', permission: 'settings.api_keys.create' },
-  toolset: TOOLSET,
-  async handler(input, ctx) {
-    return rotateKey(ctx, input.id);
-  },
-});
-
-export const apiKeyTools = [createApiKey, listApiKeys, updateApiKey, revokeApiKey, rotateApiKey];
+export function rotateApiKeyTool(catalogue: KeyCatalogue) {
+  return defineTool({
+    name: 'rotate_api_key',
+    title: 'Rotate API key',
+    errors: [{ code: 'invalid_operation', when: 'the key is revoked' }],
+    description:
+      "Replaces the token of one of the caller's active API keys: same key id, label, scopes and toolsets, a new `plain_token` (shown only now). The old token stops working immediately. A revoked key cannot be rotated. When called with a token, that token must hold every known scope of the key being rotated.",
+    input: z.strictObject({ id: keyId }),
+    output: keyWithToken,
+    access: { kind: 'write', resource: 'settings', permission: 'settings.api_keys.create' },
+    toolset: TOOLSET,
+    async handler(input, ctx) {
+      return rotateKey(ctx, input.id, catalogue.knownScopes);
+    },
+  });
+}

@@ -1,4 +1,5 @@
 import { type Area, defineArea, type EmailReceivedHook } from '../../core/area.ts';
+import { connectedAccountsCatalogue } from './catalogue.ts';
 import { inboundEmailRoutes } from './inbound.ts';
 import { connectedAccountRoutes } from './routes.ts';
 import { connectedAccountTools } from './tools.ts';
@@ -18,6 +19,7 @@ export function createConnectedAccountsArea(hooks: readonly EmailReceivedHook[])
       'connected-accounts':
         "Connected accounts: the caller's own SMTP accounts mail to leads is sent through (password encrypted, never shown), a real verification of server and login, and the inbound URL replies arrive on.",
     },
+    brings: connectedAccountsCatalogue,
     permissions: ['connected_accounts.view', 'connected_accounts.manage'],
     events: ['email.received'],
     toolsets: ['email'],

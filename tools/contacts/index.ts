@@ -1,5 +1,6 @@
 import { type Area, type ContactMovingHook, defineArea } from '../../core/area.ts';
 import { leadChild } from '../leads/children.ts';
+import { contactsCatalogue } from './catalogue.ts';
 import { contactRoutes } from './routes.ts';
 import { contactSearchSource } from './search.ts';
 import { contactTrashTypes } from './store.ts';
@@ -19,6 +20,7 @@ export function createContactsArea(moving: readonly ContactMovingHook[]): Area {
     tools: contactTools(updateContact),
     routes: contactRoutes(updateContact),
     tags: { contacts: 'People at a lead, with their e-mail addresses and phone numbers.' },
+    brings: contactsCatalogue,
     permissions: ['contacts.view', 'contacts.create', 'contacts.edit', 'contacts.delete'],
     events: ['contact.created', 'contact.updated', 'contact.deleted'],
     toolsets: ['core', 'sales'],

@@ -1,4 +1,5 @@
 import { type Area, type CustomActivityTypeChangingHook, defineArea } from '../../core/area.ts';
+import { customActivityTypesCatalogue } from './catalogue.ts';
 import { customActivityTypeRoutes } from './routes.ts';
 import { customActivityTypeTools, typeChangeTools } from './tools.ts';
 
@@ -15,6 +16,7 @@ export function createCustomActivityTypesArea(hooks: readonly CustomActivityType
     tools: customActivityTypeTools(changes),
     routes: customActivityTypeRoutes(changes),
     tags: { 'custom-activity-types': 'Activity types of your own, with their fields (a plan feature).' },
+    brings: customActivityTypesCatalogue,
     permissions: ['activities.view', 'settings.custom_activity_types.manage'],
     events: [],
     toolsets: ['customization'],

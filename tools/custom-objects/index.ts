@@ -1,4 +1,5 @@
 import { defineArea } from '../../core/area.ts';
+import { customObjectsCatalogue } from './catalogue.ts';
 import { definitionTools } from './definitions.ts';
 import { customObjectRecordOwnership, customObjectRecordTrashTypes, recordTools } from './records.ts';
 import { customObjectRoutes } from './routes.ts';
@@ -10,6 +11,7 @@ export const customObjectsArea = defineArea({
   tools: [...definitionTools, ...recordTools],
   routes: customObjectRoutes,
   tags: { 'custom-objects': 'Record types of your own (definitions with typed fields) and their records.' },
+  brings: customObjectsCatalogue,
   permissions: [
     'custom_objects.view',
     'custom_objects.create',

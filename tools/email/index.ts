@@ -1,4 +1,5 @@
 import { defineArea } from '../../core/area.ts';
+import { emailCatalogue } from './catalogue.ts';
 import { cancelFollowUpsOnReply } from './follow-ups.ts';
 import { emailRoutes } from './routes.ts';
 import { scheduledEmailMachine } from './store.ts';
@@ -19,6 +20,7 @@ export const emailArea = defineArea({
     email:
       'Scheduled email: schedule a mail to a lead through your own connected SMTP account, list, read and cancel it; once sent it is logged on the lead, with an optional follow-up task when no reply comes.',
   },
+  brings: emailCatalogue,
   permissions: ['email.view', 'email.send'],
   events: ['email.sent', 'task.created', 'workflow.triggered'],
   toolsets: ['email'],

@@ -1,4 +1,5 @@
 import { defineArea } from '../../core/area.ts';
+import { estimatesCatalogue } from './catalogue.ts';
 import { estimateRoutes } from './routes.ts';
 import { estimateStatusMachine } from './store.ts';
 import { estimateTools } from './tools.ts';
@@ -13,6 +14,7 @@ export const estimatesArea = defineArea({
     estimates:
       'Estimates (plan feature estimates): numbered quotes with priced lines; send, accept, decline, daily expiry and conversion into a draft invoice.',
   },
+  brings: estimatesCatalogue,
   permissions: ['estimates.view', 'estimates.create', 'estimates.edit', 'estimates.delete'],
   // convert-to-invoice creates the invoice through the invoices area, which emits invoice.created.
   events: ['invoice.created'],

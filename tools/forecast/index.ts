@@ -1,4 +1,5 @@
 import { defineArea } from '../../core/area.ts';
+import { forecastCatalogue } from './catalogue.ts';
 import { forecastRoutes } from './routes.ts';
 import { forecastTools } from './tools.ts';
 
@@ -12,6 +13,7 @@ export const forecastArea = defineArea({
     forecast:
       'Forecast accuracy: the weighted pipeline snapshotted at a period start against the value won in the period.',
   },
+  brings: forecastCatalogue,
   permissions: ['forecast.view'],
   events: [],
   toolsets: ['sales'],

@@ -1,4 +1,5 @@
 import { defineArea } from '../../core/area.ts';
+import { invoicesCatalogue } from './catalogue.ts';
 import { invoiceRoutes } from './routes.ts';
 import { invoiceStatusMachine } from './store.ts';
 import { invoiceTools } from './tools.ts';
@@ -16,6 +17,7 @@ export const invoicesArea = defineArea({
     invoices:
       'Invoices: drafts with priced lines, finalizing (gap-free numbers), payments, void and uncollectible, sending by e-mail with the PDF, the PDF, and the daily overdue flag.',
   },
+  brings: invoicesCatalogue,
   permissions: ['invoices.view', 'invoices.create', 'invoices.edit', 'invoices.delete'],
   events: ['invoice.created', 'invoice.paid', 'invoice.sent', 'invoice.overdue'],
   toolsets: ['billing'],

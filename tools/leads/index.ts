@@ -1,5 +1,6 @@
 import { type Area, defineArea, type LeadConvertedHook } from '../../core/area.ts';
 import type { ChildTable } from '../../core/trash.ts';
+import { leadsCatalogue } from './catalogue.ts';
 import { leadRoutes } from './routes.ts';
 import { leadSearchSource } from './search.ts';
 import { leadOwnership, leadTrashType } from './store.ts';
@@ -41,6 +42,7 @@ export function createLeadsArea(
     ],
     routes: leadRoutes(deleteLead, convertLeadToClient),
     tags: { leads: 'Leads, with any additional properties of their own; bulk upsert and bulk tagging.' },
+    brings: leadsCatalogue,
     permissions: ['leads.view', 'leads.create', 'leads.edit', 'leads.delete'],
     events: ['lead.created', 'lead.updated', 'lead.deleted', 'lead.status_changed'],
     toolsets: ['core'],

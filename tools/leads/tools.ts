@@ -3,7 +3,7 @@
 // and the tool declarations.
 import { and, arrayContains, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { roleHas } from '../../core/access.ts';
+import { roleHolds } from '../../core/access.ts';
 import type { LeadConvertedHook } from '../../core/area.ts';
 import { AppError, type ErrorDetail, toAppError } from '../../core/errors.ts';
 import { zodDetails } from '../../core/invoke.ts';
@@ -17,6 +17,7 @@ import {
 } from '../../core/text-rules.ts';
 import { defineTool } from '../../core/tool.ts';
 import type { ChildTable } from '../../core/trash.ts';
+import { leadsCatalogue } from './catalogue.ts';
 import {
   countLiveLeads,
   dedupeTags,
@@ -358,7 +359,7 @@ export const bulkUpsertLeads = defineTool({
   }),
   access: access('write', 'leads.create'),
   async handler(input, ctx) {
-    const canEdit = roleHas(ctx.auth.role, 'leads.edit');
+    const canEdit = roleHolds(ctx.auth.role, leadsCatalogue.permissions['leads.edit']);
     const results = [];
     for (const [index, item] of input.items.entries()) {
       const isUpdate = Object.hasOwn(item, '_id');

@@ -1,6 +1,7 @@
 import { defineArea } from '../../core/area.ts';
 import { leadChild } from '../leads/children.ts';
 import { refuseMoveOfLinkedContact } from './contact-links.ts';
+import { opportunitiesCatalogue } from './catalogue.ts';
 import { opportunityRoutes } from './routes.ts';
 import { opportunitySearchSource } from './search.ts';
 import { opportunityOwnership, opportunityStatusMachine, opportunityTrashTypes } from './store.ts';
@@ -16,6 +17,7 @@ export const opportunitiesArea = defineArea({
   tags: {
     opportunities: 'Deals on a lead: value, confidence, pipeline stage and status (active, won, lost).',
   },
+  brings: opportunitiesCatalogue,
   permissions: ['opportunities.view', 'opportunities.create', 'opportunities.edit', 'opportunities.delete'],
   events: ['opportunity.created', 'opportunity.updated', 'opportunity.won', 'opportunity.lost'],
   toolsets: ['core', 'sales'],

@@ -1,4 +1,5 @@
 import { defineArea } from '../../core/area.ts';
+import { projectTemplatesCatalogue } from './catalogue.ts';
 import { projectTemplateRoutes } from './routes.ts';
 import { applyDefaultOnboarding } from './store.ts';
 import { projectTemplateTools } from './tools.ts';
@@ -16,6 +17,7 @@ export const projectTemplatesArea = defineArea({
     'project-templates':
       "Project templates: task lists applied to a lead as a project; the default onboarding template and a lead's onboarding progress.",
   },
+  brings: projectTemplatesCatalogue,
   permissions: ['projects.view', 'projects.create', 'settings.project_templates.manage'],
   // Applying creates tasks through the tasks area, which emits task.created.
   events: ['task.created'],

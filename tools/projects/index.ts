@@ -1,4 +1,5 @@
 import { defineArea } from '../../core/area.ts';
+import { projectsCatalogue } from './catalogue.ts';
 import { projectRoutes } from './routes.ts';
 import { projectStatusMachine } from './store.ts';
 import { projectTools } from './tools.ts';
@@ -13,6 +14,7 @@ export const projectsArea = defineArea({
     projects:
       'Projects for client leads: time entries, invoicing unbilled time into a draft invoice, the invoicing report.',
   },
+  brings: projectsCatalogue,
   permissions: ['projects.view', 'projects.create', 'projects.edit', 'projects.delete'],
   // invoice_project creates its draft through the invoices area, which emits invoice.created.
   events: ['invoice.created'],

@@ -1,4 +1,5 @@
 import { defineArea } from '../../core/area.ts';
+import { proposalsCatalogue } from './catalogue.ts';
 import { proposalPublicRoutes } from './public.ts';
 import { proposalRoutes } from './routes.ts';
 import { proposalStatusMachine } from './store.ts';
@@ -16,6 +17,7 @@ export const proposalsArea = defineArea({
     'proposal-ai':
       'Proposal assistance: discovery questions for a proposal, from a configured model or from rules.',
   },
+  brings: proposalsCatalogue,
   permissions: ['proposals.view', 'proposals.create', 'proposals.edit', 'proposals.delete'],
   events: ['proposal.sent', 'proposal.accepted', 'proposal.declined', 'contract.signed'],
   toolsets: ['billing'],

@@ -5,7 +5,7 @@
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Surface } from '../../core/access.ts';
-import { roleHas, tokenAllows } from '../../core/access.ts';
+import { type RoleTable, roleHas, tokenAllows } from '../../core/access.ts';
 import type { SearchSource } from '../../core/area.ts';
 import type { AuthContext } from '../../core/auth-context.ts';
 import { rowsOf } from '../../core/db/sql.ts';
@@ -23,7 +23,7 @@ function spelled(names: readonly string[]): string {
 }
 
 /** search_crm over the given record types (tools/index.ts collects them from the areas). */
-export function searchCrmTool(sources: readonly SearchSource[]) {
+export function searchCrmTool(sources: readonly SearchSource[], access: () => RoleTable) {
   const [first, ...rest] = sources.map((source) => source.type);
   if (first === undefined) throw new Error('search_crm needs at least one searchable record type');
   const SEARCH_TYPES = [first, ...rest] as const;
@@ -113,7 +113,7 @@ export function searchCrmTool(sources: readonly SearchSource[]) {
       if (!rule) return false;
       return (
         wanted.includes(type) &&
-        roleHas(auth.role, rule.permission) &&
+        roleHas(access(), auth.role, rule.permission) &&
         tokenAllows(auth.scopes, surface, 'read', rule.resource)
       );
     });

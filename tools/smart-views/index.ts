@@ -1,4 +1,5 @@
 import { defineArea } from '../../core/area.ts';
+import { smartViewsCatalogue } from './catalogue.ts';
 import { smartViewRoutes } from './routes.ts';
 import { smartViewTools } from './tools.ts';
 
@@ -9,6 +10,7 @@ export const smartViewsArea = defineArea({
   tools: smartViewTools,
   routes: smartViewRoutes,
   tags: { 'smart-views': 'Saved lead filters and the leads that match them now (a plan feature).' },
+  brings: smartViewsCatalogue,
   permissions: ['smart_views.view', 'smart_views.create', 'smart_views.edit', 'smart_views.manage_shared'],
   events: [],
   toolsets: ['core', 'views'],

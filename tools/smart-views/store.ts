@@ -3,7 +3,7 @@
 // the live leads, optionally reduced to the view's display columns.
 import { and, asc, count, desc, eq, ilike, or, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { assertTokenAllows, roleHas, type Surface } from '../../core/access.ts';
+import { assertTokenAllows, roleHolds, type Surface } from '../../core/access.ts';
 import type { AuthContext } from '../../core/auth-context.ts';
 import type { Executor } from '../../core/db/client.ts';
 import { escapeLike } from '../../core/db/sql.ts';
@@ -14,6 +14,7 @@ import type { ToolContext } from '../../core/tool.ts';
 import { existingCustomActivityTypeIds } from '../custom-activity-types/store.ts';
 import { countLiveLeadsWhere, readLiveLeadsWhere } from '../leads/lookups.ts';
 import { countLiveLeads, type LeadRecord, serializeLead } from '../leads/store.ts';
+import { smartViewsCatalogue } from './catalogue.ts';
 import { BUILT_IN_ACTIVITY_TYPES } from './query/catalogue.ts';
 import { compileSmartViewQuery, compileSmartViewSort, isIndexedSort } from './query/compile.ts';
 import {
@@ -135,7 +136,7 @@ export async function getVisibleView(
 /** Editing or deleting someone else's shared view needs smart_views.manage_shared. */
 function assertMayChange(auth: AuthContext, row: SmartViewRow): void {
   if (row.ownerId === auth.userId) return;
-  if (!roleHas(auth.role, 'smart_views.manage_shared')) {
+  if (!roleHolds(auth.role, smartViewsCatalogue.permissions['smart_views.manage_shared'])) {
     throw new AppError('forbidden', {
       message: "Changing another user's shared view requires the smart_views.manage_shared permission",
       extra: { required_permission: 'smart_views.manage_shared' },

@@ -1,5 +1,6 @@
 import { defineArea } from '../../core/area.ts';
 import { leadChild } from '../leads/children.ts';
+import { tasksCatalogue } from './catalogue.ts';
 import { taskRoutes } from './routes.ts';
 import { taskCompletionMachine, taskOwnership, taskTrashTypes } from './store.ts';
 import { tasks } from './tables.ts';
@@ -12,6 +13,7 @@ export const tasksArea = defineArea({
   tools: taskTools,
   routes: taskRoutes,
   tags: { tasks: 'To-dos on leads, assigned to users: complete, snooze and list your own.' },
+  brings: tasksCatalogue,
   permissions: ['tasks.view', 'tasks.create', 'tasks.edit', 'tasks.delete'],
   events: ['task.created', 'task.completed'],
   toolsets: ['core', 'sales'],

@@ -1,5 +1,6 @@
 import { type Area, defineArea } from '../../core/area.ts';
 import type { TrashType } from '../../core/trash.ts';
+import { trashCatalogue } from './catalogue.ts';
 import { trashRoutes } from './routes.ts';
 import { trashTools } from './tools.ts';
 
@@ -11,6 +12,7 @@ export function createTrashArea(types: readonly TrashType[]): Area {
     tools: [tools.listTrashItems, tools.restoreTrashItem],
     routes: trashRoutes(tools),
     tags: { trash: 'Soft-deleted records: list them and restore them.' },
+    brings: trashCatalogue,
     permissions: ['trash.view', 'trash.restore'],
     events: [],
     toolsets: ['core'],

@@ -1,5 +1,6 @@
 import { type Area, defineArea } from '../../core/area.ts';
 import type { OwnedRecordTable } from '../../core/ownership.ts';
+import { usersCatalogue } from './catalogue.ts';
 import { userRoutes } from './routes.ts';
 import {
   createUser,
@@ -19,6 +20,7 @@ export function createUsersArea(owned: readonly OwnedRecordTable[]): Area {
     tools: [listUsers, getUser, createUser, updateUser, deactivateUser, reactivateUser, deleteUser],
     routes: userRoutes(deleteUser),
     tags: { users: 'Users of the organization and their roles.' },
+    brings: usersCatalogue,
     permissions: ['users.view', 'users.create', 'users.edit', 'users.deactivate', 'users.delete'],
     events: [],
     toolsets: ['core', 'admin'],

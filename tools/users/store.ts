@@ -6,7 +6,7 @@
 // user owns.
 import { and, asc, count, desc, eq, ilike, isNull, or, type SQL } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
-import { type Role, roleHas } from '../../core/access.ts';
+import { type Role, roleHolds } from '../../core/access.ts';
 import type { AuthContext } from '../../core/auth-context.ts';
 import type { Executor } from '../../core/db/client.ts';
 import { type UserRow, users } from '../../core/db/schema.ts';
@@ -30,13 +30,14 @@ import {
   softDeleteUser,
   type UserRecord,
 } from '../../core/users.ts';
+import { usersCatalogue } from './catalogue.ts';
 
 export const GRANTABLE_ROLES = ['admin', 'manager', 'member', 'viewer'] as const satisfies readonly Role[];
 type GrantableRole = (typeof GRANTABLE_ROLES)[number];
 
 /** Holding users.delete marks the organization owner; granting or removing admin is reserved to it. */
 function assertMayChangeAdmin(auth: AuthContext): void {
-  if (!roleHas(auth.role, 'users.delete')) {
+  if (!roleHolds(auth.role, usersCatalogue.permissions['users.delete'])) {
     throw new AppError('forbidden', {
       message: 'Only the owner can grant the admin role',
       extra: { required_permission: 'users.delete' },

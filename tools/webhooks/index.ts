@@ -1,4 +1,5 @@
 import { defineArea } from '../../core/area.ts';
+import { webhooksCatalogue } from './catalogue.ts';
 import { webhookRoutes } from './routes.ts';
 import { webhookTools } from './tools.ts';
 
@@ -10,6 +11,7 @@ export const webhooksArea = defineArea({
   tags: {
     webhooks: 'Subscriptions that POST signed events to your https:// URL, their delivery log and replays.',
   },
+  brings: webhooksCatalogue,
   permissions: [
     'settings.webhooks.view_global',
     'settings.webhooks.view_own',

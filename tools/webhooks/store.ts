@@ -6,7 +6,7 @@
 import { and, asc, count, desc, eq, ilike, type SQL } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import { z } from 'zod';
-import { roleHas } from '../../core/access.ts';
+import { roleHolds } from '../../core/access.ts';
 import type { AuthContext } from '../../core/auth-context.ts';
 import type { Executor } from '../../core/db/client.ts';
 import { escapeLike } from '../../core/db/sql.ts';
@@ -16,6 +16,7 @@ import { newId } from '../../core/ids.ts';
 import { offsetOf, type Page, paged } from '../../core/schemas.ts';
 import type { ToolContext } from '../../core/tool.ts';
 import { generateWebhookSecret } from '../../core/webhook-secret.ts';
+import { webhooksCatalogue } from './catalogue.ts';
 import { type WebhookDeliveryRow, type WebhookRow, webhookDeliveries, webhooks } from './tables.ts';
 
 /** `webhook.test` is sent only by the test endpoint, so nobody subscribes to it. */
@@ -249,7 +250,7 @@ export async function deleteWebhookRow(db: Executor, orgId: string, id: string):
  * subscriptions they created. Holding view_global reads every subscription's log.
  */
 export function assertMayReadLog(auth: AuthContext, row: WebhookRow): void {
-  if (roleHas(auth.role, 'settings.webhooks.view_global')) return;
+  if (roleHolds(auth.role, webhooksCatalogue.permissions['settings.webhooks.view_global'])) return;
   if (row.createdBy !== auth.userId) throw new AppError('not_found', { message: 'Webhook not found' });
 }
 

@@ -1,4 +1,5 @@
 import { defineArea } from '../../core/area.ts';
+import { workflowsCatalogue } from './catalogue.ts';
 import { stopEnrollmentsOnReply } from './replies.ts';
 import { workflowRoutes } from './routes.ts';
 import { workflowStatusMachine } from './store.ts';
@@ -14,6 +15,7 @@ export const workflowsArea = defineArea({
     workflows:
       'Workflows (sequences): steps (email through the enrolling user’s connected account, task, sms) with delays, activation and pausing, and the enrollments of leads, which stop on a reply or when unenrolled.',
   },
+  brings: workflowsCatalogue,
   permissions: [
     'workflows.view',
     'workflows.create',

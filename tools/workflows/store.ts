@@ -6,7 +6,7 @@
 // sending) import them from the store.
 import { and, asc, count, eq, isNull } from 'drizzle-orm';
 import { z } from 'zod';
-import { roleHas } from '../../core/access.ts';
+import { roleHolds } from '../../core/access.ts';
 import type { AuthContext } from '../../core/auth-context.ts';
 import type { Executor } from '../../core/db/client.ts';
 import { AppError, notFound, validationError } from '../../core/errors.ts';
@@ -50,6 +50,8 @@ export {
   serializeEnrollment,
   triggeredPayload,
 } from './shape.ts';
+
+import { workflowsCatalogue } from './catalogue.ts';
 
 export const WORKFLOW_STATUSES = ['active', 'paused'] as const;
 export type WorkflowStatus = (typeof WORKFLOW_STATUSES)[number];
@@ -186,7 +188,11 @@ async function changeableWorkflow(ctx: RecordContext, id: string): Promise<Workf
 }
 
 function assertMayChange(auth: AuthContext, row: WorkflowRow): void {
-  if (row.createdBy === auth.userId || roleHas(auth.role, 'workflows.manage_any')) return;
+  if (
+    row.createdBy === auth.userId ||
+    roleHolds(auth.role, workflowsCatalogue.permissions['workflows.manage_any'])
+  )
+    return;
   throw new AppError('forbidden', {
     message:
       'Only its creator may change this workflow; changing a workflow someone else created requires the workflows.manage_any permission',

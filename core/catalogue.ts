@@ -1,0 +1,118 @@
+// The kernel collects the catalogues; it does not keep them. Each area declares in its
+// `tools/<area>/catalogue.ts` what it brings (permissions with the tier of role holding them, token
+// scope families, MCP toolsets with their descriptions) and hands it to `defineArea` as `brings`;
+// tools/index.ts calls `buildCatalogue` over the area list and passes the result to whoever needs
+// it (the invoke pipeline's role check, global search, API keys, MCP toolset selection). Nothing
+// here is filled by an import's side effect.
+import {
+  buildRoleTable,
+  knownScopes,
+  type Permission,
+  type PermissionTiers,
+  type RoleTable,
+  SCOPED_RESOURCES,
+  type ScopeFamily,
+  type Tier,
+} from './access.ts';
+import { KERNEL_TOOLSETS, type ToolsetName } from './toolsets.ts';
+
+/** What one area brings to the kernel's catalogues; each part optional. */
+export interface AreaCatalogue {
+  /** Role permissions it introduces, each with the tier of role that holds it (core/access.ts TIERS). */
+  permissions?: PermissionTiers;
+  /**
+   * Token scope families it introduces (`read:<family>`/`write:<family>`), never defaults. The
+   * specification's scoped resources (leads, contacts, ...) are the kernel's: their scopes are the defaults.
+   */
+  scopes?: readonly string[];
+  /** MCP toolsets it introduces, each with the one line the server instructions and docs show. */
+  toolsets?: Readonly<Record<string, string>>;
+}
+
+/** Every area's declarations, collected. */
+export interface Catalogue {
+  access: RoleTable;
+  /** The scoped resources, then every family the areas introduce. */
+  scopeFamilies: readonly ScopeFamily[];
+  /** Every scope that grants something: read/write of each family and the MCP scopes. */
+  knownScopes: readonly string[];
+  /** Every toolset with its description: the kernel's `core` first, then the areas' in area order. */
+  toolsets: ReadonlyMap<ToolsetName, string>;
+  /** The toolset names in that order (the order of messages, instructions and the api-keys enum). */
+  toolsetNames: readonly [ToolsetName, ...ToolsetName[]];
+}
+
+/** What the collector reads of an area: its name (for error messages) and its declaration. */
+export interface CatalogueSource {
+  name: string;
+  brings?: AreaCatalogue;
+}
+
+/** Narrows a declared key to a permission name (names are checked by the area's declaration merging). */
+function isPermission(declared: PermissionTiers, name: string): name is Permission {
+  return Object.hasOwn(declared, name);
+}
+
+/** Narrows a declared family name (names are checked by the area's declaration merging). */
+function isScopeFamily(declared: readonly string[], name: string): name is ScopeFamily {
+  return declared.includes(name);
+}
+
+/** Narrows a declared toolset name (names are checked by the area's declaration merging). */
+function isToolsetName(declared: Readonly<Record<string, string>>, name: string): name is ToolsetName {
+  return Object.hasOwn(declared, name);
+}
+
+/**
+ * The catalogues from the areas' declarations, in area order. A name declared by two areas is a
+ * mistake the type check may not catch (same tier twice merges silently), so it throws here.
+ */
+export function buildCatalogue(areas: readonly CatalogueSource[]): Catalogue {
+  const tiers = new Map<Permission, Tier>();
+  const declaredBy = new Map<string, string>();
+  const families: ScopeFamily[] = [...SCOPED_RESOURCES];
+  const familyOf = new Map<string, string>(SCOPED_RESOURCES.map((r) => [r, 'the kernel']));
+  const toolsets = new Map<ToolsetName, string>([['core', KERNEL_TOOLSETS.core]]);
+  const toolsetOf = new Map<string, string>([...toolsets.keys()].map((n) => [n, 'the kernel']));
+  for (const area of areas) {
+    const declaredToolsets = area.brings?.toolsets ?? {};
+    for (const [name, description] of Object.entries(declaredToolsets)) {
+      if (!isToolsetName(declaredToolsets, name)) continue;
+      const other = toolsetOf.get(name);
+      if (other !== undefined && other !== area.name) {
+        throw new Error(`Toolset ${name} is declared by both ${other} and ${area.name}`);
+      }
+      toolsetOf.set(name, area.name);
+      toolsets.set(name, description);
+    }
+    const scopes = area.brings?.scopes ?? [];
+    for (const family of scopes) {
+      if (!isScopeFamily(scopes, family)) continue;
+      const other = familyOf.get(family);
+      if (other !== undefined && other !== area.name) {
+        throw new Error(`Scope family ${family} is declared by both ${other} and ${area.name}`);
+      }
+      if (other === undefined) families.push(family);
+      familyOf.set(family, area.name);
+    }
+    const permissions = area.brings?.permissions ?? {};
+    for (const [name, tier] of Object.entries(permissions)) {
+      if (!isPermission(permissions, name)) continue;
+      const other = declaredBy.get(name);
+      if (other !== undefined && other !== area.name) {
+        throw new Error(`Permission ${name} is declared by both ${other} and ${area.name}`);
+      }
+      declaredBy.set(name, area.name);
+      tiers.set(name, tier);
+    }
+  }
+  const [first, ...rest] = toolsets.keys();
+  if (first === undefined) throw new Error('No toolset declared');
+  return {
+    access: buildRoleTable(tiers),
+    scopeFamilies: families,
+    knownScopes: knownScopes(families),
+    toolsets,
+    toolsetNames: [first, ...rest],
+  };
+}

@@ -1,0 +1,20 @@
+// What the activities area brings to the kernel's catalogues: its role permissions with the tier of role
+// that holds each (core/access.ts). tools/index.ts collects every area's declaration; the
+// declaration merging below keeps the names checked at compile time.
+import type { AreaCatalogue } from '../../core/catalogue.ts';
+
+export const activitiesCatalogue = {
+  permissions: {
+    'activities.view': 'read',
+    'activities.create': 'write',
+    'activities.edit': 'write',
+    // Members log and tidy their own day: notes and calls are theirs to delete too.
+    'activities.delete': 'write',
+  },
+} as const satisfies AreaCatalogue;
+
+type ActivitiesPermissions = (typeof activitiesCatalogue)['permissions'];
+
+declare module '../../core/access.ts' {
+  interface PermissionCatalog extends ActivitiesPermissions {}
+}

@@ -1,0 +1,19 @@
+// What the leads area brings to the kernel's catalogues: its role permissions with the tier of role
+// that holds each (core/access.ts). tools/index.ts collects every area's declaration; the
+// declaration merging below keeps the names checked at compile time.
+import type { AreaCatalogue } from '../../core/catalogue.ts';
+
+export const leadsCatalogue = {
+  permissions: {
+    'leads.view': 'read',
+    'leads.create': 'write',
+    'leads.edit': 'write',
+    'leads.delete': 'manage',
+  },
+} as const satisfies AreaCatalogue;
+
+type LeadsPermissions = (typeof leadsCatalogue)['permissions'];
+
+declare module '../../core/access.ts' {
+  interface PermissionCatalog extends LeadsPermissions {}
+}

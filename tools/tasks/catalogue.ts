@@ -1,0 +1,20 @@
+// What the tasks area brings to the kernel's catalogues: its role permissions with the tier of role
+// that holds each (core/access.ts). tools/index.ts collects every area's declaration; the
+// declaration merging below keeps the names checked at compile time.
+import type { AreaCatalogue } from '../../core/catalogue.ts';
+
+export const tasksCatalogue = {
+  permissions: {
+    'tasks.view': 'read',
+    'tasks.create': 'write',
+    'tasks.edit': 'write',
+    // Members delete their own tasks, like their activities.
+    'tasks.delete': 'write',
+  },
+} as const satisfies AreaCatalogue;
+
+type TasksPermissions = (typeof tasksCatalogue)['permissions'];
+
+declare module '../../core/access.ts' {
+  interface PermissionCatalog extends TasksPermissions {}
+}

@@ -1,0 +1,35 @@
+// What the webhooks area brings to the kernel's catalogues: its role permissions with the tier of role
+// that holds each, and its token scope family (core/access.ts), and the MCP toolset it introduces (core/toolsets.ts). tools/index.ts collects every area's declaration; the
+// declaration merging below keeps the names checked at compile time.
+import type { AreaCatalogue } from '../../core/catalogue.ts';
+
+export const webhooksCatalogue = {
+  permissions: {
+    'settings.webhooks.view_global': 'admin',
+    // The one webhook permission below admin: managers see their own subscriptions.
+    'settings.webhooks.view_own': 'manage',
+    'settings.webhooks.create': 'admin',
+    'settings.webhooks.edit': 'admin',
+    'settings.webhooks.delete': 'admin',
+  },
+  scopes: ['webhooks'],
+  toolsets: {
+    webhooks:
+      'Webhook subscriptions of the organization (create, list, read, update, delete, send a test) and their delivery log (read, replay). Needs a plan with webhooks.',
+  },
+} as const satisfies AreaCatalogue;
+
+type WebhooksPermissions = (typeof webhooksCatalogue)['permissions'];
+
+type WebhooksScopes = Record<(typeof webhooksCatalogue)['scopes'][number], true>;
+
+type WebhooksToolsets = (typeof webhooksCatalogue)['toolsets'];
+
+declare module '../../core/toolsets.ts' {
+  interface ToolsetCatalog extends WebhooksToolsets {}
+}
+
+declare module '../../core/access.ts' {
+  interface ScopeFamilyCatalog extends WebhooksScopes {}
+  interface PermissionCatalog extends WebhooksPermissions {}
+}
