@@ -8,6 +8,7 @@ import type { SQL } from 'drizzle-orm';
 import type { Permission, ScopedResource } from './access.ts';
 import type { Executor } from './db/client.ts';
 import type { EventName } from './events.ts';
+import type { DefinedJob, Relay, Schedule, Sweep } from './jobs.ts';
 import type { OwnedRecordTable } from './ownership.ts';
 import type { Route } from './route.ts';
 import type { Services } from './services.ts';
@@ -149,7 +150,7 @@ export interface SystemHookContext {
 export type EmailReceivedHook = (ctx: SystemHookContext, email: InboundEmailFacts) => Promise<void>;
 
 /** The registries an area may add entries to. */
-export interface AreaRegistries {
+export interface AreaRegistries extends AreaBackground {
   trashTypes: TrashType;
   ownedRecords: OwnedRecordTable;
   leadChildren: ChildTable;
@@ -158,6 +159,18 @@ export interface AreaRegistries {
   leadConverted: LeadConvertedHook;
   publicRoutes: PublicRoute;
   emailReceived: EmailReceivedHook;
+}
+
+/**
+ * What an area runs in the background (workers/runtime.ts runs them; tools/index.ts collects them):
+ * its jobs (`defineJob`), the repeatable runs of them (`defineSchedule`, `dailyJob`), the sweeps
+ * that wake its due rows whose job was lost, and relays that move committed rows on.
+ */
+export interface AreaBackground {
+  jobs: DefinedJob;
+  schedules: Schedule;
+  sweeps: Sweep;
+  relays: Relay;
 }
 
 /** Its entries in the shared registries, each optional. */

@@ -13,7 +13,7 @@ import type { ChatModel } from './ai.ts';
 import { bindCredentialCache, CredentialCache } from './auth/cache.ts';
 import { type Config, startupWarnings } from './config.ts';
 import { type Database, openDatabase } from './db/client.ts';
-import type { Jobs } from './jobs.ts';
+import type { JobRegistry, Jobs } from './jobs.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { EmlMailer, type Mailer } from './mail.ts';
 import type { JobQueue } from './queue.ts';
@@ -70,6 +70,11 @@ export interface CreateServicesOptions {
   withoutRateLimits?: boolean;
   /** BullMQ settings when REDIS_URL is set: a key prefix (tests) and the stalled-job lock time. */
   queue?: { prefix?: string; stalledMs?: number };
+  /**
+   * The declared jobs (tools/index.ts `JOBS`), which the queue checks enqueued payloads against
+   * and takes attempts and backoff from; the runtime (workers/runtime.ts) hands them again.
+   */
+  jobs?: JobRegistry;
   /** Certificate authorities the connected-account SMTP client trusts besides the system's (tests). */
   accountMailCa?: string | Buffer;
 }
@@ -161,8 +166,12 @@ export async function createServices(config: Config, options: CreateServicesOpti
   authCache.start();
   bindCredentialCache(db, authCache);
   const jobs: Jobs = config.redisUrl
-    ? new BullMqQueue(config.redisUrl, { logger, ...options.queue })
-    : new InProcessQueue(logger);
+    ? new BullMqQueue(config.redisUrl, {
+        logger,
+        ...options.queue,
+        ...(options.jobs ? { jobs: options.jobs } : {}),
+      })
+    : new InProcessQueue(logger, options.jobs);
   const files = await createFileStore(config, jwtKey);
   const mailer: Mailer = config.smtp
     ? new SmtpMailer(config.smtp, config.mailFrom)

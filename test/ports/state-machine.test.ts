@@ -5,12 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outboxEvents } from '../../core/db/schema.ts';
 import { type EventName, isEventName } from '../../core/events.ts';
 import { defineStateMachine, describeMoves, type StateMachine } from '../../core/state-machine.ts';
+import { sendScheduledEmail } from '../../tools/email/sender.ts';
 import { scheduledEmails } from '../../tools/email/tables.ts';
+import { expireEstimates } from '../../tools/estimates/jobs.ts';
 import { estimates } from '../../tools/estimates/tables.ts';
 import { STATE_MACHINES } from '../../tools/index.ts';
 import { proposals } from '../../tools/proposals/tables.ts';
-import { expireEstimates } from '../../workers/estimates.ts';
-import { sendScheduledEmail } from '../../workers/send-email.ts';
 import { insertConnectedAccount } from '../fixtures/email.ts';
 import { createTestContext, json, type TestContext, type TestOrg } from '../helpers.ts';
 import { type SmtpPeer, startSmtpPeer } from '../support/smtp-peer.ts';
@@ -168,7 +168,7 @@ const DRIVERS: Record<string, RestDriver> = {
     move: (id, to) => moveScheduledEmail(id, to),
     read: (id) => readAt(`/api/v1/email/scheduled/${id}`, 'scheduled_email'),
     stateOf: (record) => String(record.status),
-    // Only cancelling is a request; the sender's moves are the job's (workers/send-email.ts).
+    // Only cancelling is a request; the sender's moves are the job's (tools/email/sender.ts).
     jobOnly: ['scheduled', 'sending', 'sent', 'failed'],
   },
 };

@@ -1,4 +1,5 @@
 import { defineArea } from '../../core/area.ts';
+import { estimatesExpiry } from './jobs.ts';
 import { estimateRoutes } from './routes.ts';
 import { estimateStatusMachine } from './store.ts';
 import { estimateTools } from './tools.ts';
@@ -17,4 +18,6 @@ export const estimatesArea = defineArea({
   events: ['invoice.created'],
   toolsets: ['billing'],
   stateMachines: [estimateStatusMachine],
+  jobs: [estimatesExpiry.job],
+  schedules: [estimatesExpiry.schedule],
 });

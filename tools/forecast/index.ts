@@ -1,8 +1,9 @@
 import { defineArea } from '../../core/area.ts';
+import { forecastSnapshot } from './jobs.ts';
 import { forecastRoutes } from './routes.ts';
 import { forecastTools } from './tools.ts';
 
-/** Forecast accuracy: daily pipeline snapshots (workers/forecast.ts) against the value won. */
+/** Forecast accuracy: daily pipeline snapshots (jobs.ts) against the value won. */
 export const forecastArea = defineArea({
   name: 'forecast',
   tools: forecastTools,
@@ -14,4 +15,6 @@ export const forecastArea = defineArea({
   permissions: ['forecast.view'],
   events: [],
   toolsets: ['sales'],
+  jobs: [forecastSnapshot.job],
+  schedules: [forecastSnapshot.schedule],
 });

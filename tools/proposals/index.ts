@@ -1,4 +1,5 @@
 import { defineArea } from '../../core/area.ts';
+import { proposalsExpiry } from './jobs.ts';
 import { proposalPublicRoutes } from './public.ts';
 import { proposalRoutes } from './routes.ts';
 import { proposalStatusMachine } from './store.ts';
@@ -20,4 +21,6 @@ export const proposalsArea = defineArea({
   toolsets: ['billing'],
   stateMachines: [proposalStatusMachine],
   publicRoutes: proposalPublicRoutes,
+  jobs: [proposalsExpiry.job],
+  schedules: [proposalsExpiry.schedule],
 });

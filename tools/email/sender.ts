@@ -1,12 +1,12 @@
 // The 'email.send' job: sends one scheduled email (tools/email) through its sender's connected
-// account, exactly once, modeled on the mail outbox (workers/send-mail.ts).
+// account, exactly once, modeled on the mail outbox (core/mail-send.ts).
 //
 // 1. Claim: one UPDATE moves the row from scheduled-and-due (or sending with an expired lease: its
 //    worker died) to `sending`, adds 1 to `attempts` and sets the lease (`next_attempt_at` = now +
 //    EMAIL_LEASE_MS). Of two jobs for one row only one claims it; a cancelled, sent or failed row,
 //    or one not yet due, is left alone.
 // 2. Check what the send needs, failing at once with the reason (no retry can help): the lead live,
-//    the sender still allowed to send through the account (workers/sender-check.ts: the account
+//    the sender still allowed to send through the account (tools/email/sender-check.ts: the account
 //    theirs and verified, they an active user whose role holds `email.send`; a workflow's
 //    enrollment fails with the same reason), every attachment an upload of the row's organization,
 //    in storage with the size it was scheduled with.
@@ -21,27 +21,27 @@
 // The window no transaction closes (the server accepted the message, the worker died before step
 // 4) sends the message again after the lease, under the same Message-ID: docs/email.md.
 import { and, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
-import { AccountMailError } from '../core/account-mail.ts';
-import type { Executor } from '../core/db/client.ts';
-import { recordEvent } from '../core/events.ts';
-import { defineJob, requeueDue } from '../core/jobs.ts';
-import type { MailMessage } from '../core/mail.ts';
-import type { Services } from '../core/services.ts';
-import { actorAuth, actorContext } from '../core/system-actor.ts';
-import { insertActivity } from '../tools/activities/store.ts';
-import { senderOf, smtpSettingsOf } from '../tools/connected-accounts/store.ts';
-import type { ConnectedAccountRow } from '../tools/connected-accounts/tables.ts';
-import { isContactOfLead } from '../tools/contacts/store.ts';
-import { followUpDueAt } from '../tools/email/follow-ups.ts';
-import { emailJobId, sendEmailPayload } from '../tools/email/schedule.ts';
-import { serializeScheduledEmail } from '../tools/email/store.ts';
-import { type ScheduledEmailRow, scheduledEmails } from '../tools/email/tables.ts';
-import { isUploadKeyOf } from '../tools/files/store.ts';
-import { leads } from '../tools/leads/tables.ts';
-import { enrollLead, lockLiveWorkflow, wakeEnrollment } from '../tools/workflows/enroll.ts';
-import { triggeredPayload } from '../tools/workflows/store.ts';
-import { type WorkflowEnrollmentRow, workflowEnrollments } from '../tools/workflows/tables.ts';
+import { AccountMailError } from '../../core/account-mail.ts';
+import type { Executor } from '../../core/db/client.ts';
+import { recordEvent } from '../../core/events.ts';
+import { type DefinedJob, defineJob, requeueDue, type Sweep } from '../../core/jobs.ts';
+import type { MailMessage } from '../../core/mail.ts';
+import type { Services } from '../../core/services.ts';
+import { actorAuth, actorContext } from '../../core/system-actor.ts';
+import { insertActivity } from '../activities/store.ts';
+import { senderOf, smtpSettingsOf } from '../connected-accounts/store.ts';
+import type { ConnectedAccountRow } from '../connected-accounts/tables.ts';
+import { isContactOfLead } from '../contacts/store.ts';
+import { isUploadKeyOf } from '../files/store.ts';
+import { leads } from '../leads/tables.ts';
+import { enrollLead, lockLiveWorkflow, wakeEnrollment } from '../workflows/enroll.ts';
+import { triggeredPayload } from '../workflows/store.ts';
+import { type WorkflowEnrollmentRow, workflowEnrollments } from '../workflows/tables.ts';
+import { followUpDueAt } from './follow-ups.ts';
+import { emailJobId, sendEmailPayload } from './schedule.ts';
 import { checkSender } from './sender-check.ts';
+import { serializeScheduledEmail } from './store.ts';
+import { type ScheduledEmailRow, scheduledEmails } from './tables.ts';
 
 /** Attempts in all before a scheduled email is `failed`. */
 export const EMAIL_MAX_ATTEMPTS = 3;
@@ -183,7 +183,7 @@ async function isLiveLead(tx: Executor, orgId: string, id: string): Promise<bool
 }
 
 /**
- * A sender check that failed (workers/sender-check.ts): the row fails, and the workflow enrollment
+ * A sender check that failed (tools/email/sender-check.ts): the row fails, and the workflow enrollment
  * that wrote it, still active, fails too with the same reason (its later emails would meet the same
  * refusal; docs/email.md "Workflows").
  */
@@ -457,7 +457,7 @@ export async function sweepDueEmails(services: Services, graceMs: number, now = 
 }
 
 /** One attempt per job: the row schedules its own retries (see sendScheduledEmail). */
-export const sendEmailJob = defineJob({
+export const sendEmailJob: DefinedJob = defineJob({
   name: 'email.send',
   payload: sendEmailPayload,
   attempts: 1,
@@ -465,3 +465,9 @@ export const sendEmailJob = defineJob({
     await sendScheduledEmail(services, id);
   },
 });
+
+/** Scheduled emails due but not woken (or whose sender died holding the claim). */
+export const emailSweep: Sweep = {
+  name: 'scheduled email',
+  run: (services, graceMs) => sweepDueEmails(services, graceMs),
+};

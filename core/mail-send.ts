@@ -1,4 +1,6 @@
-// The 'mail.send' job: sends one outgoing mail of the outbox (core/mail-outbox.ts) exactly once.
+// The 'mail.send' job, the kernel's: sends one outgoing mail of the outbox (core/mail-outbox.ts)
+// exactly once. The sending user's account is the connected-accounts area's; it reaches this file
+// as an `OutboxAccounts` lookup handed to `mailSendJob` by tools/index.ts.
 //
 // 1. Claim: one UPDATE moves the row from queued-and-due (or sending with an expired lease: its
 //    worker died) to `sending`, adds 1 to `attempts` and sets the lease (`next_attempt_at` = now +
@@ -17,10 +19,10 @@
 // goes out again under the same Message-ID, which receivers use to drop the copy. A claim whose
 // lease expired after the last attempt is not retried: the row becomes `failed` ("outcome unknown").
 import { and, eq, inArray, lte, or, sql } from 'drizzle-orm';
-import { AccountMailError } from '../core/account-mail.ts';
-import { type OutgoingMailRow, outgoingMails } from '../core/db/schema.ts';
-import { defineJob, requeueDue } from '../core/jobs.ts';
-import type { SentMail } from '../core/mail.ts';
+import { AccountMailError } from './account-mail.ts';
+import { type OutgoingMailRow, outgoingMails } from './db/schema.ts';
+import { type DefinedJob, defineJob, requeueDue, type Sweep } from './jobs.ts';
+import type { MailMessage, SentMail } from './mail.ts';
 import {
   MAIL_LEASE_MS,
   MAIL_MAX_ATTEMPTS,
@@ -28,10 +30,27 @@ import {
   mailJobId,
   mailOfRow,
   sendMailPayload,
-} from '../core/mail-outbox.ts';
-import type { Services } from '../core/services.ts';
-import { senderOf, smtpSettingsOf } from '../tools/connected-accounts/store.ts';
-import { type ConnectedAccountRow, connectedAccounts } from '../tools/connected-accounts/tables.ts';
+} from './mail-outbox.ts';
+import type { Services } from './services.ts';
+
+/** A user's connected account as the outbox sender needs it. */
+export interface OutboxAccount {
+  /** Only a verified account sends; another is named as the Reply-To of the system mailer's message. */
+  verified: boolean;
+  email: string;
+  /** Sends through the account's own server, From the account. */
+  send(message: MailMessage): Promise<SentMail>;
+}
+
+/** Finds the account a row names, in its organization; undefined once it was removed. */
+export type OutboxAccounts = (
+  services: Services,
+  orgId: string,
+  accountId: string,
+) => Promise<OutboxAccount | undefined>;
+
+/** Without the connected-accounts area: no row's account is found, every mail goes by the system mailer. */
+const NO_ACCOUNTS: OutboxAccounts = async () => undefined;
 
 export type SendOutcome = 'sent' | 'retry' | 'failed' | 'skipped';
 
@@ -118,31 +137,19 @@ async function record(
  * system mailer (services.mailer), Reply-To the account's address when there still is an account
  * (else the sending user's, stored with the message).
  */
-async function deliver(services: Services, row: OutgoingMailRow): Promise<SentMail> {
-  const account = row.accountId === null ? undefined : await accountOf(services, row.orgId, row.accountId);
-  if (account?.status === 'verified') {
+async function deliver(
+  services: Services,
+  row: OutgoingMailRow,
+  accounts: OutboxAccounts,
+): Promise<SentMail> {
+  const account = row.accountId === null ? undefined : await accounts(services, row.orgId, row.accountId);
+  if (account?.verified) {
     const { replyTo: _replyTo, ...message } = mailOfRow(row, account.email);
-    return services.accountMail.send(smtpSettingsOf(services, account), {
-      ...message,
-      from: senderOf(account),
-    });
+    return account.send(message);
   }
   const message = mailOfRow(row, services.config.mailFrom);
   if (account) message.replyTo = account.email;
   return services.mailer.send(message);
-}
-
-async function accountOf(
-  services: Services,
-  orgId: string,
-  id: string,
-): Promise<ConnectedAccountRow | undefined> {
-  const [account] = await services.db.system
-    .select()
-    .from(connectedAccounts)
-    .where(and(eq(connectedAccounts.id, id), eq(connectedAccounts.orgId, orgId)))
-    .limit(1);
-  return account;
 }
 
 /**
@@ -152,7 +159,7 @@ async function accountOf(
 export async function sendQueuedMail(
   services: Services,
   id: string,
-  options: { now?: Date } = {},
+  options: { now?: Date; accounts?: OutboxAccounts } = {},
 ): Promise<SendOutcome> {
   const now = options.now ?? new Date();
   const { logger } = services;
@@ -164,7 +171,7 @@ export async function sendQueuedMail(
   }
   const fields = { mail_id: row.id, org_id: row.orgId, key: row.key, attempt: row.attempts };
   try {
-    const sent = await deliver(services, row);
+    const sent = await deliver(services, row, options.accounts ?? NO_ACCOUNTS);
     const recorded = await record(services, row.id, row.attempts, {
       status: 'sent',
       messageId: sent.messageId,
@@ -248,12 +255,22 @@ export async function sweepDueMails(services: Services, graceMs: number, now = n
   return due.length;
 }
 
-/** One attempt per job: the row schedules its own retries (see sendQueuedMail). */
-export const sendMailJob = defineJob({
-  name: 'mail.send',
-  payload: sendMailPayload,
-  attempts: 1,
-  async handler({ id }, { services }) {
-    await sendQueuedMail(services, id);
-  },
-});
+/**
+ * The outbox's job, sending through the accounts `accounts` finds. One attempt per job: the row
+ * schedules its own retries (see sendQueuedMail).
+ */
+export function mailSendJob(accounts: OutboxAccounts): DefinedJob {
+  return defineJob({
+    name: 'mail.send',
+    payload: sendMailPayload,
+    attempts: 1,
+    async handler({ id }, { services }) {
+      await sendQueuedMail(services, id, { accounts });
+    },
+  });
+}
+
+export const mailSweep: Sweep = {
+  name: 'outgoing mail',
+  run: (services, graceMs) => sweepDueMails(services, graceMs),
+};

@@ -10,7 +10,7 @@
 //    and step, so a step never runs twice even if two claims raced), then the step, taken from the
 //    enrollment's own copy of the steps (the ones it began with; an edit of the workflow since
 //    changes nothing here): an email is a scheduled email due now from the enrolling user's own
-//    account, checked first (workers/sender-check.ts; the 'email.send' job sends it and checks
+//    account, checked first (tools/email/sender-check.ts; the email area's sender job sends it and checks
 //    again), a task is a task for the user on the lead (task.created), an sms is recorded
 //    `skipped` (telephony is not built). Then the enrollment advances to the next step at its
 //    delay, or completes.
@@ -19,17 +19,18 @@
 //    the contact has no address, the account is gone or unverified) fails it at once; a lead in
 //    the trash stops it.
 import { and, eq, exists, isNull, lte, sql } from 'drizzle-orm';
-import { roleHas } from '../core/access.ts';
-import type { Executor } from '../core/db/client.ts';
-import { newId } from '../core/ids.ts';
-import { defineJob, requeueDue } from '../core/jobs.ts';
-import type { Services } from '../core/services.ts';
-import { actorAuth, actorContext } from '../core/system-actor.ts';
-import { contacts } from '../tools/contacts/tables.ts';
-import { insertScheduledEmail, wakeScheduledEmail } from '../tools/email/schedule.ts';
-import { leads } from '../tools/leads/tables.ts';
-import { insertTask } from '../tools/tasks/store.ts';
-import { dueAfter, stepJobId, wakeEnrollment, workflowStepPayload } from '../tools/workflows/enroll.ts';
+import { roleHas } from '../../core/access.ts';
+import type { Executor } from '../../core/db/client.ts';
+import { newId } from '../../core/ids.ts';
+import { type DefinedJob, defineJob, requeueDue, type Sweep } from '../../core/jobs.ts';
+import type { Services } from '../../core/services.ts';
+import { actorAuth, actorContext } from '../../core/system-actor.ts';
+import { contacts } from '../contacts/tables.ts';
+import { insertScheduledEmail, wakeScheduledEmail } from '../email/schedule.ts';
+import { checkSender } from '../email/sender-check.ts';
+import { leads } from '../leads/tables.ts';
+import { insertTask } from '../tasks/store.ts';
+import { dueAfter, stepJobId, wakeEnrollment, workflowStepPayload } from './enroll.ts';
 import {
   type StepDelay,
   type StoredWorkflowStep,
@@ -37,8 +38,7 @@ import {
   workflowEnrollments,
   workflowStepRuns,
   workflows,
-} from '../tools/workflows/tables.ts';
-import { checkSender } from './sender-check.ts';
+} from './tables.ts';
 
 /** Attempts in all at one step before the enrollment is `failed`. */
 export const STEP_MAX_ATTEMPTS = 3;
@@ -482,7 +482,7 @@ export async function sweepDueEnrollments(
 }
 
 /** One attempt per job: the enrollment schedules its own retries (see runWorkflowStep). */
-export const workflowStepJob = defineJob({
+export const workflowStepJob: DefinedJob = defineJob({
   name: 'workflow.step',
   payload: workflowStepPayload,
   attempts: 1,
@@ -490,3 +490,9 @@ export const workflowStepJob = defineJob({
     await runWorkflowStep(services, enrollmentId);
   },
 });
+
+/** Due steps of active workflows whose job was lost. */
+export const enrollmentSweep: Sweep = {
+  name: 'workflow steps',
+  run: (services, graceMs) => sweepDueEnrollments(services, graceMs),
+};
