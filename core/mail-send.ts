@@ -1,5 +1,5 @@
 // The 'mail.send' job, the kernel's: sends one outgoing mail of the outbox (core/mail-outbox.ts)
-// exactly once. The sending user's account is the connected-accounts area's; it reaches this file
+// exactly once, on the leased-row kit (core/leased-rows.ts: claim, fence, retry, sweep). The sending user's account is the connected-accounts area's; it reaches this file
 // as an `OutboxAccounts` lookup handed to `mailSendJob` by tools/index.ts.
 //
 // 1. Claim: one UPDATE moves the row from queued-and-due (or sending with an expired lease: its
@@ -18,10 +18,23 @@
 // lost the database) before step 3. The lease expires, the sweeper wakes the row, and the message
 // goes out again under the same Message-ID, which receivers use to drop the copy. A claim whose
 // lease expired after the last attempt is not retried: the row becomes `failed` ("outcome unknown").
-import { and, eq, inArray, lte, or, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { AccountMailError } from './account-mail.ts';
 import { type OutgoingMailRow, outgoingMails } from './db/schema.ts';
-import { type DefinedJob, defineJob, requeueDue, type Sweep } from './jobs.ts';
+import { type DefinedJob, defineJob, type Sweep } from './jobs.ts';
+import {
+  abandoned,
+  claimable,
+  dueBefore,
+  failureReason,
+  type LeaseColumns,
+  type LeasePolicy,
+  leaseEnd,
+  retryDelayMs,
+  SWEEP_BATCH,
+  stillClaimed,
+  wakeDue,
+} from './leased-rows.ts';
 import type { MailMessage, SentMail } from './mail.ts';
 import {
   MAIL_LEASE_MS,
@@ -54,15 +67,23 @@ const NO_ACCOUNTS: OutboxAccounts = async () => undefined;
 
 export type SendOutcome = 'sent' | 'retry' | 'failed' | 'skipped';
 
-/** What the store keeps of an error: its message, bounded. */
-function reason(err: unknown): string {
-  const text = err instanceof Error ? err.message : String(err);
-  return text.slice(0, 1000) || 'unknown error';
-}
+/** The outbox's lease (core/leased-rows.ts): MAIL_MAX_ATTEMPTS, 1 then 5 minutes, MAIL_LEASE_MS. */
+const POLICY: LeasePolicy = {
+  maxAttempts: MAIL_MAX_ATTEMPTS,
+  retryDelaysMs: MAIL_RETRY_DELAYS_MS,
+  leaseMs: MAIL_LEASE_MS,
+};
+
+const COLUMNS: LeaseColumns = {
+  id: outgoingMails.id,
+  status: outgoingMails.status,
+  attempts: outgoingMails.attempts,
+  due: outgoingMails.nextAttemptAt,
+};
 
 /** Wait after failed attempt `attempt` (1-based). */
 export function mailRetryDelayMs(attempt: number): number {
-  return MAIL_RETRY_DELAYS_MS[Math.min(attempt, MAIL_RETRY_DELAYS_MS.length) - 1] ?? 60_000;
+  return retryDelayMs(POLICY, attempt);
 }
 
 /**
@@ -78,14 +99,7 @@ async function failAbandoned(services: Services, now: Date, id?: string): Promis
       lastError: sql`coalesce(${outgoingMails.lastError} || '; ', '') || ${'the sender stopped during the last attempt; outcome unknown'}`,
       updatedAt: now,
     })
-    .where(
-      and(
-        id === undefined ? undefined : eq(outgoingMails.id, id),
-        eq(outgoingMails.status, 'sending'),
-        lte(outgoingMails.nextAttemptAt, now),
-        sql`${outgoingMails.attempts} >= ${MAIL_MAX_ATTEMPTS}`,
-      ),
-    )
+    .where(abandoned(COLUMNS, POLICY, { ...(id === undefined ? {} : { id }), status: 'sending', now }))
     .returning({ id: outgoingMails.id });
   return rows.length;
 }
@@ -97,17 +111,10 @@ async function claim(services: Services, id: string, now: Date): Promise<Outgoin
     .set({
       status: 'sending',
       attempts: sql`${outgoingMails.attempts} + 1`,
-      nextAttemptAt: new Date(now.getTime() + MAIL_LEASE_MS),
+      nextAttemptAt: leaseEnd(POLICY, now),
       updatedAt: now,
     })
-    .where(
-      and(
-        eq(outgoingMails.id, id),
-        inArray(outgoingMails.status, ['queued', 'sending']),
-        lte(outgoingMails.nextAttemptAt, now),
-        sql`${outgoingMails.attempts} < ${MAIL_MAX_ATTEMPTS}`,
-      ),
-    )
+    .where(claimable(COLUMNS, POLICY, { id, statuses: ['queued', 'sending'], now }))
     .returning();
   return row ?? null;
 }
@@ -122,9 +129,7 @@ async function record(
   const rows = await services.db.system
     .update(outgoingMails)
     .set(set)
-    .where(
-      and(eq(outgoingMails.id, id), eq(outgoingMails.status, 'sending'), eq(outgoingMails.attempts, attempt)),
-    )
+    .where(stillClaimed(COLUMNS, { id, status: 'sending', attempts: attempt }))
     .returning({ id: outgoingMails.id });
   return rows.length > 0;
 }
@@ -188,7 +193,7 @@ export async function sendQueuedMail(
       );
     return 'sent';
   } catch (err) {
-    const why = reason(err);
+    const why = failureReason(err);
     // A refused login or recipient on the sender's own server will not pass on a retry.
     const permanent = err instanceof AccountMailError && err.permanent;
     if (row.attempts >= MAIL_MAX_ATTEMPTS || permanent) {
@@ -225,8 +230,6 @@ export async function sendQueuedMail(
   }
 }
 
-const SWEEP_BATCH = 500;
-
 /**
  * Re-wakes outgoing mails that are due (queued past their time, or claimed with an expired lease)
  * by more than `graceMs`, so a job merely waiting in the queue is not doubled; first marks as
@@ -238,21 +241,15 @@ export async function sweepDueMails(services: Services, graceMs: number, now = n
   const due = await services.db.system
     .select({ id: outgoingMails.id, attempts: outgoingMails.attempts })
     .from(outgoingMails)
-    .where(
-      and(
-        or(eq(outgoingMails.status, 'queued'), eq(outgoingMails.status, 'sending')),
-        lte(outgoingMails.nextAttemptAt, cutoff),
-      ),
-    )
+    .where(dueBefore(COLUMNS, ['queued', 'sending'], cutoff))
     .orderBy(outgoingMails.nextAttemptAt)
     .limit(SWEEP_BATCH);
-  await requeueDue(
-    services.jobs,
+  return wakeDue(
+    services,
     'mail.send',
     due.map((row) => ({ payload: { id: row.id }, jobId: mailJobId(row.id, row.attempts) })),
+    'outgoing mails',
   );
-  if (due.length > 0) services.logger.info({ count: due.length }, 'sweeper re-enqueued outgoing mails');
-  return due.length;
 }
 
 /**

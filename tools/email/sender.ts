@@ -1,5 +1,5 @@
 // The 'email.send' job: sends one scheduled email (tools/email) through its sender's connected
-// account, exactly once, modeled on the mail outbox (core/mail-send.ts).
+// account, exactly once, on the leased-row kit (core/leased-rows.ts) like the mail outbox.
 //
 // 1. Claim: one UPDATE moves the row from scheduled-and-due (or sending with an expired lease: its
 //    worker died) to `sending`, adds 1 to `attempts` and sets the lease (`next_attempt_at` = now +
@@ -20,11 +20,24 @@
 //
 // The window no transaction closes (the server accepted the message, the worker died before step
 // 4) sends the message again after the lease, under the same Message-ID: docs/email.md.
-import { and, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import { AccountMailError } from '../../core/account-mail.ts';
 import type { Executor } from '../../core/db/client.ts';
 import { recordEvent } from '../../core/events.ts';
-import { type DefinedJob, defineJob, requeueDue, type Sweep } from '../../core/jobs.ts';
+import { type DefinedJob, defineJob, type Sweep } from '../../core/jobs.ts';
+import {
+  abandoned,
+  claimable,
+  dueBefore,
+  failureReason,
+  type LeaseColumns,
+  type LeasePolicy,
+  leaseEnd,
+  retryDelayMs,
+  SWEEP_BATCH,
+  stillClaimed,
+  wakeDue,
+} from '../../core/leased-rows.ts';
 import type { MailMessage } from '../../core/mail.ts';
 import type { Services } from '../../core/services.ts';
 import { actorAuth, actorContext } from '../../core/system-actor.ts';
@@ -60,13 +73,26 @@ export interface SendEmailOptions {
 /** A failure no other attempt can cure: the row fails at once. */
 class PermanentSendError extends Error {}
 
-function reasonOf(err: unknown): string {
-  const text = err instanceof Error ? err.message : String(err);
-  return text.slice(0, 1000) || 'unknown error';
-}
+/** The sender's lease (core/leased-rows.ts). */
+const POLICY: LeasePolicy = {
+  maxAttempts: EMAIL_MAX_ATTEMPTS,
+  retryDelaysMs: EMAIL_RETRY_DELAYS_MS,
+  leaseMs: EMAIL_LEASE_MS,
+};
+
+const COLUMNS: LeaseColumns = {
+  id: scheduledEmails.id,
+  status: scheduledEmails.status,
+  attempts: scheduledEmails.attempts,
+  due: scheduledEmails.nextAttemptAt,
+};
+
+/** The fence of the claim `row` holds. */
+const held = (row: Pick<ScheduledEmailRow, 'id' | 'attempts'>) =>
+  stillClaimed(COLUMNS, { id: row.id, status: 'sending', attempts: row.attempts });
 
 export function emailRetryDelayMs(attempt: number): number {
-  return EMAIL_RETRY_DELAYS_MS[Math.min(attempt, EMAIL_RETRY_DELAYS_MS.length) - 1] ?? 60_000;
+  return retryDelayMs(POLICY, attempt);
 }
 
 /** The Message-ID of a row's mail, the same on every attempt. */
@@ -96,13 +122,7 @@ async function recordFailure(
     const [failed] = await tx
       .update(scheduledEmails)
       .set({ status: 'failed', lastError: reason, nextAttemptAt: null, updatedAt: now })
-      .where(
-        and(
-          eq(scheduledEmails.id, row.id),
-          eq(scheduledEmails.status, 'sending'),
-          eq(scheduledEmails.attempts, row.attempts),
-        ),
-      )
+      .where(held(row))
       .returning();
     if (!failed) return false;
     if (options.failEnrollment && failed.workflowEnrollmentId) {
@@ -133,14 +153,7 @@ async function failAbandoned(services: Services, now: Date, id?: string): Promis
   const rows = await services.db.system
     .select({ id: scheduledEmails.id, orgId: scheduledEmails.orgId, attempts: scheduledEmails.attempts })
     .from(scheduledEmails)
-    .where(
-      and(
-        id === undefined ? undefined : eq(scheduledEmails.id, id),
-        eq(scheduledEmails.status, 'sending'),
-        lte(scheduledEmails.nextAttemptAt, now),
-        sql`${scheduledEmails.attempts} >= ${EMAIL_MAX_ATTEMPTS}`,
-      ),
-    )
+    .where(abandoned(COLUMNS, POLICY, { ...(id === undefined ? {} : { id }), status: 'sending', now }))
     .limit(100);
   let failed = 0;
   for (const row of rows) {
@@ -159,17 +172,10 @@ async function claim(services: Services, id: string, now: Date): Promise<Schedul
     .set({
       status: 'sending',
       attempts: sql`${scheduledEmails.attempts} + 1`,
-      nextAttemptAt: new Date(now.getTime() + EMAIL_LEASE_MS),
+      nextAttemptAt: leaseEnd(POLICY, now),
       updatedAt: now,
     })
-    .where(
-      and(
-        eq(scheduledEmails.id, id),
-        inArray(scheduledEmails.status, ['scheduled', 'sending']),
-        lte(scheduledEmails.nextAttemptAt, now),
-        sql`${scheduledEmails.attempts} < ${EMAIL_MAX_ATTEMPTS}`,
-      ),
-    )
+    .where(claimable(COLUMNS, POLICY, { id, statuses: ['scheduled', 'sending'], now }))
     .returning();
   return row ?? null;
 }
@@ -263,13 +269,7 @@ async function recordSent(
     const [sent] = await tx
       .update(scheduledEmails)
       .set({ status: 'sent', messageId, sentAt: now, nextAttemptAt: null, lastError: null, updatedAt: now })
-      .where(
-        and(
-          eq(scheduledEmails.id, row.id),
-          eq(scheduledEmails.status, 'sending'),
-          eq(scheduledEmails.attempts, row.attempts),
-        ),
-      )
+      .where(held(row))
       .returning();
     if (!sent) return { recorded: false, enrollment: null };
     const auth = await actorAuth(tx, row.orgId, row.userId);
@@ -363,13 +363,7 @@ async function scheduleRetry(
       nextAttemptAt: new Date(now.getTime() + delayMs),
       updatedAt: now,
     })
-    .where(
-      and(
-        eq(scheduledEmails.id, row.id),
-        eq(scheduledEmails.status, 'sending'),
-        eq(scheduledEmails.attempts, row.attempts),
-      ),
-    )
+    .where(held(row))
     .returning({ id: scheduledEmails.id });
   if (!again) return;
   try {
@@ -406,7 +400,7 @@ export async function sendScheduledEmail(
     const message = await composeMessage(services, row, account);
     sentId = (await services.accountMail.send(smtpSettingsOf(services, account), message)).messageId;
   } catch (err) {
-    const reason = reasonOf(err);
+    const reason = failureReason(err);
     const permanent = err instanceof PermanentSendError || (err instanceof AccountMailError && err.permanent);
     if (permanent || row.attempts >= EMAIL_MAX_ATTEMPTS) {
       await recordFailure(services, row, reason, now, { failEnrollment: err instanceof SenderRefused });
@@ -427,8 +421,6 @@ export async function sendScheduledEmail(
   return 'sent';
 }
 
-const SWEEP_BATCH = 500;
-
 /**
  * Re-wakes scheduled emails that are due (scheduled past their time, or claimed with an expired
  * lease) by more than `graceMs`; first fails the claims that expired after the last attempt.
@@ -439,21 +431,15 @@ export async function sweepDueEmails(services: Services, graceMs: number, now = 
   const due = await services.db.system
     .select({ id: scheduledEmails.id, attempts: scheduledEmails.attempts })
     .from(scheduledEmails)
-    .where(
-      and(
-        or(eq(scheduledEmails.status, 'scheduled'), eq(scheduledEmails.status, 'sending')),
-        lte(scheduledEmails.nextAttemptAt, cutoff),
-      ),
-    )
+    .where(dueBefore(COLUMNS, ['scheduled', 'sending'], cutoff))
     .orderBy(scheduledEmails.nextAttemptAt)
     .limit(SWEEP_BATCH);
-  await requeueDue(
-    services.jobs,
+  return wakeDue(
+    services,
     'email.send',
     due.map((row) => ({ payload: { id: row.id }, jobId: emailJobId(row.id, row.attempts) })),
+    'scheduled emails',
   );
-  if (due.length > 0) services.logger.info({ count: due.length }, 'sweeper re-enqueued scheduled emails');
-  return due.length;
 }
 
 /** One attempt per job: the row schedules its own retries (see sendScheduledEmail). */
