@@ -6,7 +6,8 @@ import { and, eq, lte, sql } from 'drizzle-orm';
 import type { Agent } from 'undici';
 import { request } from 'undici';
 import { z } from 'zod';
-import { defineJob, type JobHandlers, requeueDue, type Sweep } from '../../core/jobs.ts';
+import { defineJob, type JobHandlers, type Sweep } from '../../core/jobs.ts';
+import { SWEEP_BATCH, wakeDue } from '../../core/leased-rows.ts';
 import type { Services } from '../../core/services.ts';
 import { signPayload, standardWebhookSignature } from './signing.ts';
 import { BlockedTargetError, createDeliveryDispatcher, parseTargetUrl } from './ssrf.ts';
@@ -352,8 +353,6 @@ export function deliveryHandlers(services: Services, options: DeliveryOptions = 
   return { 'webhook.deliver': (payload) => attemptDelivery(services, payload, options) };
 }
 
-const SWEEP_BATCH = 500;
-
 /** Re-enqueues due pending deliveries; returns how many. */
 export async function sweepPendingDeliveries(services: Services, graceMs: number): Promise<number> {
   const cutoff = new Date(Date.now() - graceMs);
@@ -366,14 +365,13 @@ export async function sweepPendingDeliveries(services: Services, graceMs: number
     .where(and(eq(webhookDeliveries.status, 'pending'), lte(webhookDeliveries.nextAttemptAt, cutoff)))
     .orderBy(webhookDeliveries.nextAttemptAt)
     .limit(SWEEP_BATCH);
-  await requeueDue(
-    services.jobs,
+  return wakeDue(
+    services,
     'webhook.deliver',
     // The id of the attempt this job makes, as the delivery handler names its retries.
     due.map((row) => ({ payload: { deliveryId: row.id }, jobId: `${row.id}:${Number(row.attempts) + 1}` })),
+    'pending deliveries',
   );
-  if (due.length > 0) services.logger.info({ count: due.length }, 'sweeper re-enqueued pending deliveries');
-  return due.length;
 }
 
 export const deliverySweep: Sweep = { name: 'webhook deliveries', run: sweepPendingDeliveries };
