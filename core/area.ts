@@ -149,6 +149,27 @@ export interface SystemHookContext {
  */
 export type EmailReceivedHook = (ctx: SystemHookContext, email: InboundEmailFacts) => Promise<void>;
 
+/**
+ * Finds the mail of the area's own that an inbound email answers, by the Message-IDs its
+ * In-Reply-To and References name (tools/email: a sent scheduled email), with its lead when live;
+ * null when none is the area's. The connected-accounts area asks each in turn.
+ */
+export type ReplyTargetHook = (
+  db: Executor,
+  orgId: string,
+  messageIds: readonly string[],
+) => Promise<{ id: string; leadId: string | null } | null>;
+
+/**
+ * What an area does when a user removes a connected account, in the deleting transaction before the
+ * account row goes (tools/email cancels the account's scheduled emails not yet sent); returns how
+ * many of its rows it cancelled, for the tool's answer.
+ */
+export type AccountRemovedHook = (
+  ctx: Pick<ToolContext, 'db' | 'auth' | 'now'>,
+  accountId: string,
+) => Promise<number>;
+
 /** The registries an area may add entries to. */
 export interface AreaRegistries extends AreaBackground {
   trashTypes: TrashType;
@@ -159,6 +180,8 @@ export interface AreaRegistries extends AreaBackground {
   leadConverted: LeadConvertedHook;
   publicRoutes: PublicRoute;
   emailReceived: EmailReceivedHook;
+  replyTargets: ReplyTargetHook;
+  accountRemoved: AccountRemovedHook;
 }
 
 /**

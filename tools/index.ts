@@ -73,7 +73,11 @@ const leadsArea = createLeadsArea(
 
 // Inbound mail runs the emailReceived hooks of the self-contained areas (a reply cancels a follow-up,
 // stops a sequence).
-const connectedAccountsArea = createConnectedAccountsArea(collect(SELF_CONTAINED, 'emailReceived'));
+const connectedAccountsArea = createConnectedAccountsArea({
+  emailReceived: collect(SELF_CONTAINED, 'emailReceived'),
+  replyTargets: collect(SELF_CONTAINED, 'replyTargets'),
+  accountRemoved: collect(SELF_CONTAINED, 'accountRemoved'),
+});
 
 /** Every area that holds records, in registry order (the order of lists, docs and the trash). */
 const RECORD_AREAS: readonly Area[] = [

@@ -1,4 +1,5 @@
 import { defineArea } from '../../core/area.ts';
+import { cancelEmailsOfAccount, repliedScheduledEmail } from './account-hooks.ts';
 import { cancelFollowUpsOnReply, followUpSweep } from './follow-ups.ts';
 import { emailRoutes } from './routes.ts';
 import { emailSweep, sendEmailJob } from './sender.ts';
@@ -24,6 +25,8 @@ export const emailArea = defineArea({
   toolsets: ['email'],
   stateMachines: [scheduledEmailMachine],
   emailReceived: [cancelFollowUpsOnReply],
+  replyTargets: [repliedScheduledEmail],
+  accountRemoved: [cancelEmailsOfAccount],
   jobs: [sendEmailJob],
   sweeps: [emailSweep, followUpSweep],
 });
