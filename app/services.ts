@@ -10,7 +10,7 @@ import { Redis } from 'ioredis';
 import { bindCredentialCache, CredentialCache } from '../core/auth/cache.ts';
 import { type Config, startupWarnings } from '../core/config.ts';
 import { openDatabase } from '../core/db/client.ts';
-import type { Jobs } from '../core/jobs.ts';
+import type { JobRegistry, Jobs } from '../core/jobs.ts';
 import { createLogger, type Logger } from '../core/logger.ts';
 import { EmlMailer, type Mailer } from '../core/mail.ts';
 import { BullMqQueue, checkRedisEviction } from '../core/queue-bullmq.ts';
@@ -37,6 +37,11 @@ export interface CreateServicesOptions {
   withoutRateLimits?: boolean;
   /** BullMQ settings when REDIS_URL is set: a key prefix (tests) and the stalled-job lock time. */
   queue?: { prefix?: string; stalledMs?: number };
+  /**
+   * The declared jobs (tools/index.ts `JOBS`), which the queue checks enqueued payloads against
+   * and takes attempts and backoff from; the runtime (workers/runtime.ts) hands them again.
+   */
+  jobs?: JobRegistry;
   /** Certificate authorities the connected-account SMTP client trusts besides the system's (tests). */
   accountMailCa?: string | Buffer;
 }
@@ -128,8 +133,12 @@ export async function createServices(config: Config, options: CreateServicesOpti
   authCache.start();
   bindCredentialCache(db, authCache);
   const jobs: Jobs = config.redisUrl
-    ? new BullMqQueue(config.redisUrl, { logger, ...options.queue })
-    : new InProcessQueue(logger);
+    ? new BullMqQueue(config.redisUrl, {
+        logger,
+        ...options.queue,
+        ...(options.jobs ? { jobs: options.jobs } : {}),
+      })
+    : new InProcessQueue(logger, options.jobs);
   const files = await createFileStore(config, jwtKey);
   const mailer: Mailer = config.smtp
     ? new SmtpMailer(config.smtp, config.mailFrom)

@@ -31,16 +31,16 @@ import type { Services } from '../core/services.ts';
 import { generateWebhookSecret } from '../core/webhook-secret.ts';
 import { createScratchDatabase } from '../test/helpers.ts';
 import { createSelfSignedCertificate } from '../test/support/https-receiver.ts';
-import { webhookDeliveries, webhooks } from '../tools/webhooks/tables.ts';
-import { WEBHOOK_USER_AGENT } from '../workers/deliver.ts';
-import { type BackgroundWork, startBackgroundWork } from '../workers/runtime.ts';
+import { deliveryHandlers, WEBHOOK_USER_AGENT } from '../tools/webhooks/deliver.ts';
 import {
   signPayload,
   standardWebhookSignature,
   verifyStandardWebhook,
   verifyWebhookSignature,
-} from '../workers/signing.ts';
-import { createDeliveryDispatcher } from '../workers/ssrf.ts';
+} from '../tools/webhooks/signing.ts';
+import { createDeliveryDispatcher } from '../tools/webhooks/ssrf.ts';
+import { webhookDeliveries, webhooks } from '../tools/webhooks/tables.ts';
+import { type BackgroundWork, startBackgroundWork } from '../workers/runtime.ts';
 import { gitCommit, machine } from './environment.ts';
 
 const benchDir = fileURLToPath(new URL('.', import.meta.url));
@@ -409,7 +409,7 @@ async function main(): Promise<void> {
         await startBackgroundWork(s, {
           concurrency: perWorker,
           relayIntervalMs: 50,
-          deliveryOptions: { ca: certificate.cert },
+          handlers: deliveryHandlers(s, { ca: certificate.cert }),
         }),
       );
     let relayedSeconds: number | null = null;
@@ -457,7 +457,7 @@ async function main(): Promise<void> {
       '',
       `- Commit: ${header.commit}`,
       `- Machine: ${header.machine}`,
-      `- Settings: ${header.settings}. PostgreSQL scratch database and Redis (BullMQ prefix \`${prefix}\`, removed afterwards); two \`startBackgroundWork\` runtimes over two services objects in this process (two BullMQ Workers, two pg pools of 10, two relay loops at 50 ms); log level warn; WEBHOOK_ALLOW_PRIVATE_TARGETS=true; the receiver's CA passed as \`deliveryOptions.ca\`. The receiver is a keep-alive node:https server in a child process answering 204 at once.`,
+      `- Settings: ${header.settings}. PostgreSQL scratch database and Redis (BullMQ prefix \`${prefix}\`, removed afterwards); two \`startBackgroundWork\` runtimes over two services objects in this process (two BullMQ Workers, two pg pools of 10, two relay loops at 50 ms); log level warn; WEBHOOK_ALLOW_PRIVATE_TARGETS=true; the receiver's CA passed to \`deliveryHandlers\`. The receiver is a keep-alive node:https server in a child process answering 204 at once.`,
       '',
       '| scenario | items | seconds | per second | failures |',
       '|---|---:|---:|---:|---:|',

@@ -8,6 +8,7 @@ import { createServices } from '../app/services.ts';
 import type { Config } from '../core/config.ts';
 import type { Services } from '../core/services.ts';
 import { createApp } from '../http/app.ts';
+import { JOBS } from '../tools/index.ts';
 import { type BackgroundWork, startBackgroundWork } from '../workers/runtime.ts';
 
 /** How long in-flight requests get after a stop signal before their connections are cut. */
@@ -73,7 +74,8 @@ export function queueOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): {
 }
 
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
-  const services = await createServices(config, { queue: queueOptionsFromEnv() });
+  // The declared jobs, so an API node without workers checks what it enqueues as a worker would.
+  const services = await createServices(config, { queue: queueOptionsFromEnv(), jobs: JOBS });
   const app = createApp(services);
   const server = createAdaptorServer({ fetch: app.fetch });
   let address: AddressInfo;

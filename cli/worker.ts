@@ -24,7 +24,9 @@ export async function workerCommand(args: string[]): Promise<number> {
   const { queueOptionsFromEnv, untilStopSignal } = await import('./server.ts');
   const { createServices } = await import('../app/services.ts');
   const { startBackgroundWork } = await import('../workers/runtime.ts');
-  const services = await createServices(config, { queue: queueOptionsFromEnv() });
+  const { JOBS } = await import('../tools/index.ts');
+  // The declared jobs: the queue checks payloads and takes attempts and backoff from them.
+  const services = await createServices(config, { queue: queueOptionsFromEnv(), jobs: JOBS });
   const background = await startBackgroundWork(services);
   services.logger.info({ database: services.db.kind }, 'crm worker started');
   return untilStopSignal(services.logger, 'stopping: finishing running jobs', async () => {

@@ -9,6 +9,7 @@ import type { Permission, ScopedResource } from './access.ts';
 import type { AreaCatalogue } from './catalogue.ts';
 import type { Executor } from './db/client.ts';
 import type { EventName } from './events.ts';
+import type { DefinedJob, Relay, Schedule, Sweep } from './jobs.ts';
 import type { OwnedRecordTable } from './ownership.ts';
 import type { Route } from './route.ts';
 import type { Services } from './services.ts';
@@ -191,8 +192,29 @@ export interface CustomActivityTypeChangingHook {
   deleting(db: Executor, orgId: string, typeId: string): Promise<void>;
 }
 
+/**
+ * Finds the mail of the area's own that an inbound email answers, by the Message-IDs its
+ * In-Reply-To and References name (tools/email: a sent scheduled email), with its lead when live;
+ * null when none is the area's. The connected-accounts area asks each in turn.
+ */
+export type ReplyTargetHook = (
+  db: Executor,
+  orgId: string,
+  messageIds: readonly string[],
+) => Promise<{ id: string; leadId: string | null } | null>;
+
+/**
+ * What an area does when a user removes a connected account, in the deleting transaction before the
+ * account row goes (tools/email cancels the account's scheduled emails not yet sent); returns how
+ * many of its rows it cancelled, for the tool's answer.
+ */
+export type AccountRemovedHook = (
+  ctx: Pick<ToolContext, 'db' | 'auth' | 'now'>,
+  accountId: string,
+) => Promise<number>;
+
 /** The registries an area may add entries to. */
-export interface AreaRegistries {
+export interface AreaRegistries extends AreaBackground {
   trashTypes: TrashType;
   ownedRecords: OwnedRecordTable;
   leadChildren: ChildTable;
@@ -203,6 +225,20 @@ export interface AreaRegistries {
   emailReceived: EmailReceivedHook;
   contactMoving: ContactMovingHook;
   customActivityTypeChanging: CustomActivityTypeChangingHook;
+  replyTargets: ReplyTargetHook;
+  accountRemoved: AccountRemovedHook;
+}
+
+/**
+ * What an area runs in the background (workers/runtime.ts runs them; tools/index.ts collects them):
+ * its jobs (`defineJob`), the repeatable runs of them (`defineSchedule`, `dailyJob`), the sweeps
+ * that wake its due rows whose job was lost, and relays that move committed rows on.
+ */
+export interface AreaBackground {
+  jobs: DefinedJob;
+  schedules: Schedule;
+  sweeps: Sweep;
+  relays: Relay;
 }
 
 /** Its entries in the shared registries, each optional. */

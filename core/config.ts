@@ -114,10 +114,10 @@ const envSchema = z.object({
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool(false),
   // Connected accounts' SMTP servers are tenant input: loopback/private hosts are refused unless true.
   CONNECTED_ACCOUNTS_ALLOW_PRIVATE_HOSTS: bool(false),
-  // Trashed records older than this are deleted for good by the purge job (workers/purge.ts).
+  // Trashed records older than this are deleted for good by the purge job (tools/trash/jobs.ts).
   TRASH_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(30),
   TRASH_PURGE_INTERVAL_MS: z.coerce.number().int().min(10).max(2_147_483_647).default(3_600_000),
-  // Days the content (bodies, attachments) of a sent or failed outgoing mail is kept (workers/scrub-mail.ts).
+  // Days the content (bodies, attachments) of a sent or failed outgoing mail is kept (core/mail-scrub.ts).
   MAIL_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(30),
   // Jobs one process runs at once (webhook deliveries, mail, scheduled email, workflow steps).
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),

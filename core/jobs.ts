@@ -1,7 +1,10 @@
-// The job port and its catalogue: each background job is declared once with `defineJob` (its name, zod payload,
-// attempts, backoff and handler) and both queues (core/queue-in-process.ts, core/queue-bullmq.ts)
-// run it the same way: the payload is checked on enqueue and again on run, failed attempts are
-// retried with the declared backoff, and `onFailure` hears about the last one.
+// The job port and its declarations: each background job is declared once with `defineJob` (its
+// name, zod payload, attempts, backoff and handler) by the area that owns it (`defineArea({ jobs })`,
+// core/area.ts) or by the kernel (core/kernel-jobs.ts). tools/index.ts collects them into one
+// registry (`registerJobs`), which is handed to the queues explicitly; both queues
+// (core/queue-in-process.ts, core/queue-bullmq.ts) run a job the same way: the payload is checked on
+// enqueue and again on run, failed attempts are retried with the declared backoff, and `onFailure`
+// hears about the last one. No module-level state: two registries in one process do not meet.
 //
 // The database is the truth, the queue a wake-up. A job whose outcome matters (a delivery, a
 // scheduled email, an invoice reminder) is a row with a status and a due time (`run_at`,
@@ -11,6 +14,7 @@
 // whose job was lost (an in-process queue after a restart, a Redis without persistence), with a
 // job id derived from the row and its attempt, so a job that is merely waiting is not doubled.
 import { z } from 'zod';
+import type { Config } from './config.ts';
 import type { Services } from './services.ts';
 
 /**
@@ -51,6 +55,11 @@ export type JobHandlers = { [N in JobName]?: JobHandler<N> };
 
 export interface StartWorkersOptions {
   concurrency: number;
+  /**
+   * The declared jobs (tools/index.ts `JOBS`): what the workers run and what enqueue checks
+   * against from now on. Without it, the registry the queue was built with.
+   */
+  jobs?: JobRegistry;
   /**
    * What definitions' handlers receive (workers/runtime.ts passes them). Without it only the jobs
    * in `handlers` can run.
@@ -106,8 +115,8 @@ export interface JobDefinition<N extends JobName> {
 /** A run function with the payload type erased: the queues hold jobs of every kind in one place. */
 export type JobRunner = (data: unknown, run: JobRun) => Promise<void>;
 
-/** A defined job as the queues see it. */
-export interface RegisteredJob {
+/** A defined job as the queues see it (its payload type erased, so one list holds every kind). */
+export interface DefinedJob {
   name: JobName;
   attempts: number;
   backoff: Backoff;
@@ -117,13 +126,13 @@ export interface RegisteredJob {
   runner(handlers: JobHandlers, services: Services | undefined): JobRunner | undefined;
 }
 
-const DEFAULT_BACKOFF: Backoff = { type: 'fixed', delayMs: 1000 };
+/** Every declared job by name, as tools/index.ts collects them and hands them to the queues. */
+export type JobRegistry = ReadonlyMap<string, DefinedJob>;
 
-/**
- * Every defined job, by name. A static catalogue of declarations (like the tool list), filled when
- * the defining modules load; workers/jobs.ts imports them all.
- */
-const catalogue = new Map<string, RegisteredJob>();
+/** A registry with no job: a queue built without one runs only the handlers it is given. */
+export const NO_JOBS: JobRegistry = new Map();
+
+const DEFAULT_BACKOFF: Backoff = { type: 'fixed', delayMs: 1000 };
 
 function parsePayload<N extends JobName>(definition: JobDefinition<N>, data: unknown): JobCatalog[N] {
   const result = definition.payload.safeParse(data);
@@ -132,12 +141,12 @@ function parsePayload<N extends JobName>(definition: JobDefinition<N>, data: unk
   return result.data;
 }
 
-export function defineJob<N extends JobName>(definition: JobDefinition<N>): JobDefinition<N> {
-  if (catalogue.has(definition.name)) throw new Error(`Job ${definition.name} is defined twice`);
+/** Checks a job's declaration and erases its payload type; it takes effect once registered. */
+export function defineJob<N extends JobName>(definition: JobDefinition<N>): DefinedJob {
   const attempts = definition.attempts ?? 1;
   if (!Number.isInteger(attempts) || attempts < 1)
     throw new Error(`Job ${definition.name}: attempts must be >= 1`);
-  catalogue.set(definition.name, {
+  return {
     name: definition.name,
     attempts,
     backoff: definition.backoff ?? DEFAULT_BACKOFF,
@@ -160,13 +169,118 @@ export function defineJob<N extends JobName>(definition: JobDefinition<N>): JobD
         }
       };
     },
-  });
-  return definition;
+  };
 }
 
-/** The definition of a job, or undefined for a name no loaded module defines. */
-export function findJob(name: string): RegisteredJob | undefined {
-  return catalogue.get(name);
+/** The registry of `jobs`; a name declared twice (two areas, or an area and the kernel) throws. */
+export function registerJobs(jobs: readonly DefinedJob[]): JobRegistry {
+  const registry = new Map<string, DefinedJob>();
+  for (const job of jobs) {
+    if (registry.has(job.name)) throw new Error(`Job ${job.name} is defined twice`);
+    registry.set(job.name, job);
+  }
+  return registry;
+}
+
+/**
+ * A repeatable run of a declared job: the job, its payload and its repeat, both read from the
+ * configuration when the runtime starts (workers/runtime.ts), e.g. TRASH_PURGE_INTERVAL_MS.
+ */
+export interface ScheduleDefinition<N extends JobName> {
+  job: N;
+  payload(config: Config): JobCatalog[N];
+  repeat(config: Config): Repeat;
+}
+
+/** A declared schedule with its payload type erased. */
+export interface Schedule {
+  job: JobName;
+  /** Installs the schedule on the queue (one per job name: a later call replaces it). */
+  start(jobs: Pick<Jobs, 'schedule'>, config: Config): Promise<void>;
+}
+
+export function defineSchedule<N extends JobName>(definition: ScheduleDefinition<N>): Schedule {
+  return {
+    job: definition.job,
+    start: (jobs, config) =>
+      jobs.schedule(definition.job, definition.payload(config), definition.repeat(config)),
+  };
+}
+
+/**
+ * A sweep: finds rows that are due but whose job was lost (an in-process queue after a restart, a
+ * Redis without persistence) or whose claim's lease expired, and wakes them; returns how many. Run
+ * by the runtime's sweeper loop; `graceMs` is how long past due a row must be, so a job merely
+ * waiting in the queue is not doubled.
+ */
+export interface Sweep {
+  name: string;
+  run(services: Services, graceMs: number): Promise<number>;
+}
+
+/**
+ * A relay: one pass moving committed rows on (the outbox to webhook deliveries), run by the
+ * runtime's relay loop every RELAY interval; it returns true when more rows are waiting, to run
+ * again at once.
+ */
+export interface Relay {
+  name: string;
+  pass(services: Services): Promise<boolean>;
+}
+
+/** Throws unless every schedule names a job of the registry (a schedule of an undeclared job never runs). */
+export function checkSchedules(registry: JobRegistry, schedules: readonly Schedule[]): void {
+  for (const schedule of schedules) {
+    if (!registry.has(schedule.job))
+      throw new Error(`A schedule names job ${schedule.job}, which no area or the kernel declares`);
+  }
+}
+
+/** The payload of a daily job over every organization, or one (tests, an operator's rerun). */
+export const orgDailyPayload = z.object({
+  orgId: z.string().optional().describe('Only this organization (every organization when absent)'),
+});
+export type OrgDailyPayload = z.output<typeof orgDailyPayload>;
+
+/** A daily job's parts: the job and its schedule, declared together by the area. */
+export interface DailyJob {
+  job: DefinedJob;
+  schedule: Schedule;
+}
+
+/**
+ * The shape every daily job of an area shares: one run a day at `atUtc`, not retried (the next day's
+ * run catches up, each run takes everything that is due), and one log line with the count.
+ */
+export function dailyJob<N extends JobName>(spec: {
+  name: N;
+  payload: z.ZodType<JobCatalog[N]>;
+  /** What the schedule enqueues each day. */
+  daily: JobCatalog[N];
+  /** HH:MM in UTC. */
+  atUtc: string;
+  /** One run; returns how many rows it touched. */
+  run(services: Services, payload: JobCatalog[N], now: Date): Promise<number>;
+  /** The log line of a run, and the field that carries the count. */
+  log: { message: string; field: string; onlyWhenAny?: boolean };
+}): DailyJob {
+  parseDailyAt(spec.atUtc);
+  const job = defineJob({
+    name: spec.name,
+    payload: spec.payload,
+    attempts: 1,
+    async handler(payload, { services }) {
+      const count = await spec.run(services, payload, new Date());
+      if (count > 0 || !spec.log.onlyWhenAny)
+        services.logger.info({ [spec.log.field]: count }, spec.log.message);
+    },
+  });
+  const schedule = defineSchedule({
+    job: spec.name,
+    payload: () => spec.daily,
+    repeat: () => ({ dailyAtUtc: spec.atUtc }),
+  });
+  return { job, schedule };
 }
 
 /** The wait after failed attempt number `attempt` (1-based), as BullMQ computes it. */

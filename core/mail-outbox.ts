@@ -3,7 +3,7 @@
 // sending user's connected account (the row's `account_id`; the transport is chosen by the worker). "The database is the truth, the queue a
 // wake-up" (core/jobs.ts): a tool writes the message as an `outgoing_mails` row in the transaction
 // that decides to send it (queueMail), wakes the 'mail.send' job after the commit (wakeMail), and
-// the job (workers/send-mail.ts) claims the row, sends it through services.mailer and records the
+// the job (core/mail-send.ts) claims the row, sends it through services.mailer and records the
 // outcome. A sweeper (workers/runtime.ts) re-wakes rows that are due but whose job was lost.
 //
 // Exactly once:
@@ -57,7 +57,7 @@ export interface QueueMailInput {
   message: MailMessage;
   /**
    * The connected account to send through (the sending user's own, verified); absent or null: the
-   * system mailer. The worker (workers/send-mail.ts) falls back to the system mailer, Reply-To the
+   * system mailer. The worker (core/mail-send.ts) falls back to the system mailer, Reply-To the
    * account's address, when the account is gone or no longer verified at send time.
    */
   accountId?: string | null | undefined;

@@ -1,7 +1,7 @@
 // Which network addresses a tenant may point the server at. Customer input names hosts the server
 // then connects to (webhook targets, a connected account's SMTP server); those must not reach
 // loopback, private, link-local or other non-public addresses of the server's own network (SSRF).
-// The classifier is shared by the webhook dispatcher (workers/ssrf.ts) and the SMTP account client
+// The classifier is shared by the webhook dispatcher (tools/webhooks/ssrf.ts) and the SMTP account client
 // (providers/smtp-account.ts); `resolvePublicAddress` resolves a name once and hands back the
 // checked address to connect to, so a second lookup cannot answer differently (DNS rebinding).
 import { lookup } from 'node:dns/promises';

@@ -11,11 +11,12 @@ import type {
   JobCatalog,
   JobHandlers,
   JobName,
+  JobRegistry,
   Jobs,
   Repeat,
   StartWorkersOptions,
 } from './jobs.ts';
-import { checkRepeat, findJob, parseDailyAt } from './jobs.ts';
+import { checkRepeat, NO_JOBS, parseDailyAt } from './jobs.ts';
 import type { Logger } from './logger.ts';
 
 const QUEUE_NAME = 'crm-jobs';
@@ -29,6 +30,11 @@ export interface BullMqQueueOptions {
    * is retried elsewhere; the stalled check runs at half this. Default 30 s (BullMQ's default).
    */
   stalledMs?: number;
+  /**
+   * The declared jobs (tools/index.ts `JOBS`): enqueue checks payloads and takes attempts and
+   * backoff from them; `startWorkers` may hand another.
+   */
+  jobs?: JobRegistry;
 }
 
 /** BullMQ forbids ":" in custom ids; delivery ids are hex, so "_" cannot collide. */
@@ -37,8 +43,8 @@ export function bullJobId(jobId: string): string {
 }
 
 /** Attempts and backoff from the job's definition; what every job of that name gets. */
-function retryOptions(name: JobName): JobsOptions {
-  const registered = findJob(name);
+function retryOptions(registry: JobRegistry, name: JobName): JobsOptions {
+  const registered = registry.get(name);
   const backoff = registered?.backoff;
   return {
     attempts: registered?.attempts ?? 1,
@@ -49,9 +55,9 @@ function retryOptions(name: JobName): JobsOptions {
   };
 }
 
-function jobOptions(name: JobName, options: EnqueueOptions): JobsOptions {
+function jobOptions(registry: JobRegistry, name: JobName, options: EnqueueOptions): JobsOptions {
   return {
-    ...retryOptions(name),
+    ...retryOptions(registry, name),
     ...(options.jobId !== undefined ? { jobId: bullJobId(options.jobId) } : {}),
     delay: Math.max(0, options.delayMs ?? 0),
   };
@@ -73,6 +79,7 @@ export class BullMqQueue implements Jobs {
   private readonly logger: Logger;
   private readonly prefix: string;
   private readonly stalledMs: number;
+  private registry: JobRegistry;
 
   constructor(
     private readonly url: string,
@@ -81,6 +88,7 @@ export class BullMqQueue implements Jobs {
     this.logger = options.logger;
     this.prefix = options.prefix ?? 'bull';
     this.stalledMs = options.stalledMs ?? 30_000;
+    this.registry = options.jobs ?? NO_JOBS;
     // BullMQ needs maxRetriesPerRequest: null: its commands wait for Redis to come back instead of failing.
     this.connection = new Redis(url, { maxRetriesPerRequest: null });
     this.connection.on('error', (err) => this.logger.debug({ err: err.message }, 'job queue: Redis error'));
@@ -93,8 +101,8 @@ export class BullMqQueue implements Jobs {
     payload: JobCatalog[N],
     options: EnqueueOptions = {},
   ): Promise<void> {
-    findJob(name)?.check(payload);
-    await this.queue.add(name, payload, jobOptions(name, options));
+    this.registry.get(name)?.check(payload);
+    await this.queue.add(name, payload, jobOptions(this.registry, name, options));
   }
 
   async enqueueMany<N extends JobName>(
@@ -102,27 +110,32 @@ export class BullMqQueue implements Jobs {
     jobs: ReadonlyArray<{ payload: JobCatalog[N]; options?: EnqueueOptions }>,
   ): Promise<void> {
     if (jobs.length === 0) return;
-    const registered = findJob(name);
+    const registered = this.registry.get(name);
     for (const job of jobs) registered?.check(job.payload);
     await this.queue.addBulk(
-      jobs.map((job) => ({ name, data: job.payload, opts: jobOptions(name, job.options ?? {}) })),
+      jobs.map((job) => ({
+        name,
+        data: job.payload,
+        opts: jobOptions(this.registry, name, job.options ?? {}),
+      })),
     );
   }
 
   async schedule<N extends JobName>(name: N, payload: JobCatalog[N], repeat: Repeat): Promise<void> {
     checkRepeat(repeat);
-    findJob(name)?.check(payload);
+    this.registry.get(name)?.check(payload);
     // Upserted under the job's name: every node calling this leaves one schedule, the latest.
     await this.queue.upsertJobScheduler(name, repeatOptions(repeat), {
       name,
       data: payload,
-      opts: retryOptions(name),
+      opts: retryOptions(this.registry, name),
     });
   }
 
   async startWorkers(handlers: JobHandlers, options: StartWorkersOptions): Promise<void> {
     if (options.concurrency < 1) throw new Error('concurrency must be at least 1');
     if (this.worker) throw new Error('the workers are already running');
+    if (options.jobs) this.registry = options.jobs;
     this.workerConnection = new Redis(this.url, { maxRetriesPerRequest: null });
     this.workerConnection.on('error', (err) =>
       this.logger.debug({ err: err.message }, 'job worker: Redis error'),
@@ -157,7 +170,7 @@ export class BullMqQueue implements Jobs {
     services: StartWorkersOptions['services'],
   ): Promise<void> {
     // Data from Redis is untrusted until parsed: only defined jobs run here.
-    const registered = findJob(job.name);
+    const registered = this.registry.get(job.name);
     const runner = registered?.runner(handlers, services);
     if (!registered || !runner) throw new Error(`No handler for job ${job.name}`);
     await runner(job.data, {

@@ -8,12 +8,13 @@ import type {
   JobCatalog,
   JobHandlers,
   JobName,
+  JobRegistry,
   JobRun,
   Jobs,
   Repeat,
   StartWorkersOptions,
 } from './jobs.ts';
-import { checkRepeat, findJob, nextRunDelayMs, retryDelayMs } from './jobs.ts';
+import { checkRepeat, NO_JOBS, nextRunDelayMs, retryDelayMs } from './jobs.ts';
 import type { Logger } from './logger.ts';
 import type { Services } from './services.ts';
 
@@ -42,7 +43,18 @@ export class InProcessQueue implements Jobs {
   private readonly backlog: Array<() => void> = [];
   private readonly idleWaiters: Array<() => void> = [];
 
-  constructor(private readonly logger: Logger) {}
+  /**
+   * `registry`: the declared jobs (tools/index.ts `JOBS`), which enqueue checks and the workers run;
+   * `startWorkers` may hand another. A job outside it runs unchecked with a given handler (tests).
+   */
+  constructor(
+    private readonly logger: Logger,
+    private registry: JobRegistry = NO_JOBS,
+  ) {}
+
+  private findJob(name: string) {
+    return this.registry.get(name);
+  }
 
   async enqueue<N extends JobName>(
     name: N,
@@ -50,7 +62,7 @@ export class InProcessQueue implements Jobs {
     options: EnqueueOptions = {},
   ): Promise<void> {
     if (this.closed) throw new Error('The job queue is closed');
-    const registered = findJob(name);
+    const registered = this.findJob(name);
     registered?.check(payload);
     const { jobId } = options;
     if (jobId !== undefined) {
@@ -78,7 +90,7 @@ export class InProcessQueue implements Jobs {
   async schedule<N extends JobName>(name: N, payload: JobCatalog[N], repeat: Repeat): Promise<void> {
     if (this.closed) throw new Error('The job queue is closed');
     checkRepeat(repeat);
-    findJob(name)?.check(payload);
+    this.findJob(name)?.check(payload);
     const previous = this.schedules.get(name);
     if (previous) clearTimeout(previous);
     const tick = () => {
@@ -101,6 +113,7 @@ export class InProcessQueue implements Jobs {
 
   async startWorkers(handlers: JobHandlers, options: StartWorkersOptions): Promise<void> {
     if (options.concurrency < 1) throw new Error('concurrency must be at least 1');
+    if (options.jobs) this.registry = options.jobs;
     this.handlers = handlers;
     this.services = options.services;
     this.concurrency = options.concurrency;
@@ -173,7 +186,7 @@ export class InProcessQueue implements Jobs {
 
   /** A failed attempt: retried after the job's backoff while attempts remain, else dropped and logged. */
   private fail(job: PendingJob, err: unknown): void {
-    const registered = findJob(job.name);
+    const registered = this.findJob(job.name);
     if (registered && job.attempt < job.attempts && !this.closed) {
       this.logger.warn(
         { err, job: job.name, jobId: job.jobId, attempt: job.attempt },
@@ -192,7 +205,7 @@ export class InProcessQueue implements Jobs {
   }
 
   private execute<N extends JobName>(name: N, payload: JobCatalog[N], run: JobRun): Promise<void> {
-    const registered = findJob(name);
+    const registered = this.findJob(name);
     if (registered) {
       const runner = registered.runner(this.handlers ?? {}, this.services);
       if (!runner) return Promise.reject(new Error(`No handler for job ${name}`));

@@ -1,7 +1,7 @@
 // Locks in that every billing event (invoices, proposals, contracts) reaches a real HTTPS receiver, signed, about the record that changed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_NAMES } from '../core/events.ts';
-import { flagOverdue } from '../workers/invoices-overdue.ts';
+import { flagOverdue } from '../tools/invoices/jobs.ts';
 import {
   createInvoice,
   createLead,

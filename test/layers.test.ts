@@ -327,3 +327,32 @@ describe('the composition root', () => {
     expect(breaches).toEqual([]);
   });
 });
+
+/** The files a file's relative imports reach, from the repository root. */
+function filesImportedBy(file: string): string[] {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  return [...text.matchAll(IMPORT)]
+    .map(([, target]) => target)
+    .filter((target): target is string => target?.startsWith('.') === true)
+    .map((target) => relative(ROOT, resolve(ROOT, file, '..', target)));
+}
+
+describe('workers/ is the runtime only (docs/architecture.md)', () => {
+  it('imports core/ and the area list tools/index.ts, never an area’s own files', () => {
+    const breaches = sourceFiles('workers').flatMap((file) =>
+      filesImportedBy(file)
+        .filter((target) => !target.startsWith('core/') && target !== 'tools/index.ts')
+        .map((target) => `${file} -> ${target}`),
+    );
+    expect(breaches).toEqual([]);
+  });
+
+  it('is imported by no area and by nothing in core/: jobs are declared where their rule lives', () => {
+    const breaches = [...sourceFiles('tools'), ...sourceFiles('core')].flatMap((file) =>
+      filesImportedBy(file)
+        .filter((target) => target.startsWith('workers/'))
+        .map((target) => `${file} -> ${target}`),
+    );
+    expect(breaches).toEqual([]);
+  });
+});

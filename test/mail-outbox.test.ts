@@ -1,4 +1,4 @@
-// Locks in the mail outbox (core/mail-outbox.ts, workers/send-mail.ts, workers/scrub-mail.ts): a mail queued twice under one key is one row and one message; a job run twice (even at once) sends once; a failure is retried after its backoff and three failures end `failed` with the reason; a crashed sender's claim is taken over after its lease; a lost wake-up is found by the sweeper; and the message reaches a real SMTP peer with its PDF attachment and a Message-ID derived from the row; the content of old sent or failed mail is scrubbed, its history kept.
+// Locks in the mail outbox (core/mail-outbox.ts, core/mail-send.ts, core/mail-scrub.ts): a mail queued twice under one key is one row and one message; a job run twice (even at once) sends once; a failure is retried after its backoff and three failures end `failed` with the reason; a crashed sender's claim is taken over after its lease; a lost wake-up is found by the sweeper; and the message reaches a real SMTP peer with its PDF attachment and a Message-ID derived from the row; the content of old sent or failed mail is scrubbed, its history kept.
 import { eq } from 'drizzle-orm';
 import type { ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,10 +11,10 @@ import {
   queueMail,
   wakeMail,
 } from '../core/mail-outbox.ts';
+import { scrubOldMail } from '../core/mail-scrub.ts';
+import { sendQueuedMail, sweepDueMails } from '../core/mail-send.ts';
 import { renderDocumentPdf } from '../core/pdf.ts';
 import { InProcessQueue } from '../core/queue-in-process.ts';
-import { scrubOldMail } from '../workers/scrub-mail.ts';
-import { sendQueuedMail, sweepDueMails } from '../workers/send-mail.ts';
 import { createTestContext, type TestContext, type TestOrg } from './fixtures/index.ts';
 import { type SmtpPeer, startSmtpPeer } from './support/smtp-peer.ts';
 
@@ -255,7 +255,7 @@ describe('mail outbox', () => {
   });
 });
 
-describe('retention (workers/scrub-mail.ts)', () => {
+describe('retention (core/mail-scrub.ts)', () => {
   it('scrubs the bodies and attachments of mail sent or failed before the retention, keeping its history, and leaves queued mail whole', async () => {
     const pdf = {
       filename: 'doc.pdf',

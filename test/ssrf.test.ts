@@ -1,7 +1,12 @@
 // Locks in the SSRF guard: which addresses webhook deliveries may reach, in every tricky spelling.
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { classifyAddress, createDeliveryDispatcher, guardedLookup, parseTargetUrl } from '../workers/ssrf.ts';
+import {
+  classifyAddress,
+  createDeliveryDispatcher,
+  guardedLookup,
+  parseTargetUrl,
+} from '../tools/webhooks/ssrf.ts';
 import { HttpsReceiver } from './support/https-receiver.ts';
 
 const refused: Array<[string, RegExp]> = [

@@ -11,7 +11,7 @@ import { TRASH_TYPES } from '../tools/index.ts';
 import { leads } from '../tools/leads/tables.ts';
 import { opportunities } from '../tools/opportunities/tables.ts';
 import { tasks } from '../tools/tasks/tables.ts';
-import { purgeExpiredTrash } from '../workers/purge.ts';
+import { purgeExpiredTrash } from '../tools/trash/jobs.ts';
 import { createTestContext, type TestContext } from './helpers.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -131,7 +131,7 @@ describe('purgeTrash', () => {
     const fa = await seedOrganization(a.orgId);
     const fb = await seedOrganization(b.orgId);
 
-    const counts = await purgeExpiredTrash(t.services, 30, 1);
+    const counts = await purgeExpiredTrash(TRASH_TYPES, t.services, 30, 1);
     // Batches of one: every row still goes, one statement at a time.
     expect(counts).toMatchObject({ lead: 2, contact: 2, task: 2 });
 

@@ -8,9 +8,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { newId } from '../core/ids.ts';
 import { createLogger } from '../core/logger.ts';
 import type { EnqueueOptions, JobPayloads, JobQueue } from '../core/queue.ts';
+import { attemptDelivery, type DeliveryOptions, WEBHOOK_USER_AGENT } from '../tools/webhooks/deliver.ts';
+import { verifyStandardWebhook, verifyWebhookSignature } from '../tools/webhooks/signing.ts';
 import { webhookDeliveries, webhooks } from '../tools/webhooks/tables.ts';
-import { attemptDelivery, type DeliveryOptions, WEBHOOK_USER_AGENT } from '../workers/deliver.ts';
-import { verifyStandardWebhook, verifyWebhookSignature } from '../workers/signing.ts';
 import { createTestContext, type TestContext } from './helpers.ts';
 import { HttpsReceiver, type ReceivedRequest } from './support/https-receiver.ts';
 

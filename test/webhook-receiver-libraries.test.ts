@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyWebhookSignature } from '../workers/signing.ts';
+import { verifyWebhookSignature } from '../tools/webhooks/signing.ts';
 import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
 import { HttpsReceiver, type ReceivedRequest } from './support/https-receiver.ts';
 

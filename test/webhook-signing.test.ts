@@ -7,7 +7,7 @@ import {
   standardWebhookSignature,
   verifyStandardWebhook,
   verifyWebhookSignature,
-} from '../workers/signing.ts';
+} from '../tools/webhooks/signing.ts';
 
 const secret = 'whsec-test-secret-0123456789';
 const body =

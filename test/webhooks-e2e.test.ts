@@ -2,7 +2,7 @@
 // over REST receives a signed lead.created, the test endpoint sends a signed webhook.test at once,
 // and a replay re-sends the same delivery id with a fresh timestamp and signature.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyStandardWebhook, verifyWebhookSignature } from '../workers/signing.ts';
+import { verifyStandardWebhook, verifyWebhookSignature } from '../tools/webhooks/signing.ts';
 import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
 import { HttpsReceiver, type ReceivedRequest } from './support/https-receiver.ts';
 

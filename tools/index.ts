@@ -1,9 +1,18 @@
 // The registry: the list of areas. Every other list - tools, REST routes, OpenAPI tags, trash types,
-// owned records, lead children, search sources, state machines - is derived from it here, so adding
+// owned records, lead children, search sources, state machines, jobs, schedules, sweeps - is derived from it here, so adding
 // an area is its folder and one line below (docs/architecture.md). Areas that consume a registry
 // (leads, search, users, trash) are built from what the others declare.
 import { type Area, collect, type PublicRoute } from '../core/area.ts';
 import { buildCatalogue, type Catalogue } from '../core/catalogue.ts';
+import {
+  checkSchedules,
+  type JobRegistry,
+  type Relay,
+  registerJobs,
+  type Schedule,
+  type Sweep,
+} from '../core/jobs.ts';
+import { kernelBackground } from '../core/kernel-jobs.ts';
 import type { Route } from '../core/route.ts';
 import type { StateMachine } from '../core/state-machine.ts';
 import type { Tool } from '../core/tool.ts';
@@ -12,6 +21,7 @@ import { activitiesArea } from './activities/index.ts';
 import { apiKeysCatalogue } from './api-keys/catalogue.ts';
 import { createApiKeysArea } from './api-keys/index.ts';
 import { createConnectedAccountsArea } from './connected-accounts/index.ts';
+import { outboxAccounts } from './connected-accounts/outbox.ts';
 import { createContactsArea } from './contacts/index.ts';
 import { conversationMemoryArea } from './conversation-memory/index.ts';
 import { createCustomActivityTypesArea } from './custom-activity-types/index.ts';
@@ -70,7 +80,11 @@ const leadsArea = createLeadsArea(collect(HOOKED, 'leadChildren'), collect(HOOKE
 
 // Inbound mail runs the emailReceived hooks of the self-contained areas (a reply cancels a follow-up,
 // stops a sequence).
-const connectedAccountsArea = createConnectedAccountsArea(collect(HOOKED, 'emailReceived'));
+const connectedAccountsArea = createConnectedAccountsArea({
+  emailReceived: collect(HOOKED, 'emailReceived'),
+  replyTargets: collect(HOOKED, 'replyTargets'),
+  accountRemoved: collect(HOOKED, 'accountRemoved'),
+});
 
 /** Every area that holds records, in registry order (the order of lists, docs and the trash). */
 const RECORD_AREAS: readonly Area[] = [
@@ -143,6 +157,23 @@ export const STATE_MACHINES: readonly StateMachine[] = collect(AREAS, 'stateMach
 export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = Object.fromEntries(
   AREAS.flatMap((area) => Object.entries(area.tags)),
 );
+
+// Background work: the kernel's (the mail outbox sends through the connected accounts) and every
+// area's, collected like the other registries. workers/runtime.ts runs them; the queues get JOBS.
+const KERNEL = kernelBackground(outboxAccounts);
+
+/** Every declared job by name; a job declared twice throws here, when the module loads. */
+export const JOBS: JobRegistry = registerJobs([...KERNEL.jobs, ...collect(AREAS, 'jobs')]);
+
+/** The repeatable runs (daily jobs, the trash purge); each names a job of JOBS, or loading throws. */
+export const SCHEDULES: readonly Schedule[] = [...KERNEL.schedules, ...collect(AREAS, 'schedules')];
+checkSchedules(JOBS, SCHEDULES);
+
+/** What the runtime's sweeper loop runs: each wakes due rows of its own whose job was lost. */
+export const SWEEPS: readonly Sweep[] = [...KERNEL.sweeps, ...collect(AREAS, 'sweeps')];
+
+/** What the runtime's relay loop runs (the outbox to webhook deliveries). */
+export const RELAYS: readonly Relay[] = collect(AREAS, 'relays');
 
 export function findTool(name: string): Tool | undefined {
   return TOOLS.find((t) => t.name === name);

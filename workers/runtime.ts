@@ -1,42 +1,46 @@
-// The background side of the server: the job workers (every job of workers/jobs.ts), the outbox
-// relay loop, the sweeper of deliveries and outgoing mails, and the repeatable jobs (trash purge,
-// forecast snapshot, overdue invoices).
-// `crm serve` runs it in-process (unless told not to), `crm worker` as its own process. The
-// sweeper re-enqueues deliveries that are due but have no job: after a restart of the in-process
-// runner (its jobs live in memory) or of a Redis without persistence.
-import { and, eq, lte, sql } from 'drizzle-orm';
-import { type JobHandlers, requeueDue } from '../core/jobs.ts';
+// The runtime of background work, and nothing else: it runs what the kernel and the areas declare
+// (tools/index.ts `JOBS`, `SCHEDULES`, `SWEEPS`, `RELAYS`, from `defineArea({ jobs, schedules,
+// sweeps, relays })`, core/area.ts): the job workers, the relay loop (the outbox to webhook
+// deliveries), the sweeper loop (each declared sweep wakes its due rows whose job was lost: after a
+// restart of the in-process runner, whose jobs live in memory, or of a Redis without persistence),
+// and the repeatable jobs. `crm serve` runs it in-process (unless told not to), `crm worker` as its
+// own process. A new job, schedule or sweep is a declaration in its area, never a line here.
+import type { Config } from '../core/config.ts';
+import type { JobHandlers, JobRegistry, Relay, Schedule, Sweep } from '../core/jobs.ts';
 import type { Services } from '../core/services.ts';
-import { webhookDeliveries } from '../tools/webhooks/tables.ts';
-import { attemptDelivery, type DeliveryOptions } from './deliver.ts';
-import './jobs.ts';
-import { createDueFollowUps } from '../tools/email/follow-ups.ts';
-import { relayBatch } from './relay.ts';
-import { sweepDueEmails } from './send-email.ts';
-import { sweepDueMails } from './send-mail.ts';
-import { sweepDueEnrollments } from './workflow-steps.ts';
+import { JOBS, RELAYS, SCHEDULES, SWEEPS } from '../tools/index.ts';
 
 export interface BackgroundWorkOptions {
   relayIntervalMs?: number;
   sweepIntervalMs?: number;
   /**
-   * How long past its due time a pending delivery must be before the sweeper re-enqueues it, so a
-   * job that is merely queued behind others is not doubled.
+   * How long past its due time a row must be before a sweep re-enqueues it, so a job that is
+   * merely queued behind others is not doubled.
    */
   sweepGraceMs?: number;
   concurrency?: number;
   /**
-   * Handlers replacing some jobs' defined ones (tests pass recording ones); the real delivery
-   * handler with `deliveryOptions` by default. Jobs not named here run their definitions.
+   * Handlers replacing some jobs' declared ones (tests pass recording ones, or the delivery with
+   * their receiver's certificate). Jobs not named here run their declarations.
    */
   handlers?: JobHandlers;
-  /** Options of the real delivery handler (tests: their receiver's certificate). */
-  deliveryOptions?: DeliveryOptions;
   /** How often the repeatable trash purge runs; TRASH_PURGE_INTERVAL_MS by default. */
   purgeIntervalMs?: number;
   /** Days trashed records are kept before the purge deletes them; TRASH_RETENTION_DAYS by default. */
   trashRetentionDays?: number;
+  /** What runs (tests of the runtime itself); the declarations of tools/index.ts by default. */
+  declared?: Declared;
 }
+
+/** What the runtime runs. */
+export interface Declared {
+  jobs: JobRegistry;
+  schedules: readonly Schedule[];
+  sweeps: readonly Sweep[];
+  relays: readonly Relay[];
+}
+
+const DECLARED: Declared = { jobs: JOBS, schedules: SCHEDULES, sweeps: SWEEPS, relays: RELAYS };
 
 export interface BackgroundWork {
   /**
@@ -44,34 +48,6 @@ export interface BackgroundWork {
    * workers and the in-process schedules, closes with the services.
    */
   stop(): Promise<void>;
-}
-
-const SWEEP_BATCH = 500;
-
-export function deliveryHandlers(services: Services, options: DeliveryOptions = {}): JobHandlers {
-  return { 'webhook.deliver': (payload) => attemptDelivery(services, payload, options) };
-}
-
-/** Re-enqueues due pending deliveries; returns how many. */
-export async function sweepPendingDeliveries(services: Services, graceMs: number): Promise<number> {
-  const cutoff = new Date(Date.now() - graceMs);
-  const due = await services.db.system
-    .select({
-      id: webhookDeliveries.id,
-      attempts: sql<number>`jsonb_array_length(${webhookDeliveries.attempts})`,
-    })
-    .from(webhookDeliveries)
-    .where(and(eq(webhookDeliveries.status, 'pending'), lte(webhookDeliveries.nextAttemptAt, cutoff)))
-    .orderBy(webhookDeliveries.nextAttemptAt)
-    .limit(SWEEP_BATCH);
-  await requeueDue(
-    services.jobs,
-    'webhook.deliver',
-    // The id of the attempt this job makes, as the delivery handler names its retries.
-    due.map((row) => ({ payload: { deliveryId: row.id }, jobId: `${row.id}:${Number(row.attempts) + 1}` })),
-  );
-  if (due.length > 0) services.logger.info({ count: due.length }, 'sweeper re-enqueued pending deliveries');
-  return due.length;
 }
 
 /** Runs `pass` now and then every `intervalMs`, never two at once; a pass returning true reruns at once. */
@@ -112,52 +88,45 @@ function loop(
   };
 }
 
+/** The configuration the schedules read, with the runtime's overrides of the trash purge. */
+function scheduleConfig(config: Config, options: BackgroundWorkOptions): Config {
+  return {
+    ...config,
+    trashRetentionDays: options.trashRetentionDays ?? config.trashRetentionDays,
+    trashPurgeIntervalMs: options.purgeIntervalMs ?? config.trashPurgeIntervalMs,
+  };
+}
+
 export async function startBackgroundWork(
   services: Services,
   options: BackgroundWorkOptions = {},
 ): Promise<BackgroundWork> {
+  const declared = options.declared ?? DECLARED;
   const relayIntervalMs = options.relayIntervalMs ?? 250;
   const sweepIntervalMs = options.sweepIntervalMs ?? 5000;
   const sweepGraceMs = options.sweepGraceMs ?? 30_000;
   const concurrency = options.concurrency ?? services.config.workerConcurrency;
-  const batchSize = 200;
-  await services.jobs.startWorkers(options.handlers ?? deliveryHandlers(services, options.deliveryOptions), {
-    concurrency,
-    services,
-  });
-  const relay = loop('outbox relay', services, relayIntervalMs, async () => {
-    // A full batch means more rows are waiting: relay them without waiting for the next tick.
-    const { relayed } = await relayBatch(services, { batchSize });
-    return relayed === batchSize;
-  });
-  const sweeper = loop('delivery sweeper', services, sweepIntervalMs, async () => {
-    // Never rerun at once: re-enqueued rows stay pending until their job runs, so they would be found again.
-    await sweepPendingDeliveries(services, sweepGraceMs);
-    // The same for the mail outbox (workers/send-mail.ts): due rows whose 'mail.send' job was lost.
-    await sweepDueMails(services, sweepGraceMs);
-    // Scheduled email (workers/send-email.ts): due rows whose 'email.send' job was lost or whose
-    // sender died holding the claim; then the follow-up tasks that came due (the row is the truth,
-    // so a pass after a restart finds what the stopped one missed).
-    await sweepDueEmails(services, sweepGraceMs);
-    await createDueFollowUps(services);
-    // And for workflow enrollments (workers/workflow-steps.ts): due steps of active workflows whose job was lost.
-    await sweepDueEnrollments(services, sweepGraceMs);
+  await services.jobs.startWorkers(options.handlers ?? {}, { concurrency, services, jobs: declared.jobs });
+  const relays = declared.relays.map((relay) =>
+    loop(relay.name, services, relayIntervalMs, () => relay.pass(services)),
+  );
+  const sweeper = loop('sweeper', services, sweepIntervalMs, async () => {
+    // Each sweep on its own: one failing (its table locked, say) does not keep the others from running.
+    for (const sweep of declared.sweeps) {
+      try {
+        await sweep.run(services, sweepGraceMs);
+      } catch (err) {
+        services.logger.error({ err, sweep: sweep.name }, 'sweep failed');
+      }
+    }
+    // Never rerun at once: re-enqueued rows stay due until their job runs, so they would be found again.
     return false;
   });
-  await services.jobs.schedule(
-    'trash.purge',
-    { retentionDays: options.trashRetentionDays ?? services.config.trashRetentionDays },
-    { everyMs: options.purgeIntervalMs ?? services.config.trashPurgeIntervalMs },
-  );
-  await services.jobs.schedule('forecast.snapshot', {}, { dailyAtUtc: '00:05' });
-  await services.jobs.schedule('estimates.expire', {}, { dailyAtUtc: '00:10' });
-  await services.jobs.schedule('invoices.overdue', {}, { dailyAtUtc: '00:10' });
-  await services.jobs.schedule('proposals.expire', {}, { dailyAtUtc: '00:15' });
-  await services.jobs.schedule('mail.scrub', {}, { dailyAtUtc: '00:20' });
-  await services.jobs.schedule('idempotency.expire', {}, { dailyAtUtc: '00:25' });
+  const config = scheduleConfig(services.config, options);
+  for (const schedule of declared.schedules) await schedule.start(services.jobs, config);
   return {
     async stop() {
-      await Promise.all([relay.stop(), sweeper.stop()]);
+      await Promise.all([...relays.map((relay) => relay.stop()), sweeper.stop()]);
     },
   };
 }

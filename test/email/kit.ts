@@ -3,8 +3,8 @@
 import { eq } from 'drizzle-orm';
 import { expect } from 'vitest';
 import { newId } from '../../core/ids.ts';
+import { sendScheduledEmail } from '../../tools/email/sender.ts';
 import { scheduledEmails } from '../../tools/email/tables.ts';
-import { sendScheduledEmail } from '../../workers/send-email.ts';
 import { insertConnectedAccount } from '../fixtures/email.ts';
 import { defineKit, type KitScope, type MachineDriver, NO_BODY } from '../fixtures/kit.ts';
 import { createLeadOver, insertLead, readAt } from '../fixtures/kit-helpers.ts';
@@ -126,7 +126,7 @@ export const kit = defineKit({
       moves:
         'scheduled -> sending, cancelled; sending -> scheduled, sent (email.sent), failed (email.sent); sent (final); failed (final); cancelled (final)',
       field: 'status',
-      // Only cancelling is a request; the sender's moves are the job's (workers/send-email.ts).
+      // Only cancelling is a request; the sender's moves are the job's (tools/email/sender.ts).
       jobOnly: ['scheduled', 'sending', 'sent', 'failed'],
       driver: scheduledEmailDriver,
     },

@@ -1,4 +1,4 @@
-// Locks in the sending of scheduled email (workers/send-email.ts) against a real SMTP peer with login: nothing before its time; at its time one message with the recipients (bcc only in the envelope), subject, HTML, text, attachment bytes read from storage, the From of the account and a Message-ID derived from the row; the outgoing email activity and email.sent; a job run twice sends once; temporary failures retried after 1 and 5 minutes then failed with the reason (email.sent status failed); permanent failures (bad login, missing attachment, trashed lead, a sender deactivated or demoted to a role that does not send, an account no longer verified) fail at once; a cancelled email is never sent; follow-up tasks come due, once, and a reply cancels them; a lead is enrolled after sending in an active workflow, not a paused one nor one it is already active in.
+// Locks in the sending of scheduled email (tools/email/sender.ts) against a real SMTP peer with login: nothing before its time; at its time one message with the recipients (bcc only in the envelope), subject, HTML, text, attachment bytes read from storage, the From of the account and a Message-ID derived from the row; the outgoing email activity and email.sent; a job run twice sends once; temporary failures retried after 1 and 5 minutes then failed with the reason (email.sent status failed); permanent failures (bad login, missing attachment, trashed lead, a sender deactivated or demoted to a role that does not send, an account no longer verified) fail at once; a cancelled email is never sent; follow-up tasks come due, once, and a reply cancels them; a lead is enrolled after sending in an active workflow, not a paused one nor one it is already active in.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,10 +9,10 @@ import { newId } from '../../core/ids.ts';
 import { activities } from '../../tools/activities/tables.ts';
 import { connectedAccounts } from '../../tools/connected-accounts/tables.ts';
 import { cancelFollowUpsOnReply, createDueFollowUps } from '../../tools/email/follow-ups.ts';
+import { sendScheduledEmail, sweepDueEmails } from '../../tools/email/sender.ts';
 import { scheduledEmails } from '../../tools/email/tables.ts';
 import { tasks } from '../../tools/tasks/tables.ts';
 import { workflowEnrollments, workflows } from '../../tools/workflows/tables.ts';
-import { sendScheduledEmail, sweepDueEmails } from '../../workers/send-email.ts';
 import {
   createContact,
   createLead,

@@ -6,8 +6,8 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { organizations } from '../../core/db/schema.ts';
+import { expireEstimates } from '../../tools/estimates/jobs.ts';
 import { ROUTES } from '../../tools/index.ts';
-import { expireEstimates } from '../../workers/estimates.ts';
 import {
   type Caller,
   createContact,

@@ -2,8 +2,8 @@
 // machine; expired is the daily job's, run with a clock past valid_until.
 import { eq } from 'drizzle-orm';
 import { newId } from '../../core/ids.ts';
+import { expireEstimates } from '../../tools/estimates/jobs.ts';
 import { estimates } from '../../tools/estimates/tables.ts';
-import { expireEstimates } from '../../workers/estimates.ts';
 import { defineKit, type KitScope, NO_BODY } from '../fixtures/kit.ts';
 import { createAt, createLeadOver, insertLead, readAt } from '../fixtures/kit-helpers.ts';
 

@@ -2,9 +2,9 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../core/ids.ts';
+import { snapshotForecasts } from '../../tools/forecast/jobs.ts';
 import { forecastSnapshotDays, forecastSnapshots } from '../../tools/forecast/tables.ts';
 import { opportunities } from '../../tools/opportunities/tables.ts';
-import { snapshotForecasts } from '../../workers/forecast.ts';
 import {
   createLead,
   createTestContext,

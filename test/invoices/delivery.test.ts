@@ -3,7 +3,7 @@ import type { ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outgoingMails } from '../../core/db/schema.ts';
 import { InProcessQueue } from '../../core/queue-in-process.ts';
-import { flagOverdue } from '../../workers/invoices-overdue.ts';
+import { flagOverdue } from '../../tools/invoices/jobs.ts';
 import {
   createContact,
   createInvoice,

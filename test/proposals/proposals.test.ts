@@ -4,8 +4,8 @@
 import { createHash } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expireDueProposals } from '../../tools/proposals/jobs.ts';
 import { proposals } from '../../tools/proposals/tables.ts';
-import { expireDueProposals } from '../../workers/proposals.ts';
 import {
   createContact,
   createLead,

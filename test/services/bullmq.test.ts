@@ -18,9 +18,10 @@ import { createOrganizationWithOwner } from '../../core/organizations.ts';
 import type { JobHandlers } from '../../core/queue.ts';
 import { BullMqQueue, checkRedisEviction } from '../../core/queue-bullmq.ts';
 import type { Services } from '../../core/services.ts';
+import { JOBS } from '../../tools/index.ts';
+import { attemptDelivery } from '../../tools/webhooks/deliver.ts';
+import { relayOutbox } from '../../tools/webhooks/relay.ts';
 import { webhookDeliveries, webhooks } from '../../tools/webhooks/tables.ts';
-import { attemptDelivery } from '../../workers/deliver.ts';
-import { relayOutbox } from '../../workers/relay.ts';
 import { startBackgroundWork } from '../../workers/runtime.ts';
 import { createScratchDatabase } from '../helpers.ts';
 import { HttpsReceiver } from '../support/https-receiver.ts';
@@ -134,7 +135,11 @@ afterAll(async () => {
 
 describe('BullMqQueue', () => {
   it('runs jobs, delayed ones no earlier than their delay', async () => {
-    const queue = new BullMqQueue(REDIS_URL, { logger: createLogger('silent'), prefix: uniquePrefix() });
+    const queue = new BullMqQueue(REDIS_URL, {
+      logger: createLogger('silent'),
+      prefix: uniquePrefix(),
+      jobs: JOBS,
+    });
     const { handlers, ran } = recording();
     try {
       await queue.startWorkers(handlers, { concurrency: 2 });
@@ -150,7 +155,11 @@ describe('BullMqQueue', () => {
   });
 
   it('ignores a job id while it waits, accepts ids with a colon, and reuses an id once its job is done', async () => {
-    const queue = new BullMqQueue(REDIS_URL, { logger: createLogger('silent'), prefix: uniquePrefix() });
+    const queue = new BullMqQueue(REDIS_URL, {
+      logger: createLogger('silent'),
+      prefix: uniquePrefix(),
+      jobs: JOBS,
+    });
     const { handlers, ran } = recording();
     try {
       await queue.enqueue('webhook.deliver', { deliveryId: 'd1' }, { jobId: 'd1', delayMs: 200 });

@@ -5,8 +5,8 @@ import { eq } from 'drizzle-orm';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tasks } from '../../tools/tasks/tables.ts';
+import { sweepDueEnrollments } from '../../tools/workflows/steps-runner.ts';
 import { workflowStepRuns } from '../../tools/workflows/tables.ts';
-import { sweepDueEnrollments } from '../../workers/workflow-steps.ts';
 import {
   createLeadWithContact,
   createTestContext,

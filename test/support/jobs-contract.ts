@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineJob, type Jobs } from '../../core/jobs.ts';
+import { defineJob, type Jobs, registerJobs } from '../../core/jobs.ts';
 import type { Services } from '../../core/services.ts';
 import { createTestContext, type TestContext } from '../helpers.ts';
 
@@ -32,7 +32,7 @@ function record(token: string, run: Run): void {
   runs.set(token, [...runsOf(token), run]);
 }
 
-defineJob({
+const recordJob = defineJob({
   name: 'contract.record',
   payload: contractPayload,
   async handler({ token }, { attempt, attempts }) {
@@ -40,7 +40,7 @@ defineJob({
   },
 });
 
-defineJob({
+const retryJob = defineJob({
   name: 'contract.retry',
   payload: contractPayload,
   attempts: 3,
@@ -54,6 +54,9 @@ defineJob({
     failures.set(token, [...(failures.get(token) ?? []), { attempt, message }]);
   },
 });
+
+/** The registry the queues under test are handed. */
+const CONTRACT_JOBS = registerJobs([recordJob, retryJob]);
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -84,7 +87,7 @@ export function describeJobsContract(label: string, makeQueue: (services: Servic
     async function started(): Promise<Jobs> {
       const queue = makeQueue(t.services);
       queues.push(queue);
-      await queue.startWorkers({}, { concurrency: 4, services: t.services });
+      await queue.startWorkers({}, { concurrency: 4, services: t.services, jobs: CONTRACT_JOBS });
       return queue;
     }
 

@@ -2,7 +2,7 @@
 // email due at once, the 'email.send' handler sends it through the enrolling user's connected
 // account to the enrolled contact, and the sent email points back at the enrollment and its step.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendScheduledEmail } from '../../workers/send-email.ts';
+import { sendScheduledEmail } from '../../tools/email/sender.ts';
 import {
   createLeadWithContact,
   createTestContext,

@@ -12,9 +12,9 @@ import type { Services } from '../../core/services.ts';
 import { leads } from '../../tools/leads/tables.ts';
 import { tasks } from '../../tools/tasks/tables.ts';
 import { stopEnrollmentsOnReply } from '../../tools/workflows/replies.ts';
+import { runWorkflowStep, STEP_LEASE_MS, sweepDueEnrollments } from '../../tools/workflows/steps-runner.ts';
 import { workflowEnrollments, workflowStepRuns, workflows } from '../../tools/workflows/tables.ts';
 import { startBackgroundWork } from '../../workers/runtime.ts';
-import { runWorkflowStep, STEP_LEASE_MS, sweepDueEnrollments } from '../../workers/workflow-steps.ts';
 import {
   createLeadWithContact,
   createTestContext,

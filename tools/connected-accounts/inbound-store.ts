@@ -4,9 +4,14 @@
 // nothing), the lead and contact of the sender, the scheduled email it answers, an incoming email
 // activity acting as the account's owner, the `email.received` event, and the emailReceived hooks of
 // the other areas (a reply cancels a follow-up, stops a sequence).
-import { and, count, desc, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
+import { and, count, desc, eq, isNull, lt, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import type { EmailReceivedHook, InboundEmailFacts, SystemHookContext } from '../../core/area.ts';
+import type {
+  EmailReceivedHook,
+  InboundEmailFacts,
+  ReplyTargetHook,
+  SystemHookContext,
+} from '../../core/area.ts';
 import type { Executor } from '../../core/db/client.ts';
 import { AppError } from '../../core/errors.ts';
 import { recordEvent } from '../../core/events.ts';
@@ -16,7 +21,6 @@ import type { Services } from '../../core/services.ts';
 import { actorAuth, actorContext } from '../../core/system-actor.ts';
 import { insertActivity } from '../activities/store.ts';
 import { contacts } from '../contacts/tables.ts';
-import { scheduledEmails } from '../email/tables.ts';
 import { leads } from '../leads/tables.ts';
 import { type ConnectedAccountRow, type InboundEmailRow, inboundEmails, inboundTokens } from './tables.ts';
 
@@ -101,21 +105,19 @@ export async function contactWithAddress(
   return row ?? null;
 }
 
-/** The scheduled email of the organization one of these Message-IDs names, with its lead if live. */
+/** The mail one of these Message-IDs names, as the first reply-target hook that knows it answers. */
 async function repliedEmail(
   db: Executor,
   orgId: string,
   messageIds: readonly string[],
+  targets: readonly ReplyTargetHook[],
 ): Promise<{ id: string; leadId: string | null } | null> {
   if (messageIds.length === 0) return null;
-  const [row] = await db
-    .select({ id: scheduledEmails.id, leadId: leads.id })
-    .from(scheduledEmails)
-    .leftJoin(leads, and(eq(leads.id, scheduledEmails.leadId), isNull(leads.deletedAt)))
-    .where(and(eq(scheduledEmails.orgId, orgId), inArray(scheduledEmails.messageId, [...messageIds])))
-    .orderBy(desc(scheduledEmails.sentAt))
-    .limit(1);
-  return row ?? null;
+  for (const target of targets) {
+    const found = await target(db, orgId, messageIds);
+    if (found) return found;
+  }
+  return null;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -156,12 +158,13 @@ export async function recordInboundEmail(
   hooks: readonly EmailReceivedHook[],
   now: Date,
   signingToken: string,
+  replyTargets: readonly ReplyTargetHook[] = [],
 ): Promise<InboundOutcome> {
   const orgId = account.orgId;
   return services.db.withTenant(orgId, async (tx) => {
     await rememberSigningToken(tx, account, signingToken, now);
     const contact = await contactWithAddress(tx, orgId, mail.fromAddress);
-    const replied = await repliedEmail(tx, orgId, mail.inReplyToIds);
+    const replied = await repliedEmail(tx, orgId, mail.inReplyToIds, replyTargets);
     // The sender may write from an address no contact has; a reply to our mail still belongs to its lead.
     const leadId = contact?.leadId ?? replied?.leadId ?? null;
     const contactId = contact?.contactId ?? null;

@@ -16,7 +16,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import addressparser from 'nodemailer/lib/addressparser';
 import { z } from 'zod';
-import type { EmailReceivedHook, PublicRoute } from '../../core/area.ts';
+import type { EmailReceivedHook, PublicRoute, ReplyTargetHook } from '../../core/area.ts';
 import { AppError, toAppError } from '../../core/errors.ts';
 import { zodDetails } from '../../core/invoke.ts';
 import type { Services } from '../../core/services.ts';
@@ -169,7 +169,10 @@ function htmlToText(html: string): string {
 }
 
 /** The hook as a public route; the emailReceived hooks of the other areas run on each new mail. */
-export function inboundEmailRoutes(hooks: readonly EmailReceivedHook[]): PublicRoute[] {
+export function inboundEmailRoutes(
+  hooks: readonly EmailReceivedHook[],
+  replyTargets: readonly ReplyTargetHook[] = [],
+): PublicRoute[] {
   return [
     {
       method: 'POST',
@@ -188,7 +191,15 @@ export function inboundEmailRoutes(hooks: readonly EmailReceivedHook[]): PublicR
             throw unauthorized('The request must carry timestamp, token and signature (hex HMAC-SHA256)');
           assertSigned(inboundSigningKeyOf(services, account), auth.data, body, now);
           const mail = inboundMailOf(parse(mailBody, body));
-          const outcome = await recordInboundEmail(services, account, mail, hooks, now, auth.data.token);
+          const outcome = await recordInboundEmail(
+            services,
+            account,
+            mail,
+            hooks,
+            now,
+            auth.data.token,
+            replyTargets,
+          );
           return jsonResponse(
             outcome.status === 'duplicate'
               ? { status: 'duplicate' }

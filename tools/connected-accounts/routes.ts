@@ -2,9 +2,9 @@
 // rotating the inbound secret, and the mails an account received. The public inbound hook is not
 // here: it is a public route of the area (inbound.ts).
 import { type Route, route } from '../../core/route.ts';
+import type { Tool } from '../../core/tool.ts';
 import {
   createConnectedAccount,
-  deleteConnectedAccount,
   getConnectedAccount,
   listConnectedAccounts,
   listInboundEmails,
@@ -13,7 +13,8 @@ import {
   verifyConnectedAccount,
 } from './tools.ts';
 
-export const connectedAccountRoutes: Route[] = [
+/** The routes, with the area's delete tool (built from the accountRemoved hooks). */
+export const connectedAccountRoutes = (deleteConnectedAccount: Tool): Route[] => [
   route('GET', '/connected-accounts', listConnectedAccounts),
   route('POST', '/connected-accounts', createConnectedAccount),
   route('GET', '/connected-accounts/:id', getConnectedAccount),

@@ -7,6 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { and, count, desc, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { SmtpAccountSettings, SmtpVerifyResult } from '../../core/account-mail.ts';
+import type { AccountRemovedHook } from '../../core/area.ts';
 import type { Executor } from '../../core/db/client.ts';
 import { isUniqueViolation } from '../../core/db/errors.ts';
 import { AppError, notFound, validationError } from '../../core/errors.ts';
@@ -14,7 +15,6 @@ import { newId } from '../../core/ids.ts';
 import { iso, offsetOf, type Page, paged } from '../../core/schemas.ts';
 import type { Services } from '../../core/services.ts';
 import type { ToolContext } from '../../core/tool.ts';
-import { scheduledEmails } from '../email/tables.ts';
 import { type ConnectedAccountRow, connectedAccounts } from './tables.ts';
 
 export type { ConnectedAccountRow } from './tables.ts';
@@ -400,34 +400,22 @@ export async function patchAccount(
   return updated;
 }
 
-export const ACCOUNT_REMOVED = 'connected account removed';
-
 /**
- * Deletes the account for good. Its scheduled emails that have not started sending are cancelled in
- * the same transaction (they could only fail later, with no server to send through); rows already
- * sent or failed keep their history (their account reference becomes null).
+ * Deletes the account for good. The accountRemoved hooks of the other areas run first in the same
+ * transaction (scheduled email cancels what has not started sending: it could only fail later,
+ * with no server to send through); rows already sent or failed keep their history (their account
+ * reference becomes null). Returns how many rows the hooks cancelled.
  */
-export async function deleteAccount(ctx: AccountContext, id: string): Promise<{ cancelled: number }> {
+export async function deleteAccount(
+  ctx: AccountContext,
+  id: string,
+  hooks: readonly AccountRemovedHook[],
+): Promise<{ cancelled: number }> {
   await requireOwnAccount(ctx, id);
-  const cancelled = await ctx.db
-    .update(scheduledEmails)
-    .set({
-      status: 'cancelled',
-      cancelledAt: ctx.now,
-      nextAttemptAt: null,
-      lastError: ACCOUNT_REMOVED,
-      updatedAt: ctx.now,
-    })
-    .where(
-      and(
-        eq(scheduledEmails.orgId, ctx.auth.orgId),
-        eq(scheduledEmails.connectedAccountId, id),
-        eq(scheduledEmails.status, 'scheduled'),
-      ),
-    )
-    .returning({ id: scheduledEmails.id });
+  let cancelled = 0;
+  for (const hook of hooks) cancelled += await hook(ctx, id);
   await ctx.db.delete(connectedAccounts).where(eq(connectedAccounts.id, id));
-  return { cancelled: cancelled.length };
+  return { cancelled };
 }
 
 /** Records the outcome of a verification: verified (with its time) or error with code and reason. */

@@ -5,9 +5,10 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { SMTP_FAILURE_CODES } from '../../core/account-mail.ts';
+import type { AccountRemovedHook } from '../../core/area.ts';
 import { listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
-import { defineTool } from '../../core/tool.ts';
+import { defineTool, type Tool } from '../../core/tool.ts';
 import { inboundEmailSchema, listInboundEmailsOf } from './inbound-store.ts';
 import {
   connectedAccountSchema,
@@ -206,28 +207,31 @@ export const updateConnectedAccount = defineTool({
   },
 });
 
-export const deleteConnectedAccount = defineTool({
-  name: 'delete_connected_account',
-  title: 'Delete a connected account',
-  description:
-    "Removes one of the caller's connected accounts for good, with its stored password. Its scheduled emails that have " +
-    'not been sent yet are cancelled (last_error "connected account removed"); sent ones keep their history.',
-  input: z.strictObject(accountId),
-  output: messageOutput,
-  access: access('write', 'connected_accounts.manage'),
-  errors: [notYours],
-  annotations: { destructiveHint: true },
-  toolset: TOOLSET,
-  async handler(input, ctx) {
-    const { cancelled } = await deleteAccount(ctx, input.id);
-    return {
-      message:
-        cancelled === 0
-          ? 'Connected account deleted'
-          : `Connected account deleted; ${cancelled} scheduled email${cancelled === 1 ? '' : 's'} cancelled`,
-    };
-  },
-});
+/** delete_connected_account, running the accountRemoved hooks of the other areas (tools/index.ts collects them). */
+export function deleteConnectedAccountTool(hooks: readonly AccountRemovedHook[]) {
+  return defineTool({
+    name: 'delete_connected_account',
+    title: 'Delete a connected account',
+    description:
+      "Removes one of the caller's connected accounts for good, with its stored password. Its scheduled emails that have " +
+      'not been sent yet are cancelled (last_error "connected account removed"); sent ones keep their history.',
+    input: z.strictObject(accountId),
+    output: messageOutput,
+    access: access('write', 'connected_accounts.manage'),
+    errors: [notYours],
+    annotations: { destructiveHint: true },
+    toolset: TOOLSET,
+    async handler(input, ctx) {
+      const { cancelled } = await deleteAccount(ctx, input.id, hooks);
+      return {
+        message:
+          cancelled === 0
+            ? 'Connected account deleted'
+            : `Connected account deleted; ${cancelled} scheduled email${cancelled === 1 ? '' : 's'} cancelled`,
+      };
+    },
+  });
+}
 
 export const verifyConnectedAccount = defineTool({
   name: 'verify_connected_account',
@@ -299,13 +303,16 @@ export const listInboundEmails = defineTool({
   },
 });
 
-export const connectedAccountTools = [
-  listConnectedAccounts,
-  getConnectedAccount,
-  createConnectedAccount,
-  updateConnectedAccount,
-  deleteConnectedAccount,
-  verifyConnectedAccount,
-  rotateInboundSecretTool,
-  listInboundEmails,
-];
+/** The area's tools, with its delete tool (deleteConnectedAccountTool). */
+export function connectedAccountTools(deleteConnectedAccount: Tool) {
+  return [
+    listConnectedAccounts,
+    getConnectedAccount,
+    createConnectedAccount,
+    updateConnectedAccount,
+    deleteConnectedAccount,
+    verifyConnectedAccount,
+    rotateInboundSecretTool,
+    listInboundEmails,
+  ];
+}

@@ -2,10 +2,11 @@
 // `follow_up_due_at`, a task for the sender ("Follow up: <subject> (no reply from <to>)", task.created).
 // The row is the truth: `follow_up_status` pending -> created (the task exists) or cancelled (a reply
 // came, or nobody is left to follow up). The pass over due rows (createDueFollowUps) runs with the
-// sweeper (workers/runtime.ts), so a restart loses nothing: it finds what is due when it runs again.
+// runtime's sweeper loop (followUpSweep, declared in index.ts), so a restart loses nothing: it finds what is due when it runs again.
 // A reply cancels through the area's emailReceived hook (cancelFollowUpsOnReply).
 import { and, eq, isNull, lte, or, sql } from 'drizzle-orm';
 import type { InboundEmailFacts, SystemHookContext } from '../../core/area.ts';
+import type { Sweep } from '../../core/jobs.ts';
 import type { Services } from '../../core/services.ts';
 import { actorAuth, actorContext } from '../../core/system-actor.ts';
 import { leads } from '../leads/tables.ts';
@@ -116,3 +117,9 @@ export async function createDueFollowUps(services: Services, now = new Date()): 
   if (created > 0) services.logger.info({ count: created }, 'follow-up tasks created');
   return created;
 }
+
+/** Follow-up tasks that came due: the row is the truth, so a pass after a restart finds what a stopped one missed. */
+export const followUpSweep: Sweep = {
+  name: 'email follow-ups',
+  run: (services) => createDueFollowUps(services),
+};

@@ -1,13 +1,15 @@
 import { defineArea } from '../../core/area.ts';
 import { emailCatalogue } from './catalogue.ts';
-import { cancelFollowUpsOnReply } from './follow-ups.ts';
+import { cancelEmailsOfAccount, repliedScheduledEmail } from './account-hooks.ts';
+import { cancelFollowUpsOnReply, followUpSweep } from './follow-ups.ts';
 import { emailRoutes } from './routes.ts';
+import { emailSweep, sendEmailJob } from './sender.ts';
 import { scheduledEmailMachine } from './store.ts';
 import { emailTools } from './tools.ts';
 
 /**
  * Scheduled email: mail to a lead sent later through the sender's own connected account
- * (workers/send-email.ts), logged as an outgoing email activity, with an optional follow-up task
+ * (sender.ts), logged as an outgoing email activity, with an optional follow-up task
  * when no reply comes (follow-ups.ts; a reply cancels it through the emailReceived hook) and an
  * optional workflow enrollment after sending.
  */
@@ -26,4 +28,8 @@ export const emailArea = defineArea({
   toolsets: ['email'],
   stateMachines: [scheduledEmailMachine],
   emailReceived: [cancelFollowUpsOnReply],
+  replyTargets: [repliedScheduledEmail],
+  accountRemoved: [cancelEmailsOfAccount],
+  jobs: [sendEmailJob],
+  sweeps: [emailSweep, followUpSweep],
 });

@@ -1,7 +1,7 @@
 // The one way a scheduled email comes into being, shared by schedule_email (tools/email) and a
 // workflow's email step (tools/workflows): a `scheduled` row due at its time, written in the
 // caller's transaction, and the wake-up of its 'email.send' job after the commit. The row is the
-// truth (core/jobs.ts); a lost wake-up is found by the sweeper (workers/send-email.ts).
+// truth (core/jobs.ts); a lost wake-up is found by the sweeper (sender.ts).
 import { z } from 'zod';
 import type { Executor } from '../../core/db/client.ts';
 import { newId } from '../../core/ids.ts';

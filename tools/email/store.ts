@@ -1,6 +1,6 @@
 // The email area's data functions: the scheduled email's public shape, its status machine, who
 // sees which rows, scheduling (the references checked against the caller), listing, reading and
-// cancelling. Sending is the 'email.send' job (workers/send-email.ts); follow-ups are follow-ups.ts.
+// cancelling. Sending is the 'email.send' job (sender.ts); follow-ups are follow-ups.ts.
 import { and, count, desc, eq, isNull, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Role } from '../../core/access.ts';
@@ -270,7 +270,7 @@ async function isLiveLead(db: Executor, orgId: string, id: string): Promise<bool
  * an attachment upload of the caller's organization (tools/files) whose object exists with the
  * declared size. The store is shared by every organization, so a key of another's would otherwise
  * mail their file. It reads the store (a network call on S3), so the tool runs it outside its
- * transaction; the sender checks again at send time (workers/send-email.ts).
+ * transaction; the sender checks again at send time (sender.ts).
  */
 export async function attachmentProblems(
   store: FileStore,

@@ -1,5 +1,6 @@
 import { defineArea } from '../../core/area.ts';
 import { estimatesCatalogue } from './catalogue.ts';
+import { estimatesExpiry } from './jobs.ts';
 import { estimateRoutes } from './routes.ts';
 import { estimateStatusMachine } from './store.ts';
 import { estimateTools } from './tools.ts';
@@ -20,4 +21,6 @@ export const estimatesArea = defineArea({
   events: ['invoice.created'],
   toolsets: ['billing'],
   stateMachines: [estimateStatusMachine],
+  jobs: [estimatesExpiry.job],
+  schedules: [estimatesExpiry.schedule],
 });

@@ -1,9 +1,10 @@
 import { defineArea } from '../../core/area.ts';
 import { forecastCatalogue } from './catalogue.ts';
+import { forecastSnapshot } from './jobs.ts';
 import { forecastRoutes } from './routes.ts';
 import { forecastTools } from './tools.ts';
 
-/** Forecast accuracy: daily pipeline snapshots (workers/forecast.ts) against the value won. */
+/** Forecast accuracy: daily pipeline snapshots (jobs.ts) against the value won. */
 export const forecastArea = defineArea({
   name: 'forecast',
   uses: ['opportunities'],
@@ -17,4 +18,6 @@ export const forecastArea = defineArea({
   permissions: ['forecast.view'],
   events: [],
   toolsets: ['sales'],
+  jobs: [forecastSnapshot.job],
+  schedules: [forecastSnapshot.schedule],
 });

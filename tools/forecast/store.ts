@@ -1,5 +1,5 @@
 // Forecast accuracy: the daily snapshot of the weighted pipeline and the commit (written by the
-// job in workers/forecast.ts for every organization), and the comparison of the forecast taken at
+// job in jobs.ts for every organization), and the comparison of the forecast taken at
 // a period's start with the value won in the period. Money is exact: minor units as bigint
 // (core/money.ts); only the ratios (accuracy, bias, MAPE) are numbers, rounded to 4 decimals.
 import { and, eq, gte, isNull, lt, lte, max, min, sql } from 'drizzle-orm';

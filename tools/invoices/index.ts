@@ -1,12 +1,13 @@
 import { defineArea } from '../../core/area.ts';
 import { invoicesCatalogue } from './catalogue.ts';
+import { invoicesOverdue } from './jobs.ts';
 import { invoiceRoutes } from './routes.ts';
 import { invoiceStatusMachine } from './store.ts';
 import { invoiceTools } from './tools.ts';
 
 /**
  * Invoices: drafts with priced lines, finalizing (gap-free numbers), payments, void, uncollectible,
- * sending by mail with the PDF, the PDF itself, and the daily overdue flag (workers/invoices-overdue.ts).
+ * sending by mail with the PDF, the PDF itself, and the daily overdue flag (jobs.ts).
  */
 export const invoicesArea = defineArea({
   name: 'invoices',
@@ -22,4 +23,6 @@ export const invoicesArea = defineArea({
   events: ['invoice.created', 'invoice.paid', 'invoice.sent', 'invoice.overdue'],
   toolsets: ['billing'],
   stateMachines: [invoiceStatusMachine],
+  jobs: [invoicesOverdue.job],
+  schedules: [invoicesOverdue.schedule],
 });

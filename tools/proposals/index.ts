@@ -1,5 +1,6 @@
 import { defineArea } from '../../core/area.ts';
 import { proposalsCatalogue } from './catalogue.ts';
+import { proposalsExpiry } from './jobs.ts';
 import { proposalPublicRoutes } from './public.ts';
 import { proposalRoutes } from './routes.ts';
 import { proposalStatusMachine } from './store.ts';
@@ -23,4 +24,6 @@ export const proposalsArea = defineArea({
   toolsets: ['billing'],
   stateMachines: [proposalStatusMachine],
   publicRoutes: proposalPublicRoutes,
+  jobs: [proposalsExpiry.job],
+  schedules: [proposalsExpiry.schedule],
 });

@@ -1,12 +1,14 @@
 import { type Area, defineArea } from '../../core/area.ts';
 import type { TrashType } from '../../core/trash.ts';
 import { trashCatalogue } from './catalogue.ts';
+import { trashPurge } from './jobs.ts';
 import { trashRoutes } from './routes.ts';
 import { trashTools } from './tools.ts';
 
-/** Soft-deleted records of every type the areas declare in `trashTypes`. */
+/** Soft-deleted records of every type the areas declare in `trashTypes`, and their purge once past retention. */
 export function createTrashArea(types: readonly TrashType[]): Area {
   const tools = trashTools(types);
+  const purge = trashPurge(types);
   return defineArea({
     name: 'trash',
     tools: [tools.listTrashItems, tools.restoreTrashItem],
@@ -16,5 +18,7 @@ export function createTrashArea(types: readonly TrashType[]): Area {
     permissions: ['trash.view', 'trash.restore'],
     events: [],
     toolsets: ['core'],
+    jobs: [purge.job],
+    schedules: [purge.schedule],
   });
 }

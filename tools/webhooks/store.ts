@@ -2,7 +2,7 @@
 // reading, creating, changing and deleting subscriptions, and the log rows the test and replay
 // tools write. A log row's `webhook.deliver` job is enqueued only once the transaction has
 // committed, so a job never looks for a row that is not there yet; the attempt itself (signing,
-// SSRF guard, retries) belongs to the delivery engine in workers/.
+// SSRF guard, retries) belongs to the delivery engine in deliver.ts.
 import { and, asc, count, desc, eq, ilike, type SQL } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import { z } from 'zod';

@@ -1,6 +1,6 @@
 // Webhook subscriptions and their delivery log: create, list, read, update, delete, send a test,
 // read the log, replay an entry. The attempt itself (signing, SSRF guard, retries) belongs to the
-// delivery engine in workers/; the test and replay tools only write log rows and enqueue
+// delivery engine in deliver.ts; the test and replay tools only write log rows and enqueue
 // `webhook.deliver` jobs once their transaction has committed. This file declares the tools; the
 // data functions are store.ts.
 import { z } from 'zod';

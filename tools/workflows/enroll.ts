@@ -1,5 +1,5 @@
 // The one way a lead is enrolled in a workflow, shared by the enrollment route (tools/workflows) and
-// the sending of a scheduled email with `enroll_in_workflow_id` (workers/send-email.ts): an `active`
+// the sending of a scheduled email with `enroll_in_workflow_id` (tools/email/sender.ts): an `active`
 // enrollment whose first step is due after its delay, `workflow.triggered`, and after the commit the
 // wake-up of its 'workflow.step' job. The enrollment keeps a copy of the workflow's steps as they are
 // now: the engine runs those, so a later edit reaches new enrollments only. One active enrollment per

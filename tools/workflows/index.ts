@@ -2,6 +2,7 @@ import { defineArea } from '../../core/area.ts';
 import { workflowsCatalogue } from './catalogue.ts';
 import { stopEnrollmentsOnReply } from './replies.ts';
 import { workflowRoutes } from './routes.ts';
+import { enrollmentSweep, workflowStepJob } from './steps-runner.ts';
 import { workflowStatusMachine } from './store.ts';
 import { workflowTools } from './tools.ts';
 
@@ -23,9 +24,13 @@ export const workflowsArea = defineArea({
     'workflows.delete',
     'workflows.enroll',
     'workflows.manage_any',
+    // A task step runs only while the enrolling user's role still creates tasks (steps-runner.ts).
+    'tasks.create',
   ],
   events: ['workflow.triggered'],
   toolsets: ['email'],
   stateMachines: [workflowStatusMachine],
   emailReceived: [stopEnrollmentsOnReply],
+  jobs: [workflowStepJob],
+  sweeps: [enrollmentSweep],
 });

@@ -1,7 +1,7 @@
 // Workflows' data functions: definitions (create, merge-update, soft delete that stops their
 // enrollments, activate and pause through workflowStatusMachine) and enrollments (the checks before
 // enrolling, the enrollment itself through enroll.ts's enrollLead, listing, reading with the step
-// runs, unenrolling). The steps themselves run in workers/workflow-steps.ts. The public shapes are in
+// runs, unenrolling). The steps themselves run in steps-runner.ts. The public shapes are in
 // shape.ts and re-exported here, so other areas (the email-send worker enrolling a lead after
 // sending) import them from the store.
 import { and, asc, count, eq, isNull } from 'drizzle-orm';

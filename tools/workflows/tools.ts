@@ -1,7 +1,7 @@
 // Workflow tools: definitions (list, get, create, update, delete, activate, pause) and enrollments
 // (enroll, list, get, unenroll). enroll_in_workflow reaches outside (its email steps send mail), so
 // it follows the `confirm` convention of core/confirm.ts. The data functions are in store.ts; the steps
-// run in workers/workflow-steps.ts.
+// run in steps-runner.ts.
 import { and, desc, eq, ilike } from 'drizzle-orm';
 import { z } from 'zod';
 import { confirmShape, sendResultShape } from '../../core/confirm.ts';

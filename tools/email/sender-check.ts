@@ -1,16 +1,15 @@
 // Whether a user may still send mail through a connected account, asked at the last moment: by a
-// workflow's email step when it writes its email (workers/workflow-steps.ts) and by the sender of
-// scheduled email right before the SMTP session (workers/send-email.ts). Both act for a user long
+// workflow's email step when it writes its email (tools/workflows/steps-runner.ts) and by the sender of
+// scheduled email right before the SMTP session (sender.ts). Both act for a user long
 // after the request that set them going, so what held then (an active user whose role sends e-mail,
 // an account of theirs that passed verification) is read again now; a user deactivated or demoted,
 // or an account that failed or lost its verification since, refuses the send with the reason
 // (docs/security.md "Workflows and scheduled email").
-import { and, eq } from 'drizzle-orm';
-import { roleHolds } from '../core/access.ts';
-import type { Executor } from '../core/db/client.ts';
-import { actorAuth } from '../core/system-actor.ts';
-import { type ConnectedAccountRow, connectedAccounts } from '../tools/connected-accounts/tables.ts';
-import { emailCatalogue } from '../tools/email/catalogue.ts';
+import { roleHolds } from '../../core/access.ts';
+import type { Executor } from '../../core/db/client.ts';
+import { actorAuth } from '../../core/system-actor.ts';
+import { type ConnectedAccountRow, getOwnAccount } from '../connected-accounts/store.ts';
+import { emailCatalogue } from './catalogue.ts';
 
 export type SenderCheck = { ok: true; account: ConnectedAccountRow } | { ok: false; reason: string };
 
@@ -26,19 +25,7 @@ export async function checkSender(
   userId: string,
   accountId: string | null,
 ): Promise<SenderCheck> {
-  const [account] = accountId
-    ? await db
-        .select()
-        .from(connectedAccounts)
-        .where(
-          and(
-            eq(connectedAccounts.id, accountId),
-            eq(connectedAccounts.orgId, orgId),
-            eq(connectedAccounts.userId, userId),
-          ),
-        )
-        .limit(1)
-    : [];
+  const account = accountId ? await getOwnAccount(db, orgId, userId, accountId) : null;
   if (!account) return { ok: false, reason: 'the connected account was removed' };
   const auth = await actorAuth(db, orgId, userId);
   if (!auth) return { ok: false, reason: 'the sender is no longer an active user of the organization' };

@@ -1,4 +1,6 @@
-// The 'mail.send' job: sends one outgoing mail of the outbox (core/mail-outbox.ts) exactly once.
+// The 'mail.send' job, the kernel's: sends one outgoing mail of the outbox (core/mail-outbox.ts)
+// exactly once, on the leased-row kit (core/leased-rows.ts: claim, fence, retry, sweep). The sending user's account is the connected-accounts area's; it reaches this file
+// as an `OutboxAccounts` lookup handed to `mailSendJob` by tools/index.ts.
 //
 // 1. Claim: one UPDATE moves the row from queued-and-due (or sending with an expired lease: its
 //    worker died) to `sending`, adds 1 to `attempts` and sets the lease (`next_attempt_at` = now +
@@ -16,11 +18,24 @@
 // lost the database) before step 3. The lease expires, the sweeper wakes the row, and the message
 // goes out again under the same Message-ID, which receivers use to drop the copy. A claim whose
 // lease expired after the last attempt is not retried: the row becomes `failed` ("outcome unknown").
-import { and, eq, inArray, lte, or, sql } from 'drizzle-orm';
-import { AccountMailError } from '../core/account-mail.ts';
-import { type OutgoingMailRow, outgoingMails } from '../core/db/schema.ts';
-import { defineJob, requeueDue } from '../core/jobs.ts';
-import type { SentMail } from '../core/mail.ts';
+import { sql } from 'drizzle-orm';
+import { AccountMailError } from './account-mail.ts';
+import { type OutgoingMailRow, outgoingMails } from './db/schema.ts';
+import { type DefinedJob, defineJob, type Sweep } from './jobs.ts';
+import {
+  abandoned,
+  claimable,
+  dueBefore,
+  failureReason,
+  type LeaseColumns,
+  type LeasePolicy,
+  leaseEnd,
+  retryDelayMs,
+  SWEEP_BATCH,
+  stillClaimed,
+  wakeDue,
+} from './leased-rows.ts';
+import type { MailMessage, SentMail } from './mail.ts';
 import {
   MAIL_LEASE_MS,
   MAIL_MAX_ATTEMPTS,
@@ -28,22 +43,47 @@ import {
   mailJobId,
   mailOfRow,
   sendMailPayload,
-} from '../core/mail-outbox.ts';
-import type { Services } from '../core/services.ts';
-import { senderOf, smtpSettingsOf } from '../tools/connected-accounts/store.ts';
-import { type ConnectedAccountRow, connectedAccounts } from '../tools/connected-accounts/tables.ts';
+} from './mail-outbox.ts';
+import type { Services } from './services.ts';
+
+/** A user's connected account as the outbox sender needs it. */
+export interface OutboxAccount {
+  /** Only a verified account sends; another is named as the Reply-To of the system mailer's message. */
+  verified: boolean;
+  email: string;
+  /** Sends through the account's own server, From the account. */
+  send(message: MailMessage): Promise<SentMail>;
+}
+
+/** Finds the account a row names, in its organization; undefined once it was removed. */
+export type OutboxAccounts = (
+  services: Services,
+  orgId: string,
+  accountId: string,
+) => Promise<OutboxAccount | undefined>;
+
+/** Without the connected-accounts area: no row's account is found, every mail goes by the system mailer. */
+const NO_ACCOUNTS: OutboxAccounts = async () => undefined;
 
 export type SendOutcome = 'sent' | 'retry' | 'failed' | 'skipped';
 
-/** What the store keeps of an error: its message, bounded. */
-function reason(err: unknown): string {
-  const text = err instanceof Error ? err.message : String(err);
-  return text.slice(0, 1000) || 'unknown error';
-}
+/** The outbox's lease (core/leased-rows.ts): MAIL_MAX_ATTEMPTS, 1 then 5 minutes, MAIL_LEASE_MS. */
+const POLICY: LeasePolicy = {
+  maxAttempts: MAIL_MAX_ATTEMPTS,
+  retryDelaysMs: MAIL_RETRY_DELAYS_MS,
+  leaseMs: MAIL_LEASE_MS,
+};
+
+const COLUMNS: LeaseColumns = {
+  id: outgoingMails.id,
+  status: outgoingMails.status,
+  attempts: outgoingMails.attempts,
+  due: outgoingMails.nextAttemptAt,
+};
 
 /** Wait after failed attempt `attempt` (1-based). */
 export function mailRetryDelayMs(attempt: number): number {
-  return MAIL_RETRY_DELAYS_MS[Math.min(attempt, MAIL_RETRY_DELAYS_MS.length) - 1] ?? 60_000;
+  return retryDelayMs(POLICY, attempt);
 }
 
 /**
@@ -59,14 +99,7 @@ async function failAbandoned(services: Services, now: Date, id?: string): Promis
       lastError: sql`coalesce(${outgoingMails.lastError} || '; ', '') || ${'the sender stopped during the last attempt; outcome unknown'}`,
       updatedAt: now,
     })
-    .where(
-      and(
-        id === undefined ? undefined : eq(outgoingMails.id, id),
-        eq(outgoingMails.status, 'sending'),
-        lte(outgoingMails.nextAttemptAt, now),
-        sql`${outgoingMails.attempts} >= ${MAIL_MAX_ATTEMPTS}`,
-      ),
-    )
+    .where(abandoned(COLUMNS, POLICY, { ...(id === undefined ? {} : { id }), status: 'sending', now }))
     .returning({ id: outgoingMails.id });
   return rows.length;
 }
@@ -78,17 +111,10 @@ async function claim(services: Services, id: string, now: Date): Promise<Outgoin
     .set({
       status: 'sending',
       attempts: sql`${outgoingMails.attempts} + 1`,
-      nextAttemptAt: new Date(now.getTime() + MAIL_LEASE_MS),
+      nextAttemptAt: leaseEnd(POLICY, now),
       updatedAt: now,
     })
-    .where(
-      and(
-        eq(outgoingMails.id, id),
-        inArray(outgoingMails.status, ['queued', 'sending']),
-        lte(outgoingMails.nextAttemptAt, now),
-        sql`${outgoingMails.attempts} < ${MAIL_MAX_ATTEMPTS}`,
-      ),
-    )
+    .where(claimable(COLUMNS, POLICY, { id, statuses: ['queued', 'sending'], now }))
     .returning();
   return row ?? null;
 }
@@ -103,9 +129,7 @@ async function record(
   const rows = await services.db.system
     .update(outgoingMails)
     .set(set)
-    .where(
-      and(eq(outgoingMails.id, id), eq(outgoingMails.status, 'sending'), eq(outgoingMails.attempts, attempt)),
-    )
+    .where(stillClaimed(COLUMNS, { id, status: 'sending', attempts: attempt }))
     .returning({ id: outgoingMails.id });
   return rows.length > 0;
 }
@@ -118,31 +142,19 @@ async function record(
  * system mailer (services.mailer), Reply-To the account's address when there still is an account
  * (else the sending user's, stored with the message).
  */
-async function deliver(services: Services, row: OutgoingMailRow): Promise<SentMail> {
-  const account = row.accountId === null ? undefined : await accountOf(services, row.orgId, row.accountId);
-  if (account?.status === 'verified') {
+async function deliver(
+  services: Services,
+  row: OutgoingMailRow,
+  accounts: OutboxAccounts,
+): Promise<SentMail> {
+  const account = row.accountId === null ? undefined : await accounts(services, row.orgId, row.accountId);
+  if (account?.verified) {
     const { replyTo: _replyTo, ...message } = mailOfRow(row, account.email);
-    return services.accountMail.send(smtpSettingsOf(services, account), {
-      ...message,
-      from: senderOf(account),
-    });
+    return account.send(message);
   }
   const message = mailOfRow(row, services.config.mailFrom);
   if (account) message.replyTo = account.email;
   return services.mailer.send(message);
-}
-
-async function accountOf(
-  services: Services,
-  orgId: string,
-  id: string,
-): Promise<ConnectedAccountRow | undefined> {
-  const [account] = await services.db.system
-    .select()
-    .from(connectedAccounts)
-    .where(and(eq(connectedAccounts.id, id), eq(connectedAccounts.orgId, orgId)))
-    .limit(1);
-  return account;
 }
 
 /**
@@ -152,7 +164,7 @@ async function accountOf(
 export async function sendQueuedMail(
   services: Services,
   id: string,
-  options: { now?: Date } = {},
+  options: { now?: Date; accounts?: OutboxAccounts } = {},
 ): Promise<SendOutcome> {
   const now = options.now ?? new Date();
   const { logger } = services;
@@ -164,7 +176,7 @@ export async function sendQueuedMail(
   }
   const fields = { mail_id: row.id, org_id: row.orgId, key: row.key, attempt: row.attempts };
   try {
-    const sent = await deliver(services, row);
+    const sent = await deliver(services, row, options.accounts ?? NO_ACCOUNTS);
     const recorded = await record(services, row.id, row.attempts, {
       status: 'sent',
       messageId: sent.messageId,
@@ -181,7 +193,7 @@ export async function sendQueuedMail(
       );
     return 'sent';
   } catch (err) {
-    const why = reason(err);
+    const why = failureReason(err);
     // A refused login or recipient on the sender's own server will not pass on a retry.
     const permanent = err instanceof AccountMailError && err.permanent;
     if (row.attempts >= MAIL_MAX_ATTEMPTS || permanent) {
@@ -218,8 +230,6 @@ export async function sendQueuedMail(
   }
 }
 
-const SWEEP_BATCH = 500;
-
 /**
  * Re-wakes outgoing mails that are due (queued past their time, or claimed with an expired lease)
  * by more than `graceMs`, so a job merely waiting in the queue is not doubled; first marks as
@@ -231,29 +241,33 @@ export async function sweepDueMails(services: Services, graceMs: number, now = n
   const due = await services.db.system
     .select({ id: outgoingMails.id, attempts: outgoingMails.attempts })
     .from(outgoingMails)
-    .where(
-      and(
-        or(eq(outgoingMails.status, 'queued'), eq(outgoingMails.status, 'sending')),
-        lte(outgoingMails.nextAttemptAt, cutoff),
-      ),
-    )
+    .where(dueBefore(COLUMNS, ['queued', 'sending'], cutoff))
     .orderBy(outgoingMails.nextAttemptAt)
     .limit(SWEEP_BATCH);
-  await requeueDue(
-    services.jobs,
+  return wakeDue(
+    services,
     'mail.send',
     due.map((row) => ({ payload: { id: row.id }, jobId: mailJobId(row.id, row.attempts) })),
+    'outgoing mails',
   );
-  if (due.length > 0) services.logger.info({ count: due.length }, 'sweeper re-enqueued outgoing mails');
-  return due.length;
 }
 
-/** One attempt per job: the row schedules its own retries (see sendQueuedMail). */
-export const sendMailJob = defineJob({
-  name: 'mail.send',
-  payload: sendMailPayload,
-  attempts: 1,
-  async handler({ id }, { services }) {
-    await sendQueuedMail(services, id);
-  },
-});
+/**
+ * The outbox's job, sending through the accounts `accounts` finds. One attempt per job: the row
+ * schedules its own retries (see sendQueuedMail).
+ */
+export function mailSendJob(accounts: OutboxAccounts): DefinedJob {
+  return defineJob({
+    name: 'mail.send',
+    payload: sendMailPayload,
+    attempts: 1,
+    async handler({ id }, { services }) {
+      await sendQueuedMail(services, id, { accounts });
+    },
+  });
+}
+
+export const mailSweep: Sweep = {
+  name: 'outgoing mail',
+  run: (services, graceMs) => sweepDueMails(services, graceMs),
+};

@@ -1,4 +1,5 @@
-// The 'workflow.step' job: runs the current step of one enrollment (tools/workflows) exactly once.
+// The 'workflow.step' job: runs the current step of one enrollment (tools/workflows) exactly once,
+// on the leased-row kit (core/leased-rows.ts: claim, fence, retry, sweep).
 //
 // 1. Claim: one UPDATE takes the enrollment if it is active, its step is due (next_run_at <= now)
 //    and its workflow live and active, adding 1 to `attempts` and moving next_run_at to a lease. Of
@@ -10,7 +11,7 @@
 //    and step, so a step never runs twice even if two claims raced), then the step, taken from the
 //    enrollment's own copy of the steps (the ones it began with; an edit of the workflow since
 //    changes nothing here): an email is a scheduled email due now from the enrolling user's own
-//    account, checked first (workers/sender-check.ts; the 'email.send' job sends it and checks
+//    account, checked first (tools/email/sender-check.ts; the email area's sender job sends it and checks
 //    again), a task is a task for the user on the lead (task.created), an sms is recorded
 //    `skipped` (telephony is not built). Then the enrollment advances to the next step at its
 //    delay, or completes.
@@ -18,19 +19,33 @@
 //    `failed` with the reason. A failure no retry can mend (the user was deactivated or demoted,
 //    the contact has no address, the account is gone or unverified) fails it at once; a lead in
 //    the trash stops it.
-import { and, eq, exists, isNull, lte, sql } from 'drizzle-orm';
-import { roleHolds } from '../core/access.ts';
-import type { Executor } from '../core/db/client.ts';
-import { newId } from '../core/ids.ts';
-import { defineJob, requeueDue } from '../core/jobs.ts';
-import type { Services } from '../core/services.ts';
-import { actorAuth, actorContext } from '../core/system-actor.ts';
-import { contacts } from '../tools/contacts/tables.ts';
-import { insertScheduledEmail, wakeScheduledEmail } from '../tools/email/schedule.ts';
-import { leads } from '../tools/leads/tables.ts';
-import { tasksCatalogue } from '../tools/tasks/catalogue.ts';
-import { insertTask } from '../tools/tasks/store.ts';
-import { dueAfter, stepJobId, wakeEnrollment, workflowStepPayload } from '../tools/workflows/enroll.ts';
+import { and, eq, exists, isNull, sql } from 'drizzle-orm';
+import { roleHolds } from '../../core/access.ts';
+import type { Executor } from '../../core/db/client.ts';
+import { newId } from '../../core/ids.ts';
+import { type DefinedJob, defineJob, type Sweep } from '../../core/jobs.ts';
+import {
+  abandoned,
+  claimable,
+  dueBefore,
+  failureReason,
+  type LeaseColumns,
+  type LeasePolicy,
+  leaseEnd,
+  retryDelayMs,
+  SWEEP_BATCH,
+  stillClaimed,
+  wakeDue,
+} from '../../core/leased-rows.ts';
+import type { Services } from '../../core/services.ts';
+import { actorAuth, actorContext } from '../../core/system-actor.ts';
+import { contacts } from '../contacts/tables.ts';
+import { insertScheduledEmail, wakeScheduledEmail } from '../email/schedule.ts';
+import { checkSender } from '../email/sender-check.ts';
+import { leads } from '../leads/tables.ts';
+import { insertTask } from '../tasks/store.ts';
+import { dueAfter, stepJobId, wakeEnrollment, workflowStepPayload } from './enroll.ts';
+import { tasksCatalogue } from '../tasks/catalogue.ts';
 import {
   type StepDelay,
   type StoredWorkflowStep,
@@ -38,8 +53,7 @@ import {
   workflowEnrollments,
   workflowStepRuns,
   workflows,
-} from '../tools/workflows/tables.ts';
-import { checkSender } from './sender-check.ts';
+} from './tables.ts';
 
 /** Attempts in all at one step before the enrollment is `failed`. */
 export const STEP_MAX_ATTEMPTS = 3;
@@ -63,13 +77,29 @@ class StopEnrollment extends Error {
   }
 }
 
-function reasonOf(err: unknown): string {
-  const text = err instanceof Error ? err.message : String(err);
-  return text.slice(0, 1000) || 'unknown error';
-}
+/** The runner's lease (core/leased-rows.ts): an enrollment stays `active` while a step is claimed. */
+const POLICY: LeasePolicy = {
+  maxAttempts: STEP_MAX_ATTEMPTS,
+  retryDelaysMs: STEP_RETRY_DELAYS_MS,
+  leaseMs: STEP_LEASE_MS,
+};
+
+const COLUMNS: LeaseColumns = {
+  id: workflowEnrollments.id,
+  status: workflowEnrollments.status,
+  attempts: workflowEnrollments.attempts,
+  due: workflowEnrollments.nextRunAt,
+};
+
+/** The fence of a claimed step: still active, the same attempt, and the same step. */
+const held = (claimed: WorkflowEnrollmentRow) =>
+  and(
+    stillClaimed(COLUMNS, { id: claimed.id, status: 'active', attempts: claimed.attempts }),
+    eq(workflowEnrollments.currentStep, claimed.currentStep),
+  );
 
 export function stepRetryDelayMs(attempt: number): number {
-  return STEP_RETRY_DELAYS_MS[Math.min(attempt, STEP_RETRY_DELAYS_MS.length) - 1] ?? 60_000;
+  return retryDelayMs(POLICY, attempt);
 }
 
 /** The enrollment's workflow is live and active: only then do its steps run. */
@@ -101,14 +131,7 @@ async function failAbandoned(services: Services, now: Date, id?: string): Promis
       stoppedAt: now,
       updatedAt: now,
     })
-    .where(
-      and(
-        id === undefined ? undefined : eq(workflowEnrollments.id, id),
-        eq(workflowEnrollments.status, 'active'),
-        lte(workflowEnrollments.nextRunAt, now),
-        sql`${workflowEnrollments.attempts} >= ${STEP_MAX_ATTEMPTS}`,
-      ),
-    )
+    .where(abandoned(COLUMNS, POLICY, { ...(id === undefined ? {} : { id }), status: 'active', now }))
     .returning({ id: workflowEnrollments.id });
   return rows.length;
 }
@@ -120,18 +143,10 @@ async function claim(services: Services, id: string, now: Date): Promise<Workflo
     .update(workflowEnrollments)
     .set({
       attempts: sql`${workflowEnrollments.attempts} + 1`,
-      nextRunAt: new Date(now.getTime() + STEP_LEASE_MS),
+      nextRunAt: leaseEnd(POLICY, now),
       updatedAt: now,
     })
-    .where(
-      and(
-        eq(workflowEnrollments.id, id),
-        eq(workflowEnrollments.status, 'active'),
-        lte(workflowEnrollments.nextRunAt, now),
-        sql`${workflowEnrollments.attempts} < ${STEP_MAX_ATTEMPTS}`,
-        workflowRunning(db),
-      ),
-    )
+    .where(and(claimable(COLUMNS, POLICY, { id, statuses: ['active'], now }), workflowRunning(db)))
     .returning();
   return row ?? null;
 }
@@ -141,19 +156,7 @@ async function lockClaimed(
   tx: Executor,
   claimed: WorkflowEnrollmentRow,
 ): Promise<WorkflowEnrollmentRow | null> {
-  const [row] = await tx
-    .select()
-    .from(workflowEnrollments)
-    .where(
-      and(
-        eq(workflowEnrollments.id, claimed.id),
-        eq(workflowEnrollments.status, 'active'),
-        eq(workflowEnrollments.currentStep, claimed.currentStep),
-        eq(workflowEnrollments.attempts, claimed.attempts),
-      ),
-    )
-    .for('update')
-    .limit(1);
+  const [row] = await tx.select().from(workflowEnrollments).where(held(claimed)).for('update').limit(1);
   return row ?? null;
 }
 
@@ -364,14 +367,7 @@ async function recordFailure(
   const [row] = await services.db.system
     .update(workflowEnrollments)
     .set(set)
-    .where(
-      and(
-        eq(workflowEnrollments.id, claimed.id),
-        eq(workflowEnrollments.status, 'active'),
-        eq(workflowEnrollments.currentStep, claimed.currentStep),
-        eq(workflowEnrollments.attempts, claimed.attempts),
-      ),
-    )
+    .where(held(claimed))
     .returning();
   return row ?? null;
 }
@@ -406,7 +402,7 @@ export async function runWorkflowStep(
     logger.info({ ...fields, outcome: ran.outcome }, 'workflow step ran');
     return ran.outcome;
   } catch (err) {
-    const why = reasonOf(err);
+    const why = failureReason(err);
     if (err instanceof StopEnrollment) {
       await recordFailure(services, claimed, {
         status: 'stopped',
@@ -442,8 +438,6 @@ export async function runWorkflowStep(
   }
 }
 
-const SWEEP_BATCH = 500;
-
 /**
  * Re-wakes active enrollments of active workflows whose step is due (or whose claim's lease expired)
  * by more than `graceMs`, so a job merely waiting in the queue is not doubled; first fails the
@@ -464,26 +458,19 @@ export async function sweepDueEnrollments(
       attempts: workflowEnrollments.attempts,
     })
     .from(workflowEnrollments)
-    .where(
-      and(
-        eq(workflowEnrollments.status, 'active'),
-        lte(workflowEnrollments.nextRunAt, cutoff),
-        workflowRunning(db),
-      ),
-    )
+    .where(and(dueBefore(COLUMNS, ['active'], cutoff), workflowRunning(db)))
     .orderBy(workflowEnrollments.nextRunAt)
     .limit(SWEEP_BATCH);
-  await requeueDue(
-    services.jobs,
+  return wakeDue(
+    services,
     'workflow.step',
     due.map((row) => ({ payload: { enrollmentId: row.id }, jobId: stepJobId(row) })),
+    'workflow steps',
   );
-  if (due.length > 0) services.logger.info({ count: due.length }, 'sweeper re-enqueued workflow steps');
-  return due.length;
 }
 
 /** One attempt per job: the enrollment schedules its own retries (see runWorkflowStep). */
-export const workflowStepJob = defineJob({
+export const workflowStepJob: DefinedJob = defineJob({
   name: 'workflow.step',
   payload: workflowStepPayload,
   attempts: 1,
@@ -491,3 +478,9 @@ export const workflowStepJob = defineJob({
     await runWorkflowStep(services, enrollmentId);
   },
 });
+
+/** Due steps of active workflows whose job was lost. */
+export const enrollmentSweep: Sweep = {
+  name: 'workflow steps',
+  run: (services, graceMs) => sweepDueEnrollments(services, graceMs),
+};

@@ -3,10 +3,11 @@
 // FOR UPDATE SKIP LOCKED, and the unique (outbox_event_id, webhook_id) index makes a second relay
 // a no-op, so several API nodes may run it at once without delivering an event twice.
 import { and, asc, eq, inArray, isNull } from 'drizzle-orm';
-import { outboxEvents } from '../core/db/schema.ts';
-import { newId } from '../core/ids.ts';
-import type { Services } from '../core/services.ts';
-import { webhookDeliveries, webhooks } from '../tools/webhooks/tables.ts';
+import { outboxEvents } from '../../core/db/schema.ts';
+import { newId } from '../../core/ids.ts';
+import type { Relay } from '../../core/jobs.ts';
+import type { Services } from '../../core/services.ts';
+import { webhookDeliveries, webhooks } from './tables.ts';
 
 export interface RelayOptions {
   /** Outbox rows claimed per transaction. */
@@ -96,3 +97,13 @@ export async function relayBatch(services: Services, options: RelayOptions = {})
 export async function relayOutbox(services: Services, options: RelayOptions = {}): Promise<string[]> {
   return (await relayBatch(services, options)).deliveryIds;
 }
+
+/** The runtime's relay loop runs this; a full batch means more rows are waiting, so it runs again at once. */
+export const outboxRelay: Relay = {
+  name: 'outbox relay',
+  async pass(services) {
+    const batchSize = 200;
+    const { relayed } = await relayBatch(services, { batchSize });
+    return relayed === batchSize;
+  },
+};

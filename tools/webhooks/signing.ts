@@ -2,7 +2,7 @@
 // Standard Webhooks headers (DESIGN.md), plus the receiver-side checks that docs/webhooks.md
 // describes, so tests verify deliveries exactly the way a customer would.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { decodeStandardSecret } from '../core/webhook-secret.ts';
+import { decodeStandardSecret } from '../../core/webhook-secret.ts';
 
 const HEX_SIGNATURE = /^[0-9a-f]{64}$/;
 const TIMESTAMP = /^\d{1,15}$/;

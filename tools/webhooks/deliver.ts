@@ -2,27 +2,23 @@
 // the next attempt scheduled on failure. Each attempt signs a fresh body (new timestamp), goes
 // through the SSRF-guarded dispatcher, and is bounded by one hard deadline covering connect,
 // headers and body, so a receiver that trickles its answer cannot hold a worker.
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, lte, sql } from 'drizzle-orm';
 import type { Agent } from 'undici';
 import { request } from 'undici';
 import { z } from 'zod';
-import { defineJob } from '../core/jobs.ts';
-import type { Services } from '../core/services.ts';
-import {
-  type DeliveryAttempt,
-  type WebhookDeliveryRow,
-  webhookDeliveries,
-  webhooks,
-} from '../tools/webhooks/tables.ts';
+import { defineJob, type JobHandlers, type Sweep } from '../../core/jobs.ts';
+import { SWEEP_BATCH, wakeDue } from '../../core/leased-rows.ts';
+import type { Services } from '../../core/services.ts';
 import { signPayload, standardWebhookSignature } from './signing.ts';
 import { BlockedTargetError, createDeliveryDispatcher, parseTargetUrl } from './ssrf.ts';
+import { type DeliveryAttempt, type WebhookDeliveryRow, webhookDeliveries, webhooks } from './tables.ts';
 
 const deliverPayload = z.object({
   deliveryId: z.string().describe('The delivery to attempt'),
   single: z.boolean().optional().describe('One attempt, no retries'),
 });
 
-declare module '../core/jobs.ts' {
+declare module '../../core/jobs.ts' {
   interface JobCatalog {
     /**
      * Make the next attempt of one webhook delivery. `single`: exactly one attempt and no retries
@@ -351,3 +347,31 @@ export const deliverWebhookJob = defineJob({
   attempts: 1,
   handler: (payload, { services }) => attemptDelivery(services, payload),
 });
+
+/** Handlers running the real delivery with `options` (tests and the benchmark: their receiver's certificate). */
+export function deliveryHandlers(services: Services, options: DeliveryOptions = {}): JobHandlers {
+  return { 'webhook.deliver': (payload) => attemptDelivery(services, payload, options) };
+}
+
+/** Re-enqueues due pending deliveries; returns how many. */
+export async function sweepPendingDeliveries(services: Services, graceMs: number): Promise<number> {
+  const cutoff = new Date(Date.now() - graceMs);
+  const due = await services.db.system
+    .select({
+      id: webhookDeliveries.id,
+      attempts: sql<number>`jsonb_array_length(${webhookDeliveries.attempts})`,
+    })
+    .from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.status, 'pending'), lte(webhookDeliveries.nextAttemptAt, cutoff)))
+    .orderBy(webhookDeliveries.nextAttemptAt)
+    .limit(SWEEP_BATCH);
+  return wakeDue(
+    services,
+    'webhook.deliver',
+    // The id of the attempt this job makes, as the delivery handler names its retries.
+    due.map((row) => ({ payload: { deliveryId: row.id }, jobId: `${row.id}:${Number(row.attempts) + 1}` })),
+    'pending deliveries',
+  );
+}
+
+export const deliverySweep: Sweep = { name: 'webhook deliveries', run: sweepPendingDeliveries };

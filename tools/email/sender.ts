@@ -1,12 +1,12 @@
 // The 'email.send' job: sends one scheduled email (tools/email) through its sender's connected
-// account, exactly once, modeled on the mail outbox (workers/send-mail.ts).
+// account, exactly once, on the leased-row kit (core/leased-rows.ts) like the mail outbox.
 //
 // 1. Claim: one UPDATE moves the row from scheduled-and-due (or sending with an expired lease: its
 //    worker died) to `sending`, adds 1 to `attempts` and sets the lease (`next_attempt_at` = now +
 //    EMAIL_LEASE_MS). Of two jobs for one row only one claims it; a cancelled, sent or failed row,
 //    or one not yet due, is left alone.
 // 2. Check what the send needs, failing at once with the reason (no retry can help): the lead live,
-//    the sender still allowed to send through the account (workers/sender-check.ts: the account
+//    the sender still allowed to send through the account (tools/email/sender-check.ts: the account
 //    theirs and verified, they an active user whose role holds `email.send`; a workflow's
 //    enrollment fails with the same reason), every attachment an upload of the row's organization,
 //    in storage with the size it was scheduled with.
@@ -20,28 +20,41 @@
 //
 // The window no transaction closes (the server accepted the message, the worker died before step
 // 4) sends the message again after the lease, under the same Message-ID: docs/email.md.
-import { and, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
-import { AccountMailError } from '../core/account-mail.ts';
-import type { Executor } from '../core/db/client.ts';
-import { recordEvent } from '../core/events.ts';
-import { defineJob, requeueDue } from '../core/jobs.ts';
-import type { MailMessage } from '../core/mail.ts';
-import type { Services } from '../core/services.ts';
-import { actorAuth, actorContext } from '../core/system-actor.ts';
-import { insertActivity } from '../tools/activities/store.ts';
-import { senderOf, smtpSettingsOf } from '../tools/connected-accounts/store.ts';
-import type { ConnectedAccountRow } from '../tools/connected-accounts/tables.ts';
-import { isContactOfLead } from '../tools/contacts/store.ts';
-import { followUpDueAt } from '../tools/email/follow-ups.ts';
-import { emailJobId, sendEmailPayload } from '../tools/email/schedule.ts';
-import { serializeScheduledEmail } from '../tools/email/store.ts';
-import { type ScheduledEmailRow, scheduledEmails } from '../tools/email/tables.ts';
-import { isUploadKeyOf } from '../tools/files/store.ts';
-import { leads } from '../tools/leads/tables.ts';
-import { enrollLead, lockLiveWorkflow, wakeEnrollment } from '../tools/workflows/enroll.ts';
-import { triggeredPayload } from '../tools/workflows/store.ts';
-import { type WorkflowEnrollmentRow, workflowEnrollments } from '../tools/workflows/tables.ts';
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import { AccountMailError } from '../../core/account-mail.ts';
+import type { Executor } from '../../core/db/client.ts';
+import { recordEvent } from '../../core/events.ts';
+import { type DefinedJob, defineJob, type Sweep } from '../../core/jobs.ts';
+import {
+  abandoned,
+  claimable,
+  dueBefore,
+  failureReason,
+  type LeaseColumns,
+  type LeasePolicy,
+  leaseEnd,
+  retryDelayMs,
+  SWEEP_BATCH,
+  stillClaimed,
+  wakeDue,
+} from '../../core/leased-rows.ts';
+import type { MailMessage } from '../../core/mail.ts';
+import type { Services } from '../../core/services.ts';
+import { actorAuth, actorContext } from '../../core/system-actor.ts';
+import { insertActivity } from '../activities/store.ts';
+import type { ConnectedAccountRow } from '../connected-accounts/store.ts';
+import { senderOf, smtpSettingsOf } from '../connected-accounts/store.ts';
+import { isContactOfLead } from '../contacts/store.ts';
+import { isUploadKeyOf } from '../files/store.ts';
+import { leads } from '../leads/tables.ts';
+import { enrollLead, lockLiveWorkflow, wakeEnrollment } from '../workflows/enroll.ts';
+import { triggeredPayload } from '../workflows/store.ts';
+import { type WorkflowEnrollmentRow, workflowEnrollments } from '../workflows/tables.ts';
+import { followUpDueAt } from './follow-ups.ts';
+import { emailJobId, sendEmailPayload } from './schedule.ts';
 import { checkSender } from './sender-check.ts';
+import { serializeScheduledEmail } from './store.ts';
+import { type ScheduledEmailRow, scheduledEmails } from './tables.ts';
 
 /** Attempts in all before a scheduled email is `failed`. */
 export const EMAIL_MAX_ATTEMPTS = 3;
@@ -60,13 +73,26 @@ export interface SendEmailOptions {
 /** A failure no other attempt can cure: the row fails at once. */
 class PermanentSendError extends Error {}
 
-function reasonOf(err: unknown): string {
-  const text = err instanceof Error ? err.message : String(err);
-  return text.slice(0, 1000) || 'unknown error';
-}
+/** The sender's lease (core/leased-rows.ts). */
+const POLICY: LeasePolicy = {
+  maxAttempts: EMAIL_MAX_ATTEMPTS,
+  retryDelaysMs: EMAIL_RETRY_DELAYS_MS,
+  leaseMs: EMAIL_LEASE_MS,
+};
+
+const COLUMNS: LeaseColumns = {
+  id: scheduledEmails.id,
+  status: scheduledEmails.status,
+  attempts: scheduledEmails.attempts,
+  due: scheduledEmails.nextAttemptAt,
+};
+
+/** The fence of the claim `row` holds. */
+const held = (row: Pick<ScheduledEmailRow, 'id' | 'attempts'>) =>
+  stillClaimed(COLUMNS, { id: row.id, status: 'sending', attempts: row.attempts });
 
 export function emailRetryDelayMs(attempt: number): number {
-  return EMAIL_RETRY_DELAYS_MS[Math.min(attempt, EMAIL_RETRY_DELAYS_MS.length) - 1] ?? 60_000;
+  return retryDelayMs(POLICY, attempt);
 }
 
 /** The Message-ID of a row's mail, the same on every attempt. */
@@ -96,13 +122,7 @@ async function recordFailure(
     const [failed] = await tx
       .update(scheduledEmails)
       .set({ status: 'failed', lastError: reason, nextAttemptAt: null, updatedAt: now })
-      .where(
-        and(
-          eq(scheduledEmails.id, row.id),
-          eq(scheduledEmails.status, 'sending'),
-          eq(scheduledEmails.attempts, row.attempts),
-        ),
-      )
+      .where(held(row))
       .returning();
     if (!failed) return false;
     if (options.failEnrollment && failed.workflowEnrollmentId) {
@@ -133,14 +153,7 @@ async function failAbandoned(services: Services, now: Date, id?: string): Promis
   const rows = await services.db.system
     .select({ id: scheduledEmails.id, orgId: scheduledEmails.orgId, attempts: scheduledEmails.attempts })
     .from(scheduledEmails)
-    .where(
-      and(
-        id === undefined ? undefined : eq(scheduledEmails.id, id),
-        eq(scheduledEmails.status, 'sending'),
-        lte(scheduledEmails.nextAttemptAt, now),
-        sql`${scheduledEmails.attempts} >= ${EMAIL_MAX_ATTEMPTS}`,
-      ),
-    )
+    .where(abandoned(COLUMNS, POLICY, { ...(id === undefined ? {} : { id }), status: 'sending', now }))
     .limit(100);
   let failed = 0;
   for (const row of rows) {
@@ -159,17 +172,10 @@ async function claim(services: Services, id: string, now: Date): Promise<Schedul
     .set({
       status: 'sending',
       attempts: sql`${scheduledEmails.attempts} + 1`,
-      nextAttemptAt: new Date(now.getTime() + EMAIL_LEASE_MS),
+      nextAttemptAt: leaseEnd(POLICY, now),
       updatedAt: now,
     })
-    .where(
-      and(
-        eq(scheduledEmails.id, id),
-        inArray(scheduledEmails.status, ['scheduled', 'sending']),
-        lte(scheduledEmails.nextAttemptAt, now),
-        sql`${scheduledEmails.attempts} < ${EMAIL_MAX_ATTEMPTS}`,
-      ),
-    )
+    .where(claimable(COLUMNS, POLICY, { id, statuses: ['scheduled', 'sending'], now }))
     .returning();
   return row ?? null;
 }
@@ -183,7 +189,7 @@ async function isLiveLead(tx: Executor, orgId: string, id: string): Promise<bool
 }
 
 /**
- * A sender check that failed (workers/sender-check.ts): the row fails, and the workflow enrollment
+ * A sender check that failed (tools/email/sender-check.ts): the row fails, and the workflow enrollment
  * that wrote it, still active, fails too with the same reason (its later emails would meet the same
  * refusal; docs/email.md "Workflows").
  */
@@ -263,13 +269,7 @@ async function recordSent(
     const [sent] = await tx
       .update(scheduledEmails)
       .set({ status: 'sent', messageId, sentAt: now, nextAttemptAt: null, lastError: null, updatedAt: now })
-      .where(
-        and(
-          eq(scheduledEmails.id, row.id),
-          eq(scheduledEmails.status, 'sending'),
-          eq(scheduledEmails.attempts, row.attempts),
-        ),
-      )
+      .where(held(row))
       .returning();
     if (!sent) return { recorded: false, enrollment: null };
     const auth = await actorAuth(tx, row.orgId, row.userId);
@@ -363,13 +363,7 @@ async function scheduleRetry(
       nextAttemptAt: new Date(now.getTime() + delayMs),
       updatedAt: now,
     })
-    .where(
-      and(
-        eq(scheduledEmails.id, row.id),
-        eq(scheduledEmails.status, 'sending'),
-        eq(scheduledEmails.attempts, row.attempts),
-      ),
-    )
+    .where(held(row))
     .returning({ id: scheduledEmails.id });
   if (!again) return;
   try {
@@ -406,7 +400,7 @@ export async function sendScheduledEmail(
     const message = await composeMessage(services, row, account);
     sentId = (await services.accountMail.send(smtpSettingsOf(services, account), message)).messageId;
   } catch (err) {
-    const reason = reasonOf(err);
+    const reason = failureReason(err);
     const permanent = err instanceof PermanentSendError || (err instanceof AccountMailError && err.permanent);
     if (permanent || row.attempts >= EMAIL_MAX_ATTEMPTS) {
       await recordFailure(services, row, reason, now, { failEnrollment: err instanceof SenderRefused });
@@ -427,8 +421,6 @@ export async function sendScheduledEmail(
   return 'sent';
 }
 
-const SWEEP_BATCH = 500;
-
 /**
  * Re-wakes scheduled emails that are due (scheduled past their time, or claimed with an expired
  * lease) by more than `graceMs`; first fails the claims that expired after the last attempt.
@@ -439,25 +431,19 @@ export async function sweepDueEmails(services: Services, graceMs: number, now = 
   const due = await services.db.system
     .select({ id: scheduledEmails.id, attempts: scheduledEmails.attempts })
     .from(scheduledEmails)
-    .where(
-      and(
-        or(eq(scheduledEmails.status, 'scheduled'), eq(scheduledEmails.status, 'sending')),
-        lte(scheduledEmails.nextAttemptAt, cutoff),
-      ),
-    )
+    .where(dueBefore(COLUMNS, ['scheduled', 'sending'], cutoff))
     .orderBy(scheduledEmails.nextAttemptAt)
     .limit(SWEEP_BATCH);
-  await requeueDue(
-    services.jobs,
+  return wakeDue(
+    services,
     'email.send',
     due.map((row) => ({ payload: { id: row.id }, jobId: emailJobId(row.id, row.attempts) })),
+    'scheduled emails',
   );
-  if (due.length > 0) services.logger.info({ count: due.length }, 'sweeper re-enqueued scheduled emails');
-  return due.length;
 }
 
 /** One attempt per job: the row schedules its own retries (see sendScheduledEmail). */
-export const sendEmailJob = defineJob({
+export const sendEmailJob: DefinedJob = defineJob({
   name: 'email.send',
   payload: sendEmailPayload,
   attempts: 1,
@@ -465,3 +451,9 @@ export const sendEmailJob = defineJob({
     await sendScheduledEmail(services, id);
   },
 });
+
+/** Scheduled emails due but not woken (or whose sender died holding the claim). */
+export const emailSweep: Sweep = {
+  name: 'scheduled email',
+  run: (services, graceMs) => sweepDueEmails(services, graceMs),
+};

@@ -7,9 +7,9 @@
 // sending are never touched.
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { rowsOf } from '../core/db/sql.ts';
-import { defineJob } from '../core/jobs.ts';
-import type { Services } from '../core/services.ts';
+import { rowsOf } from './db/sql.ts';
+import { dailyJob } from './jobs.ts';
+import type { Services } from './services.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const BATCH = 1000;
@@ -23,7 +23,7 @@ const scrubPayload = z.object({
     .describe('Days content is kept; MAIL_RETENTION_DAYS when absent'),
 });
 
-declare module '../core/jobs.ts' {
+declare module './jobs.ts' {
   interface JobCatalog {
     /** Drop the bodies and attachments of outgoing mails sent or failed more than the retention ago. */
     'mail.scrub': z.output<typeof scrubPayload>;
@@ -58,13 +58,13 @@ export async function scrubOldMail(
   }
 }
 
-/** Not retried: the next day's run scrubs whatever this one missed. */
-export const scrubMailJob = defineJob({
+/** Daily at 00:20 UTC; not retried: the next day's run scrubs whatever this one missed. */
+export const mailScrub = dailyJob({
   name: 'mail.scrub',
   payload: scrubPayload,
-  attempts: 1,
-  async handler({ retentionDays }, { services }) {
-    const scrubbed = await scrubOldMail(services, retentionDays ?? services.config.mailRetentionDays);
-    if (scrubbed > 0) services.logger.info({ scrubbed }, 'old outgoing mail content scrubbed');
-  },
+  daily: {},
+  atUtc: '00:20',
+  run: (services, { retentionDays }, now) =>
+    scrubOldMail(services, retentionDays ?? services.config.mailRetentionDays, now),
+  log: { message: 'old outgoing mail content scrubbed', field: 'scrubbed', onlyWhenAny: true },
 });
