@@ -70,7 +70,7 @@ export const estimateSchema = z
       .nullable()
       .describe('Id of the deal estimated (an opportunity of the lead), or null'),
     number: z.string().describe('EST-000001..., given at creation, gap-free per organization'),
-    status: z.enum(ESTIMATE_STATUSES).describe('draft, sent, accepted, declined or expired'),
+    status: estimateStatusMachine.schema.describe('draft, sent, accepted, declined or expired'),
     currency: z.string().describe('ISO 4217 currency code of every amount'),
     issue_date: z.string().nullable().describe('Issue date (YYYY-MM-DD), or null'),
     valid_until: z.string().nullable().describe('Last day the estimate is valid (YYYY-MM-DD), or null'),
@@ -95,7 +95,7 @@ const { search: _search, ...estimateColumns } = getTableColumns(estimates);
 export type EstimateData = Omit<EstimateRow, 'search'>;
 
 export function toStatus(value: string): EstimateStatus {
-  return ESTIMATE_STATUSES.find((s) => s === value) ?? 'draft';
+  return estimateStatusMachine.parse(value);
 }
 
 export function serializeEstimate(row: EstimateData): EstimateRecord {
@@ -378,11 +378,9 @@ export async function convertToInvoice(ctx: RecordContext, id: string): Promise<
   const before = await estimateRecords.getLive(ctx.db, ctx.auth.orgId, id, true);
   const status = toStatus(before.status);
   if (status !== 'accepted') {
-    const message = `only an accepted estimate is converted to an invoice; this one is ${status}`;
-    throw new AppError('invalid_transition', {
-      message,
-      details: [{ field: 'status', message, code: 'invalid_transition' }],
-    });
+    estimateStatusMachine.refuse(
+      `only an accepted estimate is converted to an invoice; this one is ${status}`,
+    );
   }
   if (before.invoiceId !== null) {
     const message = `already converted to invoice ${before.invoiceId}`;

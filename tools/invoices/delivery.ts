@@ -14,7 +14,7 @@
 //   an invoice clears it (store.ts).
 import { and, eq, getTableColumns, isNull, lt } from 'drizzle-orm';
 import type { Executor } from '../../core/db/client.ts';
-import { AppError, validationError } from '../../core/errors.ts';
+import { validationError } from '../../core/errors.ts';
 import { recordEvent } from '../../core/events.ts';
 import { safeSubject } from '../../core/mail.ts';
 import { type QueuedMail, queueMail, wakeMail } from '../../core/mail-outbox.ts';
@@ -28,6 +28,7 @@ import {
   type InvoiceData,
   type InvoiceRecord,
   invoiceRecords,
+  invoiceStatusMachine,
   serializeInvoice,
   toStatus,
 } from './store.ts';
@@ -39,11 +40,9 @@ const SENDABLE = ['draft', 'open', 'uncollectible'] as const;
 function assertSendable(row: InvoiceData): void {
   const from = toStatus(row.status);
   if ((SENDABLE as readonly string[]).includes(from)) return;
-  const message = `${from} -> sent is not allowed; allowed: an invoice is sent from ${SENDABLE.join(', ')}`;
-  throw new AppError('invalid_transition', {
-    message,
-    details: [{ field: 'status', message, code: 'invalid_transition' }],
-  });
+  invoiceStatusMachine.refuse(
+    `${from} -> sent is not allowed; allowed: an invoice is sent from ${SENDABLE.join(', ')}`,
+  );
 }
 
 /** The file name of an invoice's PDF: its number, or draft-<id> while it has none. */

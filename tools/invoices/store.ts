@@ -5,7 +5,7 @@
 // way. A draft is deleted for good (docs/decisions.md "Invoices"); finalized invoices are never deleted.
 import { and, eq, getTableColumns, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { AppError, type ErrorDetail, validationError } from '../../core/errors.ts';
+import { type ErrorDetail, validationError } from '../../core/errors.ts';
 import {
   documentTotalsShape,
   type LineItemInput,
@@ -79,7 +79,7 @@ export const invoiceSchema = z
       .nullable()
       .describe('Id of the project whose time it bills (of the same lead), or null'),
     number: z.string().nullable().describe('INV-000001..., given when finalized; null while draft'),
-    status: z.enum(INVOICE_STATUSES).describe('draft, open, paid, void or uncollectible'),
+    status: invoiceStatusMachine.schema.describe('draft, open, paid, void or uncollectible'),
     currency: z.string().describe('ISO 4217 currency code of every amount'),
     issue_date: z.string().nullable().describe('Issue date (YYYY-MM-DD), or null'),
     due_date: z.string().nullable().describe('Due date (YYYY-MM-DD), or null'),
@@ -113,7 +113,7 @@ const { search: _search, ...invoiceColumns } = getTableColumns(invoices);
 export type InvoiceData = Omit<InvoiceRow, 'search'>;
 
 export function toStatus(value: string): InvoiceStatus {
-  return INVOICE_STATUSES.find((s) => s === value) ?? 'draft';
+  return invoiceStatusMachine.parse(value);
 }
 
 export function serializeInvoice(row: InvoiceData): InvoiceRecord {
@@ -471,13 +471,8 @@ export async function recordPayment(
   const before = await invoiceRecords.getLive(ctx.db, ctx.auth.orgId, id, true);
   const from = toStatus(before.status);
   // A payment is only taken where the move to paid is allowed (open, uncollectible).
-  if (from === 'paid') {
-    const message = 'the invoice is already paid in full; it takes no further payment';
-    throw new AppError('invalid_transition', {
-      message,
-      details: [{ field: 'status', message, code: 'invalid_transition' }],
-    });
-  }
+  if (from === 'paid')
+    invoiceStatusMachine.refuse('the invoice is already paid in full; it takes no further payment');
   invoiceStatusMachine.assertMove(from, 'paid');
   const digits = minorDigits(before.currency);
   if (decimalPlaces(input.amount) > digits) {

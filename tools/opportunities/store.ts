@@ -83,7 +83,7 @@ const { search: _search, ...opportunityColumns } = getTableColumns(opportunities
 export type OpportunityData = Omit<OpportunityRow, 'search'>;
 
 function toStatus(value: string): OpportunityStatus {
-  return OPPORTUNITY_STATUSES.find((s) => s === value) ?? 'active';
+  return opportunityStatusMachine.parse(value);
 }
 
 export function serializeOpportunity(row: OpportunityData): OpportunityRecord {

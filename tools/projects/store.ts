@@ -56,7 +56,7 @@ export const projectStatusMachine = defineStateMachine({
 });
 
 export function toProjectStatus(value: string): ProjectStatus {
-  return PROJECT_STATUSES.find((s) => s === value) ?? 'active';
+  return projectStatusMachine.parse(value);
 }
 
 /** Invoice statuses under which the time on them counts as billed. */
@@ -162,7 +162,7 @@ export const projectSchema = z
     _id: z.string().describe('Project id (24 hex characters)'),
     name: z.string().describe('Project name'),
     lead_id: z.string().nullable().describe('Id of the client lead, or null'),
-    status: z.enum(PROJECT_STATUSES).describe('active, on_hold, completed or archived'),
+    status: projectStatusMachine.schema.describe('active, on_hold, completed or archived'),
     currency: z.string().describe('ISO 4217 currency of its rates and invoices'),
     hourly_rate: z
       .number()

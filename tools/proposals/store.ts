@@ -8,7 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { and, eq, getTableColumns, inArray, isNull, lt } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../../core/db/client.ts';
-import { AppError, type ErrorDetail, validationError } from '../../core/errors.ts';
+import { type ErrorDetail, validationError } from '../../core/errors.ts';
 import type { EventName } from '../../core/events.ts';
 import {
   documentTotalsShape,
@@ -50,7 +50,7 @@ export const proposalStatusMachine = defineStateMachine({
 });
 
 export function toStatus(value: string): ProposalStatus {
-  return PROPOSAL_STATUSES.find((s) => s === value) ?? 'draft';
+  return proposalStatusMachine.parse(value);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -84,7 +84,7 @@ export const proposalSchema = z
       .nullable()
       .describe('Sum of the lines’ tax amounts; null without lines'),
     total: documentTotalsShape.total.nullable().describe('subtotal + tax_total; null without lines'),
-    status: z.enum(PROPOSAL_STATUSES).describe('draft, sent, accepted, declined or expired'),
+    status: proposalStatusMachine.schema.describe('draft, sent, accepted, declined or expired'),
     valid_until: z.string().nullable().describe('Last day it may be accepted (YYYY-MM-DD), or null'),
     public_url: z
       .string()
@@ -453,12 +453,7 @@ async function lockForAnswer(
 ): Promise<ProposalData> {
   const row = await proposalRecords.getLive(ctx.db, ctx.orgId, id, true);
   const from = toStatus(row.status);
-  const refuse = (message: string): never => {
-    throw new AppError('invalid_transition', {
-      message,
-      details: [{ field: 'status', message, code: 'invalid_transition' }],
-    });
-  };
+  const refuse = proposalStatusMachine.refuse;
   if (from === to) refuse(`the proposal was already ${from}; it takes no further answer`);
   proposalStatusMachine.assertMove(from, to);
   if (isExpired(row, ctx.now))
