@@ -13,14 +13,7 @@ import {
   pricedLineSchema,
   priceLines,
 } from '../../core/line-items.ts';
-import {
-  decimalPlaces,
-  documentTotals,
-  formatMinor,
-  fromMinor,
-  minorDigits,
-  toMinor,
-} from '../../core/money.ts';
+import { decimalPlaces, formatMinor, fromMinor, minorDigits, toMinor } from '../../core/money.ts';
 import {
   auditFields,
   auditValues,
@@ -31,11 +24,11 @@ import {
 } from '../../core/records.ts';
 import { iso } from '../../core/schemas.ts';
 import { defineStateMachine } from '../../core/state-machine.ts';
-import { isContactOfLead } from '../contacts/store.ts';
-import { leadRecords } from '../leads/store.ts';
-import { opportunities } from '../opportunities/tables.ts';
+import { nextDocumentNumber } from '../documents/numbering.ts';
+import { assertLiveLead, referenceProblems } from '../documents/references.ts';
+import { totalColumns } from '../documents/shape.ts';
 import { projects, timeEntries } from '../projects/tables.ts';
-import { type InvoiceRow, invoiceCounters, invoices, type StoredPayment } from './tables.ts';
+import { type InvoiceRow, invoices, type StoredPayment } from './tables.ts';
 
 export const INVOICE_STATUSES = ['draft', 'open', 'paid', 'void', 'uncollectible'] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
@@ -189,36 +182,7 @@ async function checkState(ctx: RecordContext, state: InvoiceState): Promise<void
   if (state.issueDate !== null && state.dueDate !== null && state.dueDate < state.issueDate) {
     details.push({ field: 'due_date', message: 'must not be before issue_date', code: 'invalid_date' });
   }
-  if (
-    state.contactId !== null &&
-    !(await isContactOfLead(ctx.db, ctx.auth.orgId, state.contactId, state.leadId))
-  ) {
-    details.push({
-      field: 'contact_id',
-      message: "must be the id of a live contact of the invoice's lead",
-      code: 'invalid_contact',
-    });
-  }
-  if (state.opportunityId !== null) {
-    const [deal] = await ctx.db
-      .select({ id: opportunities.id })
-      .from(opportunities)
-      .where(
-        and(
-          eq(opportunities.id, state.opportunityId),
-          eq(opportunities.orgId, ctx.auth.orgId),
-          eq(opportunities.leadId, state.leadId),
-          sql`${opportunities.deletedAt} is null`,
-        ),
-      );
-    if (!deal) {
-      details.push({
-        field: 'opportunity_id',
-        message: "must be the id of a live opportunity of the invoice's lead",
-        code: 'invalid_opportunity',
-      });
-    }
-  }
+  details.push(...(await referenceProblems(ctx, state, 'invoice')));
   if (details.length > 0) throw validationError(details);
 }
 
@@ -249,14 +213,8 @@ async function assertProjectOfLead(
   }
 }
 
-function totalsOf(lines: readonly LineItemInput[], currency: string) {
-  const totals = documentTotals(lines, currency);
-  return { subtotalMinor: totals.subtotal, taxTotalMinor: totals.taxTotal, totalMinor: totals.total };
-}
-
 export async function insertInvoice(ctx: RecordContext, input: NewInvoice): Promise<InvoiceRecord> {
-  // An unknown, trashed or other-organization lead is a 404 "Lead not found", as for every child record.
-  await leadRecords.getLive(ctx.db, ctx.auth.orgId, input.lead_id);
+  await assertLiveLead(ctx, input.lead_id);
   const state: InvoiceState = {
     leadId: input.lead_id,
     contactId: input.contact_id ?? null,
@@ -276,7 +234,7 @@ export async function insertInvoice(ctx: RecordContext, input: NewInvoice): Prom
       ...newRecordStamp(ctx),
       ...state,
       projectId,
-      ...totalsOf(state.lineItems, state.currency),
+      ...totalColumns(state.lineItems, state.currency),
       status: 'draft',
     })
     .returning(invoiceColumns);
@@ -370,14 +328,14 @@ export async function patchInvoice(
       lineItems: input.line_items,
     },
   );
-  if (next.leadId !== before.leadId) await leadRecords.getLive(ctx.db, ctx.auth.orgId, next.leadId);
+  if (next.leadId !== before.leadId) await assertLiveLead(ctx, next.leadId);
   if (next.leadId !== before.leadId && before.projectId !== null) {
     await assertProjectOfLead(ctx, before.projectId, next.leadId, 'lead_id');
   }
   await checkState(ctx, next);
   const row = await invoiceRecords.write(ctx.db, ctx.auth.orgId, before.id, {
     ...next,
-    ...totalsOf(next.lineItems, next.currency),
+    ...totalColumns(next.lineItems, next.currency),
     updatedAt: ctx.now,
   });
   return serializeInvoice(row);
@@ -393,33 +351,12 @@ export async function deleteDraft(ctx: RecordContext, id: string): Promise<void>
 // ---------------------------------------------------------------------------------------------
 // Moves
 
-/** INV- and the number padded to six digits (more digits once past 999999). */
-export function formatInvoiceNumber(n: number): string {
-  return `INV-${String(n).padStart(6, '0')}`;
-}
-
-/**
- * The organization's next number. The upsert takes the counter row's lock until the transaction
- * ends, so concurrent finalizes queue behind it; a rollback gives the number back: gap-free.
- */
-async function nextInvoiceNumber(ctx: RecordContext): Promise<string> {
-  const [row] = await ctx.db
-    .insert(invoiceCounters)
-    .values({ orgId: ctx.auth.orgId, lastNumber: 1 })
-    .onConflictDoUpdate({
-      target: invoiceCounters.orgId,
-      set: { lastNumber: sql`${invoiceCounters.lastNumber} + 1` },
-    })
-    .returning({ lastNumber: invoiceCounters.lastNumber });
-  if (!row) throw new Error('the invoice counter upsert returned no row');
-  return formatInvoiceNumber(row.lastNumber);
-}
-
 export async function finalizeInvoice(ctx: RecordContext, id: string): Promise<InvoiceRecord> {
   const before = await invoiceRecords.getLive(ctx.db, ctx.auth.orgId, id, true);
   invoiceStatusMachine.assertMove(toStatus(before.status), 'open');
   if (before.status === 'open') return serializeInvoice(before);
-  const number = await nextInvoiceNumber(ctx);
+  // Gap-free: concurrent finalizes queue behind the counter row (tools/documents/numbering.ts).
+  const number = await nextDocumentNumber(ctx, 'invoice');
   const row = await invoiceRecords.write(ctx.db, ctx.auth.orgId, before.id, {
     status: 'open',
     number,

@@ -18,7 +18,6 @@ import {
   priceLines,
 } from '../../core/line-items.ts';
 import { safeSubject } from '../../core/mail.ts';
-import { documentTotals } from '../../core/money.ts';
 import {
   auditFields,
   auditValues,
@@ -29,9 +28,9 @@ import {
 } from '../../core/records.ts';
 import { iso } from '../../core/schemas.ts';
 import { defineStateMachine } from '../../core/state-machine.ts';
-import { mailableContact } from '../contacts/store.ts';
-import { leadRecords } from '../leads/store.ts';
-import { opportunities } from '../opportunities/tables.ts';
+import { assertLiveLead, referenceProblems } from '../documents/references.ts';
+import { documentRecipient } from '../documents/send.ts';
+import { totalColumns } from '../documents/shape.ts';
 import { type ProposalRow, proposals, type StoredSection } from './tables.ts';
 
 export const PROPOSAL_STATUSES = ['draft', 'sent', 'accepted', 'declined', 'expired'] as const;
@@ -194,40 +193,20 @@ async function checkState(ctx: RecordContext, state: ProposalState): Promise<voi
       details.push(...lineItemProblems(state.lineItems, state.currency));
     }
   }
-  if (state.opportunityId !== null) {
-    const [deal] = await ctx.db
-      .select({ id: opportunities.id })
-      .from(opportunities)
-      .where(
-        and(
-          eq(opportunities.id, state.opportunityId),
-          eq(opportunities.orgId, ctx.auth.orgId),
-          eq(opportunities.leadId, state.leadId),
-          isNull(opportunities.deletedAt),
-        ),
-      );
-    if (!deal) {
-      details.push({
-        field: 'opportunity_id',
-        message: "must be the id of a live opportunity of the proposal's lead",
-        code: 'invalid_opportunity',
-      });
-    }
-  }
+  details.push(...(await referenceProblems(ctx, state, 'proposal')));
   if (details.length > 0) throw validationError(details);
 }
 
+/** An unpriced proposal (no lines or no currency) has no totals. */
 function totalsOf(lines: readonly LineItemInput[], currency: string | null) {
   if (lines.length === 0 || currency === null) {
     return { subtotalMinor: null, taxTotalMinor: null, totalMinor: null };
   }
-  const totals = documentTotals(lines, currency);
-  return { subtotalMinor: totals.subtotal, taxTotalMinor: totals.taxTotal, totalMinor: totals.total };
+  return totalColumns(lines, currency);
 }
 
 export async function insertProposal(ctx: RecordContext, input: NewProposal): Promise<ProposalRecord> {
-  // An unknown, trashed or other-organization lead is a 404 "Lead not found", as for every child record.
-  await leadRecords.getLive(ctx.db, ctx.auth.orgId, input.lead_id);
+  await assertLiveLead(ctx, input.lead_id);
   const state: ProposalState = {
     leadId: input.lead_id,
     opportunityId: input.opportunity_id ?? null,
@@ -284,7 +263,7 @@ export async function patchProposal(
       validUntil: input.valid_until,
     },
   );
-  if (next.leadId !== before.leadId) await leadRecords.getLive(ctx.db, ctx.auth.orgId, next.leadId);
+  if (next.leadId !== before.leadId) await assertLiveLead(ctx, next.leadId);
   await checkState(ctx, next);
   const row = await proposalRecords.write(ctx.db, ctx.auth.orgId, before.id, {
     ...next,
@@ -347,16 +326,8 @@ export async function planSend(ctx: RecordContext, id: string, to: string | unde
       },
     ]);
   }
-  const recipient = to ?? (await mailableContact(ctx.db, ctx.auth.orgId, row.leadId))?.email ?? null;
-  if (recipient === null) {
-    throw validationError([
-      {
-        field: 'to',
-        message: "is required: none of the lead's contacts has an e-mail address",
-        code: 'required',
-      },
-    ]);
-  }
+  // A proposal names no contact: the lead's oldest contact with an e-mail, unless `to` is given.
+  const recipient = await documentRecipient(ctx.db, { ...row, contactId: undefined }, to, 'proposal');
   return { row, to: recipient, subject: safeSubject(`Proposal: ${row.title}`) };
 }
 
