@@ -3,7 +3,7 @@
 // sending, accepting, declining, the daily expiry and the conversion into a draft invoice (through
 // the invoices area's own insertInvoice). Every status move goes through estimateStatusMachine, so a
 // refused move is the 400 invalid_transition; editing or deleting a non-draft is refused the same way.
-import { and, eq, getTableColumns, inArray, isNull, lt } from 'drizzle-orm';
+import { and, eq, getTableColumns } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../../core/db/client.ts';
 import { AppError, type ErrorDetail, validationError } from '../../core/errors.ts';
@@ -24,6 +24,7 @@ import {
 } from '../../core/records.ts';
 import { iso } from '../../core/schemas.ts';
 import { defineStateMachine } from '../../core/state-machine.ts';
+import { dueForExpiry, expiredAt, expiringStates } from '../documents/expiry.ts';
 import { nextDocumentNumber } from '../documents/numbering.ts';
 import { assertLiveLead, keptReferences, referenceProblems } from '../documents/references.ts';
 import { totalColumns } from '../documents/shape.ts';
@@ -49,9 +50,7 @@ export const estimateStatusMachine = defineStateMachine({
 });
 
 /** The states the expiry job moves from: those the machine lets move to expired. */
-export const EXPIRING_STATUSES = ESTIMATE_STATUSES.filter((s) =>
-  estimateStatusMachine.allowedFrom(s).includes('expired'),
-);
+export const EXPIRING_STATUSES = expiringStates(estimateStatusMachine, 'expired');
 
 // ---------------------------------------------------------------------------------------------
 // Record shape
@@ -344,11 +343,6 @@ export async function convertToInvoice(ctx: RecordContext, id: string): Promise<
   return invoice;
 }
 
-/** A UTC calendar day, YYYY-MM-DD. */
-export function utcDay(now: Date): string {
-  return now.toISOString().slice(0, 10);
-}
-
 /**
  * The daily expiry: every draft or sent estimate whose valid_until is before `today` (UTC) becomes
  * expired. Runs without a tenant (every organization, or one); a rerun finds nothing left to move.
@@ -357,15 +351,8 @@ export function utcDay(now: Date): string {
 export async function expireEstimates(db: Executor, now: Date, orgId?: string): Promise<string[]> {
   const rows = await db
     .update(estimates)
-    .set({ status: 'expired', expiredAt: now, updatedAt: now })
-    .where(
-      and(
-        inArray(estimates.status, EXPIRING_STATUSES),
-        lt(estimates.validUntil, utcDay(now)),
-        isNull(estimates.deletedAt),
-        orgId ? eq(estimates.orgId, orgId) : undefined,
-      ),
-    )
+    .set(expiredAt(now))
+    .where(dueForExpiry(estimates, EXPIRING_STATUSES, now, orgId))
     .returning({ id: estimates.id });
   return rows.map((r) => r.id);
 }

@@ -5,7 +5,7 @@
 // refused move is the 400 invalid_transition; editing or deleting a non-draft is refused the same
 // way. A draft is deleted for good (docs/decisions.md "Proposals").
 import { createHash, randomBytes } from 'node:crypto';
-import { and, eq, getTableColumns, inArray, isNull, lt } from 'drizzle-orm';
+import { and, eq, getTableColumns, isNull } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../../core/db/client.ts';
 import { type ErrorDetail, validationError } from '../../core/errors.ts';
@@ -28,6 +28,7 @@ import {
 } from '../../core/records.ts';
 import { iso } from '../../core/schemas.ts';
 import { defineStateMachine } from '../../core/state-machine.ts';
+import { dueForExpiry, expiredAt, expiringStates, isPastValidity } from '../documents/expiry.ts';
 import { assertLiveLead, referenceProblems } from '../documents/references.ts';
 import { documentRecipient } from '../documents/send.ts';
 import { totalColumns } from '../documents/shape.ts';
@@ -299,10 +300,6 @@ export function publicUrlOf(baseUrl: string, token: string): string {
   return `${baseUrl}/p/${token}`;
 }
 
-export function today(now: Date): string {
-  return now.toISOString().slice(0, 10);
-}
-
 export interface SendPlan {
   row: ProposalData;
   to: string;
@@ -317,7 +314,7 @@ export interface SendPlan {
 export async function planSend(ctx: RecordContext, id: string, to: string | undefined): Promise<SendPlan> {
   const row = await proposalRecords.getLive(ctx.db, ctx.auth.orgId, id, true);
   proposalStatusMachine.assertMove(toStatus(row.status), 'sent');
-  if (row.validUntil !== null && row.validUntil < today(ctx.now)) {
+  if (isPastValidity(row.validUntil, ctx.now)) {
     throw validationError([
       {
         field: 'valid_until',
@@ -395,7 +392,7 @@ export async function findByToken(system: Executor, token: string): Promise<Prop
 /** True when the proposal can no longer be answered: expired by the job, or past valid_until already. */
 export function isExpired(row: ProposalData, now: Date): boolean {
   if (row.status === 'expired') return true;
-  return row.status === 'sent' && row.validUntil !== null && row.validUntil < today(now);
+  return row.status === 'sent' && isPastValidity(row.validUntil, now);
 }
 
 export interface PublicActionContext {
@@ -510,17 +507,10 @@ export async function expireNow(ctx: RecordContext, id: string): Promise<Proposa
  * event of its own (the catalogue has none). Returns how many expired.
  */
 export async function expireProposals(system: Executor, now: Date, orgId?: string): Promise<number> {
-  const open = inArray(proposals.status, ['draft', 'sent']);
-  const where = and(
-    open,
-    lt(proposals.validUntil, today(now)),
-    isNull(proposals.deletedAt),
-    orgId === undefined ? undefined : eq(proposals.orgId, orgId),
-  );
   const rows = await system
     .update(proposals)
-    .set({ status: 'expired', expiredAt: now, updatedAt: now })
-    .where(where)
+    .set(expiredAt(now))
+    .where(dueForExpiry(proposals, expiringStates(proposalStatusMachine, 'expired'), now, orgId))
     .returning({ id: proposals.id });
   return rows.length;
 }
