@@ -105,5 +105,6 @@ describe('migration 0019', () => {
     } finally {
       await client.close();
     }
-  });
+    // Two full runs of the migrations on a fresh embedded database: slow on a loaded machine.
+  }, 120_000);
 });

@@ -14,6 +14,12 @@ import type { ToolContext } from '../../core/tool.ts';
 import { mailableContact } from '../contacts/store.ts';
 import { type DocumentRef, documentDelivery, documentParties, documentSender } from './parties.ts';
 
+/** What a caller sends with: the recipient (else the document's contact) and a message of their own. */
+export interface DocumentSendInput {
+  to?: string | undefined;
+  message?: string | undefined;
+}
+
 /** The kinds of document sent by mail: the outbox subject type and the first part of its key. */
 export type DocumentKind = 'invoice' | 'estimate' | 'proposal';
 
@@ -50,6 +56,19 @@ export function documentMailText(message: string | undefined, lines: readonly st
   if (message) parts.push(message.trim(), '');
   parts.push(...lines);
   return `${parts.join('\n')}\n`;
+}
+
+/** The totals every priced document prints: subtotal, tax and the emphasised total. */
+export function documentTotalRows(totals: {
+  subtotal: number;
+  tax_total: number;
+  total: number;
+}): PdfDocumentInput['totals'] {
+  return [
+    { label: 'Subtotal', amount: totals.subtotal },
+    { label: 'Tax', amount: totals.tax_total },
+    { label: 'Total', amount: totals.total, emphasis: true },
+  ];
 }
 
 /** The PDF of a document: the organization as seller, the lead (and contact) as buyer. */

@@ -5,9 +5,11 @@ import type { QueuedMail } from '../../core/mail-outbox.ts';
 import { formatAmount, type PdfDocumentInput } from '../../core/pdf.ts';
 import type { ToolContext } from '../../core/tool.ts';
 import {
+  type DocumentSendInput,
   documentMailText,
   documentRecipient,
   documentSubject,
+  documentTotalRows,
   queueDocumentMail,
   renderDocument,
 } from '../documents/send.ts';
@@ -31,20 +33,11 @@ export function renderEstimatePdf(db: Executor, row: EstimateData, mailFrom: str
     dates,
     currency: record.currency,
     lines: record.line_items,
-    totals: [
-      { label: 'Subtotal', amount: record.subtotal },
-      { label: 'Tax', amount: record.tax_total },
-      { label: 'Total', amount: record.total, emphasis: true },
-    ],
+    totals: documentTotalRows(record),
     notes: record.notes,
     // Same estimate, same bytes.
     createdAt: row.createdAt,
   });
-}
-
-export interface SendInput {
-  to?: string | undefined;
-  message?: string | undefined;
 }
 
 /** What a send mails (or, previewed, would mail). */
@@ -79,7 +72,7 @@ async function prepareSend(
 export async function previewSend(
   ctx: ToolContext,
   id: string,
-  input: SendInput,
+  input: DocumentSendInput,
 ): Promise<{ preview: SendPreview; estimate: EstimateRecord }> {
   const { before, preview } = await prepareSend(ctx, id, input.to);
   return { preview, estimate: serializeEstimate(before) };
@@ -97,7 +90,7 @@ function bodyText(record: EstimateRecord, message: string | undefined): string {
 export async function sendEstimate(
   ctx: ToolContext,
   id: string,
-  input: SendInput,
+  input: DocumentSendInput,
 ): Promise<{
   preview: SendPreview;
   estimate: EstimateRecord;

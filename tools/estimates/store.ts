@@ -27,7 +27,13 @@ import { defineStateMachine } from '../../core/state-machine.ts';
 import { dueForExpiry, expiredAt, expiringStates } from '../documents/expiry.ts';
 import { nextDocumentNumber } from '../documents/numbering.ts';
 import { assertLiveLead, keptReferences, referenceProblems } from '../documents/references.ts';
-import { totalColumns } from '../documents/shape.ts';
+import {
+  newPricedState,
+  type PricedDocumentState,
+  pricedPatchOf,
+  pricedStateOf,
+  totalColumns,
+} from '../documents/shape.ts';
 import { type InvoiceRecord, insertInvoice } from '../invoices/store.ts';
 import { type EstimateRow, estimates } from './tables.ts';
 
@@ -130,15 +136,8 @@ export const estimateRecords = defineRecordTable<EstimateData>({
 // ---------------------------------------------------------------------------------------------
 // Drafts
 
-interface EstimateState {
-  leadId: string;
-  contactId: string | null;
-  opportunityId: string | null;
-  currency: string;
-  issueDate: string | null;
+interface EstimateState extends PricedDocumentState {
   validUntil: string | null;
-  notes: string | null;
-  lineItems: LineItemInput[];
 }
 
 export interface NewEstimate {
@@ -166,16 +165,7 @@ async function checkState(ctx: RecordContext, state: EstimateState): Promise<voi
 /** Creates a draft with the next number; every check runs before the counter moves. */
 export async function insertEstimate(ctx: RecordContext, input: NewEstimate): Promise<EstimateRecord> {
   await assertLiveLead(ctx, input.lead_id);
-  const state: EstimateState = {
-    leadId: input.lead_id,
-    contactId: input.contact_id ?? null,
-    opportunityId: input.opportunity_id ?? null,
-    currency: input.currency,
-    issueDate: input.issue_date ?? null,
-    validUntil: input.valid_until ?? null,
-    notes: input.notes ?? null,
-    lineItems: input.line_items,
-  };
+  const state: EstimateState = { ...newPricedState(input), validUntil: input.valid_until ?? null };
   await checkState(ctx, state);
   // Gap-free: concurrent creates queue behind the counter row (tools/documents/numbering.ts).
   const number = await nextDocumentNumber(ctx, 'estimate');
@@ -209,26 +199,8 @@ export async function patchEstimate(
   const before = await estimateRecords.getLive(ctx.db, ctx.auth.orgId, id, true);
   assertDraft(before);
   const next = mergePatch<EstimateState>(
-    {
-      leadId: before.leadId,
-      contactId: before.contactId,
-      opportunityId: before.opportunityId,
-      currency: before.currency,
-      issueDate: before.issueDate,
-      validUntil: before.validUntil,
-      notes: before.notes,
-      lineItems: before.lineItems,
-    },
-    {
-      leadId: input.lead_id,
-      contactId: input.contact_id,
-      opportunityId: input.opportunity_id,
-      currency: input.currency,
-      issueDate: input.issue_date,
-      validUntil: input.valid_until,
-      notes: input.notes,
-      lineItems: input.line_items,
-    },
+    { ...pricedStateOf(before), validUntil: before.validUntil },
+    { ...pricedPatchOf(input), validUntil: input.valid_until },
   );
   if (next.leadId !== before.leadId) await assertLiveLead(ctx, next.leadId);
   await checkState(ctx, next);

@@ -19,9 +19,11 @@ import type { QueuedMail } from '../../core/mail-outbox.ts';
 import { formatAmount, type PdfDocumentInput } from '../../core/pdf.ts';
 import type { ToolContext } from '../../core/tool.ts';
 import {
+  type DocumentSendInput,
   documentMailText,
   documentRecipient,
   documentSubject,
+  documentTotalRows,
   queueDocumentMail,
   renderDocument,
 } from '../documents/send.ts';
@@ -66,9 +68,7 @@ function invoicePdfBody(row: InvoiceData): Omit<PdfDocumentInput, 'seller' | 'bu
     currency: record.currency,
     lines: record.line_items,
     totals: [
-      { label: 'Subtotal', amount: record.subtotal },
-      { label: 'Tax', amount: record.tax_total },
-      { label: 'Total', amount: record.total, emphasis: true },
+      ...documentTotalRows(record),
       { label: 'Paid', amount: record.amount_paid },
       { label: 'Amount due', amount: record.amount_due, emphasis: true },
     ],
@@ -80,11 +80,6 @@ function invoicePdfBody(row: InvoiceData): Omit<PdfDocumentInput, 'seller' | 'bu
 
 export function renderInvoicePdf(db: Executor, row: InvoiceData, mailFrom: string): Promise<Buffer> {
   return renderDocument(db, row, mailFrom, invoicePdfBody(row));
-}
-
-export interface SendInput {
-  to?: string | undefined;
-  message?: string | undefined;
 }
 
 export interface SendPreview {
@@ -101,7 +96,11 @@ function subjectOf(db: Executor, row: InvoiceData, number: string | null): Promi
 }
 
 /** What a send would do, without doing it: the recipient, subject and amounts (MCP without confirm). */
-export async function previewSend(ctx: ToolContext, id: string, input: SendInput): Promise<SendPreview> {
+export async function previewSend(
+  ctx: ToolContext,
+  id: string,
+  input: DocumentSendInput,
+): Promise<SendPreview> {
   const row = await invoiceRecords.getLive(ctx.db, ctx.auth.orgId, id);
   assertSendable(row);
   const record = serializeInvoice(row);
@@ -131,7 +130,7 @@ function bodyText(record: InvoiceRecord, message: string | undefined): string {
 export async function sendInvoice(
   ctx: ToolContext,
   id: string,
-  input: SendInput,
+  input: DocumentSendInput,
 ): Promise<{ invoice: InvoiceRecord; mail: QueuedMail }> {
   const before = await invoiceRecords.getLive(ctx.db, ctx.auth.orgId, id, true);
   assertSendable(before);

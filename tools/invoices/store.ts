@@ -26,7 +26,13 @@ import { iso } from '../../core/schemas.ts';
 import { defineStateMachine } from '../../core/state-machine.ts';
 import { nextDocumentNumber } from '../documents/numbering.ts';
 import { assertLiveLead, referenceProblems } from '../documents/references.ts';
-import { totalColumns } from '../documents/shape.ts';
+import {
+  newPricedState,
+  type PricedDocumentState,
+  pricedPatchOf,
+  pricedStateOf,
+  totalColumns,
+} from '../documents/shape.ts';
 import { projects, timeEntries } from '../projects/tables.ts';
 import { type InvoiceRow, invoices, type StoredPayment } from './tables.ts';
 
@@ -152,15 +158,8 @@ export const invoiceRecords = defineRecordTable<InvoiceData>({
 // ---------------------------------------------------------------------------------------------
 // Drafts
 
-interface InvoiceState {
-  leadId: string;
-  contactId: string | null;
-  opportunityId: string | null;
-  currency: string;
-  issueDate: string | null;
+interface InvoiceState extends PricedDocumentState {
   dueDate: string | null;
-  notes: string | null;
-  lineItems: LineItemInput[];
 }
 
 export interface NewInvoice {
@@ -215,16 +214,7 @@ async function assertProjectOfLead(
 
 export async function insertInvoice(ctx: RecordContext, input: NewInvoice): Promise<InvoiceRecord> {
   await assertLiveLead(ctx, input.lead_id);
-  const state: InvoiceState = {
-    leadId: input.lead_id,
-    contactId: input.contact_id ?? null,
-    opportunityId: input.opportunity_id ?? null,
-    currency: input.currency,
-    issueDate: input.issue_date ?? null,
-    dueDate: input.due_date ?? null,
-    notes: input.notes ?? null,
-    lineItems: input.line_items,
-  };
+  const state: InvoiceState = { ...newPricedState(input), dueDate: input.due_date ?? null };
   await checkState(ctx, state);
   const projectId = input.project_id ?? null;
   if (projectId !== null) await assertProjectOfLead(ctx, projectId, state.leadId, 'project_id');
@@ -307,26 +297,8 @@ export async function patchInvoice(
   assertDraft(before);
   if (await holdsTime(ctx, before.id)) assertTimeLinesKept(before, input);
   const next = mergePatch<InvoiceState>(
-    {
-      leadId: before.leadId,
-      contactId: before.contactId,
-      opportunityId: before.opportunityId,
-      currency: before.currency,
-      issueDate: before.issueDate,
-      dueDate: before.dueDate,
-      notes: before.notes,
-      lineItems: before.lineItems,
-    },
-    {
-      leadId: input.lead_id,
-      contactId: input.contact_id,
-      opportunityId: input.opportunity_id,
-      currency: input.currency,
-      issueDate: input.issue_date,
-      dueDate: input.due_date,
-      notes: input.notes,
-      lineItems: input.line_items,
-    },
+    { ...pricedStateOf(before), dueDate: before.dueDate },
+    { ...pricedPatchOf(input), dueDate: input.due_date },
   );
   if (next.leadId !== before.leadId) await assertLiveLead(ctx, next.leadId);
   if (next.leadId !== before.leadId && before.projectId !== null) {
