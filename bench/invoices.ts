@@ -149,8 +149,8 @@ async function seedInvoices(services: Services, orgId: string, ownerId: string):
     ),
   )[0];
   const last = Number(finalized?.n ?? 0);
-  await db.execute(sql`insert into invoice_counters (org_id, last_number) values (${orgId}, ${last})
-    on conflict (org_id) do update set last_number = excluded.last_number`);
+  await db.execute(sql`insert into document_counters (org_id, kind, last_number) values (${orgId}, 'invoice', ${last})
+    on conflict (org_id, kind) do update set last_number = excluded.last_number`);
   await db.execute(sql`drop table bench_templates`);
   await db.execute(sql`drop table bench_leads`);
   await db.execute(sql`vacuum analyze invoices`);

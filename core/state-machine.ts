@@ -6,6 +6,12 @@
 // Same-state "moves" (won -> won, complete -> complete) are not moves: they are always accepted,
 // emit nothing and may not be declared. Retrying a completion or resending the current status is
 // then safe, as it was before the machines existed.
+//
+// The machine also owns its status type: `schema` is the zod enum of its states (for record
+// shapes and filters), `parse` reads a stored status (an unknown one is a fault, never a silent
+// fallback to the initial state), and `refuse` is the one place an area's own refusal (a rule
+// beyond the move table, such as "already paid in full") becomes the 400 `invalid_transition`.
+import { z } from 'zod';
 import { AppError } from './errors.ts';
 import { type EventName, isEventName } from './events.ts';
 
@@ -30,8 +36,17 @@ export interface StateMachine<S extends string = string> {
   readonly field: string;
   readonly states: readonly S[];
   readonly initial: S;
+  /** The states as a zod enum; the caller adds its own `.describe()`. */
+  readonly schema: z.ZodEnum<{ [K in S]: K }>;
   /** Narrows a stored or sent value to a state of this machine. */
   isState(value: string): value is S;
+  /**
+   * A stored status as a state of this machine. A value outside the states is a fault of the data
+   * (a hand-edited row, a state removed from the declaration): an Error, logged as a 500.
+   */
+  parse(stored: string): S;
+  /** Throws the 400 `invalid_transition` naming the machine's field, with the area's own reason. */
+  refuse(message: string): never;
   /** Throws the 400 `invalid_transition` unless `from -> to` is declared (or `from` is `to`). */
   assertMove(from: S, to: S): void;
   /** The event of an allowed move, null when it has none or `from` is `to`; throws like assertMove. */
@@ -54,14 +69,16 @@ export function defineStateMachine<const S extends string>(
   const isState = (value: string): value is S => (states as readonly string[]).includes(value);
   const allowedFrom = (from: S): readonly S[] => states.filter((to) => table.get(from)?.has(to) === true);
 
-  const assertMove = (from: S, to: S): void => {
-    if (from === to || table.get(from)?.has(to) === true) return;
-    const allowed = allowedFrom(from);
-    const message = `${from} -> ${to} is not allowed; allowed: ${allowed.length > 0 ? allowed.join(', ') : 'none'}`;
+  const refuse = (message: string): never => {
     throw new AppError('invalid_transition', {
       message,
       details: [{ field, message, code: 'invalid_transition' }],
     });
+  };
+  const assertMove = (from: S, to: S): void => {
+    if (from === to || table.get(from)?.has(to) === true) return;
+    const allowed = allowedFrom(from);
+    refuse(`${from} -> ${to} is not allowed; allowed: ${allowed.length > 0 ? allowed.join(', ') : 'none'}`);
   };
 
   return {
@@ -69,7 +86,15 @@ export function defineStateMachine<const S extends string>(
     field,
     states,
     initial,
+    schema: z.enum(states),
     isState,
+    parse(stored) {
+      if (isState(stored)) return stored;
+      throw new Error(
+        `${resource} ${field}: stored value ${JSON.stringify(stored)} is none of ${states.join(', ')}`,
+      );
+    },
+    refuse,
     assertMove,
     eventOf(from, to) {
       assertMove(from, to);

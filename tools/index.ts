@@ -178,3 +178,9 @@ export const RELAYS: readonly Relay[] = collect(AREAS, 'relays');
 export function findTool(name: string): Tool | undefined {
   return TOOLS.find((t) => t.name === name);
 }
+
+/**
+ * Folders under tools/ that are shared business kits, not areas: no defineArea, no tools of their
+ * own; areas build on them (tools/documents: what invoices, estimates and proposals share).
+ */
+export const KITS: readonly string[] = ['documents'];

@@ -1,6 +1,6 @@
 import { defineArea } from '../../core/area.ts';
-import { emailCatalogue } from './catalogue.ts';
 import { cancelEmailsOfAccount, repliedScheduledEmail } from './account-hooks.ts';
+import { emailCatalogue } from './catalogue.ts';
 import { cancelFollowUpsOnReply, followUpSweep } from './follow-ups.ts';
 import { emailRoutes } from './routes.ts';
 import { emailSweep, sendEmailJob } from './sender.ts';
@@ -15,7 +15,7 @@ import { emailTools } from './tools.ts';
  */
 export const emailArea = defineArea({
   name: 'email',
-  uses: ['connected-accounts', 'contacts', 'files', 'leads', 'tasks'],
+  uses: ['activities', 'connected-accounts', 'contacts', 'files', 'leads', 'tasks'],
   tools: emailTools,
   routes: emailRoutes,
   tags: {

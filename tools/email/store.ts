@@ -48,7 +48,7 @@ export const scheduledEmailMachine = defineStateMachine({
 });
 
 export function toStatus(value: string): ScheduledEmailStatus {
-  return scheduledEmailMachine.isState(value) ? value : 'scheduled';
+  return scheduledEmailMachine.parse(value);
 }
 
 const attachmentSchema = z.object({

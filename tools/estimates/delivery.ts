@@ -1,12 +1,18 @@
+// Estimate delivery on the document kit (tools/documents/send.ts): the PDF, and sending it by mail
+// (draft -> sent, or a resend) under the kit's key `estimate:<id>:send:<n>`.
 import type { Executor } from '../../core/db/client.ts';
-import { validationError } from '../../core/errors.ts';
-import { safeSubject } from '../../core/mail.ts';
-import { type QueuedMail, queueMail, wakeMail } from '../../core/mail-outbox.ts';
-import { organizationName } from '../../core/organizations.ts';
-import { formatAmount, type PdfDocumentInput, renderDocumentPdf } from '../../core/pdf.ts';
+import type { QueuedMail } from '../../core/mail-outbox.ts';
+import { formatAmount, type PdfDocumentInput } from '../../core/pdf.ts';
 import type { ToolContext } from '../../core/tool.ts';
-import { mailableContact } from '../contacts/store.ts';
-import { documentDelivery, documentParties, documentSender } from '../invoices/parties.ts';
+import {
+  type DocumentSendInput,
+  documentMailText,
+  documentRecipient,
+  documentSubject,
+  documentTotalRows,
+  queueDocumentMail,
+  renderDocument,
+} from '../documents/send.ts';
 import { type EstimateData, type EstimateRecord, lockForMove, markSent, serializeEstimate } from './store.ts';
 
 /** The file name of an estimate's PDF: its number. */
@@ -14,44 +20,24 @@ export function estimatePdfFilename(row: Pick<EstimateData, 'number'>): string {
   return `${row.number}.pdf`;
 }
 
-/** What the PDF prints of an estimate: the organization as seller, the lead (and contact) as buyer. */
-export async function estimatePdfInput(
-  db: Executor,
-  row: EstimateData,
-  mailFrom: string,
-): Promise<PdfDocumentInput> {
-  const { seller, buyer } = await documentParties(db, row, mailFrom);
+/** The PDF of an estimate: the organization as seller, the lead (and contact) as buyer. */
+export function renderEstimatePdf(db: Executor, row: EstimateData, mailFrom: string): Promise<Buffer> {
   const record = serializeEstimate(row);
   const dates: PdfDocumentInput['dates'] = [];
   if (record.issue_date) dates.push({ label: 'Issue date', value: record.issue_date });
   if (record.valid_until) dates.push({ label: 'Valid until', value: record.valid_until });
-  return {
+  return renderDocument(db, row, mailFrom, {
     title: 'Estimate',
     number: record.number,
     status: record.status,
-    seller,
-    buyer,
     dates,
     currency: record.currency,
     lines: record.line_items,
-    totals: [
-      { label: 'Subtotal', amount: record.subtotal },
-      { label: 'Tax', amount: record.tax_total },
-      { label: 'Total', amount: record.total, emphasis: true },
-    ],
+    totals: documentTotalRows(record),
     notes: record.notes,
     // Same estimate, same bytes.
     createdAt: row.createdAt,
-  };
-}
-
-export async function renderEstimatePdf(db: Executor, row: EstimateData, mailFrom: string): Promise<Buffer> {
-  return renderDocumentPdf(await estimatePdfInput(db, row, mailFrom));
-}
-
-export interface SendInput {
-  to?: string | undefined;
-  message?: string | undefined;
+  });
 }
 
 /** What a send mails (or, previewed, would mail). */
@@ -61,25 +47,6 @@ export interface SendPreview {
   total: number;
   currency: string;
   number: string;
-}
-
-async function recipientOf(db: Executor, row: EstimateData, to: string | undefined): Promise<string> {
-  if (to) return to;
-  const contact = await mailableContact(db, row.orgId, row.leadId, row.contactId);
-  if (contact) return contact.email;
-  throw validationError([
-    {
-      field: 'to',
-      message:
-        "is required: neither the estimate's contact nor any contact of its lead has an e-mail address",
-      code: 'required',
-    },
-  ]);
-}
-
-async function subjectOf(db: Executor, row: EstimateData): Promise<string> {
-  const orgName = await organizationName(db, row.orgId);
-  return safeSubject(`Estimate ${row.number}${orgName ? ` from ${orgName}` : ''}`);
 }
 
 /** The estimate (locked, allowed to move to sent) and what sending it mails. */
@@ -92,8 +59,8 @@ async function prepareSend(
   return {
     before,
     preview: {
-      to: await recipientOf(ctx.db, before, to),
-      subject: await subjectOf(ctx.db, before),
+      to: await documentRecipient(ctx.db, before, to, 'estimate'),
+      subject: await documentSubject(ctx.db, before.orgId, `Estimate ${before.number}`),
       total: serializeEstimate(before).total,
       currency: before.currency,
       number: before.number,
@@ -105,30 +72,25 @@ async function prepareSend(
 export async function previewSend(
   ctx: ToolContext,
   id: string,
-  input: SendInput,
+  input: DocumentSendInput,
 ): Promise<{ preview: SendPreview; estimate: EstimateRecord }> {
   const { before, preview } = await prepareSend(ctx, id, input.to);
   return { preview, estimate: serializeEstimate(before) };
 }
 
 function bodyText(record: EstimateRecord, message: string | undefined): string {
-  const parts: string[] = [];
-  if (message) parts.push(message.trim(), '');
-  parts.push(
+  const lines = [
     `Please find attached estimate ${record.number} for ${formatAmount(record.total, record.currency)}.`,
-  );
-  if (record.valid_until) parts.push(`It is valid until ${record.valid_until}.`);
-  return `${parts.join('\n')}\n`;
+  ];
+  if (record.valid_until) lines.push(`It is valid until ${record.valid_until}.`);
+  return documentMailText(message, lines);
 }
 
-/**
- * Sends the estimate: draft -> sent (or a resend), renders the PDF, queues one mail (woken after the
- * commit) under `estimate:<id>:send:<n>`.
- */
+/** Sends the estimate: draft -> sent (or a resend), renders the PDF, queues one mail. */
 export async function sendEstimate(
   ctx: ToolContext,
   id: string,
-  input: SendInput,
+  input: DocumentSendInput,
 ): Promise<{
   preview: SendPreview;
   estimate: EstimateRecord;
@@ -138,32 +100,17 @@ export async function sendEstimate(
   const { before, preview } = await prepareSend(ctx, id, input.to);
   const row = await markSent(ctx, before);
   const record = serializeEstimate(row);
-  const pdf = await renderEstimatePdf(ctx.db, row, ctx.services.config.mailFrom);
-  // From the sender's own verified account, else system mail answered to them (invoices/parties.ts).
-  const sender = await documentSender(ctx.db, ctx.auth.orgId, ctx.auth.userId);
-  const mail = await queueMail(ctx.db, {
-    orgId: ctx.auth.orgId,
-    key: `estimate:${row.id}:send:${row.sendCount}`,
-    subject: { type: 'estimate', id: row.id },
-    accountId: sender.accountId,
-    message: {
-      to: preview.to,
-      subject: preview.subject,
-      ...(sender.replyTo ? { replyTo: sender.replyTo } : {}),
-      text: bodyText(record, input.message),
-      attachments: [{ filename: estimatePdfFilename(row), contentType: 'application/pdf', content: pdf }],
+  const mail = await queueDocumentMail(ctx, {
+    kind: 'estimate',
+    id: row.id,
+    sendNumber: row.sendCount,
+    to: preview.to,
+    subject: preview.subject,
+    text: bodyText(record, input.message),
+    pdf: {
+      filename: estimatePdfFilename(row),
+      content: await renderEstimatePdf(ctx.db, row, ctx.services.config.mailFrom),
     },
   });
-  const services = ctx.services;
-  ctx.afterCommit(() => wakeMail(services, mail.id));
-  return {
-    preview,
-    estimate: record,
-    mail: {
-      id: mail.id,
-      to: preview.to,
-      subject: preview.subject,
-      delivery: documentDelivery(sender, ctx.services.mailer.delivery),
-    },
-  };
+  return { preview, estimate: record, mail };
 }

@@ -8,7 +8,7 @@ import { estimateTools } from './tools.ts';
 /** Estimates: numbered quotes with priced lines, sent, accepted or declined, expiring, converted to invoices. */
 export const estimatesArea = defineArea({
   name: 'estimates',
-  uses: ['contacts', 'invoices', 'leads', 'opportunities'],
+  uses: ['connected-accounts', 'contacts', 'documents', 'invoices', 'leads', 'opportunities'],
   tools: estimateTools,
   routes: estimateRoutes,
   tags: {

@@ -3,7 +3,7 @@
 // sending, accepting, declining, the daily expiry and the conversion into a draft invoice (through
 // the invoices area's own insertInvoice). Every status move goes through estimateStatusMachine, so a
 // refused move is the 400 invalid_transition; editing or deleting a non-draft is refused the same way.
-import { and, eq, getTableColumns, inArray, isNull, lt, sql } from 'drizzle-orm';
+import { and, eq, getTableColumns } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../../core/db/client.ts';
 import { AppError, type ErrorDetail, validationError } from '../../core/errors.ts';
@@ -14,7 +14,6 @@ import {
   pricedLineSchema,
   priceLines,
 } from '../../core/line-items.ts';
-import { documentTotals } from '../../core/money.ts';
 import {
   auditFields,
   auditValues,
@@ -25,11 +24,18 @@ import {
 } from '../../core/records.ts';
 import { iso } from '../../core/schemas.ts';
 import { defineStateMachine } from '../../core/state-machine.ts';
-import { isContactOfLead } from '../contacts/store.ts';
+import { dueForExpiry, expiredAt, expiringStates } from '../documents/expiry.ts';
+import { nextDocumentNumber } from '../documents/numbering.ts';
+import { assertLiveLead, keptReferences, referenceProblems } from '../documents/references.ts';
+import {
+  newPricedState,
+  type PricedDocumentState,
+  pricedPatchOf,
+  pricedStateOf,
+  totalColumns,
+} from '../documents/shape.ts';
 import { type InvoiceRecord, insertInvoice } from '../invoices/store.ts';
-import { leadRecords } from '../leads/store.ts';
-import { opportunities } from '../opportunities/tables.ts';
-import { type EstimateRow, estimateCounters, estimates } from './tables.ts';
+import { type EstimateRow, estimates } from './tables.ts';
 
 export const ESTIMATE_STATUSES = ['draft', 'sent', 'accepted', 'declined', 'expired'] as const;
 export type EstimateStatus = (typeof ESTIMATE_STATUSES)[number];
@@ -50,9 +56,7 @@ export const estimateStatusMachine = defineStateMachine({
 });
 
 /** The states the expiry job moves from: those the machine lets move to expired. */
-export const EXPIRING_STATUSES = ESTIMATE_STATUSES.filter((s) =>
-  estimateStatusMachine.allowedFrom(s).includes('expired'),
-);
+export const EXPIRING_STATUSES = expiringStates(estimateStatusMachine, 'expired');
 
 // ---------------------------------------------------------------------------------------------
 // Record shape
@@ -70,7 +74,7 @@ export const estimateSchema = z
       .nullable()
       .describe('Id of the deal estimated (an opportunity of the lead), or null'),
     number: z.string().describe('EST-000001..., given at creation, gap-free per organization'),
-    status: z.enum(ESTIMATE_STATUSES).describe('draft, sent, accepted, declined or expired'),
+    status: estimateStatusMachine.schema.describe('draft, sent, accepted, declined or expired'),
     currency: z.string().describe('ISO 4217 currency code of every amount'),
     issue_date: z.string().nullable().describe('Issue date (YYYY-MM-DD), or null'),
     valid_until: z.string().nullable().describe('Last day the estimate is valid (YYYY-MM-DD), or null'),
@@ -95,7 +99,7 @@ const { search: _search, ...estimateColumns } = getTableColumns(estimates);
 export type EstimateData = Omit<EstimateRow, 'search'>;
 
 export function toStatus(value: string): EstimateStatus {
-  return ESTIMATE_STATUSES.find((s) => s === value) ?? 'draft';
+  return estimateStatusMachine.parse(value);
 }
 
 export function serializeEstimate(row: EstimateData): EstimateRecord {
@@ -132,15 +136,8 @@ export const estimateRecords = defineRecordTable<EstimateData>({
 // ---------------------------------------------------------------------------------------------
 // Drafts
 
-interface EstimateState {
-  leadId: string;
-  contactId: string | null;
-  opportunityId: string | null;
-  currency: string;
-  issueDate: string | null;
+interface EstimateState extends PricedDocumentState {
   validUntil: string | null;
-  notes: string | null;
-  lineItems: LineItemInput[];
 }
 
 export interface NewEstimate {
@@ -155,100 +152,29 @@ export interface NewEstimate {
 }
 export type EstimateInput = Partial<NewEstimate>;
 
-async function isOpportunityOfLead(
-  ctx: RecordContext,
-  opportunityId: string,
-  leadId: string,
-): Promise<boolean> {
-  const [deal] = await ctx.db
-    .select({ id: opportunities.id })
-    .from(opportunities)
-    .where(
-      and(
-        eq(opportunities.id, opportunityId),
-        eq(opportunities.orgId, ctx.auth.orgId),
-        eq(opportunities.leadId, leadId),
-        isNull(opportunities.deletedAt),
-      ),
-    );
-  return deal !== undefined;
-}
-
 /** The lines' amounts need the currency; the references must belong to the estimate's lead. */
 async function checkState(ctx: RecordContext, state: EstimateState): Promise<void> {
   const details: ErrorDetail[] = [...lineItemProblems(state.lineItems, state.currency)];
   if (state.issueDate !== null && state.validUntil !== null && state.validUntil < state.issueDate) {
     details.push({ field: 'valid_until', message: 'must not be before issue_date', code: 'invalid_date' });
   }
-  if (
-    state.contactId !== null &&
-    !(await isContactOfLead(ctx.db, ctx.auth.orgId, state.contactId, state.leadId))
-  ) {
-    details.push({
-      field: 'contact_id',
-      message: "must be the id of a live contact of the estimate's lead",
-      code: 'invalid_contact',
-    });
-  }
-  if (state.opportunityId !== null && !(await isOpportunityOfLead(ctx, state.opportunityId, state.leadId))) {
-    details.push({
-      field: 'opportunity_id',
-      message: "must be the id of a live opportunity of the estimate's lead",
-      code: 'invalid_opportunity',
-    });
-  }
+  details.push(...(await referenceProblems(ctx, state, 'estimate')));
   if (details.length > 0) throw validationError(details);
-}
-
-function totalsOf(lines: readonly LineItemInput[], currency: string) {
-  const totals = documentTotals(lines, currency);
-  return { subtotalMinor: totals.subtotal, taxTotalMinor: totals.taxTotal, totalMinor: totals.total };
-}
-
-/** EST- and the number padded to six digits (more digits once past 999999). */
-export function formatEstimateNumber(n: number): string {
-  return `EST-${String(n).padStart(6, '0')}`;
-}
-
-/**
- * The organization's next number. The upsert takes the counter row's lock until the transaction
- * ends, so concurrent creates queue behind it; a rollback gives the number back: gap-free.
- */
-async function nextEstimateNumber(ctx: RecordContext): Promise<string> {
-  const [row] = await ctx.db
-    .insert(estimateCounters)
-    .values({ orgId: ctx.auth.orgId, lastNumber: 1 })
-    .onConflictDoUpdate({
-      target: estimateCounters.orgId,
-      set: { lastNumber: sql`${estimateCounters.lastNumber} + 1` },
-    })
-    .returning({ lastNumber: estimateCounters.lastNumber });
-  if (!row) throw new Error('the estimate counter upsert returned no row');
-  return formatEstimateNumber(row.lastNumber);
 }
 
 /** Creates a draft with the next number; every check runs before the counter moves. */
 export async function insertEstimate(ctx: RecordContext, input: NewEstimate): Promise<EstimateRecord> {
-  // An unknown, trashed or other-organization lead is a 404 "Lead not found", as for every child record.
-  await leadRecords.getLive(ctx.db, ctx.auth.orgId, input.lead_id);
-  const state: EstimateState = {
-    leadId: input.lead_id,
-    contactId: input.contact_id ?? null,
-    opportunityId: input.opportunity_id ?? null,
-    currency: input.currency,
-    issueDate: input.issue_date ?? null,
-    validUntil: input.valid_until ?? null,
-    notes: input.notes ?? null,
-    lineItems: input.line_items,
-  };
+  await assertLiveLead(ctx, input.lead_id);
+  const state: EstimateState = { ...newPricedState(input), validUntil: input.valid_until ?? null };
   await checkState(ctx, state);
-  const number = await nextEstimateNumber(ctx);
+  // Gap-free: concurrent creates queue behind the counter row (tools/documents/numbering.ts).
+  const number = await nextDocumentNumber(ctx, 'estimate');
   const [row] = await ctx.db
     .insert(estimates)
     .values({
       ...newRecordStamp(ctx),
       ...state,
-      ...totalsOf(state.lineItems, state.currency),
+      ...totalColumns(state.lineItems, state.currency),
       number,
       status: 'draft',
     })
@@ -273,32 +199,14 @@ export async function patchEstimate(
   const before = await estimateRecords.getLive(ctx.db, ctx.auth.orgId, id, true);
   assertDraft(before);
   const next = mergePatch<EstimateState>(
-    {
-      leadId: before.leadId,
-      contactId: before.contactId,
-      opportunityId: before.opportunityId,
-      currency: before.currency,
-      issueDate: before.issueDate,
-      validUntil: before.validUntil,
-      notes: before.notes,
-      lineItems: before.lineItems,
-    },
-    {
-      leadId: input.lead_id,
-      contactId: input.contact_id,
-      opportunityId: input.opportunity_id,
-      currency: input.currency,
-      issueDate: input.issue_date,
-      validUntil: input.valid_until,
-      notes: input.notes,
-      lineItems: input.line_items,
-    },
+    { ...pricedStateOf(before), validUntil: before.validUntil },
+    { ...pricedPatchOf(input), validUntil: input.valid_until },
   );
-  if (next.leadId !== before.leadId) await leadRecords.getLive(ctx.db, ctx.auth.orgId, next.leadId);
+  if (next.leadId !== before.leadId) await assertLiveLead(ctx, next.leadId);
   await checkState(ctx, next);
   const row = await estimateRecords.write(ctx.db, ctx.auth.orgId, before.id, {
     ...next,
-    ...totalsOf(next.lineItems, next.currency),
+    ...totalColumns(next.lineItems, next.currency),
     updatedAt: ctx.now,
   });
   return serializeEstimate(row);
@@ -378,11 +286,9 @@ export async function convertToInvoice(ctx: RecordContext, id: string): Promise<
   const before = await estimateRecords.getLive(ctx.db, ctx.auth.orgId, id, true);
   const status = toStatus(before.status);
   if (status !== 'accepted') {
-    const message = `only an accepted estimate is converted to an invoice; this one is ${status}`;
-    throw new AppError('invalid_transition', {
-      message,
-      details: [{ field: 'status', message, code: 'invalid_transition' }],
-    });
+    estimateStatusMachine.refuse(
+      `only an accepted estimate is converted to an invoice; this one is ${status}`,
+    );
   }
   if (before.invoiceId !== null) {
     const message = `already converted to invoice ${before.invoiceId}`;
@@ -393,15 +299,7 @@ export async function convertToInvoice(ctx: RecordContext, id: string): Promise<
   }
   // A contact or deal trashed since the estimate was made is left off the invoice rather than
   // refusing the conversion; a trashed lead is the 404 of insertInvoice.
-  const contactId =
-    before.contactId !== null &&
-    (await isContactOfLead(ctx.db, ctx.auth.orgId, before.contactId, before.leadId))
-      ? before.contactId
-      : null;
-  const opportunityId =
-    before.opportunityId !== null && (await isOpportunityOfLead(ctx, before.opportunityId, before.leadId))
-      ? before.opportunityId
-      : null;
+  const { contactId, opportunityId } = await keptReferences(ctx, before);
   const invoice = await insertInvoice(ctx, {
     lead_id: before.leadId,
     contact_id: contactId,
@@ -417,11 +315,6 @@ export async function convertToInvoice(ctx: RecordContext, id: string): Promise<
   return invoice;
 }
 
-/** A UTC calendar day, YYYY-MM-DD. */
-export function utcDay(now: Date): string {
-  return now.toISOString().slice(0, 10);
-}
-
 /**
  * The daily expiry: every draft or sent estimate whose valid_until is before `today` (UTC) becomes
  * expired. Runs without a tenant (every organization, or one); a rerun finds nothing left to move.
@@ -430,15 +323,8 @@ export function utcDay(now: Date): string {
 export async function expireEstimates(db: Executor, now: Date, orgId?: string): Promise<string[]> {
   const rows = await db
     .update(estimates)
-    .set({ status: 'expired', expiredAt: now, updatedAt: now })
-    .where(
-      and(
-        inArray(estimates.status, EXPIRING_STATUSES),
-        lt(estimates.validUntil, utcDay(now)),
-        isNull(estimates.deletedAt),
-        orgId ? eq(estimates.orgId, orgId) : undefined,
-      ),
-    )
+    .set(expiredAt(now))
+    .where(dueForExpiry(estimates, EXPIRING_STATUSES, now, orgId))
     .returning({ id: estimates.id });
   return rows.map((r) => r.id);
 }

@@ -1,5 +1,5 @@
 // The estimates area's tables: estimates (lines as jsonb, money as exact integer minor units, the
-// number EST-000001 given at creation) and the per-organization number counter that create locks.
+// number EST-000001 given at creation from the document kit's counter, tools/documents).
 import { sql } from 'drizzle-orm';
 import { bigint, date, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { createdAt, deletedAt, deletedBy, id, orgId, ts, tsvector, updatedAt } from '../../core/db/schema.ts';
@@ -17,7 +17,7 @@ export const estimates = pgTable(
     leadId: leadRef().notNull(),
     contactId: text('contact_id').references(() => contacts.id, { onDelete: 'set null' }),
     opportunityId: text('opportunity_id').references(() => opportunities.id, { onDelete: 'set null' }),
-    /** EST-000001, given at creation from estimate_counters (gap-free per organization). */
+    /** EST-000001, given at creation from document_counters (gap-free per organization). */
     number: text('number').notNull(),
     status: text('status').notNull().default('draft'),
     currency: text('currency').notNull(),
@@ -64,9 +64,3 @@ export const estimates = pgTable(
 );
 
 export type EstimateRow = typeof estimates.$inferSelect;
-
-/** The last estimate number given in each organization; create increments it under its row lock. */
-export const estimateCounters = pgTable('estimate_counters', {
-  orgId: orgId().primaryKey(),
-  lastNumber: integer('last_number').notNull().default(0),
-});

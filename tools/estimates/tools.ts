@@ -13,7 +13,7 @@ import { dateString, listParams, messageOutput, objectId, pagedOutput } from '..
 import { describeMoves } from '../../core/state-machine.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
 import { defineTool, type Tool } from '../../core/tool.ts';
-import { documentSenderLabel } from '../invoices/parties.ts';
+import { documentSenderLabel } from '../documents/parties.ts';
 import { invoiceSchema } from '../invoices/store.ts';
 import {
   estimatePdfFilename,

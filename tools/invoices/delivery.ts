@@ -8,26 +8,31 @@
 // - The recipient is `to`, else the first e-mail of the invoice's contact, else the first e-mail of
 //   the lead's oldest live contact that has one; none -> 400 naming `to`.
 // - The mail leaves from the sending user's verified connected account when they have one, else as
-//   system mail with their address as Reply-To (parties.ts documentSender).
+//   system mail with their address as Reply-To (tools/documents/parties.ts documentSender).
 // - The overdue job flags open invoices whose due date is before today (UTC): `is_overdue` and one
 //   `invoice.overdue` each; the flag means "open and past due", so paying, voiding or writing off
 //   an invoice clears it (store.ts).
 import { and, eq, getTableColumns, isNull, lt } from 'drizzle-orm';
 import type { Executor } from '../../core/db/client.ts';
-import { AppError, validationError } from '../../core/errors.ts';
 import { recordEvent } from '../../core/events.ts';
-import { safeSubject } from '../../core/mail.ts';
-import { type QueuedMail, queueMail, wakeMail } from '../../core/mail-outbox.ts';
-import { organizationName } from '../../core/organizations.ts';
-import { formatAmount, type PdfDocumentInput, renderDocumentPdf } from '../../core/pdf.ts';
+import type { QueuedMail } from '../../core/mail-outbox.ts';
+import { formatAmount, type PdfDocumentInput } from '../../core/pdf.ts';
 import type { ToolContext } from '../../core/tool.ts';
-import { mailableContact } from '../contacts/store.ts';
-import { documentDelivery, documentParties, documentSender } from './parties.ts';
+import {
+  type DocumentSendInput,
+  documentMailText,
+  documentRecipient,
+  documentSubject,
+  documentTotalRows,
+  queueDocumentMail,
+  renderDocument,
+} from '../documents/send.ts';
 import {
   finalizeInvoice,
   type InvoiceData,
   type InvoiceRecord,
   invoiceRecords,
+  invoiceStatusMachine,
   serializeInvoice,
   toStatus,
 } from './store.ts';
@@ -39,11 +44,9 @@ const SENDABLE = ['draft', 'open', 'uncollectible'] as const;
 function assertSendable(row: InvoiceData): void {
   const from = toStatus(row.status);
   if ((SENDABLE as readonly string[]).includes(from)) return;
-  const message = `${from} -> sent is not allowed; allowed: an invoice is sent from ${SENDABLE.join(', ')}`;
-  throw new AppError('invalid_transition', {
-    message,
-    details: [{ field: 'status', message, code: 'invalid_transition' }],
-  });
+  invoiceStatusMachine.refuse(
+    `${from} -> sent is not allowed; allowed: an invoice is sent from ${SENDABLE.join(', ')}`,
+  );
 }
 
 /** The file name of an invoice's PDF: its number, or draft-<id> while it has none. */
@@ -51,13 +54,8 @@ export function invoicePdfFilename(row: Pick<InvoiceData, 'number' | 'id'>): str
   return row.number ? `${row.number}.pdf` : `draft-${row.id}.pdf`;
 }
 
-/** What the PDF prints of an invoice: the organization as seller, the lead (and contact) as buyer. */
-export async function invoicePdfInput(
-  db: Executor,
-  row: InvoiceData,
-  mailFrom: string,
-): Promise<PdfDocumentInput> {
-  const { seller, buyer } = await documentParties(db, row, mailFrom);
+/** What the PDF prints of an invoice; the kit adds the organization as seller, the lead as buyer. */
+function invoicePdfBody(row: InvoiceData): Omit<PdfDocumentInput, 'seller' | 'buyer'> {
   const record = serializeInvoice(row);
   const dates: PdfDocumentInput['dates'] = [];
   if (record.issue_date) dates.push({ label: 'Issue date', value: record.issue_date });
@@ -66,15 +64,11 @@ export async function invoicePdfInput(
     title: 'Invoice',
     number: record.number,
     status: record.status,
-    seller,
-    buyer,
     dates,
     currency: record.currency,
     lines: record.line_items,
     totals: [
-      { label: 'Subtotal', amount: record.subtotal },
-      { label: 'Tax', amount: record.tax_total },
-      { label: 'Total', amount: record.total, emphasis: true },
+      ...documentTotalRows(record),
       { label: 'Paid', amount: record.amount_paid },
       { label: 'Amount due', amount: record.amount_due, emphasis: true },
     ],
@@ -84,13 +78,8 @@ export async function invoicePdfInput(
   };
 }
 
-export async function renderInvoicePdf(db: Executor, row: InvoiceData, mailFrom: string): Promise<Buffer> {
-  return renderDocumentPdf(await invoicePdfInput(db, row, mailFrom));
-}
-
-export interface SendInput {
-  to?: string | undefined;
-  message?: string | undefined;
+export function renderInvoicePdf(db: Executor, row: InvoiceData, mailFrom: string): Promise<Buffer> {
+  return renderDocument(db, row, mailFrom, invoicePdfBody(row));
 }
 
 export interface SendPreview {
@@ -102,31 +91,21 @@ export interface SendPreview {
   number: string | null;
 }
 
-async function recipientOf(db: Executor, row: InvoiceData, to: string | undefined): Promise<string> {
-  if (to) return to;
-  const contact = await mailableContact(db, row.orgId, row.leadId, row.contactId);
-  if (contact) return contact.email;
-  throw validationError([
-    {
-      field: 'to',
-      message: "is required: neither the invoice's contact nor any contact of its lead has an e-mail address",
-      code: 'required',
-    },
-  ]);
-}
-
-async function subjectOf(db: Executor, row: InvoiceData, number: string | null): Promise<string> {
-  const orgName = await organizationName(db, row.orgId);
-  return safeSubject(`Invoice ${number ?? '(number on sending)'}${orgName ? ` from ${orgName}` : ''}`);
+function subjectOf(db: Executor, row: InvoiceData, number: string | null): Promise<string> {
+  return documentSubject(db, row.orgId, `Invoice ${number ?? '(number on sending)'}`);
 }
 
 /** What a send would do, without doing it: the recipient, subject and amounts (MCP without confirm). */
-export async function previewSend(ctx: ToolContext, id: string, input: SendInput): Promise<SendPreview> {
+export async function previewSend(
+  ctx: ToolContext,
+  id: string,
+  input: DocumentSendInput,
+): Promise<SendPreview> {
   const row = await invoiceRecords.getLive(ctx.db, ctx.auth.orgId, id);
   assertSendable(row);
   const record = serializeInvoice(row);
   return {
-    to: await recipientOf(ctx.db, row, input.to),
+    to: await documentRecipient(ctx.db, row, input.to, 'invoice'),
     subject: await subjectOf(ctx.db, row, row.number),
     total: record.total,
     amount_due: record.amount_due,
@@ -136,14 +115,12 @@ export async function previewSend(ctx: ToolContext, id: string, input: SendInput
 }
 
 function bodyText(record: InvoiceRecord, message: string | undefined): string {
-  const parts: string[] = [];
-  if (message) parts.push(message.trim(), '');
-  parts.push(
+  const lines = [
     `Please find attached invoice ${record.number} for ${formatAmount(record.total, record.currency)}.`,
-  );
-  if (record.amount_paid > 0) parts.push(`Amount due: ${formatAmount(record.amount_due, record.currency)}.`);
-  if (record.due_date) parts.push(`Payment is due by ${record.due_date}.`);
-  return `${parts.join('\n')}\n`;
+  ];
+  if (record.amount_paid > 0) lines.push(`Amount due: ${formatAmount(record.amount_due, record.currency)}.`);
+  if (record.due_date) lines.push(`Payment is due by ${record.due_date}.`);
+  return documentMailText(message, lines);
 }
 
 /**
@@ -153,12 +130,12 @@ function bodyText(record: InvoiceRecord, message: string | undefined): string {
 export async function sendInvoice(
   ctx: ToolContext,
   id: string,
-  input: SendInput,
+  input: DocumentSendInput,
 ): Promise<{ invoice: InvoiceRecord; mail: QueuedMail }> {
   const before = await invoiceRecords.getLive(ctx.db, ctx.auth.orgId, id, true);
   assertSendable(before);
   // The address is checked before finalizing, so a refused send leaves the draft a draft.
-  const to = await recipientOf(ctx.db, before, input.to);
+  const to = await documentRecipient(ctx.db, before, input.to, 'invoice');
   if (before.status === 'draft') await finalizeInvoice(ctx, id);
   const current = await invoiceRecords.getLive(ctx.db, ctx.auth.orgId, id, true);
   const sends = current.sendCount + 1;
@@ -168,29 +145,20 @@ export async function sendInvoice(
     updatedAt: ctx.now,
   });
   const record = serializeInvoice(row);
-  const pdf = await renderInvoicePdf(ctx.db, row, ctx.services.config.mailFrom);
-  const subject = await subjectOf(ctx.db, row, row.number);
-  const sender = await documentSender(ctx.db, ctx.auth.orgId, ctx.auth.userId);
-  const mail = await queueMail(ctx.db, {
-    orgId: ctx.auth.orgId,
-    key: `invoice:${id}:send:${sends}`,
-    subject: { type: 'invoice', id },
-    accountId: sender.accountId,
-    message: {
-      to,
-      subject,
-      ...(sender.replyTo ? { replyTo: sender.replyTo } : {}),
-      text: bodyText(record, input.message),
-      attachments: [{ filename: invoicePdfFilename(row), contentType: 'application/pdf', content: pdf }],
+  const mail = await queueDocumentMail(ctx, {
+    kind: 'invoice',
+    id,
+    sendNumber: sends,
+    to,
+    subject: await subjectOf(ctx.db, row, row.number),
+    text: bodyText(record, input.message),
+    pdf: {
+      filename: invoicePdfFilename(row),
+      content: await renderInvoicePdf(ctx.db, row, ctx.services.config.mailFrom),
     },
   });
   await ctx.emit('invoice.sent', { ...record, sent_to: to, mail_id: mail.id });
-  const services = ctx.services;
-  ctx.afterCommit(() => wakeMail(services, mail.id));
-  return {
-    invoice: record,
-    mail: { id: mail.id, to, subject, delivery: documentDelivery(sender, services.mailer.delivery) },
-  };
+  return { invoice: record, mail };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import { invoiceTools } from './tools.ts';
  */
 export const invoicesArea = defineArea({
   name: 'invoices',
-  uses: ['connected-accounts', 'contacts', 'leads', 'opportunities'],
+  uses: ['connected-accounts', 'contacts', 'documents', 'leads', 'opportunities'],
   tools: invoiceTools,
   routes: invoiceRoutes,
   tags: {

@@ -5,7 +5,7 @@
 // way. A draft is deleted for good (docs/decisions.md "Invoices"); finalized invoices are never deleted.
 import { and, eq, getTableColumns, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { AppError, type ErrorDetail, validationError } from '../../core/errors.ts';
+import { type ErrorDetail, validationError } from '../../core/errors.ts';
 import {
   documentTotalsShape,
   type LineItemInput,
@@ -13,14 +13,7 @@ import {
   pricedLineSchema,
   priceLines,
 } from '../../core/line-items.ts';
-import {
-  decimalPlaces,
-  documentTotals,
-  formatMinor,
-  fromMinor,
-  minorDigits,
-  toMinor,
-} from '../../core/money.ts';
+import { decimalPlaces, formatMinor, fromMinor, minorDigits, toMinor } from '../../core/money.ts';
 import {
   auditFields,
   auditValues,
@@ -31,11 +24,17 @@ import {
 } from '../../core/records.ts';
 import { iso } from '../../core/schemas.ts';
 import { defineStateMachine } from '../../core/state-machine.ts';
-import { isContactOfLead } from '../contacts/store.ts';
-import { leadRecords } from '../leads/store.ts';
-import { opportunities } from '../opportunities/tables.ts';
+import { nextDocumentNumber } from '../documents/numbering.ts';
+import { assertLiveLead, referenceProblems } from '../documents/references.ts';
+import {
+  newPricedState,
+  type PricedDocumentState,
+  pricedPatchOf,
+  pricedStateOf,
+  totalColumns,
+} from '../documents/shape.ts';
 import { projects, timeEntries } from '../projects/tables.ts';
-import { type InvoiceRow, invoiceCounters, invoices, type StoredPayment } from './tables.ts';
+import { type InvoiceRow, invoices, type StoredPayment } from './tables.ts';
 
 export const INVOICE_STATUSES = ['draft', 'open', 'paid', 'void', 'uncollectible'] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
@@ -79,7 +78,7 @@ export const invoiceSchema = z
       .nullable()
       .describe('Id of the project whose time it bills (of the same lead), or null'),
     number: z.string().nullable().describe('INV-000001..., given when finalized; null while draft'),
-    status: z.enum(INVOICE_STATUSES).describe('draft, open, paid, void or uncollectible'),
+    status: invoiceStatusMachine.schema.describe('draft, open, paid, void or uncollectible'),
     currency: z.string().describe('ISO 4217 currency code of every amount'),
     issue_date: z.string().nullable().describe('Issue date (YYYY-MM-DD), or null'),
     due_date: z.string().nullable().describe('Due date (YYYY-MM-DD), or null'),
@@ -113,7 +112,7 @@ const { search: _search, ...invoiceColumns } = getTableColumns(invoices);
 export type InvoiceData = Omit<InvoiceRow, 'search'>;
 
 export function toStatus(value: string): InvoiceStatus {
-  return INVOICE_STATUSES.find((s) => s === value) ?? 'draft';
+  return invoiceStatusMachine.parse(value);
 }
 
 export function serializeInvoice(row: InvoiceData): InvoiceRecord {
@@ -159,15 +158,8 @@ export const invoiceRecords = defineRecordTable<InvoiceData>({
 // ---------------------------------------------------------------------------------------------
 // Drafts
 
-interface InvoiceState {
-  leadId: string;
-  contactId: string | null;
-  opportunityId: string | null;
-  currency: string;
-  issueDate: string | null;
+interface InvoiceState extends PricedDocumentState {
   dueDate: string | null;
-  notes: string | null;
-  lineItems: LineItemInput[];
 }
 
 export interface NewInvoice {
@@ -189,36 +181,7 @@ async function checkState(ctx: RecordContext, state: InvoiceState): Promise<void
   if (state.issueDate !== null && state.dueDate !== null && state.dueDate < state.issueDate) {
     details.push({ field: 'due_date', message: 'must not be before issue_date', code: 'invalid_date' });
   }
-  if (
-    state.contactId !== null &&
-    !(await isContactOfLead(ctx.db, ctx.auth.orgId, state.contactId, state.leadId))
-  ) {
-    details.push({
-      field: 'contact_id',
-      message: "must be the id of a live contact of the invoice's lead",
-      code: 'invalid_contact',
-    });
-  }
-  if (state.opportunityId !== null) {
-    const [deal] = await ctx.db
-      .select({ id: opportunities.id })
-      .from(opportunities)
-      .where(
-        and(
-          eq(opportunities.id, state.opportunityId),
-          eq(opportunities.orgId, ctx.auth.orgId),
-          eq(opportunities.leadId, state.leadId),
-          sql`${opportunities.deletedAt} is null`,
-        ),
-      );
-    if (!deal) {
-      details.push({
-        field: 'opportunity_id',
-        message: "must be the id of a live opportunity of the invoice's lead",
-        code: 'invalid_opportunity',
-      });
-    }
-  }
+  details.push(...(await referenceProblems(ctx, state, 'invoice')));
   if (details.length > 0) throw validationError(details);
 }
 
@@ -249,24 +212,9 @@ async function assertProjectOfLead(
   }
 }
 
-function totalsOf(lines: readonly LineItemInput[], currency: string) {
-  const totals = documentTotals(lines, currency);
-  return { subtotalMinor: totals.subtotal, taxTotalMinor: totals.taxTotal, totalMinor: totals.total };
-}
-
 export async function insertInvoice(ctx: RecordContext, input: NewInvoice): Promise<InvoiceRecord> {
-  // An unknown, trashed or other-organization lead is a 404 "Lead not found", as for every child record.
-  await leadRecords.getLive(ctx.db, ctx.auth.orgId, input.lead_id);
-  const state: InvoiceState = {
-    leadId: input.lead_id,
-    contactId: input.contact_id ?? null,
-    opportunityId: input.opportunity_id ?? null,
-    currency: input.currency,
-    issueDate: input.issue_date ?? null,
-    dueDate: input.due_date ?? null,
-    notes: input.notes ?? null,
-    lineItems: input.line_items,
-  };
+  await assertLiveLead(ctx, input.lead_id);
+  const state: InvoiceState = { ...newPricedState(input), dueDate: input.due_date ?? null };
   await checkState(ctx, state);
   const projectId = input.project_id ?? null;
   if (projectId !== null) await assertProjectOfLead(ctx, projectId, state.leadId, 'project_id');
@@ -276,7 +224,7 @@ export async function insertInvoice(ctx: RecordContext, input: NewInvoice): Prom
       ...newRecordStamp(ctx),
       ...state,
       projectId,
-      ...totalsOf(state.lineItems, state.currency),
+      ...totalColumns(state.lineItems, state.currency),
       status: 'draft',
     })
     .returning(invoiceColumns);
@@ -349,35 +297,17 @@ export async function patchInvoice(
   assertDraft(before);
   if (await holdsTime(ctx, before.id)) assertTimeLinesKept(before, input);
   const next = mergePatch<InvoiceState>(
-    {
-      leadId: before.leadId,
-      contactId: before.contactId,
-      opportunityId: before.opportunityId,
-      currency: before.currency,
-      issueDate: before.issueDate,
-      dueDate: before.dueDate,
-      notes: before.notes,
-      lineItems: before.lineItems,
-    },
-    {
-      leadId: input.lead_id,
-      contactId: input.contact_id,
-      opportunityId: input.opportunity_id,
-      currency: input.currency,
-      issueDate: input.issue_date,
-      dueDate: input.due_date,
-      notes: input.notes,
-      lineItems: input.line_items,
-    },
+    { ...pricedStateOf(before), dueDate: before.dueDate },
+    { ...pricedPatchOf(input), dueDate: input.due_date },
   );
-  if (next.leadId !== before.leadId) await leadRecords.getLive(ctx.db, ctx.auth.orgId, next.leadId);
+  if (next.leadId !== before.leadId) await assertLiveLead(ctx, next.leadId);
   if (next.leadId !== before.leadId && before.projectId !== null) {
     await assertProjectOfLead(ctx, before.projectId, next.leadId, 'lead_id');
   }
   await checkState(ctx, next);
   const row = await invoiceRecords.write(ctx.db, ctx.auth.orgId, before.id, {
     ...next,
-    ...totalsOf(next.lineItems, next.currency),
+    ...totalColumns(next.lineItems, next.currency),
     updatedAt: ctx.now,
   });
   return serializeInvoice(row);
@@ -393,33 +323,12 @@ export async function deleteDraft(ctx: RecordContext, id: string): Promise<void>
 // ---------------------------------------------------------------------------------------------
 // Moves
 
-/** INV- and the number padded to six digits (more digits once past 999999). */
-export function formatInvoiceNumber(n: number): string {
-  return `INV-${String(n).padStart(6, '0')}`;
-}
-
-/**
- * The organization's next number. The upsert takes the counter row's lock until the transaction
- * ends, so concurrent finalizes queue behind it; a rollback gives the number back: gap-free.
- */
-async function nextInvoiceNumber(ctx: RecordContext): Promise<string> {
-  const [row] = await ctx.db
-    .insert(invoiceCounters)
-    .values({ orgId: ctx.auth.orgId, lastNumber: 1 })
-    .onConflictDoUpdate({
-      target: invoiceCounters.orgId,
-      set: { lastNumber: sql`${invoiceCounters.lastNumber} + 1` },
-    })
-    .returning({ lastNumber: invoiceCounters.lastNumber });
-  if (!row) throw new Error('the invoice counter upsert returned no row');
-  return formatInvoiceNumber(row.lastNumber);
-}
-
 export async function finalizeInvoice(ctx: RecordContext, id: string): Promise<InvoiceRecord> {
   const before = await invoiceRecords.getLive(ctx.db, ctx.auth.orgId, id, true);
   invoiceStatusMachine.assertMove(toStatus(before.status), 'open');
   if (before.status === 'open') return serializeInvoice(before);
-  const number = await nextInvoiceNumber(ctx);
+  // Gap-free: concurrent finalizes queue behind the counter row (tools/documents/numbering.ts).
+  const number = await nextDocumentNumber(ctx, 'invoice');
   const row = await invoiceRecords.write(ctx.db, ctx.auth.orgId, before.id, {
     status: 'open',
     number,
@@ -471,13 +380,8 @@ export async function recordPayment(
   const before = await invoiceRecords.getLive(ctx.db, ctx.auth.orgId, id, true);
   const from = toStatus(before.status);
   // A payment is only taken where the move to paid is allowed (open, uncollectible).
-  if (from === 'paid') {
-    const message = 'the invoice is already paid in full; it takes no further payment';
-    throw new AppError('invalid_transition', {
-      message,
-      details: [{ field: 'status', message, code: 'invalid_transition' }],
-    });
-  }
+  if (from === 'paid')
+    invoiceStatusMachine.refuse('the invoice is already paid in full; it takes no further payment');
   invoiceStatusMachine.assertMove(from, 'paid');
   const digits = minorDigits(before.currency);
   if (decimalPlaces(input.amount) > digits) {

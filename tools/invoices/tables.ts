@@ -1,5 +1,5 @@
 // The invoices area's tables: invoices (lines and payments as jsonb on the invoice, money as exact
-// integer minor units) and the per-organization number counter that finalize locks.
+// integer minor units); finalize numbers them from the document kit's counter (tools/documents).
 import { sql } from 'drizzle-orm';
 import {
   bigint,
@@ -84,9 +84,3 @@ export const invoices = pgTable(
 );
 
 export type InvoiceRow = typeof invoices.$inferSelect;
-
-/** The last invoice number given in each organization; finalize increments it under its row lock. */
-export const invoiceCounters = pgTable('invoice_counters', {
-  orgId: orgId().primaryKey(),
-  lastNumber: integer('last_number').notNull().default(0),
-});

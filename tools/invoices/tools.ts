@@ -11,8 +11,8 @@ import { dateString, listParams, messageOutput, objectId, pagedOutput } from '..
 import { describeMoves } from '../../core/state-machine.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
 import { defineTool, type Tool } from '../../core/tool.ts';
+import { documentSenderLabel } from '../documents/parties.ts';
 import { invoicePdfFilename, previewSend, renderInvoicePdf, sendInvoice as sendByMail } from './delivery.ts';
-import { documentSenderLabel } from './parties.ts';
 import {
   deleteDraft,
   finalizeInvoice as finalizeDraft,

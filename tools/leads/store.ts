@@ -279,3 +279,15 @@ export function leadOwnership(children: readonly ChildTable[]) {
     },
   });
 }
+
+/**
+ * The name of a lead of the organization, trashed or not, or null: what a document (an invoice's
+ * PDF, a proposal's page) prints as its buyer. For other areas, which never read this area's tables.
+ */
+export async function leadNameOf(db: Executor, orgId: string, leadId: string): Promise<string | null> {
+  const [lead] = await db
+    .select({ name: leads.name, orgId: leads.orgId })
+    .from(leads)
+    .where(eq(leads.id, leadId));
+  return lead?.orgId === orgId ? lead.name : null;
+}

@@ -1,7 +1,7 @@
 import { defineArea } from '../../core/area.ts';
 import { leadChild } from '../leads/children.ts';
-import { refuseMoveOfLinkedContact } from './contact-links.ts';
 import { opportunitiesCatalogue } from './catalogue.ts';
+import { refuseMoveOfLinkedContact } from './contact-links.ts';
 import { opportunityRoutes } from './routes.ts';
 import { opportunitySearchSource } from './search.ts';
 import { opportunityOwnership, opportunityStatusMachine, opportunityTrashTypes } from './store.ts';

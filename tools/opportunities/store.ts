@@ -83,7 +83,7 @@ const { search: _search, ...opportunityColumns } = getTableColumns(opportunities
 export type OpportunityData = Omit<OpportunityRow, 'search'>;
 
 function toStatus(value: string): OpportunityStatus {
-  return OPPORTUNITY_STATUSES.find((s) => s === value) ?? 'active';
+  return opportunityStatusMachine.parse(value);
 }
 
 export function serializeOpportunity(row: OpportunityData): OpportunityRecord {
@@ -367,3 +367,23 @@ export const opportunityOwnership: readonly OwnedRecordTable[] = [
     },
   }),
 ];
+
+/**
+ * True when the opportunity is a live deal of that lead in the organization: the reference a
+ * document (an invoice, an estimate, a proposal) may make. For other areas, which never read this
+ * area's tables.
+ */
+export async function isOpportunityOfLead(
+  db: RecordContext['db'],
+  orgId: string,
+  opportunityId: string,
+  leadId: string,
+): Promise<boolean> {
+  const [deal] = await db
+    .select({ id: opportunities.id })
+    .from(opportunities)
+    .where(
+      sql`${opportunities.id} = ${opportunityId} and ${opportunities.orgId} = ${orgId} and ${opportunities.leadId} = ${leadId} and ${opportunities.deletedAt} is null`,
+    );
+  return deal !== undefined;
+}

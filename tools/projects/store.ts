@@ -1,18 +1,16 @@
-// Projects' data functions: projects (status machine, money in minor units), their time entries,
-// invoicing the unbilled billable time into a draft invoice (through the invoices area's own
-// insertInvoice) and the invoicing report. An entry's billing state is derived, never stored: it
-// is billed while the invoice it is on (invoice_id) is open, paid or uncollectible; on a draft it
-// is still unbilled (but taken), a void invoice gives it back, a deleted draft releases it.
-import { and, asc, desc, eq, gte, inArray, lte, type SQL, sql } from 'drizzle-orm';
+// Projects' data functions: projects (status machine, money in minor units) and the minutes of
+// their time. Time entries are in time-entries.ts; invoicing the unbilled billable time into a
+// draft invoice (through the invoices area's own insertInvoice) and the invoicing report in
+// time-invoicing.ts. An entry's billing state is derived, never stored: it is billed while the
+// invoice it is on (invoice_id) is open, paid or uncollectible; on a draft it is still unbilled
+// (but taken), a void invoice gives it back, a deleted draft releases it.
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../../core/db/client.ts';
-import { users } from '../../core/db/schema.ts';
-import { AppError, type ErrorDetail, notFound, validationError } from '../../core/errors.ts';
-import type { LineItemInput } from '../../core/line-items.ts';
+import { AppError, type ErrorDetail, validationError } from '../../core/errors.ts';
 import {
   decimalPlaces,
   divideRounded,
-  formatMinor,
   fromMinor,
   MAX_MINOR,
   minorDigits,
@@ -22,18 +20,14 @@ import {
   auditFields,
   auditValues,
   defineRecordTable,
-  isAssignableUser,
   mergePatch,
   newRecordStamp,
   type RecordContext,
-  sortOrder,
 } from '../../core/records.ts';
-import { offsetOf, type Page, paged } from '../../core/schemas.ts';
 import { defineStateMachine } from '../../core/state-machine.ts';
-import { type InvoiceRecord, insertInvoice } from '../invoices/store.ts';
 import { invoices } from '../invoices/tables.ts';
 import { leadRecords } from '../leads/store.ts';
-import { type ProjectRow, projects, type TimeEntryRow, timeEntries } from './tables.ts';
+import { type ProjectRow, projects, timeEntries } from './tables.ts';
 
 export const PROJECT_STATUSES = ['active', 'on_hold', 'completed', 'archived'] as const;
 export type ProjectStatus = (typeof PROJECT_STATUSES)[number];
@@ -56,7 +50,7 @@ export const projectStatusMachine = defineStateMachine({
 });
 
 export function toProjectStatus(value: string): ProjectStatus {
-  return PROJECT_STATUSES.find((s) => s === value) ?? 'active';
+  return projectStatusMachine.parse(value);
 }
 
 /** Invoice statuses under which the time on them counts as billed. */
@@ -86,7 +80,7 @@ export function rateProblem(rate: number, currency: string, field: string): Erro
   return null;
 }
 
-const rateOut = (minor: bigint | null, currency: string) =>
+export const rateOut = (minor: bigint | null, currency: string) =>
   minor === null ? null : fromMinor(minor, currency);
 
 // ---------------------------------------------------------------------------------------------
@@ -107,7 +101,7 @@ const ZERO_MINUTES: MinuteTotals = {
 };
 
 /** `billed` as SQL over time_entries left-joined to its invoice. */
-const billedSql = sql<boolean>`coalesce(${invoices.status} in ('open', 'paid', 'uncollectible'), false)`;
+export const billedSql = sql<boolean>`coalesce(${invoices.status} in ('open', 'paid', 'uncollectible'), false)`;
 
 /** Each project's minutes by billing state (billable = billed + unbilled). */
 async function minutesOf(
@@ -144,7 +138,7 @@ async function minutesOf(
 // ---------------------------------------------------------------------------------------------
 // Project shape
 
-const minutesShape = {
+export const minutesShape = {
   billable_minutes: z.number().int().describe('Billable minutes logged, billed and unbilled'),
   billed_minutes: z
     .number()
@@ -162,7 +156,7 @@ export const projectSchema = z
     _id: z.string().describe('Project id (24 hex characters)'),
     name: z.string().describe('Project name'),
     lead_id: z.string().nullable().describe('Id of the client lead, or null'),
-    status: z.enum(PROJECT_STATUSES).describe('active, on_hold, completed or archived'),
+    status: projectStatusMachine.schema.describe('active, on_hold, completed or archived'),
     currency: z.string().describe('ISO 4217 currency of its rates and invoices'),
     hourly_rate: z
       .number()
@@ -413,528 +407,4 @@ export async function deleteProject(ctx: RecordContext, id: string): Promise<voi
     });
   }
   await ctx.db.delete(projects).where(and(eq(projects.id, before.id), eq(projects.orgId, ctx.auth.orgId)));
-}
-
-// ---------------------------------------------------------------------------------------------
-// Time entries
-
-export const timeEntrySchema = z
-  .object({
-    _id: z.string().describe('Time entry id (24 hex characters)'),
-    project_id: z.string().describe('Id of its project'),
-    user_id: z.string().describe('Id of the user who worked'),
-    date: z.string().describe('Day worked (YYYY-MM-DD)'),
-    minutes: z.number().int().describe('Minutes worked, 1-1440'),
-    description: z.string().describe('What was done'),
-    billable: z.boolean().describe('Whether the time is billed to the client'),
-    hourly_rate: z.number().nullable().describe("The entry's own hourly rate, or null for the project's"),
-    effective_hourly_rate: z
-      .number()
-      .nullable()
-      .describe("The rate it is billed at: its own, else the project's; null when neither is set"),
-    amount: z
-      .number()
-      .nullable()
-      .describe(
-        'minutes × effective rate / 60 rounded half away from zero (or the amount it was invoiced at while billed); null without a rate or when not billable',
-      ),
-    invoice_id: z
-      .string()
-      .nullable()
-      .describe('Id of the invoice it was last put on (a draft, a finalized or a void one), or null'),
-    billed: z.boolean().describe('True while that invoice is open, paid or uncollectible'),
-    ...auditFields('time entry'),
-  })
-  .describe('Time logged on a project');
-export type TimeEntryRecord = z.output<typeof timeEntrySchema>;
-
-interface EntryWithInvoice {
-  entry: TimeEntryRow;
-  invoiceStatus: string | null;
-}
-
-const isBilled = (status: string | null) =>
-  status !== null && (BILLED_INVOICE_STATUSES as readonly string[]).includes(status);
-
-function effectiveRate(entry: TimeEntryRow, project: ProjectRow): bigint | null {
-  return entry.hourlyRateMinor ?? project.hourlyRateMinor;
-}
-
-/** The entry's amount in minor units: as invoiced while billed, else from its effective rate. */
-function entryAmountMinor(row: EntryWithInvoice, project: ProjectRow): bigint | null {
-  if (!row.entry.billable) return null;
-  if (isBilled(row.invoiceStatus) && row.entry.invoicedAmountMinor !== null)
-    return row.entry.invoicedAmountMinor;
-  const rate = effectiveRate(row.entry, project);
-  return rate === null ? null : timeAmountMinor(row.entry.minutes, rate);
-}
-
-export function serializeEntry(row: EntryWithInvoice, project: ProjectRow): TimeEntryRecord {
-  const { entry } = row;
-  const rate = effectiveRate(entry, project);
-  const amount = entryAmountMinor(row, project);
-  return {
-    _id: entry.id,
-    project_id: entry.projectId,
-    user_id: entry.userId,
-    date: entry.date,
-    minutes: entry.minutes,
-    description: entry.description,
-    billable: entry.billable,
-    hourly_rate: rateOut(entry.hourlyRateMinor, project.currency),
-    effective_hourly_rate: rateOut(rate, project.currency),
-    amount: amount === null ? null : fromMinor(amount, project.currency),
-    invoice_id: entry.invoiceId,
-    billed: isBilled(row.invoiceStatus),
-    ...auditValues(entry),
-  };
-}
-
-function entriesQuery(db: Executor) {
-  return db
-    .select({ entry: timeEntries, invoiceStatus: invoices.status })
-    .from(timeEntries)
-    .leftJoin(invoices, eq(invoices.id, timeEntries.invoiceId))
-    .$dynamic();
-}
-
-async function getEntry(
-  db: Executor,
-  orgId: string,
-  projectId: string,
-  entryId: string,
-  lock = false,
-): Promise<EntryWithInvoice> {
-  const query = entriesQuery(db)
-    .where(
-      and(eq(timeEntries.id, entryId), eq(timeEntries.orgId, orgId), eq(timeEntries.projectId, projectId)),
-    )
-    .limit(1);
-  const [row] = lock ? await query.for('update', { of: timeEntries }) : await query;
-  if (!row) throw notFound('Time entry');
-  return row;
-}
-
-export async function readEntry(
-  db: Executor,
-  orgId: string,
-  projectId: string,
-  entryId: string,
-): Promise<TimeEntryRecord> {
-  const project = await projectRecords.getLive(db, orgId, projectId);
-  return serializeEntry(await getEntry(db, orgId, project.id, entryId), project);
-}
-
-export interface EntryFilters {
-  billable?: boolean | undefined;
-  billed?: boolean | undefined;
-  user_id?: string | undefined;
-  date_from?: string | undefined;
-  date_to?: string | undefined;
-  sort?: string | undefined;
-}
-
-export const ENTRY_SORT_FIELDS = ['date', 'minutes', 'created_at'] as const;
-
-export async function listEntries(
-  db: Executor,
-  orgId: string,
-  projectId: string,
-  filters: EntryFilters & Page,
-) {
-  const project = await projectRecords.getLive(db, orgId, projectId);
-  const conditions: SQL[] = [eq(timeEntries.orgId, orgId), eq(timeEntries.projectId, project.id)];
-  if (filters.billable !== undefined) conditions.push(eq(timeEntries.billable, filters.billable));
-  if (filters.billed !== undefined) {
-    conditions.push(filters.billed ? sql`${billedSql}` : sql`not ${billedSql}`);
-  }
-  if (filters.user_id) conditions.push(eq(timeEntries.userId, filters.user_id));
-  if (filters.date_from) conditions.push(gte(timeEntries.date, filters.date_from));
-  if (filters.date_to) conditions.push(lte(timeEntries.date, filters.date_to));
-  const where = and(...conditions);
-  const [counted] = await db
-    .select({ n: sql<number>`count(*)::int` })
-    .from(timeEntries)
-    .leftJoin(invoices, eq(invoices.id, timeEntries.invoiceId))
-    .where(where);
-  const order = sortOrder(
-    filters.sort,
-    { date: timeEntries.date, minutes: timeEntries.minutes, created_at: timeEntries.createdAt },
-    timeEntries.id,
-    [desc(timeEntries.date), desc(timeEntries.createdAt), desc(timeEntries.id)],
-  );
-  const rows = await entriesQuery(db)
-    .where(where)
-    .orderBy(...order)
-    .limit(filters.limit)
-    .offset(offsetOf(filters));
-  const total = counted?.n ?? 0;
-  return paged(
-    'time_entries',
-    rows.map((row) => serializeEntry(row, project)),
-    total,
-    filters,
-  );
-}
-
-export interface EntryInput {
-  user_id?: string | undefined;
-  date?: string | undefined;
-  minutes?: number | undefined;
-  description?: string | undefined;
-  billable?: boolean | undefined;
-  hourly_rate?: number | null | undefined;
-}
-export type NewEntry = EntryInput & { date: string; minutes: number; description: string };
-
-async function assertWorker(ctx: RecordContext, userId: string): Promise<void> {
-  if (!(await isAssignableUser(ctx.db, ctx.auth.orgId, userId))) {
-    throw validationError([
-      {
-        field: 'user_id',
-        message: 'must be the id of an active user of this organization',
-        code: 'invalid_user',
-      },
-    ]);
-  }
-}
-
-function assertRate(rate: number | null | undefined, currency: string): void {
-  if (rate === undefined || rate === null) return;
-  const problem = rateProblem(rate, currency, 'hourly_rate');
-  if (problem) throw validationError([problem]);
-}
-
-/** Time is not logged on an archived project (unarchive it first). */
-function assertOpenForTime(project: ProjectRow): void {
-  if (project.status === 'archived') {
-    throw new AppError('invalid_operation', {
-      message: 'The project is archived; move it back to active to log or change time',
-      details: [{ field: 'status', message: 'the project is archived', code: 'project_archived' }],
-    });
-  }
-}
-
-export async function insertEntry(
-  ctx: RecordContext,
-  projectId: string,
-  input: NewEntry,
-): Promise<TimeEntryRecord> {
-  const project = await projectRecords.getLive(ctx.db, ctx.auth.orgId, projectId, true);
-  assertOpenForTime(project);
-  const userId = input.user_id ?? ctx.auth.userId;
-  if (userId !== ctx.auth.userId) await assertWorker(ctx, userId);
-  assertRate(input.hourly_rate, project.currency);
-  const [entry] = await ctx.db
-    .insert(timeEntries)
-    .values({
-      ...newRecordStamp(ctx),
-      projectId: project.id,
-      userId,
-      date: input.date,
-      minutes: input.minutes,
-      description: input.description,
-      billable: input.billable ?? true,
-      hourlyRateMinor:
-        input.hourly_rate === undefined || input.hourly_rate === null
-          ? null
-          : toMinor(input.hourly_rate, project.currency),
-    })
-    .returning();
-  if (!entry) throw new Error('insert returned no time entry');
-  return serializeEntry({ entry, invoiceStatus: null }, project);
-}
-
-/** An entry on an invoice that is not void is frozen: that invoice was built from it. */
-function assertEditable(row: EntryWithInvoice, what: 'changed' | 'deleted'): void {
-  const status = row.invoiceStatus;
-  if (status === null || status === 'void') return;
-  const reason = isBilled(status)
-    ? `it is billed on invoice ${row.entry.invoiceId} (${status})`
-    : `it is on draft invoice ${row.entry.invoiceId}; delete that draft to release it`;
-  throw new AppError('invalid_operation', {
-    message: `The time entry cannot be ${what}: ${reason}`,
-    details: [
-      { field: 'invoice_id', message: reason, code: isBilled(status) ? 'billed' : 'on_draft_invoice' },
-    ],
-  });
-}
-
-export async function patchEntry(
-  ctx: RecordContext,
-  projectId: string,
-  entryId: string,
-  input: EntryInput,
-): Promise<TimeEntryRecord> {
-  const project = await projectRecords.getLive(ctx.db, ctx.auth.orgId, projectId, true);
-  const before = await getEntry(ctx.db, ctx.auth.orgId, project.id, entryId, true);
-  assertEditable(before, 'changed');
-  assertOpenForTime(project);
-  if (input.user_id !== undefined && input.user_id !== before.entry.userId)
-    await assertWorker(ctx, input.user_id);
-  assertRate(input.hourly_rate, project.currency);
-  const [entry] = await ctx.db
-    .update(timeEntries)
-    .set({
-      ...(input.user_id !== undefined ? { userId: input.user_id } : {}),
-      ...(input.date !== undefined ? { date: input.date } : {}),
-      ...(input.minutes !== undefined ? { minutes: input.minutes } : {}),
-      ...(input.description !== undefined ? { description: input.description } : {}),
-      ...(input.billable !== undefined ? { billable: input.billable } : {}),
-      ...(input.hourly_rate !== undefined
-        ? {
-            hourlyRateMinor: input.hourly_rate === null ? null : toMinor(input.hourly_rate, project.currency),
-          }
-        : {}),
-      updatedAt: ctx.now,
-    })
-    .where(and(eq(timeEntries.id, before.entry.id), eq(timeEntries.orgId, ctx.auth.orgId)))
-    .returning();
-  if (!entry) throw notFound('Time entry');
-  return serializeEntry({ entry, invoiceStatus: before.invoiceStatus }, project);
-}
-
-export async function deleteEntry(ctx: RecordContext, projectId: string, entryId: string): Promise<void> {
-  const project = await projectRecords.getLive(ctx.db, ctx.auth.orgId, projectId, true);
-  const before = await getEntry(ctx.db, ctx.auth.orgId, project.id, entryId, true);
-  assertEditable(before, 'deleted');
-  await ctx.db
-    .delete(timeEntries)
-    .where(and(eq(timeEntries.id, before.entry.id), eq(timeEntries.orgId, ctx.auth.orgId)));
-}
-
-// ---------------------------------------------------------------------------------------------
-// Invoicing
-
-/** "2h 05m" */
-function hoursText(minutes: number): string {
-  const h = Math.floor(minutes / 60);
-  const m = minutes % 60;
-  return h === 0 ? `${m} min` : `${h}h ${String(m).padStart(2, '0')}m`;
-}
-
-/**
- * One invoice line for an entry, whose amount is exactly minutes × rate / 60 rounded half away
- * from zero. When the hours are exact in 4 decimals (minutes divisible by 3: 0.05 h steps, every
- * quarter hour) the line is `quantity = hours, unit_price = rate`; otherwise `quantity = 1,
- * unit_price = that rounded amount`, the hours and rate then in the description. Either way the
- * line's amount is the same figure.
- */
-export function timeLine(
-  entry: { date: string; minutes: number; description: string },
-  userName: string,
-  rateMinor: bigint,
-  currency: string,
-): LineItemInput {
-  const rate = formatMinor(rateMinor, currency);
-  const head = `${entry.date} · ${userName} · `;
-  const tail = ` (${hoursText(entry.minutes)} at ${rate} ${currency}/h)`;
-  const room = 1000 - head.length - tail.length;
-  const text =
-    entry.description.length > room ? `${entry.description.slice(0, room - 1)}…` : entry.description;
-  const description = `${head}${text}${tail}`;
-  if (entry.minutes % 3 === 0) {
-    // minutes / 60 = (minutes × 500 / 3) / 10000: an exact decimal of at most 4 places.
-    const units = (entry.minutes * 500) / 3;
-    const quantity = Number(`${Math.floor(units / 10000)}.${String(units % 10000).padStart(4, '0')}`);
-    return { description, quantity, unit_price: fromMinor(rateMinor, currency) };
-  }
-  return {
-    description,
-    quantity: 1,
-    unit_price: fromMinor(timeAmountMinor(entry.minutes, rateMinor), currency),
-  };
-}
-
-/**
- * A draft invoice of the project's unbilled billable entries that no live draft holds (never
- * invoiced, or on a void invoice), one line per entry in date order. The project row lock keeps two
- * concurrent calls from invoicing the same time.
- */
-export async function invoiceProject(ctx: RecordContext, projectId: string): Promise<InvoiceRecord> {
-  const project = await projectRecords.getLive(ctx.db, ctx.auth.orgId, projectId, true);
-  if (project.leadId === null) {
-    throw validationError([
-      { field: 'lead_id', message: 'the project needs a client lead to be invoiced', code: 'missing_lead' },
-    ]);
-  }
-  const rows = await ctx.db
-    .select({ entry: timeEntries, userName: users.name })
-    .from(timeEntries)
-    .leftJoin(invoices, eq(invoices.id, timeEntries.invoiceId))
-    .leftJoin(users, eq(users.id, timeEntries.userId))
-    .where(
-      and(
-        eq(timeEntries.orgId, ctx.auth.orgId),
-        eq(timeEntries.projectId, project.id),
-        eq(timeEntries.billable, true),
-        sql`(${timeEntries.invoiceId} is null or ${invoices.status} = 'void')`,
-      ),
-    )
-    .orderBy(asc(timeEntries.date), asc(timeEntries.createdAt), asc(timeEntries.id))
-    .for('update', { of: timeEntries });
-  if (rows.length === 0) {
-    throw validationError([
-      {
-        field: 'time_entries',
-        message: 'the project has no unbilled billable time that is not already on a draft invoice',
-        code: 'nothing_to_invoice',
-      },
-    ]);
-  }
-  const unrated = rows.filter((r) => effectiveRate(r.entry, project) === null).map((r) => r.entry.id);
-  if (unrated.length > 0) {
-    throw validationError([
-      {
-        field: 'hourly_rate',
-        message: `the project has no hourly_rate and these time entries have none either: ${unrated.join(', ')}`,
-        code: 'missing_rate',
-      },
-    ]);
-  }
-  const priced = rows.map(({ entry, userName }) => {
-    const rate = effectiveRate(entry, project) ?? 0n;
-    return {
-      entry,
-      amount: timeAmountMinor(entry.minutes, rate),
-      line: timeLine(entry, userName ?? 'Former user', rate, project.currency),
-    };
-  });
-  const invoice = await insertInvoice(ctx, {
-    lead_id: project.leadId,
-    project_id: project.id,
-    currency: project.currency,
-    line_items: priced.map((p) => p.line),
-  });
-  for (const { entry, amount } of priced) {
-    await ctx.db
-      .update(timeEntries)
-      .set({ invoiceId: invoice._id, invoicedAmountMinor: amount, updatedAt: ctx.now })
-      .where(and(eq(timeEntries.id, entry.id), eq(timeEntries.orgId, ctx.auth.orgId)));
-  }
-  return invoice;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Invoicing report
-
-interface Bucket {
-  billable: number;
-  billed: number;
-  nonBillable: number;
-  billedMinor: bigint;
-  unbilledMinor: bigint;
-}
-
-const emptyBucket = (): Bucket => ({
-  billable: 0,
-  billed: 0,
-  nonBillable: 0,
-  billedMinor: 0n,
-  unbilledMinor: 0n,
-});
-
-function addTo(bucket: Bucket, row: EntryWithInvoice, project: ProjectRow): void {
-  const { entry } = row;
-  if (!entry.billable) {
-    bucket.nonBillable += entry.minutes;
-    return;
-  }
-  bucket.billable += entry.minutes;
-  const amount = entryAmountMinor(row, project) ?? 0n;
-  if (isBilled(row.invoiceStatus)) {
-    bucket.billed += entry.minutes;
-    bucket.billedMinor += amount;
-  } else {
-    bucket.unbilledMinor += amount;
-  }
-}
-
-function bucketOut(bucket: Bucket, currency: string) {
-  return {
-    billable_minutes: bucket.billable,
-    billed_minutes: bucket.billed,
-    unbilled_minutes: bucket.billable - bucket.billed,
-    non_billable_minutes: bucket.nonBillable,
-    billed_amount: fromMinor(bucket.billedMinor, currency),
-    unbilled_amount: fromMinor(bucket.unbilledMinor, currency),
-  };
-}
-
-const bucketShape = {
-  ...minutesShape,
-  billed_amount: z
-    .number()
-    .describe('Sum of the billed entries’ invoiced line amounts (exact, in the currency’s major unit)'),
-  unbilled_amount: z
-    .number()
-    .describe(
-      'Sum over the unbilled billable entries of minutes × effective rate / 60, each rounded half away from zero; entries without a rate count 0',
-    ),
-};
-
-export const invoicingReportSchema = z
-  .object({
-    project_id: z.string().describe('The project'),
-    currency: z.string().describe('ISO 4217 currency of every amount'),
-    ...bucketShape,
-    by_user: z
-      .array(
-        z
-          .object({
-            user_id: z.string().describe('The user who worked'),
-            name: z.string().nullable().describe("The user's name, or null when the user is gone"),
-            ...bucketShape,
-          })
-          .describe('One user’s time'),
-      )
-      .describe('Per user who logged time, by name'),
-    by_month: z
-      .array(
-        z
-          .object({ month: z.string().describe('YYYY-MM of the entries’ dates'), ...bucketShape })
-          .describe('One month’s time'),
-      )
-      .describe('Per month with time, oldest first'),
-  })
-  .describe("A project's billed and unbilled time and money");
-export type InvoicingReport = z.output<typeof invoicingReportSchema>;
-
-export async function invoicingReport(
-  db: Executor,
-  orgId: string,
-  projectId: string,
-): Promise<InvoicingReport> {
-  const project = await projectRecords.getLive(db, orgId, projectId);
-  const rows = await db
-    .select({ entry: timeEntries, invoiceStatus: invoices.status, userName: users.name })
-    .from(timeEntries)
-    .leftJoin(invoices, eq(invoices.id, timeEntries.invoiceId))
-    .leftJoin(users, eq(users.id, timeEntries.userId))
-    .where(and(eq(timeEntries.orgId, orgId), eq(timeEntries.projectId, project.id)));
-  const total = emptyBucket();
-  const byUser = new Map<string, { name: string | null; bucket: Bucket }>();
-  const byMonth = new Map<string, Bucket>();
-  for (const row of rows) {
-    addTo(total, row, project);
-    const user = byUser.get(row.entry.userId) ?? { name: row.userName, bucket: emptyBucket() };
-    byUser.set(row.entry.userId, user);
-    addTo(user.bucket, row, project);
-    const month = row.entry.date.slice(0, 7);
-    const bucket = byMonth.get(month) ?? emptyBucket();
-    byMonth.set(month, bucket);
-    addTo(bucket, row, project);
-  }
-  const currency = project.currency;
-  return {
-    project_id: project.id,
-    currency,
-    ...bucketOut(total, currency),
-    by_user: [...byUser.entries()]
-      .sort(([ida, a], [idb, b]) => (a.name ?? '').localeCompare(b.name ?? '') || ida.localeCompare(idb))
-      .map(([userId, { name, bucket }]) => ({ user_id: userId, name, ...bucketOut(bucket, currency) })),
-    by_month: [...byMonth.entries()]
-      .sort(([a], [b]) => a.localeCompare(b))
-      .map(([month, bucket]) => ({ month, ...bucketOut(bucket, currency) })),
-  };
 }

@@ -13,27 +13,31 @@ import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
 import { defineTool, type Tool } from '../../core/tool.ts';
 import { invoiceSchema } from '../invoices/store.ts';
 import {
-  deleteEntry,
   deleteProject,
-  ENTRY_SORT_FIELDS,
-  insertEntry,
   insertProject,
-  invoiceProject as invoiceProjectTime,
-  invoicingReport,
-  invoicingReportSchema,
-  listEntries,
   PROJECT_STATUSES,
-  patchEntry,
   patchProject,
   projectRecord,
   projectRecords,
   projectSchema,
   projectStatusMachine,
-  readEntry,
   serializeProjects,
-  timeEntrySchema,
 } from './store.ts';
 import { projects } from './tables.ts';
+import {
+  deleteEntry,
+  ENTRY_SORT_FIELDS,
+  insertEntry,
+  listEntries,
+  patchEntry,
+  readEntry,
+  timeEntrySchema,
+} from './time-entries.ts';
+import {
+  invoiceProject as invoiceProjectTime,
+  invoicingReport,
+  invoicingReportSchema,
+} from './time-invoicing.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Input fields

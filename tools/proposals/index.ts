@@ -9,7 +9,15 @@ import { proposalTools } from './tools.ts';
 /** Proposals: sections and optional prices, a public page to accept (and sign) or decline, discovery questions. */
 export const proposalsArea = defineArea({
   name: 'proposals',
-  uses: ['contacts', 'conversation-memory', 'invoices', 'leads', 'opportunities'],
+  uses: [
+    'connected-accounts',
+    'contacts',
+    'conversation-memory',
+    'documents',
+    'invoices',
+    'leads',
+    'opportunities',
+  ],
   tools: proposalTools,
   routes: proposalRoutes,
   tags: {

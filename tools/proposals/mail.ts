@@ -1,11 +1,9 @@
-// The mail a send queues: the link to the public page, through the mail outbox
-// (core/mail-outbox.ts) in the send's own transaction, one row per send under the key
-// `proposal:<id>:send:<n>` (a retried job sends nothing twice, a resend is a new mail), woken after
-// the commit. It leaves from the sender's own verified connected account when they have one, else
-// as system mail with their address as Reply-To (invoices/parties.ts documentSender).
-import { type QueuedMail, queueMail, wakeMail } from '../../core/mail-outbox.ts';
+// The mail a send queues: the link to the public page, through the document kit's send flow
+// (tools/documents/send.ts: the outbox key `proposal:<id>:send:<n>`, the sender's own verified
+// connected account when they have one, woken after the commit).
+import type { QueuedMail } from '../../core/mail-outbox.ts';
 import type { ToolContext } from '../../core/tool.ts';
-import { documentDelivery, documentSender } from '../invoices/parties.ts';
+import { queueDocumentMail } from '../documents/send.ts';
 import type { SendPlan, Sent } from './store.ts';
 
 export function proposalMessage(plan: SendPlan, sent: Sent): { subject: string; text: string } {
@@ -22,17 +20,14 @@ export function proposalMessage(plan: SendPlan, sent: Sent): { subject: string; 
 }
 
 /** Queues the mail of one send; returns it as the send answers it (outbox row id, recipient, delivery). */
-export async function deliverProposal(ctx: ToolContext, plan: SendPlan, sent: Sent): Promise<QueuedMail> {
+export function deliverProposal(ctx: ToolContext, plan: SendPlan, sent: Sent): Promise<QueuedMail> {
   const { subject, text } = proposalMessage(plan, sent);
-  const sender = await documentSender(ctx.db, ctx.auth.orgId, ctx.auth.userId);
-  const mail = await queueMail(ctx.db, {
-    orgId: ctx.auth.orgId,
-    key: `proposal:${plan.row.id}:send:${sent.sendNumber}`,
-    subject: { type: 'proposal', id: plan.row.id },
-    accountId: sender.accountId,
-    message: { to: plan.to, subject, text, ...(sender.replyTo ? { replyTo: sender.replyTo } : {}) },
+  return queueDocumentMail(ctx, {
+    kind: 'proposal',
+    id: plan.row.id,
+    sendNumber: sent.sendNumber,
+    to: plan.to,
+    subject,
+    text,
   });
-  const services = ctx.services;
-  ctx.afterCommit(() => wakeMail(services, mail.id));
-  return { id: mail.id, to: plan.to, subject, delivery: documentDelivery(sender, services.mailer.delivery) };
 }

@@ -149,7 +149,7 @@ ${rows}
 </table>`;
 }
 
-/** Who the proposal is from and to, as the PDFs name them (tools/invoices/parties.ts). */
+/** Who the proposal is from and to, as the PDFs name them (tools/documents/parties.ts). */
 export interface ProposalParties {
   /** The sending organization. */
   from: string;

@@ -11,7 +11,7 @@ import { recordEvent } from '../../core/events.ts';
 import { zodDetails } from '../../core/invoke.ts';
 import type { Services } from '../../core/services.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
-import { documentParties } from '../invoices/parties.ts';
+import { documentParties } from '../documents/parties.ts';
 import { messagePage, notFoundPage, type Page, type ProposalParties, proposalPage } from './page.ts';
 import {
   acceptProposal,

@@ -5,10 +5,10 @@
 // refused move is the 400 invalid_transition; editing or deleting a non-draft is refused the same
 // way. A draft is deleted for good (docs/decisions.md "Proposals").
 import { createHash, randomBytes } from 'node:crypto';
-import { and, eq, getTableColumns, inArray, isNull, lt } from 'drizzle-orm';
+import { and, eq, getTableColumns, isNull } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../../core/db/client.ts';
-import { AppError, type ErrorDetail, validationError } from '../../core/errors.ts';
+import { type ErrorDetail, validationError } from '../../core/errors.ts';
 import type { EventName } from '../../core/events.ts';
 import {
   documentTotalsShape,
@@ -18,7 +18,6 @@ import {
   priceLines,
 } from '../../core/line-items.ts';
 import { safeSubject } from '../../core/mail.ts';
-import { documentTotals } from '../../core/money.ts';
 import {
   auditFields,
   auditValues,
@@ -29,9 +28,10 @@ import {
 } from '../../core/records.ts';
 import { iso } from '../../core/schemas.ts';
 import { defineStateMachine } from '../../core/state-machine.ts';
-import { mailableContact } from '../contacts/store.ts';
-import { leadRecords } from '../leads/store.ts';
-import { opportunities } from '../opportunities/tables.ts';
+import { dueForExpiry, expiredAt, expiringStates, isPastValidity } from '../documents/expiry.ts';
+import { assertLiveLead, referenceProblems } from '../documents/references.ts';
+import { documentRecipient } from '../documents/send.ts';
+import { totalColumns } from '../documents/shape.ts';
 import { type ProposalRow, proposals, type StoredSection } from './tables.ts';
 
 export const PROPOSAL_STATUSES = ['draft', 'sent', 'accepted', 'declined', 'expired'] as const;
@@ -50,7 +50,7 @@ export const proposalStatusMachine = defineStateMachine({
 });
 
 export function toStatus(value: string): ProposalStatus {
-  return PROPOSAL_STATUSES.find((s) => s === value) ?? 'draft';
+  return proposalStatusMachine.parse(value);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -84,7 +84,7 @@ export const proposalSchema = z
       .nullable()
       .describe('Sum of the lines’ tax amounts; null without lines'),
     total: documentTotalsShape.total.nullable().describe('subtotal + tax_total; null without lines'),
-    status: z.enum(PROPOSAL_STATUSES).describe('draft, sent, accepted, declined or expired'),
+    status: proposalStatusMachine.schema.describe('draft, sent, accepted, declined or expired'),
     valid_until: z.string().nullable().describe('Last day it may be accepted (YYYY-MM-DD), or null'),
     public_url: z
       .string()
@@ -194,40 +194,20 @@ async function checkState(ctx: RecordContext, state: ProposalState): Promise<voi
       details.push(...lineItemProblems(state.lineItems, state.currency));
     }
   }
-  if (state.opportunityId !== null) {
-    const [deal] = await ctx.db
-      .select({ id: opportunities.id })
-      .from(opportunities)
-      .where(
-        and(
-          eq(opportunities.id, state.opportunityId),
-          eq(opportunities.orgId, ctx.auth.orgId),
-          eq(opportunities.leadId, state.leadId),
-          isNull(opportunities.deletedAt),
-        ),
-      );
-    if (!deal) {
-      details.push({
-        field: 'opportunity_id',
-        message: "must be the id of a live opportunity of the proposal's lead",
-        code: 'invalid_opportunity',
-      });
-    }
-  }
+  details.push(...(await referenceProblems(ctx, state, 'proposal')));
   if (details.length > 0) throw validationError(details);
 }
 
+/** An unpriced proposal (no lines or no currency) has no totals. */
 function totalsOf(lines: readonly LineItemInput[], currency: string | null) {
   if (lines.length === 0 || currency === null) {
     return { subtotalMinor: null, taxTotalMinor: null, totalMinor: null };
   }
-  const totals = documentTotals(lines, currency);
-  return { subtotalMinor: totals.subtotal, taxTotalMinor: totals.taxTotal, totalMinor: totals.total };
+  return totalColumns(lines, currency);
 }
 
 export async function insertProposal(ctx: RecordContext, input: NewProposal): Promise<ProposalRecord> {
-  // An unknown, trashed or other-organization lead is a 404 "Lead not found", as for every child record.
-  await leadRecords.getLive(ctx.db, ctx.auth.orgId, input.lead_id);
+  await assertLiveLead(ctx, input.lead_id);
   const state: ProposalState = {
     leadId: input.lead_id,
     opportunityId: input.opportunity_id ?? null,
@@ -284,7 +264,7 @@ export async function patchProposal(
       validUntil: input.valid_until,
     },
   );
-  if (next.leadId !== before.leadId) await leadRecords.getLive(ctx.db, ctx.auth.orgId, next.leadId);
+  if (next.leadId !== before.leadId) await assertLiveLead(ctx, next.leadId);
   await checkState(ctx, next);
   const row = await proposalRecords.write(ctx.db, ctx.auth.orgId, before.id, {
     ...next,
@@ -320,10 +300,6 @@ export function publicUrlOf(baseUrl: string, token: string): string {
   return `${baseUrl}/p/${token}`;
 }
 
-export function today(now: Date): string {
-  return now.toISOString().slice(0, 10);
-}
-
 export interface SendPlan {
   row: ProposalData;
   to: string;
@@ -338,7 +314,7 @@ export interface SendPlan {
 export async function planSend(ctx: RecordContext, id: string, to: string | undefined): Promise<SendPlan> {
   const row = await proposalRecords.getLive(ctx.db, ctx.auth.orgId, id, true);
   proposalStatusMachine.assertMove(toStatus(row.status), 'sent');
-  if (row.validUntil !== null && row.validUntil < today(ctx.now)) {
+  if (isPastValidity(row.validUntil, ctx.now)) {
     throw validationError([
       {
         field: 'valid_until',
@@ -347,16 +323,8 @@ export async function planSend(ctx: RecordContext, id: string, to: string | unde
       },
     ]);
   }
-  const recipient = to ?? (await mailableContact(ctx.db, ctx.auth.orgId, row.leadId))?.email ?? null;
-  if (recipient === null) {
-    throw validationError([
-      {
-        field: 'to',
-        message: "is required: none of the lead's contacts has an e-mail address",
-        code: 'required',
-      },
-    ]);
-  }
+  // A proposal names no contact: the lead's oldest contact with an e-mail, unless `to` is given.
+  const recipient = await documentRecipient(ctx.db, { ...row, contactId: undefined }, to, 'proposal');
   return { row, to: recipient, subject: safeSubject(`Proposal: ${row.title}`) };
 }
 
@@ -424,7 +392,7 @@ export async function findByToken(system: Executor, token: string): Promise<Prop
 /** True when the proposal can no longer be answered: expired by the job, or past valid_until already. */
 export function isExpired(row: ProposalData, now: Date): boolean {
   if (row.status === 'expired') return true;
-  return row.status === 'sent' && row.validUntil !== null && row.validUntil < today(now);
+  return row.status === 'sent' && isPastValidity(row.validUntil, now);
 }
 
 export interface PublicActionContext {
@@ -453,12 +421,7 @@ async function lockForAnswer(
 ): Promise<ProposalData> {
   const row = await proposalRecords.getLive(ctx.db, ctx.orgId, id, true);
   const from = toStatus(row.status);
-  const refuse = (message: string): never => {
-    throw new AppError('invalid_transition', {
-      message,
-      details: [{ field: 'status', message, code: 'invalid_transition' }],
-    });
-  };
+  const refuse = proposalStatusMachine.refuse;
   if (from === to) refuse(`the proposal was already ${from}; it takes no further answer`);
   proposalStatusMachine.assertMove(from, to);
   if (isExpired(row, ctx.now))
@@ -544,17 +507,10 @@ export async function expireNow(ctx: RecordContext, id: string): Promise<Proposa
  * event of its own (the catalogue has none). Returns how many expired.
  */
 export async function expireProposals(system: Executor, now: Date, orgId?: string): Promise<number> {
-  const open = inArray(proposals.status, ['draft', 'sent']);
-  const where = and(
-    open,
-    lt(proposals.validUntil, today(now)),
-    isNull(proposals.deletedAt),
-    orgId === undefined ? undefined : eq(proposals.orgId, orgId),
-  );
   const rows = await system
     .update(proposals)
-    .set({ status: 'expired', expiredAt: now, updatedAt: now })
-    .where(where)
+    .set(expiredAt(now))
+    .where(dueForExpiry(proposals, expiringStates(proposalStatusMachine, 'expired'), now, orgId))
     .returning({ id: proposals.id });
   return rows.length;
 }

@@ -11,7 +11,7 @@ import { dateString, listParams, messageOutput, objectId, pagedOutput } from '..
 import { describeMoves } from '../../core/state-machine.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
 import { defineTool, type Tool } from '../../core/tool.ts';
-import { documentSenderLabel } from '../invoices/parties.ts';
+import { documentSenderLabel } from '../documents/parties.ts';
 import { deliverProposal } from './mail.ts';
 import { loadContext, suggestionsSchema, suggestQuestions } from './questions.ts';
 import {

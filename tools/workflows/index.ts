@@ -9,7 +9,7 @@ import { workflowTools } from './tools.ts';
 /** Workflows (sequences): email, task and sms steps with delays, activation and pausing, enrollments that stop on a reply. */
 export const workflowsArea = defineArea({
   name: 'workflows',
-  uses: ['connected-accounts', 'contacts', 'email', 'leads'],
+  uses: ['connected-accounts', 'contacts', 'email', 'leads', 'tasks'],
   tools: workflowTools,
   routes: workflowRoutes,
   tags: {

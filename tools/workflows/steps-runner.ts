@@ -43,9 +43,9 @@ import { contacts } from '../contacts/tables.ts';
 import { insertScheduledEmail, wakeScheduledEmail } from '../email/schedule.ts';
 import { checkSender } from '../email/sender-check.ts';
 import { leads } from '../leads/tables.ts';
+import { tasksCatalogue } from '../tasks/catalogue.ts';
 import { insertTask } from '../tasks/store.ts';
 import { dueAfter, stepJobId, wakeEnrollment, workflowStepPayload } from './enroll.ts';
-import { tasksCatalogue } from '../tasks/catalogue.ts';
 import {
   type StepDelay,
   type StoredWorkflowStep,

@@ -1,4 +1,4 @@
-// Who a document (an invoice, an estimate) is from and to, as its PDF prints them: the organization
+// The document kit: who a document (an invoice, an estimate) is from and to, as its PDF prints them: the organization
 // as seller (with the system mail address), the lead as buyer with the contact it is addressed to
 // (contacts' mailableContact: its own contact with an e-mail, else the lead's oldest with one).
 // And how a document a user sends goes out (documentSender): from the user's own verified
@@ -11,7 +11,7 @@ import { organizationName } from '../../core/organizations.ts';
 import type { PdfParty } from '../../core/pdf.ts';
 import { defaultAccountOf } from '../connected-accounts/store.ts';
 import { mailableContact } from '../contacts/store.ts';
-import { leads } from '../leads/tables.ts';
+import { leadNameOf } from '../leads/store.ts';
 
 export interface DocumentRef {
   orgId: string;
@@ -25,15 +25,12 @@ export async function documentParties(
   mailFrom: string,
 ): Promise<{ seller: PdfParty; buyer: PdfParty }> {
   const orgName = await organizationName(db, doc.orgId);
-  const [lead] = await db
-    .select({ name: leads.name })
-    .from(leads)
-    .where(and(eq(leads.id, doc.leadId), eq(leads.orgId, doc.orgId)));
+  const leadName = await leadNameOf(db, doc.orgId, doc.leadId);
   const contact = await mailableContact(db, doc.orgId, doc.leadId, doc.contactId);
   const sender = parseSenderAddress(mailFrom)?.address;
   return {
     seller: { name: orgName ?? 'Seller', lines: sender ? [sender] : [] },
-    buyer: { name: lead?.name ?? 'Customer', lines: contact ? [contact.name, contact.email] : [] },
+    buyer: { name: leadName ?? 'Customer', lines: contact ? [contact.name, contact.email] : [] },
   };
 }
 
