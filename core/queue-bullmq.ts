@@ -146,9 +146,32 @@ export class BullMqQueue implements Jobs {
 
   async close(): Promise<void> {
     await this.worker?.close();
+    await this.settleQueueStart();
     await this.queue.close();
     this.workerConnection?.disconnect();
     this.connection.disconnect();
+  }
+
+  /**
+   * BullMQ starts a queue by asking Redis its version over the connection lent to it, and closing
+   * the queue does not wait for that: disconnecting under it failed the INFO after the queue had
+   * dropped its error listeners, which surfaced as an unhandled "Connection is closed". So the start
+   * settles first: it finishes on a ready connection (within a bound, for a Redis that stopped
+   * answering), and on any other the connection ends here, which the start sees and stops on.
+   */
+  private async settleQueueStart(): Promise<void> {
+    const started = this.queue.waitUntilReady().then(
+      () => true,
+      () => true,
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), 2000);
+    });
+    const finished = this.connection.status === 'ready' && (await Promise.race([started, bound]));
+    clearTimeout(timer);
+    if (!finished) this.connection.disconnect();
+    await started;
   }
 
   private async execute(
