@@ -15,6 +15,7 @@ import { scheduledEmails } from '../../tools/email/tables.ts';
 import { startBackgroundWork } from '../../workers/runtime.ts';
 import { sweepDueEmails } from '../../workers/send-email.ts';
 import { insertConnectedAccount, minutesFromNow } from '../fixtures/email.ts';
+import { seedDataDir } from '../support/cli.ts';
 import { type SmtpPeer, startSmtpPeer } from '../support/smtp-peer.ts';
 
 const LOGIN = { username: 'restart', password: 'restart-secret' };
@@ -24,6 +25,8 @@ let dataDir: string;
 beforeAll(async () => {
   peer = await startSmtpPeer({ auth: LOGIN });
   dataDir = await mkdtemp(join(tmpdir(), 'crm-email-restart-'));
+  // The run's migrated database, so the first open skips initdb and every migration.
+  await seedDataDir(dataDir);
 });
 
 afterAll(async () => {
