@@ -156,22 +156,25 @@ export class BullMqQueue implements Jobs {
    * BullMQ starts a queue by asking Redis its version over the connection lent to it, and closing
    * the queue does not wait for that: disconnecting under it failed the INFO after the queue had
    * dropped its error listeners, which surfaced as an unhandled "Connection is closed". So the start
-   * settles first: it finishes on a ready connection (within a bound, for a Redis that stopped
-   * answering), and on any other the connection ends here, which the start sees and stops on.
+   * settles first. On a ready connection it finishes (bounded, for a Redis that stopped answering).
+   * On one not ready it is still waiting for the connection and has sent nothing: ending the
+   * connection ends it, while the queue still listens; between two reconnection attempts ioredis
+   * never reports the end, so that wait is short.
    */
   private async settleQueueStart(): Promise<void> {
     const started = this.queue.waitUntilReady().then(
       () => true,
       () => true,
     );
+    const ready = this.connection.status === 'ready';
+    if (!ready) this.connection.disconnect();
     let timer: NodeJS.Timeout | undefined;
     const bound = new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), 2000);
+      timer = setTimeout(() => resolve(false), ready ? 2000 : 200);
     });
-    const finished = this.connection.status === 'ready' && (await Promise.race([started, bound]));
+    const settled = await Promise.race([started, bound]);
     clearTimeout(timer);
-    if (!finished) this.connection.disconnect();
-    await started;
+    if (!settled) this.connection.disconnect();
   }
 
   private async execute(
