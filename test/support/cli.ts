@@ -130,6 +130,14 @@ export function crm(args: string[], env: Record<string, string> = {}): Promise<R
   return run;
 }
 
+/** `main(argv)` (or `runCli(argv)`) of the main module, if it exports one, returning the exit code. */
+function entryFunction(entry: unknown): ((argv: string[]) => Promise<number>) | undefined {
+  if (typeof entry !== 'object' || entry === null) return undefined;
+  const found = 'runCli' in entry ? entry.runCli : 'main' in entry ? entry.main : undefined;
+  if (typeof found !== 'function') return undefined;
+  return async (argv) => Number(await found(argv));
+}
+
 async function runInProcess(args: string[], env: Record<string, string>): Promise<Run> {
   const saved = {
     argv: process.argv,
@@ -151,7 +159,10 @@ async function runInProcess(args: string[], env: Record<string, string>): Promis
     process.stderr.write = captureInto(stderr);
     runs += 1;
     // A new query makes a new module instance, so its top level (the run) is evaluated again.
-    await import(`${MAIN}?run=${runs}`);
+    const entry: unknown = await import(`${MAIN}?run=${runs}`);
+    // A main module that only exports its entry (the bin calling it) is called here instead.
+    const main = entryFunction(entry);
+    if (main) code = await main(args);
   } catch (err) {
     if (!(err instanceof ExitCalled)) throw err;
     code = err.code;
