@@ -54,10 +54,10 @@ export default defineConfig({
     ...base.test,
     include: [...(base.test?.include ?? []), 'test/services/**/*.test.ts'],
     exclude: ['node_modules/**', ...Object.keys(EMBEDDED_ONLY)],
-    // Each file in its own module graph here: these files open real Redis and BullMQ connections,
-    // and a connection an earlier file leaves closing must not surface in a later file that shares
-    // the worker (seen once as an unattributable ioredis "Connection is closed").
-    isolate: true,
+    // Files share a worker's loaded modules as in the default suite. The ioredis "Connection is
+    // closed" that once made this run isolate every file was a queue closed during its start
+    // (core/queue-bullmq.ts settleQueueStart), not a connection leaking between files.
+    isolate: false,
     env: {
       TEST_DATABASE_URL: process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
       TEST_REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
