@@ -175,10 +175,10 @@ describe('crm', { timeout: 120_000 }, () => {
     const exited = exitOf(child);
     try {
       let health: Response | undefined;
-      for (let attempt = 0; attempt < 200 && !health; attempt++) {
+      for (let attempt = 0; attempt < 1000 && !health; attempt++) {
         if (child.exitCode !== null) throw new Error(`serve exited early: ${output}`);
         health = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
-        if (!health) await new Promise((r) => setTimeout(r, 250));
+        if (!health) await new Promise((r) => setTimeout(r, 50));
       }
       expect(health?.status).toBe(200);
       expect(await health?.json()).toEqual({ status: 'ok' });

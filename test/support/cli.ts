@@ -228,11 +228,11 @@ export async function startServe(
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
   const base = `http://127.0.0.1:${port}`;
-  for (let attempt = 0; attempt < 400; attempt++) {
+  for (let attempt = 0; attempt < 2000; attempt++) {
     if (child.exitCode !== null) throw new Error(`serve exited early: ${output}`);
     const health = await fetch(`${base}/healthz`).catch(() => undefined);
     if (health?.ok) return { child, base, output: () => output };
-    await new Promise((r) => setTimeout(r, 250));
+    await new Promise((r) => setTimeout(r, 50));
   }
   child.kill('SIGKILL');
   throw new Error(`serve did not answer /healthz: ${output}`);
