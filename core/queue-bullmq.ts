@@ -159,9 +159,35 @@ export class BullMqQueue implements Jobs {
 
   async close(): Promise<void> {
     await this.worker?.close();
+    await this.settleQueueStart();
     await this.queue.close();
     this.workerConnection?.disconnect();
     this.connection.disconnect();
+  }
+
+  /**
+   * BullMQ starts a queue by asking Redis its version over the connection lent to it, and closing
+   * the queue does not wait for that: disconnecting under it failed the INFO after the queue had
+   * dropped its error listeners, which surfaced as an unhandled "Connection is closed". So the start
+   * settles first. On a ready connection it finishes (bounded, for a Redis that stopped answering).
+   * On one not ready it is still waiting for the connection and has sent nothing: ending the
+   * connection ends it, while the queue still listens; between two reconnection attempts ioredis
+   * never reports the end, so that wait is short.
+   */
+  private async settleQueueStart(): Promise<void> {
+    const started = this.queue.waitUntilReady().then(
+      () => true,
+      () => true,
+    );
+    const ready = this.connection.status === 'ready';
+    if (!ready) this.connection.disconnect();
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), ready ? 2000 : 200);
+    });
+    const settled = await Promise.race([started, bound]);
+    clearTimeout(timer);
+    if (!settled) this.connection.disconnect();
   }
 
   private async execute(

@@ -8,7 +8,15 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { crm, exitOf, oneErrorLine, startServe, stopServe, useCliDataDir } from './support/cli.ts';
+import {
+  crm,
+  crmProcess,
+  exitOf,
+  oneErrorLine,
+  startServe,
+  stopServe,
+  useCliDataDir,
+} from './support/cli.ts';
 
 useCliDataDir();
 
@@ -159,7 +167,8 @@ describe('a lock left by a process that died', { timeout: 120_000 }, () => {
         join(dir, 'crm.pid'),
         JSON.stringify({ pid: gone.pid, command: 'crm serve', started_at: '2026-01-01T00:00:00.000Z' }),
       );
-      const run = await crm(['migrate'], { DATA_DIR: dir });
+      // A child process on a fresh directory: the real bin migrating a new database from nothing.
+      const run = await crmProcess(['migrate'], { DATA_DIR: dir });
       expect(run.stderr).toBe('');
       expect(run.code).toBe(0);
     } finally {

@@ -1,22 +1,18 @@
-// Locks in `crm tools call` and `crm keys create` as a user runs them against a running `crm serve`.
-import type { ChildProcess } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// Locks in `crm tools call` and `crm keys create` as a user runs them against a running server: the
+// app served in this process on a free port, the commands run in-process (test/support/cli.ts); that
+// `crm serve` itself serves is tested in test/cli.test.ts and test/cli-one-process.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { crm, freePort, oneErrorLine, startServe, stopServe, useCliDataDir } from './support/cli.ts';
+import { crm, freePort, oneErrorLine, serveInProcess, useCliDataDir } from './support/cli.ts';
 
 useCliDataDir();
 
 describe('crm tools call and keys create against a running server', { timeout: 120_000 }, () => {
-  let serveDir: string;
-  let server: { child: ChildProcess; base: string; output: () => string };
+  let server: { base: string; stop: () => Promise<void> };
   let session: string;
   let pat: string;
 
   beforeAll(async () => {
-    serveDir = await mkdtemp(join(tmpdir(), 'crm-cli-serve-'));
-    server = await startServe(serveDir);
+    server = await serveInProcess();
     const signup = await fetch(`${server.base}/api/v1/auth/signup`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -31,7 +27,7 @@ describe('crm tools call and keys create against a running server', { timeout: 1
     session = (await signup.json()).token;
   }, 180_000);
 
-  afterAll(() => stopServe(server, serveDir));
+  afterAll(() => server?.stop());
 
   it('keys create prints the key record and its token once; --json prints {key, plain_token}', async () => {
     const run = await crm([

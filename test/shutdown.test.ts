@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedDataDir } from './support/cli.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(ROOT, 'cli', 'bin.js');
@@ -20,6 +21,8 @@ let dataDir: string;
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'crm-shutdown-'));
+  // The run's migrated database, so the server starts without initdb and every migration.
+  await seedDataDir(dataDir);
 });
 afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });

@@ -16,6 +16,7 @@ import { sweepDueEmails } from '../../tools/email/sender.ts';
 import { scheduledEmails } from '../../tools/email/tables.ts';
 import { startBackgroundWork } from '../../workers/runtime.ts';
 import { insertConnectedAccount, minutesFromNow } from '../fixtures/email.ts';
+import { seedDataDir } from '../support/cli.ts';
 import { type SmtpPeer, startSmtpPeer } from '../support/smtp-peer.ts';
 
 const LOGIN = { username: 'restart', password: 'restart-secret' };
@@ -25,6 +26,8 @@ let dataDir: string;
 beforeAll(async () => {
   peer = await startSmtpPeer({ auth: LOGIN });
   dataDir = await mkdtemp(join(tmpdir(), 'crm-email-restart-'));
+  // The run's migrated database, so the first open skips initdb and every migration.
+  await seedDataDir(dataDir);
 });
 
 afterAll(async () => {
