@@ -100,7 +100,7 @@ const pro: Feature[] = [
   'forecasting',
 ];
 
-/** DESIGN.md's plan table; a feature not listed here at all is on every plan. */
+/** The plan table of docs/contracts.md "Plans"; a feature not listed here at all is on every plan. */
 export const PLAN_FEATURES: Record<Plan, ReadonlySet<Feature>> = {
   free: new Set(),
   starter: new Set(starter),

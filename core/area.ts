@@ -35,7 +35,7 @@ export interface SearchSource {
 
 /**
  * A public page or form outside /api/v1 that takes no user token (a proposal's /p/{token}). The
- * REST sub-app mounts it under the per-IP limit of public pages (DESIGN "Consistency rules"); the
+ * REST sub-app mounts it under the per-IP limit of public pages (docs/contracts.md "Consistency rules"); the
  * handler speaks Fetch API Request/Response and answers its own errors (a plain 404 for any bad token).
  */
 export interface PublicRoute {

@@ -1,5 +1,5 @@
-// Line items of priced documents (invoices, estimates, proposals): the input fields of DESIGN "Money
-// and delivery", the checks that need the document's currency (a unit price with more decimals
+// Line items of priced documents (invoices, estimates, proposals): the input fields of docs/contracts.md
+// "Money and delivery", the checks that need the document's currency (a unit price with more decimals
 // than the currency has, figures past what is kept exactly), and the priced lines and totals
 // responses carry. One module so the three documents accept and price lines identically.
 import { z } from 'zod';

@@ -1,5 +1,5 @@
 // State machines: one declaration per status field says which moves are allowed and which event
-// each move emits; every other move is the 400 `invalid_transition` of DESIGN "Consistency rules".
+// each move emits; every other move is the 400 `invalid_transition` of docs/contracts.md "Consistency rules".
 // Areas declare their machine next to their table and list it in tools/index.ts (STATE_MACHINES),
 // so the docs and the tests walk every machine without a hand-kept list.
 //

@@ -13,8 +13,8 @@ import type { Services } from './services.ts';
 export interface ToolAccess {
   kind: AccessKind;
   /**
-   * The scope family whose `read:`/`write:` scope a REST token needs (DESIGN.md "Scopes for every
-   * tool"). Required, so a tool added later cannot forget it; null only for tools that need no scope
+   * The scope family whose `read:`/`write:` scope a REST token needs (docs/contracts.md "Scopes for
+   * every tool"). Required, so a tool added later cannot forget it; null only for tools that need no scope
    * of their own (get_me, and the trash, which checks each record type's family itself).
    */
   resource: ScopeFamily | null;

@@ -1,7 +1,8 @@
-// Webhook signing secrets in the Standard Webhooks convention (DESIGN.md): a secret written
-// `whsec_<base64>` stands for the decoded bytes, which is how the official Standard Webhooks and
-// Svix receiver libraries read the secret they are configured with. Keeping the decoding here, in
-// one place, lets validation (tools/webhooks/tools.ts) and signing (tools/webhooks/signing.ts) agree on it.
+// Webhook signing secrets in the Standard Webhooks convention (docs/contracts.md "Webhook
+// deliveries"): a secret written `whsec_<base64>` stands for the decoded bytes, which is how the
+// official Standard Webhooks and Svix receiver libraries read the secret they are configured with.
+// Keeping the decoding here, in one place, lets validation (tools/webhooks/tools.ts) and signing
+// (tools/webhooks/signing.ts) agree on it.
 import { randomBytes } from 'node:crypto';
 
 export const STANDARD_SECRET_PREFIX = 'whsec_';

@@ -1,6 +1,6 @@
 // Applies the specification's request limits to HTTP requests. Every limit a request counts against
 // is recorded on the context; the response reports the one closest to exhaustion in RateLimit-*
-// headers (DESIGN.md), and the first refused limit answers 429 with that limiter's sentence.
+// headers (docs/contracts.md "Request limits"), and the first refused limit answers 429 with that limiter's sentence.
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context, MiddlewareHandler } from 'hono';
 import { clientIp } from '../core/client-ip.ts';

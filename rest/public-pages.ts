@@ -1,5 +1,5 @@
 // Public pages outside /api/v1 (PUBLIC_ROUTES of the areas: a proposal's /p/{token}): no user
-// token, the per-IP budget of public pages and hooks (60 a minute, DESIGN "Consistency rules"),
+// token, the per-IP budget of public pages and hooks (60 a minute, docs/contracts.md "Consistency rules"),
 // and the area's handler answering its own page or JSON from the Fetch API request. The body reaches
 // a handler only through `body()`: the reader of the REST routes (http/body.ts), so strict UTF-8 and
 // the input guard hold on every public form and hook as they do under /api/v1.

@@ -1,4 +1,4 @@
-// Session JWTs: HS256, 15 minutes, `sub` = user id, `org` = organization id (DESIGN.md).
+// Session JWTs: HS256, 15 minutes, `sub` = user id, `org` = organization id (docs/contracts.md "Session JWTs").
 import { errors, jwtVerify, SignJWT } from 'jose';
 import { AppError } from '../errors.ts';
 

@@ -41,7 +41,7 @@ export const ESTIMATE_STATUSES = ['draft', 'sent', 'accepted', 'declined', 'expi
 export type EstimateStatus = (typeof ESTIMATE_STATUSES)[number];
 
 /**
- * DESIGN "Money and delivery": draft -> sent -> accepted | declined; draft and sent expire (the
+ * docs/billing.md "Estimates": draft -> sent -> accepted | declined; draft and sent expire (the
  * daily job). The specification's event catalogue has no estimate events, so no move emits one.
  */
 export const estimateStatusMachine = defineStateMachine({

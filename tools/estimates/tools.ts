@@ -1,5 +1,5 @@
 // Estimate tools: list, get, create, update and delete drafts, send, accept, decline and convert to
-// an invoice. Every one needs the plan feature `estimates` and the invoices scope family (DESIGN
+// an invoice. Every one needs the plan feature `estimates` and the invoices scope family (docs/contracts.md
 // "Scopes for every tool"). The data functions, the record shape and the status machine are in store.ts.
 import { eq, gte, lte } from 'drizzle-orm';
 import { z } from 'zod';

@@ -1,5 +1,5 @@
 // Invoice delivery: the PDF (core/pdf.ts), sending it by mail through the outbox
-// (core/mail-outbox.ts) and the daily overdue flag. DESIGN "Money and delivery":
+// (core/mail-outbox.ts) and the daily overdue flag. docs/billing.md "Invoice delivery":
 // - POST /invoices/{id}/send finalizes a draft (the same numbering path as finalize), renders the
 //   PDF, queues ONE mail under the key `invoice:<id>:send:<n>` (n counts the sends, so a resend is
 //   a new mail and a retried job is not), sets `sent_at` and emits `invoice.sent`. Draft, open and

@@ -39,7 +39,7 @@ import { type InvoiceRow, invoices, type StoredPayment } from './tables.ts';
 export const INVOICE_STATUSES = ['draft', 'open', 'paid', 'void', 'uncollectible'] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 
-/** DESIGN "Money and delivery": draft -> open -> paid | void | uncollectible; uncollectible -> paid | void. */
+/** docs/billing.md "Invoices": draft -> open -> paid | void | uncollectible; uncollectible -> paid | void. */
 export const invoiceStatusMachine = defineStateMachine({
   resource: 'invoice',
   field: 'status',

@@ -37,7 +37,7 @@ import { type ProposalRow, proposals, type StoredSection } from './tables.ts';
 export const PROPOSAL_STATUSES = ['draft', 'sent', 'accepted', 'declined', 'expired'] as const;
 export type ProposalStatus = (typeof PROPOSAL_STATUSES)[number];
 
-/** DESIGN "Money and delivery": draft -> sent -> accepted | declined; draft | sent -> expired (daily job). */
+/** docs/billing.md "Proposals": draft -> sent -> accepted | declined; draft | sent -> expired (daily job). */
 export const proposalStatusMachine = defineStateMachine({
   resource: 'proposal',
   field: 'status',

@@ -1,6 +1,6 @@
 // Webhook signatures: the specified X-CRM-Signature (hex HMAC-SHA256 of the raw body) and the
-// Standard Webhooks headers (DESIGN.md), plus the receiver-side checks that docs/webhooks.md
-// describes, so tests verify deliveries exactly the way a customer would.
+// Standard Webhooks headers (docs/contracts.md "Webhook deliveries"), plus the receiver-side checks
+// that docs/webhooks.md describes, so tests verify deliveries exactly the way a customer would.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { decodeStandardSecret } from '../../core/webhook-secret.ts';
 

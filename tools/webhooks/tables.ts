@@ -21,7 +21,7 @@ export const webhooks = pgTable(
   (t) => [index('webhooks_org_idx').on(t.orgId, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst())],
 );
 
-/** One attempt of a delivery, as kept in the delivery log (DESIGN.md). */
+/** One attempt of a delivery, as kept in the delivery log (docs/contracts.md "Webhook deliveries"). */
 export interface DeliveryAttempt {
   at: string;
   status_code: number | null;

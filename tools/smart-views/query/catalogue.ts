@@ -132,7 +132,7 @@ export const FIELD_CATALOGUE = {
 
 /**
  * The scope family a filter on each field_type reads: a token running or saving such a filter needs
- * that family's read scope too (DESIGN.md "Scopes for every tool"), or a `read:leads` key could
+ * that family's read scope too (docs/contracts.md "Scopes for every tool"), or a `read:leads` key could
  * probe contacts' e-mails through a view. Tasks, activities and additional properties are lead
  * data. Sorts and display columns name only lead fields, so they never need more than the view.
  */
