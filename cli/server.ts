@@ -73,7 +73,7 @@ export function queueOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): {
   };
 }
 
-export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
+async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
   // The declared jobs, so an API node without workers checks what it enqueues as a worker would.
   const services = await createServices(config, { queue: queueOptionsFromEnv(), jobs: JOBS });
   const app = createApp(services);

@@ -28,7 +28,7 @@ export function isOrigin(value: string): boolean {
 }
 
 /** A bare host name as the Host header names it, without port: `crm.example.com`, `10.0.0.5`, `[::1]`. */
-export function isHostname(value: string): boolean {
+function isHostname(value: string): boolean {
   try {
     // The URL parser drops a port and lower-cases, so only a bare, canonical host name survives unchanged.
     return new URL(`http://${value}`).hostname === value;

@@ -130,7 +130,7 @@ export function validationError(details: ErrorDetail[], message?: string): AppEr
 }
 
 /** Seconds a caller is told to wait (`retry_after`, Retry-After) after the database was too busy. */
-export const DATABASE_BUSY_RETRY_AFTER_SECONDS = 2;
+const DATABASE_BUSY_RETRY_AFTER_SECONDS = 2;
 
 /**
  * Turns anything thrown into an AppError. A database time limit (statement, lock wait, free

@@ -24,13 +24,13 @@ export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
 
 /** How long an outcome is kept and answered again. */
-export const IDEMPOTENCY_KEPT_MS = 24 * 60 * 60 * 1000;
+const IDEMPOTENCY_KEPT_MS = 24 * 60 * 60 * 1000;
 /**
  * How long a claim holds its key without an outcome. Longer than any request may run (statement,
  * lock and SMTP time limits are seconds to a minute), short enough that a key whose process died
  * mid-request can be used again the same hour.
  */
-export const IDEMPOTENCY_LEASE_MS = 10 * 60 * 1000;
+const IDEMPOTENCY_LEASE_MS = 10 * 60 * 1000;
 
 /** 1 to 255 printable ASCII characters (a UUID is the usual choice). */
 const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;

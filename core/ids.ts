@@ -15,7 +15,3 @@ export function newId(now: Date = new Date()): string {
     .padStart(8, '0');
   return `${seconds}${processRandom}${counter.toString(16).padStart(6, '0')}`;
 }
-
-export function isObjectId(value: string): boolean {
-  return OBJECT_ID_PATTERN.test(value);
-}

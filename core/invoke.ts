@@ -30,7 +30,7 @@ export function zodDetails(error: z.ZodError): ErrorDetail[] {
 }
 
 /** Access checks in the specification's order: permission (403), plan feature (402), scope (403). */
-export function authorize(tool: Tool, call: CallContext): void {
+function authorize(tool: Tool, call: CallContext): void {
   const { auth } = call;
   const { permission, feature, kind, resource } = tool.access;
   if (permission && !roleHas(call.access, auth.role, permission)) {
@@ -66,7 +66,7 @@ export function canSee(tool: Tool, call: CallContext): boolean {
   }
 }
 
-export function parseInput<I extends z.ZodObject>(tool: Tool<I>, raw: unknown): z.output<I> {
+function parseInput<I extends z.ZodObject>(tool: Tool<I>, raw: unknown): z.output<I> {
   const parsed = tool.input.safeParse(raw ?? {});
   if (!parsed.success) throw new AppError('validation_failed', { details: zodDetails(parsed.error) });
   return parsed.data;

@@ -16,7 +16,7 @@ import {
 } from './money.ts';
 import { NO_NUL, nulMessage } from './text-rules.ts';
 
-export const MAX_LINE_ITEMS = 500;
+const MAX_LINE_ITEMS = 500;
 const MAX_QUANTITY = 1_000_000_000;
 const MAX_UNIT_PRICE = 1_000_000_000_000;
 

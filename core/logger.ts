@@ -7,7 +7,7 @@ import { errorForLog } from './db/errors.ts';
 
 export type { Logger };
 
-export const REDACT_PATHS = [
+const REDACT_PATHS = [
   'req.headers.authorization',
   'headers.authorization',
   'authorization',

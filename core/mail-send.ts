@@ -82,7 +82,7 @@ const COLUMNS: LeaseColumns = {
 };
 
 /** Wait after failed attempt `attempt` (1-based). */
-export function mailRetryDelayMs(attempt: number): number {
+function mailRetryDelayMs(attempt: number): number {
   return retryDelayMs(POLICY, attempt);
 }
 

@@ -30,7 +30,7 @@ export function safeSubject(text: string): string {
 }
 
 /** Most SMTP servers refuse messages above 25 MB; attachments grow by a third in base64. */
-export const MAX_ATTACHMENT_BYTES = 18 * 1024 * 1024;
+const MAX_ATTACHMENT_BYTES = 18 * 1024 * 1024;
 
 /** Headers the port composes itself; a caller setting them would contradict the message. */
 const RESERVED_HEADERS = new Set([
@@ -144,7 +144,6 @@ export const mailMessageSchema = z
     },
   );
 
-export type MailAddress = z.infer<typeof mailAddress>;
 export type MailMessage = z.input<typeof mailMessageSchema>;
 
 export interface SentMail {
@@ -239,7 +238,7 @@ export function composeMail(from: string, message: MailMessage): ComposeOptions 
 }
 
 /** The file name of a message: readable, safe on every file system, and the same for the same Message-ID. */
-export function emlFileName(messageId: string): string {
+function emlFileName(messageId: string): string {
   const readable = messageId.replace(/[^A-Za-z0-9._@-]/g, '').slice(0, 100);
   const digest = createHash('sha256').update(messageId).digest('hex').slice(0, 12);
   return `${readable}-${digest}.eml`;

@@ -168,7 +168,7 @@ function exact(value: number, what: string): Decimal {
  * each rounded half away from zero to the currency's minor unit: the tax is computed on the
  * rounded amount, the figure the document shows.
  */
-export function lineAmounts(line: LinePrice, currency: string): LineAmounts {
+function lineAmounts(line: LinePrice, currency: string): LineAmounts {
   const digits = minorDigits(currency);
   const quantity = exact(line.quantity, 'quantity');
   const price = exact(line.unit_price, 'unit_price');

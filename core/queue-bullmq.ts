@@ -38,7 +38,7 @@ export interface BullMqQueueOptions {
 }
 
 /** BullMQ forbids ":" in custom ids; delivery ids are hex, so "_" cannot collide. */
-export function bullJobId(jobId: string): string {
+function bullJobId(jobId: string): string {
   return jobId.replaceAll(':', '_');
 }
 

@@ -1,9 +1,9 @@
 // The webhook delivery's view of the job port (core/jobs.ts). The relay, the delivery handler and
 // the webhook tools enqueue through `services.queue`, typed to the delivery job alone, so a test can
 // stand a recording queue in for it; everything else uses `services.jobs` (the same queue).
-import type { EnqueueOptions, JobCatalog, JobHandlers, JobName, StartWorkersOptions } from './jobs.ts';
+import type { EnqueueOptions, JobCatalog, JobHandlers, StartWorkersOptions } from './jobs.ts';
 
-export type { EnqueueOptions, JobHandlers, JobName };
+export type { EnqueueOptions, JobHandlers };
 
 export type JobPayloads = Pick<JobCatalog, 'webhook.deliver'>;
 

@@ -27,7 +27,7 @@ export const SAFE_INPUT_CODES = {
 } as const;
 
 /** The problem with one string, or null when PostgreSQL can store it as given. */
-export function textProblem(s: string): ErrorDetail['code'] | null {
+function textProblem(s: string): ErrorDetail['code'] | null {
   if (s.includes(NUL)) return SAFE_INPUT_CODES.nul;
   if (LONE_SURROGATE.test(s)) return SAFE_INPUT_CODES.surrogate;
   return null;
@@ -61,7 +61,7 @@ interface Pending {
  * Every problem of a JSON value, each naming its field as a dotted path under `prefix` ("" for a
  * body, "query" for a query string...). Keys are checked like strings.
  */
-export function findUnsafeInput(value: unknown, prefix = ''): ErrorDetail[] {
+function findUnsafeInput(value: unknown, prefix = ''): ErrorDetail[] {
   const details: ErrorDetail[] = [];
   const report = (path: string, code: string, what = 'value') => {
     details.push({ field: path || '(root)', message: `${what} ${MESSAGES[code]}`, code });

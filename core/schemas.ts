@@ -10,7 +10,7 @@ export const objectId = (what = 'record') =>
     .describe(`The ${what}'s id (24 hex characters)`);
 
 /** True for a YYYY-MM-DD string naming a day that exists (2025-02-30 does not). */
-export function isRealDate(value: string): boolean {
+function isRealDate(value: string): boolean {
   const date = new Date(`${value}T00:00:00Z`);
   return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
 }
@@ -23,8 +23,6 @@ export const dateString = (what: string) =>
     .refine(isRealDate, 'must be a real calendar date')
     .meta({ format: 'date' })
     .describe(`${what} (YYYY-MM-DD)`);
-
-export const timestamp = (what: string) => z.string().describe(`${what} (ISO 8601)`);
 
 export function iso(date: Date | null): string | null {
   return date ? date.toISOString() : null;

@@ -61,9 +61,9 @@ export interface FileStore {
 }
 
 /** SigV4 presigned URLs live at most 7 days; the disk store keeps the same bound so callers can't rely on more. */
-export const MAX_LINK_SECONDS = 7 * 24 * 3600;
+const MAX_LINK_SECONDS = 7 * 24 * 3600;
 /** One S3 PUT takes at most 5 GiB. */
-export const MAX_UPLOAD_BYTES = 5 * 1024 ** 3;
+const MAX_UPLOAD_BYTES = 5 * 1024 ** 3;
 const MAX_KEY_LENGTH = 512;
 /** A segment starts with a letter, digit or underscore, so `.`, `..` and hidden temp files are impossible. */
 const KEY_SEGMENT = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,199}$/;
@@ -88,7 +88,7 @@ export function assertFileKey(key: string): void {
 }
 
 /** A media type with optional parameters (`text/html; charset=utf-8`), printable ASCII on one line. */
-export function isContentType(contentType: string): boolean {
+function isContentType(contentType: string): boolean {
   return contentType.length <= 255 && CONTENT_TYPE.test(contentType);
 }
 

@@ -15,7 +15,7 @@ export const ONE_LINE = (s: string): boolean => !/[\r\n]/.test(s);
 export const oneLineMessage = 'must be one line (no CR or LF)';
 
 /** True when a JSON value holds a NUL character in any string or key, at any depth. */
-export function containsNul(value: unknown): boolean {
+function containsNul(value: unknown): boolean {
   if (typeof value === 'string') return value.includes('\u0000');
   if (Array.isArray(value)) return value.some(containsNul);
   if (typeof value === 'object' && value !== null) {
@@ -25,8 +25,8 @@ export function containsNul(value: unknown): boolean {
 }
 
 /** The name rule of additional properties: a letter, then letters, digits and underscores (64 at most). */
-export const ADDITIONAL_PROPERTY_KEY = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
-export const MAX_ADDITIONAL_PROPERTIES = 100;
+const ADDITIONAL_PROPERTY_KEY = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
+const MAX_ADDITIONAL_PROPERTIES = 100;
 
 export interface AdditionalPropertyRules {
   /** Names the record's own fields or event payloads use, which a caller may not set. */

@@ -5,10 +5,10 @@
 // (tools/webhooks/signing.ts) agree on it.
 import { randomBytes } from 'node:crypto';
 
-export const STANDARD_SECRET_PREFIX = 'whsec_';
+const STANDARD_SECRET_PREFIX = 'whsec_';
 
 /** Svix generates 24-byte keys; fewer bytes than that is too weak a key to accept. */
-export const MIN_STANDARD_KEY_BYTES = 24;
+const MIN_STANDARD_KEY_BYTES = 24;
 
 /** Generated keys are 32 random bytes: as many as HMAC-SHA256 outputs, a full-strength key. */
 const GENERATED_KEY_BYTES = 32;

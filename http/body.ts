@@ -17,7 +17,7 @@ const URLENCODED_TYPE = /^application\/x-www-form-urlencoded\b/i;
 const MULTIPART_TYPE = /^multipart\/form-data\b/i;
 
 /** The body's bytes as text, refusing bytes that are not UTF-8 (fatal decoding, no U+FFFD). */
-export function decodeUtf8Body(bytes: ArrayBuffer | Uint8Array): string {
+function decodeUtf8Body(bytes: ArrayBuffer | Uint8Array): string {
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {

@@ -6,7 +6,7 @@ import { secureHeaders } from 'hono/secure-headers';
 import { type Config, isOrigin } from '../core/config.ts';
 
 /** Request headers a browser client may send cross-origin (beyond the CORS-safelisted ones). */
-export const CORS_ALLOWED_HEADERS = [
+const CORS_ALLOWED_HEADERS = [
   'Authorization',
   'Content-Type',
   'X-Request-Id',
@@ -17,7 +17,7 @@ export const CORS_ALLOWED_HEADERS = [
   'Mcp-Protocol-Version',
 ];
 /** Response headers a browser client may read. */
-export const CORS_EXPOSED_HEADERS = [
+const CORS_EXPOSED_HEADERS = [
   'X-Request-Id',
   'RateLimit-Limit',
   'RateLimit-Remaining',

@@ -14,7 +14,7 @@ export const CLIENT_CLOSED_REQUEST = 499;
  * Whether `err` is the client going away: Node fails the body stream with Error('aborted', code
  * ECONNRESET) when the socket closes mid-body, and the Fetch request's signal is aborted then.
  */
-export function isClientAbort(c: Context, err: unknown): boolean {
+function isClientAbort(c: Context, err: unknown): boolean {
   if (c.req.raw.signal.aborted) return true;
   for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
     if (e.message === 'aborted' && 'code' in e && e.code === 'ECONNRESET') return true;

@@ -63,7 +63,7 @@ export async function enforceLimit(
 }
 
 /** Writes the RateLimit-* headers of the most constrained limit the request counted against. */
-export function applyLimitHeaders(c: Context, response: Response): void {
+function applyLimitHeaders(c: Context, response: Response): void {
   const reported = mostConstrained(outcomesOf.get(c.req.raw) ?? []);
   if (!reported) return;
   for (const [name, value] of Object.entries(rateLimitHeaders(reported))) response.headers.set(name, value);

@@ -5,7 +5,7 @@
 import { DEFAULT_NEGOTIATED_PROTOCOL_VERSION } from '@modelcontextprotocol/server';
 
 /** The last revision whose JSON-RPC layer accepted batches (the 2025-06-18 changelog removes them). */
-export const LAST_BATCHING_REVISION = '2025-03-26';
+const LAST_BATCHING_REVISION = '2025-03-26';
 const REVISION = /^\d{4}-\d{2}-\d{2}$/;
 
 export type BatchVerdict = { ok: true; messages: number } | { ok: false; revision: string };

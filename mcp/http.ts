@@ -46,7 +46,7 @@ const LOOPBACK_LISTEN = /^(localhost|127(\.\d{1,3}){3}|::1|\[::1\])$/i;
  * to its own names (plus MCP_ALLOWED_HOSTS): a page whose DNS name an attacker re-points at
  * 127.0.0.1 (DNS rebinding) sends its own name as Host and is refused.
  */
-export function allowedMcpHostnames(config: Config): string[] | undefined {
+function allowedMcpHostnames(config: Config): string[] | undefined {
   if (LOOPBACK_LISTEN.test(config.host)) return [...LOOPBACK_HOSTNAMES, ...config.mcpAllowedHosts];
   return config.mcpAllowedHosts.length > 0 ? config.mcpAllowedHosts : undefined;
 }
@@ -56,7 +56,7 @@ export function allowedMcpHostnames(config: Config): string[] | undefined {
  * origins (http://localhost:PORT, http://127.0.0.1:PORT, http://[::1]:PORT): a page the server itself
  * serves on this machine, such as a local inspector, is not another site. docs/mcp.md "Origins".
  */
-export function allowedMcpOrigins(config: Config): string[] {
+function allowedMcpOrigins(config: Config): string[] {
   if (config.mcpAllowedOrigins.length > 0) return config.mcpAllowedOrigins;
   // URL.origin drops a default port, as a browser's Origin header does (http://localhost for port 80).
   return LOOPBACK_HOSTNAMES.map((hostname) => new URL(`http://${hostname}:${config.port}`).origin);

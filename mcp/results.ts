@@ -90,7 +90,7 @@ function narrowingAdvice(tool: Tool, info: PageInfo | undefined, fullLength: num
   return `Call ${tool.name} again with ${orList(ways)}.`;
 }
 
-export function truncationNote(tool: Tool, output: unknown, fullLength: number, budget: number): string {
+function truncationNote(tool: Tool, output: unknown, fullLength: number, budget: number): string {
   return (
     `RESULT TRUNCATED: the full result of ${tool.name} is ${fullLength} characters, over the ` +
     `${budget}-character limit for one tool result (about ${Math.round(budget / 4)} tokens). The text ` +
@@ -123,10 +123,7 @@ const MIN_KEPT_STRING = 400;
  * A view of a write's output that fits `budget`, with the same keys: long texts and lists cut,
  * ids and every short field whole. Undefined when even the shortest such view does not fit.
  */
-export function shortenedView(
-  output: Record<string, unknown>,
-  budget: number,
-): Record<string, unknown> | undefined {
+function shortenedView(output: Record<string, unknown>, budget: number): Record<string, unknown> | undefined {
   for (let maxString = 4000, maxItems = 50; ; ) {
     const view = shortenValue(output, maxString, maxItems);
     if (isRecord(view) && JSON.stringify(view).length <= budget) return view;

@@ -36,7 +36,7 @@ const TOOLSET_LINES = CATALOGUE.toolsetNames
   .join('\n');
 
 /** The server instructions: how the CRM works for a model, and which toolsets this connection has. */
-export function instructionsFor(selection: ToolsetSelection): string {
+function instructionsFor(selection: ToolsetSelection): string {
   return [
     "A multi-tenant sales CRM: leads and the records around them, the organization's users and API " +
       "keys. Everything you do happens inside the caller's organization. Call get_me first: it names " +
@@ -63,7 +63,7 @@ export function instructionsFor(selection: ToolsetSelection): string {
 const listings = new WeakMap<Tool, McpTool>();
 
 /** The tool as tools/list shows it; built once per tool from the precomputed JSON Schemas. */
-export function listingOf(tool: Tool): McpTool {
+function listingOf(tool: Tool): McpTool {
   let listing = listings.get(tool);
   if (!listing) {
     const schemas = jsonSchemasOf(tool);

@@ -17,7 +17,7 @@ function isToolset(name: string): name is ToolsetName {
 
 export const TOOLSETS_HEADER = 'X-MCP-Toolsets';
 /** The header value selecting every toolset. */
-export const ALL_TOOLSETS = 'all';
+const ALL_TOOLSETS = 'all';
 /** The most tools the default selection may list to any caller; a test holds the registry to it. */
 export const DEFAULT_TOOL_BUDGET = 40;
 /** Listed whatever the selection: get_me is where a model learns who it is and what it may do. */

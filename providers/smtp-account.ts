@@ -87,7 +87,7 @@ class SessionRefusal extends Error {
 }
 
 /** Reads a nodemailer error into one code and one sentence. */
-export function classifySmtpError(err: unknown): Failure {
+function classifySmtpError(err: unknown): Failure {
   if (err instanceof PrivateHostError) {
     return {
       code: 'private_host',

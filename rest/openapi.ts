@@ -4,7 +4,6 @@
 // types), components.ts (shared schemas, headers and error responses), paths.ts (one operation per
 // route), auth-operations.ts (the REST surface's own routes), document.ts (the whole) and serve.ts
 // (GET /api/v1/openapi.json and /docs). This file is their public face.
-export { buildOpenApiDocument } from './openapi/document.ts';
-export { openApiPath, tagOf } from './openapi/paths.ts';
+export { tagOf } from './openapi/paths.ts';
 export { DOCS_PATH, mountOpenApi, OPENAPI_PATH } from './openapi/serve.ts';
 export type * from './openapi/types.ts';

@@ -54,7 +54,7 @@ interface Entry {
   reloading: boolean;
 }
 
-export const INVALIDATION_CHANNEL = 'crm:auth:invalidate';
+const INVALIDATION_CHANNEL = 'crm:auth:invalidate';
 const FENCE_KEY = 'crm:auth:fence';
 const VERSION_PREFIX = 'crm:auth:v:';
 /** Versions outlive every entry stamped with them many times over, then expire to keep Redis tidy. */

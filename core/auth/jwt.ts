@@ -4,7 +4,7 @@ import { AppError } from '../errors.ts';
 
 export const SESSION_TTL_SECONDS = 15 * 60;
 /** How far a token's `iat` may lie ahead of this server's clock (clocks of several nodes drift). */
-export const CLOCK_SKEW_SECONDS = 30;
+const CLOCK_SKEW_SECONDS = 30;
 
 export interface SessionClaims {
   sub: string;

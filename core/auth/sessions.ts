@@ -23,7 +23,7 @@ import { SESSION_TTL_SECONDS, signSession } from './jwt.ts';
 import { DUMMY_HASH_PROMISE, verifyPassword } from './passwords.ts';
 import { generateRefreshToken, hashToken } from './tokens.ts';
 
-export const REFRESH_TTL_SECONDS = 30 * 24 * 60 * 60;
+const REFRESH_TTL_SECONDS = 30 * 24 * 60 * 60;
 
 export const signupInput = z.strictObject({
   organization_name: z.string().trim().min(1).max(200).describe('Name of the new organization'),

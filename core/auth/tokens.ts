@@ -4,9 +4,9 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { AppError } from '../errors.ts';
 
-export const PAT_PATTERN = /^pat_[0-9a-f]{64}$/;
-export const OAUTH_PATTERN = /^[0-9a-f]{64}$/;
-export const JWT_PATTERN = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+const PAT_PATTERN = /^pat_[0-9a-f]{64}$/;
+const OAUTH_PATTERN = /^[0-9a-f]{64}$/;
+const JWT_PATTERN = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
 /**
  * Extracts the bearer token from an Authorization header; a missing header or another scheme is

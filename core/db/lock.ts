@@ -8,7 +8,7 @@
 import { closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 
-export const LOCK_FILE = 'crm.pid';
+const LOCK_FILE = 'crm.pid';
 /** A lock file still empty this soon after its creation is being written, not stale. */
 const FRESH_MS = 10_000;
 
@@ -19,7 +19,7 @@ interface Holder {
 }
 
 /** Refused: another live process holds the directory. The message is the line to print. */
-export class DataDirInUseError extends Error {
+class DataDirInUseError extends Error {
   constructor(
     readonly dataDir: string,
     readonly holder: Holder | null,

@@ -16,7 +16,7 @@ import type {
   ResponseObject,
 } from './types.ts';
 
-export const errorDetailSchema = z.object({
+const errorDetailSchema = z.object({
   field: z.string().describe('Dotted path of the offending field, or "(root)"'),
   message: z.string().describe('What is wrong with it'),
   code: z.string().describe('Machine-readable reason, e.g. a zod issue code such as too_small'),
@@ -40,7 +40,7 @@ export const errorEnvelopeSchema = z
       'request_id (500).',
   );
 
-export const ERROR_REF = '#/components/schemas/Error';
+const ERROR_REF = '#/components/schemas/Error';
 
 export const RATE_LIMIT_HEADERS: Record<string, HeaderObject> = {
   'RateLimit-Limit': {
@@ -90,7 +90,7 @@ export const IDEMPOTENCY_ERRORS: readonly ToolError[] = [
   },
 ];
 
-export function headerRefs(names: readonly string[]): Record<string, RefObject> {
+function headerRefs(names: readonly string[]): Record<string, RefObject> {
   return Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 }
 
@@ -102,7 +102,7 @@ export const POST_SUCCESS_HEADERS = headerRefs([
   IDEMPOTENT_REPLAYED_HEADER,
 ]);
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
+function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
@@ -110,7 +110,7 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
  * Tool schemas are embedded at many places in one document, where a `#/$defs/...` reference would
  * resolve against the document instead of the schema, so only self-contained schemas are accepted.
  */
-export function assertSelfContained(value: unknown, label: string): void {
+function assertSelfContained(value: unknown, label: string): void {
   if (Array.isArray(value)) {
     for (const item of value) assertSelfContained(item, label);
     return;
@@ -177,7 +177,7 @@ export function errorResponse(description: string, example: Record<string, unkno
   return { description, content: jsonContent({ $ref: ERROR_REF }, example) };
 }
 
-export const VALIDATION_EXAMPLE = errorExample('validation_failed', {
+const VALIDATION_EXAMPLE = errorExample('validation_failed', {
   details: [
     { field: 'name', message: 'Too small: expected string to have >=1 characters', code: 'too_small' },
   ],

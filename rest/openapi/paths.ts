@@ -37,7 +37,7 @@ export const API_PREFIX = '/api/v1';
 const GROUPING_SEGMENTS: ReadonlySet<string> = new Set(['settings']);
 
 /** `/leads/:id` -> `/api/v1/leads/{id}` and the parameter names, in order. */
-export function openApiPath(honoPath: string): { path: string; params: string[] } {
+function openApiPath(honoPath: string): { path: string; params: string[] } {
   // Optional parameters, regex constraints and wildcards have no OpenAPI path form.
   if (/[*?{}]/.test(honoPath)) {
     throw new Error(`Route path ${honoPath} uses syntax the OpenAPI document cannot express`);

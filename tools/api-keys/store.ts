@@ -35,7 +35,7 @@ export const apiKeySchema = z
 export type ApiKeyRecord = z.infer<typeof apiKeySchema>;
 
 /** Uses are batched in memory before they reach the row, so the pending time may be newer than the stored one. */
-export function serializeApiKey(row: ApiKeyRow, services: Services): ApiKeyRecord {
+function serializeApiKey(row: ApiKeyRow, services: Services): ApiKeyRecord {
   const pending = services.usage.pendingFor(row.id);
   const stored = row.lastUsedAt;
   const lastUsed = pending && (!stored || pending > stored) ? pending : stored;

@@ -157,7 +157,7 @@ const MAX_SEARCH_TERMS = 10;
  * tsquery syntax gets through; the result is cast with ::tsquery as is. Null when nothing
  * searchable remains.
  */
-export function contactTsQuery(search: string): string | null {
+function contactTsQuery(search: string): string | null {
   // "+1 415-555 0100" is one phone number, not four words.
   const text = search
     .normalize('NFKC')

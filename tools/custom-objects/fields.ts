@@ -14,12 +14,11 @@ import type { CustomFieldDef } from './tables.ts';
 /** A field definition as stored, for the areas that design fields of their own (custom activity types). */
 export type { CustomFieldDef } from './tables.ts';
 
-export const CUSTOM_FIELD_TYPES = ['text', 'number', 'date', 'boolean', 'choice', 'user', 'lead'] as const;
-export type CustomFieldType = (typeof CUSTOM_FIELD_TYPES)[number];
+const CUSTOM_FIELD_TYPES = ['text', 'number', 'date', 'boolean', 'choice', 'user', 'lead'] as const;
 
-export const MAX_CUSTOM_FIELDS = 100;
-export const MAX_CHOICE_OPTIONS = 100;
-export const MAX_TEXT_VALUE = 10_000;
+const MAX_CUSTOM_FIELDS = 100;
+const MAX_CHOICE_OPTIONS = 100;
+const MAX_TEXT_VALUE = 10_000;
 
 const FIELD_KEY = /^[a-z][a-z0-9_]{0,63}$/;
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;

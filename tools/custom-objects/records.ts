@@ -78,7 +78,7 @@ const recordPathShape = { ...objectPathShape, recordId: objectId('custom object 
  * The records table on the record helper: lookups, lists, writes, trash, and restore with the owner
  * fallback (an unowned record, too, goes to the restoring user).
  */
-export const recordTable = defineRecordTable<RecordRow>({
+const recordTable = defineRecordTable<RecordRow>({
   label: 'Custom object record',
   table: customObjectRecords,
   select: (db) => db.select().from(customObjectRecords).$dynamic(),

@@ -20,7 +20,7 @@ export const UPLOAD_LINK_SECONDS = 3600;
 const FOLDERS: Record<UploadPurpose, string> = { attachment: 'attachments' };
 
 /** `org/<orgId>/<folder>/`: every upload of one organization for one purpose lies under it. */
-export function uploadPrefix(orgId: string, purpose: UploadPurpose): string {
+function uploadPrefix(orgId: string, purpose: UploadPurpose): string {
   return `org/${orgId}/${FOLDERS[purpose]}/`;
 }
 
@@ -29,7 +29,7 @@ export function uploadPrefix(orgId: string, purpose: UploadPurpose): string {
  * starting with a letter, digit or `_`, at most 100 characters. Only for the key (the original
  * name travels with the attachment); it keeps downloads and logs readable.
  */
-export function safeFileSegment(filename: string): string {
+function safeFileSegment(filename: string): string {
   const cleaned = filename.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 100);
   if (cleaned === '') return 'file';
   return /^[A-Za-z0-9_]/.test(cleaned) ? cleaned : `_${cleaned.slice(0, 99)}`;

@@ -9,7 +9,7 @@ import { NO_NUL, nulMessage, ONE_LINE, oneLineMessage } from '../../core/text-ru
 import { defineTool, type Tool } from '../../core/tool.ts';
 import { MAX_ATTACHMENT_BYTES, newUploadKey, UPLOAD_LINK_SECONDS, UPLOAD_PURPOSES } from './store.ts';
 
-export const uploadLinkSchema = z
+const uploadLinkSchema = z
   .object({
     upload_url: z.string().describe('PUT the file here, with exactly `headers`, before `expires_at`'),
     method: z.literal('PUT').describe('Always PUT'),

@@ -13,7 +13,7 @@ import { countOverdueTasksOfLead } from '../tasks/lookups.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-export const HEALTH_FACTOR_KEYS = [
+const HEALTH_FACTOR_KEYS = [
   'activity_recency',
   'open_opportunities',
   'overdue_tasks',
@@ -44,16 +44,16 @@ const LABELS: Readonly<Record<FactorKey, string>> = {
 };
 
 /** Days without activity at which recency reaches 0 (it falls linearly from 1 on the day of the activity). */
-export const RECENCY_ZERO_DAYS = 60;
+const RECENCY_ZERO_DAYS = 60;
 /** Total open opportunity value at which that factor is full; one open opportunity alone scores 0.6. */
-export const OPPORTUNITY_VALUE_TARGET = 10_000;
+const OPPORTUNITY_VALUE_TARGET = 10_000;
 /** Each overdue task or missed commitment takes this much off its factor's score. */
-export const OVERDUE_TASK_PENALTY = 0.25;
-export const MISSED_COMMITMENT_PENALTY = 0.3;
+const OVERDUE_TASK_PENALTY = 0.25;
+const MISSED_COMMITMENT_PENALTY = 0.3;
 /** The window of email engagement. */
-export const EMAIL_WINDOW_DAYS = 30;
+const EMAIL_WINDOW_DAYS = 30;
 
-export const GRADES = ['healthy', 'at_risk', 'critical'] as const;
+const GRADES = ['healthy', 'at_risk', 'critical'] as const;
 type Grade = (typeof GRADES)[number];
 
 // ---------------------------------------------------------------------------------------------
@@ -247,7 +247,7 @@ function gradeOf(score: number): Grade {
 }
 
 /** The health of a lead from its measures: pure, so the rules can be read and tested without a database. */
-export function computeHealth(leadId: string, m: HealthMeasures, now: Date): Health {
+function computeHealth(leadId: string, m: HealthMeasures, now: Date): Health {
   const drafts: Record<FactorKey, FactorDraft> = {
     activity_recency: scoreRecency(m, now),
     open_opportunities: scoreOpportunities(m),

@@ -37,7 +37,7 @@ export async function isLiveLead(db: Executor, orgId: string, leadId: string): P
  * A child record deleted on its own comes back alone only while its lead is live: a restored child
  * of a trashed lead would be visible beside a lead that is not (409; restoring the lead brings it back).
  */
-export async function assertLeadLive(db: Executor, orgId: string, leadId: string): Promise<void> {
+async function assertLeadLive(db: Executor, orgId: string, leadId: string): Promise<void> {
   if (!(await isLiveLead(db, orgId, leadId))) {
     throw new AppError('conflict', { message: 'Restore its lead first' });
   }

@@ -49,7 +49,7 @@ export type LeadRecord = z.output<typeof leadSchema>;
 const { search: _search, ...leadColumns } = getTableColumns(leads);
 export type LeadData = Omit<LeadRow, 'search'>;
 
-export function toStatus(value: string): LeadStatus {
+function toStatus(value: string): LeadStatus {
   return LEAD_STATUSES.find((s) => s === value) ?? 'new';
 }
 
@@ -232,7 +232,7 @@ export async function trashLead(
 }
 
 /** Brings a trashed lead back with the children that went with it (an owner who is gone hands it to the restorer). */
-export async function restoreLead(
+async function restoreLead(
   ctx: RecordContext,
   children: readonly ChildTable[],
   id: string,

@@ -33,14 +33,11 @@ import {
 } from './store.ts';
 import { leads } from './tables.ts';
 
-// The data functions other areas use, where they have always found them.
-export { getLiveLead, type LeadRecord, serializeLead } from './store.ts';
-
 /**
  * Names an additional property may not take: they are record fields the server sets, or keys that
  * event payloads add beside the flattened record (a custom `changed_fields` would collide there).
  */
-export const RESERVED_LEAD_KEYS: ReadonlySet<string> = new Set([
+const RESERVED_LEAD_KEYS: ReadonlySet<string> = new Set([
   '_id',
   'id',
   'org_id',

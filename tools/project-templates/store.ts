@@ -245,7 +245,7 @@ export async function applyDefaultOnboarding(ctx: RecordContext, leadId: string)
 // ---------------------------------------------------------------------------------------------
 // Onboarding progress
 
-export const ONBOARDING_STATUSES = ['not_started', 'in_progress', 'completed'] as const;
+const ONBOARDING_STATUSES = ['not_started', 'in_progress', 'completed'] as const;
 
 export const onboardingSchema = z
   .object({

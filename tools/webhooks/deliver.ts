@@ -354,7 +354,7 @@ export function deliveryHandlers(services: Services, options: DeliveryOptions = 
 }
 
 /** Re-enqueues due pending deliveries; returns how many. */
-export async function sweepPendingDeliveries(services: Services, graceMs: number): Promise<number> {
+async function sweepPendingDeliveries(services: Services, graceMs: number): Promise<number> {
   const cutoff = new Date(Date.now() - graceMs);
   const due = await services.db.system
     .select({

@@ -22,7 +22,7 @@ export interface RelayResult {
 }
 
 /** One relay pass in one system transaction; enqueues the created deliveries after the commit. */
-export async function relayBatch(services: Services, options: RelayOptions = {}): Promise<RelayResult> {
+async function relayBatch(services: Services, options: RelayOptions = {}): Promise<RelayResult> {
   const batchSize = options.batchSize ?? 200;
   const now = new Date();
   const result = await services.db.transaction(async (tx) => {

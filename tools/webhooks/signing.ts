@@ -28,7 +28,7 @@ export function signPayload(secret: string, body: Uint8Array | string): string {
  * remainder is not canonical base64 (only possible for rows written before creation checked it)
  * keeps the UTF-8 key it was signed with before.
  */
-export function standardWebhookKey(secret: string): Buffer {
+function standardWebhookKey(secret: string): Buffer {
   return decodeStandardSecret(secret) ?? Buffer.from(secret, 'utf8');
 }
 

@@ -11,7 +11,7 @@ import { classifyAddress } from '../../core/network-guard.ts';
 
 // The classifier moved to core (the connected-accounts SMTP client needs it too); re-exported here
 // for the webhook code and tests that import it from this module.
-export { type AddressVerdict, classifyAddress } from '../../core/network-guard.ts';
+export { classifyAddress } from '../../core/network-guard.ts';
 
 /** The error a refused target fails with; its `reason` is for the log only, never the API. */
 export class BlockedTargetError extends Error {

@@ -102,7 +102,7 @@ export type DeliveryRecord = z.infer<typeof deliverySchema>;
 
 export const deliveryStatus = z.enum(DELIVERY_STATUSES);
 
-export function serializeDelivery(row: WebhookDeliveryRow): DeliveryRecord {
+function serializeDelivery(row: WebhookDeliveryRow): DeliveryRecord {
   return {
     _id: row.id,
     webhook_id: row.webhookId,

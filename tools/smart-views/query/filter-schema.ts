@@ -21,10 +21,10 @@ import {
   SORTABLE_LEAD_FIELDS,
 } from './catalogue.ts';
 
-export const MAX_FILTERS = 50;
-export const MAX_LIST_VALUES = 500;
-export const MAX_TEXT_VALUE = 1000;
-export const MAX_DISPLAY_COLUMNS = 50;
+const MAX_FILTERS = 50;
+const MAX_LIST_VALUES = 500;
+const MAX_TEXT_VALUE = 1000;
+const MAX_DISPLAY_COLUMNS = 50;
 
 const OBJECT_ID = /^[0-9a-f]{24}$/;
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -92,7 +92,7 @@ function isCleanText(v: unknown): v is string {
 }
 
 /** A real calendar date YYYY-MM-DD in years 0001-9999 (PostgreSQL has no year 0). */
-export function isCalendarDate(v: string): boolean {
+function isCalendarDate(v: string): boolean {
   const m = DATE_ONLY.exec(v);
   if (!m) return false;
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
@@ -105,7 +105,7 @@ export function isCalendarDate(v: string): boolean {
 const isoDateTime = z.iso.datetime({ offset: true });
 
 /** An ISO 8601 date or date-time (with Z or an offset) that names a real instant. */
-export function isInstant(v: unknown): v is string {
+function isInstant(v: unknown): v is string {
   if (typeof v !== 'string') return false;
   if (isCalendarDate(v)) return true;
   if (!isoDateTime.safeParse(v).success) return false;
