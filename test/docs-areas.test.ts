@@ -41,6 +41,23 @@ describe('docs/areas', () => {
 });
 
 describe('references', () => {
+  it('name only files that exist (decisions.md, the history of the house, may name moved ones)', () => {
+    const docs = [
+      ...filesUnder('docs', ['.md']),
+      join(ROOT, 'README.md'),
+      join(ROOT, 'test/README.md'),
+    ].filter((file) => !file.endsWith('decisions.md'));
+    const path =
+      /\b(?:app|bench|cli|core|http|mcp|providers|rest|scripts|test|tools|workers)\/[\w./-]+\.(?:ts|js|mjs)\b/g;
+    const missing = docs.flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(path)]
+        .map((m) => m[0])
+        .filter((p) => !existsSync(join(ROOT, p)))
+        .map((p) => `${file.slice(ROOT.length)}: ${p}`),
+    );
+    expect(missing).toEqual([]);
+  });
+
   it('point into the repository: no comment or doc sends the reader to DESIGN.md', () => {
     const sources = ['app', 'core', 'http', 'rest', 'mcp', 'tools', 'providers', 'workers', 'cli', 'scripts']
       .flatMap((dir) => filesUnder(dir, ['.ts', '.js', '.mjs']))
