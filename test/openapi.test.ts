@@ -1,7 +1,9 @@
 // Locks in the OpenAPI 3.1 document (valid, public, complete for the route table) and the /docs page (local assets only).
 import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { outboxEvents } from '../core/db/schema.ts';
 import { ERROR_TABLE } from '../core/errors.ts';
 import { EVENT_NAMES } from '../core/events.ts';
 import type { HttpMethod } from '../core/route.ts';
@@ -16,6 +18,7 @@ import { ROUTES } from '../tools/index.ts';
 import { listLeads } from '../tools/leads/tools.ts';
 import { SUBSCRIBABLE_EVENTS } from '../tools/webhooks/store.ts';
 import { createWebhook } from '../tools/webhooks/tools.ts';
+import { leadCreatedPayload } from './fixtures/events.ts';
 import { createTestContext, json, type TestContext } from './helpers.ts';
 import { createSchemaValidator } from './openapi-fuzz-inputs.ts';
 
@@ -561,7 +564,9 @@ describe('the webhooks section', () => {
       const schema = deliverySchema(event);
       expect(schema.required, event).toEqual(['event', 'org_id', 'timestamp', 'data']);
       const valid = ajv.compile(schema);
-      const body = { event, org_id: 'a'.repeat(24), timestamp: new Date().toISOString(), data: { _id: 'x' } };
+      // An event whose payload an area declares needs data of that shape (checked in the next test).
+      const data = event.startsWith('lead.') ? leadData(event) : { _id: 'x' };
+      const body = { event, org_id: 'a'.repeat(24), timestamp: new Date().toISOString(), data };
       expect(valid(body), event).toBe(true);
       // The schema names its own event: a body of another event does not match it.
       expect(valid({ ...body, event: event === 'lead.created' ? 'lead.updated' : 'lead.created' })).toBe(
@@ -570,4 +575,49 @@ describe('the webhooks section', () => {
       expect(valid({ event, org_id: body.org_id, timestamp: body.timestamp })).toBe(false);
     }
   });
+
+  it("gives a declared event's payload schema as data: the payloads really written validate, a wrong one does not", async () => {
+    const ajv = createSchemaValidator();
+    const org = await t.createOrg();
+    const created = await t.request('POST', '/api/v1/leads', {
+      token: org.token,
+      body: { name: 'Payload Ltd', tags: ['a'], industry: 'glass' },
+    });
+    expect(created.status).toBe(201);
+    const { lead } = await json<{ lead: { _id: string } }>(created);
+    const path = `/api/v1/leads/${lead._id}`;
+    expect((await t.request('PATCH', path, { token: org.token, body: { status: 'contacted' } })).status).toBe(
+      200,
+    );
+    expect((await t.request('DELETE', path, { token: org.token })).status).toBe(200);
+    const rows = await t.services.db.system
+      .select({ event: outboxEvents.event, data: outboxEvents.data })
+      .from(outboxEvents)
+      .where(eq(outboxEvents.orgId, org.orgId));
+    expect(rows.map((r) => r.event).sort()).toEqual(
+      ['lead.created', 'lead.deleted', 'lead.status_changed', 'lead.updated'].sort(),
+    );
+    for (const row of rows) {
+      const valid = ajv.compile(deliverySchema(row.event));
+      const body = {
+        event: row.event,
+        org_id: org.orgId,
+        timestamp: new Date().toISOString(),
+        data: row.data,
+      };
+      expect(valid(body), `${row.event}: ${JSON.stringify(valid.errors)}`).toBe(true);
+      const { name: _name, ...nameless } = row.data;
+      expect(valid({ ...body, data: nameless }), `${row.event} without a name`).toBe(false);
+    }
+  });
 });
+
+/** A payload of the declared shape of a lead event (tools/leads/events.ts). */
+function leadData(event: string): Record<string, unknown> {
+  const lead = leadCreatedPayload('x');
+  if (event === 'lead.updated')
+    return { ...lead, changed_fields: ['name'], previous_values: { name: 'Old' } };
+  if (event === 'lead.deleted') return { ...lead, deleted_at: lead.created_at };
+  if (event === 'lead.status_changed') return { ...lead, previous_status: 'new' };
+  return lead;
+}
