@@ -145,6 +145,17 @@ describe('area declarations', () => {
       'lead.updated': true,
       'lead.deleted': true,
       'lead.status_changed': true,
+      'contact.created': true,
+      'contact.updated': true,
+      'contact.deleted': true,
+      'opportunity.created': true,
+      'opportunity.updated': true,
+      'opportunity.won': true,
+      'opportunity.lost': true,
+      'task.created': true,
+      'task.completed': true,
+      'activity.created': true,
+      'call.completed': true,
     } as const satisfies Record<keyof EventCatalog, true>;
     expect([...CATALOGUE.eventSchemas.keys()].sort()).toEqual(Object.keys(declared).sort());
     for (const area of AREAS) {
