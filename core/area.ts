@@ -8,7 +8,7 @@ import type { SQL } from 'drizzle-orm';
 import type { Permission, ScopedResource } from './access.ts';
 import type { AreaCatalogue } from './catalogue.ts';
 import type { Executor } from './db/client.ts';
-import type { EventName } from './events.ts';
+import type { Emit, EventName } from './events.ts';
 import type { DefinedJob, Relay, Schedule, Sweep } from './jobs.ts';
 import type { OwnedRecordTable } from './ownership.ts';
 import type { Route } from './route.ts';
@@ -150,7 +150,7 @@ export interface SystemHookContext {
   /** The tenant transaction of the action (row-level security for `orgId`). */
   db: Executor;
   orgId: string;
-  emit(event: EventName, data: Record<string, unknown>): Promise<void>;
+  emit: Emit;
   now: Date;
   services: Services;
 }

@@ -4,6 +4,8 @@
 // tools/index.ts calls `buildCatalogue` over the area list and passes the result to whoever needs
 // it (the invoke pipeline's role check, global search, API keys, MCP toolset selection). Nothing
 // here is filled by an import's side effect.
+
+import type { z } from 'zod';
 import {
   buildRoleTable,
   knownScopes,
@@ -14,6 +16,7 @@ import {
   type ScopeFamily,
   type Tier,
 } from './access.ts';
+import { EVENT_NAMES, type EventName, type EventSchemas } from './events.ts';
 import { KERNEL_TOOLSETS, type ToolsetName } from './toolsets.ts';
 
 /** What one area brings to the kernel's catalogues; each part optional. */
@@ -27,6 +30,8 @@ export interface AreaCatalogue {
   scopes?: readonly string[];
   /** MCP toolsets it introduces, each with the one line the server instructions and docs show. */
   toolsets?: Readonly<Record<string, string>>;
+  /** The zod payload schema of each event it owns (core/events.ts EventCatalog), by event name. */
+  events?: EventSchemas;
 }
 
 /** Every area's declarations, collected. */
@@ -40,6 +45,8 @@ export interface Catalogue {
   toolsets: ReadonlyMap<ToolsetName, string>;
   /** The toolset names in that order (the order of messages, instructions and the api-keys enum). */
   toolsetNames: readonly [ToolsetName, ...ToolsetName[]];
+  /** The payload schema of every event an area declares, in area order (the others carry any object). */
+  eventSchemas: ReadonlyMap<EventName, z.ZodType<Record<string, unknown>>>;
 }
 
 /** What the collector reads of an area: its name (for error messages) and its declaration. */
@@ -74,7 +81,20 @@ export function buildCatalogue(areas: readonly CatalogueSource[]): Catalogue {
   const familyOf = new Map<string, string>(SCOPED_RESOURCES.map((r) => [r, 'the kernel']));
   const toolsets = new Map<ToolsetName, string>([['core', KERNEL_TOOLSETS.core]]);
   const toolsetOf = new Map<string, string>([...toolsets.keys()].map((n) => [n, 'the kernel']));
+  const eventSchemas = new Map<EventName, z.ZodType<Record<string, unknown>>>();
+  const eventOf = new Map<EventName, string>();
   for (const area of areas) {
+    const events = area.brings?.events ?? {};
+    for (const name of EVENT_NAMES) {
+      const schema = events[name];
+      if (schema === undefined) continue;
+      const other = eventOf.get(name);
+      if (other !== undefined && other !== area.name) {
+        throw new Error(`Event ${name} is declared by both ${other} and ${area.name}`);
+      }
+      eventOf.set(name, area.name);
+      eventSchemas.set(name, schema);
+    }
     const declaredToolsets = area.brings?.toolsets ?? {};
     for (const [name, description] of Object.entries(declaredToolsets)) {
       if (!isToolsetName(declaredToolsets, name)) continue;
@@ -114,5 +134,6 @@ export function buildCatalogue(areas: readonly CatalogueSource[]): Catalogue {
     knownScopes: knownScopes(families),
     toolsets,
     toolsetNames: [first, ...rest],
+    eventSchemas,
   };
 }

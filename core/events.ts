@@ -2,6 +2,7 @@
 // same transaction as the change that causes it: a rolled-back change leaves no event, a committed
 // one is never lost (the relay of the webhooks work moves rows on to deliveries).
 
+import { z } from 'zod';
 import type { Executor } from './db/client.ts';
 import { outboxEvents } from './db/schema.ts';
 import { newId } from './ids.ts';
@@ -44,11 +45,50 @@ export function isEventName(value: string): value is EventName {
   return (EVENT_NAMES as readonly string[]).includes(value);
 }
 
-export async function recordEvent(
+/**
+ * The payload of each event, by name. Empty here on purpose: the area that emits an event declares
+ * its zod payload schema (`tools/<area>/events.ts`, handed to `defineArea` as `brings.events`) and adds
+ * its inferred type here by declaration merging, so `emit` checks the data at compile time while the
+ * kernel knows no area (docs/decisions.md "Event payloads declared by areas").
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging in each area's events.ts
+export interface EventCatalog {}
+
+/**
+ * What `emit(event, data)` takes as data: the declared payload, or any object for an event of the
+ * specification whose payload no area declares yet (nothing emits it, or its area has not yet).
+ */
+export type EventPayload<E extends EventName> = E extends keyof EventCatalog
+  ? EventCatalog[E]
+  : Record<string, unknown>;
+
+/** Writes an event to the outbox in the caller's transaction; the data is checked against the event's payload. */
+export type Emit = <E extends EventName>(event: E, data: EventPayload<E>) => Promise<void>;
+
+/** What an area declares: the zod payload schema of each event it emits and owns. */
+export type EventSchemas = Readonly<Partial<Record<EventName, z.ZodType<Record<string, unknown>>>>>;
+
+/** The payload types of declared schemas: what an area's events.ts adds to `EventCatalog`. */
+export type PayloadsOf<S extends EventSchemas> = { -readonly [K in keyof S]-?: z.output<NonNullable<S[K]>> };
+
+/** What an `<x>.updated` payload adds to the record (core/records.ts `changePayload`). */
+export const changeFields = {
+  changed_fields: z.array(z.string()).describe('The fields this change set'),
+  previous_values: z
+    .record(z.string(), z.unknown())
+    .describe('The value each changed field had before the change'),
+};
+
+/** What a `<x>.deleted` payload adds to the record. */
+export const deletedFields = {
+  deleted_at: z.string().describe('When the record was moved to the trash (ISO 8601)'),
+};
+
+export async function recordEvent<E extends EventName>(
   tx: Executor,
   orgId: string,
-  event: EventName,
-  data: Record<string, unknown>,
+  event: E,
+  data: EventPayload<E>,
 ): Promise<string> {
   const id = newId();
   await tx.insert(outboxEvents).values({ id, orgId, event, data });

@@ -154,11 +154,14 @@ export function noteChange(change: Change, field: string, previous: unknown): vo
   change.previous[field] = previous;
 }
 
+/** What an `<x>.updated` payload adds to the record (a type, not an interface: payloads are plain objects). */
+export type ChangeBookkeeping = {
+  changed_fields: string[];
+  previous_values: Record<string, unknown>;
+};
+
 /** An `<x>.updated` payload: the record with `changed_fields` and `previous_values`. */
-export function changePayload<R extends object>(
-  record: R,
-  change: Change,
-): R & { changed_fields: string[]; previous_values: Record<string, unknown> } {
+export function changePayload<R extends object>(record: R, change: Change): R & ChangeBookkeeping {
   return { ...record, changed_fields: change.changed, previous_values: change.previous };
 }
 
@@ -174,9 +177,11 @@ export function newRecordStamp(ctx: { auth: { orgId: string; userId: string }; n
 }
 
 /** Emits `<x>.updated` for the record with the change's bookkeeping, and returns the record. */
-export async function emitChange<R extends object>(
-  ctx: Pick<RecordContext, 'emit'>,
-  event: EventName,
+export async function emitChange<E extends EventName, R extends object>(
+  // Typed by the pair at the call site: the event's declared payload must take the record with its
+  // change bookkeeping (core/events.ts EventCatalog).
+  ctx: { emit: (event: E, data: R & ChangeBookkeeping) => Promise<void> },
+  event: E,
   record: R,
   change: Change,
 ): Promise<R> {
@@ -428,9 +433,10 @@ export interface RecordTable<Row extends RecordRow> extends RecordTableSpec<Row>
     query: ListQuery<F>,
   ): Promise<PagedList<K, Out>>;
   /** The row an INSERT ... RETURNING gave back, serialized, announced with `event` (`<x>.created`) and returned. */
-  created<Out extends Record<string, unknown>>(
-    ctx: Pick<RecordContext, 'emit'>,
-    event: EventName,
+  created<E extends EventName, Out extends Record<string, unknown>>(
+    // Typed by the pair at the call site: the event's declared payload must take the serialized record.
+    ctx: { emit: (event: E, data: Out) => Promise<void> },
+    event: E,
     serialize: (row: Row) => Out,
     rows: readonly Row[],
   ): Promise<Out>;

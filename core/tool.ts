@@ -7,7 +7,7 @@ import type { AuthContext } from './auth-context.ts';
 import { CONFIRM_RULE, confirmField, type SendPreview, sendResultShape } from './confirm.ts';
 import type { Executor } from './db/client.ts';
 import type { ErrorCode } from './errors.ts';
-import type { EventName } from './events.ts';
+import type { Emit } from './events.ts';
 import type { Services } from './services.ts';
 
 export interface ToolAccess {
@@ -43,7 +43,7 @@ export interface ToolContext {
   /** The tenant transaction: every query runs under row-level security for `auth.orgId`. */
   db: Executor;
   /** Writes an event to the outbox in the same transaction as the change. */
-  emit(event: EventName, data: Record<string, unknown>): Promise<void>;
+  emit: Emit;
   /**
    * Runs `fn` once the transaction has committed and before the response is sent (never after a
    * rollback): for effects outside the database that must not get ahead of it, such as dropping

@@ -5,10 +5,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { ROLES } from '../core/access.ts';
 import { defineArea } from '../core/area.ts';
 import { buildCatalogue } from '../core/catalogue.ts';
-import { EVENT_NAMES } from '../core/events.ts';
+import { EVENT_NAMES, type EventCatalog } from '../core/events.ts';
 import { route } from '../core/route.ts';
 import { tagOf } from '../rest/openapi.ts';
 import { AREAS, CATALOGUE, KITS, ROUTES, STATE_MACHINES, TAG_DESCRIPTIONS, TOOLS } from '../tools/index.ts';
@@ -134,6 +135,38 @@ describe('area declarations', () => {
         'projects',
         'email',
       ].sort(),
+    );
+  });
+
+  it('collects the payload schema of each declared event, owned by an area that emits it; the compile-time catalogue is the runtime one', () => {
+    // Checked by the compiler both ways: a key missing here or one no area declares fails the type check.
+    const declared = {
+      'lead.created': true,
+      'lead.updated': true,
+      'lead.deleted': true,
+      'lead.status_changed': true,
+      'contact.created': true,
+      'contact.updated': true,
+      'contact.deleted': true,
+      'opportunity.created': true,
+      'opportunity.updated': true,
+      'opportunity.won': true,
+      'opportunity.lost': true,
+      'task.created': true,
+      'task.completed': true,
+      'activity.created': true,
+      'call.completed': true,
+    } as const satisfies Record<keyof EventCatalog, true>;
+    expect([...CATALOGUE.eventSchemas.keys()].sort()).toEqual(Object.keys(declared).sort());
+    for (const area of AREAS) {
+      for (const event of Object.keys(area.brings?.events ?? {})) {
+        expect(area.events, `${area.name} declares the payload of ${event}`).toContain(event);
+      }
+    }
+    const schema = z.looseObject({ _id: z.string().describe('Id') });
+    const bringing = (name: string) => ({ name, brings: { events: { 'lead.created': schema } } });
+    expect(() => buildCatalogue([bringing('one'), bringing('two')])).toThrow(
+      /Event lead.created is declared by both one and two/,
     );
   });
 

@@ -7,6 +7,7 @@ import { newId } from '../core/ids.ts';
 import { relayOutbox } from '../tools/webhooks/relay.ts';
 import { webhookDeliveries, webhooks } from '../tools/webhooks/tables.ts';
 import { startBackgroundWork } from '../workers/runtime.ts';
+import { leadCreatedPayload } from './fixtures/events.ts';
 import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
 import { HttpsReceiver } from './support/https-receiver.ts';
 
@@ -100,7 +101,7 @@ describe('relayOutbox', () => {
     expect(rejected.status).toBe(400);
     await expect(
       t.services.db.withTenant(org.orgId, async (tx) => {
-        await recordEvent(tx, org.orgId, 'lead.created', { _id: 'rolled-back' });
+        await recordEvent(tx, org.orgId, 'lead.created', leadCreatedPayload('rolled-back'));
         throw new Error('abort the change');
       }),
     ).rejects.toThrow('abort the change');

@@ -7,9 +7,10 @@ import { compress } from 'hono/compress';
 import { etag } from 'hono/etag';
 import { EVENT_NAMES } from '../../core/events.ts';
 import type { AppEnv } from '../../http/env.ts';
-import { ROUTES } from '../../tools/index.ts';
+import { CATALOGUE, ROUTES } from '../../tools/index.ts';
 import { buildOpenApiDocument } from './document.ts';
 import type { OpenApiDocument } from './types.ts';
+import { webhookEvents } from './webhooks.ts';
 
 export const OPENAPI_PATH = '/api/v1/openapi.json';
 export const DOCS_PATH = '/docs';
@@ -78,10 +79,7 @@ export function mountOpenApi(app: Hono<AppEnv>): void {
 
   app.get(OPENAPI_PATH, (c) => {
     // Built on first use and kept: the route table does not change while the process runs.
-    document ??= buildOpenApiDocument(
-      ROUTES,
-      EVENT_NAMES.map((name) => ({ name })),
-    );
+    document ??= buildOpenApiDocument(ROUTES, webhookEvents(EVENT_NAMES, CATALOGUE.eventSchemas));
     // Revalidated (ETag) rather than kept: a new version of the server may change it.
     c.header('Cache-Control', 'public, max-age=0, must-revalidate');
     return c.json(document);

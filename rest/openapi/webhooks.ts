@@ -92,3 +92,17 @@ function deliveryOf(event: WebhookEvent): OperationObject {
 export function webhookItems(events: readonly WebhookEvent[]): Record<string, { post: OperationObject }> {
   return Object.fromEntries(events.map((event) => [event.name, { post: deliveryOf(event) }]));
 }
+
+/**
+ * Every event of the specification (core/events.ts EVENT_NAMES, in its order), with the JSON Schema
+ * of `data` where an area declares the payload (core/catalogue.ts `eventSchemas`).
+ */
+export function webhookEvents(
+  names: readonly string[],
+  schemas: ReadonlyMap<string, z.ZodType>,
+): WebhookEvent[] {
+  return names.map((name) => {
+    const schema = schemas.get(name);
+    return schema ? { name, data: schemaOf(schema, 'output', `Event ${name}`) } : { name };
+  });
+}

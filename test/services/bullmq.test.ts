@@ -23,6 +23,7 @@ import { attemptDelivery } from '../../tools/webhooks/deliver.ts';
 import { relayOutbox } from '../../tools/webhooks/relay.ts';
 import { webhookDeliveries, webhooks } from '../../tools/webhooks/tables.ts';
 import { startBackgroundWork } from '../../workers/runtime.ts';
+import { leadCreatedPayload } from '../fixtures/events.ts';
 import { createScratchDatabase } from '../helpers.ts';
 import { HttpsReceiver } from '../support/https-receiver.ts';
 
@@ -273,7 +274,9 @@ describe('recovery', () => {
     inspect.on('error', () => {});
     try {
       const { orgId, webhookId } = await subscribedOrg(services, receiver.url('/restart'));
-      await services.db.withTenant(orgId, (tx) => recordEvent(tx, orgId, 'lead.created', { _id: newId() }));
+      await services.db.withTenant(orgId, (tx) =>
+        recordEvent(tx, orgId, 'lead.created', leadCreatedPayload(newId())),
+      );
       const [deliveryId] = await relayOutbox(services);
       expect(deliveryId).toBeDefined();
       expect(await inspect.keys(`${prefix}:*`)).not.toEqual([]);
@@ -346,7 +349,9 @@ describe('recovery', () => {
       // The first request is held open long enough to kill the worker while it waits.
       receiver.respondWith({ headersDelayMs: 12_000 });
       const first = spawnWorker();
-      await services.db.withTenant(orgId, (tx) => recordEvent(tx, orgId, 'lead.created', { _id: newId() }));
+      await services.db.withTenant(orgId, (tx) =>
+        recordEvent(tx, orgId, 'lead.created', leadCreatedPayload(newId())),
+      );
       await receiver.waitForRequests(1, 30_000);
       const exited = new Promise<void>((resolve) => first.once('exit', () => resolve()));
       first.kill('SIGKILL');

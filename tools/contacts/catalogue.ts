@@ -1,7 +1,8 @@
 // What the contacts area brings to the kernel's catalogues: its role permissions with the tier of role
-// that holds each (core/access.ts). tools/index.ts collects every area's declaration; the
+// that holds each (core/access.ts), and the payload schemas of its events (events.ts). tools/index.ts collects every area's declaration; the
 // declaration merging below keeps the names checked at compile time.
 import type { AreaCatalogue } from '../../core/catalogue.ts';
+import { contactsEvents } from './events.ts';
 
 export const contactsCatalogue = {
   permissions: {
@@ -10,6 +11,7 @@ export const contactsCatalogue = {
     'contacts.edit': 'write',
     'contacts.delete': 'manage',
   },
+  events: contactsEvents,
 } as const satisfies AreaCatalogue;
 
 type ContactsPermissions = (typeof contactsCatalogue)['permissions'];

@@ -1,7 +1,8 @@
 // What the leads area brings to the kernel's catalogues: its role permissions with the tier of role
-// that holds each (core/access.ts). tools/index.ts collects every area's declaration; the
+// that holds each (core/access.ts), and the payload schemas of its events (events.ts). tools/index.ts collects every area's declaration; the
 // declaration merging below keeps the names checked at compile time.
 import type { AreaCatalogue } from '../../core/catalogue.ts';
+import { leadsEvents } from './events.ts';
 
 export const leadsCatalogue = {
   permissions: {
@@ -10,6 +11,7 @@ export const leadsCatalogue = {
     'leads.edit': 'write',
     'leads.delete': 'manage',
   },
+  events: leadsEvents,
 } as const satisfies AreaCatalogue;
 
 type LeadsPermissions = (typeof leadsCatalogue)['permissions'];

@@ -2,6 +2,7 @@
 // that holds each (core/access.ts), and the MCP toolset it introduces (core/toolsets.ts). tools/index.ts collects every area's declaration; the
 // declaration merging below keeps the names checked at compile time.
 import type { AreaCatalogue } from '../../core/catalogue.ts';
+import { opportunitiesEvents } from './events.ts';
 
 export const opportunitiesCatalogue = {
   permissions: {
@@ -14,6 +15,7 @@ export const opportunitiesCatalogue = {
     sales:
       'The rest of the sales records: deleting contacts, opportunities, activities and tasks, reading and editing single activities, listing every task, snoozing tasks, editing conversation memory, and forecast accuracy (needs a plan with forecasting).',
   },
+  events: opportunitiesEvents,
 } as const satisfies AreaCatalogue;
 
 type OpportunitiesPermissions = (typeof opportunitiesCatalogue)['permissions'];

@@ -9,7 +9,7 @@ import { and, eq, getTableColumns, isNull } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../../core/db/client.ts';
 import { type ErrorDetail, validationError } from '../../core/errors.ts';
-import type { EventName } from '../../core/events.ts';
+import type { Emit } from '../../core/events.ts';
 import {
   documentTotalsShape,
   type LineItemInput,
@@ -399,7 +399,7 @@ export interface PublicActionContext {
   db: Executor;
   orgId: string;
   now: Date;
-  emit(event: EventName, data: Record<string, unknown>): Promise<void>;
+  emit: Emit;
 }
 
 export interface Acceptance {

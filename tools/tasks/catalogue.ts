@@ -1,7 +1,8 @@
 // What the tasks area brings to the kernel's catalogues: its role permissions with the tier of role
-// that holds each (core/access.ts). tools/index.ts collects every area's declaration; the
+// that holds each (core/access.ts), and the payload schemas of its events (events.ts). tools/index.ts collects every area's declaration; the
 // declaration merging below keeps the names checked at compile time.
 import type { AreaCatalogue } from '../../core/catalogue.ts';
+import { tasksEvents } from './events.ts';
 
 export const tasksCatalogue = {
   permissions: {
@@ -11,6 +12,7 @@ export const tasksCatalogue = {
     // Members delete their own tasks, like their activities.
     'tasks.delete': 'write',
   },
+  events: tasksEvents,
 } as const satisfies AreaCatalogue;
 
 type TasksPermissions = (typeof tasksCatalogue)['permissions'];

@@ -9,7 +9,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../../core/db/client.ts';
 import { AppError } from '../../core/errors.ts';
-import type { EventName } from '../../core/events.ts';
+import type { Emit } from '../../core/events.ts';
 import { newId } from '../../core/ids.ts';
 import type { Services } from '../../core/services.ts';
 import {
@@ -42,7 +42,7 @@ export interface EnrollContext {
   /** The tenant transaction. */
   db: Executor;
   orgId: string;
-  emit(event: EventName, data: Record<string, unknown>): Promise<void>;
+  emit: Emit;
   now: Date;
 }
 
