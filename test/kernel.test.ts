@@ -1,18 +1,12 @@
 // Locks in the invoke pipeline as seen through REST: authentication, errors and the get_me tool.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
+import { describe, expect } from 'vitest';
+import { fileTest } from './fixtures/file-test.ts';
+import { json } from './helpers.ts';
 
-let t: TestContext;
-let org: TestOrg;
-
-beforeAll(async () => {
-  t = await createTestContext();
-  org = await t.createOrg({ plan: 'starter' });
-});
-afterAll(() => t.close());
+const test = fileTest({ plan: 'starter' });
 
 describe('get_me over REST', () => {
-  it('returns the caller, organization and plan features for a session', async () => {
+  test('returns the caller, organization and plan features for a session', async ({ t, org }) => {
     const res = await t.request('GET', '/api/v1/me', { token: org.token });
     expect(res.status).toBe(200);
     const body = await json(res);
@@ -25,13 +19,13 @@ describe('get_me over REST', () => {
     expect(body.features).toEqual(['webhooks', 'smart_views', 'task_snooze']);
   });
 
-  it('answers 401 Authentication required without a bearer header', async () => {
+  test('answers 401 Authentication required without a bearer header', async ({ t }) => {
     const res = await t.request('GET', '/api/v1/me');
     expect(res.status).toBe(401);
     expect(await json(res)).toMatchObject({ error: 'Authentication required' });
   });
 
-  it('echoes X-Request-Id and answers unknown routes with the 404 envelope', async () => {
+  test('echoes X-Request-Id and answers unknown routes with the 404 envelope', async ({ t }) => {
     const res = await t.request('GET', '/api/v1/nope', { headers: { 'x-request-id': 'abc-123' } });
     expect(res.status).toBe(404);
     expect(res.headers.get('x-request-id')).toBe('abc-123');
@@ -40,7 +34,7 @@ describe('get_me over REST', () => {
 });
 
 describe('REST request bodies', () => {
-  it('answers malformed JSON with 400 invalid_json and writes nothing', async () => {
+  test('answers malformed JSON with 400 invalid_json and writes nothing', async ({ t, org }) => {
     const res = await t.request('POST', '/api/v1/leads', { token: org.token, body: '{"name": "Acme",' });
     expect(res.status).toBe(400);
     expect(await json(res)).toMatchObject({ error: 'Malformed JSON body', code: 'invalid_json' });
@@ -48,13 +42,13 @@ describe('REST request bodies', () => {
     expect(list.total).toBe(0);
   });
 
-  it('answers a JSON body that is not an object with 400 and details', async () => {
+  test('answers a JSON body that is not an object with 400 and details', async ({ t, org }) => {
     const res = await t.request('POST', '/api/v1/leads', { token: org.token, body: '[{"name":"Acme"}]' });
     expect(res.status).toBe(400);
     expect(await json(res)).toMatchObject({ code: 'validation_failed', details: [{ field: '(root)' }] });
   });
 
-  it('answers a body that is not JSON with 415', async () => {
+  test('answers a body that is not JSON with 415', async ({ t, org }) => {
     const res = await t.request('POST', '/api/v1/leads', {
       token: org.token,
       body: 'name=Acme',
@@ -64,7 +58,7 @@ describe('REST request bodies', () => {
     expect((await json(res)).code).toBe('unsupported_media_type');
   });
 
-  it('answers a body over 1 MiB with 413 in the error envelope', async () => {
+  test('answers a body over 1 MiB with 413 in the error envelope', async ({ t, org }) => {
     const big = JSON.stringify({ name: 'Big', description: 'x'.repeat(1024 * 1024) });
     const res = await t.request('POST', '/api/v1/leads', {
       token: org.token,
@@ -75,7 +69,7 @@ describe('REST request bodies', () => {
     expect(await json(res)).toMatchObject({ error: 'Request body too large', code: 'payload_too_large' });
   });
 
-  it('accepts a body just under the cap', async () => {
+  test('accepts a body just under the cap', async ({ t, org }) => {
     const body = JSON.stringify({ name: 'Almost', notes: 'y'.repeat(1024 * 1024 - 100) });
     const res = await t.request('POST', '/api/v1/leads', { token: org.token, body });
     // The body is read; the 10,000-character description rule does not apply to custom properties.

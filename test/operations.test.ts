@@ -1,10 +1,11 @@
 // Locks in the operator surface: /healthz and /readyz (database and Redis checks), secure response headers and CORS closed by default.
 import { createServer, type Server, type Socket } from 'node:net';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { loadConfig } from '../core/config.ts';
 import { corsMiddleware } from '../http/browser.ts';
 import { READY_CHECK_TIMEOUT_MS } from '../http/health.ts';
+import { test } from './fixtures/file-test.ts';
 import {
   createTestContext,
   json,
@@ -13,15 +14,6 @@ import {
   type TestContext,
   type TestOrg,
 } from './helpers.ts';
-
-let t: TestContext;
-let org: TestOrg;
-
-beforeAll(async () => {
-  t = await createTestContext();
-  org = await t.createOrg();
-});
-afterAll(() => t.close());
 
 /**
  * A minimal server speaking the Redis protocol (RESP) to the real ioredis client: it answers the
@@ -109,7 +101,7 @@ async function loseDatabase(ctx: TestContext): Promise<() => Promise<void>> {
 }
 
 describe('/healthz', () => {
-  it('answers 200 {status: ok} without authentication, with a request id', async () => {
+  test('answers 200 {status: ok} without authentication, with a request id', async ({ t }) => {
     const res = await t.request('GET', '/healthz');
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ status: 'ok' });
@@ -119,7 +111,7 @@ describe('/healthz', () => {
 
 // Each case builds its own app (a fresh database), which takes a while on a loaded machine.
 describe('/readyz', { timeout: 120_000 }, () => {
-  it('answers 200 ready with the database ok and Redis not configured', async () => {
+  test('answers 200 ready with the database ok and Redis not configured', async ({ t }) => {
     const res = await t.request('GET', '/readyz');
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({
@@ -129,7 +121,7 @@ describe('/readyz', { timeout: 120_000 }, () => {
     expect(res.headers.get('cache-control')).toBe('no-store');
   });
 
-  it('answers 503 with database: error when the database is unreachable, and reveals no reason', async () => {
+  test('answers 503 with database: error when the database is unreachable, and reveals no reason', async () => {
     const lost = await createTestContext();
     const cleanup = await loseDatabase(lost);
     try {
@@ -147,7 +139,7 @@ describe('/readyz', { timeout: 120_000 }, () => {
     }
   });
 
-  it('answers 503 with redis: error when REDIS_URL points at nothing', async () => {
+  test('answers 503 with redis: error when REDIS_URL points at nothing', async () => {
     const noRedis = await createTestContext({ REDIS_URL: 'redis://127.0.0.1:1' });
     try {
       const res = await noRedis.request('GET', '/readyz');
@@ -161,7 +153,7 @@ describe('/readyz', { timeout: 120_000 }, () => {
     }
   });
 
-  it('answers 200 with redis: ok when Redis answers PING', async () => {
+  test('answers 200 with redis: ok when Redis answers PING', async () => {
     // The services suite has a real Redis; the default suite a protocol-level stand-in.
     const stand = process.env.TEST_REDIS_URL ? undefined : await startRespServer({ answerPing: true });
     const redisUrl = process.env.TEST_REDIS_URL ?? stand?.url ?? '';
@@ -180,7 +172,7 @@ describe('/readyz', { timeout: 120_000 }, () => {
     }
   });
 
-  it('answers 503 within its time limit when Redis accepts but never answers PING', async () => {
+  test('answers 503 within its time limit when Redis accepts but never answers PING', async () => {
     const stalled = await startRespServer({ answerPing: false });
     const ctx = await createTestContext({ REDIS_URL: stalled.url });
     try {
@@ -203,7 +195,7 @@ describe('/readyz', { timeout: 120_000 }, () => {
 });
 
 describe('secure headers', () => {
-  it('are set on successes and on errors', async () => {
+  test('are set on successes and on errors', async ({ t, org }) => {
     const responses = [
       await t.request('GET', '/api/v1/me', { token: org.token }),
       await t.request('GET', '/api/v1/me'),
@@ -248,13 +240,19 @@ function corsHeaders(res: Response): string[] {
 }
 
 describe('CORS closed by default', () => {
-  it('sends no CORS header on a cross-origin request when CORS_ALLOWED_ORIGINS is empty', async () => {
+  test('sends no CORS header on a cross-origin request when CORS_ALLOWED_ORIGINS is empty', async ({
+    t,
+    org,
+  }) => {
     const res = await t.request('GET', '/api/v1/me', { token: org.token, headers: { origin: APP_ORIGIN } });
     expect(res.status).toBe(200);
     expect(corsHeaders(res)).toEqual([]);
   });
 
-  it('answers a preflight with no CORS header, before rate limits and authentication', async () => {
+  test('answers a preflight with no CORS header, before rate limits and authentication', async ({
+    t,
+    org,
+  }) => {
     const res = await preflight(t, APP_ORIGIN);
     expect(res.status).toBe(204);
     expect(corsHeaders(res)).toEqual([]);
@@ -274,7 +272,7 @@ describe('CORS with CORS_ALLOWED_ORIGINS', () => {
   });
   afterAll(() => c.close());
 
-  it('answers a listed origin’s preflight with the allowed methods and headers, no credentials mode', async () => {
+  test('answers a listed origin’s preflight with the allowed methods and headers, no credentials mode', async () => {
     const res = await preflight(c, APP_ORIGIN);
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe(APP_ORIGIN);
@@ -296,7 +294,7 @@ describe('CORS with CORS_ALLOWED_ORIGINS', () => {
     expect(res.headers.get('ratelimit-limit')).toBeNull();
   });
 
-  it('gives an unlisted origin’s preflight no Access-Control-Allow-Origin', async () => {
+  test('gives an unlisted origin’s preflight no Access-Control-Allow-Origin', async () => {
     const res = await preflight(c, OTHER_ORIGIN);
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
@@ -304,7 +302,7 @@ describe('CORS with CORS_ALLOWED_ORIGINS', () => {
     expect(res.headers.get('vary')).toContain('Origin');
   });
 
-  it('lets a listed origin read the response, the request id and the RateLimit headers', async () => {
+  test('lets a listed origin read the response, the request id and the RateLimit headers', async () => {
     const res = await c.request('GET', '/api/v1/me', {
       token: corsOrg.token,
       headers: { origin: 'http://localhost:5173' },
@@ -324,7 +322,7 @@ describe('CORS with CORS_ALLOWED_ORIGINS', () => {
     expect(res.headers.get('vary')).toContain('Origin');
   });
 
-  it('gives an unlisted origin’s request no CORS header, and the same for errors', async () => {
+  test('gives an unlisted origin’s request no CORS header, and the same for errors', async () => {
     const ok = await c.request('GET', '/api/v1/me', {
       token: corsOrg.token,
       headers: { origin: OTHER_ORIGIN },
@@ -338,7 +336,7 @@ describe('CORS with CORS_ALLOWED_ORIGINS', () => {
     expect(await json(denied)).toMatchObject({ error: 'Authentication required' });
   });
 
-  it('rejects a configuration that is not a list of exact origins', () => {
+  test('rejects a configuration that is not a list of exact origins', () => {
     for (const value of ['*', 'https://app.example.test/', 'app.example.test', 'ftp://files.example.test']) {
       expect(() => loadConfig({ CORS_ALLOWED_ORIGINS: value })).toThrow(/CORS_ALLOWED_ORIGINS/);
     }

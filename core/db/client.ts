@@ -14,6 +14,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import { lockDataDir } from './lock.ts';
 import * as schema from './schema.ts';
+import { rowsOf } from './sql.ts';
 
 export type Schema = typeof schema;
 /** A database handle or an open transaction: what every data function takes. */
@@ -185,8 +186,11 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     'pglite',
     db,
     async () => {
+      const before = options.image ? await countMigrations(db) : undefined;
       await migratePglite(db, { migrationsFolder });
-      await db.execute(sql`analyze`);
+      // An image (buildPgliteImage) holds the statistics of the analyze it was built with: gather
+      // them again only when a migration changed the schema since (a test file's start, otherwise).
+      if (before === undefined || (await countMigrations(db)) !== before) await db.execute(sql`analyze`);
     },
     async () => {
       clearInterval(maintenance);
@@ -216,4 +220,10 @@ export async function buildPgliteImage(): Promise<Blob> {
   } finally {
     await client.close();
   }
+}
+
+/** How many migrations drizzle has recorded as applied in this database. */
+async function countMigrations(db: Executor): Promise<number> {
+  const [row] = rowsOf(await db.execute(sql`select count(*)::int as n from drizzle.__drizzle_migrations`));
+  return typeof row === 'object' && row !== null && 'n' in row && typeof row.n === 'number' ? row.n : 0;
 }

@@ -1,23 +1,17 @@
 // Locks in the names the trash list shows for records without a name column: opportunities, activities and custom object records.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { newId } from '../../core/ids.ts';
 import { activities } from '../../tools/activities/tables.ts';
 import { customObjectRecords, customObjects } from '../../tools/custom-objects/tables.ts';
 import { leads } from '../../tools/leads/tables.ts';
 import { opportunities } from '../../tools/opportunities/tables.ts';
-import { createTestContext, readOutput, type TestContext, type TestOrg, TOOL } from '../fixtures/index.ts';
+import { fileTest } from '../fixtures/file-test.ts';
+import { readOutput, TOOL } from '../fixtures/index.ts';
 
-let t: TestContext;
-let org: TestOrg;
-
-beforeAll(async () => {
-  t = await createTestContext({}, { withoutRateLimits: true });
-  org = await t.createOrg({ plan: 'pro' });
-});
-afterAll(() => t.close());
+const test = fileTest({ options: { withoutRateLimits: true }, plan: 'pro' });
 
 describe('trash item names', () => {
-  it('derives a readable name from each record', async () => {
+  test('derives a readable name from each record', async ({ t, org }) => {
     const db = t.services.db.system;
     const deleted = { deletedAt: new Date(), deletedBy: org.ownerId };
     const leadId = newId();
