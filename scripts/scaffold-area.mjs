@@ -16,7 +16,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const AREA_NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 
 /** The spellings of one area name: folder, SQL table, identifiers, tool and record names. */
-export function namesOf(name) {
+function namesOf(name) {
   const words = name.split('-');
   const singularWords = [...words.slice(0, -1), singularOf(words.at(-1))];
   const camel = (ws) => ws.map((w, i) => (i === 0 ? w : w[0].toUpperCase() + w.slice(1))).join('');
@@ -47,7 +47,7 @@ function singularOf(word) {
 }
 
 /** Refuses a name the house cannot take: not kebab-case, or an area, kit or test folder that exists. */
-export function checkName(root, name) {
+function checkName(root, name) {
   if (!name || !AREA_NAME.test(name)) {
     return `The area name must be kebab-case (a-z, 0-9, single hyphens, a letter first): "${name ?? ''}"`;
   }
@@ -515,11 +515,14 @@ describe('${n.folder}', () => {
 // Edits outside the area folders
 
 /** Adds the area's import and its entry at the end of the list of record areas in tools/index.ts. */
-export function addToRegistry(source, n) {
+function addToRegistry(source, n) {
   const entry = `${n.camel}Area`;
   const importLine = `import { ${entry} } from './${n.folder}/index.ts';`;
-  const list = /(const RECORD_AREAS[^=]*= \[\n)([\s\S]*?)(\n\];)/.exec(source);
-  if (!list) throw new Error('tools/index.ts: no RECORD_AREAS list to add the area to');
+  // The record areas' list (the trash and user deletion read it); a registry of one list calls it AREAS.
+  const list = ['RECORD_AREAS', 'AREAS']
+    .map((name) => new RegExp(`(const ${name}\\b[^=]*= \\[\\n)([\\s\\S]*?)(\\n\\];)`).exec(source))
+    .find((found) => found !== null);
+  if (!list) throw new Error('tools/index.ts: no list of areas (RECORD_AREAS or AREAS) to add the area to');
   const withEntry =
     source.slice(0, list.index) +
     list[1] +
@@ -560,7 +563,7 @@ function run(root, command, args) {
 }
 
 /** Writes the area; returns the files it wrote or changed, relative to `root`. */
-export function scaffoldArea(root, name) {
+function scaffoldArea(root, name) {
   const problem = checkName(root, name);
   if (problem) throw new Error(problem);
   const n = namesOf(name);
