@@ -300,14 +300,19 @@ export async function convertToInvoice(ctx: RecordContext, id: string): Promise<
   // A contact or deal trashed since the estimate was made is left off the invoice rather than
   // refusing the conversion; a trashed lead is the 404 of insertInvoice.
   const { contactId, opportunityId } = await keptReferences(ctx, before);
-  const invoice = await insertInvoice(ctx, {
-    lead_id: before.leadId,
-    contact_id: contactId,
-    opportunity_id: opportunityId,
-    currency: before.currency,
-    line_items: before.lineItems,
-    notes: before.notes,
-  });
+  const invoice = await insertInvoice(
+    ctx,
+    {
+      lead_id: before.leadId,
+      contact_id: contactId,
+      opportunity_id: opportunityId,
+      currency: before.currency,
+      line_items: before.lineItems,
+      notes: before.notes,
+    },
+    // It names no project, so no invoice-project hook is asked.
+    [],
+  );
   await estimateRecords.write(ctx.db, ctx.auth.orgId, before.id, {
     invoiceId: invoice._id,
     updatedAt: ctx.now,
