@@ -25,6 +25,7 @@ import {
 } from '../../core/records.ts';
 import { iso } from '../../core/schemas.ts';
 import { defineStateMachine } from '../../core/state-machine.ts';
+import { defineDraftRules } from '../documents/drafts.ts';
 import { nextDocumentNumber } from '../documents/numbering.ts';
 import { assertLiveLead, referenceProblems } from '../documents/references.ts';
 import {
@@ -233,13 +234,12 @@ export async function insertInvoice(
   return invoiceRecords.created(ctx, 'invoice.created', serializeInvoice, rows);
 }
 
-/**
- * Only a draft may be edited or deleted: a finalized invoice would have to move back to draft, which
- * the machine refuses (the 400 invalid_transition naming `status`).
- */
-function assertDraft(row: InvoiceData): void {
-  invoiceStatusMachine.assertMove(toStatus(row.status), 'draft');
-}
+/** Only a draft may be edited or deleted, and a draft is deleted for good (tools/documents/drafts.ts). */
+const drafts = defineDraftRules({
+  records: invoiceRecords,
+  machine: invoiceStatusMachine,
+  remove: (db, orgId, id) => db.delete(invoices).where(and(eq(invoices.id, id), eq(invoices.orgId, orgId))),
+});
 
 /** Whether another area's records were billed on this invoice (it was made by POST /projects/{id}/invoice). */
 async function holdsTime(
@@ -298,8 +298,7 @@ export async function patchInvoice(
   input: InvoiceInput,
   projects: readonly InvoiceProjectsHook[],
 ): Promise<InvoiceRecord> {
-  const before = await invoiceRecords.getLive(ctx.db, ctx.auth.orgId, id, true);
-  assertDraft(before);
+  const before = await drafts.getDraft(ctx, id);
   if (await holdsTime(ctx, projects, before.id)) assertTimeLinesKept(before, input);
   const next = mergePatch<InvoiceState>(
     { ...pricedStateOf(before), dueDate: before.dueDate },
@@ -319,11 +318,7 @@ export async function patchInvoice(
 }
 
 /** Deletes a draft for good (it has no number, so no gap can open); other states are refused. */
-export async function deleteDraft(ctx: RecordContext, id: string): Promise<void> {
-  const before = await invoiceRecords.getLive(ctx.db, ctx.auth.orgId, id, true);
-  assertDraft(before);
-  await ctx.db.delete(invoices).where(and(eq(invoices.id, before.id), eq(invoices.orgId, ctx.auth.orgId)));
-}
+export const deleteDraft = drafts.deleteDraft;
 
 // ---------------------------------------------------------------------------------------------
 // Moves
