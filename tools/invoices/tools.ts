@@ -8,10 +8,11 @@ import { currencyField, lineItemsInput } from '../../core/line-items.ts';
 import { queuedMailSchema } from '../../core/mail-outbox.ts';
 import { numberOrWordsMatch, type SortColumn } from '../../core/records.ts';
 import { fileOutput, fileOutputShape } from '../../core/route.ts';
-import { dateString, listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
+import { dateString, listParams, objectId, pagedOutput } from '../../core/schemas.ts';
 import { describeMoves } from '../../core/state-machine.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
 import { defineTool, type Tool } from '../../core/tool.ts';
+import { deleteDraftTool } from '../documents/draft-tools.ts';
 import { documentSenderLabel } from '../documents/parties.ts';
 import { invoicePdfFilename, previewSend, renderInvoicePdf, sendInvoice as sendByMail } from './delivery.ts';
 import {
@@ -199,22 +200,14 @@ export function updateInvoiceTool(projects: readonly InvoiceProjectsHook[]) {
   });
 }
 
-export const deleteInvoice = defineTool({
-  name: 'delete_invoice',
-  title: 'Delete a draft invoice',
+export const deleteInvoice = deleteDraftTool({
+  kind: 'invoice',
+  label: 'Invoice',
   description:
     'Deletes a draft invoice for good (it has no number yet). A finalized invoice is never deleted: void it instead ' +
     '(400 invalid_transition).',
-  input: z.strictObject(invoiceIdShape),
-  output: messageOutput,
   access: access('write', 'invoices.delete'),
-  errors: [notDraft],
-  annotations: { destructiveHint: true },
-  toolset: 'billing',
-  async handler(input, ctx) {
-    await deleteDraft(ctx, input.id);
-    return { message: 'Invoice deleted' };
-  },
+  deleteDraft,
 });
 
 export const finalizeInvoice = defineTool({
