@@ -254,3 +254,21 @@ export function collect<K extends keyof AreaRegistries>(areas: readonly Area[], 
   }
   return entries;
 }
+
+/**
+ * What an area whose records an invoice bills (tools/projects: a project and its time entries)
+ * answers for the invoices area, in the invoice's transaction. The invoices area is built with these
+ * hooks, so it never reads that area's tables and the dependency runs one way (docs/architecture.md
+ * "Boundaries").
+ */
+export interface InvoiceProjectsHook {
+  /** Whether `projectId` is a live project of the organization whose client is `leadId`. */
+  isProjectOfLead(db: Executor, orgId: string, projectId: string, leadId: string): Promise<boolean>;
+  /** Whether the area's records were billed on this invoice (its lines are then theirs and locked). */
+  billsOnInvoice(db: Executor, orgId: string, invoiceId: string): Promise<boolean>;
+}
+
+// Declaration merging: the registry of these hooks, kept beside the hook it collects.
+export interface AreaRegistries {
+  invoiceProjects: InvoiceProjectsHook;
+}

@@ -30,7 +30,7 @@ import { emailArea } from './email/index.ts';
 import { estimatesArea } from './estimates/index.ts';
 import { filesArea } from './files/index.ts';
 import { forecastArea } from './forecast/index.ts';
-import { invoicesArea } from './invoices/index.ts';
+import { createInvoicesArea } from './invoices/index.ts';
 import { leadHealthArea } from './lead-health/index.ts';
 import { createLeadsArea } from './leads/index.ts';
 import { meArea } from './me/index.ts';
@@ -50,7 +50,6 @@ import { workflowsArea } from './workflows/index.ts';
 const SELF_CONTAINED: readonly Area[] = [
   meArea,
   opportunitiesArea,
-  invoicesArea,
   projectsArea,
   projectTemplatesArea,
   proposalsArea,
@@ -73,8 +72,12 @@ const customActivityTypesArea = createCustomActivityTypesArea(
   collect(SELF_CONTAINED, 'customActivityTypeChanging'),
 );
 
+// Projects bill their time on invoices, so invoices are built with what projects answer about a
+// project an invoice names and the lines its time put on a draft.
+const invoicesArea = createInvoicesArea(collect(SELF_CONTAINED, 'invoiceProjects'));
+
 /** The areas whose lead children and hooks leads and connected accounts run, in registry order. */
-const HOOKED: readonly Area[] = [contactsArea, customActivityTypesArea, ...SELF_CONTAINED];
+const HOOKED: readonly Area[] = [contactsArea, customActivityTypesArea, invoicesArea, ...SELF_CONTAINED];
 
 const leadsArea = createLeadsArea(collect(HOOKED, 'leadChildren'), collect(HOOKED, 'leadConverted'));
 

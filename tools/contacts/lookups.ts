@@ -1,7 +1,8 @@
 // What other areas ask of a lead's contacts without reading the contacts table themselves
 // (docs/architecture.md "Boundaries"): the columns a query over the leads (a smart view) may filter
 // on, and the correlated EXISTS over a lead's live contacts it compiles them into.
-import { type SQL, type SQLWrapper, sql } from 'drizzle-orm';
+import { and, asc, eq, isNull, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
+import type { Executor } from '../../core/db/client.ts';
 import { contacts } from './tables.ts';
 
 /** Filterable contact columns by catalogue field (`email`, `phone`: the jsonb lists of objects). */
@@ -18,4 +19,22 @@ export const CONTACT_QUERY_COLUMNS = {
  */
 export function existsLiveContactOfLead(orgId: string, leadId: SQLWrapper, predicate: SQL): SQL {
   return sql`exists (select 1 from ${contacts} where ${contacts.orgId} = ${orgId}::text and ${contacts.leadId} = ${leadId} and ${contacts.deletedAt} is null and ${predicate})`;
+}
+
+/**
+ * The names and titles of a lead's live contacts, oldest first, at most `limit` (tools/proposals
+ * asks its discovery questions with them).
+ */
+export async function namesOfLiveContactsOfLead(
+  db: Executor,
+  orgId: string,
+  leadId: string,
+  limit: number,
+): Promise<{ name: string; title: string | null }[]> {
+  return db
+    .select({ name: contacts.name, title: contacts.title })
+    .from(contacts)
+    .where(and(eq(contacts.orgId, orgId), eq(contacts.leadId, leadId), isNull(contacts.deletedAt)))
+    .orderBy(asc(contacts.createdAt), asc(contacts.id))
+    .limit(limit);
 }

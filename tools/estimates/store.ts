@@ -24,6 +24,7 @@ import {
 } from '../../core/records.ts';
 import { iso } from '../../core/schemas.ts';
 import { defineStateMachine } from '../../core/state-machine.ts';
+import { defineDraftRules } from '../documents/drafts.ts';
 import { dueForExpiry, expiredAt, expiringStates } from '../documents/expiry.ts';
 import { nextDocumentNumber } from '../documents/numbering.ts';
 import { assertLiveLead, keptReferences, referenceProblems } from '../documents/references.ts';
@@ -183,21 +184,20 @@ export async function insertEstimate(ctx: RecordContext, input: NewEstimate): Pr
   return serializeEstimate(row);
 }
 
-/**
- * Only a draft may be edited or deleted: any other state would have to move back to draft, which
- * the machine refuses (the 400 invalid_transition naming `status`).
- */
-function assertDraft(row: EstimateData): void {
-  estimateStatusMachine.assertMove(toStatus(row.status), 'draft');
-}
+/** Only a draft may be edited or deleted, and a draft is deleted for good (tools/documents/drafts.ts). */
+const drafts = defineDraftRules({
+  records: estimateRecords,
+  machine: estimateStatusMachine,
+  remove: (db, orgId, id) =>
+    db.delete(estimates).where(and(eq(estimates.id, id), eq(estimates.orgId, orgId))),
+});
 
 export async function patchEstimate(
   ctx: RecordContext,
   id: string,
   input: EstimateInput,
 ): Promise<EstimateRecord> {
-  const before = await estimateRecords.getLive(ctx.db, ctx.auth.orgId, id, true);
-  assertDraft(before);
+  const before = await drafts.getDraft(ctx, id);
   const next = mergePatch<EstimateState>(
     { ...pricedStateOf(before), validUntil: before.validUntil },
     { ...pricedPatchOf(input), validUntil: input.valid_until },
@@ -216,11 +216,7 @@ export async function patchEstimate(
  * Deletes a draft for good, like an invoice draft; its number is not given again (the counter
  * never goes back), so the organization's sequence shows where a draft was withdrawn.
  */
-export async function deleteDraft(ctx: RecordContext, id: string): Promise<void> {
-  const before = await estimateRecords.getLive(ctx.db, ctx.auth.orgId, id, true);
-  assertDraft(before);
-  await ctx.db.delete(estimates).where(and(eq(estimates.id, before.id), eq(estimates.orgId, ctx.auth.orgId)));
-}
+export const deleteDraft = drafts.deleteDraft;
 
 // ---------------------------------------------------------------------------------------------
 // Moves
@@ -300,14 +296,19 @@ export async function convertToInvoice(ctx: RecordContext, id: string): Promise<
   // A contact or deal trashed since the estimate was made is left off the invoice rather than
   // refusing the conversion; a trashed lead is the 404 of insertInvoice.
   const { contactId, opportunityId } = await keptReferences(ctx, before);
-  const invoice = await insertInvoice(ctx, {
-    lead_id: before.leadId,
-    contact_id: contactId,
-    opportunity_id: opportunityId,
-    currency: before.currency,
-    line_items: before.lineItems,
-    notes: before.notes,
-  });
+  const invoice = await insertInvoice(
+    ctx,
+    {
+      lead_id: before.leadId,
+      contact_id: contactId,
+      opportunity_id: opportunityId,
+      currency: before.currency,
+      line_items: before.lineItems,
+      notes: before.notes,
+    },
+    // It names no project, so no invoice-project hook is asked.
+    [],
+  );
   await estimateRecords.write(ctx.db, ctx.auth.orgId, before.id, {
     invoiceId: invoice._id,
     updatedAt: ctx.now,

@@ -9,10 +9,11 @@ import { currencyField, lineItemsInput } from '../../core/line-items.ts';
 import { queuedMailSchema } from '../../core/mail-outbox.ts';
 import { numberOrWordsMatch, type SortColumn } from '../../core/records.ts';
 import { fileOutput, fileOutputShape } from '../../core/route.ts';
-import { dateString, listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
+import { dateString, listParams, objectId, pagedOutput } from '../../core/schemas.ts';
 import { describeMoves } from '../../core/state-machine.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
 import { defineTool, type Tool } from '../../core/tool.ts';
+import { deleteDraftTool } from '../documents/draft-tools.ts';
 import { documentSenderLabel } from '../documents/parties.ts';
 import { invoiceSchema } from '../invoices/store.ts';
 import {
@@ -193,22 +194,14 @@ export const updateEstimate = defineTool({
   },
 });
 
-export const deleteEstimate = defineTool({
-  name: 'delete_estimate',
-  title: 'Delete a draft estimate',
+export const deleteEstimate = deleteDraftTool({
+  kind: 'estimate',
+  label: 'Estimate',
   description:
     'Deletes a draft estimate for good (its number is not reused). An estimate that was sent is never deleted ' +
     '(400 invalid_transition): decline it or let it expire.',
-  input: z.strictObject(estimateIdShape),
-  output: messageOutput,
   access: access('write', 'estimates.delete'),
-  errors: [notDraft],
-  annotations: { destructiveHint: true },
-  toolset: 'billing',
-  async handler(input, ctx) {
-    await deleteDraft(ctx, input.id);
-    return { message: 'Estimate deleted' };
-  },
+  deleteDraft,
 });
 
 export const sendEstimate = defineTool({

@@ -3,8 +3,9 @@
 // payments, void and uncollectible. Every status move goes through invoiceStatusMachine, so a
 // refused move is the 400 invalid_transition; editing or deleting a non-draft is refused the same
 // way. A draft is deleted for good (docs/decisions.md "Invoices"); finalized invoices are never deleted.
-import { and, eq, getTableColumns, sql } from 'drizzle-orm';
+import { and, eq, getTableColumns } from 'drizzle-orm';
 import { z } from 'zod';
+import type { InvoiceProjectsHook } from '../../core/area.ts';
 import { type ErrorDetail, validationError } from '../../core/errors.ts';
 import {
   documentTotalsShape,
@@ -24,6 +25,7 @@ import {
 } from '../../core/records.ts';
 import { iso } from '../../core/schemas.ts';
 import { defineStateMachine } from '../../core/state-machine.ts';
+import { defineDraftRules } from '../documents/drafts.ts';
 import { nextDocumentNumber } from '../documents/numbering.ts';
 import { assertLiveLead, referenceProblems } from '../documents/references.ts';
 import {
@@ -33,7 +35,6 @@ import {
   pricedStateOf,
   totalColumns,
 } from '../documents/shape.ts';
-import { projects, timeEntries } from '../projects/tables.ts';
 import { type InvoiceRow, invoices, type StoredPayment } from './tables.ts';
 
 export const INVOICE_STATUSES = ['draft', 'open', 'paid', 'void', 'uncollectible'] as const;
@@ -185,39 +186,41 @@ async function checkState(ctx: RecordContext, state: InvoiceState): Promise<void
   if (details.length > 0) throw validationError(details);
 }
 
-/** A project of the organization whose client is the invoice's lead (tools/projects), else a 400 naming `field`. */
+/**
+ * A project of the organization whose client is the invoice's lead, as the areas holding projects
+ * answer (`projects`: tools/projects' hook), else a 400 naming `field`.
+ */
 async function assertProjectOfLead(
   ctx: RecordContext,
+  projects: readonly InvoiceProjectsHook[],
   projectId: string,
   leadId: string,
   field: 'project_id' | 'lead_id',
 ): Promise<void> {
-  const [project] = await ctx.db
-    .select({ id: projects.id })
-    .from(projects)
-    .where(
-      and(
-        eq(projects.id, projectId),
-        eq(projects.orgId, ctx.auth.orgId),
-        eq(projects.leadId, leadId),
-        sql`${projects.deletedAt} is null`,
-      ),
-    );
-  if (!project) {
-    const message =
-      field === 'project_id'
-        ? "must be the id of a project of this organization whose lead is the invoice's lead"
-        : "must be the lead of the invoice's project";
-    throw validationError([{ field, message, code: 'invalid_project' }]);
+  for (const hook of projects) {
+    if (await hook.isProjectOfLead(ctx.db, ctx.auth.orgId, projectId, leadId)) return;
   }
+  const message =
+    field === 'project_id'
+      ? "must be the id of a project of this organization whose lead is the invoice's lead"
+      : "must be the lead of the invoice's project";
+  throw validationError([{ field, message, code: 'invalid_project' }]);
 }
 
-export async function insertInvoice(ctx: RecordContext, input: NewInvoice): Promise<InvoiceRecord> {
+/**
+ * Creates a draft invoice. `projects` are the invoice-project hooks (tools/index.ts collects them);
+ * a caller that names no project passes none.
+ */
+export async function insertInvoice(
+  ctx: RecordContext,
+  input: NewInvoice,
+  projects: readonly InvoiceProjectsHook[],
+): Promise<InvoiceRecord> {
   await assertLiveLead(ctx, input.lead_id);
   const state: InvoiceState = { ...newPricedState(input), dueDate: input.due_date ?? null };
   await checkState(ctx, state);
   const projectId = input.project_id ?? null;
-  if (projectId !== null) await assertProjectOfLead(ctx, projectId, state.leadId, 'project_id');
+  if (projectId !== null) await assertProjectOfLead(ctx, projects, projectId, state.leadId, 'project_id');
   const rows = await ctx.db
     .insert(invoices)
     .values({
@@ -231,22 +234,23 @@ export async function insertInvoice(ctx: RecordContext, input: NewInvoice): Prom
   return invoiceRecords.created(ctx, 'invoice.created', serializeInvoice, rows);
 }
 
-/**
- * Only a draft may be edited or deleted: a finalized invoice would have to move back to draft, which
- * the machine refuses (the 400 invalid_transition naming `status`).
- */
-function assertDraft(row: InvoiceData): void {
-  invoiceStatusMachine.assertMove(toStatus(row.status), 'draft');
-}
+/** Only a draft may be edited or deleted, and a draft is deleted for good (tools/documents/drafts.ts). */
+const drafts = defineDraftRules({
+  records: invoiceRecords,
+  machine: invoiceStatusMachine,
+  remove: (db, orgId, id) => db.delete(invoices).where(and(eq(invoices.id, id), eq(invoices.orgId, orgId))),
+});
 
-/** Whether time entries of a project are on this invoice (it was made by POST /projects/{id}/invoice). */
-async function holdsTime(ctx: RecordContext, invoiceId: string): Promise<boolean> {
-  const [row] = await ctx.db
-    .select({ id: timeEntries.id })
-    .from(timeEntries)
-    .where(and(eq(timeEntries.invoiceId, invoiceId), eq(timeEntries.orgId, ctx.auth.orgId)))
-    .limit(1);
-  return row !== undefined;
+/** Whether another area's records were billed on this invoice (it was made by POST /projects/{id}/invoice). */
+async function holdsTime(
+  ctx: RecordContext,
+  projects: readonly InvoiceProjectsHook[],
+  invoiceId: string,
+): Promise<boolean> {
+  for (const hook of projects) {
+    if (await hook.billsOnInvoice(ctx.db, ctx.auth.orgId, invoiceId)) return true;
+  }
+  return false;
 }
 
 /** A line as it prices: the fields that decide its amount and tax, absent percents as 0. */
@@ -292,17 +296,17 @@ export async function patchInvoice(
   ctx: RecordContext,
   id: string,
   input: InvoiceInput,
+  projects: readonly InvoiceProjectsHook[],
 ): Promise<InvoiceRecord> {
-  const before = await invoiceRecords.getLive(ctx.db, ctx.auth.orgId, id, true);
-  assertDraft(before);
-  if (await holdsTime(ctx, before.id)) assertTimeLinesKept(before, input);
+  const before = await drafts.getDraft(ctx, id);
+  if (await holdsTime(ctx, projects, before.id)) assertTimeLinesKept(before, input);
   const next = mergePatch<InvoiceState>(
     { ...pricedStateOf(before), dueDate: before.dueDate },
     { ...pricedPatchOf(input), dueDate: input.due_date },
   );
   if (next.leadId !== before.leadId) await assertLiveLead(ctx, next.leadId);
   if (next.leadId !== before.leadId && before.projectId !== null) {
-    await assertProjectOfLead(ctx, before.projectId, next.leadId, 'lead_id');
+    await assertProjectOfLead(ctx, projects, before.projectId, next.leadId, 'lead_id');
   }
   await checkState(ctx, next);
   const row = await invoiceRecords.write(ctx.db, ctx.auth.orgId, before.id, {
@@ -314,11 +318,7 @@ export async function patchInvoice(
 }
 
 /** Deletes a draft for good (it has no number, so no gap can open); other states are refused. */
-export async function deleteDraft(ctx: RecordContext, id: string): Promise<void> {
-  const before = await invoiceRecords.getLive(ctx.db, ctx.auth.orgId, id, true);
-  assertDraft(before);
-  await ctx.db.delete(invoices).where(and(eq(invoices.id, before.id), eq(invoices.orgId, ctx.auth.orgId)));
-}
+export const deleteDraft = drafts.deleteDraft;
 
 // ---------------------------------------------------------------------------------------------
 // Moves

@@ -17,7 +17,6 @@ import type { LineItemInput } from '../../core/line-items.ts';
 import { contacts } from '../contacts/tables.ts';
 import { leadRef } from '../leads/tables.ts';
 import { opportunities } from '../opportunities/tables.ts';
-import { projects } from '../projects/tables.ts';
 
 /** One recorded payment, the amount as the decimal text of the major unit (exact). */
 export interface StoredPayment {
@@ -36,8 +35,13 @@ export const invoices = pgTable(
     leadId: leadRef().notNull(),
     contactId: text('contact_id').references(() => contacts.id, { onDelete: 'set null' }),
     opportunityId: text('opportunity_id').references(() => opportunities.id, { onDelete: 'set null' }),
-    /** The project whose time it bills (tools/projects), or null. */
-    projectId: text('project_id').references(() => projects.id, { onDelete: 'set null' }),
+    /**
+     * The project whose time it bills (tools/projects), or null. The database keeps its foreign key
+     * to projects (on delete set null, migration 0012); it is not declared here so that invoices'
+     * tables name no table of projects, which depends on invoices (docs/decisions.md "Invoices and
+     * projects: one way").
+     */
+    projectId: text('project_id'),
     /** INV-000001, given by finalize; null while draft. */
     number: text('number'),
     status: text('status').notNull().default('draft'),

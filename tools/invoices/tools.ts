@@ -2,15 +2,17 @@
 // mark uncollectible. The data functions, the record shape and the status machine are in store.ts.
 import { eq, gte, lte } from 'drizzle-orm';
 import { z } from 'zod';
+import type { InvoiceProjectsHook } from '../../core/area.ts';
 import { confirmShape, sendResultShape } from '../../core/confirm.ts';
 import { currencyField, lineItemsInput } from '../../core/line-items.ts';
 import { queuedMailSchema } from '../../core/mail-outbox.ts';
 import { numberOrWordsMatch, type SortColumn } from '../../core/records.ts';
 import { fileOutput, fileOutputShape } from '../../core/route.ts';
-import { dateString, listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
+import { dateString, listParams, objectId, pagedOutput } from '../../core/schemas.ts';
 import { describeMoves } from '../../core/state-machine.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
 import { defineTool, type Tool } from '../../core/tool.ts';
+import { deleteDraftTool } from '../documents/draft-tools.ts';
 import { documentSenderLabel } from '../documents/parties.ts';
 import { invoicePdfFilename, previewSend, renderInvoicePdf, sendInvoice as sendByMail } from './delivery.ts';
 import {
@@ -156,58 +158,56 @@ export const getInvoice = defineTool({
   },
 });
 
-export const createInvoice = defineTool({
-  name: 'create_invoice',
-  title: 'Create an invoice',
-  errors: [{ code: 'not_found', when: 'lead_id names no live lead of the organization' }],
-  description:
-    'Creates a draft invoice (number null) for a live lead: `currency` (ISO 4217) and `line_items` ({description, quantity, ' +
-    'unit_price, discount_percent?, tax_percent?}) are required; optional contact_id and opportunity_id (of the same lead), ' +
-    'issue_date, due_date and notes. Returns it priced: each line with amount and tax_amount, subtotal, tax_total, total. ' +
-    'Finalize it with finalize_invoice to give it a number.',
-  input: createInvoiceInput,
-  output: invoiceOutput,
-  access: access('write', 'invoices.create'),
-  toolset: 'billing',
-  async handler(input, ctx) {
-    return { invoice: await insertInvoice(ctx, input) };
-  },
-});
+/** create_invoice, checking a named project with the invoice-project hooks (tools/index.ts collects them). */
+export function createInvoiceTool(projects: readonly InvoiceProjectsHook[]) {
+  return defineTool({
+    name: 'create_invoice',
+    title: 'Create an invoice',
+    errors: [{ code: 'not_found', when: 'lead_id names no live lead of the organization' }],
+    description:
+      'Creates a draft invoice (number null) for a live lead: `currency` (ISO 4217) and `line_items` ({description, quantity, ' +
+      'unit_price, discount_percent?, tax_percent?}) are required; optional contact_id and opportunity_id (of the same lead), ' +
+      'issue_date, due_date and notes. Returns it priced: each line with amount and tax_amount, subtotal, tax_total, total. ' +
+      'Finalize it with finalize_invoice to give it a number.',
+    input: createInvoiceInput,
+    output: invoiceOutput,
+    access: access('write', 'invoices.create'),
+    toolset: 'billing',
+    async handler(input, ctx) {
+      return { invoice: await insertInvoice(ctx, input, projects) };
+    },
+  });
+}
 
-export const updateInvoice = defineTool({
-  name: 'update_invoice',
-  title: 'Update a draft invoice',
-  description:
-    'Changes only the fields sent of a draft invoice and returns it; a field sent as null is cleared, line_items replaces every ' +
-    'line. A finalized invoice (open, paid, void, uncollectible) is frozen: 400 invalid_transition.',
-  input: updateInvoiceInput,
-  output: invoiceOutput,
-  access: access('write', 'invoices.edit'),
-  errors: [notDraft],
-  annotations: { idempotentHint: true },
-  toolset: 'billing',
-  async handler(input, ctx) {
-    const { id, ...changes } = input;
-    return { invoice: await patchInvoice(ctx, id, changes) };
-  },
-});
+/** update_invoice, keeping the lines of a draft billed from project time (the invoice-project hooks). */
+export function updateInvoiceTool(projects: readonly InvoiceProjectsHook[]) {
+  return defineTool({
+    name: 'update_invoice',
+    title: 'Update a draft invoice',
+    description:
+      'Changes only the fields sent of a draft invoice and returns it; a field sent as null is cleared, line_items replaces every ' +
+      'line. A finalized invoice (open, paid, void, uncollectible) is frozen: 400 invalid_transition.',
+    input: updateInvoiceInput,
+    output: invoiceOutput,
+    access: access('write', 'invoices.edit'),
+    errors: [notDraft],
+    annotations: { idempotentHint: true },
+    toolset: 'billing',
+    async handler(input, ctx) {
+      const { id, ...changes } = input;
+      return { invoice: await patchInvoice(ctx, id, changes, projects) };
+    },
+  });
+}
 
-export const deleteInvoice = defineTool({
-  name: 'delete_invoice',
-  title: 'Delete a draft invoice',
+export const deleteInvoice = deleteDraftTool({
+  kind: 'invoice',
+  label: 'Invoice',
   description:
     'Deletes a draft invoice for good (it has no number yet). A finalized invoice is never deleted: void it instead ' +
     '(400 invalid_transition).',
-  input: z.strictObject(invoiceIdShape),
-  output: messageOutput,
   access: access('write', 'invoices.delete'),
-  errors: [notDraft],
-  annotations: { destructiveHint: true },
-  toolset: 'billing',
-  async handler(input, ctx) {
-    await deleteDraft(ctx, input.id);
-    return { message: 'Invoice deleted' };
-  },
+  deleteDraft,
 });
 
 export const finalizeInvoice = defineTool({
@@ -402,16 +402,19 @@ export const getInvoicePdf = defineTool({
   },
 });
 
-export const invoiceTools: Tool[] = [
-  listInvoices,
-  getInvoice,
-  createInvoice,
-  updateInvoice,
-  deleteInvoice,
-  finalizeInvoice,
-  recordInvoicePayment,
-  voidInvoice,
-  markInvoiceUncollectible,
-  sendInvoice,
-  getInvoicePdf,
-];
+/** The invoice tools in registry order, with create and update as built from the invoice-project hooks (index.ts). */
+export function invoiceTools(createInvoice: Tool, updateInvoice: Tool): Tool[] {
+  return [
+    listInvoices,
+    getInvoice,
+    createInvoice,
+    updateInvoice,
+    deleteInvoice,
+    finalizeInvoice,
+    recordInvoicePayment,
+    voidInvoice,
+    markInvoiceUncollectible,
+    sendInvoice,
+    getInvoicePdf,
+  ];
+}

@@ -43,3 +43,32 @@ export const OPPORTUNITY_QUERY_COLUMNS = {
 export function existsLiveOpportunityOfLead(orgId: string, leadId: SQLWrapper, predicate: SQL): SQL {
   return sql`exists (select 1 from ${opportunities} where ${opportunities.orgId} = ${orgId}::text and ${opportunities.leadId} = ${leadId} and ${opportunities.deletedAt} is null and ${predicate})`;
 }
+
+/**
+ * What a deal says about the sale (its note, value, status and expected close), trashed or not, or
+ * null when the organization has no such deal (tools/proposals asks its discovery questions with it).
+ */
+export async function saleFactsOfOpportunity(
+  db: Executor,
+  orgId: string,
+  id: string,
+): Promise<{
+  note: string | null;
+  value: number;
+  currency: string;
+  status: string;
+  expectedCloseDate: string | null;
+} | null> {
+  const [deal] = await db
+    .select({
+      note: opportunities.note,
+      value: opportunities.value,
+      currency: opportunities.currency,
+      status: opportunities.status,
+      expectedCloseDate: opportunities.expectedCloseDate,
+    })
+    .from(opportunities)
+    .where(and(eq(opportunities.id, id), eq(opportunities.orgId, orgId)))
+    .limit(1);
+  return deal ?? null;
+}

@@ -1,5 +1,6 @@
 import { defineArea } from '../../core/area.ts';
 import { projectsCatalogue } from './catalogue.ts';
+import { projectInvoiceHooks } from './invoice-hooks.ts';
 import { projectRoutes } from './routes.ts';
 import { projectStatusMachine } from './store.ts';
 import { projectTools } from './tools.ts';
@@ -20,4 +21,6 @@ export const projectsArea = defineArea({
   events: ['invoice.created'],
   toolsets: ['projects'],
   stateMachines: [projectStatusMachine],
+  // Invoices are built with these: a project an invoice names, the lines its time put on a draft.
+  invoiceProjects: [projectInvoiceHooks],
 });

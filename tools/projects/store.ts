@@ -25,7 +25,7 @@ import {
   type RecordContext,
 } from '../../core/records.ts';
 import { defineStateMachine } from '../../core/state-machine.ts';
-import { invoices } from '../invoices/tables.ts';
+import { countBillingInvoicesOfProject, invoiceJoin } from '../invoices/lookups.ts';
 import { leadRecords } from '../leads/store.ts';
 import { type ProjectRow, projects, timeEntries } from './tables.ts';
 
@@ -101,7 +101,7 @@ const ZERO_MINUTES: MinuteTotals = {
 };
 
 /** `billed` as SQL over time_entries left-joined to its invoice. */
-export const billedSql = sql<boolean>`coalesce(${invoices.status} in ('open', 'paid', 'uncollectible'), false)`;
+export const billedSql = sql<boolean>`coalesce(${invoiceJoin.status} in ('open', 'paid', 'uncollectible'), false)`;
 
 /** Each project's minutes by billing state (billable = billed + unbilled). */
 async function minutesOf(
@@ -119,7 +119,7 @@ async function minutesOf(
       nonBillable: sql<string>`coalesce(sum(${timeEntries.minutes}) filter (where not ${timeEntries.billable}), 0)`,
     })
     .from(timeEntries)
-    .leftJoin(invoices, eq(invoices.id, timeEntries.invoiceId))
+    .leftJoin(invoiceJoin.table, invoiceJoin.on(timeEntries.invoiceId))
     .where(and(eq(timeEntries.orgId, orgId), inArray(timeEntries.projectId, [...ids])))
     .groupBy(timeEntries.projectId);
   for (const row of rows) {
@@ -341,7 +341,10 @@ export async function patchProject(ctx: RecordContext, id: string, input: Projec
       },
     ]);
   }
-  if (next.leadId !== previous.leadId && (await invoicedCount(ctx.db, before.id)) > 0) {
+  // The project's invoices that still bill its client (live, not void, a draft of its time or one
+  // made by hand) keep its lead, so an invoice and its project never name two clients
+  // (docs/billing.md "Projects and time").
+  if (next.leadId !== previous.leadId && (await countBillingInvoicesOfProject(ctx.db, before.id)) > 0) {
     throw validationError([
       {
         field: 'lead_id',
@@ -353,26 +356,6 @@ export async function patchProject(ctx: RecordContext, id: string, input: Projec
   }
   const columns = await checkProject(ctx, next, next.leadId !== previous.leadId);
   return projectRecords.write(ctx.db, ctx.auth.orgId, before.id, { ...columns, updatedAt: ctx.now });
-}
-
-/**
- * The project's invoices that still bill its client: every live invoice naming the project (a
- * draft of its time or one made by hand) that is not void. While there is one the project keeps
- * its lead, so an invoice and its project never name two clients (docs/billing.md "Projects and
- * time").
- */
-async function invoicedCount(db: Executor, projectId: string): Promise<number> {
-  const [row] = await db
-    .select({ n: sql<number>`count(*)::int` })
-    .from(invoices)
-    .where(
-      and(
-        eq(invoices.projectId, projectId),
-        sql`${invoices.status} <> 'void'`,
-        sql`${invoices.deletedAt} is null`,
-      ),
-    );
-  return row?.n ?? 0;
 }
 
 async function entryCount(db: Executor, projectId: string): Promise<number> {
@@ -392,8 +375,8 @@ export async function deleteProject(ctx: RecordContext, id: string): Promise<voi
   const [taken] = await ctx.db
     .select({ n: sql<number>`count(*)::int` })
     .from(timeEntries)
-    .innerJoin(invoices, eq(invoices.id, timeEntries.invoiceId))
-    .where(and(eq(timeEntries.projectId, before.id), sql`${invoices.status} <> 'void'`));
+    .innerJoin(invoiceJoin.table, invoiceJoin.on(timeEntries.invoiceId))
+    .where(and(eq(timeEntries.projectId, before.id), sql`${invoiceJoin.status} <> 'void'`));
   if ((taken?.n ?? 0) > 0) {
     throw new AppError('invalid_operation', {
       message: 'The project has time on invoices; delete the draft or void the invoice first',

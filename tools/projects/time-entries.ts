@@ -14,7 +14,7 @@ import {
   sortOrder,
 } from '../../core/records.ts';
 import { offsetOf, type Page, paged } from '../../core/schemas.ts';
-import { invoices } from '../invoices/tables.ts';
+import { invoiceJoin } from '../invoices/lookups.ts';
 import {
   BILLED_INVOICE_STATUSES,
   billedSql,
@@ -102,9 +102,9 @@ export function serializeEntry(row: EntryWithInvoice, project: ProjectRow): Time
 
 function entriesQuery(db: Executor) {
   return db
-    .select({ entry: timeEntries, invoiceStatus: invoices.status })
+    .select({ entry: timeEntries, invoiceStatus: invoiceJoin.status })
     .from(timeEntries)
-    .leftJoin(invoices, eq(invoices.id, timeEntries.invoiceId))
+    .leftJoin(invoiceJoin.table, invoiceJoin.on(timeEntries.invoiceId))
     .$dynamic();
 }
 
@@ -165,7 +165,7 @@ export async function listEntries(
   const [counted] = await db
     .select({ n: sql<number>`count(*)::int` })
     .from(timeEntries)
-    .leftJoin(invoices, eq(invoices.id, timeEntries.invoiceId))
+    .leftJoin(invoiceJoin.table, invoiceJoin.on(timeEntries.invoiceId))
     .where(where);
   const order = sortOrder(
     filters.sort,

@@ -8,8 +8,9 @@ import { validationError } from '../../core/errors.ts';
 import type { LineItemInput } from '../../core/line-items.ts';
 import { formatMinor, fromMinor } from '../../core/money.ts';
 import type { RecordContext } from '../../core/records.ts';
+import { invoiceJoin } from '../invoices/lookups.ts';
 import { type InvoiceRecord, insertInvoice } from '../invoices/store.ts';
-import { invoices } from '../invoices/tables.ts';
+import { projectInvoiceHooks } from './invoice-hooks.ts';
 import { minutesShape, projectRecords, timeAmountMinor } from './store.ts';
 import { type ProjectRow, timeEntries } from './tables.ts';
 import { type EntryWithInvoice, effectiveRate, entryAmountMinor, isBilled } from './time-entries.ts';
@@ -72,14 +73,14 @@ export async function invoiceProject(ctx: RecordContext, projectId: string): Pro
   const rows = await ctx.db
     .select({ entry: timeEntries, userName: users.name })
     .from(timeEntries)
-    .leftJoin(invoices, eq(invoices.id, timeEntries.invoiceId))
+    .leftJoin(invoiceJoin.table, invoiceJoin.on(timeEntries.invoiceId))
     .leftJoin(users, eq(users.id, timeEntries.userId))
     .where(
       and(
         eq(timeEntries.orgId, ctx.auth.orgId),
         eq(timeEntries.projectId, project.id),
         eq(timeEntries.billable, true),
-        sql`(${timeEntries.invoiceId} is null or ${invoices.status} = 'void')`,
+        sql`(${timeEntries.invoiceId} is null or ${invoiceJoin.status} = 'void')`,
       ),
     )
     .orderBy(asc(timeEntries.date), asc(timeEntries.createdAt), asc(timeEntries.id))
@@ -111,12 +112,16 @@ export async function invoiceProject(ctx: RecordContext, projectId: string): Pro
       line: timeLine(entry, userName ?? 'Former user', rate, project.currency),
     };
   });
-  const invoice = await insertInvoice(ctx, {
-    lead_id: project.leadId,
-    project_id: project.id,
-    currency: project.currency,
-    line_items: priced.map((p) => p.line),
-  });
+  const invoice = await insertInvoice(
+    ctx,
+    {
+      lead_id: project.leadId,
+      project_id: project.id,
+      currency: project.currency,
+      line_items: priced.map((p) => p.line),
+    },
+    [projectInvoiceHooks],
+  );
   for (const { entry, amount } of priced) {
     await ctx.db
       .update(timeEntries)
@@ -218,9 +223,9 @@ export async function invoicingReport(
 ): Promise<InvoicingReport> {
   const project = await projectRecords.getLive(db, orgId, projectId);
   const rows = await db
-    .select({ entry: timeEntries, invoiceStatus: invoices.status, userName: users.name })
+    .select({ entry: timeEntries, invoiceStatus: invoiceJoin.status, userName: users.name })
     .from(timeEntries)
-    .leftJoin(invoices, eq(invoices.id, timeEntries.invoiceId))
+    .leftJoin(invoiceJoin.table, invoiceJoin.on(timeEntries.invoiceId))
     .leftJoin(users, eq(users.id, timeEntries.userId))
     .where(and(eq(timeEntries.orgId, orgId), eq(timeEntries.projectId, project.id)));
   const total = emptyBucket();

@@ -4,15 +4,14 @@
 // validated; without a model, or when the model fails or answers outside the shape, a rule set
 // derives questions from what is missing (budget, decision maker, timeline, unpriced sections, the
 // deal). Reads only: nothing is written and no event is emitted.
-import { and, asc, eq, isNull } from 'drizzle-orm';
 import { z } from 'zod';
 import { type ChatMessage, type ChatModel, jsonObjectIn } from '../../core/ai.ts';
 import type { Executor } from '../../core/db/client.ts';
 import type { Logger } from '../../core/logger.ts';
-import { contacts } from '../contacts/tables.ts';
+import { namesOfLiveContactsOfLead } from '../contacts/lookups.ts';
 import { readMemory } from '../conversation-memory/store.ts';
 import { leadRecords } from '../leads/store.ts';
-import { opportunities } from '../opportunities/tables.ts';
+import { saleFactsOfOpportunity } from '../opportunities/lookups.ts';
 import { type ProposalRecord, proposalRecords, serializeProposal } from './store.ts';
 
 export const MAX_QUESTIONS = 10;
@@ -65,25 +64,10 @@ const DECISION_TITLES =
 export async function loadContext(db: Executor, orgId: string, id: string): Promise<QuestionContext> {
   const row = await proposalRecords.getLive(db, orgId, id);
   const lead = await leadRecords.getLive(db, orgId, row.leadId);
-  const people = await db
-    .select({ name: contacts.name, title: contacts.title })
-    .from(contacts)
-    .where(and(eq(contacts.orgId, orgId), eq(contacts.leadId, row.leadId), isNull(contacts.deletedAt)))
-    .orderBy(asc(contacts.createdAt), asc(contacts.id))
-    .limit(50);
+  const people = await namesOfLiveContactsOfLead(db, orgId, row.leadId, 50);
   let opportunity: QuestionContext['opportunity'] = null;
   if (row.opportunityId !== null) {
-    const [deal] = await db
-      .select({
-        note: opportunities.note,
-        value: opportunities.value,
-        currency: opportunities.currency,
-        status: opportunities.status,
-        expectedCloseDate: opportunities.expectedCloseDate,
-      })
-      .from(opportunities)
-      .where(and(eq(opportunities.id, row.opportunityId), eq(opportunities.orgId, orgId)))
-      .limit(1);
+    const deal = await saleFactsOfOpportunity(db, orgId, row.opportunityId);
     if (deal) {
       opportunity = {
         note: deal.note,

@@ -28,6 +28,7 @@ import {
 } from '../../core/records.ts';
 import { iso } from '../../core/schemas.ts';
 import { defineStateMachine } from '../../core/state-machine.ts';
+import { defineDraftRules } from '../documents/drafts.ts';
 import { dueForExpiry, expiredAt, expiringStates, isPastValidity } from '../documents/expiry.ts';
 import { assertLiveLead, referenceProblems } from '../documents/references.ts';
 import { documentRecipient } from '../documents/send.ts';
@@ -231,18 +232,20 @@ export async function insertProposal(ctx: RecordContext, input: NewProposal): Pr
   return serializeProposal(row);
 }
 
-/** Only a draft may be edited or deleted: anything else would move back to draft, which the machine refuses. */
-function assertDraft(row: ProposalData): void {
-  proposalStatusMachine.assertMove(toStatus(row.status), 'draft');
-}
+/** Only a draft may be edited or deleted, and a draft is deleted for good (tools/documents/drafts.ts). */
+const drafts = defineDraftRules({
+  records: proposalRecords,
+  machine: proposalStatusMachine,
+  remove: (db, orgId, id) =>
+    db.delete(proposals).where(and(eq(proposals.id, id), eq(proposals.orgId, orgId))),
+});
 
 export async function patchProposal(
   ctx: RecordContext,
   id: string,
   input: ProposalInput,
 ): Promise<ProposalRecord> {
-  const before = await proposalRecords.getLive(ctx.db, ctx.auth.orgId, id, true);
-  assertDraft(before);
+  const before = await drafts.getDraft(ctx, id);
   const next = mergePatch<ProposalState>(
     {
       leadId: before.leadId,
@@ -275,11 +278,7 @@ export async function patchProposal(
 }
 
 /** Deletes a draft for good (it was never sent, so no link points at it); other states are refused. */
-export async function deleteDraft(ctx: RecordContext, id: string): Promise<void> {
-  const before = await proposalRecords.getLive(ctx.db, ctx.auth.orgId, id, true);
-  assertDraft(before);
-  await ctx.db.delete(proposals).where(and(eq(proposals.id, before.id), eq(proposals.orgId, ctx.auth.orgId)));
-}
+export const deleteDraft = drafts.deleteDraft;
 
 // ---------------------------------------------------------------------------------------------
 // Sending

@@ -7,10 +7,11 @@ import { confirmShape, sendResultShape } from '../../core/confirm.ts';
 import { currencyField, lineItemsInput } from '../../core/line-items.ts';
 import { queuedMailSchema } from '../../core/mail-outbox.ts';
 import { prefixMatch, type SortColumn } from '../../core/records.ts';
-import { dateString, listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
+import { dateString, listParams, objectId, pagedOutput } from '../../core/schemas.ts';
 import { describeMoves } from '../../core/state-machine.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
 import { defineTool, type Tool } from '../../core/tool.ts';
+import { deleteDraftTool } from '../documents/draft-tools.ts';
 import { documentSenderLabel } from '../documents/parties.ts';
 import { deliverProposal } from './mail.ts';
 import { loadContext, suggestionsSchema, suggestQuestions } from './questions.ts';
@@ -198,22 +199,14 @@ export const updateProposal = defineTool({
   },
 });
 
-export const deleteProposal = defineTool({
-  name: 'delete_proposal',
-  title: 'Delete a draft proposal',
+export const deleteProposal = deleteDraftTool({
+  kind: 'proposal',
+  label: 'Proposal',
   description:
     'Deletes a draft proposal for good (it was never sent). A sent or answered proposal is kept as the record of what ' +
     'the lead saw and signed: 400 invalid_transition.',
-  input: z.strictObject(proposalIdShape),
-  output: messageOutput,
   access: access('write', 'proposals.delete'),
-  errors: [notDraft],
-  annotations: { destructiveHint: true },
-  toolset: 'billing',
-  async handler(input, ctx) {
-    await deleteDraft(ctx, input.id);
-    return { message: 'Proposal deleted' };
-  },
+  deleteDraft,
 });
 
 export const sendProposal = defineTool({
