@@ -27,6 +27,7 @@ const CENTRAL = [
   'test/route-consistency.test.ts',
   'test/manifest.test.ts',
   'test/rls.test.ts',
+  'test/docs-areas.test.ts',
 ];
 const NAMING_THE_AREA = [
   'areas.test.ts',
@@ -106,7 +107,7 @@ describe.skipIf(!process.env.SCAFFOLD_TEST)('npm run scaffold:area in a scratch 
     }
   });
 
-  it('changes only the area folders, tools/index.ts, the migration files and the manifest', () => {
+  it('changes only the area folders, tools/index.ts, its docs page, the migration files and the manifest', () => {
     const changed = inCopy('git', ['status', '--porcelain', '--untracked-files=all'])
       .split('\n')
       .filter(Boolean)
@@ -115,6 +116,8 @@ describe.skipIf(!process.env.SCAFFOLD_TEST)('npm run scaffold:area in a scratch 
       new RegExp(`^tools/${NAME}/(tables|store|tools|routes|catalogue|index)\\.ts$`),
       new RegExp(`^test/${NAME}/(kit|${NAME}\\.test)\\.ts$`),
       /^tools\/index\.ts$/,
+      // Every area has its page (test/docs-areas.test.ts): the scaffold writes one to fill in.
+      new RegExp(`^docs/areas/(${NAME}|README)\\.md$`),
       new RegExp(`^core/db/migrations/\\d{4}_${ONE}s\\.sql$`),
       /^core\/db\/migrations\/meta\/\d{4}_snapshot\.json$/,
       /^core\/db\/migrations\/meta\/_journal\.json$/,
