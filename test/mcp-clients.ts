@@ -110,12 +110,20 @@ export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 /** Serves the test app on a local port; returns the /mcp URL and a function that stops the server. */
 export async function serveMcp(t: TestContext): Promise<{ url: URL; stop: () => Promise<void> }> {
   const server = serve({ fetch: t.app.fetch, hostname: '127.0.0.1', port: 0 });
+  // Idle keep-alive sockets outlive the client's (undici keeps them about 4 s against Node's 5 s):
+  // on a loaded machine the server could otherwise close one just as the client reuses it, and the
+  // request fails with ECONNRESET. The client closes first; stop() closes what is left.
+  if ('keepAliveTimeout' in server) server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('expected a TCP address');
   return {
     url: new URL(`http://127.0.0.1:${address.port}/mcp`),
-    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        if ('closeIdleConnections' in server) server.closeIdleConnections();
+      }),
   };
 }
 

@@ -258,13 +258,20 @@ export async function serveInProcess(
 ): Promise<{ base: string; stop: () => Promise<void> }> {
   const context = await createTestContext(env);
   const server = serve({ fetch: context.app.fetch, hostname: '127.0.0.1', port: 0 });
+  // Idle keep-alive sockets outlive the client's (undici keeps them about 4 s against Node's 5 s):
+  // on a loaded machine the server could otherwise close one just as the client reuses it, and the
+  // request fails with ECONNRESET. The client closes first; stop() closes what is left.
+  if ('keepAliveTimeout' in server) server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('expected a TCP address');
   return {
     base: `http://127.0.0.1:${address.port}`,
     async stop() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        if ('closeIdleConnections' in server) server.closeIdleConnections();
+      });
       await context.close();
     },
   };
