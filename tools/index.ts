@@ -26,7 +26,8 @@ import { createContactsArea } from './contacts/index.ts';
 import { conversationMemoryArea } from './conversation-memory/index.ts';
 import { createCustomActivityTypesArea } from './custom-activity-types/index.ts';
 import { customObjectsArea } from './custom-objects/index.ts';
-import { emailArea } from './email/index.ts';
+import type { EmailHooks } from './email/hooks.ts';
+import { createEmailArea } from './email/index.ts';
 import { estimatesArea } from './estimates/index.ts';
 import { filesArea } from './files/index.ts';
 import { forecastArea } from './forecast/index.ts';
@@ -45,6 +46,18 @@ import { createTrashArea } from './trash/index.ts';
 import { createUsersArea } from './users/index.ts';
 import { webhooksArea } from './webhooks/index.ts';
 import { workflowsArea } from './workflows/index.ts';
+
+/**
+ * What the email area's sender runs on a sent or failed email and asks about an
+ * `enroll_in_workflow_id` (tools/workflows declares them: the dependency goes workflows -> email).
+ * Read from the full list when used, so the email area is built before the areas declaring them.
+ */
+export const EMAIL_HOOKS: EmailHooks = {
+  emailSent: () => collect(AREAS, 'emailSent'),
+  enrollTargets: () => collect(AREAS, 'enrollTargets'),
+};
+
+const emailArea = createEmailArea(EMAIL_HOOKS);
 
 /** Areas that need nothing from the others, in no particular order. */
 const SELF_CONTAINED: readonly Area[] = [
