@@ -7,14 +7,15 @@
 //    or one not yet due, is left alone.
 // 2. Check what the send needs, failing at once with the reason (no retry can help): the lead live,
 //    the sender still allowed to send through the account (tools/email/sender-check.ts: the account
-//    theirs and verified, they an active user whose role holds `email.send`; a workflow's
-//    enrollment fails with the same reason), every attachment an upload of the row's organization,
+//    theirs and verified, they an active user whose role holds `email.send`; the emailSent hooks
+//    hear the refusal: a workflow's enrollment fails with the same reason), every attachment an upload of the row's organization,
 //    in storage with the size it was scheduled with.
 // 3. Send through services.accountMail with the row's stable Message-ID
 //    (`<scheduled-email-<id>@<account domain>>`).
 // 4. Record, in one tenant transaction and only while the claim holds (status `sending`, same
 //    attempt): sent (message_id, sent_at), the outgoing email activity on the lead (as the sender),
-//    the follow-up's due time, the workflow enrollment, and `email.sent`. A failure is retried
+//    the follow-up's due time, what the emailSent hooks do (core/area.ts: tools/workflows enrolls
+//    the lead), and `email.sent`. A failure is retried
 //    after 1 then 5 minutes; a permanent one, or the third, ends `failed` with the reason and
 //    `email.sent` with status `failed`.
 //
