@@ -213,6 +213,69 @@ export type AccountRemovedHook = (
   accountId: string,
 ) => Promise<number>;
 
+/**
+ * A scheduled email (tools/email) the sender just recorded as sent, in the recording transaction:
+ * what an area that acts on a sent mail needs (tools/workflows enrolls the lead it asked for).
+ */
+export interface SentEmailFacts {
+  emailId: string;
+  leadId: string;
+  contactId: string | null;
+  /** The sending user, owner of the account. */
+  userId: string;
+  connectedAccountId: string;
+  /** Whether the lead is live now (it may have gone during the send). */
+  leadLive: boolean;
+  /** The workflow the email asked to enroll the lead in once sent (`enroll_in_workflow_id`). */
+  enrollInWorkflowId: string | null;
+}
+
+/** A scheduled email the sender recorded as failed, in the recording transaction. */
+export interface FailedEmailFacts {
+  emailId: string;
+  /** The workflow enrollment whose step wrote it, with the step's index. */
+  workflowEnrollmentId: string | null;
+  workflowStep: number | null;
+  reason: string;
+  /**
+   * The sender may no longer send through the account (tools/email/sender-check.ts): later emails
+   * of the same sender would meet the same refusal.
+   */
+  senderRefused: boolean;
+}
+
+/** What a sent-email hook did, for the email's row: the enrollment it started, or why it did not. */
+export interface EmailSentResult {
+  /** Kept as the email's enrollment_id. */
+  enrollmentId?: string;
+  /** Why the asked-for follow-on did not happen, kept as the email's last_error. */
+  note?: string;
+  /** Work after the commit (a job to wake); a failure there must be its own to log. */
+  afterCommit?: () => Promise<void>;
+}
+
+/**
+ * What an area does when the sender recorded a scheduled email as sent or failed (tools/workflows:
+ * enroll the lead, fail the enrollment whose sender was refused). Both run in the recording
+ * transaction, only while the sender's claim holds; an error rolls the recording back. The email
+ * area is built with these hooks, so it never names the areas that react.
+ */
+export interface EmailSentHook {
+  sent(ctx: SystemHookContext, email: SentEmailFacts): Promise<EmailSentResult>;
+  failed(ctx: SystemHookContext, email: FailedEmailFacts): Promise<void>;
+}
+
+/**
+ * Finds, for scheduling an email with `enroll_in_workflow_id`, the live target of that id among the
+ * area's records (tools/workflows: a workflow of the organization), locked against a concurrent
+ * change; null when the id is none of the area's.
+ */
+export type EnrollTargetHook = (
+  db: Executor,
+  orgId: string,
+  id: string,
+) => Promise<{ id: string; name: string; status: string } | null>;
+
 /** The registries an area may add entries to. */
 export interface AreaRegistries extends AreaBackground {
   trashTypes: TrashType;
@@ -227,6 +290,8 @@ export interface AreaRegistries extends AreaBackground {
   customActivityTypeChanging: CustomActivityTypeChangingHook;
   replyTargets: ReplyTargetHook;
   accountRemoved: AccountRemovedHook;
+  emailSent: EmailSentHook;
+  enrollTargets: EnrollTargetHook;
 }
 
 /**

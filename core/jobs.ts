@@ -26,6 +26,16 @@ import type { Services } from './services.ts';
 export interface JobCatalog {}
 export type JobName = keyof JobCatalog;
 
+declare module './services.ts' {
+  interface Services {
+    /**
+     * Background jobs: enqueue, schedule. In-process without REDIS_URL, BullMQ with it;
+     * workers/runtime.ts starts the workers. Tools enqueue in afterCommit hooks.
+     */
+    jobs: Jobs;
+  }
+}
+
 export interface EnqueueOptions {
   /** Run no earlier than this many milliseconds from now. */
   delayMs?: number;

@@ -7,6 +7,13 @@ export type { EnqueueOptions, JobHandlers };
 
 export type JobPayloads = Pick<JobCatalog, 'webhook.deliver'>;
 
+declare module './services.ts' {
+  interface Services {
+    /** The same queue as `jobs`, typed to webhook delivery alone. */
+    queue: JobQueue;
+  }
+}
+
 export interface JobQueue {
   readonly kind: 'in-process' | 'bullmq';
   enqueue<N extends keyof JobPayloads>(

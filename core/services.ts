@@ -8,10 +8,8 @@ import type { ChatModel } from './ai.ts';
 import type { CredentialCache } from './auth/cache.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
-import type { Jobs } from './jobs.ts';
 import type { Logger } from './logger.ts';
 import type { Mailer } from './mail.ts';
-import type { JobQueue } from './queue.ts';
 import type { RateLimits } from './rate-limits.ts';
 import type { SecretBox } from './secrets.ts';
 import type { FileStore } from './storage.ts';
@@ -26,13 +24,9 @@ export interface Services {
   jwtKey: Uint8Array;
   /** The Redis connection for shared state (rate limits, cache invalidation) when REDIS_URL is set. */
   redis: Redis | null;
-  /**
-   * Background jobs (core/jobs.ts): enqueue, schedule. In-process without REDIS_URL, BullMQ with
-   * it; workers/runtime.ts starts the workers. Tools enqueue in afterCommit hooks.
-   */
-  jobs: Jobs;
-  /** The same queue as `jobs`, typed to webhook delivery alone (core/queue.ts). */
-  queue: JobQueue;
+  // `jobs` (core/jobs.ts) and `queue` (core/queue.ts) are added by the job port's own files, by
+  // declaration merging: the port names Services (what a job's handler receives), so naming the
+  // port here would tie the three files in a cycle (docs/decisions.md "The job port adds itself").
   /** The request limits of the specification; null with RATE_LIMITS=off, or when a benchmark or test builds the app without them. */
   rateLimits: RateLimits | null;
   /** Verified credentials, so hot callers skip the token/user/organization join (core/auth/cache.ts). */

@@ -104,34 +104,6 @@ describe('layer rules', () => {
   }
 });
 
-/**
- * Imports between areas that break the boundary today, each owned by the engineer reshaping that
- * area in issue 20 (docs/architecture.md "Boundaries"); the lead empties this list as the branches
- * merge. An entry that no longer occurs fails the test too, so the list only shrinks.
- */
-const KNOWN_BREACHES: readonly string[] = [
-  // email <-> workflows: the sender enrolls and fails enrollments; becomes an emailSent hook declared
-  // by workflows (and a workflow lookup), so email stops naming workflows.
-  'tools/email/sender.ts -> tools/workflows/enroll.ts',
-  'tools/email/sender.ts -> tools/workflows/store.ts',
-  'tools/email/sender.ts -> tools/workflows/tables.ts',
-  'tools/email/store.ts -> tools/workflows/enroll.ts',
-  // Lead and contact columns read straight from their tables by the email and workflow senders.
-  'tools/email/account-hooks.ts -> tools/leads/tables.ts',
-  'tools/email/sender.ts -> tools/leads/tables.ts',
-  'tools/email/follow-ups.ts -> tools/leads/tables.ts',
-  'tools/email/store.ts -> tools/leads/tables.ts',
-  'tools/workflows/steps-runner.ts -> tools/contacts/tables.ts',
-  'tools/workflows/steps-runner.ts -> tools/leads/tables.ts',
-  'tools/workflows/replies.ts -> tools/contacts/tables.ts',
-  'tools/workflows/replies.ts -> tools/email/tables.ts',
-  'tools/workflows/store.ts -> tools/contacts/tables.ts',
-  'tools/connected-accounts/inbound-store.ts -> tools/contacts/tables.ts',
-  'tools/connected-accounts/inbound-store.ts -> tools/leads/tables.ts',
-  // forecast reads opportunities (tools/opportunities/lookups.ts is where their questions go).
-  'tools/forecast/store.ts -> tools/opportunities/tables.ts',
-];
-
 /** The area (or kit) folder of a file under tools/, and the file's path inside it. */
 function areaOf(file: string): { area: string; inner: string } | null {
   const [top, area, ...rest] = file.split('/');
@@ -255,13 +227,7 @@ describe('area boundaries', () => {
   });
 
   it('an area imports only the areas it uses, and never their tables outside its own tables.ts', () => {
-    const breaches = boundaryBreaches();
-    const unexpected = breaches
-      .filter((b) => !KNOWN_BREACHES.includes(b.edge))
-      .map((b) => `${b.edge}: ${b.why}`);
-    expect(unexpected).toEqual([]);
-    const stale = KNOWN_BREACHES.filter((edge) => !breaches.some((b) => b.edge === edge));
-    expect(stale, 'fixed: remove these from KNOWN_BREACHES').toEqual([]);
+    expect(boundaryBreaches().map((b) => `${b.edge}: ${b.why}`)).toEqual([]);
   });
 
   it('catches a breach (the rule is not vacuous)', () => {
@@ -289,27 +255,13 @@ describe('area boundaries', () => {
   });
 });
 
-/**
- * File cycles known today, each as its files in order, owned by the engineer reshaping them in
- * issue 20; the lead empties this list as the branches merge. Type-only imports count: a cycle
- * through types still ties the files' meaning together.
- */
-const KNOWN_FILE_CYCLES: readonly string[] = [
-  // A job handler's context names the Services type, which names the jobs port (type-only).
-  'core/jobs.ts, core/queue.ts, core/services.ts',
-];
-
 describe('file cycles', () => {
   it('no cycle between files anywhere in the repository', () => {
     const graph = new Map(filesUnder('').map((file) => [file, importsOf(file).map((edge) => edge.to)]));
     expect(graph.size).toBeGreaterThan(100);
+    // Type-only imports count: a cycle through types still ties the files' meaning together.
     const cycles = cyclesOf(graph);
-    const unexpected = cycles
-      .filter((c) => !KNOWN_FILE_CYCLES.includes(c.join(', ')))
-      .map((c) => `${c.join(', ')}: ${cyclePath(graph, c)}`);
-    expect(unexpected).toEqual([]);
-    const stale = KNOWN_FILE_CYCLES.filter((known) => !cycles.some((c) => c.join(', ') === known));
-    expect(stale, 'fixed: remove these from KNOWN_FILE_CYCLES').toEqual([]);
+    expect(cycles.map((c) => `${c.join(', ')}: ${cyclePath(graph, c)}`)).toEqual([]);
   });
 });
 

@@ -1,9 +1,11 @@
-// The registry: the list of areas. Every other list - tools, REST routes, OpenAPI tags, trash types,
-// owned records, lead children, search sources, state machines, jobs, schedules, sweeps - is derived from it here, so adding
-// an area is its folder and one line below (docs/architecture.md). Areas that consume a registry
-// (leads, search, users, trash) are built from what the others declare.
+// The registry: the one list of areas. Every other list - tools, REST routes, OpenAPI tags, trash
+// types, owned records, lead children, search sources, state machines, jobs, schedules, sweeps - is
+// derived from it here, so adding an area is its folder and one line below (docs/architecture.md).
+// Areas that consume a registry or hooks are factories in the list, built from what the others
+// declare (core/area-list.ts).
 import { type Area, collect, type PublicRoute } from '../core/area.ts';
-import { buildCatalogue, type Catalogue } from '../core/catalogue.ts';
+import { type AreaEntry, buildAreaList } from '../core/area-list.ts';
+import type { Catalogue } from '../core/catalogue.ts';
 import {
   checkSchedules,
   type JobRegistry,
@@ -26,7 +28,8 @@ import { createContactsArea } from './contacts/index.ts';
 import { conversationMemoryArea } from './conversation-memory/index.ts';
 import { createCustomActivityTypesArea } from './custom-activity-types/index.ts';
 import { customObjectsArea } from './custom-objects/index.ts';
-import { emailArea } from './email/index.ts';
+import type { EmailHooks } from './email/hooks.ts';
+import { createEmailArea } from './email/index.ts';
 import { estimatesArea } from './estimates/index.ts';
 import { filesArea } from './files/index.ts';
 import { forecastArea } from './forecast/index.ts';
@@ -46,101 +49,111 @@ import { createUsersArea } from './users/index.ts';
 import { webhooksArea } from './webhooks/index.ts';
 import { workflowsArea } from './workflows/index.ts';
 
-/** Areas that need nothing from the others, in no particular order. */
-const SELF_CONTAINED: readonly Area[] = [
+/**
+ * Every area, in the order tools are listed (MCP tools/list, the manifest, the OpenAPI document).
+ * The factories are built from what the other areas declare (core/area-list.ts): leads from the
+ * lead children and conversion hooks, contacts and custom activity types from the hooks of the
+ * areas whose records name them, search, users and trash from the registries of the record areas,
+ * the API keys from the whole catalogue, connected accounts from the inbound-mail hooks, email
+ * from the sent-email hooks (read when a mail is recorded: workflows come after it).
+ */
+const AREA_LIST: readonly AreaEntry[] = [
   meArea,
+  {
+    name: 'leads',
+    provides: ['trashTypes', 'ownedRecords', 'searchSources'],
+    build: (list) => createLeadsArea(list.collect('leadChildren'), list.collect('leadConverted')),
+  },
+  {
+    name: 'contacts',
+    provides: ['trashTypes', 'leadChildren', 'searchSources'],
+    build: (list) => createContactsArea(list.collect('contactMoving')),
+  },
   opportunitiesArea,
+  {
+    // Projects bill their time on invoices: invoices ask them about a project an invoice names.
+    name: 'invoices',
+    provides: ['stateMachines', 'jobs', 'schedules'],
+    build: (list) => createInvoicesArea(list.collect('invoiceProjects')),
+  },
   projectsArea,
   projectTemplatesArea,
   proposalsArea,
   activitiesArea,
+  {
+    name: 'custom-activity-types',
+    provides: [],
+    build: (list) => createCustomActivityTypesArea(list.collect('customActivityTypeChanging')),
+  },
   tasksArea,
   conversationMemoryArea,
   leadHealthArea,
   smartViewsArea,
   customObjectsArea,
-  webhooksArea,
-  emailArea,
-  workflowsArea,
-];
-
-// Hooks against the dependency (docs/architecture.md "Boundaries"): opportunities name a contact and
-// activities carry a custom activity type's values, so contacts and custom activity types are built
-// with what those areas decide about a contact's move and a type's change.
-const contactsArea = createContactsArea(collect(SELF_CONTAINED, 'contactMoving'));
-const customActivityTypesArea = createCustomActivityTypesArea(
-  collect(SELF_CONTAINED, 'customActivityTypeChanging'),
-);
-
-// Projects bill their time on invoices, so invoices are built with what projects answer about a
-// project an invoice names and the lines its time put on a draft.
-const invoicesArea = createInvoicesArea(collect(SELF_CONTAINED, 'invoiceProjects'));
-
-/** The areas whose lead children and hooks leads and connected accounts run, in registry order. */
-const HOOKED: readonly Area[] = [contactsArea, customActivityTypesArea, invoicesArea, ...SELF_CONTAINED];
-
-const leadsArea = createLeadsArea(collect(HOOKED, 'leadChildren'), collect(HOOKED, 'leadConverted'));
-
-// Inbound mail runs the emailReceived hooks of the self-contained areas (a reply cancels a follow-up,
-// stops a sequence).
-const connectedAccountsArea = createConnectedAccountsArea({
-  emailReceived: collect(HOOKED, 'emailReceived'),
-  replyTargets: collect(HOOKED, 'replyTargets'),
-  accountRemoved: collect(HOOKED, 'accountRemoved'),
-});
-
-/** Every area that holds records, in registry order (the order of lists, docs and the trash). */
-const RECORD_AREAS: readonly Area[] = [
-  meArea,
-  leadsArea,
-  contactsArea,
-  opportunitiesArea,
-  invoicesArea,
-  projectsArea,
-  projectTemplatesArea,
-  proposalsArea,
-  activitiesArea,
-  customActivityTypesArea,
-  tasksArea,
-  conversationMemoryArea,
-  leadHealthArea,
-  smartViewsArea,
-  customObjectsArea,
-];
-
-/** The areas listed before the API keys, in listing order. */
-const BEFORE_KEYS: readonly Area[] = [
-  ...RECORD_AREAS,
-  createSearchArea(collect(RECORD_AREAS, 'searchSources'), () => CATALOGUE.access),
-  createUsersArea(collect(RECORD_AREAS, 'ownedRecords')),
-];
-
-/** The areas listed after the API keys, in listing order. */
-const AFTER_KEYS: readonly Area[] = [
-  createTrashArea(collect(RECORD_AREAS, 'trashTypes')),
+  {
+    name: 'search',
+    provides: [],
+    build: (list) => createSearchArea(list.collect('searchSources'), () => list.catalogue().access),
+  },
+  { name: 'users', provides: [], build: (list) => createUsersArea(list.collect('ownedRecords')) },
+  {
+    name: 'api-keys',
+    provides: [],
+    brings: apiKeysCatalogue,
+    build: (list) => createApiKeysArea(list.catalogue()),
+  },
+  {
+    name: 'trash',
+    provides: ['jobs', 'schedules'],
+    build: (list) => createTrashArea(list.collect('trashTypes')),
+  },
   webhooksArea,
   forecastArea,
   estimatesArea,
-  connectedAccountsArea,
-  emailArea,
+  {
+    name: 'connected-accounts',
+    provides: ['publicRoutes'],
+    build: (list) =>
+      createConnectedAccountsArea({
+        emailReceived: list.collect('emailReceived'),
+        replyTargets: list.collect('replyTargets'),
+        accountRemoved: list.collect('accountRemoved'),
+      }),
+  },
+  {
+    name: 'email',
+    provides: ['stateMachines', 'emailReceived', 'replyTargets', 'accountRemoved', 'jobs', 'sweeps'],
+    build: (list) =>
+      createEmailArea({
+        emailSent: () => list.collect('emailSent'),
+        enrollTargets: () => list.collect('enrollTargets'),
+      }),
+  },
   filesArea,
   workflowsArea,
 ];
+
+const BUILT = buildAreaList(AREA_LIST);
 
 /**
  * What the areas bring to the kernel's catalogues (the role table from their permissions' tiers,
  * scope families, toolsets), collected once and passed to the surfaces and factories that need it.
  * The API keys area is built from it (the toolsets a key may select, the known scopes), so it joins
- * here by its declaration; test/areas.test.ts checks the result equals the catalogue of AREAS.
+ * by its declaration; test/areas.test.ts checks the result equals the catalogue of AREAS.
  */
-export const CATALOGUE: Catalogue = buildCatalogue([
-  ...BEFORE_KEYS,
-  { name: 'api-keys', brings: apiKeysCatalogue },
-  ...AFTER_KEYS,
-]);
+export const CATALOGUE: Catalogue = BUILT.catalogue;
 
 /** Every area, in the order tools are listed (MCP tools/list, the manifest, the OpenAPI document). */
-export const AREAS: readonly Area[] = [...BEFORE_KEYS, createApiKeysArea(CATALOGUE), ...AFTER_KEYS];
+export const AREAS: readonly Area[] = BUILT.areas;
+
+/**
+ * What the email area's sender runs on a sent or failed email and asks about an
+ * `enroll_in_workflow_id` (tools/workflows declares them), for tests that call the sender directly.
+ */
+export const EMAIL_HOOKS: EmailHooks = {
+  emailSent: () => collect(AREAS, 'emailSent'),
+  enrollTargets: () => collect(AREAS, 'enrollTargets'),
+};
 
 export const TOOLS: readonly Tool[] = AREAS.flatMap((area) => area.tools);
 

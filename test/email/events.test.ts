@@ -1,7 +1,7 @@
 // Locks in the scheduled-email events at a real HTTPS receiver, signed: email.sent for a sent email (message_id, activity_id) and for a failed one (status failed, reason), task.created for a follow-up that came due; and, end to end through the signed inbound hook, that a reply threaded to the email cancels its follow-up so no task is created.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDueFollowUps } from '../../tools/email/follow-ups.ts';
-import { sendScheduledEmail } from '../../tools/email/sender.ts';
+import { sendScheduledEmail } from '../fixtures/email.ts';
 import {
   type ConnectedAccount,
   createConnectedAccount,

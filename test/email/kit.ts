@@ -3,9 +3,8 @@
 import { eq } from 'drizzle-orm';
 import { expect } from 'vitest';
 import { newId } from '../../core/ids.ts';
-import { sendScheduledEmail } from '../../tools/email/sender.ts';
 import { scheduledEmails } from '../../tools/email/tables.ts';
-import { insertConnectedAccount } from '../fixtures/email.ts';
+import { insertConnectedAccount, sendScheduledEmail } from '../fixtures/email.ts';
 import { defineKit, type KitScope, type MachineDriver, NO_BODY } from '../fixtures/kit.ts';
 import { createLeadOver, insertLead, readAt } from '../fixtures/kit-helpers.ts';
 import { json } from '../helpers.ts';

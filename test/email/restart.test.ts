@@ -12,10 +12,9 @@ import { createOrganizationWithOwner } from '../../core/organizations.ts';
 import { InProcessQueue } from '../../core/queue-in-process.ts';
 import type { Services } from '../../core/services.ts';
 import { createApp } from '../../http/app.ts';
-import { sweepDueEmails } from '../../tools/email/sender.ts';
 import { scheduledEmails } from '../../tools/email/tables.ts';
 import { startBackgroundWork } from '../../workers/runtime.ts';
-import { insertConnectedAccount, minutesFromNow } from '../fixtures/email.ts';
+import { insertConnectedAccount, minutesFromNow, sweepDueEmails } from '../fixtures/email.ts';
 import { seedDataDir } from '../support/cli.ts';
 import { type SmtpPeer, startSmtpPeer } from '../support/smtp-peer.ts';
 

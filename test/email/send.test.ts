@@ -9,10 +9,10 @@ import { newId } from '../../core/ids.ts';
 import { activities } from '../../tools/activities/tables.ts';
 import { connectedAccounts } from '../../tools/connected-accounts/tables.ts';
 import { cancelFollowUpsOnReply, createDueFollowUps } from '../../tools/email/follow-ups.ts';
-import { sendScheduledEmail, sweepDueEmails } from '../../tools/email/sender.ts';
 import { scheduledEmails } from '../../tools/email/tables.ts';
 import { tasks } from '../../tools/tasks/tables.ts';
 import { workflowEnrollments, workflows } from '../../tools/workflows/tables.ts';
+import { sendScheduledEmail, sweepDueEmails } from '../fixtures/email.ts';
 import {
   createContact,
   createLead,

@@ -2,7 +2,7 @@
 // email due at once, the 'email.send' handler sends it through the enrolling user's connected
 // account to the enrolled contact, and the sent email points back at the enrollment and its step.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendScheduledEmail } from '../../tools/email/sender.ts';
+import { sendScheduledEmail } from '../fixtures/email.ts';
 import {
   createLeadWithContact,
   createTestContext,

@@ -8,9 +8,9 @@
 // file on PostgreSQL too).
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendScheduledEmail } from '../../tools/email/sender.ts';
 import type { StepOutcome } from '../../tools/workflows/steps-runner.ts';
 import { workflowEnrollments } from '../../tools/workflows/tables.ts';
+import { sendScheduledEmail } from '../fixtures/email.ts';
 import {
   type Caller,
   createLeadWithContact,

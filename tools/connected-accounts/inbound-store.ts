@@ -4,7 +4,7 @@
 // nothing), the lead and contact of the sender, the scheduled email it answers, an incoming email
 // activity acting as the account's owner, the `email.received` event, and the emailReceived hooks of
 // the other areas (a reply cancels a follow-up, stops a sequence).
-import { and, count, desc, eq, isNull, lt, sql } from 'drizzle-orm';
+import { and, count, desc, eq, lt } from 'drizzle-orm';
 import { z } from 'zod';
 import type {
   EmailReceivedHook,
@@ -20,8 +20,7 @@ import { offsetOf, type Page, paged } from '../../core/schemas.ts';
 import type { Services } from '../../core/services.ts';
 import { actorAuth, actorContext } from '../../core/system-actor.ts';
 import { insertActivity } from '../activities/store.ts';
-import { contacts } from '../contacts/tables.ts';
-import { leads } from '../leads/tables.ts';
+import { liveContactWithAddress } from '../contacts/lookups.ts';
 import { type ConnectedAccountRow, type InboundEmailRow, inboundEmails, inboundTokens } from './tables.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -82,29 +81,6 @@ export async function listInboundEmailsOf(db: Executor, orgId: string, accountId
 // ---------------------------------------------------------------------------------------------
 // Matching
 
-/** The live contact (of a live lead) with this address, the most recently updated when several. */
-export async function contactWithAddress(
-  db: Executor,
-  orgId: string,
-  address: string,
-): Promise<{ contactId: string; leadId: string } | null> {
-  const [row] = await db
-    .select({ contactId: contacts.id, leadId: contacts.leadId })
-    .from(contacts)
-    .innerJoin(leads, eq(leads.id, contacts.leadId))
-    .where(
-      and(
-        eq(contacts.orgId, orgId),
-        isNull(contacts.deletedAt),
-        isNull(leads.deletedAt),
-        sql`exists (select 1 from jsonb_array_elements(${contacts.emails}) as e where lower(e->>'email') = ${address.toLowerCase()})`,
-      ),
-    )
-    .orderBy(desc(contacts.updatedAt), desc(contacts.id))
-    .limit(1);
-  return row ?? null;
-}
-
 /** The mail one of these Message-IDs names, as the first reply-target hook that knows it answers. */
 async function repliedEmail(
   db: Executor,
@@ -163,7 +139,7 @@ export async function recordInboundEmail(
   const orgId = account.orgId;
   return services.db.withTenant(orgId, async (tx) => {
     await rememberSigningToken(tx, account, signingToken, now);
-    const contact = await contactWithAddress(tx, orgId, mail.fromAddress);
+    const contact = await liveContactWithAddress(tx, orgId, mail.fromAddress);
     const replied = await repliedEmail(tx, orgId, mail.inReplyToIds, replyTargets);
     // The sender may write from an address no contact has; a reply to our mail still belongs to its lead.
     const leadId = contact?.leadId ?? replied?.leadId ?? null;

@@ -1,9 +1,10 @@
 // What other areas ask of a lead's contacts without reading the contacts table themselves
 // (docs/architecture.md "Boundaries"): the columns a query over the leads (a smart view) may filter
 // on, and the correlated EXISTS over a lead's live contacts it compiles them into.
-import { and, asc, eq, isNull, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, isNull, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import type { Executor } from '../../core/db/client.ts';
-import { contacts } from './tables.ts';
+import { leadIsLive } from '../leads/lookups.ts';
+import { type ContactEmail, contacts } from './tables.ts';
 
 /** Filterable contact columns by catalogue field (`email`, `phone`: the jsonb lists of objects). */
 export const CONTACT_QUERY_COLUMNS = {
@@ -19,6 +20,80 @@ export const CONTACT_QUERY_COLUMNS = {
  */
 export function existsLiveContactOfLead(orgId: string, leadId: SQLWrapper, predicate: SQL): SQL {
   return sql`exists (select 1 from ${contacts} where ${contacts.orgId} = ${orgId}::text and ${contacts.leadId} = ${leadId} and ${contacts.deletedAt} is null and ${predicate})`;
+}
+
+/** The e-mail addresses of a live contact of the organization; null when it is not live. */
+export async function liveContactEmails(
+  db: Executor,
+  orgId: string,
+  id: string,
+): Promise<readonly ContactEmail[] | null> {
+  const [row] = await db
+    .select({ emails: contacts.emails })
+    .from(contacts)
+    .where(and(eq(contacts.id, id), eq(contacts.orgId, orgId), isNull(contacts.deletedAt)))
+    .limit(1);
+  return row?.emails ?? null;
+}
+
+/** A contact as a picker of one of a lead's contacts needs it. */
+export interface LeadContactChoice {
+  id: string;
+  name: string;
+  emails: ContactEmail[];
+}
+
+/** The live contacts of a lead, oldest first; only the one with `contactId` when given. */
+export async function liveContactsOfLead(
+  db: Executor,
+  orgId: string,
+  leadId: string,
+  contactId?: string,
+): Promise<LeadContactChoice[]> {
+  const live = and(eq(contacts.orgId, orgId), eq(contacts.leadId, leadId), isNull(contacts.deletedAt));
+  const query = db
+    .select({ id: contacts.id, name: contacts.name, emails: contacts.emails })
+    .from(contacts)
+    .where(contactId === undefined ? live : and(live, eq(contacts.id, contactId)));
+  return contactId === undefined ? query.orderBy(asc(contacts.createdAt), asc(contacts.id)) : query.limit(1);
+}
+
+/**
+ * `exists (the contact contactId of the organization, trashed ones too, has the address)`, any of
+ * its e-mails, compared lower-case (`address` is lower-case).
+ */
+export function contactHasAddress(orgId: string, contactId: SQLWrapper, address: string): SQL {
+  return sql`exists (
+    select 1 from ${contacts}
+    where ${contacts.id} = ${contactId}
+      and ${contacts.orgId} = ${orgId}
+      and exists (
+        select 1 from jsonb_array_elements(${contacts.emails}) as e
+        where lower(e->>'email') = ${address}
+      )
+  )`;
+}
+
+/** The live contact (of a live lead) with this address, the most recently updated when several. */
+export async function liveContactWithAddress(
+  db: Executor,
+  orgId: string,
+  address: string,
+): Promise<{ contactId: string; leadId: string } | null> {
+  const [row] = await db
+    .select({ contactId: contacts.id, leadId: contacts.leadId })
+    .from(contacts)
+    .where(
+      and(
+        eq(contacts.orgId, orgId),
+        isNull(contacts.deletedAt),
+        leadIsLive(contacts.leadId),
+        sql`exists (select 1 from jsonb_array_elements(${contacts.emails}) as e where lower(e->>'email') = ${address.toLowerCase()})`,
+      ),
+    )
+    .orderBy(desc(contacts.updatedAt), desc(contacts.id))
+    .limit(1);
+  return row ?? null;
 }
 
 /**

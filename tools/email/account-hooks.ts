@@ -2,9 +2,9 @@
 // `replyTargets`, `accountRemoved`) so that area reads none of these tables: a reply's In-Reply-To
 // names one of our sent emails (its lead then gets the reply even from an address no contact has),
 // and an account's removal cancels its emails that have not started sending.
-import { and, desc, eq, inArray, isNull } from 'drizzle-orm';
+import { and, desc, eq, inArray } from 'drizzle-orm';
 import type { AccountRemovedHook, ReplyTargetHook } from '../../core/area.ts';
-import { leads } from '../leads/tables.ts';
+import { isLiveLead } from '../leads/lookups.ts';
 import { scheduledEmails } from './tables.ts';
 
 /** The last error of an email cancelled because its account was removed. */
@@ -13,13 +13,13 @@ export const ACCOUNT_REMOVED = 'connected account removed';
 /** The scheduled email of the organization one of these Message-IDs names, with its lead if live. */
 export const repliedScheduledEmail: ReplyTargetHook = async (db, orgId, messageIds) => {
   const [row] = await db
-    .select({ id: scheduledEmails.id, leadId: leads.id })
+    .select({ id: scheduledEmails.id, leadId: scheduledEmails.leadId })
     .from(scheduledEmails)
-    .leftJoin(leads, and(eq(leads.id, scheduledEmails.leadId), isNull(leads.deletedAt)))
     .where(and(eq(scheduledEmails.orgId, orgId), inArray(scheduledEmails.messageId, [...messageIds])))
     .orderBy(desc(scheduledEmails.sentAt))
     .limit(1);
-  return row ?? null;
+  if (!row) return null;
+  return { id: row.id, leadId: (await isLiveLead(db, orgId, row.leadId)) ? row.leadId : null };
 };
 
 /** Cancels the account's scheduled emails that have not started sending (they could only fail later). */

@@ -4,12 +4,12 @@
 // came, or nobody is left to follow up). The pass over due rows (createDueFollowUps) runs with the
 // runtime's sweeper loop (followUpSweep, declared in index.ts), so a restart loses nothing: it finds what is due when it runs again.
 // A reply cancels through the area's emailReceived hook (cancelFollowUpsOnReply).
-import { and, eq, isNull, lte, or, sql } from 'drizzle-orm';
+import { and, eq, lte, or, sql } from 'drizzle-orm';
 import type { InboundEmailFacts, SystemHookContext } from '../../core/area.ts';
 import type { Sweep } from '../../core/jobs.ts';
 import type { Services } from '../../core/services.ts';
 import { actorAuth, actorContext } from '../../core/system-actor.ts';
-import { leads } from '../leads/tables.ts';
+import { isLiveLead } from '../leads/lookups.ts';
 import { insertTask } from '../tasks/store.ts';
 import { type ScheduledEmailRow, scheduledEmails } from './tables.ts';
 
@@ -86,11 +86,8 @@ export async function createDueFollowUps(services: Services, now = new Date()): 
         .for('update');
       if (!row) return false;
       const auth = await actorAuth(tx, orgId, row.userId);
-      const [lead] = await tx
-        .select({ id: leads.id })
-        .from(leads)
-        .where(and(eq(leads.id, row.leadId), eq(leads.orgId, orgId), isNull(leads.deletedAt)));
-      if (!auth || !lead) {
+      const leadLive = await isLiveLead(tx, orgId, row.leadId);
+      if (!auth || !leadLive) {
         await tx
           .update(scheduledEmails)
           .set({ followUpStatus: 'cancelled', updatedAt: now })

@@ -1,15 +1,14 @@
 // Scheduled email routes. Scheduling follows the `confirm` convention of core/confirm.ts.
 import { type Route, route } from '../../core/route.ts';
-import {
-  cancelScheduledEmailTool,
-  getScheduledEmailTool,
-  listScheduledEmailsTool,
-  scheduleEmailTool,
-} from './tools.ts';
+import type { Tool } from '../../core/tool.ts';
+import { cancelScheduledEmailTool, getScheduledEmailTool, listScheduledEmailsTool } from './tools.ts';
 
-export const emailRoutes: Route[] = [
-  route('POST', '/email/schedule', scheduleEmailTool),
-  route('GET', '/email/scheduled', listScheduledEmailsTool),
-  route('GET', '/email/scheduled/:job_id', getScheduledEmailTool),
-  route('DELETE', '/email/scheduled/:job_id', cancelScheduledEmailTool),
-];
+/** The routes, with schedule_email as the area built it (tools/email/tools.ts scheduleEmailTool). */
+export function emailRoutes(scheduleEmail: Tool): Route[] {
+  return [
+    route('POST', '/email/schedule', scheduleEmail),
+    route('GET', '/email/scheduled', listScheduledEmailsTool),
+    route('GET', '/email/scheduled/:job_id', getScheduledEmailTool),
+    route('DELETE', '/email/scheduled/:job_id', cancelScheduledEmailTool),
+  ];
+}

@@ -7,21 +7,23 @@
 //    or one not yet due, is left alone.
 // 2. Check what the send needs, failing at once with the reason (no retry can help): the lead live,
 //    the sender still allowed to send through the account (tools/email/sender-check.ts: the account
-//    theirs and verified, they an active user whose role holds `email.send`; a workflow's
-//    enrollment fails with the same reason), every attachment an upload of the row's organization,
+//    theirs and verified, they an active user whose role holds `email.send`; the emailSent hooks
+//    hear the refusal: a workflow's enrollment fails with the same reason), every attachment an upload of the row's organization,
 //    in storage with the size it was scheduled with.
 // 3. Send through services.accountMail with the row's stable Message-ID
 //    (`<scheduled-email-<id>@<account domain>>`).
 // 4. Record, in one tenant transaction and only while the claim holds (status `sending`, same
 //    attempt): sent (message_id, sent_at), the outgoing email activity on the lead (as the sender),
-//    the follow-up's due time, the workflow enrollment, and `email.sent`. A failure is retried
+//    the follow-up's due time, what the emailSent hooks do (core/area.ts: tools/workflows enrolls
+//    the lead), and `email.sent`. A failure is retried
 //    after 1 then 5 minutes; a permanent one, or the third, ends `failed` with the reason and
 //    `email.sent` with status `failed`.
 //
 // The window no transaction closes (the server accepted the message, the worker died before step
 // 4) sends the message again after the lease, under the same Message-ID: docs/email.md.
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { AccountMailError } from '../../core/account-mail.ts';
+import type { EmailSentResult, SystemHookContext } from '../../core/area.ts';
 import type { Executor } from '../../core/db/client.ts';
 import { recordEvent } from '../../core/events.ts';
 import { type DefinedJob, defineJob, type Sweep } from '../../core/jobs.ts';
@@ -46,11 +48,9 @@ import type { ConnectedAccountRow } from '../connected-accounts/store.ts';
 import { senderOf, smtpSettingsOf } from '../connected-accounts/store.ts';
 import { isContactOfLead } from '../contacts/store.ts';
 import { isUploadKeyOf } from '../files/store.ts';
-import { leads } from '../leads/tables.ts';
-import { enrollLead, lockLiveWorkflow, wakeEnrollment } from '../workflows/enroll.ts';
-import { triggeredPayload } from '../workflows/store.ts';
-import { type WorkflowEnrollmentRow, workflowEnrollments } from '../workflows/tables.ts';
+import { isLiveLead } from '../leads/lookups.ts';
 import { followUpDueAt } from './follow-ups.ts';
+import type { EmailHooks } from './hooks.ts';
 import { emailJobId, sendEmailPayload } from './schedule.ts';
 import { checkSender } from './sender-check.ts';
 import { serializeScheduledEmail } from './store.ts';
@@ -113,10 +113,11 @@ function sentPayload(row: ScheduledEmailRow): Record<string, unknown> {
  */
 async function recordFailure(
   services: Services,
+  hooks: EmailHooks,
   row: Pick<ScheduledEmailRow, 'id' | 'orgId' | 'attempts'>,
   reason: string,
   now: Date,
-  options: { failEnrollment?: boolean } = {},
+  options: { senderRefused?: boolean } = {},
 ): Promise<boolean> {
   return services.db.withTenant(row.orgId, async (tx) => {
     const [failed] = await tx
@@ -125,31 +126,34 @@ async function recordFailure(
       .where(held(row))
       .returning();
     if (!failed) return false;
-    if (options.failEnrollment && failed.workflowEnrollmentId) {
-      await tx
-        .update(workflowEnrollments)
-        .set({
-          status: 'failed',
-          stopReason: `email step ${failed.workflowStep ?? '?'} not sent: ${reason}`.slice(0, 1000),
-          lastError: reason,
-          nextRunAt: null,
-          stoppedAt: now,
-          updatedAt: now,
-        })
-        .where(
-          and(
-            eq(workflowEnrollments.id, failed.workflowEnrollmentId),
-            eq(workflowEnrollments.status, 'active'),
-          ),
-        );
+    const ctx = hookContext(services, tx, row.orgId, now);
+    for (const hook of hooks.emailSent()) {
+      await hook.failed(ctx, {
+        emailId: failed.id,
+        workflowEnrollmentId: failed.workflowEnrollmentId,
+        workflowStep: failed.workflowStep,
+        reason,
+        senderRefused: options.senderRefused === true,
+      });
     }
     await recordEvent(tx, row.orgId, 'email.sent', sentPayload(failed));
     return true;
   });
 }
 
+/** What the sent-email hooks get: the recording transaction of the row's organization. */
+function hookContext(services: Services, tx: Executor, orgId: string, now: Date): SystemHookContext {
+  return {
+    db: tx,
+    orgId,
+    now,
+    services,
+    emit: async (event, data) => void (await recordEvent(tx, orgId, event, data)),
+  };
+}
+
 /** Claims whose lease expired after the last attempt: nobody knows whether the mail went out. */
-async function failAbandoned(services: Services, now: Date, id?: string): Promise<number> {
+async function failAbandoned(services: Services, hooks: EmailHooks, now: Date, id?: string): Promise<number> {
   const rows = await services.db.system
     .select({ id: scheduledEmails.id, orgId: scheduledEmails.orgId, attempts: scheduledEmails.attempts })
     .from(scheduledEmails)
@@ -158,7 +162,13 @@ async function failAbandoned(services: Services, now: Date, id?: string): Promis
   let failed = 0;
   for (const row of rows) {
     if (
-      await recordFailure(services, row, 'the sender stopped during the last attempt; outcome unknown', now)
+      await recordFailure(
+        services,
+        hooks,
+        row,
+        'the sender stopped during the last attempt; outcome unknown',
+        now,
+      )
     )
       failed += 1;
   }
@@ -178,14 +188,6 @@ async function claim(services: Services, id: string, now: Date): Promise<Schedul
     .where(claimable(COLUMNS, POLICY, { id, statuses: ['scheduled', 'sending'], now }))
     .returning();
   return row ?? null;
-}
-
-async function isLiveLead(tx: Executor, orgId: string, id: string): Promise<boolean> {
-  const [lead] = await tx
-    .select({ id: leads.id })
-    .from(leads)
-    .where(and(eq(leads.id, id), eq(leads.orgId, orgId), isNull(leads.deletedAt)));
-  return lead !== undefined;
 }
 
 /**
@@ -255,23 +257,24 @@ async function composeMessage(
 
 /**
  * Records the success while the claim holds: the row sent, the activity, the follow-up's due time,
- * the enrollment and `email.sent`, in one transaction. Returns the new enrollment to wake (if any)
- * or false when the claim was lost.
+ * what the sent-email hooks do (the enrollment) and `email.sent`, in one transaction. Returns the
+ * hooks' work after the commit, or recorded false when the claim was lost.
  */
 async function recordSent(
   services: Services,
+  hooks: EmailHooks,
   row: ScheduledEmailRow,
   account: ConnectedAccountRow,
   messageId: string,
   now: Date,
-): Promise<{ recorded: boolean; enrollment: WorkflowEnrollmentRow | null }> {
+): Promise<{ recorded: boolean; afterCommit: (() => Promise<void>)[] }> {
   return services.db.withTenant(row.orgId, async (tx) => {
     const [sent] = await tx
       .update(scheduledEmails)
       .set({ status: 'sent', messageId, sentAt: now, nextAttemptAt: null, lastError: null, updatedAt: now })
       .where(held(row))
       .returning();
-    if (!sent) return { recorded: false, enrollment: null };
+    if (!sent) return { recorded: false, afterCommit: [] };
     const auth = await actorAuth(tx, row.orgId, row.userId);
     const leadLive = await isLiveLead(tx, row.orgId, row.leadId);
     const set: Partial<typeof scheduledEmails.$inferInsert> = {};
@@ -300,38 +303,24 @@ async function recordSent(
         set.followUpStatus = 'pending';
       }
     }
-    let enrollment: WorkflowEnrollmentRow | null = null;
-    if (row.enrollInWorkflowId && leadLive) {
-      const workflow = await lockLiveWorkflow(tx, row.orgId, row.enrollInWorkflowId);
-      if (workflow?.status === 'active') {
-        const enrolled = await enrollLead(
-          {
-            db: tx,
-            orgId: row.orgId,
-            now,
-            emit: async (event, data) => void (await recordEvent(tx, row.orgId, event, data)),
-          },
-          {
-            workflow,
-            leadId: row.leadId,
-            contactId: row.contactId,
-            enrolledBy: row.userId,
-            connectedAccountId: account.id,
-            sourceEmailId: row.id,
-          },
-          (enrollment) => triggeredPayload(enrollment, workflow),
-        );
-        if (enrolled.created) {
-          set.enrollmentId = enrolled.enrollment.id;
-          enrollment = enrolled.enrollment;
-        } else {
-          // One active enrollment per lead and workflow: the lead runs on in the one it has (the
-          // enrollment route answers 409 already_enrolled), and this email enrolls nothing.
-          set.lastError = `not enrolled: already_enrolled (enrollment ${enrolled.enrollment.id})`;
-        }
-      } else {
-        set.lastError = `not enrolled: the workflow ${workflow ? 'is paused' : 'was deleted'}`;
-      }
+    const results: EmailSentResult[] = [];
+    const ctx = hookContext(services, tx, row.orgId, now);
+    for (const hook of hooks.emailSent()) {
+      results.push(
+        await hook.sent(ctx, {
+          emailId: row.id,
+          leadId: row.leadId,
+          contactId: row.contactId,
+          userId: row.userId,
+          connectedAccountId: account.id,
+          leadLive,
+          enrollInWorkflowId: row.enrollInWorkflowId,
+        }),
+      );
+    }
+    for (const result of results) {
+      if (result.enrollmentId) set.enrollmentId = result.enrollmentId;
+      if (result.note) set.lastError = result.note;
     }
     let final = sent;
     if (Object.keys(set).length > 0) {
@@ -343,7 +332,7 @@ async function recordSent(
       if (updated) final = updated;
     }
     await recordEvent(tx, row.orgId, 'email.sent', sentPayload(final));
-    return { recorded: true, enrollment };
+    return { recorded: true, afterCommit: results.flatMap((r) => (r.afterCommit ? [r.afterCommit] : [])) };
   });
 }
 
@@ -381,12 +370,13 @@ async function scheduleRetry(
 /** The 'email.send' handler: one attempt at the row if it is due. */
 export async function sendScheduledEmail(
   services: Services,
+  hooks: EmailHooks,
   id: string,
   options: SendEmailOptions = {},
 ): Promise<EmailSendOutcome> {
   const now = options.now ?? new Date();
   const { logger } = services;
-  await failAbandoned(services, now, id);
+  await failAbandoned(services, hooks, now, id);
   const row = await claim(services, id, now);
   if (!row) {
     logger.debug({ email_id: id }, 'scheduled email not due; job dropped');
@@ -403,7 +393,7 @@ export async function sendScheduledEmail(
     const reason = failureReason(err);
     const permanent = err instanceof PermanentSendError || (err instanceof AccountMailError && err.permanent);
     if (permanent || row.attempts >= EMAIL_MAX_ATTEMPTS) {
-      await recordFailure(services, row, reason, now, { failEnrollment: err instanceof SenderRefused });
+      await recordFailure(services, hooks, row, reason, now, { senderRefused: err instanceof SenderRefused });
       logger.warn({ ...fields, error: reason, permanent }, 'scheduled email failed');
       return 'failed';
     }
@@ -411,13 +401,13 @@ export async function sendScheduledEmail(
     logger.warn({ ...fields, error: reason }, 'scheduled email attempt failed; will retry');
     return 'retry';
   }
-  const { recorded, enrollment } = await recordSent(services, row, account, sentId, now);
+  const { recorded, afterCommit } = await recordSent(services, hooks, row, account, sentId, now);
   if (!recorded) {
     logger.warn(fields, 'scheduled email sent after its claim expired');
     return 'sent';
   }
   logger.info({ ...fields, message_id: sentId }, 'scheduled email sent');
-  if (enrollment) await wakeEnrollment(services, enrollment, now);
+  for (const work of afterCommit) await work();
   return 'sent';
 }
 
@@ -425,8 +415,13 @@ export async function sendScheduledEmail(
  * Re-wakes scheduled emails that are due (scheduled past their time, or claimed with an expired
  * lease) by more than `graceMs`; first fails the claims that expired after the last attempt.
  */
-export async function sweepDueEmails(services: Services, graceMs: number, now = new Date()): Promise<number> {
-  await failAbandoned(services, now);
+export async function sweepDueEmails(
+  services: Services,
+  hooks: EmailHooks,
+  graceMs: number,
+  now = new Date(),
+): Promise<number> {
+  await failAbandoned(services, hooks, now);
   const cutoff = new Date(now.getTime() - graceMs);
   const due = await services.db.system
     .select({ id: scheduledEmails.id, attempts: scheduledEmails.attempts })
@@ -443,17 +438,18 @@ export async function sweepDueEmails(services: Services, graceMs: number, now = 
 }
 
 /** One attempt per job: the row schedules its own retries (see sendScheduledEmail). */
-export const sendEmailJob: DefinedJob = defineJob({
-  name: 'email.send',
-  payload: sendEmailPayload,
-  attempts: 1,
-  async handler({ id }, { services }) {
-    await sendScheduledEmail(services, id);
-  },
-});
+export function sendEmailJob(hooks: EmailHooks): DefinedJob {
+  return defineJob({
+    name: 'email.send',
+    payload: sendEmailPayload,
+    attempts: 1,
+    async handler({ id }, { services }) {
+      await sendScheduledEmail(services, hooks, id);
+    },
+  });
+}
 
 /** Scheduled emails due but not woken (or whose sender died holding the claim). */
-export const emailSweep: Sweep = {
-  name: 'scheduled email',
-  run: (services, graceMs) => sweepDueEmails(services, graceMs),
-};
+export function emailSweep(hooks: EmailHooks): Sweep {
+  return { name: 'scheduled email', run: (services, graceMs) => sweepDueEmails(services, hooks, graceMs) };
+}

@@ -1,7 +1,7 @@
 // The email area's data functions: the scheduled email's public shape, its status machine, who
 // sees which rows, scheduling (the references checked against the caller), listing, reading and
 // cancelling. Sending is the 'email.send' job (sender.ts); follow-ups are follow-ups.ts.
-import { and, count, desc, eq, isNull, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Role } from '../../core/access.ts';
 import type { AuthContext } from '../../core/auth-context.ts';
@@ -14,8 +14,8 @@ import type { ToolContext } from '../../core/tool.ts';
 import { getOwnAccount } from '../connected-accounts/store.ts';
 import { isContactOfLead } from '../contacts/store.ts';
 import { uploadProblem } from '../files/store.ts';
-import { leads } from '../leads/tables.ts';
-import { lockLiveWorkflow } from '../workflows/enroll.ts';
+import { isLiveLead } from '../leads/lookups.ts';
+import type { EmailHooks } from './hooks.ts';
 import { insertScheduledEmail, wakeScheduledEmail } from './schedule.ts';
 import {
   type ScheduledEmailRow,
@@ -256,15 +256,6 @@ const detail = (field: string, message: string, code = 'invalid_reference'): Err
   code,
 });
 
-async function isLiveLead(db: Executor, orgId: string, id: string): Promise<boolean> {
-  const [row] = await db
-    .select({ id: leads.id })
-    .from(leads)
-    .where(and(eq(leads.id, id), eq(leads.orgId, orgId), isNull(leads.deletedAt)))
-    .limit(1);
-  return row !== undefined;
-}
-
 /**
  * The problems of a schedule's attachments, each naming `attachments.N.storage_key`: a key must be
  * an attachment upload of the caller's organization (tools/files) whose object exists with the
@@ -285,6 +276,20 @@ export async function attachmentProblems(
   );
 }
 
+/** The first enroll target (tools/workflows: a live workflow) the hooks find for `id`; null when none. */
+async function findEnrollTarget(
+  hooks: EmailHooks,
+  db: Executor,
+  orgId: string,
+  id: string,
+): Promise<CheckedSchedule['workflow']> {
+  for (const find of hooks.enrollTargets()) {
+    const target = await find(db, orgId, id);
+    if (target) return target;
+  }
+  return null;
+}
+
 /** What a schedule would write, its references checked: every problem is a 400 naming its field. */
 export interface CheckedSchedule {
   scheduledAt: Date;
@@ -298,6 +303,7 @@ export interface CheckedSchedule {
  * live one of the organization (paused is accepted: it must be active when the mail is sent).
  */
 export async function checkSchedule(
+  hooks: EmailHooks,
   ctx: ToolContext,
   input: ScheduleEmailInput,
   attachmentProblems: readonly ErrorDetail[],
@@ -333,10 +339,9 @@ export async function checkSchedule(
   }
   let workflow: CheckedSchedule['workflow'] = null;
   if (input.enroll_in_workflow_id) {
-    const row = await lockLiveWorkflow(db, auth.orgId, input.enroll_in_workflow_id);
-    if (!row)
+    workflow = await findEnrollTarget(hooks, db, auth.orgId, input.enroll_in_workflow_id);
+    if (!workflow)
       problems.push(detail('enroll_in_workflow_id', 'must be the id of a workflow of this organization'));
-    else workflow = { id: row.id, name: row.name, status: row.status };
   }
   if (problems.length > 0 || !account) throw validationError(problems);
   return {
@@ -348,11 +353,12 @@ export async function checkSchedule(
 
 /** Schedules the email (the row and, after the commit, its delayed job) and answers `{message, job_id, scheduled_at}`. */
 export async function scheduleEmail(
+  hooks: EmailHooks,
   ctx: ToolContext,
   input: ScheduleEmailInput,
   attachmentProblems: readonly ErrorDetail[],
 ): Promise<{ message: string; job_id: string; scheduled_at: string }> {
-  const checked = await checkSchedule(ctx, input, attachmentProblems);
+  const checked = await checkSchedule(hooks, ctx, input, attachmentProblems);
   const row = await insertScheduledEmail(
     ctx.db,
     ctx.auth.orgId,
@@ -378,4 +384,14 @@ export async function scheduleEmail(
   const { services, now } = ctx;
   ctx.afterCommit(() => wakeScheduledEmail(services, row, now));
   return { message: 'Email scheduled', job_id: row.id, scheduled_at: row.scheduledAt.toISOString() };
+}
+
+/** The workflow enrollment whose step wrote the organization's scheduled email `id`; null when none. */
+export async function enrollmentOfEmail(db: Executor, orgId: string, id: string): Promise<string | null> {
+  const [row] = await db
+    .select({ enrollmentId: scheduledEmails.workflowEnrollmentId })
+    .from(scheduledEmails)
+    .where(and(eq(scheduledEmails.orgId, orgId), eq(scheduledEmails.id, id)))
+    .limit(1);
+  return row?.enrollmentId ?? null;
 }

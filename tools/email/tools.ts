@@ -10,6 +10,7 @@ import { NO_NUL, nulMessage, ONE_LINE, oneLineMessage } from '../../core/text-ru
 import { defineTool, type Tool } from '../../core/tool.ts';
 import { senderOf } from '../connected-accounts/store.ts';
 import { MAX_ATTACHMENT_BYTES } from '../files/store.ts';
+import type { EmailHooks } from './hooks.ts';
 import {
   attachmentProblems,
   cancelScheduledEmail,
@@ -133,73 +134,76 @@ const scheduleInputShape = {
     ),
 };
 
-export const scheduleEmailTool = defineTool({
-  name: 'schedule_email',
-  title: 'Schedule an email to a lead',
-  description:
-    'Schedules an email to a lead, sent at `scheduled_at` (1 minute to 30 days ahead) through one of your own connected ' +
-    'SMTP accounts, which must be verified. Attachments are uploaded first (create_upload_url) and named by that `key` as ' +
-    '`storage_key` with the same `size_bytes`; they are read from storage when it is sent. Once sent it is logged as an outgoing ' +
-    'email activity on the lead (email.sent); with `follow_up` a task for you is created when no reply arrives in time; with ' +
-    '`enroll_in_workflow_id` the lead is enrolled in that workflow after sending. Returns `job_id`, the id to read or ' +
-    'cancel it with.',
-  input: z.strictObject({
-    ...scheduleInputShape,
-    ...confirmShape,
-  }),
-  output: z.object({
-    ...sendResultShape,
-    message: z.string().optional().describe('What was done (absent in a preview)'),
-    job_id: z.string().optional().describe('Id of the scheduled email (absent in a preview)'),
-    scheduled_at: z.string().optional().describe('When it is sent (ISO 8601; absent in a preview)'),
-  }),
-  access: access('write', 'email.send'),
-  errors: [
-    {
-      code: 'validation_failed',
-      when: 'scheduled_at is not 1 minute to 30 days ahead, a reference is not yours or not live, the account is not verified, or an attachment is not an upload of your organization with its declared size',
+/** schedule_email, built with the hooks that find an `enroll_in_workflow_id`'s target. */
+export function scheduleEmailTool(hooks: EmailHooks) {
+  return defineTool({
+    name: 'schedule_email',
+    title: 'Schedule an email to a lead',
+    description:
+      'Schedules an email to a lead, sent at `scheduled_at` (1 minute to 30 days ahead) through one of your own connected ' +
+      'SMTP accounts, which must be verified. Attachments are uploaded first (create_upload_url) and named by that `key` as ' +
+      '`storage_key` with the same `size_bytes`; they are read from storage when it is sent. Once sent it is logged as an outgoing ' +
+      'email activity on the lead (email.sent); with `follow_up` a task for you is created when no reply arrives in time; with ' +
+      '`enroll_in_workflow_id` the lead is enrolled in that workflow after sending. Returns `job_id`, the id to read or ' +
+      'cancel it with.',
+    input: z.strictObject({
+      ...scheduleInputShape,
+      ...confirmShape,
+    }),
+    output: z.object({
+      ...sendResultShape,
+      message: z.string().optional().describe('What was done (absent in a preview)'),
+      job_id: z.string().optional().describe('Id of the scheduled email (absent in a preview)'),
+      scheduled_at: z.string().optional().describe('When it is sent (ISO 8601; absent in a preview)'),
+    }),
+    access: access('write', 'email.send'),
+    errors: [
+      {
+        code: 'validation_failed',
+        when: 'scheduled_at is not 1 minute to 30 days ahead, a reference is not yours or not live, the account is not verified, or an attachment is not an upload of your organization with its declared size',
+      },
+    ],
+    annotations: { idempotentHint: false, openWorldHint: true },
+    toolset: 'email',
+    // The attachments are looked up in the store (a network call on S3) before the transaction opens.
+    async outside(input, ctx) {
+      return attachmentProblems(ctx.services.files, ctx.auth.orgId, input.attachments ?? []);
     },
-  ],
-  annotations: { idempotentHint: false, openWorldHint: true },
-  toolset: 'email',
-  // The attachments are looked up in the store (a network call on S3) before the transaction opens.
-  async outside(input, ctx) {
-    return attachmentProblems(ctx.services.files, ctx.auth.orgId, input.attachments ?? []);
-  },
-  sends: {
-    async preview(input, ctx) {
+    sends: {
+      async preview(input, ctx) {
+        const { confirm: _confirm, ...schedule } = input;
+        const checked = await checkSchedule(hooks, ctx, schedule, ctx.outside);
+        const details: string[] = [];
+        if (schedule.follow_up) {
+          details.push(
+            `A follow-up task for you if no reply arrives within ${schedule.follow_up.amount} ${schedule.follow_up.unit}`,
+          );
+        }
+        if (checked.workflow) {
+          details.push(
+            `Then enrolls the lead in workflow ${checked.workflow.name} (${checked.workflow.status})`,
+          );
+        }
+        return {
+          action: `Schedule an e-mail to ${schedule.to}, sent through your connected account`,
+          sender: senderOf(checked.account),
+          to: [schedule.to],
+          cc: schedule.cc ?? [],
+          bcc: schedule.bcc ?? [],
+          subject: schedule.subject,
+          amounts: [],
+          send_at: checked.scheduledAt.toISOString(),
+          attachments: (schedule.attachments ?? []).map((a) => a.filename),
+          details,
+        };
+      },
+    },
+    async handler(input, ctx) {
       const { confirm: _confirm, ...schedule } = input;
-      const checked = await checkSchedule(ctx, schedule, ctx.outside);
-      const details: string[] = [];
-      if (schedule.follow_up) {
-        details.push(
-          `A follow-up task for you if no reply arrives within ${schedule.follow_up.amount} ${schedule.follow_up.unit}`,
-        );
-      }
-      if (checked.workflow) {
-        details.push(
-          `Then enrolls the lead in workflow ${checked.workflow.name} (${checked.workflow.status})`,
-        );
-      }
-      return {
-        action: `Schedule an e-mail to ${schedule.to}, sent through your connected account`,
-        sender: senderOf(checked.account),
-        to: [schedule.to],
-        cc: schedule.cc ?? [],
-        bcc: schedule.bcc ?? [],
-        subject: schedule.subject,
-        amounts: [],
-        send_at: checked.scheduledAt.toISOString(),
-        attachments: (schedule.attachments ?? []).map((a) => a.filename),
-        details,
-      };
+      return { sent: true, ...(await writeSchedule(hooks, ctx, schedule, ctx.outside)) };
     },
-  },
-  async handler(input, ctx) {
-    const { confirm: _confirm, ...schedule } = input;
-    return { sent: true, ...(await writeSchedule(ctx, schedule, ctx.outside)) };
-  },
-});
+  });
+}
 
 const emailIdShape = {
   job_id: objectId('scheduled email').describe('Id of the scheduled email (the job_id)'),
@@ -260,9 +264,7 @@ export const cancelScheduledEmailTool = defineTool({
   },
 });
 
-export const emailTools: Tool[] = [
-  scheduleEmailTool,
-  listScheduledEmailsTool,
-  getScheduledEmailTool,
-  cancelScheduledEmailTool,
-];
+/** The area's tools, in listing order, with schedule_email built by scheduleEmailTool. */
+export function emailTools(scheduleEmail: Tool): Tool[] {
+  return [scheduleEmail, listScheduledEmailsTool, getScheduledEmailTool, cancelScheduledEmailTool];
+}

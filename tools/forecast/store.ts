@@ -2,12 +2,12 @@
 // job in jobs.ts for every organization), and the comparison of the forecast taken at
 // a period's start with the value won in the period. Money is exact: minor units as bigint
 // (core/money.ts); only the ratios (accuracy, bias, MAPE) are numbers, rounded to 4 decimals.
-import { and, eq, gte, isNull, lt, lte, max, min, sql } from 'drizzle-orm';
+import { and, eq, gte, lte, max, min } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../../core/db/client.ts';
 import { organizations } from '../../core/db/schema.ts';
 import { divideRounded, fromMinor, parseMinor } from '../../core/money.ts';
-import { opportunities } from '../opportunities/tables.ts';
+import { sumOpenPipeline, sumWonByMonth } from '../opportunities/lookups.ts';
 import { forecastSnapshotDays, forecastSnapshots } from './tables.ts';
 
 /** Confidence at or above which an active opportunity counts in the commit. */
@@ -31,26 +31,7 @@ export function utcDay(now: Date): string {
  * replaces that day's rows, so there is never more than one snapshot per organization and day.
  */
 export async function writeSnapshots(db: Executor, day: string, orgId?: string): Promise<number> {
-  const orgFilter = orgId ? eq(opportunities.orgId, orgId) : undefined;
-  const closeMonth = sql<string>`to_char(${opportunities.expectedCloseDate}, 'YYYY-MM')`;
-  const rows = await db
-    .select({
-      orgId: opportunities.orgId,
-      currency: opportunities.currency,
-      closeMonth,
-      weighted: sql<string>`sum(${opportunities.value} * ${opportunities.confidence})::text`,
-      commit: sql<string>`coalesce(sum(${opportunities.value}) filter (where ${opportunities.confidence} >= ${COMMIT_CONFIDENCE}), 0)::text`,
-    })
-    .from(opportunities)
-    .where(
-      and(
-        isNull(opportunities.deletedAt),
-        eq(opportunities.status, 'active'),
-        sql`${opportunities.expectedCloseDate} is not null`,
-        orgFilter,
-      ),
-    )
-    .groupBy(opportunities.orgId, opportunities.currency, closeMonth);
+  const rows = await sumOpenPipeline(db, COMMIT_CONFIDENCE, orgId);
   const values = rows.map((row) => ({
     orgId: row.orgId,
     snapshotOn: day,
@@ -258,24 +239,12 @@ export async function forecastAccuracy(
           ),
         )
     : [];
-  const wonMonth = sql<string>`to_char(${opportunities.closedAt} at time zone 'UTC', 'YYYY-MM')`;
-  const won = await db
-    .select({
-      currency: opportunities.currency,
-      month: wonMonth,
-      value: sql<string>`sum(${opportunities.value})::text`,
-    })
-    .from(opportunities)
-    .where(
-      and(
-        eq(opportunities.orgId, orgId),
-        isNull(opportunities.deletedAt),
-        eq(opportunities.status, 'won'),
-        gte(opportunities.closedAt, new Date(`${period.startsOn}T00:00:00Z`)),
-        lt(opportunities.closedAt, new Date(new Date(`${period.endsOn}T00:00:00Z`).getTime() + 86_400_000)),
-      ),
-    )
-    .groupBy(opportunities.currency, wonMonth);
+  const won = await sumWonByMonth(
+    db,
+    orgId,
+    new Date(`${period.startsOn}T00:00:00Z`),
+    new Date(new Date(`${period.endsOn}T00:00:00Z`).getTime() + 86_400_000),
+  );
 
   // cells[month][currency]
   const cells = new Map<string, Map<string, Cell>>(period.months.map((m) => [m, new Map()]));

@@ -1,7 +1,17 @@
 // What other areas ask of leads without reading the leads table themselves (docs/architecture.md
 // "Boundaries"): which ids are live leads, the live lead of a row in a search branch, and the
 // columns and reads a query over the leads (a smart view) compiles against.
-import { and, count, eq, getTableColumns, inArray, isNull, type SQL, sql } from 'drizzle-orm';
+import {
+  and,
+  count,
+  eq,
+  getTableColumns,
+  inArray,
+  isNull,
+  type SQL,
+  type SQLWrapper,
+  sql,
+} from 'drizzle-orm';
 import type { Executor } from '../../core/db/client.ts';
 import type { LeadData } from './store.ts';
 import { leads } from './tables.ts';
@@ -72,4 +82,19 @@ export function readLiveLeadsWhere(
     .orderBy(...order)
     .limit(page.limit)
     .offset(page.offset);
+}
+
+/** Whether `id` is a live (not trashed) lead of the organization. */
+export async function isLiveLead(db: Executor, orgId: string, id: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: leads.id })
+    .from(leads)
+    .where(and(eq(leads.id, id), eq(leads.orgId, orgId), isNull(leads.deletedAt)))
+    .limit(1);
+  return row !== undefined;
+}
+
+/** `exists (the live lead whose id is leadId)`, for a query over another area's rows. */
+export function leadIsLive(leadId: SQLWrapper): SQL {
+  return sql`exists (select 1 from ${leads} where ${leads.id} = ${leadId} and ${leads.deletedAt} is null)`;
 }

@@ -1,5 +1,6 @@
 import { defineArea } from '../../core/area.ts';
 import { workflowsCatalogue } from './catalogue.ts';
+import { enrollOnEmailSent, workflowEnrollTarget } from './email-hooks.ts';
 import { stopEnrollmentsOnReply } from './replies.ts';
 import { workflowRoutes } from './routes.ts';
 import { enrollmentSweep, workflowStepJob } from './steps-runner.ts';
@@ -31,6 +32,8 @@ export const workflowsArea = defineArea({
   toolsets: ['email'],
   stateMachines: [workflowStatusMachine],
   emailReceived: [stopEnrollmentsOnReply],
+  emailSent: [enrollOnEmailSent],
+  enrollTargets: [workflowEnrollTarget],
   jobs: [workflowStepJob],
   sweeps: [enrollmentSweep],
 });

@@ -1,10 +1,10 @@
 // Stop on reply: the workflows area's emailReceived hook (core/area.ts). An inbound email from the
 // address of an enrolled contact, or one answering an email a workflow step sent, stops the active
 // enrollments it concerns with reason `replied`: a sequence must not keep chasing someone who wrote back.
-import { and, eq, inArray, or, sql } from 'drizzle-orm';
+import { and, eq, or } from 'drizzle-orm';
 import type { EmailReceivedHook } from '../../core/area.ts';
-import { contacts } from '../contacts/tables.ts';
-import { scheduledEmails } from '../email/tables.ts';
+import { contactHasAddress } from '../contacts/lookups.ts';
+import { enrollmentOfEmail } from '../email/store.ts';
 import { stopEnrollments } from './store.ts';
 import { workflowEnrollments } from './tables.ts';
 
@@ -15,28 +15,15 @@ import { workflowEnrollments } from './tables.ts';
  */
 export const stopEnrollmentsOnReply: EmailReceivedHook = async (ctx, email) => {
   const address = email.fromAddress.toLowerCase();
-  const contactHasAddress = sql`exists (
-    select 1 from ${contacts}
-    where ${contacts.id} = ${workflowEnrollments.contactId}
-      and ${contacts.orgId} = ${ctx.orgId}
-      and exists (
-        select 1 from jsonb_array_elements(${contacts.emails}) as e
-        where lower(e->>'email') = ${address}
-      )
-  )`;
-  const repliedTo =
+  const hasAddress = contactHasAddress(ctx.orgId, workflowEnrollments.contactId, address);
+  const repliedEnrollment =
     email.repliesToEmailId === null
-      ? undefined
-      : inArray(
-          workflowEnrollments.id,
-          ctx.db
-            .select({ id: sql<string>`${scheduledEmails.workflowEnrollmentId}` })
-            .from(scheduledEmails)
-            .where(and(eq(scheduledEmails.orgId, ctx.orgId), eq(scheduledEmails.id, email.repliesToEmailId))),
-        );
+      ? null
+      : await enrollmentOfEmail(ctx.db, ctx.orgId, email.repliesToEmailId);
+  const repliedTo = repliedEnrollment === null ? undefined : eq(workflowEnrollments.id, repliedEnrollment);
   const stopped = await stopEnrollments(
     ctx.db,
-    and(eq(workflowEnrollments.orgId, ctx.orgId), or(contactHasAddress, repliedTo)),
+    and(eq(workflowEnrollments.orgId, ctx.orgId), or(hasAddress, repliedTo)),
     'replied',
     ctx.now,
   );

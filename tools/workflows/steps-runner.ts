@@ -39,10 +39,10 @@ import {
 } from '../../core/leased-rows.ts';
 import type { Services } from '../../core/services.ts';
 import { actorAuth, actorContext } from '../../core/system-actor.ts';
-import { contacts } from '../contacts/tables.ts';
+import { liveContactEmails } from '../contacts/lookups.ts';
 import { insertScheduledEmail, wakeScheduledEmail } from '../email/schedule.ts';
 import { checkSender } from '../email/sender-check.ts';
-import { leads } from '../leads/tables.ts';
+import { isLiveLead } from '../leads/lookups.ts';
 import { tasksCatalogue } from '../tasks/catalogue.ts';
 import { insertTask } from '../tasks/store.ts';
 import { dueAfter, stepJobId, wakeEnrollment, workflowStepPayload } from './enroll.ts';
@@ -169,13 +169,9 @@ interface StepResult {
 
 async function contactAddress(tx: Executor, orgId: string, contactId: string | null): Promise<string> {
   if (contactId === null) throw new PermanentStepError('the enrolled contact no longer exists');
-  const [row] = await tx
-    .select({ emails: contacts.emails })
-    .from(contacts)
-    .where(and(eq(contacts.id, contactId), eq(contacts.orgId, orgId), isNull(contacts.deletedAt)))
-    .limit(1);
-  if (!row) throw new PermanentStepError('the enrolled contact is no longer live');
-  const email = row.emails.find((e) => e.email.length > 0)?.email;
+  const emails = await liveContactEmails(tx, orgId, contactId);
+  if (!emails) throw new PermanentStepError('the enrolled contact is no longer live');
+  const email = emails.find((e) => e.email.length > 0)?.email;
   if (!email) throw new PermanentStepError('the enrolled contact has no e-mail address');
   return email;
 }
@@ -285,12 +281,8 @@ async function runClaimed(services: Services, claimed: WorkflowEnrollmentRow, no
         .where(eq(workflowEnrollments.id, enrollment.id));
       return { outcome: 'skipped' };
     }
-    const [lead] = await tx
-      .select({ id: leads.id })
-      .from(leads)
-      .where(and(eq(leads.id, enrollment.leadId), isNull(leads.deletedAt)))
-      .limit(1);
-    if (!lead) throw new StopEnrollment('lead_deleted');
+    if (!(await isLiveLead(tx, enrollment.orgId, enrollment.leadId)))
+      throw new StopEnrollment('lead_deleted');
     // The steps the enrollment began with, never the workflow's current ones (docs/email.md "Workflows").
     const steps = enrollment.steps;
     const step = steps[enrollment.currentStep];

@@ -4,7 +4,7 @@
 // runs, unenrolling). The steps themselves run in steps-runner.ts. The public shapes are in
 // shape.ts and re-exported here, so other areas (the email-send worker enrolling a lead after
 // sending) import them from the store.
-import { and, asc, count, eq, isNull } from 'drizzle-orm';
+import { and, asc, count, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { roleHolds } from '../../core/access.ts';
 import type { AuthContext } from '../../core/auth-context.ts';
@@ -21,7 +21,7 @@ import {
 import { defineStateMachine } from '../../core/state-machine.ts';
 import type { ToolContext } from '../../core/tool.ts';
 import { defaultAccountOf, getOwnAccount } from '../connected-accounts/store.ts';
-import { contacts } from '../contacts/tables.ts';
+import { liveContactsOfLead } from '../contacts/lookups.ts';
 import { getLiveLead } from '../leads/store.ts';
 import { alreadyEnrolled, dueAfter, enrollLead, lockLiveWorkflow, wakeEnrollment } from './enroll.ts';
 import {
@@ -339,13 +339,8 @@ async function pickContact(
   contactId: string | undefined,
   needsEmail: boolean,
 ): Promise<EnrollmentPlan['contact']> {
-  const live = and(eq(contacts.orgId, orgId), eq(contacts.leadId, leadId), isNull(contacts.deletedAt));
   if (contactId !== undefined) {
-    const [row] = await db
-      .select({ id: contacts.id, name: contacts.name, emails: contacts.emails })
-      .from(contacts)
-      .where(and(live, eq(contacts.id, contactId)))
-      .limit(1);
+    const [row] = await liveContactsOfLead(db, orgId, leadId, contactId);
     if (!row) throw field('contact_id', 'must be the id of a live contact of the lead', 'invalid_contact');
     const email = firstEmail(row.emails);
     if (needsEmail && email === null) {
@@ -353,11 +348,7 @@ async function pickContact(
     }
     return { id: row.id, name: row.name, email };
   }
-  const rows = await db
-    .select({ id: contacts.id, name: contacts.name, emails: contacts.emails })
-    .from(contacts)
-    .where(live)
-    .orderBy(asc(contacts.createdAt), asc(contacts.id));
+  const rows = await liveContactsOfLead(db, orgId, leadId);
   const withEmail = rows.find((row) => firstEmail(row.emails) !== null);
   if (withEmail) return { id: withEmail.id, name: withEmail.name, email: firstEmail(withEmail.emails) };
   if (needsEmail) {
