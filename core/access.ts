@@ -217,7 +217,7 @@ export function tokenAllows(
 }
 
 /** The specified 403 when a token lacks `scope`: `Token lacks required scope: <scope>`. */
-export function scopeMissing(scope: string): AppError {
+function scopeMissing(scope: string): AppError {
   return new AppError('scope_missing', {
     error: `Token lacks required scope: ${scope}`,
     extra: { required_scope: scope },

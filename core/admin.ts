@@ -25,7 +25,7 @@ import { emailField, nameField, passwordField, serializeUser, userSchema } from 
 const planField = organizationSchema.shape.plan;
 const MAX_OAUTH_TTL_SECONDS = 5 * 365 * 24 * 60 * 60;
 
-export const organizationIdInput = z.strictObject({ id: objectId('organization') });
+const organizationIdInput = z.strictObject({ id: objectId('organization') });
 
 export const createOrganizationInput = z.strictObject({
   name: z.string().trim().min(1).max(200).describe('Organization name'),
@@ -71,9 +71,9 @@ export const createOauthTokenInput = z.strictObject({
     .describe('Lifetime in seconds; without it the token lives until revoked'),
 });
 
-export const oauthTokenIdInput = z.strictObject({ id: objectId('OAuth token') });
+const oauthTokenIdInput = z.strictObject({ id: objectId('OAuth token') });
 
-export const oauthTokenSchema = z.object({
+const oauthTokenSchema = z.object({
   _id: z.string().describe('OAuth token id'),
   app_name: z.string().describe('The app the token was issued to'),
   user_id: z.string().describe('The user the token acts as'),
@@ -82,7 +82,6 @@ export const oauthTokenSchema = z.object({
   expires_at: z.string().nullable().describe('Expiry (ISO 8601), or null for none'),
   created_at: z.string().describe('Creation time (ISO 8601)'),
 });
-export type OauthTokenRecord = z.infer<typeof oauthTokenSchema>;
 
 export const createOrganizationOutput = z.object({ organization: organizationSchema, user: userSchema });
 export const organizationOutput = z.object({ organization: organizationSchema });

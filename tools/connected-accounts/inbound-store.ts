@@ -47,7 +47,7 @@ export const inboundEmailSchema = z
   .describe('A mail received on a connected account through its inbound URL');
 export type InboundEmailRecord = z.output<typeof inboundEmailSchema>;
 
-export function serializeInboundEmail(row: InboundEmailRow): InboundEmailRecord {
+function serializeInboundEmail(row: InboundEmailRow): InboundEmailRecord {
   return {
     _id: row.id,
     connected_account_id: row.connectedAccountId,
@@ -221,7 +221,7 @@ export async function recordInboundEmail(
 }
 
 /** How long a signing token is remembered: the 5-minute timestamp window either side of its use. */
-export const TOKEN_MEMORY_MS = 10 * 60_000;
+const TOKEN_MEMORY_MS = 10 * 60_000;
 
 /**
  * Remembers the signing token of an authenticated request for TOKEN_MEMORY_MS, or throws the 401 of
@@ -254,7 +254,7 @@ async function rememberSigningToken(
 }
 
 /** Runs every hook in order, in the recording transaction; the first error stops and rolls back. */
-export async function runEmailReceivedHooks(
+async function runEmailReceivedHooks(
   hooks: readonly EmailReceivedHook[],
   ctx: SystemHookContext,
   facts: InboundEmailFacts,

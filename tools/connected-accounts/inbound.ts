@@ -25,7 +25,7 @@ import { type InboundMail, recordInboundEmail } from './inbound-store.ts';
 import { findAccountByInboundToken, inboundSigningKeyOf } from './store.ts';
 
 /** How far a request's timestamp may be from our clock, either way. */
-export const REPLAY_WINDOW_SECONDS = 5 * 60;
+const REPLAY_WINDOW_SECONDS = 5 * 60;
 
 /** The token of the path: 32 random bytes in base64url (43 characters). */
 const INBOUND_TOKEN = /^[A-Za-z0-9_-]{43}$/;
@@ -116,7 +116,7 @@ function parse<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
 }
 
 /** The hex HMAC-SHA256 the provider must have sent (exported for tests and docs examples). */
-export function inboundSignature(signingKey: string, timestamp: number | string, token: string): string {
+function inboundSignature(signingKey: string, timestamp: number | string, token: string): string {
   return createHmac('sha256', signingKey).update(`${timestamp}${token}`).digest('hex');
 }
 

@@ -19,7 +19,7 @@ import { type ConnectedAccountRow, connectedAccounts } from './tables.ts';
 
 export type { ConnectedAccountRow } from './tables.ts';
 
-export const ACCOUNT_STATUSES = ['unverified', 'verified', 'error'] as const;
+const ACCOUNT_STATUSES = ['unverified', 'verified', 'error'] as const;
 
 // ---------------------------------------------------------------------------------------------
 // Secrets: each bound to its column and row (core/secrets.ts associated data)
@@ -30,7 +30,7 @@ const inboundTokenContext = (id: string) => `connected_accounts.inbound_token:${
 const signingKeyContext = (id: string) => `connected_accounts.inbound_signing_key:${id}`;
 
 /** How the public hook finds an account without decrypting anything: SHA-256 hex of the token. */
-export function inboundTokenHash(token: string): string {
+function inboundTokenHash(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
@@ -254,7 +254,7 @@ const duplicate = () =>
   });
 
 /** One of the caller's own accounts, locked for the transaction; 404 for anyone else's. */
-export async function requireOwnAccount(ctx: AccountContext, id: string): Promise<ConnectedAccountRow> {
+async function requireOwnAccount(ctx: AccountContext, id: string): Promise<ConnectedAccountRow> {
   const [row] = await ctx.db
     .select()
     .from(connectedAccounts)

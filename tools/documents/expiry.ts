@@ -6,7 +6,7 @@ import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { StateMachine } from '../../core/state-machine.ts';
 
 /** A UTC calendar day, YYYY-MM-DD. */
-export function utcDay(now: Date): string {
+function utcDay(now: Date): string {
   return now.toISOString().slice(0, 10);
 }
 

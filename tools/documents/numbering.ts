@@ -11,7 +11,7 @@ export const NUMBER_PREFIXES = { invoice: 'INV', estimate: 'EST' } as const;
 export type NumberedKind = keyof typeof NUMBER_PREFIXES;
 
 /** The prefix and the number padded to six digits (more digits once past 999999). */
-export function formatDocumentNumber(kind: NumberedKind, n: number): string {
+function formatDocumentNumber(kind: NumberedKind, n: number): string {
   return `${NUMBER_PREFIXES[kind]}-${String(n).padStart(6, '0')}`;
 }
 

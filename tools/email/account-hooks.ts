@@ -8,7 +8,7 @@ import { isLiveLead } from '../leads/lookups.ts';
 import { scheduledEmails } from './tables.ts';
 
 /** The last error of an email cancelled because its account was removed. */
-export const ACCOUNT_REMOVED = 'connected account removed';
+const ACCOUNT_REMOVED = 'connected account removed';
 
 /** The scheduled email of the organization one of these Message-IDs names, with its lead if live. */
 export const repliedScheduledEmail: ReplyTargetHook = async (db, orgId, messageIds) => {

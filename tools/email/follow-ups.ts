@@ -21,7 +21,7 @@ export function followUpDueAt(row: Pick<ScheduledEmailRow, 'followUp'>, sentAt: 
   return new Date(sentAt.getTime() + row.followUp.amount * UNIT_MS[row.followUp.unit]);
 }
 
-export function followUpText(row: Pick<ScheduledEmailRow, 'subject' | 'toAddress'>): string {
+function followUpText(row: Pick<ScheduledEmailRow, 'subject' | 'toAddress'>): string {
   const subject = row.subject.length > 400 ? `${row.subject.slice(0, 400)}...` : row.subject;
   return `Follow up: ${subject} (no reply from ${row.toAddress})`;
 }

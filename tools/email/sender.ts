@@ -57,11 +57,11 @@ import { serializeScheduledEmail } from './store.ts';
 import { type ScheduledEmailRow, scheduledEmails } from './tables.ts';
 
 /** Attempts in all before a scheduled email is `failed`. */
-export const EMAIL_MAX_ATTEMPTS = 3;
+const EMAIL_MAX_ATTEMPTS = 3;
 /** The wait after failed attempt n (1-based): 1 minute, then 5. */
-export const EMAIL_RETRY_DELAYS_MS: readonly number[] = [60_000, 300_000];
+const EMAIL_RETRY_DELAYS_MS: readonly number[] = [60_000, 300_000];
 /** How long a claim holds: a sender that has not recorded an outcome by then is presumed dead. */
-export const EMAIL_LEASE_MS = 5 * 60_000;
+const EMAIL_LEASE_MS = 5 * 60_000;
 
 export type EmailSendOutcome = 'sent' | 'retry' | 'failed' | 'skipped';
 
@@ -91,12 +91,12 @@ const COLUMNS: LeaseColumns = {
 const held = (row: Pick<ScheduledEmailRow, 'id' | 'attempts'>) =>
   stillClaimed(COLUMNS, { id: row.id, status: 'sending', attempts: row.attempts });
 
-export function emailRetryDelayMs(attempt: number): number {
+function emailRetryDelayMs(attempt: number): number {
   return retryDelayMs(POLICY, attempt);
 }
 
 /** The Message-ID of a row's mail, the same on every attempt. */
-export function scheduledMessageId(id: string, accountEmail: string): string {
+function scheduledMessageId(id: string, accountEmail: string): string {
   const domain = accountEmail.split('@')[1] || 'localhost';
   return `<scheduled-email-${id}@${domain}>`;
 }

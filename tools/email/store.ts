@@ -26,11 +26,11 @@ import {
 
 export const SCHEDULED_EMAIL_STATUSES = ['scheduled', 'sending', 'sent', 'failed', 'cancelled'] as const;
 export type ScheduledEmailStatus = (typeof SCHEDULED_EMAIL_STATUSES)[number];
-export const FOLLOW_UP_STATUSES = ['pending', 'created', 'cancelled'] as const;
+const FOLLOW_UP_STATUSES = ['pending', 'created', 'cancelled'] as const;
 
 /** The earliest and latest a mail may be scheduled, counted from the request time (the specification's bounds). */
-export const MIN_SCHEDULE_AHEAD_MS = 60_000;
-export const MAX_SCHEDULE_AHEAD_MS = 30 * 86_400_000;
+const MIN_SCHEDULE_AHEAD_MS = 60_000;
+const MAX_SCHEDULE_AHEAD_MS = 30 * 86_400_000;
 
 /**
  * The statuses a scheduled email moves through. Only `cancelled` is a move a caller makes (cancel
@@ -47,7 +47,7 @@ export const scheduledEmailMachine = defineStateMachine({
   },
 });
 
-export function toStatus(value: string): ScheduledEmailStatus {
+function toStatus(value: string): ScheduledEmailStatus {
   return scheduledEmailMachine.parse(value);
 }
 
@@ -169,7 +169,7 @@ export function serializeScheduledEmail(row: ScheduledEmailRow): ScheduledEmailR
 const SEES_ALL: ReadonlySet<Role> = new Set(['owner', 'admin', 'manager']);
 
 /** The rows `auth` may see: all of the organization's for owners, admins and managers, else their own. */
-export function visibleTo(auth: AuthContext): SQL[] {
+function visibleTo(auth: AuthContext): SQL[] {
   const conditions: SQL[] = [eq(scheduledEmails.orgId, auth.orgId)];
   if (!SEES_ALL.has(auth.role)) conditions.push(eq(scheduledEmails.userId, auth.userId));
   return conditions;

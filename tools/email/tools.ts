@@ -29,14 +29,14 @@ const access = (kind: 'read' | 'write', permission: EmailPermission) =>
   ({ kind, resource: 'email', permission }) as const;
 
 /** The specification's `MAX_ATTACHMENT_BYTES` for one scheduled attachment: 25 MiB. */
-export const MAX_SCHEDULED_ATTACHMENT_BYTES = MAX_ATTACHMENT_BYTES;
+const MAX_SCHEDULED_ATTACHMENT_BYTES = MAX_ATTACHMENT_BYTES;
 
 /**
  * A storage key as the upload gave it. Storage is not read when scheduling (the file is read at send
  * time), but keys that could only point outside the organization's files are refused now: an empty,
  * `.` or `..` segment, a leading `/`, a backslash or a control character.
  */
-export function isPlausibleStorageKey(key: string): boolean {
+function isPlausibleStorageKey(key: string): boolean {
   for (const char of key) {
     const code = char.charCodeAt(0);
     if (char === '\\' || code < 0x20 || code === 0x7f) return false;

@@ -57,7 +57,7 @@ export const estimateStatusMachine = defineStateMachine({
 });
 
 /** The states the expiry job moves from: those the machine lets move to expired. */
-export const EXPIRING_STATUSES = expiringStates(estimateStatusMachine, 'expired');
+const EXPIRING_STATUSES = expiringStates(estimateStatusMachine, 'expired');
 
 // ---------------------------------------------------------------------------------------------
 // Record shape
@@ -99,7 +99,7 @@ export type EstimateRecord = z.output<typeof estimateSchema>;
 const { search: _search, ...estimateColumns } = getTableColumns(estimates);
 export type EstimateData = Omit<EstimateRow, 'search'>;
 
-export function toStatus(value: string): EstimateStatus {
+function toStatus(value: string): EstimateStatus {
   return estimateStatusMachine.parse(value);
 }
 

@@ -11,7 +11,7 @@ import { sumOpenPipeline, sumWonByMonth } from '../opportunities/lookups.ts';
 import { forecastSnapshotDays, forecastSnapshots } from './tables.ts';
 
 /** Confidence at or above which an active opportunity counts in the commit. */
-export const COMMIT_CONFIDENCE = 90;
+const COMMIT_CONFIDENCE = 90;
 const RATIO_SCALE = 10_000n;
 
 /** `YYYY`, `YYYY-Qn` (n 1-4) or `YYYY-MM` (01-12). */

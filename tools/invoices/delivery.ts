@@ -165,11 +165,11 @@ export async function sendInvoice(
 // Overdue
 
 /** The UTC calendar day of an instant, YYYY-MM-DD. */
-export function utcDate(now: Date): string {
+function utcDate(now: Date): string {
   return now.toISOString().slice(0, 10);
 }
 
-export const overdueConditions = (today: string, orgId?: string) =>
+const overdueConditions = (today: string, orgId?: string) =>
   and(
     orgId === undefined ? undefined : eq(invoices.orgId, orgId),
     eq(invoices.status, 'open'),

@@ -49,7 +49,7 @@ export const projectStatusMachine = defineStateMachine({
   },
 });
 
-export function toProjectStatus(value: string): ProjectStatus {
+function toProjectStatus(value: string): ProjectStatus {
   return projectStatusMachine.parse(value);
 }
 
@@ -172,7 +172,7 @@ export const projectSchema = z
   .describe('A project of billable work, usually for a client lead');
 export type ProjectRecord = z.output<typeof projectSchema>;
 
-export function serializeProject(row: ProjectRow, minutes: MinuteTotals = ZERO_MINUTES): ProjectRecord {
+function serializeProject(row: ProjectRow, minutes: MinuteTotals = ZERO_MINUTES): ProjectRecord {
   return {
     _id: row.id,
     name: row.name,

@@ -79,7 +79,7 @@ export function entryAmountMinor(row: EntryWithInvoice, project: ProjectRow): bi
   return rate === null ? null : timeAmountMinor(row.entry.minutes, rate);
 }
 
-export function serializeEntry(row: EntryWithInvoice, project: ProjectRow): TimeEntryRecord {
+function serializeEntry(row: EntryWithInvoice, project: ProjectRow): TimeEntryRecord {
   const { entry } = row;
   const rate = effectiveRate(entry, project);
   const amount = entryAmountMinor(row, project);

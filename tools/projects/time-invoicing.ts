@@ -32,7 +32,7 @@ function hoursText(minutes: number): string {
  * unit_price = that rounded amount`, the hours and rate then in the description. Either way the
  * line's amount is the same figure.
  */
-export function timeLine(
+function timeLine(
   entry: { date: string; minutes: number; description: string },
   userName: string,
   rateMinor: bigint,

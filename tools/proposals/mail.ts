@@ -6,7 +6,7 @@ import type { ToolContext } from '../../core/tool.ts';
 import { queueDocumentMail } from '../documents/send.ts';
 import type { SendPlan, Sent } from './store.ts';
 
-export function proposalMessage(plan: SendPlan, sent: Sent): { subject: string; text: string } {
+function proposalMessage(plan: SendPlan, sent: Sent): { subject: string; text: string } {
   const lines = [
     'Hello,',
     '',

@@ -33,11 +33,11 @@ markdown.renderer.rules.link_open = (tokens, idx, options, env, self) => {
   return defaultLinkOpen(tokens, idx, options, env, self);
 };
 
-export function renderMarkdown(source: string): string {
+function renderMarkdown(source: string): string {
   return markdown.render(source);
 }
 
-export function escapeHtml(value: string): string {
+function escapeHtml(value: string): string {
   return value
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
@@ -47,7 +47,7 @@ export function escapeHtml(value: string): string {
 }
 
 /** A nonce for one response's inline style sheet. */
-export function newNonce(): string {
+function newNonce(): string {
   return randomBytes(16).toString('base64');
 }
 
@@ -55,7 +55,7 @@ export function newNonce(): string {
  * No script may run, nothing is loaded from anywhere, forms post to this server only, and the page
  * cannot be framed. Only the page's own inline style sheet (by its nonce) applies.
  */
-export function pageCsp(nonce: string): string {
+function pageCsp(nonce: string): string {
   return [
     "default-src 'none'",
     `style-src 'nonce-${nonce}'`,

@@ -14,9 +14,9 @@ import { leadRecords } from '../leads/store.ts';
 import { saleFactsOfOpportunity } from '../opportunities/lookups.ts';
 import { type ProposalRecord, proposalRecords, serializeProposal } from './store.ts';
 
-export const MAX_QUESTIONS = 10;
+const MAX_QUESTIONS = 10;
 
-export const questionSchema = z
+const questionSchema = z
   .object({
     question: z.string().describe('The question to ask the lead'),
     reason: z.string().describe('Why it is worth asking: the gap or fact it comes from'),
@@ -96,7 +96,7 @@ function words(text: string): Set<string> {
 }
 
 /** Questions for what the proposal and its lead do not yet say. Never states a fact it was not given. */
-export function ruleQuestions(ctx: QuestionContext): Suggestions['questions'] {
+function ruleQuestions(ctx: QuestionContext): Suggestions['questions'] {
   const { proposal } = ctx;
   const questions: Suggestions['questions'] = [];
   if (proposal.line_items.length === 0) {
@@ -163,7 +163,7 @@ const SYSTEM_PROMPT = [
 ].join(' ');
 
 /** The messages sent to the model: the instructions, then the facts as JSON. */
-export function modelMessages(ctx: QuestionContext): ChatMessage[] {
+function modelMessages(ctx: QuestionContext): ChatMessage[] {
   const facts = {
     proposal: {
       title: ctx.proposal.title,
@@ -195,7 +195,7 @@ export function modelMessages(ctx: QuestionContext): ChatMessage[] {
 }
 
 /** The model's questions, or null when it failed or answered outside the shape (logged). */
-export async function askModel(
+async function askModel(
   model: ChatModel,
   ctx: QuestionContext,
   logger: Logger,

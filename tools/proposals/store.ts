@@ -50,7 +50,7 @@ export const proposalStatusMachine = defineStateMachine({
   },
 });
 
-export function toStatus(value: string): ProposalStatus {
+function toStatus(value: string): ProposalStatus {
   return proposalStatusMachine.parse(value);
 }
 
@@ -284,18 +284,18 @@ export const deleteDraft = drafts.deleteDraft;
 // Sending
 
 /** A new public token: 32 random bytes, base64url (43 characters). */
-export function newPublicToken(): string {
+function newPublicToken(): string {
   return randomBytes(32).toString('base64url');
 }
 
 /** What is stored of a token: its SHA-256 in hex. */
-export function hashToken(token: string): string {
+function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
-export function publicUrlOf(baseUrl: string, token: string): string {
+function publicUrlOf(baseUrl: string, token: string): string {
   return `${baseUrl}/p/${token}`;
 }
 

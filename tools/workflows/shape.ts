@@ -8,7 +8,7 @@ import type { WorkflowEnrollmentRow, WorkflowStepRunRow } from './tables.ts';
 export const ENROLLMENT_STATUSES = ['active', 'completed', 'stopped', 'failed'] as const;
 export type EnrollmentStatus = (typeof ENROLLMENT_STATUSES)[number];
 
-export function toEnrollmentStatus(value: string): EnrollmentStatus {
+function toEnrollmentStatus(value: string): EnrollmentStatus {
   return ENROLLMENT_STATUSES.find((s) => s === value) ?? 'failed';
 }
 
@@ -80,7 +80,7 @@ export function serializeEnrollment(row: WorkflowEnrollmentRow): EnrollmentRecor
   };
 }
 
-export const STEP_RUN_STATUSES = ['done', 'skipped', 'failed'] as const;
+const STEP_RUN_STATUSES = ['done', 'skipped', 'failed'] as const;
 
 export const stepRunSchema = z
   .object({

@@ -56,16 +56,16 @@ import {
 } from './tables.ts';
 
 /** Attempts in all at one step before the enrollment is `failed`. */
-export const STEP_MAX_ATTEMPTS = 3;
+const STEP_MAX_ATTEMPTS = 3;
 /** The wait after failed attempt n (1-based): 1 minute, then 5. */
-export const STEP_RETRY_DELAYS_MS: readonly number[] = [60_000, 300_000];
+const STEP_RETRY_DELAYS_MS: readonly number[] = [60_000, 300_000];
 /** How long a claim holds: a runner that has not recorded an outcome by then is presumed dead. */
 export const STEP_LEASE_MS = 5 * 60_000;
 
 export type StepOutcome = 'advanced' | 'completed' | 'stopped' | 'failed' | 'retry' | 'skipped';
 
 /** A failure a retry cannot mend: the enrollment fails at once with this reason. */
-export class PermanentStepError extends Error {
+class PermanentStepError extends Error {
   override name = 'PermanentStepError';
 }
 
@@ -98,7 +98,7 @@ const held = (claimed: WorkflowEnrollmentRow) =>
     eq(workflowEnrollments.currentStep, claimed.currentStep),
   );
 
-export function stepRetryDelayMs(attempt: number): number {
+function stepRetryDelayMs(attempt: number): number {
   return retryDelayMs(POLICY, attempt);
 }
 

@@ -7,10 +7,10 @@ import { z } from 'zod';
 import { NO_NUL, nulMessage, ONE_LINE, oneLineMessage } from '../../core/text-rules.ts';
 import type { StoredWorkflowStep } from './tables.ts';
 
-export const STEP_TYPES = ['email', 'task', 'sms'] as const;
-export const DELAY_UNITS = ['minutes', 'hours', 'days'] as const;
-export const MAX_DELAY_AMOUNT = 365;
-export const MAX_STEPS = 50;
+const STEP_TYPES = ['email', 'task', 'sms'] as const;
+const DELAY_UNITS = ['minutes', 'hours', 'days'] as const;
+const MAX_DELAY_AMOUNT = 365;
+const MAX_STEPS = 50;
 
 const text = (min: number, max: number, what: string) =>
   z.string().min(min).max(max).refine(NO_NUL, nulMessage).describe(what);
@@ -32,7 +32,7 @@ const delayField = delayShape(
   'Wait before this step, counted from the previous step (from the enrollment for the first)',
 );
 
-export const emailStepInput = z
+const emailStepInput = z
   .strictObject({
     type: z.literal('email').describe('Send an e-mail to the enrolled contact'),
     delay: delayField,
@@ -42,7 +42,7 @@ export const emailStepInput = z
   })
   .describe('An e-mail through the enrolling user’s connected account to the enrolled contact');
 
-export const taskStepInput = z
+const taskStepInput = z
   .strictObject({
     type: z.literal('task').describe('Create a task for the enrolling user on the lead'),
     delay: delayField,
@@ -51,7 +51,7 @@ export const taskStepInput = z
   })
   .describe('A task for the enrolling user on the lead (task.created)');
 
-export const smsStepInput = z
+const smsStepInput = z
   .strictObject({
     type: z.literal('sms').describe('Send a text message (recorded as skipped until telephony exists)'),
     delay: delayField,

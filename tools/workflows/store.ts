@@ -43,13 +43,7 @@ import {
   workflows,
 } from './tables.ts';
 
-export {
-  ENROLLMENT_STATUSES,
-  type EnrollmentRecord,
-  enrollmentSchema,
-  serializeEnrollment,
-  triggeredPayload,
-} from './shape.ts';
+export type { EnrollmentRecord } from './shape.ts';
 
 import { workflowsCatalogue } from './catalogue.ts';
 
@@ -68,7 +62,7 @@ export const workflowStatusMachine = defineStateMachine({
   moves: { paused: { active: null }, active: { paused: null } },
 });
 
-export function toWorkflowStatus(value: string): WorkflowStatus {
+function toWorkflowStatus(value: string): WorkflowStatus {
   return value === 'active' ? 'active' : 'paused';
 }
 
@@ -398,7 +392,7 @@ async function pickAccount(
 }
 
 /** The times the steps would run from `from` on, each after the previous one's delay. */
-export function stepSchedule(steps: readonly StoredWorkflowStep[], from: Date): EnrollmentPlan['schedule'] {
+function stepSchedule(steps: readonly StoredWorkflowStep[], from: Date): EnrollmentPlan['schedule'] {
   let at = from;
   return steps.map((step, index) => {
     at = dueAfter(at, step.delay);
@@ -465,7 +459,7 @@ export async function enrollPlanned(ctx: ToolContext, plan: EnrollmentPlan): Pro
 }
 
 /** The enrollment of the workflow (live or deleted: its history stays readable), or a 404. */
-export async function getEnrollmentRow(
+async function getEnrollmentRow(
   db: Executor,
   orgId: string,
   workflowId: string,
