@@ -518,11 +518,11 @@ describe('${n.folder}', () => {
 function addToRegistry(source, n) {
   const entry = `${n.camel}Area`;
   const importLine = `import { ${entry} } from './${n.folder}/index.ts';`;
-  // The record areas' list (the trash and user deletion read it); a registry of one list calls it AREAS.
-  const list = ['RECORD_AREAS', 'AREAS']
+  // The one list of areas (AREA_LIST, in listing order: the new area goes last).
+  const list = ['AREA_LIST']
     .map((name) => new RegExp(`(const ${name}\\b[^=]*= \\[\\n)([\\s\\S]*?)(\\n\\];)`).exec(source))
     .find((found) => found !== null);
-  if (!list) throw new Error('tools/index.ts: no list of areas (RECORD_AREAS or AREAS) to add the area to');
+  if (!list) throw new Error('tools/index.ts: no list of areas (AREA_LIST) to add the area to');
   const withEntry =
     source.slice(0, list.index) +
     list[1] +
