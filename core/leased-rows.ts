@@ -15,7 +15,8 @@
 // The queries stay typed in each sender (drizzle's update types need the concrete table); this kit
 // gives them the conditions, the delays and the sweep's wake-up, so the rule is written once.
 import { and, eq, inArray, lte, type SQL, sql } from 'drizzle-orm';
-import type { PgColumn } from 'drizzle-orm/pg-core';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import type { Executor } from './db/client.ts';
 import { type DueJob, type JobName, requeueDue } from './jobs.ts';
 import type { Services } from './services.ts';
 
@@ -106,6 +107,28 @@ export function dueBefore(columns: LeaseColumns, statuses: readonly string[], cu
 
 /** Rows a sweep reads at most per pass. */
 export const SWEEP_BATCH = 500;
+
+/**
+ * What a sweep wakes: the rows of `table` in one of `statuses` due before `cutoff` (and matching
+ * `also`), the longest due first, at most SWEEP_BATCH, with the attempt their job id names.
+ */
+export async function dueRows(
+  db: Executor,
+  table: PgTable,
+  columns: LeaseColumns,
+  statuses: readonly string[],
+  cutoff: Date,
+  also?: SQL,
+): Promise<{ id: string; attempts: number }[]> {
+  const rows = await db
+    .select({ id: columns.id, attempts: columns.attempts })
+    .from(table)
+    .where(and(dueBefore(columns, statuses, cutoff), also))
+    .orderBy(columns.due)
+    .limit(SWEEP_BATCH);
+  // The kit's columns are untyped (any sender's table): the id is text, attempts an integer.
+  return rows.map((row) => ({ id: String(row.id), attempts: Number(row.attempts) }));
+}
 
 /** The sweep's wake-up: re-enqueues the due rows' jobs (ids naming row and attempt) and logs how many. */
 export async function wakeDue<N extends JobName>(

@@ -25,13 +25,12 @@ import { type DefinedJob, defineJob, type Sweep } from './jobs.ts';
 import {
   abandoned,
   claimable,
-  dueBefore,
+  dueRows,
   failureReason,
   type LeaseColumns,
   type LeasePolicy,
   leaseEnd,
   retryDelayMs,
-  SWEEP_BATCH,
   stillClaimed,
   wakeDue,
 } from './leased-rows.ts';
@@ -238,12 +237,7 @@ export async function sendQueuedMail(
 export async function sweepDueMails(services: Services, graceMs: number, now = new Date()): Promise<number> {
   await failAbandoned(services, now);
   const cutoff = new Date(now.getTime() - graceMs);
-  const due = await services.db.system
-    .select({ id: outgoingMails.id, attempts: outgoingMails.attempts })
-    .from(outgoingMails)
-    .where(dueBefore(COLUMNS, ['queued', 'sending'], cutoff))
-    .orderBy(outgoingMails.nextAttemptAt)
-    .limit(SWEEP_BATCH);
+  const due = await dueRows(services.db.system, outgoingMails, COLUMNS, ['queued', 'sending'], cutoff);
   return wakeDue(
     services,
     'mail.send',

@@ -30,13 +30,12 @@ import { type DefinedJob, defineJob, type Sweep } from '../../core/jobs.ts';
 import {
   abandoned,
   claimable,
-  dueBefore,
+  dueRows,
   failureReason,
   type LeaseColumns,
   type LeasePolicy,
   leaseEnd,
   retryDelayMs,
-  SWEEP_BATCH,
   stillClaimed,
   wakeDue,
 } from '../../core/leased-rows.ts';
@@ -423,12 +422,7 @@ export async function sweepDueEmails(
 ): Promise<number> {
   await failAbandoned(services, hooks, now);
   const cutoff = new Date(now.getTime() - graceMs);
-  const due = await services.db.system
-    .select({ id: scheduledEmails.id, attempts: scheduledEmails.attempts })
-    .from(scheduledEmails)
-    .where(dueBefore(COLUMNS, ['scheduled', 'sending'], cutoff))
-    .orderBy(scheduledEmails.nextAttemptAt)
-    .limit(SWEEP_BATCH);
+  const due = await dueRows(services.db.system, scheduledEmails, COLUMNS, ['scheduled', 'sending'], cutoff);
   return wakeDue(
     services,
     'email.send',
