@@ -39,7 +39,8 @@ export function serializeOrganization(row: OrganizationRow): OrganizationRecord 
 export interface NewOrganization {
   name: string;
   plan: Plan;
-  owner: { name: string; email: string; password: string };
+  /** The owner; the password in clear or already hashed (core/users.ts NewUser). */
+  owner: { name: string; email: string } & ({ password: string } | { passwordHash: string });
 }
 
 /** Creates an organization and its owner in the caller's transaction. */

@@ -53,17 +53,21 @@ export function serializeUser(row: UserRow): UserRecord {
   };
 }
 
-export interface NewUser {
+/**
+ * A user to insert, with the password in clear (hashed here) or already hashed by `hashPassword`:
+ * a caller that creates many users with one password (the test fixtures) hashes it once, since
+ * scrypt is slow on purpose.
+ */
+export type NewUser = {
   orgId: string;
   email: string;
   name: string;
   role: Role;
-  password: string;
-}
+} & ({ password: string } | { passwordHash: string });
 
 /** Inserts a user; a live user with the same email anywhere is a 409. */
 export async function insertUser(db: Executor, input: NewUser): Promise<UserRow> {
-  const passwordHash = await hashPassword(input.password);
+  const passwordHash = 'passwordHash' in input ? input.passwordHash : await hashPassword(input.password);
   try {
     const [row] = await db
       .insert(users)
