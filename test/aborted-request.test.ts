@@ -3,42 +3,37 @@
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import { serve } from '@hono/node-server';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createLogger } from '../core/logger.ts';
-import { createTestContext, type TestContext, type TestOrg } from './fixtures/index.ts';
+import { fileTest } from './fixtures/index.ts';
 
 const lines: Record<string, unknown>[] = [];
-let t: TestContext;
-let org: TestOrg;
-let port: number;
-let stop: () => Promise<void>;
+const logger = createLogger('info', {
+  write(msg: string) {
+    lines.push(JSON.parse(msg));
+  },
+});
 
-beforeAll(async () => {
-  const logger = createLogger('info', {
-    write(msg: string) {
-      lines.push(JSON.parse(msg));
-    },
-  });
-  t = await createTestContext({}, { logger, withoutRateLimits: true });
-  org = await t.createOrg();
-  const server = serve({ fetch: t.app.fetch, hostname: '127.0.0.1', port: 0 });
-  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no TCP address');
-  port = (address satisfies AddressInfo).port;
-  stop = () => new Promise<void>((resolve) => server.close(() => resolve()));
-});
-afterAll(async () => {
-  await stop();
-  await t.close();
-});
+// The file's context served on a real TCP port, since only a socket can close mid-body.
+const test = fileTest({ options: { logger, withoutRateLimits: true } }).extend(
+  'port',
+  { scope: 'file' },
+  async ({ t }, { onCleanup }) => {
+    const server = serve({ fetch: t.app.fetch, hostname: '127.0.0.1', port: 0 });
+    await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+    onCleanup(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const address = server.address();
+    if (address === null || typeof address === 'string') throw new Error('no TCP address');
+    return (address satisfies AddressInfo).port;
+  },
+);
 
 /** Sends the head and half of a 200-byte JSON body, then closes the socket. */
-function sendHalfAndClose(path: string): Promise<void> {
+function sendHalfAndClose(port: number, token: string, path: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1', () => {
       socket.write(
-        `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${org.token}\r\n` +
+        `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\n` +
           'Content-Type: application/json\r\nContent-Length: 200\r\nX-Request-Id: aborted-1\r\n\r\n{"name":"Half',
       );
       setTimeout(() => {
@@ -59,9 +54,9 @@ async function until(check: () => boolean, ms = 5000): Promise<void> {
 }
 
 describe('a client that aborts mid-body', () => {
-  it('is logged as an aborted request, not as an unhandled 500', async () => {
+  test('is logged as an aborted request, not as an unhandled 500', async ({ org, port }) => {
     lines.length = 0;
-    await sendHalfAndClose('/api/v1/leads');
+    await sendHalfAndClose(port, org.token, '/api/v1/leads');
     await until(() => lines.some((l) => l.msg === 'request' && l.request_id === 'aborted-1'));
     const request = lines.find((l) => l.msg === 'request' && l.request_id === 'aborted-1');
     expect(request).toMatchObject({

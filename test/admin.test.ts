@@ -1,21 +1,17 @@
 // Locks in the operator's admin API: its guard (404 when unset, 401 on a wrong token) and its effects on tenants.
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { hashToken } from '../core/auth/tokens.ts';
 import { oauthTokens } from '../core/db/schema.ts';
+import { fileTest } from './fixtures/file-test.ts';
 import { createTestContext, json, type TestContext } from './helpers.ts';
 
 const ADMIN_TOKEN = 'admin-token-for-tests-0123456789';
 
-let t: TestContext;
+const test = fileTest({ env: { CRM_ADMIN_TOKEN: ADMIN_TOKEN } });
 let seq = 0;
 
-beforeAll(async () => {
-  t = await createTestContext({ CRM_ADMIN_TOKEN: ADMIN_TOKEN });
-});
-afterAll(() => t.close());
-
-function admin(method: string, path: string, body?: unknown) {
+function admin(t: TestContext, method: string, path: string, body?: unknown) {
   return t.request(method, path, { token: ADMIN_TOKEN, body });
 }
 
@@ -38,15 +34,18 @@ interface Created {
   user: { _id: string; role: string; organization_id: string };
 }
 
-async function createOrg(overrides: Record<string, unknown> = {}): Promise<Created & { email: string }> {
+async function createOrg(
+  t: TestContext,
+  overrides: Record<string, unknown> = {},
+): Promise<Created & { email: string }> {
   const body = orgBody(overrides);
-  const res = await admin('POST', '/admin/v1/organizations', body);
+  const res = await admin(t, 'POST', '/admin/v1/organizations', body);
   expect(res.status).toBe(201);
   return { ...(await json<Created>(res)), email: body.owner.email };
 }
 
 describe('the admin guard', () => {
-  it('answers the 404 envelope on every /admin path when CRM_ADMIN_TOKEN is unset', async () => {
+  test('answers the 404 envelope on every /admin path when CRM_ADMIN_TOKEN is unset', async () => {
     const off = await createTestContext();
     try {
       for (const [method, path] of [
@@ -66,13 +65,13 @@ describe('the admin guard', () => {
     }
   });
 
-  it('answers 401 Authentication required without a bearer token', async () => {
+  test('answers 401 Authentication required without a bearer token', async ({ t }) => {
     const res = await t.request('POST', '/admin/v1/organizations', { body: orgBody() });
     expect(res.status).toBe(401);
     expect(await json(res)).toEqual({ error: 'Authentication required', code: 'authentication_required' });
   });
 
-  it('answers 401 Invalid or expired token for a wrong token, and creates nothing', async () => {
+  test('answers 401 Invalid or expired token for a wrong token, and creates nothing', async ({ t }) => {
     const body = orgBody();
     const res = await t.request('POST', '/admin/v1/organizations', { token: `${ADMIN_TOKEN}x`, body });
     expect(res.status).toBe(401);
@@ -83,7 +82,7 @@ describe('the admin guard', () => {
     expect(login.status).toBe(401);
   });
 
-  it('does not accept a tenant session as an admin token', async () => {
+  test('does not accept a tenant session as an admin token', async ({ t }) => {
     const org = await t.createOrg();
     const res = await t.request('GET', `/admin/v1/organizations/${org.orgId}`, { token: org.token });
     expect(res.status).toBe(401);
@@ -91,8 +90,8 @@ describe('the admin guard', () => {
 });
 
 describe('organizations', () => {
-  it('creates an organization with its owner, who can log in', async () => {
-    const created = await createOrg({ plan: 'pro' });
+  test('creates an organization with its owner, who can log in', async ({ t }) => {
+    const created = await createOrg(t, { plan: 'pro' });
     expect(created.organization).toMatchObject({ plan: 'pro', status: 'active', disabled_features: [] });
     expect(created.user).toMatchObject({ role: 'owner', organization_id: created.organization._id });
     const login = await t.request('POST', '/api/v1/auth/login', {
@@ -101,8 +100,8 @@ describe('organizations', () => {
     expect(login.status).toBe(200);
   });
 
-  it('validates the body with field details', async () => {
-    const res = await admin('POST', '/admin/v1/organizations', {
+  test('validates the body with field details', async ({ t }) => {
+    const res = await admin(t, 'POST', '/admin/v1/organizations', {
       name: 'X',
       plan: 'gold',
       owner: { name: 'O', email: 'nope', password: 'pw' },
@@ -114,34 +113,34 @@ describe('organizations', () => {
     );
   });
 
-  it('answers 409 when the owner email is taken', async () => {
-    const first = await createOrg();
-    const res = await admin('POST', '/admin/v1/organizations', {
+  test('answers 409 when the owner email is taken', async ({ t }) => {
+    const first = await createOrg(t);
+    const res = await admin(t, 'POST', '/admin/v1/organizations', {
       ...orgBody(),
       owner: { name: 'Dup', email: first.email, password: 'long enough pw' },
     });
     expect(res.status).toBe(409);
   });
 
-  it('shows an organization; unknown id 404, malformed id 400', async () => {
-    const created = await createOrg();
-    const res = await admin('GET', `/admin/v1/organizations/${created.organization._id}`);
+  test('shows an organization; unknown id 404, malformed id 400', async ({ t }) => {
+    const created = await createOrg(t);
+    const res = await admin(t, 'GET', `/admin/v1/organizations/${created.organization._id}`);
     expect(res.status).toBe(200);
     expect(await json(res)).toEqual({ organization: created.organization });
-    expect((await admin('GET', '/admin/v1/organizations/0123456789abcdef01234567')).status).toBe(404);
-    const bad = await admin('GET', '/admin/v1/organizations/not-an-id');
+    expect((await admin(t, 'GET', '/admin/v1/organizations/0123456789abcdef01234567')).status).toBe(404);
+    const bad = await admin(t, 'GET', '/admin/v1/organizations/not-an-id');
     expect(bad.status).toBe(400);
     expect(await json(bad)).toMatchObject({ code: 'validation_failed', details: [{ field: 'id' }] });
   });
 
-  it('a plan change and disabled features take effect on GET /api/v1/me', async () => {
+  test('a plan change and disabled features take effect on GET /api/v1/me', async ({ t }) => {
     const org = await t.createOrg({ plan: 'free' });
     const before = await json<{ features: string[] }>(
       await t.request('GET', '/api/v1/me', { token: org.token }),
     );
     expect(before.features).toEqual([]);
 
-    const res = await admin('PATCH', `/admin/v1/organizations/${org.orgId}`, {
+    const res = await admin(t, 'PATCH', `/admin/v1/organizations/${org.orgId}`, {
       plan: 'starter',
       disabled_features: ['smart_views'],
     });
@@ -157,43 +156,45 @@ describe('organizations', () => {
     });
   });
 
-  it('suspending an organization gives its PAT 403, and reactivating restores it', async () => {
+  test('suspending an organization gives its PAT 403, and reactivating restores it', async ({ t }) => {
     const org = await t.createOrg();
     const { token } = await t.createPat(org.orgId, org.ownerId, ['read:leads']);
     expect((await t.request('GET', '/api/v1/me', { token })).status).toBe(200);
 
-    const res = await admin('PATCH', `/admin/v1/organizations/${org.orgId}`, { status: 'suspended' });
+    const res = await admin(t, 'PATCH', `/admin/v1/organizations/${org.orgId}`, { status: 'suspended' });
     expect(res.status).toBe(200);
     const suspended = await t.request('GET', '/api/v1/me', { token });
     expect(suspended.status).toBe(403);
     expect(await json(suspended)).toMatchObject({ error: 'Organization is inactive' });
 
-    await admin('PATCH', `/admin/v1/organizations/${org.orgId}`, { status: 'active' });
+    await admin(t, 'PATCH', `/admin/v1/organizations/${org.orgId}`, { status: 'active' });
     expect((await t.request('GET', '/api/v1/me', { token })).status).toBe(200);
   });
 
-  it('rejects an empty change, unknown features, unknown keys and bad statuses', async () => {
+  test('rejects an empty change, unknown features, unknown keys and bad statuses', async ({ t }) => {
     const org = await t.createOrg();
     const path = `/admin/v1/organizations/${org.orgId}`;
     for (const body of [{}, { disabled_features: ['teleport'] }, { colour: 'red' }, { status: 'paused' }]) {
-      const res = await admin('PATCH', path, body);
+      const res = await admin(t, 'PATCH', path, body);
       expect(res.status).toBe(400);
       expect(await json(res)).toMatchObject({ code: 'validation_failed' });
     }
   });
 
-  it('PATCH of an unknown id is 404, of a malformed id 400', async () => {
+  test('PATCH of an unknown id is 404, of a malformed id 400', async ({ t }) => {
     expect(
-      (await admin('PATCH', '/admin/v1/organizations/0123456789abcdef01234567', { plan: 'pro' })).status,
+      (await admin(t, 'PATCH', '/admin/v1/organizations/0123456789abcdef01234567', { plan: 'pro' })).status,
     ).toBe(404);
-    expect((await admin('PATCH', '/admin/v1/organizations/xyz', { plan: 'pro' })).status).toBe(400);
+    expect((await admin(t, 'PATCH', '/admin/v1/organizations/xyz', { plan: 'pro' })).status).toBe(400);
   });
 });
 
 describe('OAuth tokens', () => {
-  it('issues a 64-hex token that authenticates as the user, stores only its hash, and revokes it', async () => {
+  test('issues a 64-hex token that authenticates as the user, stores only its hash, and revokes it', async ({
+    t,
+  }) => {
     const org = await t.createOrg();
-    const res = await admin('POST', '/admin/v1/oauth-tokens', {
+    const res = await admin(t, 'POST', '/admin/v1/oauth-tokens', {
       user_id: org.ownerId,
       app_name: 'Calendar sync',
       scopes: ['read:leads', 'mcp:read'],
@@ -225,7 +226,7 @@ describe('OAuth tokens', () => {
     expect(me.status).toBe(200);
     expect(await json(me)).toMatchObject({ token_kind: 'oauth', user: { _id: org.ownerId } });
 
-    const del = await admin('DELETE', `/admin/v1/oauth-tokens/${out.oauth_token._id}`);
+    const del = await admin(t, 'DELETE', `/admin/v1/oauth-tokens/${out.oauth_token._id}`);
     expect(del.status).toBe(200);
     expect(await json(del)).toEqual({ message: 'OAuth token revoked' });
     const after = await t.request('GET', '/api/v1/me', { token: out.token });
@@ -233,9 +234,9 @@ describe('OAuth tokens', () => {
     expect(await json(after)).toMatchObject({ error: 'Invalid or expired token' });
   });
 
-  it('a token without expires_in_seconds does not expire', async () => {
+  test('a token without expires_in_seconds does not expire', async ({ t }) => {
     const org = await t.createOrg();
-    const res = await admin('POST', '/admin/v1/oauth-tokens', {
+    const res = await admin(t, 'POST', '/admin/v1/oauth-tokens', {
       user_id: org.ownerId,
       app_name: 'Forever app',
       scopes: ['read:leads'],
@@ -244,9 +245,9 @@ describe('OAuth tokens', () => {
     expect(await json(res)).toMatchObject({ oauth_token: { expires_at: null } });
   });
 
-  it('validates the body and the user', async () => {
+  test('validates the body and the user', async ({ t }) => {
     const org = await t.createOrg();
-    const invalid = await admin('POST', '/admin/v1/oauth-tokens', {
+    const invalid = await admin(t, 'POST', '/admin/v1/oauth-tokens', {
       user_id: 'bad',
       app_name: '',
       scopes: [],
@@ -257,13 +258,13 @@ describe('OAuth tokens', () => {
     expect(body.details.map((d) => d.field)).toEqual(
       expect.arrayContaining(['user_id', 'app_name', 'scopes', 'expires_in_seconds']),
     );
-    const tooMany = await admin('POST', '/admin/v1/oauth-tokens', {
+    const tooMany = await admin(t, 'POST', '/admin/v1/oauth-tokens', {
       user_id: org.ownerId,
       app_name: 'x'.repeat(101),
       scopes: Array.from({ length: 51 }, (_, i) => `s${i}`),
     });
     expect(tooMany.status).toBe(400);
-    const unknownUser = await admin('POST', '/admin/v1/oauth-tokens', {
+    const unknownUser = await admin(t, 'POST', '/admin/v1/oauth-tokens', {
       user_id: '0123456789abcdef01234567',
       app_name: 'A',
       scopes: ['read:leads'],
@@ -271,8 +272,8 @@ describe('OAuth tokens', () => {
     expect(unknownUser.status).toBe(404);
   });
 
-  it('revoking an unknown token is 404, a malformed id 400', async () => {
-    expect((await admin('DELETE', '/admin/v1/oauth-tokens/0123456789abcdef01234567')).status).toBe(404);
-    expect((await admin('DELETE', '/admin/v1/oauth-tokens/nope')).status).toBe(400);
+  test('revoking an unknown token is 404, a malformed id 400', async ({ t }) => {
+    expect((await admin(t, 'DELETE', '/admin/v1/oauth-tokens/0123456789abcdef01234567')).status).toBe(404);
+    expect((await admin(t, 'DELETE', '/admin/v1/oauth-tokens/nope')).status).toBe(400);
   });
 });

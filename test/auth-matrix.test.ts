@@ -2,14 +2,13 @@
 import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createOauthToken, revokeOauthToken, updateOrganization } from '../core/admin.ts';
 import { signSession } from '../core/auth/jwt.ts';
 import { generateOauthToken, generatePat } from '../core/auth/tokens.ts';
 import { apiKeys, oauthTokens, users } from '../core/db/schema.ts';
-import { createTestContext, json, type TestContext } from './helpers.ts';
-
-let t: TestContext;
+import { fileTest } from './fixtures/file-test.ts';
+import { json, type TestContext, type TestOrg } from './helpers.ts';
 
 const AUTH_REQUIRED = { error: 'Authentication required', code: 'authentication_required' };
 const INVALID_OR_EXPIRED = { error: 'Invalid or expired token', code: 'invalid_token' };
@@ -17,12 +16,9 @@ const INVALID_JWT = { error: 'Invalid token', code: 'invalid_jwt' };
 const JWT_EXPIRED = { error: 'Token expired', code: 'token_expired' };
 const ORG_INACTIVE = { error: 'Organization is inactive', code: 'organization_inactive' };
 
-/** Every token the matrix needs, built once. */
-const tok: Record<string, string> = {};
-let ownerId = '';
-let orgId = '';
+type Tokens = Record<string, string>;
 
-async function oauthFor(userId: string, extra: Record<string, unknown> = {}) {
+async function oauthFor(t: TestContext, userId: string, extra: Record<string, unknown> = {}) {
   return createOauthToken(t.services.db, {
     user_id: userId,
     app_name: 'Matrix app',
@@ -31,14 +27,12 @@ async function oauthFor(userId: string, extra: Record<string, unknown> = {}) {
   });
 }
 
-beforeAll(async () => {
-  t = await createTestContext();
-  const org = await t.createOrg({ plan: 'starter' });
-  orgId = org.orgId;
-  ownerId = org.ownerId;
+/** Every token the matrix needs, built once. */
+async function buildTokens(t: TestContext, org: TestOrg): Promise<Tokens> {
+  const tok: Tokens = {};
   tok.session = org.token;
   tok.pat = (await t.createPat(org.orgId, org.ownerId, ['read:leads'])).token;
-  tok.oauth = (await oauthFor(org.ownerId)).token;
+  tok.oauth = (await oauthFor(t, org.ownerId)).token;
 
   // Session JWTs that must fail.
   tok.jwtBadSignature = await signSession(randomBytes(32), { sub: org.ownerId, org: org.orgId });
@@ -63,10 +57,10 @@ beforeAll(async () => {
 
   // OAuth tokens that must fail.
   tok.oauthUnknown = generateOauthToken();
-  const revokedOauth = await oauthFor(org.ownerId);
+  const revokedOauth = await oauthFor(t, org.ownerId);
   await revokeOauthToken(t.services.db, revokedOauth.oauth_token._id);
   tok.oauthRevoked = revokedOauth.token;
-  const expiring = await oauthFor(org.ownerId, { expires_in_seconds: 60 });
+  const expiring = await oauthFor(t, org.ownerId, { expires_in_seconds: 60 });
   await t.services.db.system
     .update(oauthTokens)
     .set({ expiresAt: new Date(Date.now() - 1000) })
@@ -77,7 +71,7 @@ beforeAll(async () => {
   const member = await t.createUser(org.orgId, 'member');
   tok.sessionDeactivated = member.token;
   tok.patDeactivated = (await t.createPat(org.orgId, member.userId, ['read:leads'])).token;
-  tok.oauthDeactivated = (await oauthFor(member.userId)).token;
+  tok.oauthDeactivated = (await oauthFor(t, member.userId)).token;
   await t.services.db.system
     .update(users)
     .set({ status: 'deactivated', deactivatedAt: new Date() })
@@ -88,44 +82,51 @@ beforeAll(async () => {
     const other = await t.createOrg();
     tok[`session_${status}`] = other.token;
     tok[`pat_${status}`] = (await t.createPat(other.orgId, other.ownerId, ['read:leads'])).token;
-    tok[`oauth_${status}`] = (await oauthFor(other.ownerId)).token;
+    tok[`oauth_${status}`] = (await oauthFor(t, other.ownerId)).token;
     await updateOrganization(t.services.db, other.orgId, { status });
   }
-});
-afterAll(() => t.close());
+  return tok;
+}
 
-async function me(authorization: string | undefined, query = '') {
+const test = fileTest({ plan: 'starter' }).extend('tok', { scope: 'file' }, async ({ t, org }) =>
+  buildTokens(t, org),
+);
+
+async function me(t: TestContext, authorization: string | undefined, query = '') {
   return t.request('GET', `/api/v1/me${query}`, {
     headers: authorization === undefined ? {} : { authorization },
   });
 }
 
-const bearer = (name: string) => () => `Bearer ${tok[name]}`;
+const bearer = (name: string) => (tok: Tokens) => `Bearer ${tok[name]}`;
 
 describe('valid tokens', () => {
-  it.each([
+  test.for([
     ['session', 'session', null],
     ['pat', 'pat', ['read:leads']],
     ['oauth', 'oauth', ['read:leads']],
-  ] as const)('a valid %s token answers 200 with token_kind %s', async (name, kind, scopes) => {
-    const res = await me(bearer(name)());
-    expect(res.status).toBe(200);
-    expect(await json(res)).toMatchObject({
-      token_kind: kind,
-      scopes,
-      user: { _id: ownerId },
-      organization: { _id: orgId },
-    });
-  });
+  ] as const)(
+    'a valid %s token answers 200 with token_kind %s',
+    async ([name, kind, scopes], { t, org, tok }) => {
+      const res = await me(t, bearer(name)(tok));
+      expect(res.status).toBe(200);
+      expect(await json(res)).toMatchObject({
+        token_kind: kind,
+        scopes,
+        user: { _id: org.ownerId },
+        organization: { _id: org.orgId },
+      });
+    },
+  );
 });
 
 describe('401 failures', () => {
-  const cases: [string, () => string | undefined, Record<string, string>][] = [
+  const cases: [string, (tok: Tokens) => string | undefined, Record<string, string>][] = [
     ['header missing', () => undefined, AUTH_REQUIRED],
     ['Basic scheme', () => 'Basic dXNlcjpwYXNz', AUTH_REQUIRED],
-    ['Basic scheme carrying a valid PAT', () => `Basic ${tok.pat}`, AUTH_REQUIRED],
+    ['Basic scheme carrying a valid PAT', (tok) => `Basic ${tok.pat}`, AUTH_REQUIRED],
     ['Bearer with no token', () => 'Bearer ', AUTH_REQUIRED],
-    ['token without a scheme', () => tok.pat, AUTH_REQUIRED],
+    ['token without a scheme', (tok) => tok.pat, AUTH_REQUIRED],
     ['JWT with a bad signature', bearer('jwtBadSignature'), INVALID_JWT],
     ['JWT past expiry', bearer('jwtExpired'), JWT_EXPIRED],
     ['unsigned JWT (alg none)', bearer('jwtAlgNone'), INVALID_JWT],
@@ -142,42 +143,45 @@ describe('401 failures', () => {
     ['token of no known shape', () => 'Bearer not-a-token', INVALID_OR_EXPIRED],
   ];
 
-  it.each(cases)('%s -> 401 with the exact body', async (_name, header, body) => {
-    const res = await me(header());
+  test.for(cases)('%s -> 401 with the exact body', async ([_name, header, body], { t, tok }) => {
+    const res = await me(t, header(tok));
     expect(res.status).toBe(401);
     expect(await json(res)).toEqual(body);
   });
 });
 
 describe('inactive and suspended organizations', () => {
-  it.each([
+  test.for([
     'session_inactive',
     'pat_inactive',
     'oauth_inactive',
     'session_suspended',
     'pat_suspended',
     'oauth_suspended',
-  ])('%s -> 403 Organization is inactive', async (name) => {
-    const res = await me(bearer(name)());
+  ])('%s -> 403 Organization is inactive', async (name, { t, tok }) => {
+    const res = await me(t, bearer(name)(tok));
     expect(res.status).toBe(403);
     expect(await json(res)).toEqual(ORG_INACTIVE);
   });
 });
 
 describe('tokens in the URL', () => {
-  it.each([
+  test.for<[string, string]>([
     ['access_token', 'pat'],
     ['api_key', 'pat'],
     ['access_token', 'session'],
     ['token', 'oauth'],
-  ])('?%s=<valid %s> is never used: 401 Authentication required', async (param, kind) => {
-    const res = await me(undefined, `?${param}=${encodeURIComponent(tok[kind] ?? '')}`);
+  ])('?%s=<valid %s> is never used: 401 Authentication required', async ([param, kind], { t, tok }) => {
+    const res = await me(t, undefined, `?${param}=${encodeURIComponent(tok[kind] ?? '')}`);
     expect(res.status).toBe(401);
     expect(await json(res)).toMatchObject({ error: 'Authentication required' });
   });
 
-  it('ignores a URL token alongside a valid Authorization header: the header decides', async () => {
-    const res = await me(bearer('pat')(), `?access_token=${tok.pat}`);
+  test('ignores a URL token alongside a valid Authorization header: the header decides', async ({
+    t,
+    tok,
+  }) => {
+    const res = await me(t, bearer('pat')(tok), `?access_token=${tok.pat}`);
     expect(res.status).toBe(200);
   });
 });

@@ -2,8 +2,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, it, type MockInstance, vi } from 'vitest';
-import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
+import { describe, expect, vi } from 'vitest';
+import { fileTest } from './fixtures/file-test.ts';
+import { json, type TestContext } from './helpers.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const IMPORT = /^\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]/gm;
@@ -24,44 +25,40 @@ function filesImportedBy(file: string): string[] {
     .map((target) => relative(ROOT, resolve(ROOT, file, '..', target)));
 }
 
+const test = fileTest({ plan: 'enterprise' })
+  .extend('pat', { scope: 'file' }, async ({ t, org }) =>
+    t.createPat(org.orgId, org.ownerId, ['contacts:read', 'mcp:read']),
+  )
+  .extend('spies', { scope: 'file' }, async ({ t }, { onCleanup }) => {
+    const spies = {
+      /** Every credential lookup (session, PAT, OAuth) goes through the cache once per authentication. */
+      lookups: vi.spyOn(t.services.authCache, 'lookup'),
+      /** A PAT's use is recorded for `last_used_at` once per authentication. */
+      uses: vi.spyOn(t.services.usage, 'record'),
+    };
+    onCleanup(() => {
+      spies.lookups.mockRestore();
+      spies.uses.mockRestore();
+    });
+    return spies;
+  })
+  // Each test counts only its own calls: the spies are cleared once everything it names is built.
+  .extend('lookups', async ({ spies, pat: _pat }) => spies.lookups.mockClear())
+  .extend('uses', async ({ spies, pat: _pat }) => spies.uses.mockClear());
+
 describe('where authentication lives', () => {
-  it.each(['rest', 'mcp'])('no source file under %s/ imports core/auth/authenticate.ts', (dir) => {
+  test.each(['rest', 'mcp'])('no source file under %s/ imports core/auth/authenticate.ts', (dir) => {
     const files = sourceFiles(dir);
     expect(files.length).toBeGreaterThan(0);
     expect(files.filter((file) => filesImportedBy(file).includes(USER_AUTHENTICATION))).toEqual([]);
   });
 
-  it('the HTTP root does, through http/authenticate.ts', () => {
+  test('the HTTP root does, through http/authenticate.ts', () => {
     expect(filesImportedBy('http/authenticate.ts')).toContain(USER_AUTHENTICATION);
   });
 });
 
-let t: TestContext;
-let org: TestOrg;
-let pat: { token: string; keyId: string };
-/** Every credential lookup (session, PAT, OAuth) goes through the cache once per authentication. */
-let lookups: MockInstance;
-/** A PAT's use is recorded for `last_used_at` once per authentication. */
-let uses: MockInstance;
-
-beforeAll(async () => {
-  t = await createTestContext();
-  org = await t.createOrg({ plan: 'enterprise' });
-  pat = await t.createPat(org.orgId, org.ownerId, ['contacts:read', 'mcp:read']);
-  lookups = vi.spyOn(t.services.authCache, 'lookup');
-  uses = vi.spyOn(t.services.usage, 'record');
-});
-afterEach(() => {
-  lookups.mockClear();
-  uses.mockClear();
-});
-afterAll(async () => {
-  lookups.mockRestore();
-  uses.mockRestore();
-  await t.close();
-});
-
-const mcpCall = (token: string) =>
+const mcpCall = (t: TestContext, token: string) =>
   t.request('POST', '/mcp', {
     token,
     body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_me', arguments: {} } },
@@ -69,7 +66,12 @@ const mcpCall = (token: string) =>
   });
 
 describe('one request, one authentication', () => {
-  it('a REST tool route looks a PAT up once and records its use once', async () => {
+  test('a REST tool route looks a PAT up once and records its use once', async ({
+    t,
+    pat,
+    lookups,
+    uses,
+  }) => {
     const res = await t.request('GET', '/api/v1/me', { token: pat.token });
     expect(res.status).toBe(200);
     expect(lookups).toHaveBeenCalledTimes(1);
@@ -77,27 +79,38 @@ describe('one request, one authentication', () => {
     expect(uses).toHaveBeenCalledWith('pat', pat.keyId, expect.any(Date));
   });
 
-  it('a REST tool route looks a session up once', async () => {
+  test('a REST tool route looks a session up once', async ({ t, org, lookups }) => {
     const res = await t.request('GET', '/api/v1/me', { token: org.token });
     expect(res.status).toBe(200);
     expect(lookups).toHaveBeenCalledTimes(1);
   });
 
-  it('an MCP tool call looks a PAT up once and records its use once', async () => {
-    const res = await mcpCall(pat.token);
+  test('an MCP tool call looks a PAT up once and records its use once', async ({
+    t,
+    org,
+    pat,
+    lookups,
+    uses,
+  }) => {
+    const res = await mcpCall(t, pat.token);
     expect(res.status).toBe(200);
     expect(await res.text()).toContain(org.ownerId);
     expect(lookups).toHaveBeenCalledTimes(1);
     expect(uses).toHaveBeenCalledTimes(1);
   });
 
-  it('a refused credential is looked up once too', async () => {
+  test('a refused credential is looked up once too', async ({ t, lookups }) => {
     const res = await t.request('GET', '/api/v1/me', { token: `pat_${'0'.repeat(64)}` });
     expect(res.status).toBe(401);
     expect(lookups).toHaveBeenCalledTimes(1);
   });
 
-  it('routes that take no user token, unknown paths and wrong methods look nothing up', async () => {
+  test('routes that take no user token, unknown paths and wrong methods look nothing up', async ({
+    t,
+    org,
+    pat,
+    lookups,
+  }) => {
     const health = await t.request('GET', '/healthz', { token: pat.token });
     const login = await t.request('POST', '/api/v1/auth/login', {
       token: pat.token,

@@ -1,19 +1,15 @@
 // Locks in the public auth routes: signup, login and refresh-token rotation with reuse detection.
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { SESSION_TTL_SECONDS } from '../core/auth/jwt.ts';
 import { hashToken } from '../core/auth/tokens.ts';
 import { organizations, refreshTokens, users } from '../core/db/schema.ts';
+import { fileTest } from './fixtures/file-test.ts';
 import { createTestContext, json, type TestContext } from './helpers.ts';
 
-let t: TestContext;
+// Dozens of auth requests from one in-process address: the 10/min auth limiter is tested elsewhere.
+const test = fileTest({ env: { DEFAULT_PLAN: 'starter' }, options: { withoutRateLimits: true } });
 let seq = 0;
-
-beforeAll(async () => {
-  // Dozens of auth requests from one in-process address: the 10/min auth limiter is tested elsewhere.
-  t = await createTestContext({ DEFAULT_PLAN: 'starter' }, { withoutRateLimits: true });
-});
-afterAll(() => t.close());
 
 const PASSWORD = 'correct horse battery';
 
@@ -34,7 +30,7 @@ interface Session {
   expires_in: number;
 }
 
-async function signup(overrides: Record<string, unknown> = {}) {
+async function signup(t: TestContext, overrides: Record<string, unknown> = {}) {
   const body = signupBody(overrides);
   const res = await t.request('POST', '/api/v1/auth/signup', { body });
   expect(res.status).toBe(201);
@@ -42,12 +38,14 @@ async function signup(overrides: Record<string, unknown> = {}) {
   return { ...out, email: body.email };
 }
 
-async function refresh(refreshToken: string) {
+async function refresh(t: TestContext, refreshToken: string) {
   return t.request('POST', '/api/v1/auth/refresh', { body: { refresh_token: refreshToken } });
 }
 
 describe('POST /api/v1/auth/signup', () => {
-  it('creates an organization on DEFAULT_PLAN with the caller as owner, and a working session', async () => {
+  test('creates an organization on DEFAULT_PLAN with the caller as owner, and a working session', async ({
+    t,
+  }) => {
     const body = signupBody({ email: `  Mixed.Case-${Date.now()}@Example.TEST ` });
     const res = await t.request('POST', '/api/v1/auth/signup', { body });
     expect(res.status).toBe(201);
@@ -78,8 +76,8 @@ describe('POST /api/v1/auth/signup', () => {
     });
   });
 
-  it('stores only a hash of the refresh token', async () => {
-    const s = await signup();
+  test('stores only a hash of the refresh token', async ({ t }) => {
+    const s = await signup(t);
     const rows = await t.services.db.system
       .select()
       .from(refreshTokens)
@@ -89,8 +87,8 @@ describe('POST /api/v1/auth/signup', () => {
     expect(rows[0]?.tokenHash).not.toContain(s.refresh_token);
   });
 
-  it('answers 409 for an email already in use, whatever its case', async () => {
-    const first = await signup();
+  test('answers 409 for an email already in use, whatever its case', async ({ t }) => {
+    const first = await signup(t);
     const res = await t.request('POST', '/api/v1/auth/signup', {
       body: signupBody({ email: first.email.toUpperCase() }),
     });
@@ -98,7 +96,7 @@ describe('POST /api/v1/auth/signup', () => {
     expect(await json(res)).toMatchObject({ error: 'Conflict', details: [{ field: 'email' }] });
   });
 
-  it('answers 400 with field details for an invalid body', async () => {
+  test('answers 400 with field details for an invalid body', async ({ t }) => {
     const res = await t.request('POST', '/api/v1/auth/signup', {
       body: { organization_name: '', name: 'A', email: 'not-an-email', password: 'short', extra: 1 },
     });
@@ -110,7 +108,7 @@ describe('POST /api/v1/auth/signup', () => {
     expect(out.details.some((d) => d.code === 'unrecognized_keys')).toBe(true);
   });
 
-  it('answers 400 for malformed JSON', async () => {
+  test('answers 400 for malformed JSON', async ({ t }) => {
     const res = await t.request('POST', '/api/v1/auth/signup', { body: '{"organization_name":' });
     expect(res.status).toBe(400);
     expect(await json(res)).toMatchObject({ code: 'invalid_json' });
@@ -118,7 +116,7 @@ describe('POST /api/v1/auth/signup', () => {
 });
 
 describe('signup disabled', () => {
-  it('answers 403 when SIGNUP_ENABLED=false and creates nothing', async () => {
+  test('answers 403 when SIGNUP_ENABLED=false and creates nothing', async () => {
     const closed = await createTestContext({ SIGNUP_ENABLED: 'false' }, { withoutRateLimits: true });
     try {
       const res = await closed.request('POST', '/api/v1/auth/signup', { body: signupBody() });
@@ -133,8 +131,8 @@ describe('signup disabled', () => {
 });
 
 describe('POST /api/v1/auth/login', () => {
-  it('returns a session and the user for the right password', async () => {
-    const s = await signup();
+  test('returns a session and the user for the right password', async ({ t }) => {
+    const s = await signup(t);
     const res = await t.request('POST', '/api/v1/auth/login', {
       body: { email: s.email.toUpperCase(), password: PASSWORD },
     });
@@ -146,11 +144,11 @@ describe('POST /api/v1/auth/login', () => {
     expect(me.status).toBe(200);
     // A login starts its own refresh family, independent of the signup's.
     expect(out.refresh_token).not.toBe(s.refresh_token);
-    expect((await refresh(out.refresh_token)).status).toBe(200);
+    expect((await refresh(t, out.refresh_token)).status).toBe(200);
   });
 
-  it('answers 401 "Invalid email or password" for a wrong password', async () => {
-    const s = await signup();
+  test('answers 401 "Invalid email or password" for a wrong password', async ({ t }) => {
+    const s = await signup(t);
     const res = await t.request('POST', '/api/v1/auth/login', {
       body: { email: s.email, password: 'wrong password' },
     });
@@ -158,7 +156,7 @@ describe('POST /api/v1/auth/login', () => {
     expect(await json(res)).toEqual({ error: 'Invalid email or password', code: 'invalid_credentials' });
   });
 
-  it('answers the same 401 for an unknown email', async () => {
+  test('answers the same 401 for an unknown email', async ({ t }) => {
     const res = await t.request('POST', '/api/v1/auth/login', {
       body: { email: 'nobody-here@example.test', password: PASSWORD },
     });
@@ -166,8 +164,8 @@ describe('POST /api/v1/auth/login', () => {
     expect(await json(res)).toEqual({ error: 'Invalid email or password', code: 'invalid_credentials' });
   });
 
-  it('answers the same 401 for a deactivated user with the right password', async () => {
-    const s = await signup();
+  test('answers the same 401 for a deactivated user with the right password', async ({ t }) => {
+    const s = await signup(t);
     await t.services.db.system
       .update(users)
       .set({ status: 'deactivated', deactivatedAt: new Date() })
@@ -179,8 +177,8 @@ describe('POST /api/v1/auth/login', () => {
     expect(await json(res)).toEqual({ error: 'Invalid email or password', code: 'invalid_credentials' });
   });
 
-  it('answers 403 "Organization is inactive" for a suspended organization', async () => {
-    const s = await signup();
+  test('answers 403 "Organization is inactive" for a suspended organization', async ({ t }) => {
+    const s = await signup(t);
     await t.services.db.system
       .update(organizations)
       .set({ status: 'suspended' })
@@ -192,7 +190,7 @@ describe('POST /api/v1/auth/login', () => {
     expect(await json(res)).toMatchObject({ error: 'Organization is inactive' });
   });
 
-  it('answers 400 with details when fields are missing', async () => {
+  test('answers 400 with details when fields are missing', async ({ t }) => {
     const res = await t.request('POST', '/api/v1/auth/login', { body: { email: 'a@example.test' } });
     expect(res.status).toBe(400);
     expect(await json(res)).toMatchObject({ code: 'validation_failed', details: [{ field: 'password' }] });
@@ -200,9 +198,11 @@ describe('POST /api/v1/auth/login', () => {
 });
 
 describe('POST /api/v1/auth/refresh', () => {
-  it('rotates: the new pair works, the session is valid, the refresh token is single-use', async () => {
-    const s = await signup();
-    const res = await refresh(s.refresh_token);
+  test('rotates: the new pair works, the session is valid, the refresh token is single-use', async ({
+    t,
+  }) => {
+    const s = await signup(t);
+    const res = await refresh(t, s.refresh_token);
     expect(res.status).toBe(200);
     const next = await json<Session>(res);
     expect(Object.keys(next).sort()).toEqual(['expires_in', 'refresh_token', 'token']);
@@ -224,22 +224,22 @@ describe('POST /api/v1/auth/refresh', () => {
     expect(fresh?.familyId).toBe(old?.familyId);
 
     // The newest token keeps rotating.
-    const third = await refresh(next.refresh_token);
+    const third = await refresh(t, next.refresh_token);
     expect(third.status).toBe(200);
   });
 
-  it('revokes the whole family when a rotated token is presented again', async () => {
-    const s = await signup();
-    const second = await json<Session>(await refresh(s.refresh_token));
+  test('revokes the whole family when a rotated token is presented again', async ({ t }) => {
+    const s = await signup(t);
+    const second = await json<Session>(await refresh(t, s.refresh_token));
 
-    const reuse = await refresh(s.refresh_token);
+    const reuse = await refresh(t, s.refresh_token);
     expect(reuse.status).toBe(401);
     expect(await json(reuse)).toEqual({
       error: 'Invalid or expired refresh token',
       code: 'invalid_refresh_token',
     });
     // The legitimate-looking newest token of the family is refused too.
-    const newest = await refresh(second.refresh_token);
+    const newest = await refresh(t, second.refresh_token);
     expect(newest.status).toBe(401);
     expect(await json(newest)).toMatchObject({ code: 'invalid_refresh_token' });
 
@@ -251,57 +251,57 @@ describe('POST /api/v1/auth/refresh', () => {
     expect(rows.every((r) => r.revokedAt !== null)).toBe(true);
   });
 
-  it('lets only one of two concurrent refreshes with the same token succeed', async () => {
-    const s = await signup();
-    const results = await Promise.all([refresh(s.refresh_token), refresh(s.refresh_token)]);
+  test('lets only one of two concurrent refreshes with the same token succeed', async ({ t }) => {
+    const s = await signup(t);
+    const results = await Promise.all([refresh(t, s.refresh_token), refresh(t, s.refresh_token)]);
     expect(results.map((r) => r.status).sort()).toEqual([200, 401]);
     // The loser counts as reuse, so the winner's new token is revoked with its family.
     const winner = results.find((r) => r.status === 200);
     const next = await json<Session>(winner ?? new Response('{}'));
-    expect((await refresh(next.refresh_token)).status).toBe(401);
+    expect((await refresh(t, next.refresh_token)).status).toBe(401);
   });
 
-  it('leaves other families alone when one is revoked', async () => {
-    const s = await signup();
+  test('leaves other families alone when one is revoked', async ({ t }) => {
+    const s = await signup(t);
     const login = await json<Session>(
       await t.request('POST', '/api/v1/auth/login', { body: { email: s.email, password: PASSWORD } }),
     );
-    await refresh(s.refresh_token);
-    expect((await refresh(s.refresh_token)).status).toBe(401);
-    expect((await refresh(login.refresh_token)).status).toBe(200);
+    await refresh(t, s.refresh_token);
+    expect((await refresh(t, s.refresh_token)).status).toBe(401);
+    expect((await refresh(t, login.refresh_token)).status).toBe(200);
   });
 
-  it('answers 401 for an unknown or an expired refresh token', async () => {
-    expect((await refresh('rt_not-a-real-token')).status).toBe(401);
+  test('answers 401 for an unknown or an expired refresh token', async ({ t }) => {
+    expect((await refresh(t, 'rt_not-a-real-token')).status).toBe(401);
 
-    const s = await signup();
+    const s = await signup(t);
     await t.services.db.system
       .update(refreshTokens)
       .set({ expiresAt: new Date(Date.now() - 1000) })
       .where(eq(refreshTokens.tokenHash, hashToken(s.refresh_token)));
-    const res = await refresh(s.refresh_token);
+    const res = await refresh(t, s.refresh_token);
     expect(res.status).toBe(401);
     expect(await json(res)).toMatchObject({ code: 'invalid_refresh_token' });
   });
 
-  it('answers 401 for a deactivated user and 403 for an inactive organization', async () => {
-    const a = await signup();
+  test('answers 401 for a deactivated user and 403 for an inactive organization', async ({ t }) => {
+    const a = await signup(t);
     await t.services.db.system.update(users).set({ status: 'deactivated' }).where(eq(users.id, a.user._id));
-    const deactivated = await refresh(a.refresh_token);
+    const deactivated = await refresh(t, a.refresh_token);
     expect(deactivated.status).toBe(401);
     expect(await json(deactivated)).toMatchObject({ code: 'invalid_refresh_token' });
 
-    const b = await signup();
+    const b = await signup(t);
     await t.services.db.system
       .update(organizations)
       .set({ status: 'inactive' })
       .where(eq(organizations.id, b.organization._id));
-    const inactive = await refresh(b.refresh_token);
+    const inactive = await refresh(t, b.refresh_token);
     expect(inactive.status).toBe(403);
     expect(await json(inactive)).toMatchObject({ error: 'Organization is inactive' });
   });
 
-  it('answers 400 with details for a missing refresh_token', async () => {
+  test('answers 400 with details for a missing refresh_token', async ({ t }) => {
     const res = await t.request('POST', '/api/v1/auth/refresh', { body: {} });
     expect(res.status).toBe(400);
     expect(await json(res)).toMatchObject({

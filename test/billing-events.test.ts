@@ -1,36 +1,26 @@
 // Locks in that every billing event (invoices, proposals, contracts) reaches a real HTTPS receiver, signed, about the record that changed.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { EVENT_NAMES } from '../core/events.ts';
 import { flagOverdue } from '../tools/invoices/jobs.ts';
+import { harnessTest } from './fixtures/harness-test.ts';
 import {
   createInvoice,
   createLead,
   createProposal,
   decodeDelivery,
-  type EventReceiver,
   readOutput,
   sendProposal,
   startEventReceiver,
   TOOL,
 } from './fixtures/index.ts';
-import type { TestContext, TestOrg } from './helpers.ts';
-import type { HttpsReceiver, ReceivedRequest } from './support/https-receiver.ts';
+import type { ReceivedRequest } from './support/https-receiver.ts';
 
 const SECRET = 'billing-events-secret-0123456789';
 const BILLING_EVENTS = EVENT_NAMES.filter((e) => /^(invoice|proposal|contract)\./.test(e));
 
-let events: EventReceiver;
-let receiver: HttpsReceiver;
-let t: TestContext;
-let org: TestOrg;
-
-beforeAll(async () => {
-  events = await startEventReceiver({ name: 'Billing', events: BILLING_EVENTS, secret: SECRET });
-  ({ t, org, receiver } = events);
-});
-afterAll(async () => {
-  await events?.close();
-});
+const test = harnessTest(() =>
+  startEventReceiver({ name: 'Billing', events: BILLING_EVENTS, secret: SECRET }),
+).extend('receiver', { scope: 'file' }, async ({ harness }) => harness.receiver);
 
 interface Delivered {
   event: string;
@@ -46,7 +36,11 @@ function decode(hit: ReceivedRequest): Delivered {
 }
 
 describe('billing events over webhooks', () => {
-  it('delivers invoice.created, sent, overdue and paid, signed, about the invoice', async () => {
+  test('delivers invoice.created, sent, overdue and paid, signed, about the invoice', async ({
+    t,
+    org,
+    receiver,
+  }) => {
     const lead = await createLead(t, org);
     const invoice = await createInvoice(t, org, {
       lead_id: lead._id,
@@ -74,7 +68,11 @@ describe('billing events over webhooks', () => {
     for (const d of delivered) expect(d.id).toBe(invoice._id);
   });
 
-  it('delivers proposal.sent, accepted, declined and contract.signed, signed, about the proposal', async () => {
+  test('delivers proposal.sent, accepted, declined and contract.signed, signed, about the proposal', async ({
+    t,
+    org,
+    receiver,
+  }) => {
     receiver.reset();
     const signedOne = await createProposal(t, org);
     const { token: acceptToken } = await sendProposal(t, org, signedOne._id, {

@@ -5,7 +5,7 @@
 // validation error naming `confirm` on both; the preview names recipients, subject, amounts and
 // sender. Also: every open-world write tool either declares `sends` or is known not to send.
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { z } from 'zod';
 import { sendPreviewSchema } from '../core/confirm.ts';
 import { outboxEvents, outgoingMails } from '../core/db/schema.ts';
@@ -18,10 +18,10 @@ import {
   createInvoice,
   createLeadWithContact,
   createProposal,
-  createTestContext,
   createWorkflow,
   detailFields,
   ESTIMATE_LINES,
+  fileTest,
   insertConnectedAccount,
   readError,
   readJson,
@@ -31,26 +31,19 @@ import {
 } from './fixtures/index.ts';
 import { bearer, type Connection, ERAS, envelopeOf, serveMcp } from './mcp-clients.ts';
 
-let t: TestContext;
-let org: TestOrg;
-let mcp: Connection;
-let stopServer: () => Promise<void>;
-
-beforeAll(async () => {
-  t = await createTestContext();
-  org = await t.createOrg({ plan: 'enterprise' });
-  const served = await serveMcp(t);
-  stopServer = served.stop;
-  const era = ERAS[0];
-  if (!era) throw new Error('no MCP client era');
-  mcp = await era.connect(served.url, { ...bearer(org.token), 'X-MCP-Toolsets': 'all' });
-});
-
-afterAll(async () => {
-  await mcp.close();
-  await stopServer();
-  await t.close();
-});
+const test = fileTest({ plan: 'enterprise' })
+  /** An MCP client of `org` with every toolset, on the file's app served over HTTP. */
+  .extend('mcp', { scope: 'file' }, async ({ t, org }, { onCleanup }): Promise<Connection> => {
+    const era = ERAS[0];
+    if (!era) throw new Error('no MCP client era');
+    const served = await serveMcp(t);
+    const mcp = await era.connect(served.url, { ...bearer(org.token), 'X-MCP-Toolsets': 'all' });
+    onCleanup(async () => {
+      await mcp.close();
+      await served.stop();
+    });
+    return mcp;
+  });
 
 /** A fresh call of one sending tool: its path parameters, body, and what its preview must name. */
 interface Prepared {
@@ -70,8 +63,8 @@ const NOT_SENDING: Record<string, string> = {
 };
 
 /** How to set up a call of each sending tool. A sending tool without an entry fails below. */
-const PREPARE: Record<string, () => Promise<Prepared>> = {
-  async send_invoice() {
+const PREPARE: Record<string, (t: TestContext, org: TestOrg) => Promise<Prepared>> = {
+  async send_invoice(t, org) {
     const { leadId, email } = await createLeadWithContact(t, org);
     const invoice = await createInvoice(t, org, { lead_id: leadId });
     return {
@@ -83,7 +76,7 @@ const PREPARE: Record<string, () => Promise<Prepared>> = {
       sender: t.config.mailFrom,
     };
   },
-  async send_estimate() {
+  async send_estimate(t, org) {
     const { leadId, email } = await createLeadWithContact(t, org);
     const estimate = await createEstimate(t, org, { lead_id: leadId, line_items: ESTIMATE_LINES });
     return {
@@ -95,7 +88,7 @@ const PREPARE: Record<string, () => Promise<Prepared>> = {
       sender: t.config.mailFrom,
     };
   },
-  async send_proposal() {
+  async send_proposal(t, org) {
     const proposal = await createProposal(t, org, {
       currency: 'USD',
       line_items: [{ description: 'Design', quantity: 2, unit_price: 150 }],
@@ -109,7 +102,7 @@ const PREPARE: Record<string, () => Promise<Prepared>> = {
       sender: t.config.mailFrom,
     };
   },
-  async schedule_email() {
+  async schedule_email(t, org) {
     const { leadId } = await createLeadWithContact(t, org);
     const account = await insertConnectedAccount(
       t,
@@ -125,7 +118,7 @@ const PREPARE: Record<string, () => Promise<Prepared>> = {
       sender: account.email,
     };
   },
-  async enroll_in_workflow() {
+  async enroll_in_workflow(t, org) {
     const workflow = await createWorkflow(t, org, {
       steps: [
         {
@@ -154,7 +147,7 @@ const PREPARE: Record<string, () => Promise<Prepared>> = {
 };
 
 /** Everything a send could leave behind in the organization: mails, scheduled emails, enrollments, events. */
-async function footprint(): Promise<number[]> {
+async function footprint(t: TestContext, org: TestOrg): Promise<number[]> {
   const db = t.services.db.system;
   return Promise.all([
     db.$count(outgoingMails, eq(outgoingMails.orgId, org.orgId)),
@@ -180,11 +173,11 @@ function expectNames(preview: z.output<typeof sendPreviewSchema>, call: Prepared
 const SENDING = TOOLS.filter((tool) => tool.sends);
 
 describe('which tools follow the convention', () => {
-  it('finds the sending tools in the registry', () => {
+  test('finds the sending tools in the registry', () => {
     expect(SENDING.map((tool) => tool.name).sort()).toEqual(Object.keys(PREPARE).sort());
   });
 
-  it('makes every open-world write declare `sends`, unless it is known not to send', () => {
+  test('makes every open-world write declare `sends`, unless it is known not to send', () => {
     const undeclared = TOOLS.filter(
       (tool) =>
         tool.annotations.openWorldHint &&
@@ -195,7 +188,7 @@ describe('which tools follow the convention', () => {
     expect(undeclared).toEqual([]);
   });
 
-  it('refuses a tool with a `confirm` field of its own and no `sends` declaration', () => {
+  test('refuses a tool with a `confirm` field of its own and no `sends` declaration', () => {
     const [sample] = SENDING;
     if (!sample) throw new Error('no sending tool');
     expect(() =>
@@ -220,43 +213,49 @@ describe.each(SENDING.map((tool) => ({ name: tool.name, tool })))('$name', ({ na
   const prepare = PREPARE[name];
   const pathOf = (params: Record<string, string>) =>
     `/api/v1${(route?.path ?? '').replace(/:(\w+)/g, (_m, key: string) => params[key] ?? '')}`;
-  const rest = (call: Prepared, extra: Record<string, unknown>) =>
+  const rest = (t: TestContext, org: TestOrg, call: Prepared, extra: Record<string, unknown>) =>
     t.request('POST', pathOf(call.params), { token: org.token, body: { ...call.body, ...extra } });
-  const viaMcp = (call: Prepared, extra: Record<string, unknown>) =>
+  const viaMcp = (mcp: Connection, call: Prepared, extra: Record<string, unknown>) =>
     mcp.callTool(name, { ...call.body, ...call.params, ...extra });
-  const ready = async (): Promise<Prepared> => {
+  const ready = async (t: TestContext, org: TestOrg): Promise<Prepared> => {
     if (!prepare) throw new Error(`${name} sends but test/confirm.test.ts has no PREPARE entry for it`);
-    return prepare();
+    return prepare(t, org);
   };
 
-  it('has a POST route and states the rule in its description', () => {
+  test('has a POST route and states the rule in its description', () => {
     expect(route?.method).toBe('POST');
     expect(tool.description).toContain('over MCP nothing is sent unless `confirm` is true');
     expect(tool.description).toContain('"confirm": false');
   });
 
-  it('REST with "confirm": false answers 200 {sent: false, preview} and writes nothing', async () => {
-    const call = await ready();
-    const before = await footprint();
-    const res = await rest(call, { confirm: false });
+  test('REST with "confirm": false answers 200 {sent: false, preview} and writes nothing', async ({
+    t,
+    org,
+  }) => {
+    const call = await ready(t, org);
+    const before = await footprint(t, org);
+    const res = await rest(t, org, call, { confirm: false });
     expect(res.status).toBe(200);
     const body = await readJson(res, previewAnswer);
     expectNames(body.preview, call);
-    expect(await footprint()).toEqual(before);
+    expect(await footprint(t, org)).toEqual(before);
   });
 
-  it('REST refuses the string "true" with a 400 naming confirm, and writes nothing', async () => {
-    const call = await ready();
-    const before = await footprint();
-    const error = await readError(await rest(call, { confirm: 'true' }), 400);
+  test('REST refuses the string "true" with a 400 naming confirm, and writes nothing', async ({ t, org }) => {
+    const call = await ready(t, org);
+    const before = await footprint(t, org);
+    const error = await readError(await rest(t, org, call, { confirm: 'true' }), 400);
     expect(error.code).toBe('validation_failed');
     expect(detailFields(error)).toEqual(['confirm']);
-    expect(await footprint()).toEqual(before);
+    expect(await footprint(t, org)).toEqual(before);
   });
 
-  it('REST keeps a preview under an Idempotency-Key and replays it, still writing nothing', async () => {
-    const call = await ready();
-    const before = await footprint();
+  test('REST keeps a preview under an Idempotency-Key and replays it, still writing nothing', async ({
+    t,
+    org,
+  }) => {
+    const call = await ready(t, org);
+    const before = await footprint(t, org);
     const send = () =>
       t.request('POST', pathOf(call.params), {
         token: org.token,
@@ -268,42 +267,46 @@ describe.each(SENDING.map((tool) => ({ name: tool.name, tool })))('$name', ({ na
     const replay = await send();
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(await readJson(replay, previewAnswer)).toEqual(await readJson(first, previewAnswer));
-    expect(await footprint()).toEqual(before);
+    expect(await footprint(t, org)).toEqual(before);
   });
 
-  it('REST without confirm acts', async () => {
-    const call = await ready();
-    const before = await footprint();
-    const res = await rest(call, {});
+  test('REST without confirm acts', async ({ t, org }) => {
+    const call = await ready(t, org);
+    const before = await footprint(t, org);
+    const res = await rest(t, org, call, {});
     expect(res.status).toBe(route?.status);
     await readJson(res, actedAnswer);
-    expect(grew(before, await footprint())).toBe(true);
+    expect(grew(before, await footprint(t, org))).toBe(true);
   });
 
-  it('MCP without confirm (or with false) previews the same and writes nothing', async () => {
-    const call = await ready();
-    const before = await footprint();
+  test('MCP without confirm (or with false) previews the same and writes nothing', async ({
+    t,
+    org,
+    mcp,
+  }) => {
+    const call = await ready(t, org);
+    const before = await footprint(t, org);
     for (const extra of [{}, { confirm: false }]) {
-      const result = await viaMcp(call, extra);
+      const result = await viaMcp(mcp, call, extra);
       expect(result.isError ?? false).toBe(false);
       expectNames(previewAnswer.parse(result.structuredContent).preview, call);
     }
-    expect(await footprint()).toEqual(before);
+    expect(await footprint(t, org)).toEqual(before);
   });
 
-  it('MCP refuses the string "true" naming confirm, and acts with true', async () => {
-    const call = await ready();
-    const before = await footprint();
-    const refused = await viaMcp(call, { confirm: 'true' });
+  test('MCP refuses the string "true" naming confirm, and acts with true', async ({ t, org, mcp }) => {
+    const call = await ready(t, org);
+    const before = await footprint(t, org);
+    const refused = await viaMcp(mcp, call, { confirm: 'true' });
     expect(refused.isError).toBe(true);
     const envelope = envelopeOf(refused);
     expect(envelope.code).toBe('validation_failed');
     expect(envelope.details?.map((d) => d.field)).toEqual(['confirm']);
-    expect(await footprint()).toEqual(before);
+    expect(await footprint(t, org)).toEqual(before);
 
-    const acted = await viaMcp(call, { confirm: true });
+    const acted = await viaMcp(mcp, call, { confirm: true });
     expect(acted.isError ?? false).toBe(false);
     actedAnswer.parse(acted.structuredContent);
-    expect(grew(before, await footprint())).toBe(true);
+    expect(grew(before, await footprint(t, org))).toBe(true);
   });
 });

@@ -1,36 +1,30 @@
 // Locks in that email.received reaches a real HTTPS receiver, signed, naming the inbound mail, its account, lead, contact and activity (the scheduled-email events are in test/email/events.test.ts, workflow.triggered in test/workflows/events.test.ts).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { harnessTest } from './fixtures/harness-test.ts';
 import {
-  type ConnectedAccount,
   createConnectedAccount,
   createContact,
   createLead,
   decodeDelivery,
-  type EventReceiver,
   postInbound,
   startEventReceiver,
-  type TestContext,
-  type TestOrg,
 } from './fixtures/index.ts';
 
 const SECRET = 'email-events-secret-0123456789abc';
 
-let events: EventReceiver;
-let t: TestContext;
-let org: TestOrg;
-let account: ConnectedAccount;
-
-beforeAll(async () => {
-  events = await startEventReceiver({ name: 'Email', events: ['email.received'], secret: SECRET });
-  ({ t, org } = events);
-  account = await createConnectedAccount(t, org, { email: 'sales@example.com' });
-});
-afterAll(async () => {
-  await events?.close();
-});
+const test = harnessTest(() =>
+  startEventReceiver({ name: 'Email', events: ['email.received'], secret: SECRET }),
+).extend('account', { scope: 'file' }, async ({ t, org }) =>
+  createConnectedAccount(t, org, { email: 'sales@example.com' }),
+);
 
 describe('email events over webhooks', () => {
-  it('delivers email.received, signed, naming the mail, its account, lead, contact and activity', async () => {
+  test('delivers email.received, signed, naming the mail, its account, lead, contact and activity', async ({
+    t,
+    org,
+    account,
+    harness,
+  }) => {
     const lead = await createLead(t, org, { name: 'Events Inc' });
     const contact = await createContact(t, org, {
       lead_id: lead._id,
@@ -43,7 +37,7 @@ describe('email events over webhooks', () => {
     });
     expect(res.status).toBe(200);
     const body: unknown = await res.json();
-    const [hit] = await events.receiver.waitForRequests(1, 20_000);
+    const [hit] = await harness.receiver.waitForRequests(1, 20_000);
     if (!hit) throw new Error('no delivery');
     const delivered = decodeDelivery(hit, SECRET);
     expect(delivered.event).toBe('email.received');

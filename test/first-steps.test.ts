@@ -2,7 +2,7 @@
 // document are served compressed with an ETag (304 on revalidation); the contact phone example
 // passes its own OpenAPI schema; system mail without SMTP_URL says delivery "file" and the start
 // warns; RATE_LIMITS=off switches the request limits off with a warning at start.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { z } from 'zod';
 import { loadConfig } from '../core/config.ts';
 import { createLogger } from '../core/logger.ts';
@@ -11,31 +11,23 @@ import {
   createLead,
   createProposal,
   createTestContext,
+  fileTest,
   readJson,
   readOutput,
-  type TestContext,
-  type TestOrg,
   TOOL,
 } from './fixtures/index.ts';
 import { createSchemaValidator } from './openapi-fuzz-inputs.ts';
 
 const lines: Record<string, unknown>[] = [];
-let t: TestContext;
-let org: TestOrg;
-
-beforeAll(async () => {
-  const logger = createLogger('warn', {
-    write(msg: string) {
-      lines.push(JSON.parse(msg));
-    },
-  });
-  t = await createTestContext({}, { logger, withoutRateLimits: true });
-  org = await t.createOrg();
+const logger = createLogger('warn', {
+  write(msg: string) {
+    lines.push(JSON.parse(msg));
+  },
 });
-afterAll(() => t.close());
+const test = fileTest({ options: { logger, withoutRateLimits: true } });
 
 describe('the root and the docs', () => {
-  it('GET / answers 200 pointing to /docs, the OpenAPI document and /mcp', async () => {
+  test('GET / answers 200 pointing to /docs, the OpenAPI document and /mcp', async ({ t }) => {
     const res = await t.request('GET', '/');
     const body = await readJson(
       res,
@@ -45,9 +37,9 @@ describe('the root and the docs', () => {
     expect(body).toMatchObject({ docs: '/docs', openapi: '/api/v1/openapi.json', mcp: '/mcp' });
   });
 
-  it.each(['/docs/assets/swagger-ui-bundle.js', '/api/v1/openapi.json', '/docs'])(
+  test.for(['/docs/assets/swagger-ui-bundle.js', '/api/v1/openapi.json', '/docs'])(
     'serves %s gzip-compressed with an ETag and answers 304 to If-None-Match',
-    async (path) => {
+    async (path, { t }) => {
       const res = await t.app.request(path, { headers: { 'accept-encoding': 'gzip' } });
       expect(res.status).toBe(200);
       const tag = res.headers.get('etag');
@@ -68,7 +60,10 @@ describe('the root and the docs', () => {
 });
 
 describe('the contact phone example', () => {
-  it('+1 415-555-0100 passes the OpenAPI schema of create_contact and the server takes it', async () => {
+  test('+1 415-555-0100 passes the OpenAPI schema of create_contact and the server takes it', async ({
+    t,
+    org,
+  }) => {
     const doc = await (await t.request('GET', '/api/v1/openapi.json')).json();
     const schema = doc.paths['/api/v1/contacts'].post.requestBody.content['application/json'].schema;
     const lead = await createLead(t, org);
@@ -88,7 +83,7 @@ describe('the contact phone example', () => {
 });
 
 describe('system mail without SMTP_URL', () => {
-  it('warns at start and a send says delivery "file"', async () => {
+  test('warns at start and a send says delivery "file"', async ({ t, org }) => {
     expect(lines.some((l) => l.level === 40 && String(l.msg).startsWith('SMTP_URL is not set'))).toBe(true);
     const invoice = await createInvoice(t, org);
     const res = await t.request('POST', `/api/v1/invoices/${invoice._id}/send`, {
@@ -110,13 +105,13 @@ describe('system mail without SMTP_URL', () => {
 });
 
 describe('RATE_LIMITS', () => {
-  it('is on by default and refuses anything but on and off', () => {
+  test('is on by default and refuses anything but on and off', () => {
     expect(loadConfig({}).rateLimits).toBe(true);
     expect(loadConfig({ RATE_LIMITS: 'off' }).rateLimits).toBe(false);
     expect(() => loadConfig({ RATE_LIMITS: 'no' })).toThrow(/RATE_LIMITS/);
   });
 
-  it('off: no 429 past a limit, and a warning at start', async () => {
+  test('off: no 429 past a limit, and a warning at start', async () => {
     const warnings: Record<string, unknown>[] = [];
     const logger = createLogger('warn', {
       write(msg: string) {

@@ -2,38 +2,37 @@
 // is 405 with Allow, query-string tokens are never used, session JWTs must look like ours, an
 // invalid MCP initialize is -32602, and /mcp on loopback checks the Host header (DNS rebinding).
 import { request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
-import { serve } from '@hono/node-server';
 import { SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { SESSION_TTL_SECONDS } from '../core/auth/jwt.ts';
 import { MAX_BODY_BYTES } from '../http/app.ts';
 import { ROUTES } from '../tools/index.ts';
+import { fileTest } from './fixtures/file-test.ts';
 import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
+import { serveMcp } from './mcp-clients.ts';
 
-let t: TestContext;
-let org: TestOrg;
-
-beforeAll(async () => {
-  t = await createTestContext({}, { withoutRateLimits: true });
-  org = await t.createOrg();
-});
-afterAll(() => t.close());
+const test = fileTest({ options: { withoutRateLimits: true } })
+  /** The file's app on a real TCP port, since only a socket shows how a connection is closed. */
+  .extend('port', { scope: 'file' }, async ({ t }, { onCleanup }) => {
+    const { url, stop } = await serveMcp(t);
+    onCleanup(stop);
+    return Number(url.port);
+  })
+  /** A second app listening on loopback only, with one more allowed MCP host. */
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern; this one has none.
+  .extend('local', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const local = await createTestContext(
+      { HOST: '127.0.0.1', MCP_ALLOWED_HOSTS: 'crm.internal' },
+      { withoutRateLimits: true },
+    );
+    onCleanup(() => local.close());
+    return local;
+  });
 
 describe('413 on an oversized body', () => {
-  let port: number;
-  let stop: () => Promise<void>;
-  beforeAll(async () => {
-    const server = serve({ fetch: t.app.fetch, hostname: '127.0.0.1', port: 0 });
-    await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-    port = (server.address() as AddressInfo).port;
-    stop = () => new Promise<void>((resolve) => server.close(() => resolve()));
-  });
-  afterAll(() => stop());
-
   /** Sends raw bytes on one kept-alive socket and collects everything until the server closes it. */
-  function exchange(payload: Buffer): Promise<{ text: string; closedByServer: boolean }> {
+  function exchange(port: number, payload: Buffer): Promise<{ text: string; closedByServer: boolean }> {
     return new Promise((resolve, reject) => {
       const socket = connect(port, '127.0.0.1');
       const chunks: Buffer[] = [];
@@ -55,7 +54,10 @@ describe('413 on an oversized body', () => {
     });
   }
 
-  it('answers 413 with Connection: close and closes; a fresh connection then works', async () => {
+  test('answers 413 with Connection: close and closes; a fresh connection then works', async ({
+    org,
+    port,
+  }) => {
     const body = Buffer.alloc(MAX_BODY_BYTES + 1024, 'a');
     const head = Buffer.from(
       'POST /api/v1/leads HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n' +
@@ -64,7 +66,7 @@ describe('413 on an oversized body', () => {
     );
     // A second request pipelined behind the oversized body on the same connection.
     const next = Buffer.from('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
-    const { text, closedByServer } = await exchange(Buffer.concat([head, body, next]));
+    const { text, closedByServer } = await exchange(port, Buffer.concat([head, body, next]));
     expect(text.startsWith('HTTP/1.1 413')).toBe(true);
     expect(text.toLowerCase()).toContain('connection: close');
     // The leftover body bytes were never parsed as a request: exactly one response, then close.
@@ -82,7 +84,10 @@ describe('413 on an oversized body', () => {
     expect(fresh).toBe(200);
   });
 
-  it('a chunked oversized body (no Content-Length) also answers 413 with Connection: close', async () => {
+  test('a chunked oversized body (no Content-Length) also answers 413 with Connection: close', async ({
+    org,
+    port,
+  }) => {
     const chunk = Buffer.alloc(256 * 1024, 'a');
     const parts = [
       Buffer.from(
@@ -94,7 +99,7 @@ describe('413 on an oversized body', () => {
     for (let i = 0; i < 5; i++)
       parts.push(Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n'));
     parts.push(Buffer.from('0\r\n\r\n'));
-    const { text, closedByServer } = await exchange(Buffer.concat(parts));
+    const { text, closedByServer } = await exchange(port, Buffer.concat(parts));
     expect(text.startsWith('HTTP/1.1 413')).toBe(true);
     expect(text.toLowerCase()).toContain('connection: close');
     expect(closedByServer).toBe(true);
@@ -106,7 +111,10 @@ describe('405 on a wrong method', () => {
   /** A concrete path for a route pattern: every parameter filled with a valid-looking id. */
   const concrete = (path: string) => path.replace(/:[A-Za-z_]+/g, 'aaaaaaaaaaaaaaaaaaaaaaaa');
 
-  it('answers every method a REST route does not serve with 405 and an Allow header naming those it does', async () => {
+  test('answers every method a REST route does not serve with 405 and an Allow header naming those it does', async ({
+    t,
+    org,
+  }) => {
     for (const route of ROUTES) {
       const path = `/api/v1${concrete(route.path)}`;
       for (const method of WRONG) {
@@ -126,7 +134,7 @@ describe('405 on a wrong method', () => {
     }
   });
 
-  it('covers the auth and operational routes too, and leaves unknown paths 404', async () => {
+  test('covers the auth and operational routes too, and leaves unknown paths 404', async ({ t, org }) => {
     const login = await t.request('GET', '/api/v1/auth/login');
     expect(login.status).toBe(405);
     expect(login.headers.get('allow')).toBe('POST');
@@ -142,16 +150,19 @@ describe('405 on a wrong method', () => {
 });
 
 describe('tokens in the query string', () => {
-  it.each(['access_token', 'token', 'api_key', 'apikey', 'key', 'bearer'])(
+  test.for(['access_token', 'token', 'api_key', 'apikey', 'key', 'bearer'])(
     'REST: ?%s=<valid token> alone is never used: 401 Authentication required',
-    async (param) => {
+    async (param, { t, org }) => {
       const res = await t.request('GET', `/api/v1/me?${param}=${encodeURIComponent(org.token)}`);
       expect(res.status).toBe(401);
       expect(await json(res)).toMatchObject({ error: 'Authentication required' });
     },
   );
 
-  it('REST: with an Authorization header too, the header decides and the query token is ignored', async () => {
+  test('REST: with an Authorization header too, the header decides and the query token is ignored', async ({
+    t,
+    org,
+  }) => {
     const ok = await t.request('GET', `/api/v1/leads?access_token=${encodeURIComponent(org.token)}`, {
       token: org.token,
     });
@@ -163,7 +174,10 @@ describe('tokens in the query string', () => {
     expect(await json(bad)).toMatchObject({ error: 'Invalid or expired token' });
   });
 
-  it('/mcp: ?access_token=<valid token> alone is never used: 401 Authentication required', async () => {
+  test('/mcp: ?access_token=<valid token> alone is never used: 401 Authentication required', async ({
+    t,
+    org,
+  }) => {
     const res = await t.request('POST', `/mcp?access_token=${encodeURIComponent(org.token)}`, {
       body: { jsonrpc: '2.0', id: 1, method: 'ping' },
       headers: { accept: 'application/json, text/event-stream' },
@@ -174,7 +188,7 @@ describe('tokens in the query string', () => {
 });
 
 describe('session JWTs must look like ours', () => {
-  const sign = (claims: { iat?: number; exp?: number }) => {
+  const sign = (t: TestContext, org: TestOrg, claims: { iat?: number; exp?: number }) => {
     let jwt = new SignJWT({ org: org.orgId })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(org.ownerId);
@@ -184,7 +198,7 @@ describe('session JWTs must look like ours', () => {
   };
   const now = () => Math.floor(Date.now() / 1000);
 
-  it.each([
+  test.for<[string, () => { iat?: number; exp?: number }]>([
     ['without exp', () => ({ iat: now() })],
     ['without iat', () => ({ exp: now() + 60 })],
     [
@@ -193,35 +207,38 @@ describe('session JWTs must look like ours', () => {
     ],
     ['living for years', () => ({ iat: now() - 10, exp: now() + 10 * 365 * 24 * 3600 })],
     ['issued in the future', () => ({ iat: now() + 600, exp: now() + 600 + 60 })],
-  ])('refuses a correctly signed token %s with 401', async (_label, claims) => {
-    const res = await t.request('GET', '/api/v1/me', { token: await sign(claims()) });
+  ])('refuses a correctly signed token %s with 401', async ([_label, claims], { t, org }) => {
+    const res = await t.request('GET', '/api/v1/me', { token: await sign(t, org, claims()) });
     expect(res.status).toBe(401);
   });
 
-  it('accepts one shaped like ours, with a little clock skew', async () => {
+  test('accepts one shaped like ours, with a little clock skew', async ({ t, org }) => {
     expect(
       (
         await t.request('GET', '/api/v1/me', {
-          token: await sign({ iat: now(), exp: now() + SESSION_TTL_SECONDS }),
+          token: await sign(t, org, { iat: now(), exp: now() + SESSION_TTL_SECONDS }),
         })
       ).status,
     ).toBe(200);
     expect(
-      (await t.request('GET', '/api/v1/me', { token: await sign({ iat: now() + 5, exp: now() + 65 }) }))
-        .status,
+      (
+        await t.request('GET', '/api/v1/me', {
+          token: await sign(t, org, { iat: now() + 5, exp: now() + 65 }),
+        })
+      ).status,
     ).toBe(200);
   });
 });
 
 describe('MCP initialize with invalid params', () => {
-  it.each([
+  test.for<[string, Record<string, unknown> | undefined]>([
     [
       'protocolVersion of the wrong type',
       { protocolVersion: 5, capabilities: {}, clientInfo: { name: 'c', version: '1' } },
     ],
     ['clientInfo missing', { protocolVersion: '2025-06-18', capabilities: {} }],
     ['no params at all', undefined],
-  ])('answers -32602 Invalid params with a short message (%s)', async (_label, params) => {
+  ])('answers -32602 Invalid params with a short message (%s)', async ([_label, params], { t, org }) => {
     const res = await t.request('POST', '/mcp', {
       token: org.token,
       headers: { accept: 'application/json, text/event-stream' },
@@ -237,16 +254,7 @@ describe('MCP initialize with invalid params', () => {
 });
 
 describe('Host header at /mcp on loopback (DNS rebinding)', () => {
-  let local: TestContext;
-  beforeAll(async () => {
-    local = await createTestContext(
-      { HOST: '127.0.0.1', MCP_ALLOWED_HOSTS: 'crm.internal' },
-      { withoutRateLimits: true },
-    );
-  });
-  afterAll(() => local.close());
-
-  const ping = async (host: string) => {
+  const ping = async (local: TestContext, host: string) => {
     const owner = await local.createOrg();
     return local.app.request(`http://${host}/mcp`, {
       method: 'POST',
@@ -261,23 +269,23 @@ describe('Host header at /mcp on loopback (DNS rebinding)', () => {
     });
   };
 
-  it.each(['localhost:3000', '127.0.0.1:3000', '[::1]:3000', 'localhost', 'crm.internal:8443'])(
+  test.for(['localhost:3000', '127.0.0.1:3000', '[::1]:3000', 'localhost', 'crm.internal:8443'])(
     'accepts Host %s',
-    async (host) => {
-      expect((await ping(host)).status).toBe(200);
+    async (host, { local }) => {
+      expect((await ping(local, host)).status).toBe(200);
     },
   );
 
-  it.each(['evil.example:3000', 'evil.example', '127.0.0.1.nip.io:3000', 'localhost.evil.example'])(
+  test.for(['evil.example:3000', 'evil.example', '127.0.0.1.nip.io:3000', 'localhost.evil.example'])(
     'refuses Host %s with 403 in the error envelope',
-    async (host) => {
-      const res = await ping(host);
+    async (host, { local }) => {
+      const res = await ping(local, host);
       expect(res.status).toBe(403);
       expect(await json(res)).toMatchObject({ code: 'forbidden', message: 'Host not allowed' });
     },
   );
 
-  it('checks nothing when the server listens on all interfaces without a list', async () => {
+  test('checks nothing when the server listens on all interfaces without a list', async ({ t, org }) => {
     const res = await t.app.request('http://evil.example/mcp', {
       method: 'POST',
       headers: {

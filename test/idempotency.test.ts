@@ -3,34 +3,24 @@
 // different request with the key is 422, a concurrent one 409 or the replay, refusals before
 // execution keep nothing, and two racing replays of one webhook delivery send once.
 import { and, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { idempotencyKeys } from '../core/db/schema.ts';
 import { deleteExpiredIdempotencyKeys } from '../core/idempotency.ts';
 import { leads } from '../tools/leads/tables.ts';
 import { startEventReceiver } from './fixtures/events.ts';
-import {
-  createLead,
-  createTestContext,
-  readError,
-  readOutput,
-  type TestContext,
-  type TestOrg,
-  TOOL,
-} from './fixtures/index.ts';
+import { createLead, fileTest, readError, readOutput, type TestContext, TOOL } from './fixtures/index.ts';
 
-let t: TestContext;
-let org: TestOrg;
-
-beforeAll(async () => {
-  t = await createTestContext({}, { withoutRateLimits: true });
-  org = await t.createOrg();
-});
-afterAll(() => t.close());
+const test = fileTest({ options: { withoutRateLimits: true } });
 
 let seq = 0;
 const newKey = () => `key-${Date.now()}-${seq++}`;
 
-function postLead(token: string, key: string | undefined, body: Record<string, unknown>): Promise<Response> {
+function postLead(
+  t: TestContext,
+  token: string,
+  key: string | undefined,
+  body: Record<string, unknown>,
+): Promise<Response> {
   return t.request('POST', '/api/v1/leads', {
     token,
     body,
@@ -38,7 +28,7 @@ function postLead(token: string, key: string | undefined, body: Record<string, u
   });
 }
 
-async function leadsNamed(orgId: string, name: string): Promise<number> {
+async function leadsNamed(t: TestContext, orgId: string, name: string): Promise<number> {
   const rows = await t.services.db.system
     .select({ id: leads.id })
     .from(leads)
@@ -46,7 +36,7 @@ async function leadsNamed(orgId: string, name: string): Promise<number> {
   return rows.length;
 }
 
-async function keptRows(key: string): Promise<number> {
+async function keptRows(t: TestContext, key: string): Promise<number> {
   const rows = await t.services.db.system
     .select({ id: idempotencyKeys.id })
     .from(idempotencyKeys)
@@ -55,29 +45,32 @@ async function keptRows(key: string): Promise<number> {
 }
 
 describe('a POST with an Idempotency-Key', () => {
-  it('answers a repeat with the kept response and Idempotent-Replayed, and runs once', async () => {
+  test('answers a repeat with the kept response and Idempotent-Replayed, and runs once', async ({
+    t,
+    org,
+  }) => {
     const key = newKey();
-    const first = await postLead(org.token, key, { name: 'Once Inc', industry: 'kept' });
+    const first = await postLead(t, org.token, key, { name: 'Once Inc', industry: 'kept' });
     expect(first.status).toBe(201);
     expect(first.headers.get('idempotent-replayed')).toBeNull();
     const firstText = await first.text();
 
-    const again = await postLead(org.token, key, { industry: 'kept', name: 'Once Inc' });
+    const again = await postLead(t, org.token, key, { industry: 'kept', name: 'Once Inc' });
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.headers.get('content-type')).toMatch(/^application\/json/);
     expect(await again.text()).toBe(firstText);
-    expect(await leadsNamed(org.orgId, 'Once Inc')).toBe(1);
+    expect(await leadsNamed(t, org.orgId, 'Once Inc')).toBe(1);
 
     // Without a key the same request runs again, as before.
-    expect((await postLead(org.token, undefined, { name: 'Once Inc' })).status).toBe(201);
-    expect(await leadsNamed(org.orgId, 'Once Inc')).toBe(2);
+    expect((await postLead(t, org.token, undefined, { name: 'Once Inc' })).status).toBe(201);
+    expect(await leadsNamed(t, org.orgId, 'Once Inc')).toBe(2);
   });
 
-  it('answers 422 idempotency_key_reused for a different body or path with the key', async () => {
+  test('answers 422 idempotency_key_reused for a different body or path with the key', async ({ t, org }) => {
     const key = newKey();
-    expect((await postLead(org.token, key, { name: 'Reused A' })).status).toBe(201);
-    const other = await postLead(org.token, key, { name: 'Reused B' });
+    expect((await postLead(t, org.token, key, { name: 'Reused A' })).status).toBe(201);
+    const other = await postLead(t, org.token, key, { name: 'Reused B' });
     expect(await readError(other, 422)).toMatchObject({
       error: 'Idempotency key reused',
       code: 'idempotency_key_reused',
@@ -89,48 +82,51 @@ describe('a POST with an Idempotency-Key', () => {
       body: { lead_id: lead._id, name: 'Someone' },
     });
     expect((await readError(otherPath, 422)).code).toBe('idempotency_key_reused');
-    expect(await leadsNamed(org.orgId, 'Reused B')).toBe(0);
+    expect(await leadsNamed(t, org.orgId, 'Reused B')).toBe(0);
   });
 
-  it('scopes a key to its organization and credential', async () => {
+  test('scopes a key to its organization and credential', async ({ t, org }) => {
     const key = newKey();
     const body = { name: 'Scoped Ltd' };
-    expect((await postLead(org.token, key, body)).headers.get('idempotent-replayed')).toBeNull();
+    expect((await postLead(t, org.token, key, body)).headers.get('idempotent-replayed')).toBeNull();
     // Another key of the same user, and another organization, run their own request.
     const pat = await t.createPat(org.orgId, org.ownerId, ['write:leads']);
-    const viaPat = await postLead(pat.token, key, body);
+    const viaPat = await postLead(t, pat.token, key, body);
     expect(viaPat.status).toBe(201);
     expect(viaPat.headers.get('idempotent-replayed')).toBeNull();
     const other = await t.createOrg();
-    const otherOrg = await postLead(other.token, key, body);
+    const otherOrg = await postLead(t, other.token, key, body);
     expect(otherOrg.status).toBe(201);
     expect(otherOrg.headers.get('idempotent-replayed')).toBeNull();
-    expect(await leadsNamed(org.orgId, 'Scoped Ltd')).toBe(2);
-    expect(await leadsNamed(other.orgId, 'Scoped Ltd')).toBe(1);
+    expect(await leadsNamed(t, org.orgId, 'Scoped Ltd')).toBe(2);
+    expect(await leadsNamed(t, other.orgId, 'Scoped Ltd')).toBe(1);
     // The PAT's own repeat is its own replay.
-    expect((await postLead(pat.token, key, body)).headers.get('idempotent-replayed')).toBe('true');
+    expect((await postLead(t, pat.token, key, body)).headers.get('idempotent-replayed')).toBe('true');
   });
 
-  it('keeps nothing for a request refused before execution, so the corrected retry runs', async () => {
+  test('keeps nothing for a request refused before execution, so the corrected retry runs', async ({
+    t,
+    org,
+  }) => {
     const key = newKey();
-    const invalid = await postLead(org.token, key, { name: '' });
+    const invalid = await postLead(t, org.token, key, { name: '' });
     expect((await readError(invalid, 400)).code).toBe('validation_failed');
-    const valid = await postLead(org.token, key, { name: 'Fixed Co' });
+    const valid = await postLead(t, org.token, key, { name: 'Fixed Co' });
     expect(valid.status).toBe(201);
     expect(valid.headers.get('idempotent-replayed')).toBeNull();
 
     const narrow = await t.createPat(org.orgId, org.ownerId, ['read:leads']);
     const refusedKey = newKey();
-    const refused = await postLead(narrow.token, refusedKey, { name: 'Refused Co' });
+    const refused = await postLead(t, narrow.token, refusedKey, { name: 'Refused Co' });
     expect((await readError(refused, 403)).code).toBe('scope_missing');
     const viewer = await t.createUser(org.orgId, 'viewer');
     expect(
-      (await readError(await postLead(viewer.token, refusedKey, { name: 'Refused Co' }), 403)).code,
+      (await readError(await postLead(t, viewer.token, refusedKey, { name: 'Refused Co' }), 403)).code,
     ).toBe('forbidden');
-    expect(await keptRows(refusedKey)).toBe(0);
+    expect(await keptRows(t, refusedKey)).toBe(0);
   });
 
-  it('keeps a failure the tool answered once it ran (404) and answers it again', async () => {
+  test('keeps a failure the tool answered once it ran (404) and answers it again', async ({ t, org }) => {
     const key = newKey();
     const request = () =>
       t.request('POST', '/api/v1/contacts', {
@@ -146,13 +142,16 @@ describe('a POST with an Idempotency-Key', () => {
     expect(await again.json()).toEqual(await first.json());
   });
 
-  it('resolves concurrent requests with one key to one execution (409 or the replay for the others)', async () => {
+  test('resolves concurrent requests with one key to one execution (409 or the replay for the others)', async ({
+    t,
+    org,
+  }) => {
     // Several rounds: one round of a race can happen to run in a harmless order.
     for (let round = 0; round < 5; round++) {
       const key = newKey();
       const name = `Racing Corp ${round}`;
       const responses = await Promise.all(
-        Array.from({ length: 6 }, () => postLead(org.token, key, { name })),
+        Array.from({ length: 6 }, () => postLead(t, org.token, key, { name })),
       );
       const executed = responses.filter(
         (r) => r.status === 201 && r.headers.get('idempotent-replayed') === null,
@@ -162,22 +161,25 @@ describe('a POST with an Idempotency-Key', () => {
         if (res.status === 409) expect((await readError(res, 409)).code).toBe('idempotency_key_in_use');
         else expect(res.status).toBe(201);
       }
-      expect(await leadsNamed(org.orgId, name)).toBe(1);
+      expect(await leadsNamed(t, org.orgId, name)).toBe(1);
     }
   });
 
-  it('forgets a key after 24 hours: the request runs again, and the sweep deletes expired keys', async () => {
+  test('forgets a key after 24 hours: the request runs again, and the sweep deletes expired keys', async ({
+    t,
+    org,
+  }) => {
     const key = newKey();
-    expect((await postLead(org.token, key, { name: 'Expiring SA' })).status).toBe(201);
+    expect((await postLead(t, org.token, key, { name: 'Expiring SA' })).status).toBe(201);
     const past = new Date(Date.now() - 1000);
     await t.services.db.system
       .update(idempotencyKeys)
       .set({ expiresAt: past })
       .where(eq(idempotencyKeys.key, key));
-    const later = await postLead(org.token, key, { name: 'Expiring SA' });
+    const later = await postLead(t, org.token, key, { name: 'Expiring SA' });
     expect(later.status).toBe(201);
     expect(later.headers.get('idempotent-replayed')).toBeNull();
-    expect(await leadsNamed(org.orgId, 'Expiring SA')).toBe(2);
+    expect(await leadsNamed(t, org.orgId, 'Expiring SA')).toBe(2);
 
     const row = await t.services.db.system.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, key));
     expect(row[0]?.expiresAt.getTime()).toBeGreaterThan(Date.now() + 23 * 60 * 60 * 1000);
@@ -186,12 +188,15 @@ describe('a POST with an Idempotency-Key', () => {
       .set({ expiresAt: past })
       .where(eq(idempotencyKeys.key, key));
     expect(await deleteExpiredIdempotencyKeys(t.services)).toBeGreaterThanOrEqual(1);
-    expect(await keptRows(key)).toBe(0);
+    expect(await keptRows(t, key)).toBe(0);
   });
 
-  it('lets a key whose claim was abandoned (a process died mid-request) run again after its lease', async () => {
+  test('lets a key whose claim was abandoned (a process died mid-request) run again after its lease', async ({
+    t,
+    org,
+  }) => {
     const key = newKey();
-    expect((await postLead(org.token, key, { name: 'Abandoned BV' })).status).toBe(201);
+    expect((await postLead(t, org.token, key, { name: 'Abandoned BV' })).status).toBe(201);
     // As a dead process leaves it: claimed, no answer, lease lapsed.
     await t.services.db.system
       .update(idempotencyKeys)
@@ -202,30 +207,33 @@ describe('a POST with an Idempotency-Key', () => {
         leaseUntil: new Date(Date.now() + 60_000),
       })
       .where(eq(idempotencyKeys.key, key));
-    expect((await readError(await postLead(org.token, key, { name: 'Abandoned BV' }), 409)).code).toBe(
+    expect((await readError(await postLead(t, org.token, key, { name: 'Abandoned BV' }), 409)).code).toBe(
       'idempotency_key_in_use',
     );
     await t.services.db.system
       .update(idempotencyKeys)
       .set({ leaseUntil: new Date(Date.now() - 1000) })
       .where(eq(idempotencyKeys.key, key));
-    const retried = await postLead(org.token, key, { name: 'Abandoned BV' });
+    const retried = await postLead(t, org.token, key, { name: 'Abandoned BV' });
     expect(retried.status).toBe(201);
     expect(retried.headers.get('idempotent-replayed')).toBeNull();
     expect(
-      (await postLead(org.token, key, { name: 'Abandoned BV' })).headers.get('idempotent-replayed'),
+      (await postLead(t, org.token, key, { name: 'Abandoned BV' })).headers.get('idempotent-replayed'),
     ).toBe('true');
   });
 
-  it('refuses a malformed key with a 400 naming the header; other methods ignore the header', async () => {
+  test('refuses a malformed key with a 400 naming the header; other methods ignore the header', async ({
+    t,
+    org,
+  }) => {
     for (const bad of ['', 'x'.repeat(256), 'caf\u00e9', 'tab\there']) {
-      const res = await postLead(org.token, bad, { name: 'Bad Key' });
+      const res = await postLead(t, org.token, bad, { name: 'Bad Key' });
       const error = await readError(res, 400);
       expect(error.code).toBe('validation_failed');
       expect(error.details?.[0]?.field).toBe('Idempotency-Key');
     }
-    expect(await leadsNamed(org.orgId, 'Bad Key')).toBe(0);
-    expect((await postLead(org.token, 'k'.repeat(255), { name: 'Long Key' })).status).toBe(201);
+    expect(await leadsNamed(t, org.orgId, 'Bad Key')).toBe(0);
+    expect((await postLead(t, org.token, 'k'.repeat(255), { name: 'Long Key' })).status).toBe(201);
 
     const list = await t.request('GET', '/api/v1/leads', {
       token: org.token,
@@ -247,7 +255,7 @@ describe('a POST with an Idempotency-Key', () => {
 });
 
 describe('replaying a webhook delivery with an Idempotency-Key', () => {
-  it('sends once for two racing replays and a later retry with the key', { timeout: 60_000 }, async () => {
+  test('sends once for two racing replays and a later retry with the key', { timeout: 60_000 }, async () => {
     const events = await startEventReceiver({
       name: 'Replays',
       events: ['lead.created'],

@@ -1,11 +1,11 @@
 // Locks in input at the edges: the public pages and hooks read their bodies through the same reader
 // and input guard as /api/v1 (a lone surrogate or a non-UTF-8 byte is a 400, the proposal stays
 // unanswered), and bytes that are not UTF-8 in any JSON body are a 400, never stored as U+FFFD.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
   createLead,
   createProposal,
-  createTestContext,
+  fileTest,
   readError,
   readOutput,
   sendProposal,
@@ -14,51 +14,50 @@ import {
   TOOL,
 } from './fixtures/index.ts';
 
-let t: TestContext;
-let org: TestOrg;
-
-beforeAll(async () => {
-  t = await createTestContext({}, { withoutRateLimits: true });
-  org = await t.createOrg();
-});
-afterAll(() => t.close());
+const test = fileTest({ options: { withoutRateLimits: true } });
 
 /** `{"name":"Acme <0xFF>"}`: one byte that is not UTF-8 inside an otherwise valid JSON text. */
 function jsonWithInvalidByte(field: string): Blob {
   return new Blob([`{"${field}":"Acme `, new Uint8Array([0xff]), '"}']);
 }
 
-async function sentProposalToken(): Promise<{ id: string; token: string }> {
+async function sentProposalToken(t: TestContext, org: TestOrg): Promise<{ id: string; token: string }> {
   const proposal = await createProposal(t, org);
   const { token } = await sendProposal(t, org, proposal._id);
   return { id: proposal._id, token };
 }
 
-async function statusOf(id: string): Promise<string> {
+async function statusOf(t: TestContext, org: TestOrg, id: string): Promise<string> {
   const res = await t.request('GET', `/api/v1/proposals/${id}`, { token: org.token });
   return (await readOutput(res, TOOL.get_proposal)).proposal.status;
 }
 
 describe('the public proposal routes go through the input guard', () => {
-  it('refuses a lone surrogate in a JSON signature with a 400 naming it; the proposal stays unanswered', async () => {
-    const { id, token } = await sentProposalToken();
+  test('refuses a lone surrogate in a JSON signature with a 400 naming it; the proposal stays unanswered', async ({
+    t,
+    org,
+  }) => {
+    const { id, token } = await sentProposalToken(t, org);
     // JSON.stringify writes the lone surrogate as the escape \ud800, which JSON.parse reads back.
     const res = await t.request('POST', `/p/${token}/accept`, {
       body: { name: 'Hank Scorpio', email: 'hank@globex.test', signature: 'Hank \ud800' },
     });
     const body = await readError(res, 400);
     expect(body.details?.map((d) => [d.field, d.code])).toEqual([['signature', 'lone_surrogate']]);
-    expect(await statusOf(id)).toBe('sent');
+    expect(await statusOf(t, org, id)).toBe('sent');
 
     const ok = await t.request('POST', `/p/${token}/accept`, {
       body: { name: 'Hank Scorpio', email: 'hank@globex.test', signature: 'Hank' },
     });
     expect(ok.status).toBe(200);
-    expect(await statusOf(id)).toBe('accepted');
+    expect(await statusOf(t, org, id)).toBe('accepted');
   });
 
-  it('refuses a NUL in a form decline reason and an encoded lone surrogate as 400 pages', async () => {
-    const { id, token } = await sentProposalToken();
+  test('refuses a NUL in a form decline reason and an encoded lone surrogate as 400 pages', async ({
+    t,
+    org,
+  }) => {
+    const { id, token } = await sentProposalToken(t, org);
     for (const body of ['reason=Too%00expensive', 'reason=Too%ED%A0%80expensive']) {
       const res = await t.app.request(`/p/${token}/decline`, {
         method: 'POST',
@@ -68,11 +67,11 @@ describe('the public proposal routes go through the input guard', () => {
       expect(res.status, body).toBe(400);
       expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     }
-    expect(await statusOf(id)).toBe('sent');
+    expect(await statusOf(t, org, id)).toBe('sent');
   });
 
-  it('refuses bytes that are not UTF-8 in a public JSON body', async () => {
-    const { id, token } = await sentProposalToken();
+  test('refuses bytes that are not UTF-8 in a public JSON body', async ({ t, org }) => {
+    const { id, token } = await sentProposalToken(t, org);
     const res = await t.app.request(`/p/${token}/decline`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -80,12 +79,15 @@ describe('the public proposal routes go through the input guard', () => {
     });
     const body = await readError(res, 400);
     expect(body.details?.map((d) => [d.field, d.code])).toEqual([['(body)', 'malformed_encoding']]);
-    expect(await statusOf(id)).toBe('sent');
+    expect(await statusOf(t, org, id)).toBe('sent');
   });
 });
 
 describe('a JSON body must be UTF-8', () => {
-  it('answers 400 naming the body for a byte that is not UTF-8, as it does for the escaped lone surrogate', async () => {
+  test('answers 400 naming the body for a byte that is not UTF-8, as it does for the escaped lone surrogate', async ({
+    t,
+    org,
+  }) => {
     const res = await t.app.request('/api/v1/leads', {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${org.token}` },
@@ -105,7 +107,10 @@ describe('a JSON body must be UTF-8', () => {
     expect((await readOutput(list, TOOL.list_leads)).total).toBe(0);
   });
 
-  it('answers an MCP request whose body is not UTF-8 with a JSON-RPC parse error, and calls no tool', async () => {
+  test('answers an MCP request whose body is not UTF-8 with a JSON-RPC parse error, and calls no tool', async ({
+    t,
+    org,
+  }) => {
     const { token: pat } = await t.createPat(org.orgId, org.ownerId, ['mcp:write']);
     const call = (args: string) => [
       '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_lead","arguments":',
@@ -128,7 +133,7 @@ describe('a JSON body must be UTF-8', () => {
     expect((await readOutput(list, TOOL.list_leads)).total).toBe(0);
   });
 
-  it('still takes valid multi-byte UTF-8', async () => {
+  test('still takes valid multi-byte UTF-8', async ({ t, org }) => {
     const lead = await createLead(t, org, { name: 'Zürich Café 東京 🚀' });
     expect(lead.name).toBe('Zürich Café 東京 🚀');
   });

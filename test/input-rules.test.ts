@@ -1,44 +1,54 @@
 // Locks in that NUL, lone surrogates, too-deep JSON, non-finite numbers and bad percent-encoding are a 400 naming the field (never a 500, nothing stored) on every write route, auth/admin route and MCP write tool.
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { apiKeys, users } from '../core/db/schema.ts';
 import { newId } from '../core/ids.ts';
 import { MAX_JSON_DEPTH, SAFE_INPUT_CODES } from '../core/safe-input.ts';
 import { ROUTES, TOOLS } from '../tools/index.ts';
 import { leads } from '../tools/leads/tables.ts';
+import { createLead, fileTest } from './fixtures/index.ts';
 import { IGNORED_BODY, type ToolBody } from './fixtures/kit.ts';
 import { kitOfTool, loadKits } from './fixtures/load-kits.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
-import { bearer, type Connection, ERAS, envelopeOf, serveMcp } from './mcp-clients.ts';
+import { json, type TestContext, type TestOrg } from './helpers.ts';
+import { bearer, ERAS, envelopeOf, serveMcp } from './mcp-clients.ts';
 
 const ADMIN_TOKEN = 'admin-token-for-input-rules-test';
 const STRONG_PASSWORD = 'Correct-Horse-Battery-9';
 
-let t: TestContext;
-let org: TestOrg;
-/** Records the routes address by id, so a request that got past the guard would change something real. */
-const ids: Record<string, string> = {};
+/** The ids of the records the routes address, so a request that got past the guard would change something real. */
+type Ids = Record<'lead' | 'user' | 'key' | 'org', string>;
 
-beforeAll(async () => {
-  t = await createTestContext({ CRM_ADMIN_TOKEN: ADMIN_TOKEN }, { withoutRateLimits: true });
-  org = await t.createOrg({ plan: 'enterprise' });
-  const leadId = newId();
-  await t.services.db.system
-    .insert(leads)
-    .values({ id: leadId, orgId: org.orgId, name: 'Kept', ownerId: org.ownerId });
-  const member = await t.createUser(org.orgId, 'member');
-  const key = await t.createPat(org.orgId, org.ownerId, ['read:leads']);
-  Object.assign(ids, { lead: leadId, user: member.userId, key: key.keyId, org: org.orgId });
-});
-afterAll(() => t.close());
+const test = fileTest({
+  env: { CRM_ADMIN_TOKEN: ADMIN_TOKEN },
+  options: { withoutRateLimits: true },
+  plan: 'enterprise',
+})
+  .extend('ids', { scope: 'file' }, async ({ t, org }): Promise<Ids> => {
+    const lead = await createLead(t, org, { name: 'Kept' });
+    const member = await t.createUser(org.orgId, 'member');
+    const key = await t.createPat(org.orgId, org.ownerId, ['read:leads']);
+    return { lead: lead._id, user: member.userId, key: key.keyId, org: org.orgId };
+  })
+  /** The file's app served over HTTP, and an MCP client of `org` with every toolset. */
+  .extend('served', { scope: 'file' }, async ({ t, org }, { onCleanup }) => {
+    const { url, stop } = await serveMcp(t);
+    const mcp = await (ERAS[0] as (typeof ERAS)[number]).connect(url, headers(org));
+    onCleanup(async () => {
+      await mcp.close();
+      await stop();
+    });
+    return { url, mcp };
+  });
+
+const headers = (org: TestOrg) => ({ ...bearer(org.token), 'x-mcp-toolsets': 'all' });
 
 /** What a route's path parameters are filled with: the fixture of its resource, or an unknown id. */
-function fillPath(path: string): string {
+function fillPath(ids: Ids, path: string): string {
   const byPrefix: [RegExp, string][] = [
-    [/^\/api\/v1\/leads\//, ids.lead as string],
-    [/^\/api\/v1\/users\//, ids.user as string],
-    [/^\/api\/v1\/settings\/api-keys\//, ids.key as string],
-    [/^\/admin\/v1\/organizations\//, ids.org as string],
+    [/^\/api\/v1\/leads\//, ids.lead],
+    [/^\/api\/v1\/users\//, ids.user],
+    [/^\/api\/v1\/settings\/api-keys\//, ids.key],
+    [/^\/admin\/v1\/organizations\//, ids.org],
   ];
   const id = byPrefix.find(([re]) => re.test(path))?.[1] ?? newId();
   return path.replace(/:index\b/, '0').replace(/:[A-Za-z]+/g, id);
@@ -90,7 +100,7 @@ for (const route of ROUTES) {
 }
 
 /** Every write route the app serves, REST table and hand-mounted auth/admin routes alike. */
-function writeRoutes(): { method: string; path: string }[] {
+function writeRoutes(t: TestContext): { method: string; path: string }[] {
   const seen = new Set<string>();
   return t.app.routes.filter((r) => {
     const key = `${r.method} ${r.path}`;
@@ -180,13 +190,13 @@ const BAD_BODIES: BadBody[] = [
 const names = (detailField: string, field: string) =>
   detailField === field || detailField.startsWith(`${field}.`);
 
-function credentialFor(path: string): string {
+function credentialFor(org: TestOrg, path: string): string {
   if (path.startsWith('/admin/')) return ADMIN_TOKEN;
   return org.token;
 }
 
 /** Every row of every table, counted; and the records requests address, read back whole. */
-async function snapshot(): Promise<unknown> {
+async function snapshot(t: TestContext, ids: Ids): Promise<unknown> {
   const db = t.services.db.system;
   const tables = await db.execute(
     sql`select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE' order by 1`,
@@ -202,39 +212,34 @@ async function snapshot(): Promise<unknown> {
   }
   return {
     counts,
-    lead: await db
-      .select()
-      .from(leads)
-      .where(eq(leads.id, ids.lead as string)),
-    user: await db
-      .select()
-      .from(users)
-      .where(eq(users.id, ids.user as string)),
-    key: await db
-      .select()
-      .from(apiKeys)
-      .where(eq(apiKeys.id, ids.key as string)),
+    lead: await db.select().from(leads).where(eq(leads.id, ids.lead)),
+    user: await db.select().from(users).where(eq(users.id, ids.user)),
+    key: await db.select().from(apiKeys).where(eq(apiKeys.id, ids.key)),
   };
 }
 
 describe('unsafe input in request bodies', () => {
-  it('has a valid body for every write route the app serves', () => {
-    const missing = writeRoutes()
+  test('has a valid body for every write route the app serves', ({ t }) => {
+    const missing = writeRoutes(t)
       .map((r) => `${r.method} ${r.path}`)
       .filter((key) => !(key in BODIES));
     expect(missing).toEqual([]);
   });
 
-  it('answers every write route, auth and admin route included, 400 naming the field, and stores nothing', async () => {
-    const before = await snapshot();
+  test('answers every write route, auth and admin route included, 400 naming the field, and stores nothing', async ({
+    t,
+    org,
+    ids,
+  }) => {
+    const before = await snapshot(t, ids);
     const failures: string[] = [];
-    for (const route of writeRoutes()) {
+    for (const route of writeRoutes(t)) {
       const c = BODIES[`${route.method} ${route.path}`] as BodyCase;
       for (const bad of BAD_BODIES) {
-        const res = await t.app.request(fillPath(route.path), {
+        const res = await t.app.request(fillPath(ids, route.path), {
           method: route.method,
           headers: {
-            authorization: `Bearer ${credentialFor(route.path)}`,
+            authorization: `Bearer ${credentialFor(org, route.path)}`,
             'content-type': 'application/json',
           },
           body: bad.text(c),
@@ -250,7 +255,7 @@ describe('unsafe input in request bodies', () => {
       }
     }
     expect(failures).toEqual([]);
-    expect(await snapshot()).toEqual(before);
+    expect(await snapshot(t, ids)).toEqual(before);
   });
 });
 
@@ -262,21 +267,25 @@ describe('unsafe input in URLs', () => {
     { label: 'a stray percent sign', query: '100%', code: SAFE_INPUT_CODES.encoding },
   ];
 
-  it('answers a bad query value or path parameter on every route 400, on GET routes too', async () => {
+  test('answers a bad query value or path parameter on every route 400, on GET routes too', async ({
+    t,
+    org,
+    ids,
+  }) => {
     const failures: string[] = [];
     const routes = t.app.routes.filter(
       (r) => r.method !== 'ALL' && (r.path.startsWith('/api/v1/') || r.path.startsWith('/admin/v1/')),
     );
     for (const route of routes) {
       for (const bad of BAD_QUERIES) {
-        const urls = [`${fillPath(route.path)}?q=${bad.query}`];
+        const urls = [`${fillPath(ids, route.path)}?q=${bad.query}`];
         if (route.path.includes(':'))
           urls.push(route.path.replace(/:[A-Za-z]+/, bad.query).replace(/:[A-Za-z]+/g, newId()));
         for (const url of urls) {
           const res = await t.app.request(url, {
             method: route.method,
             headers: {
-              authorization: `Bearer ${credentialFor(route.path)}`,
+              authorization: `Bearer ${credentialFor(org, route.path)}`,
               'content-type': 'application/json',
             },
             ...(route.method === 'GET' ? {} : { body: '{}' }),
@@ -293,20 +302,6 @@ describe('unsafe input in URLs', () => {
 });
 
 describe('unsafe input in MCP tool arguments', () => {
-  let url: URL;
-  let stop: () => Promise<void>;
-  let mcp: Connection;
-  const headers = () => ({ ...bearer(org.token), 'x-mcp-toolsets': 'all' });
-
-  beforeAll(async () => {
-    ({ url, stop } = await serveMcp(t));
-    mcp = await (ERAS[0] as (typeof ERAS)[number]).connect(url, headers());
-  });
-  afterAll(async () => {
-    await mcp.close();
-    await stop();
-  });
-
   const writeTools = TOOLS.filter((tool) => tool.access.kind !== 'read');
   const BAD_ARGS: { label: string; args: Record<string, unknown>; code: string; field: string }[] = [
     {
@@ -330,12 +325,16 @@ describe('unsafe input in MCP tool arguments', () => {
     },
   ];
 
-  it('answers every write tool an isError validation result naming the field, and stores nothing', async () => {
-    const before = await snapshot();
+  test('answers every write tool an isError validation result naming the field, and stores nothing', async ({
+    t,
+    ids,
+    served,
+  }) => {
+    const before = await snapshot(t, ids);
     const failures: string[] = [];
     for (const tool of writeTools) {
       for (const bad of BAD_ARGS) {
-        const result = await mcp.callTool(tool.name, { id: ids.lead, ...bad.args });
+        const result = await served.mcp.callTool(tool.name, { id: ids.lead, ...bad.args });
         const envelope = result.isError ? envelopeOf(result) : undefined;
         const named = envelope?.details?.some((d) => d.code === bad.code && names(d.field, bad.field));
         if (envelope?.code !== 'validation_failed' || !named) {
@@ -344,10 +343,13 @@ describe('unsafe input in MCP tool arguments', () => {
       }
     }
     expect(failures).toEqual([]);
-    expect(await snapshot()).toEqual(before);
+    expect(await snapshot(t, ids)).toEqual(before);
   });
 
-  it('answers tool calls carrying 1e309 or JSON 5,000 deep (no client library sends them) the same way', async () => {
+  test('answers tool calls carrying 1e309 or JSON 5,000 deep (no client library sends them) the same way', async ({
+    org,
+    served,
+  }) => {
     const failures: string[] = [];
     const RAW: [string, string][] = [
       ['1e309', SAFE_INPUT_CODES.number],
@@ -355,13 +357,13 @@ describe('unsafe input in MCP tool arguments', () => {
     ];
     for (const tool of writeTools)
       for (const [raw, code] of RAW) {
-        const res = await fetch(url, {
+        const res = await fetch(served.url, {
           method: 'POST',
           headers: {
             'content-type': 'application/json',
             accept: 'application/json, text/event-stream',
             'mcp-protocol-version': '2025-06-18',
-            ...headers(),
+            ...headers(org),
           },
           body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"${tool.name}","arguments":{"value":${raw}}}}`,
         });

@@ -1,52 +1,53 @@
 // Locks in that no password, password hash, token, token hash or webhook secret reaches a log line, at trace level, through unsafe input, failed inserts and credentials in URLs.
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { hashToken } from '../core/auth/tokens.ts';
 import { apiKeys, users } from '../core/db/schema.ts';
 import { AppError } from '../core/errors.ts';
 import { newId } from '../core/ids.ts';
 import { createLogger } from '../core/logger.ts';
-import { createTestContext, type TestContext, type TestOrg } from './helpers.ts';
+import { fileTest } from './fixtures/file-test.ts';
+import type { TestContext, TestOrg } from './helpers.ts';
 
 const ADMIN_TOKEN = 'admin-token-for-log-secrets-test';
 const PASSWORD = 'Sup3r-Secret-Passw0rd!';
 const WEBHOOK_SECRET = 'whsec_bG9nLXNlY3JldHMtdGVzdC13ZWJob29rLXNlY3JldA==';
 
 const lines: string[] = [];
-let t: TestContext;
-let org: TestOrg;
-let pat: { token: string; keyId: string };
-/** Everything that must never appear in a log line. */
-const secrets: string[] = [];
-
-beforeAll(async () => {
-  const logger = createLogger('trace', {
-    write(msg: string) {
-      lines.push(msg);
-    },
-  });
-  t = await createTestContext({ CRM_ADMIN_TOKEN: ADMIN_TOKEN }, { logger, withoutRateLimits: true });
-  org = await t.createOrg({ plan: 'enterprise' });
-  pat = await t.createPat(org.orgId, org.ownerId, ['read:leads', 'write:leads']);
-  const member = await t.createUser(org.orgId, 'member', { password: PASSWORD });
-  const [row] = await t.services.db.system.select().from(users).where(eq(users.id, member.userId));
-  secrets.push(
-    PASSWORD,
-    row?.passwordHash as string,
-    pat.token,
-    hashToken(pat.token),
-    org.token,
-    ADMIN_TOKEN,
-    WEBHOOK_SECRET,
-  );
+const logger = createLogger('trace', {
+  write(msg: string) {
+    lines.push(msg);
+  },
 });
-afterAll(() => t.close());
 
-function leaked(): string[] {
+const test = fileTest({
+  env: { CRM_ADMIN_TOKEN: ADMIN_TOKEN },
+  options: { logger, withoutRateLimits: true },
+  plan: 'enterprise',
+})
+  .extend('pat', { scope: 'file' }, async ({ t, org }) =>
+    t.createPat(org.orgId, org.ownerId, ['read:leads', 'write:leads']),
+  )
+  /** Everything that must never appear in a log line. */
+  .extend('secrets', { scope: 'file' }, async ({ t, org, pat }) => {
+    const member = await t.createUser(org.orgId, 'member', { password: PASSWORD });
+    const [row] = await t.services.db.system.select().from(users).where(eq(users.id, member.userId));
+    return [
+      PASSWORD,
+      row?.passwordHash as string,
+      pat.token,
+      hashToken(pat.token),
+      org.token,
+      ADMIN_TOKEN,
+      WEBHOOK_SECRET,
+    ];
+  });
+
+function leaked(secrets: string[]): string[] {
   return lines.filter((line) => secrets.some((secret) => line.includes(secret)));
 }
 
-function send(method: string, path: string, body: string, token = org.token) {
+function send(t: TestContext, org: TestOrg, method: string, path: string, body: string, token = org.token) {
   return t.app.request(path, {
     method,
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -55,7 +56,11 @@ function send(method: string, path: string, body: string, token = org.token) {
 }
 
 describe('the log at trace level', () => {
-  it('carries no secret when bodies holding secrets also hold unsafe input', async () => {
+  test('carries no secret when bodies holding secrets also hold unsafe input', async ({
+    t,
+    org,
+    secrets,
+  }) => {
     lines.length = 0;
     const poisons = [
       '"bad\\u0000text"',
@@ -66,24 +71,32 @@ describe('the log at trace level', () => {
     for (const poison of poisons) {
       const sends = [
         send(
+          t,
+          org,
           'POST',
           '/api/v1/auth/signup',
           `{"organization_name":"Org","name":"Ann","email":"ann-${newId()}@example.test","password":"${PASSWORD}","x":${poison}}`,
         ),
-        send('POST', '/api/v1/auth/login', `{"email":${poison},"password":"${PASSWORD}"}`),
-        send('POST', '/api/v1/auth/refresh', `{"refresh_token":${poison}}`),
+        send(t, org, 'POST', '/api/v1/auth/login', `{"email":${poison},"password":"${PASSWORD}"}`),
+        send(t, org, 'POST', '/api/v1/auth/refresh', `{"refresh_token":${poison}}`),
         send(
+          t,
+          org,
           'POST',
           '/api/v1/users',
           `{"email":"dee-${newId()}@example.test","name":${poison},"role":"member","password":"${PASSWORD}"}`,
         ),
-        send('POST', '/api/v1/settings/api-keys', `{"label":${poison},"scopes":["read:leads"]}`),
+        send(t, org, 'POST', '/api/v1/settings/api-keys', `{"label":${poison},"scopes":["read:leads"]}`),
         send(
+          t,
+          org,
           'POST',
           '/api/v1/webhooks',
           `{"name":${poison},"url":"https://example.com/h","events":["lead.created"],"secret":"${WEBHOOK_SECRET}"}`,
         ),
         send(
+          t,
+          org,
           'POST',
           '/admin/v1/organizations',
           `{"name":${poison},"plan":"free","owner":{"name":"Bo","email":"bo@example.test","password":"${PASSWORD}"}}`,
@@ -93,14 +106,21 @@ describe('the log at trace level', () => {
       for (const res of await Promise.all(sends)) expect(res.status).toBeLessThan(500);
     }
     expect(lines.length).toBeGreaterThan(0);
-    expect(leaked()).toEqual([]);
+    expect(leaked(secrets)).toEqual([]);
   });
 
-  it('carries no secret when inserts fail: a duplicate user with a password, a conflicting API key', async () => {
+  test('carries no secret when inserts fail: a duplicate user with a password, a conflicting API key', async ({
+    t,
+    org,
+    pat,
+    secrets,
+  }) => {
     lines.length = 0;
     const email = `dup-${newId()}@example.test`;
     for (let i = 0; i < 2; i++) {
       const res = await send(
+        t,
+        org,
         'POST',
         '/api/v1/users',
         JSON.stringify({ email, name: 'Dup', role: 'member', password: PASSWORD }),
@@ -137,10 +157,10 @@ describe('the log at trace level', () => {
     expect(lines.filter((l) => l.includes('"level":50')).length).toBeGreaterThanOrEqual(6);
     // The log still says what failed: the constraint and the SQLSTATE.
     expect(lines.join('\n')).toContain('23505');
-    expect(leaked()).toEqual([]);
+    expect(leaked(secrets)).toEqual([]);
   });
 
-  it('carries no credential sent in a URL or a header', async () => {
+  test('carries no credential sent in a URL or a header', async ({ t, org, pat, secrets }) => {
     lines.length = 0;
     for (const path of [
       `/api/v1/leads?access_token=${pat.token}`,
@@ -152,6 +172,6 @@ describe('the log at trace level', () => {
       expect(res.status).toBeLessThan(500);
     }
     expect(lines.length).toBeGreaterThan(0);
-    expect(leaked()).toEqual([]);
+    expect(leaked(secrets)).toEqual([]);
   });
 });

@@ -1,12 +1,11 @@
 // Locks in the logs: one JSON line per request (method, path without query, status, duration_ms, request_id) and no token, password or secret in any log line.
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createLogger } from '../core/logger.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
+import { fileTest } from './fixtures/file-test.ts';
+import { json } from './helpers.ts';
 
 const lines: string[] = [];
-let t: TestContext;
-let org: TestOrg;
 
 interface RequestLine {
   level: number;
@@ -26,20 +25,19 @@ function requestLines(): RequestLine[] {
   return lines.map((line) => JSON.parse(line)).filter(isRequestLine);
 }
 
-beforeAll(async () => {
-  // The most verbose level, so a secret logged at any level is caught.
-  const logger = createLogger('trace', {
-    write(msg: string) {
-      lines.push(msg);
-    },
-  });
-  t = await createTestContext({}, { logger });
-  org = await t.createOrg();
+// The most verbose level, so a secret logged at any level is caught.
+const logger = createLogger('trace', {
+  write(msg: string) {
+    lines.push(msg);
+  },
 });
-afterAll(() => t.close());
+const test = fileTest({ options: { logger } });
 
 describe('the request log', () => {
-  it('writes one line per request with method, path, status, duration_ms and the echoed request id', async () => {
+  test('writes one line per request with method, path, status, duration_ms and the echoed request id', async ({
+    t,
+    org,
+  }) => {
     lines.length = 0;
     const res = await t.request('GET', '/api/v1/leads?page=1&limit=5', {
       token: org.token,
@@ -67,7 +65,7 @@ describe('the request log', () => {
     });
   });
 
-  it('holds exactly those fields: never the query string, the headers or the body', async () => {
+  test('holds exactly those fields: never the query string, the headers or the body', async ({ t, org }) => {
     lines.length = 0;
     await t.request('POST', '/api/v1/leads?page=2', {
       token: org.token,
@@ -98,7 +96,10 @@ describe('the request log', () => {
 });
 
 describe('secrets never reach the logs', () => {
-  it('leaves out PATs, passwords, session and refresh tokens and tokens in query strings', async () => {
+  test('leaves out PATs, passwords, session and refresh tokens and tokens in query strings', async ({
+    t,
+    org,
+  }) => {
     lines.length = 0;
     const secrets: string[] = [];
     const keep = (secret: string) => {

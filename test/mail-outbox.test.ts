@@ -1,7 +1,7 @@
 // Locks in the mail outbox (core/mail-outbox.ts, core/mail-send.ts, core/mail-scrub.ts): a mail queued twice under one key is one row and one message; a job run twice (even at once) sends once; a failure is retried after its backoff and three failures end `failed` with the reason; a crashed sender's claim is taken over after its lease; a lost wake-up is found by the sweeper; and the message reaches a real SMTP peer with its PDF attachment and a Message-ID derived from the row; the content of old sent or failed mail is scrubbed, its history kept.
 import { eq } from 'drizzle-orm';
 import type { ParsedMail } from 'mailparser';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { type OutgoingMailRow, outgoingMails } from '../core/db/schema.ts';
 import {
   MAIL_LEASE_MS,
@@ -15,31 +15,40 @@ import { scrubOldMail } from '../core/mail-scrub.ts';
 import { sendQueuedMail, sweepDueMails } from '../core/mail-send.ts';
 import { renderDocumentPdf } from '../core/pdf.ts';
 import { InProcessQueue } from '../core/queue-in-process.ts';
+import { harnessTest } from './fixtures/harness-test.ts';
 import { createTestContext, type TestContext, type TestOrg } from './fixtures/index.ts';
 import { type SmtpPeer, startSmtpPeer } from './support/smtp-peer.ts';
 
 /** Recipients the peer refuses (a 451 "try again later"), to make attempts fail. */
 const refused = new Set<string>();
-let peer: SmtpPeer;
-let t: TestContext;
-let org: TestOrg;
-
-beforeAll(async () => {
-  peer = await startSmtpPeer({ refuse: (address) => refused.has(address) });
-  t = await createTestContext(
+/** An SMTP peer, and a context whose workers send to it. */
+async function startMailPeer(): Promise<{
+  t: TestContext;
+  org: TestOrg;
+  peer: SmtpPeer;
+  close(): Promise<void>;
+}> {
+  const peer = await startSmtpPeer({ refuse: (address) => refused.has(address) });
+  const t = await createTestContext(
     { SMTP_URL: peer.url, MAIL_FROM: 'Acme Billing <billing@acme.example>' },
     { withWorkers: true },
   );
-  org = await t.createOrg();
-});
+  const org = await t.createOrg();
+  return {
+    t,
+    org,
+    peer,
+    async close() {
+      await t.close();
+      await peer.close();
+    },
+  };
+}
 
-afterAll(async () => {
-  await t?.close();
-  await peer?.close();
-});
+const test = harnessTest(startMailPeer);
 
 let seq = 0;
-function input(overrides: Partial<QueueMailInput> = {}): QueueMailInput {
+function input(org: TestOrg, overrides: Partial<QueueMailInput> = {}): QueueMailInput {
   seq += 1;
   return {
     orgId: org.orgId,
@@ -54,22 +63,22 @@ function input(overrides: Partial<QueueMailInput> = {}): QueueMailInput {
   };
 }
 
-function queue(value: QueueMailInput) {
+function queue(t: TestContext, value: QueueMailInput) {
   return t.services.db.withTenant(value.orgId, (tx) => queueMail(tx, value));
 }
 
-async function row(id: string): Promise<OutgoingMailRow> {
+async function row(t: TestContext, id: string): Promise<OutgoingMailRow> {
   const [found] = await t.services.db.system.select().from(outgoingMails).where(eq(outgoingMails.id, id));
   if (!found) throw new Error(`no outgoing mail ${id}`);
   return found;
 }
 
-function receivedWithSubject(subject: string): ParsedMail[] {
+function receivedWithSubject(peer: SmtpPeer, subject: string): ParsedMail[] {
   return peer.received.filter((mail) => mail.subject === subject);
 }
 
 /** Waits for the in-process workers to finish what is ready (no clock involved). */
-async function workersIdle(): Promise<void> {
+async function workersIdle(t: TestContext): Promise<void> {
   const jobs = t.services.jobs;
   if (!(jobs instanceof InProcessQueue)) throw new Error('these tests drive the in-process queue');
   await jobs.idle();
@@ -78,7 +87,11 @@ async function workersIdle(): Promise<void> {
 const minutes = (n: number) => n * 60_000;
 
 describe('mail outbox', () => {
-  it('delivers a woken mail to the SMTP peer with its PDF attachment and a Message-ID of the row', async () => {
+  test('delivers a woken mail to the SMTP peer with its PDF attachment and a Message-ID of the row', async ({
+    t,
+    org,
+    harness,
+  }) => {
     const pdf = await renderDocumentPdf({
       title: 'Invoice',
       number: 'INV-000001',
@@ -90,26 +103,26 @@ describe('mail outbox', () => {
       lines: [],
       totals: [{ label: 'Total', amount: 10, emphasis: true }],
     });
-    const value = input();
+    const value = input(org);
     value.message = {
       ...value.message,
       html: '<p>Please find the invoice attached.</p>',
       attachments: [{ filename: 'INV-000001.pdf', contentType: 'application/pdf', content: pdf }],
     };
-    const { id, created } = await queue(value);
+    const { id, created } = await queue(t, value);
     expect(created).toBe(true);
-    expect((await row(id)).status).toBe('queued');
+    expect((await row(t, id)).status).toBe('queued');
     await wakeMail(t.services, id);
-    await workersIdle();
+    await workersIdle(t);
 
-    const sent = await row(id);
+    const sent = await row(t, id);
     expect(sent.status).toBe('sent');
     expect(sent.attempts).toBe(1);
     expect(sent.sentAt).toBeInstanceOf(Date);
     expect(sent.messageId).toBe(outgoingMessageId(id, 'billing@acme.example'));
     expect(sent.messageId).toBe(`<outgoing-mail-${id}@acme.example>`);
 
-    const [mail, ...others] = receivedWithSubject(value.message.subject);
+    const [mail, ...others] = receivedWithSubject(harness.peer, value.message.subject);
     expect(others).toHaveLength(0);
     expect(mail?.messageId).toBe(sent.messageId);
     expect(mail?.text?.trim()).toBe(`Message ${seq}`);
@@ -127,10 +140,10 @@ describe('mail outbox', () => {
     ]);
   });
 
-  it('keeps one row and sends one mail for a key queued and woken twice', async () => {
-    const value = input();
-    const first = await queue(value);
-    const second = await queue({ ...value, message: { ...value.message, text: 'A different body' } });
+  test('keeps one row and sends one mail for a key queued and woken twice', async ({ t, org, harness }) => {
+    const value = input(org);
+    const first = await queue(t, value);
+    const second = await queue(t, { ...value, message: { ...value.message, text: 'A different body' } });
     expect(second).toEqual({ id: first.id, created: false });
     const rows = await t.services.db.system
       .select()
@@ -139,79 +152,83 @@ describe('mail outbox', () => {
     expect(rows).toHaveLength(1);
     await wakeMail(t.services, first.id);
     await wakeMail(t.services, second.id);
-    await workersIdle();
-    expect(receivedWithSubject(value.message.subject)).toHaveLength(1);
-    expect(receivedWithSubject(value.message.subject)[0]?.text?.trim()).toBe(`Message ${seq}`);
+    await workersIdle(t);
+    expect(receivedWithSubject(harness.peer, value.message.subject)).toHaveLength(1);
+    expect(receivedWithSubject(harness.peer, value.message.subject)[0]?.text?.trim()).toBe(`Message ${seq}`);
   });
 
-  it('keys are per organization: another organization may use the same key', async () => {
+  test('keys are per organization: another organization may use the same key', async ({ t, org }) => {
     const other = await t.createOrg();
-    const value = input();
-    const mine = await queue(value);
-    const theirs = await queue({ ...value, orgId: other.orgId });
+    const value = input(org);
+    const mine = await queue(t, value);
+    const theirs = await queue(t, { ...value, orgId: other.orgId });
     expect(theirs.created).toBe(true);
     expect(theirs.id).not.toBe(mine.id);
   });
 
-  it('sends once when the job runs twice, even at the same time', async () => {
-    const value = input();
-    const { id } = await queue(value);
+  test('sends once when the job runs twice, even at the same time', async ({ t, org, harness }) => {
+    const value = input(org);
+    const { id } = await queue(t, value);
     const outcomes = await Promise.all([sendQueuedMail(t.services, id), sendQueuedMail(t.services, id)]);
     expect(outcomes.sort()).toEqual(['sent', 'skipped']);
     expect(await sendQueuedMail(t.services, id)).toBe('skipped');
-    expect(receivedWithSubject(value.message.subject)).toHaveLength(1);
-    expect((await row(id)).attempts).toBe(1);
+    expect(receivedWithSubject(harness.peer, value.message.subject)).toHaveLength(1);
+    expect((await row(t, id)).attempts).toBe(1);
   });
 
-  it('retries a failed attempt after its backoff, then sends', async () => {
-    const value = input();
+  test('retries a failed attempt after its backoff, then sends', async ({ t, org, harness }) => {
+    const value = input(org);
     const to = String(value.message.to);
     refused.add(to);
-    const { id } = await queue(value);
+    const { id } = await queue(t, value);
     const start = new Date();
     expect(await sendQueuedMail(t.services, id, { now: start })).toBe('retry');
-    const failed = await row(id);
+    const failed = await row(t, id);
     expect(failed.status).toBe('queued');
     expect(failed.attempts).toBe(1);
     expect(failed.lastError).toContain('try again later');
     expect(failed.nextAttemptAt?.getTime()).toBe(start.getTime() + minutes(1));
     // Not due yet: nothing happens.
     expect(await sendQueuedMail(t.services, id, { now: new Date(start.getTime() + 1000) })).toBe('skipped');
-    expect((await row(id)).attempts).toBe(1);
+    expect((await row(t, id)).attempts).toBe(1);
 
     refused.delete(to);
     expect(await sendQueuedMail(t.services, id, { now: new Date(start.getTime() + minutes(1)) })).toBe(
       'sent',
     );
-    const sent = await row(id);
+    const sent = await row(t, id);
     expect(sent.status).toBe('sent');
     expect(sent.attempts).toBe(2);
     expect(sent.lastError).toBeNull();
-    expect(receivedWithSubject(value.message.subject)).toHaveLength(1);
-    expect(receivedWithSubject(value.message.subject)[0]?.messageId).toBe(sent.messageId);
+    expect(receivedWithSubject(harness.peer, value.message.subject)).toHaveLength(1);
+    expect(receivedWithSubject(harness.peer, value.message.subject)[0]?.messageId).toBe(sent.messageId);
   });
 
-  it('marks a mail failed with the reason after three failed attempts', async () => {
-    const value = input();
+  test('marks a mail failed with the reason after three failed attempts', async ({ t, org, harness }) => {
+    const value = input(org);
     refused.add(String(value.message.to));
-    const { id } = await queue(value);
+    const { id } = await queue(t, value);
     const start = Date.now();
     expect(await sendQueuedMail(t.services, id, { now: new Date(start) })).toBe('retry');
     expect(await sendQueuedMail(t.services, id, { now: new Date(start + minutes(1)) })).toBe('retry');
-    expect((await row(id)).nextAttemptAt?.getTime()).toBe(start + minutes(1) + minutes(5));
+    expect((await row(t, id)).nextAttemptAt?.getTime()).toBe(start + minutes(1) + minutes(5));
     expect(await sendQueuedMail(t.services, id, { now: new Date(start + minutes(6)) })).toBe('failed');
-    const failed = await row(id);
+    const failed = await row(t, id);
     expect(failed.status).toBe('failed');
     expect(failed.attempts).toBe(3);
     expect(failed.lastError).toMatch(/refused|rejected|try again later/i);
     expect(failed.nextAttemptAt).toBeNull();
     expect(await sendQueuedMail(t.services, id, { now: new Date(start + minutes(60)) })).toBe('skipped');
-    expect(receivedWithSubject(value.message.subject)).toHaveLength(0);
+    expect(receivedWithSubject(harness.peer, value.message.subject)).toHaveLength(0);
   });
 
-  it("takes over a crashed sender's claim once its lease expires, never before", async () => {
-    const value = input();
-    const { id } = await queue(value);
+  test("takes over a crashed sender's claim once its lease expires, never before", async ({
+    t,
+    org,
+    harness,
+  }) => {
+    const value = input(org);
+    const { id } = await queue(t, value);
     const claimedAt = Date.now();
     // A worker claimed attempt 1 and died without recording anything.
     await t.services.db.system
@@ -220,55 +237,62 @@ describe('mail outbox', () => {
       .where(eq(outgoingMails.id, id));
     expect(await sendQueuedMail(t.services, id, { now: new Date(claimedAt + 1000) })).toBe('skipped');
     expect(await sendQueuedMail(t.services, id, { now: new Date(claimedAt + MAIL_LEASE_MS) })).toBe('sent');
-    expect((await row(id)).attempts).toBe(2);
-    expect(receivedWithSubject(value.message.subject)).toHaveLength(1);
+    expect((await row(t, id)).attempts).toBe(2);
+    expect(receivedWithSubject(harness.peer, value.message.subject)).toHaveLength(1);
   });
 
-  it('marks failed (outcome unknown) a claim that expired during the last attempt', async () => {
-    const value = input();
-    const { id } = await queue(value);
+  test('marks failed (outcome unknown) a claim that expired during the last attempt', async ({
+    t,
+    org,
+    harness,
+  }) => {
+    const value = input(org);
+    const { id } = await queue(t, value);
     await t.services.db.system
       .update(outgoingMails)
       .set({ status: 'sending', attempts: 3, nextAttemptAt: new Date(Date.now() - 1000) })
       .where(eq(outgoingMails.id, id));
     expect(await sendQueuedMail(t.services, id)).toBe('skipped');
-    const failed = await row(id);
+    const failed = await row(t, id);
     expect(failed.status).toBe('failed');
     expect(failed.lastError).toContain('outcome unknown');
-    expect(receivedWithSubject(value.message.subject)).toHaveLength(0);
+    expect(receivedWithSubject(harness.peer, value.message.subject)).toHaveLength(0);
   });
 
-  it('re-wakes a due mail whose wake-up was lost, through the sweeper', async () => {
-    const value = input();
-    const { id } = await queue(value);
+  test('re-wakes a due mail whose wake-up was lost, through the sweeper', async ({ t, org, harness }) => {
+    const value = input(org);
+    const { id } = await queue(t, value);
     // No wakeMail: the job is lost (a restart of the in-process queue). Not yet past the grace: left alone.
     expect(await sweepDueMails(t.services, minutes(10))).toBe(0);
-    await workersIdle();
-    expect((await row(id)).status).toBe('queued');
+    await workersIdle(t);
+    expect((await row(t, id)).status).toBe('queued');
     // Past the grace the sweeper enqueues it and the workers send it.
     expect(
       await sweepDueMails(t.services, minutes(10), new Date(Date.now() + minutes(11))),
     ).toBeGreaterThanOrEqual(1);
-    await workersIdle();
-    expect((await row(id)).status).toBe('sent');
-    expect(receivedWithSubject(value.message.subject)).toHaveLength(1);
+    await workersIdle(t);
+    expect((await row(t, id)).status).toBe('sent');
+    expect(receivedWithSubject(harness.peer, value.message.subject)).toHaveLength(1);
   });
 });
 
 describe('retention (core/mail-scrub.ts)', () => {
-  it('scrubs the bodies and attachments of mail sent or failed before the retention, keeping its history, and leaves queued mail whole', async () => {
+  test('scrubs the bodies and attachments of mail sent or failed before the retention, keeping its history, and leaves queued mail whole', async ({
+    t,
+    org,
+  }) => {
     const pdf = {
       filename: 'doc.pdf',
       contentType: 'application/pdf',
       content: Buffer.from('%PDF-1.4 test'),
     };
-    const sent = input({
-      message: { ...input().message, html: '<p>link /p/raw-token</p>', attachments: [pdf] },
+    const sent = input(org, {
+      message: { ...input(org).message, html: '<p>link /p/raw-token</p>', attachments: [pdf] },
     });
-    const failed = input();
-    const recent = input();
-    const waiting = input();
-    const ids = await Promise.all([sent, failed, recent, waiting].map((v) => queue(v).then((r) => r.id)));
+    const failed = input(org);
+    const recent = input(org);
+    const waiting = input(org);
+    const ids = await Promise.all([sent, failed, recent, waiting].map((v) => queue(t, v).then((r) => r.id)));
     const [sentId, failedId, recentId, waitingId] = ids as [string, string, string, string];
     const old = new Date(Date.now() - 31 * 24 * 60 * 60 * 1000);
     await t.services.db.system
@@ -289,7 +313,7 @@ describe('retention (core/mail-scrub.ts)', () => {
       .where(eq(outgoingMails.id, waitingId));
 
     expect(await scrubOldMail(t.services, 30)).toBeGreaterThanOrEqual(2);
-    const scrubbed = await row(sentId);
+    const scrubbed = await row(t, sentId);
     expect(scrubbed.message.html).toBeUndefined();
     expect(scrubbed.message.text).toBeUndefined();
     expect(JSON.stringify(scrubbed)).not.toContain('raw-token');
@@ -297,16 +321,16 @@ describe('retention (core/mail-scrub.ts)', () => {
     expect(scrubbed.message.subject).toBe(sent.message.subject);
     expect(scrubbed.message.to).toBe(sent.message.to);
     expect(scrubbed).toMatchObject({ status: 'sent', messageId: '<kept@acme.example>', key: sent.key });
-    expect((await row(failedId)).message.text).toBeUndefined();
-    expect((await row(failedId)).lastError).toBe('mailbox full');
+    expect((await row(t, failedId)).message.text).toBeUndefined();
+    expect((await row(t, failedId)).lastError).toBe('mailbox full');
     // Sent within the retention, and not yet sent: untouched.
-    expect((await row(recentId)).message.text).toBe(recent.message.text);
-    expect((await row(waitingId)).message.text).toBe(waiting.message.text);
+    expect((await row(t, recentId)).message.text).toBe(recent.message.text);
+    expect((await row(t, waitingId)).message.text).toBe(waiting.message.text);
     // Queueing the scrubbed mail's key again still answers the existing row: idempotency survives.
-    expect(await queue(sent)).toEqual({ id: sentId, created: false });
+    expect(await queue(t, sent)).toEqual({ id: sentId, created: false });
     // A second pass finds nothing left to scrub among these.
     const again = await scrubOldMail(t.services, 30);
-    expect((await row(recentId)).message.text).toBe(recent.message.text);
+    expect((await row(t, recentId)).message.text).toBe(recent.message.text);
     expect(again).toBe(0);
   });
 });

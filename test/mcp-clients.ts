@@ -127,6 +127,19 @@ export async function serveMcp(t: TestContext): Promise<{ url: URL; stop: () => 
   };
 }
 
+/**
+ * A file-scoped fixture serving the file's app for MCP clients, stopped after the file's last test:
+ * `test.extend('mcpUrl', { scope: 'file' }, serveMcpForFile)`; its value is the /mcp URL.
+ */
+export async function serveMcpForFile(
+  { t }: { t: TestContext },
+  { onCleanup }: { onCleanup: (cleanup: () => Promise<void>) => void },
+): Promise<URL> {
+  const { url, stop } = await serveMcp(t);
+  onCleanup(stop);
+  return url;
+}
+
 /** A raw JSON-RPC POST, for the HTTP behaviour in front of the protocol. */
 export function postMcp(
   url: URL,

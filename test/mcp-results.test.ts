@@ -3,31 +3,17 @@
 // so a model does not create it twice; and with MCP_ALLOWED_ORIGINS unset, /mcp accepts the
 // server's own loopback origins (http://localhost:PORT, http://127.0.0.1:PORT, http://[::1]:PORT)
 // and still refuses every other browser origin.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { RESULT_BUDGET_CHARS } from '../mcp/results.ts';
-import {
-  createLead,
-  createTestContext,
-  readOutput,
-  type TestContext,
-  type TestOrg,
-  TOOL,
-} from './fixtures/index.ts';
+import { createLead, fileTest, readOutput, type TestContext, type TestOrg, TOOL } from './fixtures/index.ts';
 import { bearer, ERAS, serveMcp, textsOf } from './mcp-clients.ts';
 
 const PORT = '3917';
 
-let t: TestContext;
-let org: TestOrg;
-
-beforeAll(async () => {
-  t = await createTestContext({ PORT });
-  org = await t.createOrg({ plan: 'enterprise' });
-});
-afterAll(() => t.close());
+const test = fileTest({ env: { PORT }, plan: 'enterprise' });
 
 describe('a write over the result budget', () => {
-  it('reports success with the id and a shortened view, and the record exists once', async () => {
+  test('reports success with the id and a shortened view, and the record exists once', async ({ t, org }) => {
     const lead = await createLead(t, org);
     const longText = `${'Scope of work. '.repeat(3300)}End.`; // ~49,500 characters per section
     const args = {
@@ -80,7 +66,7 @@ describe('a write over the result budget', () => {
 });
 
 describe('browser origins with MCP_ALLOWED_ORIGINS unset', () => {
-  const ping = (origin: string) =>
+  const ping = (t: TestContext, org: TestOrg, origin: string) =>
     t.request('POST', '/mcp', {
       token: org.token,
       body: { jsonrpc: '2.0', id: 1, method: 'ping' },
@@ -91,20 +77,20 @@ describe('browser origins with MCP_ALLOWED_ORIGINS unset', () => {
       },
     });
 
-  it.each([`http://localhost:${PORT}`, `http://127.0.0.1:${PORT}`, `http://[::1]:${PORT}`])(
+  test.for([`http://localhost:${PORT}`, `http://127.0.0.1:${PORT}`, `http://[::1]:${PORT}`])(
     "accepts the server's own loopback origin %s",
-    async (origin) => {
-      expect((await ping(origin)).status).toBe(200);
+    async (origin, { t, org }) => {
+      expect((await ping(t, org, origin)).status).toBe(200);
     },
   );
 
-  it.each([
+  test.for([
     'http://localhost:3918',
     `https://localhost:${PORT}`,
     'https://evil.example.test',
     `http://evil.example.test:${PORT}`,
-  ])('refuses %s with 403', async (origin) => {
-    const res = await ping(origin);
+  ])('refuses %s with 403', async (origin, { t, org }) => {
+    const res = await ping(t, org, origin);
     expect(res.status).toBe(403);
     expect(await res.json()).toEqual({
       error: 'Forbidden',

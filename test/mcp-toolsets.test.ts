@@ -1,7 +1,7 @@
 // Locks in MCP toolsets in both protocol eras: a short default list, selection by X-MCP-Toolsets or
 // the API key's setting (header first), refusal of tools outside the selection, and that a
 // selection never grants what scopes, role or plan deny.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import {
   DEFAULT_TOOL_BUDGET,
   parseToolsetsHeader,
@@ -12,13 +12,11 @@ import { AREAS, CATALOGUE, TOOLS } from '../tools/index.ts';
 
 const TOOLSET_NAMES = CATALOGUE.toolsetNames;
 
-import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
-import { bearer, type Connection, ERAS, envelopeOf, postMcp, serveMcp } from './mcp-clients.ts';
+import { fileTest } from './fixtures/file-test.ts';
+import { json, type TestContext, type TestOrg } from './helpers.ts';
+import { bearer, type Connection, ERAS, envelopeOf, postMcp, serveMcpForFile } from './mcp-clients.ts';
 
-let t: TestContext;
-let org: TestOrg;
-let mcpUrl: URL;
-let stopServer: () => Promise<void>;
+const test = fileTest({ plan: 'enterprise' }).extend('mcpUrl', { scope: 'file' }, serveMcpForFile);
 let emailSeq = 0;
 
 const namesIn = (...toolsets: string[]) =>
@@ -28,19 +26,12 @@ const namesIn = (...toolsets: string[]) =>
 const coreNames = namesIn('core');
 const allNames = TOOLS.map((tool) => tool.name).sort();
 
-beforeAll(async () => {
-  t = await createTestContext();
-  org = await t.createOrg({ plan: 'enterprise' });
-  ({ url: mcpUrl, stop: stopServer } = await serveMcp(t));
-});
-
-afterAll(async () => {
-  await stopServer();
-  await t.close();
-});
-
 /** Creates an API key over REST, as a user would, and returns its id and token. */
-async function createKey(body: Record<string, unknown>): Promise<{ id: string; token: string }> {
+async function createKey(
+  t: TestContext,
+  org: TestOrg,
+  body: Record<string, unknown>,
+): Promise<{ id: string; token: string }> {
   const res = await t.request('POST', '/api/v1/settings/api-keys', {
     token: org.token,
     body: { label: `toolsets ${Math.random()}`, ...body },
@@ -51,7 +42,7 @@ async function createKey(body: Record<string, unknown>): Promise<{ id: string; t
 }
 
 describe('the registry', () => {
-  it('puts every tool in a described toolset and every toolset has tools', () => {
+  test('puts every tool in a described toolset and every toolset has tools', () => {
     for (const tool of TOOLS) expect(TOOLSET_NAMES, tool.name).toContain(tool.toolset);
     for (const name of TOOLSET_NAMES) {
       expect(
@@ -62,19 +53,19 @@ describe('the registry', () => {
     }
   });
 
-  it('keeps the default core toolset within its budget of 40 tools', () => {
+  test('keeps the default core toolset within its budget of 40 tools', () => {
     // A model picks tools worse as the list grows; new areas go to their own toolsets.
     expect(TOOLS.filter((tool) => tool.toolset === 'core').length).toBeLessThanOrEqual(40);
   });
 
-  it('puts the tools of the billing areas in billing, never in core', () => {
+  test('puts the tools of the billing areas in billing, never in core', () => {
     const billingAreas = AREAS.filter((area) => ['invoices', 'estimates', 'proposals'].includes(area.name));
     expect(billingAreas.length).toBeGreaterThan(0);
     for (const tool of billingAreas.flatMap((area) => area.tools))
       expect(tool.toolset, tool.name).toBe('billing');
   });
 
-  it('splits the tools sensibly: everyday work in core, user writes in admin, API keys in settings', () => {
+  test('splits the tools sensibly: everyday work in core, user writes in admin, API keys in settings', () => {
     const toolsetOf = (name: string) => TOOLS.find((tool) => tool.name === name)?.toolset;
     for (const name of ['get_me', 'list_leads', 'create_lead', 'list_users', 'get_user', 'list_trash']) {
       expect(toolsetOf(name), name).toBe('core');
@@ -87,14 +78,16 @@ describe('the registry', () => {
     }
   });
 
-  it('parses the header: names, all, case and spaces; refuses unknown or no names', () => {
+  test('parses the header: names, all, case and spaces; refuses unknown or no names', () => {
     expect([...parseToolsetsHeader(' Core , ADMIN,,')]).toEqual(['core', 'admin']);
     expect([...parseToolsetsHeader('settings,all')].sort()).toEqual([...TOOLSET_NAMES].sort());
     expect(() => parseToolsetsHeader('core,crm')).toThrow('Unknown toolset "crm"');
     expect(() => parseToolsetsHeader(' , ')).toThrow('names no toolset');
   });
 
-  it('selects the header over the key setting over the default, skipping names that no longer exist', () => {
+  test('selects the header over the key setting over the default, skipping names that no longer exist', ({
+    org,
+  }) => {
     const auth = {
       tokenKind: 'pat' as const,
       orgId: org.orgId,
@@ -114,7 +107,10 @@ describe('the registry', () => {
 });
 
 describe('the X-MCP-Toolsets header over HTTP', () => {
-  it('answers 400 with the REST envelope naming the valid toolsets for an unknown name', async () => {
+  test('answers 400 with the REST envelope naming the valid toolsets for an unknown name', async ({
+    org,
+    mcpUrl,
+  }) => {
     const res = await postMcp(mcpUrl, { ...bearer(org.token), [TOOLSETS_HEADER]: 'core,crm' });
     expect(res.status).toBe(400);
     // Every registered toolset is named, so the message stays right as toolsets are added.
@@ -129,7 +125,7 @@ describe('the X-MCP-Toolsets header over HTTP', () => {
     });
   });
 
-  it('answers 400 for an empty header, and authenticates before reading it', async () => {
+  test('answers 400 for an empty header, and authenticates before reading it', async ({ org, mcpUrl }) => {
     const empty = await postMcp(mcpUrl, { ...bearer(org.token), [TOOLSETS_HEADER]: ' ' });
     expect(empty.status).toBe(400);
     expect((await json(empty)).code).toBe('validation_failed');
@@ -141,7 +137,7 @@ describe('the X-MCP-Toolsets header over HTTP', () => {
 
 describe.each(ERAS)('toolsets over $label', (era) => {
   const connections: Connection[] = [];
-  async function connect(token: string, toolsets?: string): Promise<Connection> {
+  async function connect(mcpUrl: URL, token: string, toolsets?: string): Promise<Connection> {
     const headers = { ...bearer(token), ...(toolsets === undefined ? {} : { [TOOLSETS_HEADER]: toolsets }) };
     const connection = await era.connect(mcpUrl, headers);
     connections.push(connection);
@@ -152,8 +148,11 @@ describe.each(ERAS)('toolsets over $label', (era) => {
     await Promise.all(connections.map((c) => c.close()));
   });
 
-  it(`lists only core by default: at most ${DEFAULT_TOOL_BUDGET} tools for an owner, get_me and list_leads included`, async () => {
-    const mcp = await connect(org.token);
+  test(`lists only core by default: at most ${DEFAULT_TOOL_BUDGET} tools for an owner, get_me and list_leads included`, async ({
+    org,
+    mcpUrl,
+  }) => {
+    const mcp = await connect(mcpUrl, org.token);
     const names = await listed(mcp);
     expect(names).toEqual(coreNames);
     expect(names.length).toBeLessThanOrEqual(DEFAULT_TOOL_BUDGET);
@@ -164,18 +163,25 @@ describe.each(ERAS)('toolsets over $label', (era) => {
     for (const name of TOOLSET_NAMES) expect(mcp.instructions).toContain(`- ${name} (`);
   });
 
-  it('lists the selected toolsets, get_me always included, and all of them with "all"', async () => {
-    const admin = await connect(org.token, 'core,admin');
+  test('lists the selected toolsets, get_me always included, and all of them with "all"', async ({
+    org,
+    mcpUrl,
+  }) => {
+    const admin = await connect(mcpUrl, org.token, 'core,admin');
     expect(await listed(admin)).toEqual(namesIn('core', 'admin'));
     expect(admin.instructions).toContain('This connection has: core, admin');
-    expect(await listed(await connect(org.token, 'settings'))).toEqual(namesIn('settings'));
-    expect(await listed(await connect(org.token, 'all'))).toEqual(allNames);
+    expect(await listed(await connect(mcpUrl, org.token, 'settings'))).toEqual(namesIn('settings'));
+    expect(await listed(await connect(mcpUrl, org.token, 'all'))).toEqual(allNames);
   });
 
-  it('refuses a tool outside the selection with tool_not_enabled, and runs it once selected', async () => {
+  test('refuses a tool outside the selection with tool_not_enabled, and runs it once selected', async ({
+    t,
+    org,
+    mcpUrl,
+  }) => {
     const email = `toolsets-${emailSeq++}-${Date.now()}@example.test`;
     const args = { email, name: 'Toolset user', role: 'member', password: 'correct horse battery' };
-    const refused = await (await connect(org.token)).callTool('create_user', args);
+    const refused = await (await connect(mcpUrl, org.token)).callTool('create_user', args);
     expect(refused.isError).toBe(true);
     expect(envelopeOf(refused)).toEqual({
       error: 'Tool not enabled',
@@ -192,7 +198,7 @@ describe.each(ERAS)('toolsets over $label', (era) => {
     );
     expect(users.users).toEqual([]);
 
-    const created = await (await connect(org.token, 'admin')).callTool('create_user', args);
+    const created = await (await connect(mcpUrl, org.token, 'admin')).callTool('create_user', args);
     expect(created.isError).toBeFalsy();
     expect(created.structuredContent).toMatchObject({ user: { email, role: 'member' } });
     const after = await json<{ users: { email: string }[] }>(
@@ -201,45 +207,53 @@ describe.each(ERAS)('toolsets over $label', (era) => {
     expect(after.users.map((user) => user.email)).toEqual([email]);
   });
 
-  it('never grants a tool: scopes and role still cap the selection', async () => {
-    const reader = await createKey({ scopes: ['mcp:read'] });
-    const readerTools = await listed(await connect(reader.token, 'all'));
+  test('never grants a tool: scopes and role still cap the selection', async ({ t, org, mcpUrl }) => {
+    const reader = await createKey(t, org, { scopes: ['mcp:read'] });
+    const readerTools = await listed(await connect(mcpUrl, reader.token, 'all'));
     expect(readerTools).toEqual(
       TOOLS.filter((tool) => tool.access.kind === 'read')
         .map((tool) => tool.name)
         .sort(),
     );
     // A write tool outside the selection is refused for the scope, not offered as "enable admin".
-    const refused = await (await connect(reader.token)).callTool('create_user', {});
+    const refused = await (await connect(mcpUrl, reader.token)).callTool('create_user', {});
     expect(envelopeOf(refused)).toMatchObject({ code: 'scope_missing', required_scope: 'mcp:write' });
 
     const viewer = await t.createUser(org.orgId, 'viewer');
-    const viewerTools = await listed(await connect(viewer.token, 'all'));
+    const viewerTools = await listed(await connect(mcpUrl, viewer.token, 'all'));
     expect(viewerTools).toContain('list_leads');
     expect(viewerTools).not.toContain('create_lead');
     expect(viewerTools.filter((name) => namesIn('admin').includes(name) && name !== 'get_me')).toEqual([]);
-    const denied = await (await connect(viewer.token)).callTool('create_user', {});
+    const denied = await (await connect(mcpUrl, viewer.token)).callTool('create_user', {});
     expect(envelopeOf(denied)).toMatchObject({ code: 'forbidden', required_permission: 'users.create' });
   });
 
-  it("uses the API key's toolsets when no header is sent, and the header over them", async () => {
-    const key = await createKey({ scopes: ['mcp:write'], toolsets: ['admin'] });
-    const stored = await connect(key.token);
+  test("uses the API key's toolsets when no header is sent, and the header over them", async ({
+    t,
+    org,
+    mcpUrl,
+  }) => {
+    const key = await createKey(t, org, { scopes: ['mcp:write'], toolsets: ['admin'] });
+    const stored = await connect(mcpUrl, key.token);
     expect(await listed(stored)).toEqual(namesIn('admin'));
     expect(stored.instructions).toContain('This connection has: admin');
-    expect(await listed(await connect(key.token, 'core'))).toEqual(coreNames);
+    expect(await listed(await connect(mcpUrl, key.token, 'core'))).toEqual(coreNames);
   });
 
-  it('lets a model save toolsets on its own key with update_api_key, effective on the next connection', async () => {
-    const key = await createKey({ scopes: ['mcp:write'] });
-    expect(await listed(await connect(key.token))).toEqual(coreNames);
+  test('lets a model save toolsets on its own key with update_api_key, effective on the next connection', async ({
+    t,
+    org,
+    mcpUrl,
+  }) => {
+    const key = await createKey(t, org, { scopes: ['mcp:write'] });
+    expect(await listed(await connect(mcpUrl, key.token))).toEqual(coreNames);
 
-    const updated = await (await connect(key.token, 'settings')).callTool('update_api_key', {
+    const updated = await (await connect(mcpUrl, key.token, 'settings')).callTool('update_api_key', {
       id: key.id,
       toolsets: ['core', 'settings'],
     });
     expect(updated.isError).toBeFalsy();
     expect(updated.structuredContent).toMatchObject({ key: { id: key.id, toolsets: ['core', 'settings'] } });
-    expect(await listed(await connect(key.token))).toEqual(namesIn('core', 'settings'));
+    expect(await listed(await connect(mcpUrl, key.token))).toEqual(namesIn('core', 'settings'));
   });
 });

@@ -1,14 +1,15 @@
 // Locks in the /mcp endpoint over real HTTP with the official clients, in both protocol eras:
 // authentication before MCP, per-caller tool lists, annotations, compact paged results, the size
 // budget for one result, and error forms.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { DEFAULT_SCOPES } from '../core/access.ts';
 import { defineTool } from '../core/tool.ts';
 import { cutText, pageInfoOf, pageNote, RESULT_BUDGET_CHARS, successResult } from '../mcp/results.ts';
 import { TOOLSETS_HEADER } from '../mcp/toolsets.ts';
 import { TOOLS } from '../tools/index.ts';
 import { listLeads } from '../tools/leads/tools.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
+import { fileTest } from './fixtures/file-test.ts';
+import { json } from './helpers.ts';
 import {
   bearer,
   type Connection,
@@ -16,7 +17,7 @@ import {
   ERAS,
   envelopeOf,
   postMcp,
-  serveMcp,
+  serveMcpForFile,
   textsOf,
 } from './mcp-clients.ts';
 
@@ -24,37 +25,51 @@ const ALLOWED_ORIGIN = 'https://app.example.test';
 /** Every toolset: the listing tests below are about scopes and roles, not the default selection. */
 const ALL = { [TOOLSETS_HEADER]: 'all' };
 
-let t: TestContext;
-let org: TestOrg;
-let mcpUrl: URL;
-let stopServer: () => Promise<void>;
-const keys = { read: '', write: '', defaults: '' };
-
 const allNames = TOOLS.map((tool) => tool.name).sort();
 const readNames = TOOLS.filter((tool) => tool.access.kind === 'read')
   .map((tool) => tool.name)
   .sort();
 const writeTool = TOOLS.find((tool) => tool.access.kind === 'write' && !tool.access.feature);
 
-const post = (headers: Record<string, string>, body?: unknown) => postMcp(mcpUrl, headers, body);
+const BIG_LEADS = 100;
 
-beforeAll(async () => {
-  t = await createTestContext({ MCP_ALLOWED_ORIGINS: ALLOWED_ORIGIN });
-  org = await t.createOrg({ plan: 'enterprise' });
-  keys.read = (await t.createPat(org.orgId, org.ownerId, ['mcp:read'])).token;
-  keys.write = (await t.createPat(org.orgId, org.ownerId, ['mcp:write'])).token;
-  keys.defaults = (await t.createPat(org.orgId, org.ownerId, [...DEFAULT_SCOPES])).token;
-  ({ url: mcpUrl, stop: stopServer } = await serveMcp(t));
-});
+const test = fileTest({ env: { MCP_ALLOWED_ORIGINS: ALLOWED_ORIGIN }, plan: 'enterprise' })
+  /** Personal access tokens of `org`'s owner: MCP read, MCP write, and the default REST scopes. */
+  .extend('keys', { scope: 'file' }, async ({ t, org }) => ({
+    read: (await t.createPat(org.orgId, org.ownerId, ['mcp:read'])).token,
+    write: (await t.createPat(org.orgId, org.ownerId, ['mcp:write'])).token,
+    defaults: (await t.createPat(org.orgId, org.ownerId, [...DEFAULT_SCOPES])).token,
+  }))
+  .extend('mcpUrl', { scope: 'file' }, serveMcpForFile)
+  /** An organization whose leads are controlled here: 3 small ones for paging. */
+  .extend('pagingOrg', { scope: 'file' }, async ({ t }) => {
+    const pagingOrg = await t.createOrg();
+    for (const name of ['Alpha', 'Beta', 'Gamma']) {
+      const res = await t.request('POST', '/api/v1/leads', { token: pagingOrg.token, body: { name } });
+      expect(res.status).toBe(201);
+    }
+    return pagingOrg;
+  })
+  /** A separate organization for size: BIG_LEADS leads of 1,000 characters each. */
+  .extend('bigOrg', { scope: 'file' }, async ({ t }) => {
+    const bigOrg = await t.createOrg();
+    const items = Array.from({ length: BIG_LEADS }, (_, i) => ({
+      name: `Big lead ${i}`,
+      description: `${i} `.padEnd(1000, 'x'),
+    }));
+    const res = await t.request('POST', '/api/v1/leads/bulk', { token: bigOrg.token, body: { items } });
+    expect(res.status).toBe(200);
+    expect(await json(res)).toMatchObject({ created: BIG_LEADS });
+    return bigOrg;
+  });
 
-afterAll(async () => {
-  await stopServer();
-  await t.close();
-});
+const post = (mcpUrl: URL, headers: Record<string, string>, body?: unknown) => postMcp(mcpUrl, headers, body);
 
 describe('HTTP in front of MCP', () => {
-  it('answers 401 with a bare Bearer challenge and no OAuth metadata when the token is missing', async () => {
-    const res = await post({});
+  test('answers 401 with a bare Bearer challenge and no OAuth metadata when the token is missing', async ({
+    mcpUrl,
+  }) => {
+    const res = await post(mcpUrl, {});
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toBe('Bearer realm="crm"');
     expect(await json(res)).toMatchObject({
@@ -63,15 +78,18 @@ describe('HTTP in front of MCP', () => {
     });
   });
 
-  it('answers 401 "Invalid token" for a JWT-shaped token that fails verification', async () => {
-    const res = await post(bearer('eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.bm90LWEtc2lnbmF0dXJl'));
+  test('answers 401 "Invalid token" for a JWT-shaped token that fails verification', async ({ mcpUrl }) => {
+    const res = await post(mcpUrl, bearer('eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.bm90LWEtc2lnbmF0dXJl'));
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toBe('Bearer realm="crm"');
     expect(await json(res)).toMatchObject({ error: 'Invalid token', code: 'invalid_jwt' });
   });
 
-  it('refuses a personal access token holding neither mcp:read nor mcp:write with 403', async () => {
-    const res = await post(bearer(keys.defaults));
+  test('refuses a personal access token holding neither mcp:read nor mcp:write with 403', async ({
+    keys,
+    mcpUrl,
+  }) => {
+    const res = await post(mcpUrl, bearer(keys.defaults));
     expect(res.status).toBe(403);
     expect(await json(res)).toEqual({
       error: 'Token lacks required scope: mcp:read',
@@ -80,7 +98,7 @@ describe('HTTP in front of MCP', () => {
     });
   });
 
-  it('answers 404 on the OAuth discovery documents', async () => {
+  test('answers 404 on the OAuth discovery documents', async ({ mcpUrl }) => {
     const base = new URL('/', mcpUrl);
     for (const path of [
       '/.well-known/oauth-protected-resource',
@@ -94,48 +112,38 @@ describe('HTTP in front of MCP', () => {
     }
   });
 
-  it('refuses a browser Origin that is not configured, before looking at the token', async () => {
-    const res = await post({ ...bearer(org.token), origin: 'https://evil.example.test' });
+  test('refuses a browser Origin that is not configured, before looking at the token', async ({
+    org,
+    mcpUrl,
+  }) => {
+    const res = await post(mcpUrl, { ...bearer(org.token), origin: 'https://evil.example.test' });
     expect(res.status).toBe(403);
     expect(await json(res)).toEqual({ error: 'Forbidden', code: 'forbidden', message: 'Origin not allowed' });
   });
 
-  it('serves a configured Origin and echoes the request id', async () => {
-    const res = await post({ ...bearer(org.token), origin: ALLOWED_ORIGIN, 'x-request-id': 'mcp-req-1' });
+  test('serves a configured Origin and echoes the request id', async ({ org, mcpUrl }) => {
+    const res = await post(mcpUrl, {
+      ...bearer(org.token),
+      origin: ALLOWED_ORIGIN,
+      'x-request-id': 'mcp-req-1',
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-request-id')).toBe('mcp-req-1');
   });
 
-  it('keeps no sessions: GET /mcp (a 2025 session stream) is 405', async () => {
+  test('keeps no sessions: GET /mcp (a 2025 session stream) is 405', async ({ org, mcpUrl }) => {
     const res = await fetch(mcpUrl, { headers: { ...bearer(org.token), accept: 'text/event-stream' } });
     expect(res.status).toBe(405);
   });
 });
 
-/** An organization whose leads are controlled here: 3 small ones for paging, a separate one for size. */
-let pagingOrg: TestOrg;
-let bigOrg: TestOrg;
-const BIG_LEADS = 100;
-
-beforeAll(async () => {
-  pagingOrg = await t.createOrg();
-  for (const name of ['Alpha', 'Beta', 'Gamma']) {
-    const res = await t.request('POST', '/api/v1/leads', { token: pagingOrg.token, body: { name } });
-    expect(res.status).toBe(201);
-  }
-  bigOrg = await t.createOrg();
-  const items = Array.from({ length: BIG_LEADS }, (_, i) => ({
-    name: `Big lead ${i}`,
-    description: `${i} `.padEnd(1000, 'x'),
-  }));
-  const res = await t.request('POST', '/api/v1/leads/bulk', { token: bigOrg.token, body: { items } });
-  expect(res.status).toBe(200);
-  expect(await json(res)).toMatchObject({ created: BIG_LEADS });
-});
-
 describe.each(ERAS)('MCP over $label', (era) => {
   const connections: Connection[] = [];
-  async function connect(token: string, headers: Record<string, string> = {}): Promise<Connection> {
+  async function connect(
+    mcpUrl: URL,
+    token: string,
+    headers: Record<string, string> = {},
+  ): Promise<Connection> {
     const connection = await era.connect(mcpUrl, { ...bearer(token), ...headers });
     connections.push(connection);
     return connection;
@@ -144,16 +152,19 @@ describe.each(ERAS)('MCP over $label', (era) => {
     await Promise.all(connections.map((c) => c.close()));
   });
 
-  it('negotiates the expected protocol revision and sends instructions', async () => {
-    const mcp = await connect(org.token);
+  test('negotiates the expected protocol revision and sends instructions', async ({ org, mcpUrl }) => {
+    const mcp = await connect(mcpUrl, org.token);
     expect(mcp.protocolVersion).toMatch(era.version);
     expect(mcp.instructions).toContain('get_me');
     expect(mcp.instructions).toContain('totalPages');
     expect(mcp.instructions).toContain(TOOLSETS_HEADER);
   });
 
-  it('lists every tool, get_me included, to a session token selecting all toolsets, with full annotations', async () => {
-    const { tools } = await (await connect(org.token, ALL)).listTools();
+  test('lists every tool, get_me included, to a session token selecting all toolsets, with full annotations', async ({
+    org,
+    mcpUrl,
+  }) => {
+    const { tools } = await (await connect(mcpUrl, org.token, ALL)).listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(allNames);
     expect(tools.map((tool) => tool.name)).toContain('get_me');
     for (const tool of tools) {
@@ -167,8 +178,11 @@ describe.each(ERAS)('MCP over $label', (era) => {
     }
   });
 
-  it('shows an mcp:read key only the read-only tools and refuses a write tool as an error result', async () => {
-    const mcp = await connect(keys.read, ALL);
+  test('shows an mcp:read key only the read-only tools and refuses a write tool as an error result', async ({
+    keys,
+    mcpUrl,
+  }) => {
+    const mcp = await connect(mcpUrl, keys.read, ALL);
     const { tools } = await mcp.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(readNames);
     expect(tools.every((tool) => tool.annotations?.readOnlyHint === true)).toBe(true);
@@ -183,13 +197,17 @@ describe.each(ERAS)('MCP over $label', (era) => {
     });
   });
 
-  it('shows an mcp:write key both read and write tools', async () => {
-    const { tools } = await (await connect(keys.write, ALL)).listTools();
+  test('shows an mcp:write key both read and write tools', async ({ keys, mcpUrl }) => {
+    const { tools } = await (await connect(mcpUrl, keys.write, ALL)).listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(allNames);
   });
 
-  it('returns get_me as structuredContent with the same JSON as its text copy', async () => {
-    const result = await (await connect(keys.read)).callTool('get_me', {});
+  test('returns get_me as structuredContent with the same JSON as its text copy', async ({
+    org,
+    keys,
+    mcpUrl,
+  }) => {
+    const result = await (await connect(mcpUrl, keys.read)).callTool('get_me', {});
     expect(result.isError).toBeFalsy();
     const texts = textsOf(result);
     expect(texts).toHaveLength(1);
@@ -202,8 +220,11 @@ describe.each(ERAS)('MCP over $label', (era) => {
     });
   });
 
-  it('returns a list page as compact JSON plus a note naming the next page', async () => {
-    const mcp = await connect(pagingOrg.token);
+  test('returns a list page as compact JSON plus a note naming the next page', async ({
+    mcpUrl,
+    pagingOrg,
+  }) => {
+    const mcp = await connect(mcpUrl, pagingOrg.token);
     const first = await mcp.callTool('list_leads', { limit: 2 });
     expect(first.isError).toBeFalsy();
     const [text, note, ...rest] = textsOf(first);
@@ -223,8 +244,12 @@ describe.each(ERAS)('MCP over $label', (era) => {
     expect(textsOf(past)[1]).toBe('Page 5 is past the end: there are 2 pages (3 total).');
   });
 
-  it('cuts a result over the budget to a prefix of its JSON with advice, and the advice works', async () => {
-    const mcp = await connect(bigOrg.token);
+  test('cuts a result over the budget to a prefix of its JSON with advice, and the advice works', async ({
+    t,
+    mcpUrl,
+    bigOrg,
+  }) => {
+    const mcp = await connect(mcpUrl, bigOrg.token);
     const big = await mcp.callTool('list_leads', { limit: 100 });
     expect(big.isError).toBe(true);
     expect(big.structuredContent).toBeUndefined();
@@ -251,8 +276,11 @@ describe.each(ERAS)('MCP over $label', (era) => {
     expect(textsOf(narrowed)[1]).toMatch(/^Showing page 1 of \d+ \(100 total\)/);
   });
 
-  it('returns invalid input as an error result carrying the REST validation envelope', async () => {
-    const result = await (await connect(org.token)).callTool('get_me', { bogus: 1 });
+  test('returns invalid input as an error result carrying the REST validation envelope', async ({
+    org,
+    mcpUrl,
+  }) => {
+    const result = await (await connect(mcpUrl, org.token)).callTool('get_me', { bogus: 1 });
     expect(result.isError).toBe(true);
     expect(result.structuredContent).toBeUndefined();
     const body = envelopeOf(result);
@@ -260,12 +288,12 @@ describe.each(ERAS)('MCP over $label', (era) => {
     expect(body.details).toEqual([expect.objectContaining({ field: '(root)', code: 'unrecognized_keys' })]);
   });
 
-  it('answers an unknown tool with a JSON-RPC invalid-params error', async () => {
-    const mcp = await connect(org.token);
+  test('answers an unknown tool with a JSON-RPC invalid-params error', async ({ org, mcpUrl }) => {
+    const mcp = await connect(mcpUrl, org.token);
     await expect(mcp.callTool('no_such_tool', {})).rejects.toMatchObject({ code: -32602 });
   });
 
-  it('cannot connect without a token', async () => {
+  test('cannot connect without a token', async ({ mcpUrl }) => {
     await expect(era.connect(mcpUrl, {})).rejects.toThrow();
   });
 });
@@ -273,7 +301,7 @@ describe.each(ERAS)('MCP over $label', (era) => {
 describe('result shaping', () => {
   const page = { leads: [{ name: 'a' }, { name: 'b' }], total: 5, page: 1, limit: 2, totalPages: 3 };
 
-  it('cuts text to the budget and never splits a surrogate pair', () => {
+  test('cuts text to the budget and never splits a surrogate pair', () => {
     expect(cutText('abcdef', 10)).toBe('abcdef');
     expect(cutText('abcdef', 6)).toBe('abcdef');
     expect(cutText('abcdef', 4)).toBe('abcd');
@@ -283,7 +311,7 @@ describe('result shaping', () => {
     expect(cutText('x'.repeat(RESULT_BUDGET_CHARS + 10))).toHaveLength(RESULT_BUDGET_CHARS);
   });
 
-  it('recognises the paged envelope and nothing else', () => {
+  test('recognises the paged envelope and nothing else', () => {
     expect(pageInfoOf(page)).toEqual({ key: 'leads', items: 2, total: 5, page: 1, limit: 2, totalPages: 3 });
     expect(pageInfoOf({ lead: { name: 'a' } })).toBeUndefined();
     expect(pageInfoOf({ keys: [] })).toBeUndefined();
@@ -293,7 +321,7 @@ describe('result shaping', () => {
     ).toBe(undefined);
   });
 
-  it('keeps a result within the budget whole, structured and noted', () => {
+  test('keeps a result within the budget whole, structured and noted', () => {
     const result = successResult(listLeads, page, 1000);
     expect(result.isError).toBeUndefined();
     expect(result.structuredContent).toEqual(page);
@@ -303,7 +331,7 @@ describe('result shaping', () => {
     ]);
   });
 
-  it('cuts a result over the budget, drops structuredContent and marks it as an error', () => {
+  test('cuts a result over the budget, drops structuredContent and marks it as an error', () => {
     const json = JSON.stringify(page);
     const result = successResult(listLeads, page, 40);
     expect(result.isError).toBe(true);
@@ -318,7 +346,7 @@ describe('result shaping', () => {
     );
   });
 
-  it('advises a tool without list parameters to ask for less', () => {
+  test('advises a tool without list parameters to ask for less', () => {
     const getter = defineTool({
       name: 'get_thing',
       title: 'Get thing',

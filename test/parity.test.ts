@@ -5,12 +5,13 @@ import {
   StreamableHTTPClientTransport,
   type VersionNegotiationMode,
 } from '@modelcontextprotocol/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { z } from 'zod';
 import { ERROR_TABLE, type ErrorCode } from '../core/errors.ts';
 import type { Route } from '../core/route.ts';
 import { ROUTES } from '../tools/index.ts';
-import { createTestContext, type TestContext, type TestOrg } from './helpers.ts';
+
+import { fileTest } from './fixtures/file-test.ts';
 
 const BAD_ID = 'not-a-hex-id';
 const BAD_LIMIT = '1000';
@@ -65,16 +66,9 @@ const sortDetails = (body: Envelope) =>
     .map((d) => ({ field: d.field, code: d.code }))
     .sort((a, b) => `${a.field}|${a.code}`.localeCompare(`${b.field}|${b.code}`));
 
-let t: TestContext;
-let org: TestOrg;
-
-beforeAll(async () => {
-  // Two probes per route per protocol era outgrow the 120/min MCP budget; the limits have their own tests.
-  t = await createTestContext({}, { withoutRateLimits: true });
-  // Enterprise so plan features never stand between a route and its input validation.
-  org = await t.createOrg({ plan: 'enterprise' });
-});
-afterAll(() => t.close());
+// Two probes per route per protocol era outgrow the 120/min MCP budget; the limits have their own tests.
+// Enterprise so plan features never stand between a route and its input validation.
+const test = fileTest({ options: { withoutRateLimits: true }, plan: 'enterprise' });
 
 const ERAS: { era: string; mode: VersionNegotiationMode }[] = [
   { era: '2025', mode: 'legacy' },
@@ -82,10 +76,8 @@ const ERAS: { era: string; mode: VersionNegotiationMode }[] = [
 ];
 
 describe.each(ERAS)('REST and MCP ($era era) agree on invalid input', ({ mode }) => {
-  let client: Client;
-
-  beforeAll(async () => {
-    client = new Client({ name: 'parity-test', version: '1.0.0' }, { versionNegotiation: { mode } });
+  test('for every route with a path id or a page limit', async ({ t, org }) => {
+    const client = new Client({ name: 'parity-test', version: '1.0.0' }, { versionNegotiation: { mode } });
     const transport = new StreamableHTTPClientTransport(new URL('http://localhost/mcp'), {
       // Every toolset, so each tool answers with its own validation rather than tool_not_enabled.
       requestInit: { headers: { authorization: `Bearer ${org.token}`, 'x-mcp-toolsets': 'all' } },
@@ -93,39 +85,39 @@ describe.each(ERAS)('REST and MCP ($era era) agree on invalid input', ({ mode })
       fetch: async (url, init) => t.app.request(url, init),
     });
     await client.connect(transport);
-  });
-  afterAll(() => client.close());
+    try {
+      let compared = 0;
+      for (const { route, url, input } of probes) {
+        const label = `${route.method} ${route.path} (${route.tool.name})`;
+        const res = await t.request(route.method, url, {
+          token: org.token,
+          ...(route.method === 'GET' ? {} : { body: {} }),
+        });
+        expect(res.status, label).toBeGreaterThanOrEqual(400);
+        const rest = envelope.parse(await res.json());
+        expect(isErrorCode(rest.code), `${label}: ${rest.code} is in ERROR_TABLE`).toBe(true);
+        if (!isErrorCode(rest.code)) continue;
+        const form = ERROR_TABLE[rest.code].mcp;
 
-  it('for every route with a path id or a page limit', async () => {
-    let compared = 0;
-    for (const { route, url, input } of probes) {
-      const label = `${route.method} ${route.path} (${route.tool.name})`;
-      const res = await t.request(route.method, url, {
-        token: org.token,
-        ...(route.method === 'GET' ? {} : { body: {} }),
-      });
-      expect(res.status, label).toBeGreaterThanOrEqual(400);
-      const rest = envelope.parse(await res.json());
-      expect(isErrorCode(rest.code), `${label}: ${rest.code} is in ERROR_TABLE`).toBe(true);
-      if (!isErrorCode(rest.code)) continue;
-      const form = ERROR_TABLE[rest.code].mcp;
-
-      const call = client.callTool({ name: route.tool.name, arguments: input });
-      if (form.kind === 'jsonrpc') {
-        await expect(call, label).rejects.toSatisfy((err) => rpcError.parse(err).code === form.code);
-      } else {
-        const result = callResult.parse(await call);
-        expect(result.isError, label).toBe(true);
-        const mcp = envelope.parse(JSON.parse(result.content[0]?.text ?? 'null'));
-        expect({ error: mcp.error, code: mcp.code }, label).toEqual({ error: rest.error, code: rest.code });
-        if (res.status === 400) {
-          expect(sortDetails(mcp), label).toEqual(sortDetails(rest));
-          expect(sortDetails(rest).length, `${label} names the bad fields`).toBeGreaterThan(0);
+        const call = client.callTool({ name: route.tool.name, arguments: input });
+        if (form.kind === 'jsonrpc') {
+          await expect(call, label).rejects.toSatisfy((err) => rpcError.parse(err).code === form.code);
+        } else {
+          const result = callResult.parse(await call);
+          expect(result.isError, label).toBe(true);
+          const mcp = envelope.parse(JSON.parse(result.content[0]?.text ?? 'null'));
+          expect({ error: mcp.error, code: mcp.code }, label).toEqual({ error: rest.error, code: rest.code });
+          if (res.status === 400) {
+            expect(sortDetails(mcp), label).toEqual(sortDetails(rest));
+            expect(sortDetails(rest).length, `${label} names the bad fields`).toBeGreaterThan(0);
+          }
         }
+        compared++;
       }
-      compared++;
+      expect(compared).toBeGreaterThan(0);
+      expect(compared).toBe(expectedCount);
+    } finally {
+      await client.close();
     }
-    expect(compared).toBeGreaterThan(0);
-    expect(compared).toBe(expectedCount);
   });
 });

@@ -2,14 +2,16 @@
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, vi } from 'vitest';
 import { newId } from '../core/ids.ts';
 import { createLogger } from '../core/logger.ts';
 import type { JobHandlers } from '../core/queue.ts';
 import { InProcessQueue, MAX_TIMER_MS } from '../core/queue-in-process.ts';
-import { webhookDeliveries, webhooks } from '../tools/webhooks/tables.ts';
 import { startBackgroundWork } from '../workers/runtime.ts';
-import { createTestContext, type TestContext, type TestOrg } from './helpers.ts';
+import { fileTest, type TestContext, type TestOrg } from './fixtures/index.ts';
+import { seedWebhook, seedWebhookDelivery } from './webhooks/kit.ts';
+
+const test = fileTest({ plan: 'starter' });
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -35,7 +37,7 @@ function recording(runMs = 0): { handlers: JobHandlers; ran: Array<{ id: string;
 }
 
 describe('in-process queue', () => {
-  it('runs a delayed job no earlier than its delay', async () => {
+  test('runs a delayed job no earlier than its delay', async () => {
     const queue = new InProcessQueue(createLogger('silent'));
     const { handlers, ran } = recording();
     await queue.startWorkers(handlers, { concurrency: 2 });
@@ -48,7 +50,7 @@ describe('in-process queue', () => {
     await queue.close();
   });
 
-  it('holds a job due beyond the longest Node timer (a 30-day schedule) until its time', async () => {
+  test('holds a job due beyond the longest Node timer (a 30-day schedule) until its time', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     try {
       const queue = new InProcessQueue(createLogger('silent'));
@@ -70,7 +72,7 @@ describe('in-process queue', () => {
     }
   });
 
-  it('ignores a job id that is still waiting or running, and accepts it again once done', async () => {
+  test('ignores a job id that is still waiting or running, and accepts it again once done', async () => {
     const queue = new InProcessQueue(createLogger('silent'));
     const { handlers, ran } = recording(50);
     await queue.startWorkers(handlers, { concurrency: 4 });
@@ -88,7 +90,7 @@ describe('in-process queue', () => {
     await queue.close();
   });
 
-  it('runs at most `concurrency` jobs at once', async () => {
+  test('runs at most `concurrency` jobs at once', async () => {
     const queue = new InProcessQueue(createLogger('silent'));
     let running = 0;
     let peak = 0;
@@ -113,43 +115,24 @@ describe('in-process queue', () => {
 });
 
 describe('sweeper', () => {
-  let t: TestContext;
-  let org: TestOrg;
-
-  beforeAll(async () => {
-    t = await createTestContext();
-    org = await t.createOrg({ plan: 'starter' });
-  });
-  afterAll(() => t.close());
-
-  async function delivery(status: string, nextAttemptAt: Date | null): Promise<string> {
-    const webhookId = newId();
-    await t.services.db.system.insert(webhooks).values({
-      id: webhookId,
-      orgId: org.orgId,
-      url: 'https://hooks.example.com/crm',
-      events: ['lead.created'],
-      secret: 'whsec_test',
-    });
-    const id = newId();
-    await t.services.db.system.insert(webhookDeliveries).values({
-      id,
-      orgId: org.orgId,
-      webhookId,
-      event: 'lead.created',
-      outboxEventId: newId(),
-      data: { _id: newId() },
-      status,
-      nextAttemptAt,
-    });
-    return id;
+  async function delivery(
+    t: TestContext,
+    org: TestOrg,
+    status: string,
+    nextAttemptAt: Date | null,
+  ): Promise<string> {
+    const webhookId = await seedWebhook(t, org);
+    return seedWebhookDelivery(t, org, { webhookId, outboxEventId: newId(), status, nextAttemptAt });
   }
 
-  it('re-enqueues due pending deliveries left by a previous process, and only those', async () => {
+  test('re-enqueues due pending deliveries left by a previous process, and only those', async ({
+    t,
+    org,
+  }) => {
     const hourAgo = new Date(Date.now() - 3_600_000);
-    const leftOver = await delivery('pending', hourAgo);
-    const notYetDue = await delivery('pending', new Date(Date.now() + 3_600_000));
-    const finished = await delivery('succeeded', hourAgo);
+    const leftOver = await delivery(t, org, 'pending', hourAgo);
+    const notYetDue = await delivery(t, org, 'pending', new Date(Date.now() + 3_600_000));
+    const finished = await delivery(t, org, 'succeeded', hourAgo);
     const { handlers, ran } = recording();
     const background = await startBackgroundWork(t.services, {
       handlers,
@@ -170,7 +153,7 @@ describe('sweeper', () => {
 });
 
 describe('crm worker', () => {
-  it('refuses to start without REDIS_URL, with one line on stderr and exit code 2', () => {
+  test('refuses to start without REDIS_URL, with one line on stderr and exit code 2', () => {
     const bin = join(dirname(fileURLToPath(import.meta.url)), '..', 'cli', 'bin.js');
     const env: NodeJS.ProcessEnv = {
       ...process.env,

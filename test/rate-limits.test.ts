@@ -3,22 +3,16 @@
 
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { clientIp, normalizeIp } from '../core/client-ip.ts';
 import { type LimitOutcome, mostConstrained, RateLimits } from '../core/rate-limits.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
+import { fileTest } from './fixtures/file-test.ts';
+import { createTestContext, json } from './helpers.ts';
 
-let t: TestContext;
-let org: TestOrg;
+const test = fileTest({ env: { TRUST_PROXY: '1' } });
 let ipSeq = 0;
 /** A fresh client address per scenario (TRUST_PROXY=1 makes X-Forwarded-For the client). */
 const freshIp = () => `203.0.113.${++ipSeq}`;
-
-beforeAll(async () => {
-  t = await createTestContext({ TRUST_PROXY: '1' });
-  org = await t.createOrg();
-});
-afterAll(() => t.close());
 
 const from = (ip: string, extra: Record<string, string> = {}) => ({ 'x-forwarded-for': ip, ...extra });
 
@@ -29,7 +23,10 @@ async function repeat(n: number, send: (i: number) => Promise<Response>): Promis
 }
 
 describe('global limit: 300 per minute per client IP on /api/v1', () => {
-  it('allows 300, refuses the 301st with the too-many-requests sentence and headers', async () => {
+  test('allows 300, refuses the 301st with the too-many-requests sentence and headers', async ({
+    t,
+    org,
+  }) => {
     const ip = freshIp();
     const responses = await repeat(300, () => t.request('GET', '/api/v1/me', { headers: from(ip) }));
     expect(responses.every((r) => r.status === 401)).toBe(true);
@@ -55,7 +52,10 @@ describe('global limit: 300 per minute per client IP on /api/v1', () => {
 });
 
 describe('authentication limit: 10 per minute per IP on /api/v1/auth/*', () => {
-  it('allows 10 attempts, refuses the 11th with the authentication sentence, and stacks on the global limit', async () => {
+  test('allows 10 attempts, refuses the 11th with the authentication sentence, and stacks on the global limit', async ({
+    t,
+    org,
+  }) => {
     const ip = freshIp();
     const attempt = () =>
       t.request('POST', '/api/v1/auth/login', {
@@ -84,7 +84,10 @@ describe('authentication limit: 10 per minute per IP on /api/v1/auth/*', () => {
 });
 
 describe('bulk limit: 60 per minute per user on the bulk routes', () => {
-  it('counts per user across addresses, refuses the 61st, and stacks with the per-IP limit', async () => {
+  test('counts per user across addresses, refuses the 61st, and stacks with the per-IP limit', async ({
+    t,
+    org,
+  }) => {
     const member = await t.createUser(org.orgId, 'member');
     const bulk = (ip: string, path = '/api/v1/leads/bulk') =>
       t.request('POST', path, { token: member.token, headers: from(ip), body: { items: [] } });
@@ -113,7 +116,7 @@ describe('bulk limit: 60 per minute per user on the bulk routes', () => {
     expect(me.headers.get('ratelimit-remaining')).toBe(String(300 - 32));
   });
 
-  it('does not apply the per-user bulk limit to ordinary routes', async () => {
+  test('does not apply the per-user bulk limit to ordinary routes', async ({ t, org }) => {
     const viewer = await t.createUser(org.orgId, 'viewer');
     const res = await t.request('GET', '/api/v1/leads', { token: viewer.token, headers: from(freshIp()) });
     expect(res.headers.get('ratelimit-limit')).toBe('300');
@@ -121,7 +124,10 @@ describe('bulk limit: 60 per minute per user on the bulk routes', () => {
 });
 
 describe('MCP limit: 120 per minute per API key', () => {
-  it('allows 120 calls per key, refuses the 121st in JSON-RPC form, and leaves the REST budget alone', async () => {
+  test('allows 120 calls per key, refuses the 121st in JSON-RPC form, and leaves the REST budget alone', async ({
+    t,
+    org,
+  }) => {
     const ip = freshIp();
     const { token } = await t.createPat(org.orgId, org.ownerId, ['mcp:read']);
     const call = (key: string) =>
@@ -154,7 +160,7 @@ describe('MCP limit: 120 per minute per API key', () => {
 });
 
 describe('limits by name', () => {
-  it('messaging allows 30 per user and ingest 60 per IP', async () => {
+  test('messaging allows 30 per user and ingest 60 per IP', async () => {
     const limits = new RateLimits(undefined, `test:${Date.now()}`);
     for (const [name, points] of [
       ['messaging', 30],
@@ -167,7 +173,7 @@ describe('limits by name', () => {
     }
   });
 
-  it('reports a refused limit first, otherwise the one with the smallest share left', () => {
+  test('reports a refused limit first, otherwise the one with the smallest share left', () => {
     const o = (
       name: LimitOutcome['name'],
       limit: number,
@@ -188,7 +194,7 @@ describe('limits by name', () => {
 });
 
 describe('client address', () => {
-  it('believes X-Forwarded-For only for the trusted hop count', () => {
+  test('believes X-Forwarded-For only for the trusted hop count', () => {
     expect(clientIp('10.0.0.9', '198.51.100.1', 0)).toBe('10.0.0.9');
     expect(clientIp('10.0.0.9', '198.51.100.1', 1)).toBe('198.51.100.1');
     // A client that forges entries on the left gains nothing.
@@ -199,7 +205,7 @@ describe('client address', () => {
     expect(normalizeIp('2001:DB8::1')).toBe('2001:db8::1');
   });
 
-  it('counts by socket address on a real server when TRUST_PROXY is off, whatever X-Forwarded-For says', async () => {
+  test('counts by socket address on a real server when TRUST_PROXY is off, whatever X-Forwarded-For says', async () => {
     const ctx = await createTestContext();
     const server = serve({ fetch: ctx.app.fetch, port: 0, hostname: '127.0.0.1' });
     await new Promise((resolve) => server.once('listening', resolve));

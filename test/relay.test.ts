@@ -1,47 +1,29 @@
 // Locks in the outbox relay: one delivery per committed event and matching active subscription, none for rolled-back changes, never twice.
 import { eq, inArray } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { outboxEvents } from '../core/db/schema.ts';
 import { recordEvent } from '../core/events.ts';
-import { newId } from '../core/ids.ts';
 import { relayOutbox } from '../tools/webhooks/relay.ts';
-import { webhookDeliveries, webhooks } from '../tools/webhooks/tables.ts';
+import { webhookDeliveries } from '../tools/webhooks/tables.ts';
 import { startBackgroundWork } from '../workers/runtime.ts';
 import { leadCreatedPayload } from './fixtures/events.ts';
+import { fileTest } from './fixtures/file-test.ts';
 import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
 import { HttpsReceiver } from './support/https-receiver.ts';
+import { seedWebhook } from './webhooks/kit.ts';
 
-let t: TestContext;
-let org: TestOrg;
-let other: TestOrg;
+const test = fileTest({ options: { withoutRateLimits: true }, plan: 'starter' });
 
-beforeAll(async () => {
-  t = await createTestContext({}, { withoutRateLimits: true });
-  org = await t.createOrg({ plan: 'starter' });
-  other = await t.createOrg({ plan: 'starter', name: 'Other Org' });
-});
-afterAll(() => t.close());
+const subscribe = (t: TestContext, orgId: string, events: string[], isActive = true): Promise<string> =>
+  seedWebhook(t, { orgId }, { events, isActive });
 
-async function subscribe(orgId: string, events: string[], isActive = true): Promise<string> {
-  const id = newId();
-  await t.services.db.system.insert(webhooks).values({
-    id,
-    orgId,
-    url: 'https://hooks.example.com/crm',
-    events,
-    secret: 'whsec_test',
-    isActive,
-  });
-  return id;
-}
-
-async function createLead(name: string, token = org.token): Promise<string> {
+async function createLead(t: TestContext, org: TestOrg, name: string, token = org.token): Promise<string> {
   const res = await t.request('POST', '/api/v1/leads', { token, body: { name } });
   expect(res.status).toBe(201);
   return (await json<{ lead: { _id: string } }>(res)).lead._id;
 }
 
-async function deliveriesOf(webhookId: string) {
+async function deliveriesOf(t: TestContext, webhookId: string) {
   return t.services.db.system
     .select()
     .from(webhookDeliveries)
@@ -49,16 +31,20 @@ async function deliveriesOf(webhookId: string) {
 }
 
 describe('relayOutbox', () => {
-  it('creates exactly one delivery for the matching active subscription of the organization only', async () => {
-    const matching = await subscribe(org.orgId, ['lead.created', 'lead.updated']);
-    const inactive = await subscribe(org.orgId, ['lead.created'], false);
-    const otherEvents = await subscribe(org.orgId, ['contact.created']);
-    const otherOrg = await subscribe(other.orgId, ['lead.created']);
+  test('creates exactly one delivery for the matching active subscription of the organization only', async ({
+    t,
+    org,
+    other,
+  }) => {
+    const matching = await subscribe(t, org.orgId, ['lead.created', 'lead.updated']);
+    const inactive = await subscribe(t, org.orgId, ['lead.created'], false);
+    const otherEvents = await subscribe(t, org.orgId, ['contact.created']);
+    const otherOrg = await subscribe(t, other.orgId, ['lead.created']);
 
-    const leadId = await createLead('Acme');
+    const leadId = await createLead(t, org, 'Acme');
     const created = await relayOutbox(t.services);
 
-    const rows = await deliveriesOf(matching);
+    const rows = await deliveriesOf(t, matching);
     expect(rows).toHaveLength(1);
     expect(created).toEqual([rows[0]?.id]);
     expect(rows[0]).toMatchObject({
@@ -69,9 +55,9 @@ describe('relayOutbox', () => {
     });
     expect(rows[0]?.data).toMatchObject({ _id: leadId, name: 'Acme' });
     expect(rows[0]?.nextAttemptAt).toBeInstanceOf(Date);
-    expect(await deliveriesOf(inactive)).toHaveLength(0);
-    expect(await deliveriesOf(otherEvents)).toHaveLength(0);
-    expect(await deliveriesOf(otherOrg)).toHaveLength(0);
+    expect(await deliveriesOf(t, inactive)).toHaveLength(0);
+    expect(await deliveriesOf(t, otherEvents)).toHaveLength(0);
+    expect(await deliveriesOf(t, otherOrg)).toHaveLength(0);
 
     const [event] = await t.services.db.system
       .select()
@@ -80,9 +66,12 @@ describe('relayOutbox', () => {
     expect(event?.relayedAt).toBeInstanceOf(Date);
   });
 
-  it('marks events of organizations without subscriptions relayed and creates nothing', async () => {
+  test('marks events of organizations without subscriptions relayed and creates nothing', async ({
+    t,
+    org,
+  }) => {
     const lonely = await t.createOrg({ name: 'No Hooks' });
-    await createLead('Quiet', lonely.token);
+    await createLead(t, org, 'Quiet', lonely.token);
     const before = await t.services.db.system.select({ id: webhookDeliveries.id }).from(webhookDeliveries);
     expect(await relayOutbox(t.services)).toEqual([]);
     const events = await t.services.db.system
@@ -95,8 +84,8 @@ describe('relayOutbox', () => {
     expect(after).toHaveLength(before.length);
   });
 
-  it('leaves no outbox row and no delivery for a rolled-back change', async () => {
-    const hook = await subscribe(org.orgId, ['lead.created']);
+  test('leaves no outbox row and no delivery for a rolled-back change', async ({ t, org }) => {
+    const hook = await subscribe(t, org.orgId, ['lead.created']);
     const rejected = await t.request('POST', '/api/v1/leads', { token: org.token, body: { name: '' } });
     expect(rejected.status).toBe(400);
     await expect(
@@ -111,19 +100,22 @@ describe('relayOutbox', () => {
       .where(eq(outboxEvents.orgId, org.orgId));
     expect(pending.some((row) => row.data._id === 'rolled-back')).toBe(false);
     expect(await relayOutbox(t.services)).toEqual([]);
-    expect(await deliveriesOf(hook)).toHaveLength(0);
+    expect(await deliveriesOf(t, hook)).toHaveLength(0);
   });
 
-  it('creates each delivery once when two relays run at the same time or an event is relayed again', async () => {
-    const hook = await subscribe(org.orgId, ['lead.updated', 'lead.created']);
+  test('creates each delivery once when two relays run at the same time or an event is relayed again', async ({
+    t,
+    org,
+  }) => {
+    const hook = await subscribe(t, org.orgId, ['lead.updated', 'lead.created']);
     const leadIds = await Promise.all(
-      ['One', 'Two', 'Three', 'Four', 'Five'].map((name) => createLead(name)),
+      ['One', 'Two', 'Three', 'Four', 'Five'].map((name) => createLead(t, org, name)),
     );
 
     const [first, second] = await Promise.all([relayOutbox(t.services), relayOutbox(t.services)]);
     const all = [...first, ...second];
     expect(new Set(all).size).toBe(all.length);
-    const rows = await deliveriesOf(hook);
+    const rows = await deliveriesOf(t, hook);
     expect(rows).toHaveLength(5);
     expect(rows.map((r) => r.data._id).sort()).toEqual([...leadIds].sort());
     expect(rows.every((r) => all.includes(r.id))).toBe(true);
@@ -135,7 +127,7 @@ describe('relayOutbox', () => {
       .set({ relayedAt: null })
       .where(inArray(outboxEvents.id, eventIds));
     expect(await relayOutbox(t.services)).toEqual([]);
-    expect(await deliveriesOf(hook)).toHaveLength(5);
+    expect(await deliveriesOf(t, hook)).toHaveLength(5);
     const marked = await t.services.db.system
       .select({ relayedAt: outboxEvents.relayedAt })
       .from(outboxEvents)
@@ -143,8 +135,11 @@ describe('relayOutbox', () => {
     expect(marked.every((r) => r.relayedAt instanceof Date)).toBe(true);
   });
 
-  it('enqueues a webhook.deliver job per created delivery, run by the background workers', async () => {
-    const hook = await subscribe(org.orgId, ['lead.created']);
+  test('enqueues a webhook.deliver job per created delivery, run by the background workers', async ({
+    t,
+    org,
+  }) => {
+    const hook = await subscribe(t, org.orgId, ['lead.created']);
     const ran: string[] = [];
     const background = await startBackgroundWork(t.services, {
       relayIntervalMs: 20,
@@ -156,12 +151,12 @@ describe('relayOutbox', () => {
       },
     });
     try {
-      await createLead('Queued');
+      await createLead(t, org, 'Queued');
       const deadline = Date.now() + 5000;
-      let rows = await deliveriesOf(hook);
+      let rows = await deliveriesOf(t, hook);
       while ((rows.length === 0 || !ran.includes(rows[0]?.id ?? '')) && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 20));
-        rows = await deliveriesOf(hook);
+        rows = await deliveriesOf(t, hook);
       }
       expect(rows).toHaveLength(1);
       expect(ran).toContain(rows[0]?.id);
@@ -187,14 +182,10 @@ describe('createTestContext({ withWorkers })', () => {
     await receiver.close();
   });
 
-  it('relays a committed lead change and delivers it to the subscriber with its delivery id', async () => {
+  test('relays a committed lead change and delivers it to the subscriber with its delivery id', async () => {
     const owner = await w.createOrg({ plan: 'starter' });
-    const webhookId = newId();
-    await w.services.db.system.insert(webhooks).values({
-      id: webhookId,
-      orgId: owner.orgId,
+    const webhookId = await seedWebhook(w, owner, {
       url: receiver.url('/leads'),
-      events: ['lead.created'],
       secret: 'whsec_end_to_end',
     });
     const res = await w.request('POST', '/api/v1/leads', { token: owner.token, body: { name: 'Delivered' } });

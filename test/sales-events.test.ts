@@ -1,32 +1,32 @@
 // Locks in that every sales-core event (contacts, opportunities, activities, calls, tasks) reaches a real HTTPS receiver, signed, with the record it is about.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { EVENT_NAMES } from '../core/events.ts';
+import { harnessTest } from './fixtures/harness-test.ts';
 import {
   type DeliveredEvent,
   decodeDelivery,
-  type EventReceiver,
   startEventReceiver,
+  type TestContext,
+  type TestOrg,
 } from './fixtures/index.ts';
-import { json, type TestContext, type TestOrg } from './helpers.ts';
-import type { HttpsReceiver, ReceivedRequest } from './support/https-receiver.ts';
+import { json } from './helpers.ts';
+import type { ReceivedRequest } from './support/https-receiver.ts';
 
 const SECRET = 'sales-events-secret-0123456789';
 const SALES_EVENTS = EVENT_NAMES.filter((e) => /^(contact|opportunity|activity|call|task)\./.test(e));
 
-let events: EventReceiver;
-let receiver: HttpsReceiver;
-let t: TestContext;
-let org: TestOrg;
+const test = harnessTest(() =>
+  startEventReceiver({ name: 'Sales', events: SALES_EVENTS, secret: SECRET }),
+).extend('receiver', { scope: 'file' }, async ({ harness }) => harness.receiver);
 
-beforeAll(async () => {
-  events = await startEventReceiver({ name: 'Sales', events: SALES_EVENTS, secret: SECRET });
-  ({ t, org, receiver } = events);
-});
-afterAll(async () => {
-  await events?.close();
-});
-
-async function call<T>(method: string, path: string, body?: unknown, status = 200): Promise<T> {
+async function call<T>(
+  t: TestContext,
+  org: TestOrg,
+  method: string,
+  path: string,
+  body?: unknown,
+  status = 200,
+): Promise<T> {
   const res = await t.request(method, `/api/v1${path}`, { token: org.token, body });
   const payload = await json<T>(res);
   expect(res.status, JSON.stringify(payload)).toBe(status);
@@ -36,45 +36,62 @@ async function call<T>(method: string, path: string, body?: unknown, status = 20
 const decode = (hit: ReceivedRequest): DeliveredEvent => decodeDelivery(hit, SECRET);
 
 describe('sales-core events over webhooks', () => {
-  it('delivers each event, signed, about the record that changed', async () => {
-    const { lead } = await call<{ lead: { _id: string } }>('POST', '/leads', { name: 'Eventful Ltd' }, 201);
+  test('delivers each event, signed, about the record that changed', async ({ t, org, receiver }) => {
+    const { lead } = await call<{ lead: { _id: string } }>(
+      t,
+      org,
+      'POST',
+      '/leads',
+      { name: 'Eventful Ltd' },
+      201,
+    );
     const { contact } = await call<{ contact: { _id: string } }>(
+      t,
+      org,
       'POST',
       '/contacts',
       { lead_id: lead._id, name: 'Ada Lovelace', emails: [{ email: 'ada@example.test', type: 'work' }] },
       201,
     );
-    await call('PATCH', `/contacts/${contact._id}`, { title: 'CTO' });
-    await call('DELETE', `/contacts/${contact._id}`);
+    await call(t, org, 'PATCH', `/contacts/${contact._id}`, { title: 'CTO' });
+    await call(t, org, 'DELETE', `/contacts/${contact._id}`);
 
     const { opportunity: won } = await call<{ opportunity: { _id: string } }>(
+      t,
+      org,
       'POST',
       '/opportunities',
       { lead_id: lead._id, value: 1200, currency: 'EUR', confidence: 50 },
       201,
     );
-    await call('PATCH', `/opportunities/${won._id}`, { status: 'won' });
+    await call(t, org, 'PATCH', `/opportunities/${won._id}`, { status: 'won' });
     const { opportunity: lost } = await call<{ opportunity: { _id: string } }>(
+      t,
+      org,
       'POST',
       '/opportunities',
       { lead_id: lead._id, value: 300 },
       201,
     );
-    await call('PATCH', `/opportunities/${lost._id}`, { status: 'lost' });
+    await call(t, org, 'PATCH', `/opportunities/${lost._id}`, { status: 'lost' });
 
     const { activity } = await call<{ activity: { _id: string } }>(
+      t,
+      org,
       'POST',
       '/activities',
       { lead_id: lead._id, type: 'call', direction: 'outbound', duration_seconds: 95, outcome: 'connected' },
       201,
     );
     const { task } = await call<{ task: { _id: string } }>(
+      t,
+      org,
       'POST',
       '/tasks',
       { lead_id: lead._id, text: 'Send the proposal' },
       201,
     );
-    await call('POST', `/tasks/${task._id}/complete`);
+    await call(t, org, 'POST', `/tasks/${task._id}/complete`);
 
     const expected: [string, string][] = [
       ['contact.created', contact._id],

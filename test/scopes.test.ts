@@ -1,15 +1,13 @@
 // Locks in that every REST route checks its tool's scope family for scoped tokens (PAT and OAuth), that keys never exceed their creator, and that smart views, the trash and /mcp honour the families.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { DEFAULT_SCOPES, MCP_SCOPES, requiredScopes, SCOPED_RESOURCES } from '../core/access.ts';
 import { createOauthToken } from '../core/admin.ts';
 import type { ErrorBody } from '../core/errors.ts';
 import { CATALOGUE, ROUTES, TOOLS } from '../tools/index.ts';
+import { fileTest } from './fixtures/file-test.ts';
 import { loadKits } from './fixtures/load-kits.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
-import { bearer, type Connection, ERAS, envelopeOf, serveMcp } from './mcp-clients.ts';
-
-let t: TestContext;
-let org: TestOrg;
+import { json, type TestContext, type TestOrg } from './helpers.ts';
+import { bearer, type Connection, ERAS, envelopeOf, serveMcpForFile } from './mcp-clients.ts';
 
 /** A syntactically valid id: the scope check runs before input validation and before any lookup. */
 const SOME_ID = 'a'.repeat(24);
@@ -23,51 +21,57 @@ function restScopeOf(route: (typeof ROUTES)[number]): string | null {
   return requiredScopes('rest', route.tool.access.kind, route.tool.access.resource)?.[0] ?? null;
 }
 
-/** Every token the table needs, built once: per kind, one "all but X" token per required scope. */
-const tokens: Record<'pat' | 'oauth', { all: string; allBut: Map<string, string> }> = {
-  pat: { all: '', allBut: new Map() },
-  oauth: { all: '', allBut: new Map() },
-};
-
-async function tokenFor(kind: 'pat' | 'oauth', scopes: string[]): Promise<string> {
+async function tokenFor(
+  t: TestContext,
+  org: TestOrg,
+  kind: 'pat' | 'oauth',
+  scopes: string[],
+): Promise<string> {
   if (kind === 'pat') return (await t.createPat(org.orgId, org.ownerId, scopes)).token;
   const issued = await createOauthToken(t.services.db, { user_id: org.ownerId, app_name: 'Scopes', scopes });
   return issued.token;
 }
 
-function requestFor(route: (typeof ROUTES)[number], token: string): Promise<Response> {
+function requestFor(t: TestContext, route: (typeof ROUTES)[number], token: string): Promise<Response> {
   const path = `/api/v1${route.path.replace(/:[A-Za-z]+/g, SOME_ID)}`;
   return t.request(route.method, path, { token, ...(route.method === 'GET' ? {} : { body: {} }) });
 }
 
-beforeAll(async () => {
-  t = await createTestContext({}, { withoutRateLimits: true });
-  // Enterprise and an owner: no plan feature (402) or role permission (403) stands before the scope.
-  org = await t.createOrg({ plan: 'enterprise' });
-  const needed = [...new Set(ROUTES.map(restScopeOf).filter((s): s is string => s !== null))];
-  for (const kind of ['pat', 'oauth'] as const) {
-    tokens[kind].all = await tokenFor(kind, REST_SCOPES);
-    for (const scope of needed) {
-      tokens[kind].allBut.set(
-        scope,
-        await tokenFor(
-          kind,
-          KNOWN_SCOPES.filter((s) => s !== scope),
-        ),
-      );
+// Enterprise and an owner: no plan feature (402) or role permission (403) stands before the scope.
+const test = fileTest({ options: { withoutRateLimits: true }, plan: 'enterprise' })
+  /** Every token the table needs, built once: per kind, one "all but X" token per required scope. */
+  .extend('tokens', { scope: 'file' }, async ({ t, org }) => {
+    const tokens: Record<'pat' | 'oauth', { all: string; allBut: Map<string, string> }> = {
+      pat: { all: '', allBut: new Map() },
+      oauth: { all: '', allBut: new Map() },
+    };
+    const needed = [...new Set(ROUTES.map(restScopeOf).filter((s): s is string => s !== null))];
+    for (const kind of ['pat', 'oauth'] as const) {
+      tokens[kind].all = await tokenFor(t, org, kind, REST_SCOPES);
+      for (const scope of needed) {
+        tokens[kind].allBut.set(
+          scope,
+          await tokenFor(
+            t,
+            org,
+            kind,
+            KNOWN_SCOPES.filter((s) => s !== scope),
+          ),
+        );
+      }
     }
-  }
-});
-afterAll(() => t.close());
+    return tokens;
+  })
+  .extend('mcpUrl', { scope: 'file' }, serveMcpForFile);
 
 describe('the scope of every tool', () => {
-  it('is declared by every tool; only get_me and the per-record trash need none of their own', () => {
+  test('is declared by every tool; only get_me and the per-record trash need none of their own', () => {
     const unscoped = TOOLS.filter((tool) => tool.access.resource === null).map((tool) => tool.name);
     expect(unscoped.sort()).toEqual(UNSCOPED_TOOLS);
     for (const tool of TOOLS) expect(tool.access.resource, tool.name).not.toBeUndefined();
   });
 
-  it("keeps the specification's twelve defaults; the new families are never defaults", () => {
+  test("keeps the specification's twelve defaults; the new families are never defaults", () => {
     expect(DEFAULT_SCOPES).toHaveLength(12);
     for (const family of EXTRA_SCOPE_FAMILIES) {
       expect(DEFAULT_SCOPES).not.toContain(`read:${family}`);
@@ -85,13 +89,13 @@ const UNSCOPED_TOOLS = (await loadKits()).flatMap((kit) => kit.unscopedTools ?? 
 describe.each(['pat', 'oauth'] as const)('every REST route with a %s token', (kind) => {
   const checked = ROUTES.filter((route) => !UNSCOPED_TOOLS.includes(route.tool.name));
 
-  it.each(checked.map((route) => [`${route.method} ${route.path}`, route] as const))(
+  test.for(checked.map((route) => [`${route.method} ${route.path}`, route] as const))(
     '%s refuses a token lacking its scope with the specified 403, and passes the check with it',
-    async (_name, route) => {
+    async ([_name, route], { t, tokens }) => {
       const scope = restScopeOf(route);
       expect(scope, `${route.tool.name} declares a scope family`).not.toBeNull();
       if (scope === null) return;
-      const refused = await requestFor(route, tokens[kind].allBut.get(scope) ?? '');
+      const refused = await requestFor(t, route, tokens[kind].allBut.get(scope) ?? '');
       expect(refused.status).toBe(403);
       expect(await json<ErrorBody>(refused)).toEqual({
         error: `Token lacks required scope: ${scope}`,
@@ -99,20 +103,20 @@ describe.each(['pat', 'oauth'] as const)('every REST route with a %s token', (ki
         required_scope: scope,
       });
       // Control: with the scope the request gets past the check (it may still be a 400 or a 404).
-      const allowed = await requestFor(route, tokens[kind].all);
+      const allowed = await requestFor(t, route, tokens[kind].all);
       const body = allowed.status === 403 ? await json<ErrorBody>(allowed) : null;
       expect(body?.code, `${route.method} ${route.path}`).not.toBe('scope_missing');
     },
   );
 
-  it('lets any token call get_me', async () => {
-    const res = await t.request('GET', '/api/v1/me', { token: await tokenFor(kind, ['read:leads']) });
+  test('lets any token call get_me', async ({ t, org }) => {
+    const res = await t.request('GET', '/api/v1/me', { token: await tokenFor(t, org, kind, ['read:leads']) });
     expect(res.status).toBe(200);
   });
 });
 
 describe('a narrow key cannot make itself an administrator', () => {
-  it('refuses each step of the read:leads escalation', async () => {
+  test('refuses each step of the read:leads escalation', async ({ t, org }) => {
     const { token } = await t.createPat(org.orgId, org.ownerId, ['read:leads']);
     const email = `escalate-${Date.now()}@example.test`;
     const password = 'a password of my choosing';
@@ -147,7 +151,7 @@ describe('a narrow key cannot make itself an administrator', () => {
     expect((await json<ErrorBody>(deactivate)).required_scope).toBe('write:users');
   });
 
-  it('lets a key with write:settings mint only keys within its own scopes', async () => {
+  test('lets a key with write:settings mint only keys within its own scopes', async ({ t, org }) => {
     const { token } = await t.createPat(org.orgId, org.ownerId, ['read:leads', 'write:settings']);
     const beyond = await t.request('POST', '/api/v1/settings/api-keys', {
       token,
@@ -162,7 +166,10 @@ describe('a narrow key cannot make itself an administrator', () => {
     expect(within.status).toBe(201);
   });
 
-  it('stores an unknown scope at key creation (201, named in warnings) and it grants nothing', async () => {
+  test('stores an unknown scope at key creation (201, named in warnings) and it grants nothing', async ({
+    t,
+    org,
+  }) => {
     const res = await t.request('POST', '/api/v1/settings/api-keys', {
       token: org.token,
       body: { label: 'typo', scopes: ['read:leads', 'write:user'] },
@@ -188,7 +195,7 @@ describe('smart-view filters need the read scope of what they read', () => {
   });
   const contactFilter = filter('contact', 'email', 'ceo@example.test');
 
-  it('when a token creates or updates a view', async () => {
+  test('when a token creates or updates a view', async ({ t, org }) => {
     const { token } = await t.createPat(org.orgId, org.ownerId, ['read:leads', 'write:leads']);
     const cases: [Record<string, unknown>, string | null][] = [
       [contactFilter, 'read:contacts'],
@@ -225,7 +232,7 @@ describe('smart-view filters need the read scope of what they read', () => {
     expect(allowed.status).toBe(201);
   });
 
-  it("when a token runs someone else's shared view", async () => {
+  test("when a token runs someone else's shared view", async ({ t, org }) => {
     const made = await t.request('POST', '/api/v1/smart-views', { token: org.token, body: contactFilter });
     const { smart_view } = await json<{ smart_view: { _id: string } }>(made);
     const run = (token: string) =>
@@ -245,7 +252,10 @@ describe('smart-view filters need the read scope of what they read', () => {
 });
 
 describe('the trash follows the family of each record type', () => {
-  it('lists and restores a custom-object record only with the custom_objects scopes', async () => {
+  test('lists and restores a custom-object record only with the custom_objects scopes', async ({
+    t,
+    org,
+  }) => {
     const objectRes = await t.request('POST', '/api/v1/custom-objects', {
       token: org.token,
       body: { name: 'Scoped vehicle', fields: [{ key: 'title', label: 'Title', type: 'text' }] },
@@ -289,17 +299,12 @@ describe('the trash follows the family of each record type', () => {
 
 describe('at /mcp, mcp:read and mcp:write decide', () => {
   const era = ERAS[0];
-  let url: URL;
-  let stop: () => Promise<void>;
   const connections: Connection[] = [];
-  beforeAll(async () => {
-    ({ url, stop } = await serveMcp(t));
-  });
+  // Before the file's server stops (a file fixture, cleaned up after the file's last test).
   afterAll(async () => {
     await Promise.all(connections.map((c) => c.close()));
-    await stop();
   });
-  async function connect(scopes: string[]): Promise<Connection> {
+  async function connect(t: TestContext, org: TestOrg, url: URL, scopes: string[]): Promise<Connection> {
     if (!era) throw new Error('no MCP client era');
     const { token } = await t.createPat(org.orgId, org.ownerId, scopes);
     const connection = await era.connect(url, { ...bearer(token), 'x-mcp-toolsets': 'all' });
@@ -307,8 +312,12 @@ describe('at /mcp, mcp:read and mcp:write decide', () => {
     return connection;
   }
 
-  it('lets mcp:read list and call read tools of any family, and refuses a write tool', async () => {
-    const mcp = await connect(['mcp:read']);
+  test('lets mcp:read list and call read tools of any family, and refuses a write tool', async ({
+    t,
+    org,
+    mcpUrl,
+  }) => {
+    const mcp = await connect(t, org, mcpUrl, ['mcp:read']);
     const names = (await mcp.listTools()).tools.map((tool) => tool.name);
     expect(names).toContain('list_users');
     expect(names).not.toContain('create_user');
@@ -319,8 +328,8 @@ describe('at /mcp, mcp:read and mcp:write decide', () => {
     expect(envelopeOf(write)).toMatchObject({ code: 'scope_missing', required_scope: 'mcp:write' });
   });
 
-  it('lets mcp:write list and call both, without any REST scope', async () => {
-    const mcp = await connect(['mcp:write']);
+  test('lets mcp:write list and call both, without any REST scope', async ({ t, org, mcpUrl }) => {
+    const mcp = await connect(t, org, mcpUrl, ['mcp:write']);
     const names = (await mcp.listTools()).tools.map((tool) => tool.name);
     expect(names).toEqual(expect.arrayContaining(['list_users', 'create_user', 'create_api_key']));
     expect((await mcp.callTool('list_users', {})).isError).toBeFalsy();
@@ -332,9 +341,9 @@ describe('at /mcp, mcp:read and mcp:write decide', () => {
     expect(envelopeOf(beyond)).toMatchObject({ code: 'scope_missing', required_scope: 'write:users' });
   });
 
-  it('refuses a token holding every REST scope but no mcp scope', async () => {
+  test('refuses a token holding every REST scope but no mcp scope', async ({ t, org, mcpUrl }) => {
     const { token } = await t.createPat(org.orgId, org.ownerId, REST_SCOPES);
-    const res = await fetch(url, {
+    const res = await fetch(mcpUrl, {
       method: 'POST',
       headers: {
         ...bearer(token),

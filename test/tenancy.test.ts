@@ -1,27 +1,19 @@
 // Locks in that every REST route taking a record id answers 404 for another organization's record and leaves it untouched.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { z } from 'zod';
 import { newId } from '../core/ids.ts';
 import type { Route } from '../core/route.ts';
 import { ROUTES } from '../tools/index.ts';
+import { fileTest } from './fixtures/file-test.ts';
 import type { KitScope, TenancyVictim } from './fixtures/kit.ts';
 import { kitOfTool, loadKits } from './fixtures/load-kits.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
+import { json } from './helpers.ts';
 
 type JsonSchema = z.core.JSONSchema.JSONSchema;
 
-let t: TestContext;
-/** The organization whose records are probed. */
-let orgA: TestOrg;
-/** The intruder: its owner holds every permission, and its plan every feature. */
-let orgB: TestOrg;
-
-beforeAll(async () => {
-  t = await createTestContext();
-  orgA = await t.createOrg({ name: 'Victim', plan: 'enterprise' });
-  orgB = await t.createOrg({ name: 'Intruder', plan: 'enterprise' });
-});
-afterAll(() => t.close());
+// `org` is the organization whose records are probed; `other` the intruder: its owner holds every
+// permission, and its plan every feature.
+const test = fileTest({ plan: 'enterprise' });
 
 const KITS = await loadKits();
 
@@ -156,7 +148,7 @@ const ID_ROUTES = ROUTES.filter((r) => pathParams(r.path).some(isIdParam));
 const label = (r: Route) => `${r.method} ${r.path} (${r.tool.name})`;
 
 describe('REST routes addressing a record by id', () => {
-  it('exist, and each has a fixture factory for its resource', () => {
+  test('exist, and each has a fixture factory for its resource', () => {
     expect(ID_ROUTES.length).toBeGreaterThan(0);
     const uncovered = ID_ROUTES.filter((r) => factoryFor(r) === undefined).map(label);
     expect(uncovered, "routes with an id parameter but no tenancy victim in their area's test kit").toEqual(
@@ -165,17 +157,21 @@ describe('REST routes addressing a record by id', () => {
   });
 
   for (const route of ID_ROUTES) {
-    it(`${label(route)} answers 404 to another organization and changes nothing`, async () => {
+    test(`${label(route)} answers 404 to another organization and changes nothing`, async ({
+      t,
+      org,
+      other,
+    }) => {
       const prefix = factoryFor(route);
       if (!prefix) throw new Error(`No tenancy victim covers ${label(route)}`);
       const victim = VICTIMS.get(prefix);
       if (!victim) throw new Error(`No kit declares the tenancy victim ${prefix}`);
-      const fixture = await victim({ t, org: orgA });
+      const fixture = await victim({ t, org });
       const { url, params } = fillPath(route.path, fixture.id, fixture.params);
       const body = route.method === 'GET' ? undefined : bodyFor(route, params, fixture.body);
       const before = await fixture.read();
 
-      const res = await t.request(route.method, url, { token: orgB.token, body });
+      const res = await t.request(route.method, url, { token: other.token, body });
       const payload = await json(res);
       expect({ status: res.status, error: payload.error, code: payload.code }).toEqual({
         status: 404,
@@ -186,7 +182,7 @@ describe('REST routes addressing a record by id', () => {
       expect(await fixture.read()).toEqual(before);
 
       // Control: the owning organization does find the record, so the 404 above is tenancy at work.
-      const own = await t.request(route.method, url, { token: orgA.token, body });
+      const own = await t.request(route.method, url, { token: org.token, body });
       expect(own.status).not.toBe(404);
     });
   }

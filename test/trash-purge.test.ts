@@ -1,7 +1,7 @@
 // Locks in the trash purge: records trashed longer ago than the retention are deleted for good (a lead with its children) in every organization, newer trash and live records stay, and background work runs it on a timer.
 import { inArray } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { loadConfig } from '../core/config.ts';
 import { newId } from '../core/ids.ts';
 import { purgeTrash } from '../core/trash.ts';
@@ -12,16 +12,13 @@ import { leads } from '../tools/leads/tables.ts';
 import { opportunities } from '../tools/opportunities/tables.ts';
 import { tasks } from '../tools/tasks/tables.ts';
 import { purgeExpiredTrash } from '../tools/trash/jobs.ts';
+import { fileTest } from './fixtures/file-test.ts';
 import { createTestContext, type TestContext } from './helpers.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 const daysAgo = (n: number) => new Date(Date.now() - n * DAY);
 
-let t: TestContext;
-beforeAll(async () => {
-  t = await createTestContext();
-});
-afterAll(() => t.close());
+const test = fileTest();
 
 interface Fixture {
   /** Ids that must be gone after a purge with 30 days' retention. */
@@ -43,7 +40,7 @@ interface Fixture {
 }
 
 /** One organization's records: an old trashed lead with children, old trashed single records, newer trash, live ones. */
-async function seedOrganization(orgId: string): Promise<Fixture> {
+async function seedOrganization(t: TestContext, orgId: string): Promise<Fixture> {
   const db = t.services.db.system;
   const old = daysAgo(31);
   const recent = daysAgo(29);
@@ -101,7 +98,7 @@ async function seedOrganization(orgId: string): Promise<Fixture> {
 const TABLES = { leads, contacts, opportunities, activities, tasks } as const;
 
 /** The ids among `ids` that still exist, per table. */
-async function existing(ids: Fixture['gone']): Promise<Fixture['gone']> {
+async function existing(t: TestContext, ids: Fixture['gone']): Promise<Fixture['gone']> {
   const out: Fixture['gone'] = { leads: [], contacts: [], opportunities: [], activities: [], tasks: [] };
   for (const key of Object.keys(TABLES) as (keyof typeof TABLES)[]) {
     const table: PgTable & { id: (typeof TABLES)[typeof key]['id'] } = TABLES[key];
@@ -125,21 +122,23 @@ function sorted(f: Fixture['gone']): Fixture['gone'] {
 }
 
 describe('purgeTrash', () => {
-  it('deletes records trashed before the cutoff in every organization, with the children of a lead', async () => {
+  test('deletes records trashed before the cutoff in every organization, with the children of a lead', async ({
+    t,
+  }) => {
     const a = await t.createOrg({ name: 'Purge A' });
     const b = await t.createOrg({ name: 'Purge B' });
-    const fa = await seedOrganization(a.orgId);
-    const fb = await seedOrganization(b.orgId);
+    const fa = await seedOrganization(t, a.orgId);
+    const fb = await seedOrganization(t, b.orgId);
 
     const counts = await purgeExpiredTrash(TRASH_TYPES, t.services, 30, 1);
     // Batches of one: every row still goes, one statement at a time.
     expect(counts).toMatchObject({ lead: 2, contact: 2, task: 2 });
 
     const empty = { leads: [], contacts: [], opportunities: [], activities: [], tasks: [] };
-    expect(await existing(fa.gone)).toEqual(empty);
-    expect(await existing(fb.gone)).toEqual(empty);
-    expect(await existing(fa.kept)).toEqual(sorted(fa.kept));
-    expect(await existing(fb.kept)).toEqual(sorted(fb.kept));
+    expect(await existing(t, fa.gone)).toEqual(empty);
+    expect(await existing(t, fb.gone)).toEqual(empty);
+    expect(await existing(t, fa.kept)).toEqual(sorted(fa.kept));
+    expect(await existing(t, fb.kept)).toEqual(sorted(fb.kept));
     // The live opportunity pointed at the purged contact: the foreign key cleared it, the row stayed.
     const [live] = await t.services.db.system
       .select({ contactId: opportunities.contactId })
@@ -153,16 +152,16 @@ describe('purgeTrash', () => {
     expect(Object.keys(again).sort()).toEqual(TRASH_TYPES.map((x) => x.type).sort());
   });
 
-  it('keeps everything when the cutoff is before every deletion', async () => {
+  test('keeps everything when the cutoff is before every deletion', async ({ t }) => {
     const org = await t.createOrg({ name: 'Purge C' });
-    const f = await seedOrganization(org.orgId);
+    const f = await seedOrganization(t, org.orgId);
     await purgeTrash(t.services.db.system, TRASH_TYPES, daysAgo(60), 1000);
-    expect(await existing(f.gone)).toEqual(sorted(f.gone));
+    expect(await existing(t, f.gone)).toEqual(sorted(f.gone));
   });
 });
 
 describe('trash purge settings', () => {
-  it('defaults to 30 days and an hourly run, and rejects bad values', () => {
+  test('defaults to 30 days and an hourly run, and rejects bad values', () => {
     const config = loadConfig({});
     expect(config.trashRetentionDays).toBe(30);
     expect(config.trashPurgeIntervalMs).toBe(3_600_000);
@@ -177,7 +176,7 @@ describe('trash purge settings', () => {
 });
 
 describe('the purge in background work', () => {
-  it('runs on a timer when background work starts', async () => {
+  test('runs on a timer when background work starts', async () => {
     const ctx = await createTestContext({ TRASH_PURGE_INTERVAL_MS: '50' }, { withWorkers: true });
     try {
       const org = await ctx.createOrg({ name: 'Timed purge' });

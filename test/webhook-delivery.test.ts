@@ -10,9 +10,10 @@ import { createLogger } from '../core/logger.ts';
 import type { EnqueueOptions, JobPayloads, JobQueue } from '../core/queue.ts';
 import { attemptDelivery, type DeliveryOptions, WEBHOOK_USER_AGENT } from '../tools/webhooks/deliver.ts';
 import { verifyStandardWebhook, verifyWebhookSignature } from '../tools/webhooks/signing.ts';
-import { webhookDeliveries, webhooks } from '../tools/webhooks/tables.ts';
+import { webhookDeliveries } from '../tools/webhooks/tables.ts';
 import { createTestContext, type TestContext } from './helpers.ts';
 import { HttpsReceiver, type ReceivedRequest } from './support/https-receiver.ts';
+import { seedWebhook, seedWebhookDelivery } from './webhooks/kit.ts';
 
 const SECRET = 'delivery-test-secret-0123456789';
 const ENV = {
@@ -45,21 +46,19 @@ async function insertDelivery(
   orgId: string,
   options: { url?: string; event?: string; isActive?: boolean } = {},
 ): Promise<Fixture> {
-  const webhookId = newId();
-  const deliveryId = newId();
   const event = options.event ?? 'lead.created';
   const data = { _id: newId(), first_name: 'Zoë', updated_at: '2026-01-02T03:04:05.000Z' };
-  await t.services.db.system.insert(webhooks).values({
-    id: webhookId,
-    orgId,
-    url: options.url ?? receiver.url(),
-    events: [event],
-    secret: SECRET,
-    isActive: options.isActive ?? true,
-  });
-  await t.services.db.system
-    .insert(webhookDeliveries)
-    .values({ id: deliveryId, orgId, webhookId, event, data });
+  const webhookId = await seedWebhook(
+    t,
+    { orgId },
+    {
+      url: options.url ?? receiver.url(),
+      events: [event],
+      secret: SECRET,
+      isActive: options.isActive ?? true,
+    },
+  );
+  const deliveryId = await seedWebhookDelivery(t, { orgId }, { webhookId, event, data });
   return { webhookId, deliveryId, orgId, data };
 }
 

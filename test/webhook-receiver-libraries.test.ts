@@ -5,20 +5,15 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { verifyWebhookSignature } from '../tools/webhooks/signing.ts';
+import { harnessTest } from './fixtures/harness-test.ts';
 import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
 import { HttpsReceiver, type ReceivedRequest } from './support/https-receiver.ts';
 
 /** A typical hand-written secret: not base64, so the libraries cannot read it as-is. */
 const PLAIN_SECRET = 'plain-signing-secret-0123456789';
 const SUPPLIED_WHSEC = `whsec_${randomBytes(24).toString('base64')}`;
-
-let receiver: HttpsReceiver;
-let t: TestContext;
-let org: TestOrg;
-let generatedId: string;
-let generatedSecret: string;
 
 /** The request headers as the libraries take them: name -> string value. */
 function stringHeaders(hit: ReceivedRequest): Record<string, string> {
@@ -41,7 +36,13 @@ function verifyWithLibraries(hit: ReceivedRequest, secret: string | Uint8Array, 
   new SvixWebhook(secret, options).verify(hit.body, stringHeaders(hit));
 }
 
-async function subscribe(path: string, secret?: string): Promise<{ _id: string; secret?: string }> {
+async function subscribe(
+  t: TestContext,
+  org: TestOrg,
+  receiver: HttpsReceiver,
+  path: string,
+  secret?: string,
+): Promise<{ _id: string; secret?: string }> {
   const res = await t.request('POST', '/api/v1/webhooks', {
     token: org.token,
     body: { name: path, url: receiver.url(path), events: ['lead.created'], ...(secret ? { secret } : {}) },
@@ -50,39 +51,55 @@ async function subscribe(path: string, secret?: string): Promise<{ _id: string; 
   return (await json<{ webhook: { _id: string; secret?: string } }>(res)).webhook;
 }
 
-function onlyHit(path: string): ReceivedRequest {
+function onlyHit(receiver: HttpsReceiver, path: string): ReceivedRequest {
   const [hit, ...more] = receiver.hits(path);
   if (!hit) throw new Error(`no delivery reached ${path}`);
   expect(more).toEqual([]);
   return hit;
 }
 
-beforeAll(async () => {
-  receiver = await HttpsReceiver.start();
-  t = await createTestContext(
+/**
+ * A receiver, a context whose workers trust it, three subscriptions posting to it (a generated, a
+ * supplied whsec_ and a plain secret), and one event delivered to each.
+ */
+async function startDeliveries() {
+  const receiver = await HttpsReceiver.start();
+  const t = await createTestContext(
     { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
     { withoutRateLimits: true, withWorkers: { ca: receiver.ca } },
   );
-  org = await t.createOrg({ plan: 'starter' });
-  const generated = await subscribe('/generated');
-  generatedId = generated._id;
-  generatedSecret = generated.secret ?? '';
-  await subscribe('/supplied', SUPPLIED_WHSEC);
-  await subscribe('/plain', PLAIN_SECRET);
+  const org = await t.createOrg({ plan: 'starter' });
+  const generated = await subscribe(t, org, receiver, '/generated');
+  await subscribe(t, org, receiver, '/supplied', SUPPLIED_WHSEC);
+  await subscribe(t, org, receiver, '/plain', PLAIN_SECRET);
   // One event, delivered to each of the three subscriptions.
   const lead = await t.request('POST', '/api/v1/leads', { token: org.token, body: { name: 'Verified Inc' } });
   expect(lead.status).toBe(201);
   await receiver.waitForRequests(3, 10_000);
-});
-afterAll(async () => {
-  await t.close();
-  await receiver.close();
-});
+  return {
+    t,
+    org,
+    receiver,
+    generatedId: generated._id,
+    generatedSecret: generated.secret ?? '',
+    async close() {
+      await t.close();
+      await receiver.close();
+    },
+  };
+}
+
+const test = harnessTest(startDeliveries);
 
 describe('verifying deliveries with the Standard Webhooks and Svix libraries', () => {
-  it('verifies deliveries to a generated secret with the secret as returned at creation', async () => {
+  test('verifies deliveries to a generated secret with the secret as returned at creation', async ({
+    t,
+    org,
+    harness,
+  }) => {
+    const { receiver, generatedId, generatedSecret } = harness;
     expect(generatedSecret).toMatch(/^whsec_/);
-    onlyHit('/generated');
+    onlyHit(receiver, '/generated');
     const test = await t.request('POST', `/api/v1/webhooks/test/${generatedId}`, { token: org.token });
     expect(test.status).toBe(200);
     await receiver.waitForRequests(4, 10_000);
@@ -97,14 +114,16 @@ describe('verifying deliveries with the Standard Webhooks and Svix libraries', (
     }
   });
 
-  it('verifies a user-supplied whsec_ secret as configured, and a plain one only as raw UTF-8 bytes', () => {
-    const supplied = onlyHit('/supplied');
+  test('verifies a user-supplied whsec_ secret as configured, and a plain one only as raw UTF-8 bytes', ({
+    harness: { receiver },
+  }) => {
+    const supplied = onlyHit(receiver, '/supplied');
     verifyWithLibraries(supplied, SUPPLIED_WHSEC);
     expect(verifyWebhookSignature(supplied.body, crmSignature(supplied), SUPPLIED_WHSEC)).toBe(true);
 
     // The libraries base64-decode a configured secret, so a plain one cannot be given as-is;
     // given its UTF-8 bytes in their raw format, they verify. X-CRM-Signature needs nothing special.
-    const plain = onlyHit('/plain');
+    const plain = onlyHit(receiver, '/plain');
     expect(() => verifyWithLibraries(plain, PLAIN_SECRET)).toThrow();
     verifyWithLibraries(plain, new TextEncoder().encode(PLAIN_SECRET), true);
     expect(verifyWebhookSignature(plain.body, crmSignature(plain), PLAIN_SECRET)).toBe(true);

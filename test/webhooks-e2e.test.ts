@@ -1,17 +1,13 @@
 // Locks in webhooks end to end through the public API and real workers: a subscription created
 // over REST receives a signed lead.created, the test endpoint sends a signed webhook.test at once,
 // and a replay re-sends the same delivery id with a fresh timestamp and signature.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { verifyStandardWebhook, verifyWebhookSignature } from '../tools/webhooks/signing.ts';
+import { harnessTest } from './fixtures/harness-test.ts';
 import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
 import { HttpsReceiver, type ReceivedRequest } from './support/https-receiver.ts';
 
 const SECRET = 'e2e-secret-0123456789abcdef';
-
-let receiver: HttpsReceiver;
-let t: TestContext;
-let org: TestOrg;
-let webhookId: string;
 
 interface Delivery {
   _id: string;
@@ -40,7 +36,11 @@ function expectSigned(hit: ReceivedRequest): void {
   ).toBe(true);
 }
 
-async function waitForDelivery(id: string, status: string): Promise<Delivery> {
+async function waitForDelivery(
+  { t, org, webhookId }: WebhookHarness,
+  id: string,
+  status: string,
+): Promise<Delivery> {
   for (let i = 0; i < 100; i++) {
     const res = await t.request('GET', `/api/v1/webhooks/${webhookId}/deliveries?limit=100`, {
       token: org.token,
@@ -52,34 +52,51 @@ async function waitForDelivery(id: string, status: string): Promise<Delivery> {
   throw new Error(`delivery ${id} never reached ${status}`);
 }
 
-beforeAll(async () => {
-  receiver = await HttpsReceiver.start();
-  t = await createTestContext(
+interface WebhookHarness {
+  t: TestContext;
+  org: TestOrg;
+  receiver: HttpsReceiver;
+  webhookId: string;
+  close(): Promise<void>;
+}
+
+/** A receiver, a context whose workers trust it, and a subscription created over REST posting to it. */
+async function startWebhookHarness(): Promise<WebhookHarness> {
+  const receiver = await HttpsReceiver.start();
+  const t = await createTestContext(
     { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
     { withoutRateLimits: true, withWorkers: { ca: receiver.ca } },
   );
-  org = await t.createOrg({ plan: 'starter' });
+  const org = await t.createOrg({ plan: 'starter' });
   const res = await t.request('POST', '/api/v1/webhooks', {
     token: org.token,
     body: { name: 'E2E', url: receiver.url('/crm'), events: ['lead.created'], secret: SECRET },
   });
   expect(res.status).toBe(201);
-  webhookId = (await json<{ webhook: { _id: string } }>(res)).webhook._id;
-});
-afterAll(async () => {
-  await t.close();
-  await receiver.close();
-});
+  const webhookId = (await json<{ webhook: { _id: string } }>(res)).webhook._id;
+  return {
+    t,
+    org,
+    receiver,
+    webhookId,
+    async close() {
+      await t.close();
+      await receiver.close();
+    },
+  };
+}
+
+const test = harnessTest(startWebhookHarness);
 
 describe('webhooks end to end', () => {
-  it('delivers a signed lead.created for a lead created over REST', async () => {
+  test('delivers a signed lead.created for a lead created over REST', async ({ t, org, harness }) => {
     const created = await t.request('POST', '/api/v1/leads', {
       token: org.token,
       body: { name: 'Hooked Inc' },
     });
     expect(created.status).toBe(201);
     const leadId = (await json<{ lead: { _id: string } }>(created)).lead._id;
-    const [hit] = await receiver.waitForRequests(1, 10_000);
+    const [hit] = await harness.receiver.waitForRequests(1, 10_000);
     if (!hit) throw new Error('no delivery arrived');
     expectSigned(hit);
     expect(header(hit, 'x-crm-event')).toBe('lead.created');
@@ -89,21 +106,25 @@ describe('webhooks end to end', () => {
       org_id: org.orgId,
       data: { _id: leadId, name: 'Hooked Inc' },
     });
-    await waitForDelivery(header(hit, 'x-crm-delivery-id'), 'succeeded');
+    await waitForDelivery(harness, header(hit, 'x-crm-delivery-id'), 'succeeded');
   });
 
-  it('sends webhook.test at once, and a replay re-sends the same delivery id freshly signed', async () => {
-    const before = receiver.requests.length;
-    const test = await t.request('POST', `/api/v1/webhooks/test/${webhookId}`, { token: org.token });
+  test('sends webhook.test at once, and a replay re-sends the same delivery id freshly signed', async ({
+    t,
+    org,
+    harness,
+  }) => {
+    const before = harness.receiver.requests.length;
+    const test = await t.request('POST', `/api/v1/webhooks/test/${harness.webhookId}`, { token: org.token });
     expect(test.status).toBe(200);
     const deliveryId = (await json<{ delivery: { _id: string } }>(test)).delivery._id;
-    const hits = await receiver.waitForRequests(before + 1, 10_000);
+    const hits = await harness.receiver.waitForRequests(before + 1, 10_000);
     const first = hits[before];
     if (!first) throw new Error('no test delivery arrived');
     expect(header(first, 'x-crm-event')).toBe('webhook.test');
     expect(header(first, 'x-crm-delivery-id')).toBe(deliveryId);
     expectSigned(first);
-    await waitForDelivery(deliveryId, 'succeeded');
+    await waitForDelivery(harness, deliveryId, 'succeeded');
 
     // The receiver's timestamp has one-second resolution: make the replay's differ.
     await new Promise((resolve) => setTimeout(resolve, 1100));
@@ -111,14 +132,14 @@ describe('webhooks end to end', () => {
       token: org.token,
     });
     expect(replay.status).toBe(200);
-    const again = (await receiver.waitForRequests(before + 2, 10_000))[before + 1];
+    const again = (await harness.receiver.waitForRequests(before + 2, 10_000))[before + 1];
     if (!again) throw new Error('no replay arrived');
     expect(header(again, 'x-crm-delivery-id')).toBe(deliveryId);
     expect(header(again, 'webhook-id')).toBe(deliveryId);
     expectSigned(again);
     expect(header(again, 'webhook-timestamp')).not.toBe(header(first, 'webhook-timestamp'));
     expect(header(again, 'x-crm-signature')).not.toBe(header(first, 'x-crm-signature'));
-    const log = await waitForDelivery(deliveryId, 'succeeded');
+    const log = await waitForDelivery(harness, deliveryId, 'succeeded');
     expect(log.attempts).toHaveLength(2);
   });
 });

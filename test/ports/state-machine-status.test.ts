@@ -3,13 +3,14 @@
 // its own. Over REST: a row whose stored status is none of the machine's states answers a 500, not a
 // draft; and every machine in STATE_MACHINES parses exactly its states.
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { AppError } from '../../core/errors.ts';
 import { defineStateMachine } from '../../core/state-machine.ts';
 import { STATE_MACHINES } from '../../tools/index.ts';
 import { invoices } from '../../tools/invoices/tables.ts';
+import { fileTest } from '../fixtures/file-test.ts';
 import { createInvoice } from '../fixtures/invoices.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from '../helpers.ts';
+import { json } from '../helpers.ts';
 
 const invoice = defineStateMachine({
   resource: 'invoice',
@@ -19,8 +20,10 @@ const invoice = defineStateMachine({
   moves: { draft: { open: null }, open: { paid: 'invoice.paid' } },
 });
 
+const test = fileTest({ options: { withoutRateLimits: true }, plan: 'pro' });
+
 describe('a machine owns its status type', () => {
-  it('parses a stored status of its states and throws on any other, never falling back', () => {
+  test('parses a stored status of its states and throws on any other, never falling back', () => {
     expect(invoice.parse('open')).toBe('open');
     expect(() => invoice.parse('opened')).toThrow(
       'invoice status: stored value "opened" is none of draft, open, paid',
@@ -30,13 +33,13 @@ describe('a machine owns its status type', () => {
     expect(() => invoice.parse('x')).not.toThrow(AppError);
   });
 
-  it('exposes its states as a zod enum', () => {
+  test('exposes its states as a zod enum', () => {
     expect(invoice.schema.options).toEqual(['draft', 'open', 'paid']);
     expect(invoice.schema.safeParse('paid').success).toBe(true);
     expect(invoice.schema.safeParse('void').success).toBe(false);
   });
 
-  it('refuses with the 400 invalid_transition naming its field and the reason', () => {
+  test('refuses with the 400 invalid_transition naming its field and the reason', () => {
     let caught: unknown;
     try {
       invoice.refuse('the invoice is already paid in full');
@@ -53,12 +56,12 @@ describe('a machine owns its status type', () => {
     ]);
   });
 
-  it('assertMove refuses through the same refusal', () => {
+  test('assertMove refuses through the same refusal', () => {
     expect(() => invoice.assertMove('draft', 'paid')).toThrow(AppError);
     expect(() => invoice.assertMove('draft', 'paid')).toThrow('draft -> paid is not allowed; allowed: open');
   });
 
-  it('every declared machine parses exactly its own states', () => {
+  test('every declared machine parses exactly its own states', () => {
     for (const machine of STATE_MACHINES) {
       for (const state of machine.states) expect(machine.parse(state)).toBe(state);
       expect(machine.schema.options).toEqual([...machine.states]);
@@ -68,15 +71,7 @@ describe('a machine owns its status type', () => {
 });
 
 describe('an unknown stored status over REST', () => {
-  let t: TestContext;
-  let org: TestOrg;
-  beforeAll(async () => {
-    t = await createTestContext({}, { withoutRateLimits: true });
-    org = await t.createOrg({ plan: 'pro' });
-  });
-  afterAll(() => t.close());
-
-  it('answers a 500 instead of showing the invoice as a draft', async () => {
+  test('answers a 500 instead of showing the invoice as a draft', async ({ t, org }) => {
     const created = await createInvoice(t, org);
     const ok = await t.request('GET', `/api/v1/invoices/${created._id}`, { token: org.token });
     expect(ok.status).toBe(200);

@@ -1,23 +1,14 @@
 // Locks in the state machines: every declared move of every machine in STATE_MACHINES succeeds over REST and writes its event, every other move is the 400 invalid_transition envelope naming the field and changes nothing, and a bad declaration fails at definition.
 import { and, eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { outboxEvents } from '../../core/db/schema.ts';
 import { type EventName, isEventName } from '../../core/events.ts';
 import { defineStateMachine, describeMoves, type StateMachine } from '../../core/state-machine.ts';
 import { STATE_MACHINES } from '../../tools/index.ts';
+import { fileTest } from '../fixtures/file-test.ts';
 import type { MachineDriver, MachineKit } from '../fixtures/kit.ts';
 import { loadKits } from '../fixtures/load-kits.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from '../helpers.ts';
-
-let t: TestContext;
-let org: TestOrg;
-
-beforeAll(async () => {
-  t = await createTestContext({}, { withoutRateLimits: true });
-  // pro: estimates need the plan feature `estimates`, the project machine's routes `projects`.
-  org = await t.createOrg({ plan: 'pro' });
-});
-afterAll(() => t.close());
+import { json, type TestContext, type TestOrg } from '../helpers.ts';
 
 const KITS = await loadKits();
 
@@ -37,23 +28,29 @@ function kitOf(machine: StateMachine): MachineKit {
   return kit;
 }
 
-/** The drivers, built once per machine for this file's app and organization. */
-const drivers = new Map<string, MachineDriver>();
-afterAll(async () => {
-  for (const driver of drivers.values()) await driver.close?.();
-});
-
-function driverOf(machine: StateMachine): MachineDriver {
-  let driver = drivers.get(machine.resource);
-  if (!driver) {
-    driver = kitOf(machine).driver({ t, org });
-    drivers.set(machine.resource, driver);
-  }
-  return driver;
-}
+// pro: estimates need the plan feature `estimates`, the project machine's routes `projects`.
+const test = fileTest({ options: { withoutRateLimits: true }, plan: 'pro' }).extend(
+  'driverOf',
+  { scope: 'file' },
+  async ({ t, org }, { onCleanup }) => {
+    // The drivers, built once per machine for this file's app and organization.
+    const drivers = new Map<string, MachineDriver>();
+    onCleanup(async () => {
+      for (const driver of drivers.values()) await driver.close?.();
+    });
+    return (machine: StateMachine): MachineDriver => {
+      let driver = drivers.get(machine.resource);
+      if (!driver) {
+        driver = kitOf(machine).driver({ t, org });
+        drivers.set(machine.resource, driver);
+      }
+      return driver;
+    };
+  },
+);
 
 /** The outbox events of one record, oldest first. */
-async function eventsOf(id: string): Promise<string[]> {
+async function eventsOf(t: TestContext, org: TestOrg, id: string): Promise<string[]> {
   const rows = await t.services.db.system
     .select({ event: outboxEvents.event })
     .from(outboxEvents)
@@ -88,8 +85,7 @@ function pathTo(machine: StateMachine, target: string): string[] {
 }
 
 /** A new record of the machine brought to `state` through REST moves. */
-async function recordIn(machine: StateMachine, state: string): Promise<string> {
-  const driver = driverOf(machine);
+async function recordIn(driver: MachineDriver, machine: StateMachine, state: string): Promise<string> {
   const id = await driver.create();
   for (const step of pathTo(machine, state))
     expect([200, 201]).toContain((await driver.move(id, step)).status);
@@ -120,31 +116,34 @@ describe.each(STATE_MACHINES.map((machine) => ({ name: machine.resource, machine
       ({ from, to }) => !machine.allowedFrom(from).includes(to) && !kitOf(machine).jobOnly?.includes(to),
     );
 
-    it('has a REST driver whose moves send the field the machine names', () => {
+    test('has a REST driver whose moves send the field the machine names', () => {
       expect(kitOf(machine).field).toBe(machine.field);
     });
 
-    it.each(allowed)('moves $from -> $to and writes its event', async ({ from, to }) => {
-      const driver = driverOf(machine);
-      const id = await recordIn(machine, from);
-      const before = (await eventsOf(id)).length;
-      const res = await driver.move(id, to);
-      // 201 where the move records something new (an invoice payment).
-      expect([200, 201]).toContain(res.status);
-      expect(driver.stateOf(await driver.read(id))).toBe(to);
-      const written = (await eventsOf(id)).slice(before);
-      const event = machine.eventOf(from, to);
-      expect(written.filter((e) => isEventName(e) && moveEvents(machine).has(e))).toEqual(
-        event === null ? [] : [event],
-      );
-    });
-
-    it.each(refused)(
-      'refuses $from -> $to with the 400 envelope and changes nothing',
-      async ({ from, to }) => {
+    test.for(allowed)(
+      'moves $from -> $to and writes its event',
+      async ({ from, to }, { t, org, driverOf }) => {
         const driver = driverOf(machine);
-        const id = await recordIn(machine, from);
-        const before = { record: await driver.read(id), events: await eventsOf(id) };
+        const id = await recordIn(driver, machine, from);
+        const before = (await eventsOf(t, org, id)).length;
+        const res = await driver.move(id, to);
+        // 201 where the move records something new (an invoice payment).
+        expect([200, 201]).toContain(res.status);
+        expect(driver.stateOf(await driver.read(id))).toBe(to);
+        const written = (await eventsOf(t, org, id)).slice(before);
+        const event = machine.eventOf(from, to);
+        expect(written.filter((e) => isEventName(e) && moveEvents(machine).has(e))).toEqual(
+          event === null ? [] : [event],
+        );
+      },
+    );
+
+    test.for(refused)(
+      'refuses $from -> $to with the 400 envelope and changes nothing',
+      async ({ from, to }, { t, org, driverOf }) => {
+        const driver = driverOf(machine);
+        const id = await recordIn(driver, machine, from);
+        const before = { record: await driver.read(id), events: await eventsOf(t, org, id) };
         const res = await driver.move(id, to);
         expect(res.status).toBe(400);
         const message = `${from} -> ${to} is not allowed; allowed: ${machine.allowedFrom(from).join(', ') || 'none'}`;
@@ -155,26 +154,26 @@ describe.each(STATE_MACHINES.map((machine) => ({ name: machine.resource, machine
           details: [{ field: machine.field, message, code: 'invalid_transition' }],
         });
         expect(await driver.read(id)).toEqual(before.record);
-        expect(await eventsOf(id)).toEqual(before.events);
+        expect(await eventsOf(t, org, id)).toEqual(before.events);
       },
     );
 
-    it.each(machine.states.filter((state) => !kitOf(machine).noSameState?.includes(state)))(
+    test.for(machine.states.filter((state) => !kitOf(machine).noSameState?.includes(state)))(
       'accepts the same-state move %s -> %s as a no-op without an event',
-      async (state) => {
+      async (state, { t, org, driverOf }) => {
         const driver = driverOf(machine);
-        const id = await recordIn(machine, state);
-        const events = await eventsOf(id);
+        const id = await recordIn(driver, machine, state);
+        const events = await eventsOf(t, org, id);
         expect((await driver.move(id, state)).status).toBe(200);
         expect(driver.stateOf(await driver.read(id))).toBe(state);
-        expect(await eventsOf(id)).toEqual(events);
+        expect(await eventsOf(t, org, id)).toEqual(events);
       },
     );
   },
 );
 
 describe('the declared machines', () => {
-  it('are the ones the kits drive, each with the moves its kit documents', () => {
+  test('are the ones the kits drive, each with the moves its kit documents', () => {
     expect(STATE_MACHINES.map((m) => m.resource).sort()).toEqual([...MACHINE_KITS.keys()].sort());
     for (const machine of STATE_MACHINES) {
       expect(`${machine.resource}: ${describeMoves(machine)}`).toBe(
@@ -183,7 +182,7 @@ describe('the declared machines', () => {
     }
   });
 
-  it('reach every state from the initial one', () => {
+  test('reach every state from the initial one', () => {
     for (const machine of STATE_MACHINES) {
       for (const state of machine.states) expect(() => pathTo(machine, state)).not.toThrow();
     }
@@ -204,7 +203,7 @@ describe('defineStateMachine', () => {
     },
   });
 
-  it('answers allowedFrom, eventOf and assertMove from the declaration', () => {
+  test('answers allowedFrom, eventOf and assertMove from the declaration', () => {
     expect(invoice.allowedFrom('open')).toEqual(['paid', 'void', 'uncollectible']);
     expect(invoice.allowedFrom('paid')).toEqual([]);
     expect(invoice.eventOf('open', 'paid')).toBe('invoice.paid');
@@ -224,7 +223,7 @@ describe('defineStateMachine', () => {
   // Declarations typed with plain strings get past the compiler; the definition check still refuses them.
   const states: string[] = ['a', 'b'];
 
-  it('throws on an unknown state in moves, on either side', () => {
+  test('throws on an unknown state in moves, on either side', () => {
     expect(() =>
       defineStateMachine({ resource: 'x', field: 'status', states, initial: 'a', moves: { a: { c: null } } }),
     ).toThrow('state machine x: moves a to unknown state c');
@@ -233,7 +232,7 @@ describe('defineStateMachine', () => {
     ).toThrow('state machine x: moves from unknown state c');
   });
 
-  it('throws on a same-state move, an unknown initial state and duplicate or missing states', () => {
+  test('throws on a same-state move, an unknown initial state and duplicate or missing states', () => {
     expect(() =>
       defineStateMachine({ resource: 'x', field: 'status', states, initial: 'a', moves: { a: { a: null } } }),
     ).toThrow('declares the same-state move a -> a');
@@ -254,7 +253,7 @@ describe('defineStateMachine', () => {
     ).toThrow('declares no state');
   });
 
-  it('refuses an event outside the catalogue, in the types and at definition', () => {
+  test('refuses an event outside the catalogue, in the types and at definition', () => {
     expect(() =>
       defineStateMachine({
         resource: 'x',
@@ -267,7 +266,7 @@ describe('defineStateMachine', () => {
     ).toThrow('move a -> b emits invoice.refunded, outside the catalogue');
   });
 
-  it('refuses unknown literal states in the types', () => {
+  test('refuses unknown literal states in the types', () => {
     expect(() =>
       defineStateMachine({
         resource: 'x',

@@ -1,35 +1,30 @@
 // Locks in on PostgreSQL that the same inbound mail delivered in parallel is recorded once (one row, one activity, one email.received; the others answered duplicate), and that parallel creates of the same address give one account and 409s. Repeated for several rounds, since one round may run in a harmless order.
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { outboxEvents } from '../../core/db/schema.ts';
 import { activities } from '../../tools/activities/tables.ts';
 import { connectedAccounts, inboundEmails } from '../../tools/connected-accounts/tables.ts';
 import {
-  type ConnectedAccount,
   createConnectedAccount,
   createContact,
+  fileTest,
   inboundTokenOf,
   signedInbound,
   smtpOf,
 } from '../fixtures/index.ts';
-import { createTestContext, onPostgres, type TestContext, type TestOrg } from '../helpers.ts';
+import { onPostgres } from '../helpers.ts';
 
 const ROUNDS = 6;
 const PARALLEL = 5;
 
-let t: TestContext;
-let org: TestOrg;
-let account: ConnectedAccount;
-
-beforeAll(async () => {
-  t = await createTestContext({}, { withoutRateLimits: true });
-  org = await t.createOrg();
-  account = await createConnectedAccount(t, org);
-});
-afterAll(() => t?.close());
+const test = fileTest({ options: { withoutRateLimits: true } }).extend(
+  'account',
+  { scope: 'file' },
+  async ({ t, org }) => createConnectedAccount(t, org),
+);
 
 describe.runIf(onPostgres)('connected accounts under concurrency', () => {
-  it('records one mail delivered in parallel once', async () => {
+  test('records one mail delivered in parallel once', async ({ t, org, account }) => {
     const contact = await createContact(t, org, {
       emails: [{ email: 'racer@customer.example', type: 'office' }],
     });
@@ -65,7 +60,10 @@ describe.runIf(onPostgres)('connected accounts under concurrency', () => {
     expect(emailActivities).toHaveLength(ROUNDS);
   });
 
-  it('gives one account for parallel creates of the same address, 409 for the others', async () => {
+  test('gives one account for parallel creates of the same address, 409 for the others', async ({
+    t,
+    org,
+  }) => {
     for (let round = 0; round < ROUNDS; round++) {
       const email = `same-${round}-${Date.now()}@example.com`;
       const responses = await Promise.all(

@@ -1,28 +1,14 @@
 // Locks in gap-free invoice numbers under concurrency on PostgreSQL: 30 drafts finalized by parallel
 // requests get exactly INV-000001..INV-000030, no gap and no duplicate, and finalizing them all again
 // in parallel takes no further number.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createLead,
-  createTestContext,
-  readOutput,
-  type TestContext,
-  type TestOrg,
-  TOOL,
-} from '../fixtures/index.ts';
+import { describe, expect } from 'vitest';
+import { createLead, fileTest, readOutput, type TestContext, type TestOrg, TOOL } from '../fixtures/index.ts';
 
 const DRAFTS = 30;
 
-let t: TestContext;
-let org: TestOrg;
+const test = fileTest({ options: { withoutRateLimits: true } });
 
-beforeAll(async () => {
-  t = await createTestContext({}, { withoutRateLimits: true });
-  org = await t.createOrg();
-});
-afterAll(() => t?.close());
-
-async function draft(leadId: string): Promise<string> {
+async function draft(t: TestContext, org: TestOrg, leadId: string): Promise<string> {
   const res = await t.request('POST', '/api/v1/invoices', {
     token: org.token,
     body: {
@@ -34,7 +20,7 @@ async function draft(leadId: string): Promise<string> {
   return (await readOutput(res, TOOL.create_invoice, 201)).invoice._id;
 }
 
-const finalize = async (id: string) =>
+const finalize = async (t: TestContext, org: TestOrg, id: string) =>
   (
     await readOutput(
       await t.request('POST', `/api/v1/invoices/${id}/finalize`, { token: org.token }),
@@ -43,21 +29,24 @@ const finalize = async (id: string) =>
   ).invoice;
 
 describe('invoice numbering under concurrency', () => {
-  it(`numbers ${DRAFTS} drafts finalized in parallel INV-000001..INV-${String(DRAFTS).padStart(6, '0')}`, async () => {
+  test(`numbers ${DRAFTS} drafts finalized in parallel INV-000001..INV-${String(DRAFTS).padStart(6, '0')}`, async ({
+    t,
+    org,
+  }) => {
     const lead = await createLead(t, org);
     const ids: string[] = [];
-    for (let i = 0; i < DRAFTS; i++) ids.push(await draft(lead._id));
+    for (let i = 0; i < DRAFTS; i++) ids.push(await draft(t, org, lead._id));
 
-    const finalized = await Promise.all(ids.map(finalize));
+    const finalized = await Promise.all(ids.map((id) => finalize(t, org, id)));
     const numbers = finalized.map((inv) => inv.number).sort();
     const expected = Array.from({ length: DRAFTS }, (_, i) => `INV-${String(i + 1).padStart(6, '0')}`);
     expect(numbers).toEqual(expected);
     expect(finalized.every((inv) => inv.status === 'open')).toBe(true);
 
     // Finalizing again (in parallel) is a no-op: same numbers, the counter does not move.
-    const again = await Promise.all(ids.map(finalize));
+    const again = await Promise.all(ids.map((id) => finalize(t, org, id)));
     expect(again.map((inv) => inv.number).sort()).toEqual(expected);
-    const next = await finalize(await draft(lead._id));
+    const next = await finalize(t, org, await draft(t, org, lead._id));
     expect(next.number).toBe(`INV-${String(DRAFTS + 1).padStart(6, '0')}`);
   });
 });

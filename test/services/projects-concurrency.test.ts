@@ -1,12 +1,12 @@
 // Locks in the project races on PostgreSQL: parallel applies of one template to one lead make one
 // project (one 201, the rest 200 with it), parallel invoicing of a project puts its time on one
 // draft only, and parallel "make this the default onboarding template" leave exactly one default.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
   createLead,
   createProject,
   createProjectTemplate,
-  createTestContext,
+  fileTest,
   logTime,
   readOutput,
   type TestContext,
@@ -16,20 +16,13 @@ import {
 
 const PARALLEL = 8;
 
-let t: TestContext;
-let org: TestOrg;
+const test = fileTest({ options: { withoutRateLimits: true }, plan: 'pro' });
 
-beforeAll(async () => {
-  t = await createTestContext({}, { withoutRateLimits: true });
-  org = await t.createOrg({ plan: 'pro' });
-});
-afterAll(() => t?.close());
-
-const post = (path: string, body: unknown = {}) =>
+const post = (t: TestContext, org: TestOrg, path: string, body: unknown = {}) =>
   t.request('POST', `/api/v1${path}`, { token: org.token, body });
 
 describe('projects under concurrency', () => {
-  it(`makes one project out of ${PARALLEL} parallel applies`, async () => {
+  test(`makes one project out of ${PARALLEL} parallel applies`, async ({ t, org }) => {
     const tpl = await createProjectTemplate(t, org, {
       tasks: [
         { text: 'One', offset_days: 0 },
@@ -39,7 +32,7 @@ describe('projects under concurrency', () => {
     const lead = await createLead(t, org);
     const responses = await Promise.all(
       Array.from({ length: PARALLEL }, () =>
-        post(`/project-templates/${tpl._id}/apply`, { lead_id: lead._id }),
+        post(t, org, `/project-templates/${tpl._id}/apply`, { lead_id: lead._id }),
       ),
     );
     const statuses = responses.map((r) => r.status).sort();
@@ -60,12 +53,15 @@ describe('projects under concurrency', () => {
     expect(tasks.total).toBe(2);
   });
 
-  it(`puts a project's time on one draft when invoiced ${PARALLEL} times in parallel`, async () => {
+  test(`puts a project's time on one draft when invoiced ${PARALLEL} times in parallel`, async ({
+    t,
+    org,
+  }) => {
     const lead = await createLead(t, org);
     const project = await createProject(t, org, { lead_id: lead._id, hourly_rate: 100 });
     for (let i = 0; i < 5; i++) await logTime(t, org, project._id, { minutes: 30 });
     const responses = await Promise.all(
-      Array.from({ length: PARALLEL }, () => post(`/projects/${project._id}/invoice`)),
+      Array.from({ length: PARALLEL }, () => post(t, org, `/projects/${project._id}/invoice`)),
     );
     expect(responses.map((r) => r.status).sort()).toEqual([
       201,
@@ -76,7 +72,7 @@ describe('projects under concurrency', () => {
     expect((await readOutput(created, TOOL.invoice_project, 201)).invoice.total).toBe(250);
   });
 
-  it(`leaves one default onboarding template after ${PARALLEL} parallel changes`, async () => {
+  test(`leaves one default onboarding template after ${PARALLEL} parallel changes`, async ({ t, org }) => {
     const templates = [];
     for (let i = 0; i < PARALLEL; i++) templates.push(await createProjectTemplate(t, org, { name: `T${i}` }));
     const responses = await Promise.all(

@@ -3,8 +3,9 @@
 // deleted user. Each case is repeated for several rounds, because one round of a race may happen to
 // run in a harmless order.
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { rowsOf } from '../../core/db/sql.ts';
+import { fileTest } from '../fixtures/file-test.ts';
 import { createTestContext, json, onPostgres, type TestContext, type TestOrg } from '../helpers.ts';
 import { HttpsReceiver } from '../support/https-receiver.ts';
 
@@ -15,20 +16,13 @@ interface ErrorBody {
   details?: { field: string }[];
 }
 
-let t: TestContext;
-let org: TestOrg;
+const test = fileTest({ options: { withoutRateLimits: true } });
 
-beforeAll(async () => {
-  t = await createTestContext({}, { withoutRateLimits: true });
-  org = await t.createOrg();
-});
-afterAll(() => t?.close());
-
-const deleteUser = (id: string, body?: Record<string, unknown>) =>
+const deleteUser = (t: TestContext, org: TestOrg, id: string, body?: Record<string, unknown>) =>
   t.request('DELETE', `/api/v1/users/${id}`, { token: org.token, ...(body ? { body } : {}) });
 
 /** A member who owns one live lead and one open task, all made through the API. */
-async function memberWithRecords(): Promise<string> {
+async function memberWithRecords(t: TestContext, org: TestOrg): Promise<string> {
   const { userId } = await t.createUser(org.orgId, 'member');
   const lead = await t.request('POST', '/api/v1/leads', {
     token: org.token,
@@ -44,7 +38,7 @@ async function memberWithRecords(): Promise<string> {
 }
 
 /** Live leads and tasks owned by (assigned to) any of `userIds` that is deleted. */
-async function orphans(...userIds: string[]): Promise<number> {
+async function orphans(t: TestContext, ...userIds: string[]): Promise<number> {
   const ids = sql.join(
     userIds.map((id) => sql`${id}`),
     sql`, `,
@@ -62,52 +56,64 @@ async function orphans(...userIds: string[]): Promise<number> {
 const statusesOf = (responses: Response[]) => responses.map((r) => r.status).sort();
 
 describe.skipIf(!onPostgres)('parallel user deletions', { timeout: 240_000 }, () => {
-  it('two users deleted at once, each naming the other heir: one succeeds, the other is told its heir is gone', async () => {
+  test('two users deleted at once, each naming the other heir: one succeeds, the other is told its heir is gone', async ({
+    t,
+    org,
+  }) => {
     for (let round = 0; round < ROUNDS; round++) {
-      const a = await memberWithRecords();
-      const b = await memberWithRecords();
+      const a = await memberWithRecords(t, org);
+      const b = await memberWithRecords(t, org);
       const responses = await Promise.all([
-        deleteUser(a, { transfer_to_user_id: b }),
-        deleteUser(b, { transfer_to_user_id: a }),
+        deleteUser(t, org, a, { transfer_to_user_id: b }),
+        deleteUser(t, org, b, { transfer_to_user_id: a }),
       ]);
       expect(statusesOf(responses)).toEqual([200, 400]);
       const refused = responses.find((r) => r.status === 400);
       const body = refused ? await json<ErrorBody>(refused) : {};
       expect(body.details?.[0]?.field).toBe('transfer_to_user_id');
-      expect(await orphans(a, b)).toBe(0);
+      expect(await orphans(t, a, b)).toBe(0);
     }
   });
 
-  it('a user trashed with acknowledge_data_deletion while named heir of another: nothing is left with the deleted', async () => {
+  test('a user trashed with acknowledge_data_deletion while named heir of another: nothing is left with the deleted', async ({
+    t,
+    org,
+  }) => {
     for (let round = 0; round < ROUNDS; round++) {
-      const a = await memberWithRecords();
-      const b = await memberWithRecords();
+      const a = await memberWithRecords(t, org);
+      const b = await memberWithRecords(t, org);
       const [trashing, transferring] = await Promise.all([
-        deleteUser(a, { acknowledge_data_deletion: true }),
-        deleteUser(b, { transfer_to_user_id: a }),
+        deleteUser(t, org, a, { acknowledge_data_deletion: true }),
+        deleteUser(t, org, b, { transfer_to_user_id: a }),
       ]);
       // Run one after the other, either order is valid: the transfer first (both succeed, the trash
       // takes what was transferred), or the trash first (the transfer is refused: its heir is gone).
       expect(trashing.status).toBe(200);
       expect([200, 400]).toContain(transferring.status);
-      expect(await orphans(a, b)).toBe(0);
+      expect(await orphans(t, a, b)).toBe(0);
     }
   });
 
-  it('ten parallel deletions of one user: exactly one succeeds, the others find no user', async () => {
+  test('ten parallel deletions of one user: exactly one succeeds, the others find no user', async ({
+    t,
+    org,
+  }) => {
     for (let round = 0; round < ROUNDS; round++) {
-      const a = await memberWithRecords();
+      const a = await memberWithRecords(t, org);
       const responses = await Promise.all(
-        Array.from({ length: 10 }, () => deleteUser(a, { transfer_to_user_id: org.ownerId })),
+        Array.from({ length: 10 }, () => deleteUser(t, org, a, { transfer_to_user_id: org.ownerId })),
       );
       expect(statusesOf(responses)).toEqual([200, ...Array<number>(9).fill(404)]);
-      expect(await orphans(a)).toBe(0);
+      expect(await orphans(t, a)).toBe(0);
     }
   });
 
-  it('records assigned to a user while the user is deleted end with a live owner or in the trash', async () => {
+  test('records assigned to a user while the user is deleted end with a live owner or in the trash', async ({
+    t,
+    org,
+  }) => {
     for (let round = 0; round < ROUNDS; round++) {
-      const a = await memberWithRecords();
+      const a = await memberWithRecords(t, org);
       const assignments = Array.from({ length: 4 }, (_, i) =>
         t.request('POST', '/api/v1/leads', {
           token: org.token,
@@ -115,12 +121,12 @@ describe.skipIf(!onPostgres)('parallel user deletions', { timeout: 240_000 }, ()
         }),
       );
       const [deletion, ...created] = await Promise.all([
-        deleteUser(a, { acknowledge_data_deletion: true }),
+        deleteUser(t, org, a, { acknowledge_data_deletion: true }),
         ...assignments,
       ]);
       expect(deletion.status).toBe(200);
       for (const res of created) expect([201, 400]).toContain(res.status);
-      expect(await orphans(a)).toBe(0);
+      expect(await orphans(t, a)).toBe(0);
     }
   });
 });
@@ -174,7 +180,7 @@ describe.skipIf(!onPostgres)('parallel webhook replays', { timeout: 240_000 }, (
     await receiver?.close();
   });
 
-  it('twenty parallel replays of one delivery: exactly one succeeds and exactly one request is sent', async () => {
+  test('twenty parallel replays of one delivery: exactly one succeeds and exactly one request is sent', async () => {
     for (let round = 0; round < ROUNDS; round++) {
       const sentBefore = receiver.hits('/races').length;
       // The receiver holds its answer until every replay has been answered: the accepted replay's

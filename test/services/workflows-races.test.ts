@@ -3,35 +3,29 @@
 // step jobs run a step once (one task, one step-run row). Each case runs several rounds, because one
 // round of a race may happen to run in a harmless order.
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { tasks } from '../../tools/tasks/tables.ts';
 import { workflowEnrollments, workflowStepRuns } from '../../tools/workflows/tables.ts';
 import {
   createLeadWithContact,
-  createTestContext,
   createWorkflow,
   enrollLeadIn,
+  fileTest,
   onPostgres,
   readError,
   runStepAt,
-  type TestContext,
-  type TestOrg,
 } from '../fixtures/index.ts';
 
 const ROUNDS = 6;
 const TASK = { type: 'task', delay: { amount: 0, unit: 'minutes' }, text: 'Call the lead' } as const;
 
-let t: TestContext;
-let org: TestOrg;
-
-beforeAll(async () => {
-  t = await createTestContext({}, { withoutRateLimits: true });
-  org = await t.createOrg();
-});
-afterAll(() => t?.close());
+const test = fileTest({ options: { withoutRateLimits: true } });
 
 describe.runIf(onPostgres)('workflow races on PostgreSQL', () => {
-  it('keeps one active enrollment per lead and workflow under five parallel enrolls', async () => {
+  test('keeps one active enrollment per lead and workflow under five parallel enrolls', async ({
+    t,
+    org,
+  }) => {
     for (let round = 0; round < ROUNDS; round++) {
       const workflow = await createWorkflow(t, org, {
         steps: [{ ...TASK, delay: { amount: 1, unit: 'days' } }],
@@ -57,7 +51,7 @@ describe.runIf(onPostgres)('workflow races on PostgreSQL', () => {
     }
   });
 
-  it('runs a step once when four step jobs race', async () => {
+  test('runs a step once when four step jobs race', async ({ t, org }) => {
     for (let round = 0; round < ROUNDS; round++) {
       const workflow = await createWorkflow(t, org, {
         steps: [TASK, { ...TASK, delay: { amount: 1, unit: 'days' } }],

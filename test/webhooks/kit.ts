@@ -86,3 +86,45 @@ export const kit = defineKit({
     pools: { 'webhooks/test': 'webhooks' },
   },
 });
+
+// Seed builders for the suites that need a subscription or a delivery the API cannot make as they
+// need it: a target on this machine without WEBHOOK_ALLOW_PRIVATE_TARGETS, an inactive subscription
+// from the start without the outbox events its create and update would write, or a delivery left
+// pending by a previous process. Each writes the one row, with typed overrides.
+type WebhookRow = typeof webhooks.$inferInsert;
+type DeliveryRow = typeof webhookDeliveries.$inferInsert;
+
+/** A subscription of `org` (to lead.created at a public placeholder URL unless overridden); its id. */
+export async function seedWebhook(
+  t: KitScope['t'],
+  org: Pick<KitScope['org'], 'orgId'>,
+  overrides: Partial<Omit<WebhookRow, 'orgId'>> = {},
+): Promise<string> {
+  const id = overrides.id ?? newId();
+  await t.services.db.system.insert(webhooks).values({
+    url: 'https://hooks.example.com/crm',
+    events: ['lead.created'],
+    secret: 'whsec_test',
+    ...overrides,
+    id,
+    orgId: org.orgId,
+  });
+  return id;
+}
+
+/** A delivery of `webhookId` to `org` (a lead.created, pending unless overridden); its id. */
+export async function seedWebhookDelivery(
+  t: KitScope['t'],
+  org: Pick<KitScope['org'], 'orgId'>,
+  overrides: Partial<Omit<DeliveryRow, 'orgId'>> & Pick<DeliveryRow, 'webhookId'>,
+): Promise<string> {
+  const id = overrides.id ?? newId();
+  await t.services.db.system.insert(webhookDeliveries).values({
+    event: 'lead.created',
+    data: { _id: newId() },
+    ...overrides,
+    id,
+    orgId: org.orgId,
+  });
+  return id;
+}
