@@ -2,7 +2,7 @@
 // scheduled email, tools/email/sender.ts; workflow steps, tools/workflows/steps-runner.ts). The row
 // is the truth and the job a wake-up (core/jobs.ts), so each sender:
 //
-// 1. claims the row in one UPDATE (claimRow): in a claimable status, due (`due` <= now: scheduled
+// 1. claims the row in one UPDATE (claimRow): waiting (or claimed with an expired lease), due (`due` <= now: scheduled
 //    time, next retry, or an expired lease), attempts left; it adds 1 to `attempts` and moves `due`
 //    to the end of a lease. Of two jobs for one row only one claims it.
 // 2. writes its outcome only while the claim holds (writeIfClaimed, the fence: the claimed status and
@@ -52,27 +52,32 @@ export interface LeaseColumns {
 
 type LeaseRole = keyof LeaseColumns;
 
-/** A sender's leased table: the table, its lease columns (and their property names), its claims' status and its policy. */
+/** A sender's leased table: the table, its lease columns (and their property names), its statuses and policy. */
 export interface LeasedTable<T extends PgTable> {
   table: T;
   columns: LeaseColumns;
   /** The table's property names of the lease columns, for the writes' `set`. */
   keys: Record<LeaseRole, string>;
+  /** The status a row waits in for its attempt: scheduled, or back after a failed attempt (`queued`). */
+  waitingStatus: string;
   /** The status a claimed row holds while its attempt runs (`sending`; a workflow step's `active`). */
   claimedStatus: string;
+  /** The statuses a claim takes a row from and a sweep wakes it in: waiting, or claimed with a lease that may expire. */
+  dueStatuses: readonly string[];
   policy: LeasePolicy;
 }
 
 /**
  * A sender's leased table. Its rows have the columns `id` (text), `status` and `attempts` (an
  * integer) under those property names, and a due time under `lease.due` (e.g. `nextAttemptAt`); a
- * claim holds a row in status `lease.claimed`; the policy is SENDER_LEASE unless `lease.policy`.
+ * row waits for an attempt in status `lease.waiting` and a claim holds it in `lease.claimed`; the
+ * policy is SENDER_LEASE unless `lease.policy`.
  * Throws when one is not a column of the table, so a misnamed sender fails as its module loads,
  * not at its first claim.
  */
 export function leasedTable<T extends PgTable>(
   table: T,
-  lease: { due: keyof T['_']['columns'] & string; claimed: string; policy?: LeasePolicy },
+  lease: { due: keyof T['_']['columns'] & string; waiting: string; claimed: string; policy?: LeasePolicy },
 ): LeasedTable<T> {
   const keys: Record<LeaseRole, string> = {
     id: 'id',
@@ -90,7 +95,9 @@ export function leasedTable<T extends PgTable>(
     table,
     columns: { id: column('id'), status: column('status'), attempts: column('attempts'), due: column('due') },
     keys,
+    waitingStatus: lease.waiting,
     claimedStatus: lease.claimed,
+    dueStatuses: [...new Set([lease.waiting, lease.claimed])],
     policy: lease.policy ?? SENDER_LEASE,
   };
 }
@@ -202,15 +209,15 @@ async function updateRows<T extends PgTable>(
 }
 
 /**
- * Claims row `id` for one attempt if it is in one of `statuses`, due at `now` and has an attempt
- * left (and matches `also`): `set`, the claimed status, 1 more attempt and `due` at the end of the
- * lease. Returns the claimed row, or null when it is not due (sent, failed, claimed by another,
- * not yet time).
+ * Claims row `id` for one attempt if it is waiting (or claimed by a sender whose lease expired), due
+ * at `now` and has an attempt left (and matches `also`): `set`, the claimed status, 1 more attempt
+ * and `due` at the end of the lease. Returns the claimed row, or null when it is not due (sent,
+ * failed, claimed by another, not yet time).
  */
 export async function claimRow<T extends PgTable>(
   db: Executor,
   leased: LeasedTable<T>,
-  options: { id: string; statuses: readonly string[]; now: Date; also?: SQL | undefined },
+  options: { id: string; now: Date; also?: SQL | undefined },
   set: PgUpdateSetSource<T>,
 ): Promise<RowOf<T> | null> {
   const { columns, policy } = leased;
@@ -223,7 +230,7 @@ export async function claimRow<T extends PgTable>(
       attempts: sql`${columns.attempts} + 1`,
       due: leaseEnd(policy, options.now),
     },
-    and(claimable(columns, policy, options), options.also),
+    and(claimable(columns, policy, { ...options, statuses: leased.dueStatuses }), options.also),
   );
   return row ?? null;
 }
@@ -245,9 +252,9 @@ export async function writeIfClaimed<T extends PgTable>(
 }
 
 /**
- * Puts `claimed`'s failed attempt back to wait the policy's delay: `set` (the reason, a status to
- * wait in) with `due` at now plus the delay, only while the claim holds. The sender wakes the row
- * with the delay when the row came back (enqueueNextAttempt).
+ * Puts `claimed`'s failed attempt back to wait the policy's delay: `set` (the reason) with the
+ * waiting status and `due` at now plus the delay, only while the claim holds. The sender wakes the
+ * row with the delay when the row came back (enqueueNextAttempt).
  */
 export async function retryLater<T extends PgTable>(
   db: Executor,
@@ -259,7 +266,7 @@ export async function retryLater<T extends PgTable>(
 ): Promise<{ delayMs: number; row: RowOf<T> | null }> {
   const delayMs = retryDelayMs(leased.policy, claimed.attempts);
   const held = stillClaimed(leased.columns, claimOf(leased, claimed));
-  const due = { due: new Date(now.getTime() + delayMs) };
+  const due = { status: leased.waitingStatus, due: new Date(now.getTime() + delayMs) };
   const [row] = await updateRows(db, leased, set, due, and(held, also));
   return { delayMs, row: row ?? null };
 }
@@ -356,16 +363,16 @@ export async function wakeDue<N extends JobName>(
 }
 
 /**
- * A sender's sweep pass over `leased`: the rows in one of `sweep.statuses` due by more than
- * `graceMs` at `now`, woken by `wakeUp` and logged as `sweep.what`. Returns how many.
+ * A sender's sweep pass over `leased`: the rows waiting or claimed, due by more than `graceMs` at
+ * `now`, woken by `wakeUp` and logged as `sweep.what`. Returns how many.
  */
 export async function sweepDueRows<T extends PgTable, N extends JobName>(
   services: Services,
   leased: LeasedTable<T>,
   wakeUp: RowWakeUp<N>,
-  sweep: { statuses: readonly string[]; what: string; graceMs: number; now: Date },
+  sweep: { what: string; graceMs: number; now: Date },
 ): Promise<number> {
   const cutoff = sweepCutoff(sweep.now, sweep.graceMs);
-  const due = await dueRows(services.db.system, leased.table, leased.columns, sweep.statuses, cutoff);
+  const due = await dueRows(services.db.system, leased.table, leased.columns, leased.dueStatuses, cutoff);
   return wakeDue(services, wakeUp.job, due.map(wakeUp.jobOf), sweep.what);
 }

@@ -59,7 +59,7 @@ const NO_ACCOUNTS: OutboxAccounts = async () => undefined;
 export type SendOutcome = 'sent' | 'retry' | 'failed' | 'skipped';
 
 /** The outbox's lease: SENDER_LEASE (core/leased-rows.ts), 3 attempts, 1 then 5 minutes apart, a 5-minute claim. */
-const LEASED = leasedTable(outgoingMails, { due: 'nextAttemptAt', claimed: 'sending' });
+const LEASED = leasedTable(outgoingMails, { due: 'nextAttemptAt', waiting: 'queued', claimed: 'sending' });
 
 /** A row's next attempt: the 'mail.send' job named after the row and attempt (core/mail-outbox.ts). */
 const WAKE_UP: RowWakeUp<'mail.send'> = {
@@ -129,12 +129,7 @@ export async function sendQueuedMail(
   const { logger } = services;
   await failAbandoned(services, now, id);
   // Null when it is not due (sent, failed, claimed, not yet time).
-  const row = await claimRow(
-    services.db.system,
-    LEASED,
-    { id, statuses: ['queued', 'sending'], now },
-    { updatedAt: now },
-  );
+  const row = await claimRow(services.db.system, LEASED, { id, now }, { updatedAt: now });
   if (!row) {
     logger.debug({ mail_id: id }, 'outgoing mail not due; job dropped');
     return 'skipped';
@@ -172,7 +167,6 @@ export async function sendQueuedMail(
       return 'failed';
     }
     const { delayMs, row: waiting } = await retryLater(services.db.system, LEASED, row, now, {
-      status: 'queued',
       lastError: why,
       updatedAt: new Date(),
     });
@@ -192,8 +186,7 @@ export async function sendQueuedMail(
  */
 export async function sweepDueMails(services: Services, graceMs: number, now = new Date()): Promise<number> {
   await failAbandoned(services, now);
-  const sweep = { statuses: ['queued', 'sending'], what: 'outgoing mails', graceMs, now };
-  return sweepDueRows(services, LEASED, WAKE_UP, sweep);
+  return sweepDueRows(services, LEASED, WAKE_UP, { what: 'outgoing mails', graceMs, now });
 }
 
 /**

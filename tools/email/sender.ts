@@ -65,7 +65,11 @@ export interface SendEmailOptions {
 class PermanentSendError extends Error {}
 
 /** The sender's lease: SENDER_LEASE (core/leased-rows.ts), 3 attempts, 1 then 5 minutes apart, a 5-minute claim. */
-const LEASED = leasedTable(scheduledEmails, { due: 'nextAttemptAt', claimed: 'sending' });
+const LEASED = leasedTable(scheduledEmails, {
+  due: 'nextAttemptAt',
+  waiting: 'scheduled',
+  claimed: 'sending',
+});
 
 /** A row's next attempt: the 'email.send' job named after the row and attempt (schedule.ts). */
 const WAKE_UP: RowWakeUp<'email.send'> = {
@@ -311,7 +315,6 @@ async function scheduleRetry(
   now: Date,
 ): Promise<void> {
   const { delayMs, row: again } = await retryLater(services.db.system, LEASED, row, now, {
-    status: 'scheduled',
     lastError: reason,
     updatedAt: now,
   });
@@ -331,12 +334,7 @@ export async function sendScheduledEmail(
   const { logger } = services;
   await failAbandoned(services, hooks, now, id);
   // Null when it is not due (cancelled, sent, failed, claimed, not yet time).
-  const row = await claimRow(
-    services.db.system,
-    LEASED,
-    { id, statuses: ['scheduled', 'sending'], now },
-    { updatedAt: now },
-  );
+  const row = await claimRow(services.db.system, LEASED, { id, now }, { updatedAt: now });
   if (!row) {
     logger.debug({ email_id: id }, 'scheduled email not due; job dropped');
     return 'skipped';
@@ -381,8 +379,7 @@ export async function sweepDueEmails(
   now = new Date(),
 ): Promise<number> {
   await failAbandoned(services, hooks, now);
-  const sweep = { statuses: ['scheduled', 'sending'], what: 'scheduled emails', graceMs, now };
-  return sweepDueRows(services, LEASED, WAKE_UP, sweep);
+  return sweepDueRows(services, LEASED, WAKE_UP, { what: 'scheduled emails', graceMs, now });
 }
 
 /** One attempt per job: the row schedules its own retries (see sendScheduledEmail). */

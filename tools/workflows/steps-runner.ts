@@ -75,7 +75,7 @@ class StopEnrollment extends Error {
  * The runner's lease (core/leased-rows.ts SENDER_LEASE: 3 attempts at one step, 1 then 5 minutes
  * apart, a 5-minute claim): an enrollment stays `active` while a step is claimed.
  */
-const LEASED = leasedTable(workflowEnrollments, { due: 'nextRunAt', claimed: 'active' });
+const LEASED = leasedTable(workflowEnrollments, { due: 'nextRunAt', waiting: 'active', claimed: 'active' });
 
 /** A step's claim holds only at the same step too (the fence's addition to the kit's). */
 const sameStep = (claimed: WorkflowEnrollmentRow) => eq(workflowEnrollments.currentStep, claimed.currentStep);
@@ -120,7 +120,7 @@ function failAbandoned(services: Services, now: Date, id?: string): Promise<numb
 /** Claims the enrollment's due step for one attempt; null when it is not due or not runnable. */
 function claim(services: Services, id: string, now: Date): Promise<WorkflowEnrollmentRow | null> {
   const db = services.db.system;
-  const options = { id, statuses: ['active'], now, also: workflowRunning(db) };
+  const options = { id, now, also: workflowRunning(db) };
   return claimRow(db, LEASED, options, { updatedAt: now });
 }
 
@@ -420,7 +420,7 @@ export async function sweepDueEnrollments(
       attempts: workflowEnrollments.attempts,
     })
     .from(workflowEnrollments)
-    .where(and(dueBefore(LEASED.columns, ['active'], cutoff), workflowRunning(db)))
+    .where(and(dueBefore(LEASED.columns, LEASED.dueStatuses, cutoff), workflowRunning(db)))
     .orderBy(workflowEnrollments.nextRunAt)
     .limit(SWEEP_BATCH);
   return wakeDue(
