@@ -186,26 +186,44 @@ export function dueBefore(columns: LeaseColumns, statuses: readonly string[], cu
 /** The row type of a leased table. */
 type RowOf<T extends PgTable> = T['$inferSelect'];
 
+/** What the kit's UPDATEs write: the sender's `set`, typed by its own table, and lease columns by role. */
+type LeaseWrite<T extends PgTable> = {
+  set: PgUpdateSetSource<T>;
+  lease: Partial<Record<LeaseRole, unknown>>;
+  where: SQL | undefined;
+};
+
 /**
- * One UPDATE of `leased`'s rows matching `where`, returning them. The one place the kit writes: the
- * sender's `set` is typed by its own table, the lease columns the kit adds are named by `keys`, and
- * drizzle cannot follow a generic table through `returning()`, hence the casts.
+ * One UPDATE of `leased`'s rows matching `write.where`. The one place the kit writes: the lease
+ * columns it adds to the sender's `set` are named by `keys`, hence the cast of the merged set.
  */
+function updateLeased<T extends PgTable>(db: Executor, leased: LeasedTable<T>, write: LeaseWrite<T>) {
+  const values: Record<string, unknown> = { ...write.set };
+  for (const [role, value] of Object.entries(write.lease)) values[leased.keys[role as LeaseRole]] = value;
+  return db
+    .update(leased.table)
+    .set(values as PgUpdateSetSource<T>)
+    .where(write.where);
+}
+
+/** The UPDATE, returning the rows (drizzle cannot follow a generic table through `returning()`: a cast). */
 async function updateRows<T extends PgTable>(
   db: Executor,
   leased: LeasedTable<T>,
-  set: PgUpdateSetSource<T>,
-  lease: Partial<Record<LeaseRole, unknown>>,
-  where: SQL | undefined,
+  write: LeaseWrite<T>,
 ): Promise<RowOf<T>[]> {
-  const values: Record<string, unknown> = { ...set };
-  for (const [role, value] of Object.entries(lease)) values[leased.keys[role as LeaseRole]] = value;
-  const rows: unknown = await db
-    .update(leased.table)
-    .set(values as PgUpdateSetSource<T>)
-    .where(where)
-    .returning();
+  const rows: unknown = await updateLeased(db, leased, write).returning();
   return rows as RowOf<T>[];
+}
+
+/** The UPDATE, returning how many rows it changed (reading back only their ids: a row may be large). */
+async function countUpdated<T extends PgTable>(
+  db: Executor,
+  leased: LeasedTable<T>,
+  write: LeaseWrite<T>,
+): Promise<number> {
+  const rows: unknown[] = await updateLeased(db, leased, write).returning({ id: leased.columns.id });
+  return rows.length;
 }
 
 /**
@@ -221,17 +239,15 @@ export async function claimRow<T extends PgTable>(
   set: PgUpdateSetSource<T>,
 ): Promise<RowOf<T> | null> {
   const { columns, policy } = leased;
-  const [row] = await updateRows(
-    db,
-    leased,
+  const [row] = await updateRows(db, leased, {
     set,
-    {
+    lease: {
       status: leased.claimedStatus,
       attempts: sql`${columns.attempts} + 1`,
       due: leaseEnd(policy, options.now),
     },
-    and(claimable(columns, policy, { ...options, statuses: leased.dueStatuses }), options.also),
-  );
+    where: and(claimable(columns, policy, { ...options, statuses: leased.dueStatuses }), options.also),
+  });
   return row ?? null;
 }
 
@@ -247,8 +263,22 @@ export async function writeIfClaimed<T extends PgTable>(
   also?: SQL,
 ): Promise<RowOf<T> | null> {
   const held = stillClaimed(leased.columns, claimOf(leased, claimed));
-  const [row] = await updateRows(db, leased, set, {}, and(held, also));
+  const [row] = await updateRows(db, leased, { set, lease: {}, where: and(held, also) });
   return row ?? null;
+}
+
+/**
+ * writeIfClaimed for a sender that needs no row back: true when the claim held and `set` was
+ * written (only the id is read back, not a row that may carry large content).
+ */
+export async function recordIfClaimed<T extends PgTable>(
+  db: Executor,
+  leased: LeasedTable<T>,
+  claimed: RowAttempt,
+  set: PgUpdateSetSource<T>,
+): Promise<boolean> {
+  const held = stillClaimed(leased.columns, claimOf(leased, claimed));
+  return (await countUpdated(db, leased, { set, lease: {}, where: held })) > 0;
 }
 
 /**
@@ -266,8 +296,8 @@ export async function retryLater<T extends PgTable>(
 ): Promise<{ delayMs: number; row: RowOf<T> | null }> {
   const delayMs = retryDelayMs(leased.policy, claimed.attempts);
   const held = stillClaimed(leased.columns, claimOf(leased, claimed));
-  const due = { status: leased.waitingStatus, due: new Date(now.getTime() + delayMs) };
-  const [row] = await updateRows(db, leased, set, due, and(held, also));
+  const lease = { status: leased.waitingStatus, due: new Date(now.getTime() + delayMs) };
+  const [row] = await updateRows(db, leased, { set, lease, where: and(held, also) });
   return { delayMs, row: row ?? null };
 }
 
@@ -291,7 +321,7 @@ export async function endAbandoned<T extends PgTable>(
   set: PgUpdateSetSource<T>,
 ): Promise<number> {
   const where = abandonedClaims(leased, options.now, options.id);
-  return (await updateRows(db, leased, set, { due: null }, where)).length;
+  return countUpdated(db, leased, { set, lease: { due: null }, where });
 }
 
 /** How a sender's rows are woken: the job that makes an attempt, and that job for a row. */

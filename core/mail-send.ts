@@ -29,9 +29,9 @@ import {
   failureReason,
   leasedTable,
   type RowWakeUp,
+  recordIfClaimed,
   retryLater,
   sweepDueRows,
-  writeIfClaimed,
 } from './leased-rows.ts';
 import type { MailMessage, SentMail } from './mail.ts';
 import { mailJobId, mailOfRow, sendMailPayload } from './mail-outbox.ts';
@@ -90,7 +90,7 @@ async function record(
   row: OutgoingMailRow,
   set: Partial<typeof outgoingMails.$inferInsert>,
 ): Promise<boolean> {
-  return (await writeIfClaimed(services.db.system, LEASED, row, set)) !== null;
+  return recordIfClaimed(services.db.system, LEASED, row, set);
 }
 
 /**
