@@ -182,6 +182,27 @@ export function defineJob<N extends JobName>(definition: JobDefinition<N>): Defi
   };
 }
 
+/**
+ * A job the queue runs once and never retries: a sender whose row schedules its own retries as new
+ * jobs named after the row's next attempt (core/leased-rows.ts, webhook deliveries), or a daily job
+ * whose next run catches up. `run` makes the attempt; what it returns (a sender's outcome, which
+ * tests read) the queue ignores.
+ */
+export function singleAttemptJob<N extends JobName>(spec: {
+  name: N;
+  payload: z.ZodType<JobCatalog[N]>;
+  run(services: Services, payload: JobCatalog[N]): Promise<unknown>;
+}): DefinedJob {
+  return defineJob({
+    name: spec.name,
+    payload: spec.payload,
+    attempts: 1,
+    async handler(payload, { services }) {
+      await spec.run(services, payload);
+    },
+  });
+}
+
 /** The registry of `jobs`; a name declared twice (two areas, or an area and the kernel) throws. */
 export function registerJobs(jobs: readonly DefinedJob[]): JobRegistry {
   const registry = new Map<string, DefinedJob>();
@@ -275,11 +296,10 @@ export function dailyJob<N extends JobName>(spec: {
   log: { message: string; field: string; onlyWhenAny?: boolean };
 }): DailyJob {
   parseDailyAt(spec.atUtc);
-  const job = defineJob({
+  const job = singleAttemptJob({
     name: spec.name,
     payload: spec.payload,
-    attempts: 1,
-    async handler(payload, { services }) {
+    async run(services, payload) {
       const count = await spec.run(services, payload, new Date());
       if (count > 0 || !spec.log.onlyWhenAny)
         services.logger.info({ [spec.log.field]: count }, spec.log.message);

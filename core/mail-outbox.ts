@@ -29,13 +29,6 @@ import type { Services } from './services.ts';
 export const OUTGOING_MAIL_STATUSES = ['queued', 'sending', 'sent', 'failed'] as const;
 export type OutgoingMailStatus = (typeof OUTGOING_MAIL_STATUSES)[number];
 
-/** Attempts in all before a mail is `failed`. */
-export const MAIL_MAX_ATTEMPTS = 3;
-/** The wait after failed attempt n (1-based): 1 minute, then 5. */
-export const MAIL_RETRY_DELAYS_MS: readonly number[] = [60_000, 300_000];
-/** How long a claim holds: a sender that has not recorded an outcome by then is presumed dead. */
-export const MAIL_LEASE_MS = 5 * 60_000;
-
 export const sendMailPayload = z.object({
   id: z.string().describe('The outgoing_mails row to send'),
 });

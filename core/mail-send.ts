@@ -4,7 +4,7 @@
 //
 // 1. Claim: one UPDATE moves the row from queued-and-due (or sending with an expired lease: its
 //    worker died) to `sending`, adds 1 to `attempts` and sets the lease (`next_attempt_at` = now +
-//    MAIL_LEASE_MS). The UPDATE locks the row and re-checks the status, so of two jobs for one row
+//    5 minutes, SENDER_LEASE). The UPDATE locks the row and re-checks the status, so of two jobs for one row
 //    only one claims it; a job for a row already sent, failed or claimed does nothing.
 // 2. Send with the row's stable Message-ID through its transport (deliver): the sending user's
 //    connected account when the row names one that is still verified, else services.mailer (the
@@ -12,7 +12,7 @@
 //    login, refused sender) fails the row at once.
 // 3. Record, only while the claim is still ours (status `sending` and the same attempt number):
 //    sent (message_id, sent_at), or on error queued again after a backoff (1, then 5 minutes) with
-//    the reason, and `failed` after MAIL_MAX_ATTEMPTS attempts.
+//    the reason, and `failed` after 3 attempts.
 //
 // The window no transaction closes: the SMTP server accepted the message and this worker died (or
 // lost the database) before step 3. The lease expires, the sweeper wakes the row, and the message
@@ -21,28 +21,20 @@
 import { sql } from 'drizzle-orm';
 import { AccountMailError } from './account-mail.ts';
 import { type OutgoingMailRow, outgoingMails } from './db/schema.ts';
-import { type DefinedJob, defineJob, type Sweep } from './jobs.ts';
+import { type DefinedJob, type Sweep, singleAttemptJob } from './jobs.ts';
 import {
-  abandoned,
-  claimable,
-  dueRows,
+  claimRow,
+  endAbandoned,
+  enqueueNextAttempt,
   failureReason,
-  type LeaseColumns,
-  type LeasePolicy,
-  leaseEnd,
-  retryDelayMs,
-  stillClaimed,
-  wakeDue,
+  leasedTable,
+  type RowWakeUp,
+  recordIfClaimed,
+  retryLater,
+  sweepDueRows,
 } from './leased-rows.ts';
 import type { MailMessage, SentMail } from './mail.ts';
-import {
-  MAIL_LEASE_MS,
-  MAIL_MAX_ATTEMPTS,
-  MAIL_RETRY_DELAYS_MS,
-  mailJobId,
-  mailOfRow,
-  sendMailPayload,
-} from './mail-outbox.ts';
+import { mailJobId, mailOfRow, sendMailPayload } from './mail-outbox.ts';
 import type { Services } from './services.ts';
 
 /** A user's connected account as the outbox sender needs it. */
@@ -66,71 +58,39 @@ const NO_ACCOUNTS: OutboxAccounts = async () => undefined;
 
 export type SendOutcome = 'sent' | 'retry' | 'failed' | 'skipped';
 
-/** The outbox's lease (core/leased-rows.ts): MAIL_MAX_ATTEMPTS, 1 then 5 minutes, MAIL_LEASE_MS. */
-const POLICY: LeasePolicy = {
-  maxAttempts: MAIL_MAX_ATTEMPTS,
-  retryDelaysMs: MAIL_RETRY_DELAYS_MS,
-  leaseMs: MAIL_LEASE_MS,
-};
+/** The outbox's lease: SENDER_LEASE (core/leased-rows.ts), 3 attempts, 1 then 5 minutes apart, a 5-minute claim. */
+const LEASED = leasedTable(outgoingMails, { due: 'nextAttemptAt', waiting: 'queued', claimed: 'sending' });
 
-const COLUMNS: LeaseColumns = {
-  id: outgoingMails.id,
-  status: outgoingMails.status,
-  attempts: outgoingMails.attempts,
-  due: outgoingMails.nextAttemptAt,
+/** A row's next attempt: the 'mail.send' job named after the row and attempt (core/mail-outbox.ts). */
+const WAKE_UP: RowWakeUp<'mail.send'> = {
+  job: 'mail.send',
+  jobOf: (row) => ({ payload: { id: row.id }, jobId: mailJobId(row.id, row.attempts) }),
 };
-
-/** Wait after failed attempt `attempt` (1-based). */
-function mailRetryDelayMs(attempt: number): number {
-  return retryDelayMs(POLICY, attempt);
-}
 
 /**
  * Rows whose last claim expired after their final attempt: nobody knows whether the message went
  * out, and no attempt is left, so they become `failed`.
  */
-async function failAbandoned(services: Services, now: Date, id?: string): Promise<number> {
-  const rows = await services.db.system
-    .update(outgoingMails)
-    .set({
+function failAbandoned(services: Services, now: Date, id?: string): Promise<number> {
+  return endAbandoned(
+    services.db.system,
+    LEASED,
+    { id, now },
+    {
       status: 'failed',
-      nextAttemptAt: null,
       lastError: sql`coalesce(${outgoingMails.lastError} || '; ', '') || ${'the sender stopped during the last attempt; outcome unknown'}`,
       updatedAt: now,
-    })
-    .where(abandoned(COLUMNS, POLICY, { ...(id === undefined ? {} : { id }), status: 'sending', now }))
-    .returning({ id: outgoingMails.id });
-  return rows.length;
+    },
+  );
 }
 
-/** Claims the row for one attempt; null when it is not due (sent, failed, claimed, not yet time). */
-async function claim(services: Services, id: string, now: Date): Promise<OutgoingMailRow | null> {
-  const [row] = await services.db.system
-    .update(outgoingMails)
-    .set({
-      status: 'sending',
-      attempts: sql`${outgoingMails.attempts} + 1`,
-      nextAttemptAt: leaseEnd(POLICY, now),
-      updatedAt: now,
-    })
-    .where(claimable(COLUMNS, POLICY, { id, statuses: ['queued', 'sending'], now }))
-    .returning();
-  return row ?? null;
-}
-
-/** Writes the outcome if the claim of attempt `attempt` still holds; false when it was taken over. */
+/** Writes the outcome if the claim of `row`'s attempt still holds; false when it was taken over. */
 async function record(
   services: Services,
-  id: string,
-  attempt: number,
+  row: OutgoingMailRow,
   set: Partial<typeof outgoingMails.$inferInsert>,
 ): Promise<boolean> {
-  const rows = await services.db.system
-    .update(outgoingMails)
-    .set(set)
-    .where(stillClaimed(COLUMNS, { id, status: 'sending', attempts: attempt }))
-    .returning({ id: outgoingMails.id });
-  return rows.length > 0;
+  return recordIfClaimed(services.db.system, LEASED, row, set);
 }
 
 /**
@@ -168,7 +128,8 @@ export async function sendQueuedMail(
   const now = options.now ?? new Date();
   const { logger } = services;
   await failAbandoned(services, now, id);
-  const row = await claim(services, id, now);
+  // Null when it is not due (sent, failed, claimed, not yet time).
+  const row = await claimRow(services.db.system, LEASED, { id, now }, { updatedAt: now });
   if (!row) {
     logger.debug({ mail_id: id }, 'outgoing mail not due; job dropped');
     return 'skipped';
@@ -176,7 +137,7 @@ export async function sendQueuedMail(
   const fields = { mail_id: row.id, org_id: row.orgId, key: row.key, attempt: row.attempts };
   try {
     const sent = await deliver(services, row, options.accounts ?? NO_ACCOUNTS);
-    const recorded = await record(services, row.id, row.attempts, {
+    const recorded = await record(services, row, {
       status: 'sent',
       messageId: sent.messageId,
       sentAt: new Date(),
@@ -195,8 +156,8 @@ export async function sendQueuedMail(
     const why = failureReason(err);
     // A refused login or recipient on the sender's own server will not pass on a retry.
     const permanent = err instanceof AccountMailError && err.permanent;
-    if (row.attempts >= MAIL_MAX_ATTEMPTS || permanent) {
-      await record(services, row.id, row.attempts, {
+    if (row.attempts >= LEASED.policy.maxAttempts || permanent) {
+      await record(services, row, {
         status: 'failed',
         lastError: why,
         nextAttemptAt: null,
@@ -205,25 +166,14 @@ export async function sendQueuedMail(
       logger.warn({ ...fields, error: why }, 'outgoing mail failed; no attempt left');
       return 'failed';
     }
-    const delayMs = mailRetryDelayMs(row.attempts);
-    const recorded = await record(services, row.id, row.attempts, {
-      status: 'queued',
+    const { delayMs, row: waiting } = await retryLater(services.db.system, LEASED, row, now, {
       lastError: why,
-      nextAttemptAt: new Date(now.getTime() + delayMs),
       updatedAt: new Date(),
     });
     logger.warn({ ...fields, error: why, retry_in_ms: delayMs }, 'outgoing mail failed; will retry');
-    if (recorded) {
-      try {
-        await services.jobs.enqueue(
-          'mail.send',
-          { id: row.id },
-          { delayMs, jobId: mailJobId(row.id, row.attempts) },
-        );
-      } catch (enqueueError) {
-        // The row is queued with its due time: the sweeper wakes it.
-        logger.warn({ ...fields, err: enqueueError }, 'could not enqueue the next mail attempt');
-      }
+    if (waiting) {
+      const log = { fields, message: 'could not enqueue the next mail attempt' };
+      await enqueueNextAttempt(services, WAKE_UP, row, delayMs, log);
     }
     return 'retry';
   }
@@ -236,14 +186,7 @@ export async function sendQueuedMail(
  */
 export async function sweepDueMails(services: Services, graceMs: number, now = new Date()): Promise<number> {
   await failAbandoned(services, now);
-  const cutoff = new Date(now.getTime() - graceMs);
-  const due = await dueRows(services.db.system, outgoingMails, COLUMNS, ['queued', 'sending'], cutoff);
-  return wakeDue(
-    services,
-    'mail.send',
-    due.map((row) => ({ payload: { id: row.id }, jobId: mailJobId(row.id, row.attempts) })),
-    'outgoing mails',
-  );
+  return sweepDueRows(services, LEASED, WAKE_UP, { what: 'outgoing mails', graceMs, now });
 }
 
 /**
@@ -251,13 +194,10 @@ export async function sweepDueMails(services: Services, graceMs: number, now = n
  * schedules its own retries (see sendQueuedMail).
  */
 export function mailSendJob(accounts: OutboxAccounts): DefinedJob {
-  return defineJob({
+  return singleAttemptJob({
     name: 'mail.send',
     payload: sendMailPayload,
-    attempts: 1,
-    async handler({ id }, { services }) {
-      await sendQueuedMail(services, id, { accounts });
-    },
+    run: (services, { id }) => sendQueuedMail(services, id, { accounts }),
   });
 }
 

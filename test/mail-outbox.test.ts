@@ -3,8 +3,8 @@ import { eq } from 'drizzle-orm';
 import type { ParsedMail } from 'mailparser';
 import { describe, expect } from 'vitest';
 import { type OutgoingMailRow, outgoingMails } from '../core/db/schema.ts';
+import { SENDER_LEASE } from '../core/leased-rows.ts';
 import {
-  MAIL_LEASE_MS,
   mailsAbout,
   outgoingMessageId,
   type QueueMailInput,
@@ -233,10 +233,12 @@ describe('mail outbox', () => {
     // A worker claimed attempt 1 and died without recording anything.
     await t.services.db.system
       .update(outgoingMails)
-      .set({ status: 'sending', attempts: 1, nextAttemptAt: new Date(claimedAt + MAIL_LEASE_MS) })
+      .set({ status: 'sending', attempts: 1, nextAttemptAt: new Date(claimedAt + SENDER_LEASE.leaseMs) })
       .where(eq(outgoingMails.id, id));
     expect(await sendQueuedMail(t.services, id, { now: new Date(claimedAt + 1000) })).toBe('skipped');
-    expect(await sendQueuedMail(t.services, id, { now: new Date(claimedAt + MAIL_LEASE_MS) })).toBe('sent');
+    expect(await sendQueuedMail(t.services, id, { now: new Date(claimedAt + SENDER_LEASE.leaseMs) })).toBe(
+      'sent',
+    );
     expect((await row(t, id)).attempts).toBe(2);
     expect(receivedWithSubject(harness.peer, value.message.subject)).toHaveLength(1);
   });

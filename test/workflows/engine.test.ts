@@ -7,12 +7,13 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { users } from '../../core/db/schema.ts';
 import { newId } from '../../core/ids.ts';
+import { SENDER_LEASE } from '../../core/leased-rows.ts';
 import { InProcessQueue } from '../../core/queue-in-process.ts';
 import type { Services } from '../../core/services.ts';
 import { leads } from '../../tools/leads/tables.ts';
 import { tasks } from '../../tools/tasks/tables.ts';
 import { stopEnrollmentsOnReply } from '../../tools/workflows/replies.ts';
-import { runWorkflowStep, STEP_LEASE_MS, sweepDueEnrollments } from '../../tools/workflows/steps-runner.ts';
+import { runWorkflowStep, sweepDueEnrollments } from '../../tools/workflows/steps-runner.ts';
 import { workflowEnrollments, workflowStepRuns, workflows } from '../../tools/workflows/tables.ts';
 import { startBackgroundWork } from '../../workers/runtime.ts';
 import {
@@ -355,9 +356,9 @@ describe('exactly once', () => {
     const { enrollment, due } = await enrolled([TASK]);
     await t.services.db.system
       .update(workflowEnrollments)
-      .set({ attempts: 3, nextRunAt: at(due, STEP_LEASE_MS) })
+      .set({ attempts: 3, nextRunAt: at(due, SENDER_LEASE.leaseMs) })
       .where(eq(workflowEnrollments.id, enrollment._id));
-    expect(await runStepAt(t, enrollment._id, at(due, STEP_LEASE_MS))).toBe('skipped');
+    expect(await runStepAt(t, enrollment._id, at(due, SENDER_LEASE.leaseMs))).toBe('skipped');
     expect(await enrollmentRow(t, enrollment._id)).toMatchObject({
       status: 'failed',
       stopReason: 'the step runner stopped during the last attempt',

@@ -3,7 +3,7 @@
 //
 // 1. Claim: one UPDATE moves the row from scheduled-and-due (or sending with an expired lease: its
 //    worker died) to `sending`, adds 1 to `attempts` and sets the lease (`next_attempt_at` = now +
-//    EMAIL_LEASE_MS). Of two jobs for one row only one claims it; a cancelled, sent or failed row,
+//    5 minutes, SENDER_LEASE). Of two jobs for one row only one claims it; a cancelled, sent or failed row,
 //    or one not yet due, is left alone.
 // 2. Check what the send needs, failing at once with the reason (no retry can help): the lead live,
 //    the sender still allowed to send through the account (tools/email/sender-check.ts: the account
@@ -21,23 +21,22 @@
 //
 // The window no transaction closes (the server accepted the message, the worker died before step
 // 4) sends the message again after the lease, under the same Message-ID: docs/email.md.
-import { eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { AccountMailError } from '../../core/account-mail.ts';
 import type { EmailSentResult, SystemHookContext } from '../../core/area.ts';
 import type { Executor } from '../../core/db/client.ts';
 import { recordEvent } from '../../core/events.ts';
-import { type DefinedJob, defineJob, type Sweep } from '../../core/jobs.ts';
+import { type DefinedJob, type Sweep, singleAttemptJob } from '../../core/jobs.ts';
 import {
-  abandoned,
-  claimable,
-  dueRows,
+  abandonedClaims,
+  claimRow,
+  enqueueNextAttempt,
   failureReason,
-  type LeaseColumns,
-  type LeasePolicy,
-  leaseEnd,
-  retryDelayMs,
-  stillClaimed,
-  wakeDue,
+  leasedTable,
+  type RowWakeUp,
+  retryLater,
+  sweepDueRows,
+  writeIfClaimed,
 } from '../../core/leased-rows.ts';
 import type { MailMessage } from '../../core/mail.ts';
 import type { Services } from '../../core/services.ts';
@@ -55,13 +54,6 @@ import { checkSender } from './sender-check.ts';
 import { serializeScheduledEmail } from './store.ts';
 import { type ScheduledEmailRow, scheduledEmails } from './tables.ts';
 
-/** Attempts in all before a scheduled email is `failed`. */
-const EMAIL_MAX_ATTEMPTS = 3;
-/** The wait after failed attempt n (1-based): 1 minute, then 5. */
-const EMAIL_RETRY_DELAYS_MS: readonly number[] = [60_000, 300_000];
-/** How long a claim holds: a sender that has not recorded an outcome by then is presumed dead. */
-const EMAIL_LEASE_MS = 5 * 60_000;
-
 export type EmailSendOutcome = 'sent' | 'retry' | 'failed' | 'skipped';
 
 export interface SendEmailOptions {
@@ -72,27 +64,18 @@ export interface SendEmailOptions {
 /** A failure no other attempt can cure: the row fails at once. */
 class PermanentSendError extends Error {}
 
-/** The sender's lease (core/leased-rows.ts). */
-const POLICY: LeasePolicy = {
-  maxAttempts: EMAIL_MAX_ATTEMPTS,
-  retryDelaysMs: EMAIL_RETRY_DELAYS_MS,
-  leaseMs: EMAIL_LEASE_MS,
+/** The sender's lease: SENDER_LEASE (core/leased-rows.ts), 3 attempts, 1 then 5 minutes apart, a 5-minute claim. */
+const LEASED = leasedTable(scheduledEmails, {
+  due: 'nextAttemptAt',
+  waiting: 'scheduled',
+  claimed: 'sending',
+});
+
+/** A row's next attempt: the 'email.send' job named after the row and attempt (schedule.ts). */
+const WAKE_UP: RowWakeUp<'email.send'> = {
+  job: 'email.send',
+  jobOf: (row) => ({ payload: { id: row.id }, jobId: emailJobId(row.id, row.attempts) }),
 };
-
-const COLUMNS: LeaseColumns = {
-  id: scheduledEmails.id,
-  status: scheduledEmails.status,
-  attempts: scheduledEmails.attempts,
-  due: scheduledEmails.nextAttemptAt,
-};
-
-/** The fence of the claim `row` holds. */
-const held = (row: Pick<ScheduledEmailRow, 'id' | 'attempts'>) =>
-  stillClaimed(COLUMNS, { id: row.id, status: 'sending', attempts: row.attempts });
-
-function emailRetryDelayMs(attempt: number): number {
-  return retryDelayMs(POLICY, attempt);
-}
 
 /** The Message-ID of a row's mail, the same on every attempt. */
 function scheduledMessageId(id: string, accountEmail: string): string {
@@ -119,11 +102,12 @@ async function recordFailure(
   options: { senderRefused?: boolean } = {},
 ): Promise<boolean> {
   return services.db.withTenant(row.orgId, async (tx) => {
-    const [failed] = await tx
-      .update(scheduledEmails)
-      .set({ status: 'failed', lastError: reason, nextAttemptAt: null, updatedAt: now })
-      .where(held(row))
-      .returning();
+    const failed = await writeIfClaimed(tx, LEASED, row, {
+      status: 'failed',
+      lastError: reason,
+      nextAttemptAt: null,
+      updatedAt: now,
+    });
     if (!failed) return false;
     const ctx = hookContext(services, tx, row.orgId, now);
     for (const hook of hooks.emailSent()) {
@@ -156,7 +140,7 @@ async function failAbandoned(services: Services, hooks: EmailHooks, now: Date, i
   const rows = await services.db.system
     .select({ id: scheduledEmails.id, orgId: scheduledEmails.orgId, attempts: scheduledEmails.attempts })
     .from(scheduledEmails)
-    .where(abandoned(COLUMNS, POLICY, { ...(id === undefined ? {} : { id }), status: 'sending', now }))
+    .where(abandonedClaims(LEASED, now, id))
     .limit(100);
   let failed = 0;
   for (const row of rows) {
@@ -172,21 +156,6 @@ async function failAbandoned(services: Services, hooks: EmailHooks, now: Date, i
       failed += 1;
   }
   return failed;
-}
-
-/** Claims the row for one attempt; null when it is not due (cancelled, sent, failed, claimed, not yet time). */
-async function claim(services: Services, id: string, now: Date): Promise<ScheduledEmailRow | null> {
-  const [row] = await services.db.system
-    .update(scheduledEmails)
-    .set({
-      status: 'sending',
-      attempts: sql`${scheduledEmails.attempts} + 1`,
-      nextAttemptAt: leaseEnd(POLICY, now),
-      updatedAt: now,
-    })
-    .where(claimable(COLUMNS, POLICY, { id, statuses: ['scheduled', 'sending'], now }))
-    .returning();
-  return row ?? null;
 }
 
 /**
@@ -268,11 +237,14 @@ async function recordSent(
   now: Date,
 ): Promise<{ recorded: boolean; afterCommit: (() => Promise<void>)[] }> {
   return services.db.withTenant(row.orgId, async (tx) => {
-    const [sent] = await tx
-      .update(scheduledEmails)
-      .set({ status: 'sent', messageId, sentAt: now, nextAttemptAt: null, lastError: null, updatedAt: now })
-      .where(held(row))
-      .returning();
+    const sent = await writeIfClaimed(tx, LEASED, row, {
+      status: 'sent',
+      messageId,
+      sentAt: now,
+      nextAttemptAt: null,
+      lastError: null,
+      updatedAt: now,
+    });
     if (!sent) return { recorded: false, afterCommit: [] };
     const auth = await actorAuth(tx, row.orgId, row.userId);
     const leadLive = await isLiveLead(tx, row.orgId, row.leadId);
@@ -342,28 +314,13 @@ async function scheduleRetry(
   reason: string,
   now: Date,
 ): Promise<void> {
-  const delayMs = emailRetryDelayMs(row.attempts);
-  const [again] = await services.db.system
-    .update(scheduledEmails)
-    .set({
-      status: 'scheduled',
-      lastError: reason,
-      nextAttemptAt: new Date(now.getTime() + delayMs),
-      updatedAt: now,
-    })
-    .where(held(row))
-    .returning({ id: scheduledEmails.id });
+  const { delayMs, row: again } = await retryLater(services.db.system, LEASED, row, now, {
+    lastError: reason,
+    updatedAt: now,
+  });
   if (!again) return;
-  try {
-    await services.jobs.enqueue(
-      'email.send',
-      { id: row.id },
-      { delayMs, jobId: emailJobId(row.id, row.attempts) },
-    );
-  } catch (err) {
-    // The row is scheduled with its due time: the sweeper wakes it.
-    services.logger.warn({ err, email_id: row.id }, 'could not enqueue the next email attempt');
-  }
+  const log = { fields: { email_id: row.id }, message: 'could not enqueue the next email attempt' };
+  await enqueueNextAttempt(services, WAKE_UP, row, delayMs, log);
 }
 
 /** The 'email.send' handler: one attempt at the row if it is due. */
@@ -376,7 +333,8 @@ export async function sendScheduledEmail(
   const now = options.now ?? new Date();
   const { logger } = services;
   await failAbandoned(services, hooks, now, id);
-  const row = await claim(services, id, now);
+  // Null when it is not due (cancelled, sent, failed, claimed, not yet time).
+  const row = await claimRow(services.db.system, LEASED, { id, now }, { updatedAt: now });
   if (!row) {
     logger.debug({ email_id: id }, 'scheduled email not due; job dropped');
     return 'skipped';
@@ -391,7 +349,7 @@ export async function sendScheduledEmail(
   } catch (err) {
     const reason = failureReason(err);
     const permanent = err instanceof PermanentSendError || (err instanceof AccountMailError && err.permanent);
-    if (permanent || row.attempts >= EMAIL_MAX_ATTEMPTS) {
+    if (permanent || row.attempts >= LEASED.policy.maxAttempts) {
       await recordFailure(services, hooks, row, reason, now, { senderRefused: err instanceof SenderRefused });
       logger.warn({ ...fields, error: reason, permanent }, 'scheduled email failed');
       return 'failed';
@@ -421,25 +379,15 @@ export async function sweepDueEmails(
   now = new Date(),
 ): Promise<number> {
   await failAbandoned(services, hooks, now);
-  const cutoff = new Date(now.getTime() - graceMs);
-  const due = await dueRows(services.db.system, scheduledEmails, COLUMNS, ['scheduled', 'sending'], cutoff);
-  return wakeDue(
-    services,
-    'email.send',
-    due.map((row) => ({ payload: { id: row.id }, jobId: emailJobId(row.id, row.attempts) })),
-    'scheduled emails',
-  );
+  return sweepDueRows(services, LEASED, WAKE_UP, { what: 'scheduled emails', graceMs, now });
 }
 
 /** One attempt per job: the row schedules its own retries (see sendScheduledEmail). */
 export function sendEmailJob(hooks: EmailHooks): DefinedJob {
-  return defineJob({
+  return singleAttemptJob({
     name: 'email.send',
     payload: sendEmailPayload,
-    attempts: 1,
-    async handler({ id }, { services }) {
-      await sendScheduledEmail(services, hooks, id);
-    },
+    run: (services, { id }) => sendScheduledEmail(services, hooks, id),
   });
 }
 

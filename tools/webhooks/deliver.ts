@@ -6,8 +6,8 @@ import { and, eq, lte, sql } from 'drizzle-orm';
 import type { Agent } from 'undici';
 import { request } from 'undici';
 import { z } from 'zod';
-import { defineJob, type JobHandlers, type Sweep } from '../../core/jobs.ts';
-import { SWEEP_BATCH, wakeDue } from '../../core/leased-rows.ts';
+import { type JobHandlers, type Sweep, singleAttemptJob } from '../../core/jobs.ts';
+import { SWEEP_BATCH, sweepCutoff, wakeDue } from '../../core/leased-rows.ts';
 import type { Services } from '../../core/services.ts';
 import { signPayload, standardWebhookSignature } from './signing.ts';
 import { BlockedTargetError, createDeliveryDispatcher, parseTargetUrl } from './ssrf.ts';
@@ -341,11 +341,10 @@ async function recordOutcome(
  * One attempt per job: the delivery schedules its own retries (WEBHOOK_RETRY_DELAYS_MS, with jitter)
  * as new jobs named after the attempt, and records each attempt in its log row.
  */
-export const deliverWebhookJob = defineJob({
+export const deliverWebhookJob = singleAttemptJob({
   name: 'webhook.deliver',
   payload: deliverPayload,
-  attempts: 1,
-  handler: (payload, { services }) => attemptDelivery(services, payload),
+  run: (services, payload) => attemptDelivery(services, payload),
 });
 
 /** Handlers running the real delivery with `options` (tests and the benchmark: their receiver's certificate). */
@@ -355,7 +354,7 @@ export function deliveryHandlers(services: Services, options: DeliveryOptions = 
 
 /** Re-enqueues due pending deliveries; returns how many. */
 async function sweepPendingDeliveries(services: Services, graceMs: number): Promise<number> {
-  const cutoff = new Date(Date.now() - graceMs);
+  const cutoff = sweepCutoff(new Date(), graceMs);
   const due = await services.db.system
     .select({
       id: webhookDeliveries.id,

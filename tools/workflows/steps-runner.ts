@@ -23,19 +23,20 @@ import { and, eq, exists, isNull, sql } from 'drizzle-orm';
 import { roleHolds } from '../../core/access.ts';
 import type { Executor } from '../../core/db/client.ts';
 import { newId } from '../../core/ids.ts';
-import { type DefinedJob, defineJob, type Sweep } from '../../core/jobs.ts';
+import { type DefinedJob, type Sweep, singleAttemptJob } from '../../core/jobs.ts';
 import {
-  abandoned,
-  claimable,
+  claimOf,
+  claimRow,
   dueBefore,
+  endAbandoned,
   failureReason,
-  type LeaseColumns,
-  type LeasePolicy,
-  leaseEnd,
-  retryDelayMs,
+  leasedTable,
+  retryLater,
   SWEEP_BATCH,
   stillClaimed,
+  sweepCutoff,
   wakeDue,
+  writeIfClaimed,
 } from '../../core/leased-rows.ts';
 import type { Services } from '../../core/services.ts';
 import { actorAuth, actorContext } from '../../core/system-actor.ts';
@@ -55,13 +56,6 @@ import {
   workflows,
 } from './tables.ts';
 
-/** Attempts in all at one step before the enrollment is `failed`. */
-const STEP_MAX_ATTEMPTS = 3;
-/** The wait after failed attempt n (1-based): 1 minute, then 5. */
-const STEP_RETRY_DELAYS_MS: readonly number[] = [60_000, 300_000];
-/** How long a claim holds: a runner that has not recorded an outcome by then is presumed dead. */
-export const STEP_LEASE_MS = 5 * 60_000;
-
 export type StepOutcome = 'advanced' | 'completed' | 'stopped' | 'failed' | 'retry' | 'skipped';
 
 /** A failure a retry cannot mend: the enrollment fails at once with this reason. */
@@ -77,30 +71,18 @@ class StopEnrollment extends Error {
   }
 }
 
-/** The runner's lease (core/leased-rows.ts): an enrollment stays `active` while a step is claimed. */
-const POLICY: LeasePolicy = {
-  maxAttempts: STEP_MAX_ATTEMPTS,
-  retryDelaysMs: STEP_RETRY_DELAYS_MS,
-  leaseMs: STEP_LEASE_MS,
-};
+/**
+ * The runner's lease (core/leased-rows.ts SENDER_LEASE: 3 attempts at one step, 1 then 5 minutes
+ * apart, a 5-minute claim): an enrollment stays `active` while a step is claimed.
+ */
+const LEASED = leasedTable(workflowEnrollments, { due: 'nextRunAt', waiting: 'active', claimed: 'active' });
 
-const COLUMNS: LeaseColumns = {
-  id: workflowEnrollments.id,
-  status: workflowEnrollments.status,
-  attempts: workflowEnrollments.attempts,
-  due: workflowEnrollments.nextRunAt,
-};
+/** A step's claim holds only at the same step too (the fence's addition to the kit's). */
+const sameStep = (claimed: WorkflowEnrollmentRow) => eq(workflowEnrollments.currentStep, claimed.currentStep);
 
 /** The fence of a claimed step: still active, the same attempt, and the same step. */
 const held = (claimed: WorkflowEnrollmentRow) =>
-  and(
-    stillClaimed(COLUMNS, { id: claimed.id, status: 'active', attempts: claimed.attempts }),
-    eq(workflowEnrollments.currentStep, claimed.currentStep),
-  );
-
-function stepRetryDelayMs(attempt: number): number {
-  return retryDelayMs(POLICY, attempt);
-}
+  and(stillClaimed(LEASED.columns, claimOf(LEASED, claimed)), sameStep(claimed));
 
 /** The enrollment's workflow is live and active: only then do its steps run. */
 const workflowRunning = (db: Executor) =>
@@ -121,34 +103,25 @@ const workflowRunning = (db: Executor) =>
  * Enrollments whose last claim expired after their final attempt: nobody knows how far the step got
  * (its transaction did not commit, or it would have advanced), and no attempt is left.
  */
-async function failAbandoned(services: Services, now: Date, id?: string): Promise<number> {
-  const rows = await services.db.system
-    .update(workflowEnrollments)
-    .set({
+function failAbandoned(services: Services, now: Date, id?: string): Promise<number> {
+  return endAbandoned(
+    services.db.system,
+    LEASED,
+    { id, now },
+    {
       status: 'failed',
       stopReason: 'the step runner stopped during the last attempt',
-      nextRunAt: null,
       stoppedAt: now,
       updatedAt: now,
-    })
-    .where(abandoned(COLUMNS, POLICY, { ...(id === undefined ? {} : { id }), status: 'active', now }))
-    .returning({ id: workflowEnrollments.id });
-  return rows.length;
+    },
+  );
 }
 
 /** Claims the enrollment's due step for one attempt; null when it is not due or not runnable. */
-async function claim(services: Services, id: string, now: Date): Promise<WorkflowEnrollmentRow | null> {
+function claim(services: Services, id: string, now: Date): Promise<WorkflowEnrollmentRow | null> {
   const db = services.db.system;
-  const [row] = await db
-    .update(workflowEnrollments)
-    .set({
-      attempts: sql`${workflowEnrollments.attempts} + 1`,
-      nextRunAt: leaseEnd(POLICY, now),
-      updatedAt: now,
-    })
-    .where(and(claimable(COLUMNS, POLICY, { id, statuses: ['active'], now }), workflowRunning(db)))
-    .returning();
-  return row ?? null;
+  const options = { id, now, also: workflowRunning(db) };
+  return claimRow(db, LEASED, options, { updatedAt: now });
 }
 
 /** The fence: the enrollment as claimed (same step, same attempt, still active), locked; null when taken over. */
@@ -350,18 +323,13 @@ async function advance(
   return { outcome: next ? 'advanced' : 'completed', enrollment: row };
 }
 
-/** Writes the end or the retry of a failed attempt, only while the claim still holds. */
+/** Writes the end of a failed attempt (stopped or failed), only while the claim still holds. */
 async function recordFailure(
   services: Services,
   claimed: WorkflowEnrollmentRow,
   set: Partial<typeof workflowEnrollments.$inferInsert>,
 ): Promise<WorkflowEnrollmentRow | null> {
-  const [row] = await services.db.system
-    .update(workflowEnrollments)
-    .set(set)
-    .where(held(claimed))
-    .returning();
-  return row ?? null;
+  return writeIfClaimed(services.db.system, LEASED, claimed, set, sameStep(claimed));
 }
 
 /**
@@ -406,7 +374,7 @@ export async function runWorkflowStep(
       logger.info({ ...fields, reason: err.reason }, 'workflow enrollment stopped');
       return 'stopped';
     }
-    if (err instanceof PermanentStepError || claimed.attempts >= STEP_MAX_ATTEMPTS) {
+    if (err instanceof PermanentStepError || claimed.attempts >= LEASED.policy.maxAttempts) {
       await recordFailure(services, claimed, {
         status: 'failed',
         stopReason: why,
@@ -418,12 +386,14 @@ export async function runWorkflowStep(
       logger.warn({ ...fields, error: why }, 'workflow step failed; enrollment failed');
       return 'failed';
     }
-    const delayMs = stepRetryDelayMs(claimed.attempts);
-    const retry = await recordFailure(services, claimed, {
-      lastError: why,
-      nextRunAt: new Date(now.getTime() + delayMs),
-      updatedAt: now,
-    });
+    const { delayMs, row: retry } = await retryLater(
+      services.db.system,
+      LEASED,
+      claimed,
+      now,
+      { lastError: why, updatedAt: now },
+      sameStep(claimed),
+    );
     logger.warn({ ...fields, error: why, retry_in_ms: delayMs }, 'workflow step failed; will retry');
     if (retry) await wakeEnrollment(services, retry, now);
     return 'retry';
@@ -441,7 +411,7 @@ export async function sweepDueEnrollments(
   now = new Date(),
 ): Promise<number> {
   await failAbandoned(services, now);
-  const cutoff = new Date(now.getTime() - graceMs);
+  const cutoff = sweepCutoff(now, graceMs);
   const db = services.db.system;
   const due = await db
     .select({
@@ -450,7 +420,7 @@ export async function sweepDueEnrollments(
       attempts: workflowEnrollments.attempts,
     })
     .from(workflowEnrollments)
-    .where(and(dueBefore(COLUMNS, ['active'], cutoff), workflowRunning(db)))
+    .where(and(dueBefore(LEASED.columns, LEASED.dueStatuses, cutoff), workflowRunning(db)))
     .orderBy(workflowEnrollments.nextRunAt)
     .limit(SWEEP_BATCH);
   return wakeDue(
@@ -462,13 +432,10 @@ export async function sweepDueEnrollments(
 }
 
 /** One attempt per job: the enrollment schedules its own retries (see runWorkflowStep). */
-export const workflowStepJob: DefinedJob = defineJob({
+export const workflowStepJob: DefinedJob = singleAttemptJob({
   name: 'workflow.step',
   payload: workflowStepPayload,
-  attempts: 1,
-  async handler({ enrollmentId }, { services }) {
-    await runWorkflowStep(services, enrollmentId);
-  },
+  run: (services, { enrollmentId }) => runWorkflowStep(services, enrollmentId),
 });
 
 /** Due steps of active workflows whose job was lost. */
