@@ -1,6 +1,6 @@
 // The kernel collects the catalogues; it does not keep them. Each area declares in its
 // `tools/<area>/catalogue.ts` what it brings (permissions with the tier of role holding them, token
-// scope families, MCP toolsets with their descriptions) and hands it to `defineArea` as `brings`;
+// scope families, MCP toolsets with their descriptions, events with their payload schemas) and hands it to `defineArea` as `brings`;
 // tools/index.ts calls `buildCatalogue` over the area list and passes the result to whoever needs
 // it (the invoke pipeline's role check, global search, API keys, MCP toolset selection). Nothing
 // here is filled by an import's side effect.
@@ -16,7 +16,7 @@ import {
   type ScopeFamily,
   type Tier,
 } from './access.ts';
-import { EVENT_NAMES, type EventName, type EventSchemas } from './events.ts';
+import type { EventName, EventSchemas } from './events.ts';
 import { KERNEL_TOOLSETS, type ToolsetName } from './toolsets.ts';
 
 /** What one area brings to the kernel's catalogues; each part optional. */
@@ -45,7 +45,9 @@ export interface Catalogue {
   toolsets: ReadonlyMap<ToolsetName, string>;
   /** The toolset names in that order (the order of messages, instructions and the api-keys enum). */
   toolsetNames: readonly [ToolsetName, ...ToolsetName[]];
-  /** The payload schema of every event an area declares, in area order (the others carry any object). */
+  /** Every event name, in area order (the reserved ones of tools/reserved.ts last). */
+  eventNames: readonly EventName[];
+  /** The payload schema of every event, in that order. */
   eventSchemas: ReadonlyMap<EventName, z.ZodType<Record<string, unknown>>>;
 }
 
@@ -63,6 +65,11 @@ function isPermission(declared: PermissionTiers, name: string): name is Permissi
 /** Narrows a declared family name (names are checked by the area's declaration merging). */
 function isScopeFamily(declared: readonly string[], name: string): name is ScopeFamily {
   return declared.includes(name);
+}
+
+/** Narrows a declared event name (names are checked by the area's declaration merging). */
+function isEventName(declared: EventSchemas, name: string): name is EventName {
+  return Object.hasOwn(declared, name);
 }
 
 /** Narrows a declared toolset name (names are checked by the area's declaration merging). */
@@ -85,9 +92,8 @@ export function buildCatalogue(areas: readonly CatalogueSource[]): Catalogue {
   const eventOf = new Map<EventName, string>();
   for (const area of areas) {
     const events = area.brings?.events ?? {};
-    for (const name of EVENT_NAMES) {
-      const schema = events[name];
-      if (schema === undefined) continue;
+    for (const [name, schema] of Object.entries(events)) {
+      if (!isEventName(events, name)) continue;
       const other = eventOf.get(name);
       if (other !== undefined && other !== area.name) {
         throw new Error(`Event ${name} is declared by both ${other} and ${area.name}`);
@@ -134,6 +140,7 @@ export function buildCatalogue(areas: readonly CatalogueSource[]): Catalogue {
     knownScopes: knownScopes(families),
     toolsets,
     toolsetNames: [first, ...rest],
+    eventNames: [...eventSchemas.keys()],
     eventSchemas,
   };
 }

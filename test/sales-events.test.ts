@@ -1,6 +1,6 @@
 // Locks in that every sales-core event (contacts, opportunities, activities, calls, tasks) reaches a real HTTPS receiver, signed, with the record it is about.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EVENT_NAMES } from '../core/events.ts';
+import { CATALOGUE } from '../tools/index.ts';
 import {
   type DeliveredEvent,
   decodeDelivery,
@@ -11,7 +11,9 @@ import { json, type TestContext, type TestOrg } from './helpers.ts';
 import type { HttpsReceiver, ReceivedRequest } from './support/https-receiver.ts';
 
 const SECRET = 'sales-events-secret-0123456789';
-const SALES_EVENTS = EVENT_NAMES.filter((e) => /^(contact|opportunity|activity|call|task)\./.test(e));
+const SALES_EVENTS = CATALOGUE.eventNames.filter((e) =>
+  /^(contact|opportunity|activity|call|task)\./.test(e),
+);
 
 let events: EventReceiver;
 let receiver: HttpsReceiver;

@@ -1,7 +1,8 @@
 // What the webhooks area brings to the kernel's catalogues: its role permissions with the tier of role
-// that holds each, and its token scope family (core/access.ts), and the MCP toolset it introduces (core/toolsets.ts). tools/index.ts collects every area's declaration; the
+// that holds each, and its token scope family (core/access.ts), and the MCP toolset it introduces (core/toolsets.ts). It also brings the payload schemas of its events (events.ts). tools/index.ts collects every area's declaration; the
 // declaration merging below keeps the names checked at compile time.
 import type { AreaCatalogue } from '../../core/catalogue.ts';
+import { webhooksEvents } from './events.ts';
 
 export const webhooksCatalogue = {
   permissions: {
@@ -17,6 +18,7 @@ export const webhooksCatalogue = {
     webhooks:
       'Webhook subscriptions of the organization (create, list, read, update, delete, send a test) and their delivery log (read, replay). Needs a plan with webhooks.',
   },
+  events: webhooksEvents,
 } as const satisfies AreaCatalogue;
 
 type WebhooksPermissions = (typeof webhooksCatalogue)['permissions'];
