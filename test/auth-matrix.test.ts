@@ -7,6 +7,7 @@ import { createOauthToken, revokeOauthToken, updateOrganization } from '../core/
 import { signSession } from '../core/auth/jwt.ts';
 import { generateOauthToken, generatePat } from '../core/auth/tokens.ts';
 import { apiKeys, oauthTokens, users } from '../core/db/schema.ts';
+import { CATALOGUE } from '../tools/index.ts';
 import { createTestContext, json, type TestContext } from './helpers.ts';
 
 let t: TestContext;
@@ -89,7 +90,7 @@ beforeAll(async () => {
     tok[`session_${status}`] = other.token;
     tok[`pat_${status}`] = (await t.createPat(other.orgId, other.ownerId, ['read:leads'])).token;
     tok[`oauth_${status}`] = (await oauthFor(other.ownerId)).token;
-    await updateOrganization(t.services.db, other.orgId, { status });
+    await updateOrganization(t.services.db, other.orgId, { status }, CATALOGUE.plans.features);
   }
 });
 afterAll(() => t.close());

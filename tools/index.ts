@@ -36,7 +36,7 @@ import { forecastArea } from './forecast/index.ts';
 import { createInvoicesArea } from './invoices/index.ts';
 import { leadHealthArea } from './lead-health/index.ts';
 import { createLeadsArea } from './leads/index.ts';
-import { meArea } from './me/index.ts';
+import { createMeArea } from './me/index.ts';
 import { opportunitiesArea } from './opportunities/index.ts';
 import { projectTemplatesArea } from './project-templates/index.ts';
 import { projectsArea } from './projects/index.ts';
@@ -56,11 +56,12 @@ import { workflowsArea } from './workflows/index.ts';
  * The factories are built from what the other areas declare (core/area-list.ts): leads from the
  * lead children and conversion hooks, contacts and custom activity types from the hooks of the
  * areas whose records name them, search, users and trash from the registries of the record areas,
- * the API keys and webhooks from the whole catalogue (toolsets and scopes, event names), connected accounts from the inbound-mail hooks, email
+ * the API keys and webhooks from the whole catalogue (toolsets and scopes, event names), me from
+ * its plan table (read when called), connected accounts from the inbound-mail hooks, email
  * from the sent-email hooks (read when a mail is recorded: workflows come after it).
  */
 const AREA_LIST: readonly AreaEntry[] = [
-  meArea,
+  { name: 'me', provides: [], build: (list) => createMeArea(() => list.catalogue().plans) },
   {
     name: 'leads',
     provides: ['trashTypes', 'ownedRecords', 'searchSources'],

@@ -20,9 +20,17 @@ const reservedEvents = {
 
 export const reservedCatalogue = {
   events: reservedEvents,
+  // Plan features whose areas are not built yet, with the lowest plan that has each.
+  features: { surveys: 'pro', call_monitoring: 'enterprise' },
 } as const satisfies AreaCatalogue;
 
 type ReservedEvents = PayloadsOf<typeof reservedEvents>;
+
+type ReservedFeatures = (typeof reservedCatalogue)['features'];
+
+declare module '../core/access.ts' {
+  interface FeatureCatalog extends ReservedFeatures {}
+}
 
 declare module '../core/events.ts' {
   interface EventCatalog extends ReservedEvents {}

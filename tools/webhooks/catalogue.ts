@@ -19,6 +19,8 @@ export const webhooksCatalogue = {
       'Webhook subscriptions of the organization (create, list, read, update, delete, send a test) and their delivery log (read, replay). Needs a plan with webhooks.',
   },
   events: webhooksEvents,
+  // The plan feature its tools need, with the lowest plan that has it (core/access.ts PLANS).
+  features: { webhooks: 'starter' },
 } as const satisfies AreaCatalogue;
 
 type WebhooksPermissions = (typeof webhooksCatalogue)['permissions'];
@@ -34,4 +36,10 @@ declare module '../../core/toolsets.ts' {
 declare module '../../core/access.ts' {
   interface ScopeFamilyCatalog extends WebhooksScopes {}
   interface PermissionCatalog extends WebhooksPermissions {}
+}
+
+type WebhooksFeatures = (typeof webhooksCatalogue)['features'];
+
+declare module '../../core/access.ts' {
+  interface FeatureCatalog extends WebhooksFeatures {}
 }
