@@ -144,7 +144,12 @@ async function setOrgCommand(args: string[]): Promise<number> {
     },
     async () => {
       const core = await import('../core/admin.ts');
-      if (remote === undefined) return withDatabase((db) => core.updateOrganization(db, id, changes));
+      if (remote === undefined) {
+        // The features an operator may switch off are the areas' (the plan table), so the local
+        // path loads the area list; the remote one asks the server, which has it.
+        const { CATALOGUE } = await import('../tools/index.ts');
+        return withDatabase((db) => core.updateOrganization(db, id, changes, CATALOGUE.plans.features));
+      }
       const path = `/organizations/${encodeURIComponent(id)}`;
       return core.organizationOutput.parse(await adminCall(remote, 'PATCH', path, changes));
     },

@@ -1,5 +1,5 @@
-// Who may do what, as data: the role -> permission table, the plan -> feature table and the token
-// scope rules. The invoke pipeline reads these; no tool or adapter hard-codes a role or a plan.
+// Who may do what, as data: the role -> permission table and the plan -> feature table (both built
+// from the areas' declarations) and the token scope rules. The invoke pipeline reads these; no tool or adapter hard-codes a role or a plan.
 import type { Plan } from './config.ts';
 import { AppError } from './errors.ts';
 
@@ -75,50 +75,72 @@ export function isRole(value: string): value is Role {
   return (ROLES as readonly string[]).includes(value);
 }
 
-export const FEATURES = [
-  'webhooks',
-  'smart_views',
-  'task_snooze',
-  'custom_objects',
-  'custom_activity_types',
-  'estimates',
-  'projects',
-  'surveys',
-  'forecasting',
-  'call_monitoring',
-] as const;
-export type Feature = (typeof FEATURES)[number];
+/** The plans, lowest first: each has every feature of the plans below it (docs/contracts.md "Plans"). */
+export const PLANS = ['free', 'starter', 'pro', 'enterprise'] as const satisfies readonly Plan[];
 
-const starter: Feature[] = ['webhooks', 'smart_views', 'task_snooze'];
-const pro: Feature[] = [
-  ...starter,
-  'custom_objects',
-  'custom_activity_types',
-  'estimates',
-  'projects',
-  'surveys',
-  'forecasting',
-];
+/**
+ * Every plan feature with the lowest plan that has it. Empty here on purpose: the area that gates a
+ * feature adds it by declaration merging beside its declaration (`tools/<area>/catalogue.ts`
+ * `features`), and tools/reserved.ts those of areas not built yet, so the kernel knows no feature
+ * while feature names stay checked at compile time.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging in each area's catalogue
+export interface FeatureCatalog {}
+export type Feature = keyof FeatureCatalog & string;
 
-/** The plan table of docs/contracts.md "Plans"; a feature not listed here at all is on every plan. */
-export const PLAN_FEATURES: Record<Plan, ReadonlySet<Feature>> = {
-  free: new Set(),
-  starter: new Set(starter),
-  pro: new Set(pro),
-  enterprise: new Set([...pro, 'call_monitoring']),
-};
+/** What an area declares: each plan feature it gates with the lowest plan that has it. */
+export type FeaturePlans = Readonly<Record<string, Plan>>;
 
-export const PLANS = Object.keys(PLAN_FEATURES) as Plan[];
+/** The plan -> feature table, built from the areas' declarations. */
+export interface PlanTable {
+  /** Every feature, in declaration order. */
+  features: readonly Feature[];
+  /** The lowest plan that has each feature. */
+  lowest: ReadonlyMap<Feature, Plan>;
+  /** Each plan's features: by the plan that brings them (lowest first), then in declaration order. */
+  plans: Readonly<Record<Plan, readonly Feature[]>>;
+}
+
+/** True when `plan` is `lowest` or above it. */
+function reaches(plan: Plan, lowest: Plan): boolean {
+  return PLANS.indexOf(plan) >= PLANS.indexOf(lowest);
+}
+
+/** The plan table from every feature's lowest plan (in declaration order). */
+export function buildPlanTable(lowest: ReadonlyMap<Feature, Plan>): PlanTable {
+  const features = [...lowest.keys()];
+  const byPlan = PLANS.flatMap((plan) => features.filter((f) => lowest.get(f) === plan));
+  const holding = (plan: Plan) => byPlan.filter((f) => reaches(plan, lowest.get(f) ?? 'free'));
+  return {
+    features,
+    lowest,
+    plans: {
+      free: holding('free'),
+      starter: holding('starter'),
+      pro: holding('pro'),
+      enterprise: holding('enterprise'),
+    },
+  };
+}
 
 export function isPlan(value: string): value is Plan {
-  return Object.hasOwn(PLAN_FEATURES, value);
+  return PLANS.some((plan) => plan === value);
 }
 
 export type FeatureCheck = { ok: true } | { ok: false; reason: 'plan_upgrade_required' | 'feature_disabled' };
 
-export function checkFeature(plan: string, disabled: readonly string[], feature: Feature): FeatureCheck {
-  const planFeatures = isPlan(plan) ? PLAN_FEATURES[plan] : PLAN_FEATURES.free;
-  if (!planFeatures.has(feature)) return { ok: false, reason: 'plan_upgrade_required' };
+/**
+ * Whether an organization on `plan`, with `disabled` switched off, may use `feature`, whose lowest
+ * plan is `lowest` (the plan table's, or the declaring area's own declaration). An unknown plan
+ * counts as free.
+ */
+export function checkFeature(
+  plan: string,
+  disabled: readonly string[],
+  feature: Feature,
+  lowest: Plan,
+): FeatureCheck {
+  if (!reaches(isPlan(plan) ? plan : 'free', lowest)) return { ok: false, reason: 'plan_upgrade_required' };
   if (disabled.includes(feature)) return { ok: false, reason: 'feature_disabled' };
   return { ok: true };
 }

@@ -3,7 +3,6 @@
 // zod schemas validates both. They run with system access: an operator is outside every tenant.
 import { and, eq, isNull } from 'drizzle-orm';
 import { z } from 'zod';
-import { FEATURES } from './access.ts';
 import { invalidateCredentials } from './auth/cache.ts';
 import { generateOauthToken, hashToken } from './auth/tokens.ts';
 import type { Database } from './db/client.ts';
@@ -21,7 +20,7 @@ import {
 import { iso, objectId } from './schemas.ts';
 import { emailField, nameField, passwordField, serializeUser, userSchema } from './users.ts';
 
-// The organization record's own plan enum, so the accepted plans can never drift from PLAN_FEATURES.
+// The organization record's own plan enum, so the accepted plans can never drift from core/access.ts PLANS.
 const planField = organizationSchema.shape.plan;
 const MAX_OAUTH_TTL_SECONDS = 5 * 365 * 24 * 60 * 60;
 
@@ -35,24 +34,32 @@ export const createOrganizationInput = z.strictObject({
     .describe('The first user, created with the owner role'),
 });
 
-export const updateOrganizationInput = z
-  .strictObject({
-    plan: planField.optional(),
-    status: z
-      .enum(ORG_STATUSES)
-      .optional()
-      .describe('active, or inactive/suspended: every token of the organization then gets 403'),
-    disabled_features: z
-      .array(z.enum(FEATURES))
-      .max(FEATURES.length)
-      .optional()
-      .describe(
-        'Features switched off for this organization even if its plan includes them (replaces the list)',
-      ),
-  })
-  .refine((v) => v.plan !== undefined || v.status !== undefined || v.disabled_features !== undefined, {
-    message: 'Give at least one of plan, status, disabled_features',
-  });
+/**
+ * The organization change an operator may make. The features that can be switched off are the plan
+ * table's (tools/index.ts CATALOGUE.plans.features), which the caller passes: the kernel keeps no list.
+ */
+export function updateOrganizationInputOf(features: readonly string[]) {
+  const [first, ...rest] = features;
+  if (first === undefined) throw new Error('No plan feature declared');
+  return z
+    .strictObject({
+      plan: planField.optional(),
+      status: z
+        .enum(ORG_STATUSES)
+        .optional()
+        .describe('active, or inactive/suspended: every token of the organization then gets 403'),
+      disabled_features: z
+        .array(z.enum([first, ...rest]))
+        .max(features.length)
+        .optional()
+        .describe(
+          'Features switched off for this organization even if its plan includes them (replaces the list)',
+        ),
+    })
+    .refine((v) => v.plan !== undefined || v.status !== undefined || v.disabled_features !== undefined, {
+      message: 'Give at least one of plan, status, disabled_features',
+    });
+}
 
 export const createOauthTokenInput = z.strictObject({
   user_id: objectId('user'),
@@ -113,14 +120,16 @@ export async function showOrganization(
   return { organization: serializeOrganization(await getOrganization(db.system, id)) };
 }
 
+/** Changes an organization; `features` are the plan table's features (updateOrganizationInputOf). */
 export async function updateOrganization(
   db: Database,
   rawId: unknown,
   raw: unknown,
+  features: readonly string[],
   now = new Date(),
 ): Promise<z.infer<typeof organizationOutput>> {
   const { id } = parse(organizationIdInput, { id: rawId });
-  const input = parse(updateOrganizationInput, raw);
+  const input = parse(updateOrganizationInputOf(features), raw);
   const [row] = await db.system
     .update(organizations)
     .set({

@@ -6,7 +6,7 @@
 // whole list in its order, the asking area left out, so no hand-kept partial list decides what a
 // factory sees (docs/architecture.md "The registry").
 import { type Area, type AreaHooks, type AreaRegistries, collect } from './area.ts';
-import { buildCatalogue, type Catalogue } from './catalogue.ts';
+import { buildCatalogue, type Catalogue, type CatalogueSource } from './catalogue.ts';
 
 /** What a factory is built with. */
 export interface AreaListView {
@@ -21,7 +21,11 @@ export interface AreaFactory {
   name: string;
   /** The registries its area adds entries to; building checks it adds to no other. */
   provides: readonly (keyof AreaRegistries)[];
-  /** Its catalogue entries, when it needs the whole catalogue to be built (tools/api-keys). */
+  /**
+   * Its catalogue entries, when it needs the whole catalogue to be built (tools/api-keys, the
+   * webhooks' event list): the catalogue takes them at their word instead of building the area, so
+   * two such factories can each be built from it. Its area must bring these very entries.
+   */
   brings?: Area['brings'];
   build(list: AreaListView): Area;
 }
@@ -64,9 +68,14 @@ const REGISTRY_KEYS: ReadonlySet<string> = new Set<keyof AreaRegistries>([
 /**
  * Builds every entry in list order; a factory's questions build the entries they need first. A
  * factory that needs itself (through another factory's question) throws, as does one whose area
- * adds to a registry it did not name in `provides`, or is named otherwise than its entry.
+ * adds to a registry it did not name in `provides`, is named otherwise than its entry, or brings
+ * other entries than its factory declared. `reserved` joins the catalogue after the areas: what
+ * the specification names for areas not built yet (tools/reserved.ts).
  */
-export function buildAreaList(entries: readonly AreaEntry[]): { areas: Area[]; catalogue: Catalogue } {
+export function buildAreaList(
+  entries: readonly AreaEntry[],
+  reserved: readonly CatalogueSource[] = [],
+): { areas: Area[]; catalogue: Catalogue } {
   const built: (Area | undefined)[] = entries.map((entry) => (isFactory(entry) ? undefined : entry));
   const building = new Set<number>();
   let catalogue: Catalogue | undefined;
@@ -81,6 +90,8 @@ export function buildAreaList(entries: readonly AreaEntry[]): { areas: Area[]; c
     const area = entry.build(viewFor(i));
     building.delete(i);
     if (area.name !== entry.name) throw new Error(`Factory ${entry.name} built area ${area.name}`);
+    if (entry.brings !== undefined && area.brings !== entry.brings)
+      throw new Error(`Area ${area.name} brings other catalogue entries than its factory declares`);
     const undeclared = registriesOf(area).filter(
       (key) => REGISTRY_KEYS.has(key) && !entry.provides.some((name) => name === key),
     );
@@ -102,16 +113,17 @@ export function buildAreaList(entries: readonly AreaEntry[]): { areas: Area[]; c
     },
     catalogue() {
       if (catalogue) return catalogue;
-      const own = entries[self];
-      const areas = entries.map((_entry, i) =>
-        i === self && own && isFactory(own) ? { name: own.name, brings: own.brings } : resolve(i),
+      const areas = entries.map((entry, i) =>
+        isFactory(entry) && (i === self || entry.brings !== undefined)
+          ? { name: entry.name, brings: entry.brings }
+          : resolve(i),
       );
-      const whole = buildCatalogue(areas);
+      const whole = buildCatalogue([...areas, ...reserved]);
       catalogue = whole;
       return whole;
     },
   });
 
   const areas = entries.map((_, i) => resolve(i));
-  return { areas, catalogue: catalogue ?? buildCatalogue(areas) };
+  return { areas, catalogue: catalogue ?? buildCatalogue([...areas, ...reserved]) };
 }

@@ -1,22 +1,27 @@
 // The kernel collects the catalogues; it does not keep them. Each area declares in its
 // `tools/<area>/catalogue.ts` what it brings (permissions with the tier of role holding them, token
-// scope families, MCP toolsets with their descriptions) and hands it to `defineArea` as `brings`;
+// scope families, MCP toolsets with their descriptions, events with their payload schemas, plan features with their lowest plan) and hands it to `defineArea` as `brings`;
 // tools/index.ts calls `buildCatalogue` over the area list and passes the result to whoever needs
 // it (the invoke pipeline's role check, global search, API keys, MCP toolset selection). Nothing
 // here is filled by an import's side effect.
 
 import type { z } from 'zod';
 import {
+  buildPlanTable,
   buildRoleTable,
+  type Feature,
+  type FeaturePlans,
   knownScopes,
   type Permission,
   type PermissionTiers,
+  type PlanTable,
   type RoleTable,
   SCOPED_RESOURCES,
   type ScopeFamily,
   type Tier,
 } from './access.ts';
-import { EVENT_NAMES, type EventName, type EventSchemas } from './events.ts';
+import type { Plan } from './config.ts';
+import type { EventName, EventSchemas } from './events.ts';
 import { KERNEL_TOOLSETS, type ToolsetName } from './toolsets.ts';
 
 /** What one area brings to the kernel's catalogues; each part optional. */
@@ -32,11 +37,15 @@ export interface AreaCatalogue {
   toolsets?: Readonly<Record<string, string>>;
   /** The zod payload schema of each event it owns (core/events.ts EventCatalog), by event name. */
   events?: EventSchemas;
+  /** The plan features it gates, each with the lowest plan that has it (core/access.ts PLANS). */
+  features?: FeaturePlans;
 }
 
 /** Every area's declarations, collected. */
 export interface Catalogue {
   access: RoleTable;
+  /** The plan -> feature table from the features' lowest plans. */
+  plans: PlanTable;
   /** The scoped resources, then every family the areas introduce. */
   scopeFamilies: readonly ScopeFamily[];
   /** Every scope that grants something: read/write of each family and the MCP scopes. */
@@ -45,7 +54,9 @@ export interface Catalogue {
   toolsets: ReadonlyMap<ToolsetName, string>;
   /** The toolset names in that order (the order of messages, instructions and the api-keys enum). */
   toolsetNames: readonly [ToolsetName, ...ToolsetName[]];
-  /** The payload schema of every event an area declares, in area order (the others carry any object). */
+  /** Every event name, in area order (the reserved ones of tools/reserved.ts last). */
+  eventNames: readonly EventName[];
+  /** The payload schema of every event, in that order. */
   eventSchemas: ReadonlyMap<EventName, z.ZodType<Record<string, unknown>>>;
 }
 
@@ -65,9 +76,35 @@ function isScopeFamily(declared: readonly string[], name: string): name is Scope
   return declared.includes(name);
 }
 
+/** Narrows a declared event name (names are checked by the area's declaration merging). */
+function isEventName(declared: EventSchemas, name: string): name is EventName {
+  return Object.hasOwn(declared, name);
+}
+
+/** Narrows a declared feature name (names are checked by the area's declaration merging). */
+function isFeature(declared: FeaturePlans, name: string): name is Feature {
+  return Object.hasOwn(declared, name);
+}
+
 /** Narrows a declared toolset name (names are checked by the area's declaration merging). */
 function isToolsetName(declared: Readonly<Record<string, string>>, name: string): name is ToolsetName {
   return Object.hasOwn(declared, name);
+}
+
+/** Who declared each name of one kind, so a name declared by two areas throws. */
+function owners(kind: string, kernel: readonly string[]) {
+  const declaredBy = new Map<string, string>(kernel.map((name) => [name, 'the kernel']));
+  return {
+    /** Records `area` as the declarer of `name` (true), or throws when another one declared it. */
+    claim(name: string, area: string): true {
+      const other = declaredBy.get(name);
+      if (other !== undefined && other !== area) {
+        throw new Error(`${kind} ${name} is declared by both ${other} and ${area}`);
+      }
+      declaredBy.set(name, area);
+      return true;
+    },
+  };
 }
 
 /**
@@ -76,64 +113,50 @@ function isToolsetName(declared: Readonly<Record<string, string>>, name: string)
  */
 export function buildCatalogue(areas: readonly CatalogueSource[]): Catalogue {
   const tiers = new Map<Permission, Tier>();
-  const declaredBy = new Map<string, string>();
   const families: ScopeFamily[] = [...SCOPED_RESOURCES];
-  const familyOf = new Map<string, string>(SCOPED_RESOURCES.map((r) => [r, 'the kernel']));
   const toolsets = new Map<ToolsetName, string>([['core', KERNEL_TOOLSETS.core]]);
-  const toolsetOf = new Map<string, string>([...toolsets.keys()].map((n) => [n, 'the kernel']));
   const eventSchemas = new Map<EventName, z.ZodType<Record<string, unknown>>>();
-  const eventOf = new Map<EventName, string>();
+  const lowest = new Map<Feature, Plan>();
+  // Who declared each name, by kind: the kernel's own entries first.
+  const permissionOf = owners('Permission', []);
+  const familyOf = owners('Scope family', SCOPED_RESOURCES);
+  const toolsetOf = owners('Toolset', [...toolsets.keys()]);
+  const eventOf = owners('Event', []);
+  const featureOf = owners('Feature', []);
   for (const area of areas) {
+    const features = area.brings?.features ?? {};
+    for (const [name, plan] of Object.entries(features)) {
+      if (isFeature(features, name) && featureOf.claim(name, area.name)) lowest.set(name, plan);
+    }
     const events = area.brings?.events ?? {};
-    for (const name of EVENT_NAMES) {
-      const schema = events[name];
-      if (schema === undefined) continue;
-      const other = eventOf.get(name);
-      if (other !== undefined && other !== area.name) {
-        throw new Error(`Event ${name} is declared by both ${other} and ${area.name}`);
-      }
-      eventOf.set(name, area.name);
-      eventSchemas.set(name, schema);
+    for (const [name, schema] of Object.entries(events)) {
+      if (isEventName(events, name) && eventOf.claim(name, area.name)) eventSchemas.set(name, schema);
     }
     const declaredToolsets = area.brings?.toolsets ?? {};
     for (const [name, description] of Object.entries(declaredToolsets)) {
-      if (!isToolsetName(declaredToolsets, name)) continue;
-      const other = toolsetOf.get(name);
-      if (other !== undefined && other !== area.name) {
-        throw new Error(`Toolset ${name} is declared by both ${other} and ${area.name}`);
-      }
-      toolsetOf.set(name, area.name);
-      toolsets.set(name, description);
+      if (isToolsetName(declaredToolsets, name) && toolsetOf.claim(name, area.name))
+        toolsets.set(name, description);
     }
     const scopes = area.brings?.scopes ?? [];
     for (const family of scopes) {
-      if (!isScopeFamily(scopes, family)) continue;
-      const other = familyOf.get(family);
-      if (other !== undefined && other !== area.name) {
-        throw new Error(`Scope family ${family} is declared by both ${other} and ${area.name}`);
-      }
-      if (other === undefined) families.push(family);
-      familyOf.set(family, area.name);
+      if (isScopeFamily(scopes, family) && familyOf.claim(family, area.name) && !families.includes(family))
+        families.push(family);
     }
     const permissions = area.brings?.permissions ?? {};
     for (const [name, tier] of Object.entries(permissions)) {
-      if (!isPermission(permissions, name)) continue;
-      const other = declaredBy.get(name);
-      if (other !== undefined && other !== area.name) {
-        throw new Error(`Permission ${name} is declared by both ${other} and ${area.name}`);
-      }
-      declaredBy.set(name, area.name);
-      tiers.set(name, tier);
+      if (isPermission(permissions, name) && permissionOf.claim(name, area.name)) tiers.set(name, tier);
     }
   }
   const [first, ...rest] = toolsets.keys();
   if (first === undefined) throw new Error('No toolset declared');
   return {
     access: buildRoleTable(tiers),
+    plans: buildPlanTable(lowest),
     scopeFamilies: families,
     knownScopes: knownScopes(families),
     toolsets,
     toolsetNames: [first, ...rest],
+    eventNames: [...eventSchemas.keys()],
     eventSchemas,
   };
 }

@@ -1,4 +1,4 @@
-// Event names of the specification and the transactional outbox. An event row is inserted in the
+// The event catalogue's types and the transactional outbox. An event row is inserted in the
 // same transaction as the change that causes it: a rolled-back change leaves no event, a committed
 // one is never lost (the relay of the webhooks work moves rows on to deliveries).
 
@@ -7,66 +7,26 @@ import type { Executor } from './db/client.ts';
 import { outboxEvents } from './db/schema.ts';
 import { newId } from './ids.ts';
 
-export const EVENT_NAMES = [
-  'lead.created',
-  'lead.updated',
-  'lead.deleted',
-  'lead.status_changed',
-  'contact.created',
-  'contact.updated',
-  'contact.deleted',
-  'opportunity.created',
-  'opportunity.updated',
-  'opportunity.won',
-  'opportunity.lost',
-  'activity.created',
-  'task.created',
-  'task.completed',
-  'call.completed',
-  'email.received',
-  'email.sent',
-  'sms.received',
-  'sms.sent',
-  'form.submitted',
-  'proposal.sent',
-  'proposal.accepted',
-  'proposal.declined',
-  'contract.signed',
-  'invoice.created',
-  'invoice.sent',
-  'invoice.paid',
-  'invoice.overdue',
-  'workflow.triggered',
-  'webhook.test',
-] as const;
-export type EventName = (typeof EVENT_NAMES)[number];
-
-export function isEventName(value: string): value is EventName {
-  return (EVENT_NAMES as readonly string[]).includes(value);
-}
-
 /**
- * The payload of each event, by name. Empty here on purpose: the area that emits an event declares
+ * Every event and its payload, by name. Empty here on purpose: the area that emits an event declares
  * its zod payload schema (`tools/<area>/events.ts`, handed to `defineArea` as `brings.events`) and adds
- * its inferred type here by declaration merging, so `emit` checks the data at compile time while the
- * kernel knows no area (docs/decisions.md "Event payloads declared by areas").
+ * its inferred type here by declaration merging, so event names and `emit`'s data are checked at
+ * compile time while the kernel knows no area. The events the specification names for areas not
+ * built yet are declared the same way by tools/reserved.ts (docs/decisions.md "Event payloads
+ * declared by areas", "Event names and plan features declared by areas").
  */
 // biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging in each area's events.ts
 export interface EventCatalog {}
+export type EventName = keyof EventCatalog & string;
 
-/**
- * What `emit(event, data)` takes as data: the declared payload, or any object for an event of the
- * specification whose payload no area declares yet (nothing emits it, or its area has not yet).
- */
-export type EventPayload<E extends EventName> = E extends keyof EventCatalog
-  ? EventCatalog[E]
-  : Record<string, unknown>;
+/** What `emit(event, data)` takes as data: the payload its declaration gives. */
+export type EventPayload<E extends EventName> = EventCatalog[E];
 
 /** Writes an event to the outbox in the caller's transaction; the data is checked against the event's payload. */
 export type Emit = <E extends EventName>(event: E, data: EventPayload<E>) => Promise<void>;
 
-/** What an area declares: the zod payload schema of each event it emits and owns. */
-export type EventSchemas = Readonly<Partial<Record<EventName, z.ZodType<Record<string, unknown>>>>>;
+/** What an area declares: the zod payload schema of each event it emits and owns, by name. */
+export type EventSchemas = Readonly<Record<string, z.ZodType<Record<string, unknown>>>>;
 
 /** The payload types of declared schemas: what an area's events.ts adds to `EventCatalog`. */
 export type PayloadsOf<S extends EventSchemas> = { -readonly [K in keyof S]-?: z.output<NonNullable<S[K]>> };

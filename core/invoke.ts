@@ -4,7 +4,15 @@
 // A REST POST with an Idempotency-Key claims its key between the checks and the run
 // (core/idempotency.ts), which is why admitCall and runTool are separate.
 import type { z } from 'zod';
-import { checkFeature, holdsScope, type RoleTable, requiredScopes, roleHas, type Surface } from './access.ts';
+import {
+  checkFeature,
+  holdsScope,
+  type PlanTable,
+  type RoleTable,
+  requiredScopes,
+  roleHas,
+  type Surface,
+} from './access.ts';
 import type { AuthContext } from './auth-context.ts';
 import { actsOn, readConfirm } from './confirm.ts';
 import type { Executor } from './db/client.ts';
@@ -19,6 +27,8 @@ export interface CallContext {
   requestId: string;
   /** The role table the areas declared (tools/index.ts CATALOGUE), passed in by the surface. */
   access: RoleTable;
+  /** The plan table the areas declared (the same catalogue), for the tools' plan features. */
+  plans: PlanTable;
 }
 
 export function zodDetails(error: z.ZodError): ErrorDetail[] {
@@ -37,7 +47,12 @@ function authorize(tool: Tool, call: CallContext): void {
     throw new AppError('forbidden', { extra: { required_permission: permission } });
   }
   if (feature) {
-    const check = checkFeature(auth.plan, auth.disabledFeatures, feature);
+    const check = checkFeature(
+      auth.plan,
+      auth.disabledFeatures,
+      feature,
+      call.plans.lowest.get(feature) ?? 'free',
+    );
     if (!check.ok) {
       throw new AppError(check.reason, {
         message: `The "${feature}" feature is not available to this organization`,

@@ -204,7 +204,13 @@ function mountMcp(app: Hono<AppEnv>, services: Services, options: McpAppOptions)
 
     const authInfo = authInfoFor(auth);
     callers.set(authInfo, {
-      call: { auth, surface: 'mcp', requestId: c.get('requestId'), access: CATALOGUE.access },
+      call: {
+        auth,
+        surface: 'mcp',
+        requestId: c.get('requestId'),
+        access: CATALOGUE.access,
+        plans: CATALOGUE.plans,
+      },
       selection,
     });
     return handler.fetch(c.req.raw, { authInfo, ...(parsedBody !== undefined && { parsedBody }) });

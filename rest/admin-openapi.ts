@@ -9,7 +9,7 @@ import {
   createOrganizationInput,
   createOrganizationOutput,
   organizationOutput,
-  updateOrganizationInput,
+  updateOrganizationInputOf,
 } from '../core/admin.ts';
 
 export const ADMIN_OPENAPI_PATH = '/admin/v1/openapi.json';
@@ -41,7 +41,8 @@ const errors = {
 
 let built: JsonSchema | undefined;
 
-export function adminOpenApiDocument(): JsonSchema {
+/** The document; `features` are the plan table's, which the organization change may switch off. */
+export function adminOpenApiDocument(features: readonly string[]): JsonSchema {
   built ??= {
     openapi: '3.1.0',
     info: {
@@ -80,7 +81,7 @@ export function adminOpenApiDocument(): JsonSchema {
           operationId: 'update_organization',
           summary: "Change an organization's plan, status or disabled features",
           parameters: [idParameter('organization')],
-          requestBody: { required: true, content: json(updateOrganizationInput, 'input') },
+          requestBody: { required: true, content: json(updateOrganizationInputOf(features), 'input') },
           responses: {
             '200': { description: 'Updated', content: json(organizationOutput, 'output') },
             ...errors,

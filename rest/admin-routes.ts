@@ -17,7 +17,8 @@ import { readJsonObject } from '../http/body.ts';
 import type { AppEnv } from '../http/env.ts';
 import { ADMIN_OPENAPI_PATH, adminOpenApiDocument } from './admin-openapi.ts';
 
-export function mountAdminRoutes(app: Hono<AppEnv>, services: Services): void {
+/** `features` are the plan table's (tools/index.ts CATALOGUE): the ones an operator may switch off. */
+export function mountAdminRoutes(app: Hono<AppEnv>, services: Services, features: readonly string[]): void {
   const { adminToken } = services.config;
   if (!adminToken) return;
   // Hashes have one length, so the comparison takes the same time whatever the length of the guess.
@@ -32,7 +33,7 @@ export function mountAdminRoutes(app: Hono<AppEnv>, services: Services): void {
     await next();
   });
 
-  app.get(ADMIN_OPENAPI_PATH, (c) => c.json(adminOpenApiDocument()));
+  app.get(ADMIN_OPENAPI_PATH, (c) => c.json(adminOpenApiDocument(features)));
   app.post('/admin/v1/organizations', async (c) => {
     const result = await createOrganization(db, await readJsonObject(c));
     services.logger.info({ organizationId: result.organization._id }, 'admin: organization created');
@@ -40,7 +41,7 @@ export function mountAdminRoutes(app: Hono<AppEnv>, services: Services): void {
   });
   app.get('/admin/v1/organizations/:id', async (c) => c.json(await showOrganization(db, c.req.param('id'))));
   app.patch('/admin/v1/organizations/:id', async (c) => {
-    const result = await updateOrganization(db, c.req.param('id'), await readJsonObject(c));
+    const result = await updateOrganization(db, c.req.param('id'), await readJsonObject(c), features);
     services.logger.info(
       {
         organizationId: result.organization._id,

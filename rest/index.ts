@@ -50,6 +50,7 @@ function restHandler(route: Route, services: Services) {
       surface: 'rest',
       requestId: c.get('requestId'),
       access: CATALOGUE.access,
+      plans: CATALOGUE.plans,
     };
     const statusOf = (output: unknown): 200 | 201 => route.statusOf?.(output) ?? route.status;
     if (key === undefined) {
@@ -120,7 +121,7 @@ export function createRestApp(services: Services, options: RestAppOptions): Hono
   );
   mountOpenApi(rest);
   mountAuthRoutes(rest, services);
-  mountAdminRoutes(rest, services);
+  mountAdminRoutes(rest, services, CATALOGUE.plans.features);
   mountFileRoutes(rest, services);
   mountPublicPages(rest, services);
   for (const route of ROUTES) {

@@ -9,10 +9,19 @@ import { z } from 'zod';
 import { ROLES } from '../core/access.ts';
 import { defineArea } from '../core/area.ts';
 import { buildCatalogue } from '../core/catalogue.ts';
-import { EVENT_NAMES, type EventCatalog } from '../core/events.ts';
+import type { EventCatalog } from '../core/events.ts';
 import { route } from '../core/route.ts';
 import { tagOf } from '../rest/openapi.ts';
-import { AREAS, CATALOGUE, KITS, ROUTES, STATE_MACHINES, TAG_DESCRIPTIONS, TOOLS } from '../tools/index.ts';
+import {
+  AREAS,
+  CATALOGUE,
+  KITS,
+  RESERVED,
+  ROUTES,
+  STATE_MACHINES,
+  TAG_DESCRIPTIONS,
+  TOOLS,
+} from '../tools/index.ts';
 
 const TOOLS_DIR = fileURLToPath(new URL('../tools/', import.meta.url));
 
@@ -55,7 +64,7 @@ describe('area declarations', () => {
       });
 
       it('declares only events of the catalogue, and every event its code emits', () => {
-        for (const event of area.events) expect(EVENT_NAMES).toContain(event);
+        for (const event of area.events) expect(CATALOGUE.eventNames).toContain(event);
         const emitted = [...source.matchAll(/emit\(\s*'([a-z_.]+)'/g)].map((m) => m[1]);
         for (const event of emitted)
           expect(area.events, `tools/${area.name} emits ${event}`).toContain(event);
@@ -121,8 +130,8 @@ describe('area declarations', () => {
     expect(() => buildCatalogue([area('one', ['leads'])])).toThrow(/declared by both the kernel and one/);
   });
 
-  it('builds its catalogue from every area, the API keys area included', () => {
-    expect(buildCatalogue(AREAS)).toEqual(CATALOGUE);
+  it('builds its catalogue from every area, the API keys and webhooks areas included, then the reserved names', () => {
+    expect(buildCatalogue([...AREAS, RESERVED])).toEqual(CATALOGUE);
     const locked: string[] = [
       'core',
       'sales',
@@ -160,6 +169,22 @@ describe('area declarations', () => {
       'task.completed': true,
       'activity.created': true,
       'call.completed': true,
+      'invoice.created': true,
+      'invoice.sent': true,
+      'invoice.paid': true,
+      'invoice.overdue': true,
+      'proposal.sent': true,
+      'proposal.accepted': true,
+      'proposal.declined': true,
+      'contract.signed': true,
+      'email.sent': true,
+      'email.received': true,
+      'workflow.triggered': true,
+      'webhook.test': true,
+      // The specification's, for areas not built yet (tools/reserved.ts).
+      'sms.received': true,
+      'sms.sent': true,
+      'form.submitted': true,
     } as const satisfies Record<keyof EventCatalog, true>;
     expect([...CATALOGUE.eventSchemas.keys()].sort()).toEqual(Object.keys(declared).sort());
     for (const area of AREAS) {

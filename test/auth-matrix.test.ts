@@ -7,6 +7,7 @@ import { createOauthToken, revokeOauthToken, updateOrganization } from '../core/
 import { signSession } from '../core/auth/jwt.ts';
 import { generateOauthToken, generatePat } from '../core/auth/tokens.ts';
 import { apiKeys, oauthTokens, users } from '../core/db/schema.ts';
+import { CATALOGUE } from '../tools/index.ts';
 import { fileTest } from './fixtures/file-test.ts';
 import { json, type TestContext, type TestOrg } from './helpers.ts';
 
@@ -83,7 +84,7 @@ async function buildTokens(t: TestContext, org: TestOrg): Promise<Tokens> {
     tok[`session_${status}`] = other.token;
     tok[`pat_${status}`] = (await t.createPat(other.orgId, other.ownerId, ['read:leads'])).token;
     tok[`oauth_${status}`] = (await oauthFor(t, other.ownerId)).token;
-    await updateOrganization(t.services.db, other.orgId, { status });
+    await updateOrganization(t.services.db, other.orgId, { status }, CATALOGUE.plans.features);
   }
   return tok;
 }

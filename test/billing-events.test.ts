@@ -1,6 +1,6 @@
 // Locks in that every billing event (invoices, proposals, contracts) reaches a real HTTPS receiver, signed, about the record that changed.
 import { describe, expect } from 'vitest';
-import { EVENT_NAMES } from '../core/events.ts';
+import { CATALOGUE } from '../tools/index.ts';
 import { flagOverdue } from '../tools/invoices/jobs.ts';
 import { harnessTest } from './fixtures/harness-test.ts';
 import {
@@ -16,7 +16,7 @@ import {
 import type { ReceivedRequest } from './support/https-receiver.ts';
 
 const SECRET = 'billing-events-secret-0123456789';
-const BILLING_EVENTS = EVENT_NAMES.filter((e) => /^(invoice|proposal|contract)\./.test(e));
+const BILLING_EVENTS = CATALOGUE.eventNames.filter((e) => /^(invoice|proposal|contract)\./.test(e));
 
 const test = harnessTest(() =>
   startEventReceiver({ name: 'Billing', events: BILLING_EVENTS, secret: SECRET }),

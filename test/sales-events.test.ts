@@ -1,6 +1,6 @@
 // Locks in that every sales-core event (contacts, opportunities, activities, calls, tasks) reaches a real HTTPS receiver, signed, with the record it is about.
 import { describe, expect } from 'vitest';
-import { EVENT_NAMES } from '../core/events.ts';
+import { CATALOGUE } from '../tools/index.ts';
 import { harnessTest } from './fixtures/harness-test.ts';
 import {
   type DeliveredEvent,
@@ -13,7 +13,9 @@ import { json } from './helpers.ts';
 import type { ReceivedRequest } from './support/https-receiver.ts';
 
 const SECRET = 'sales-events-secret-0123456789';
-const SALES_EVENTS = EVENT_NAMES.filter((e) => /^(contact|opportunity|activity|call|task)\./.test(e));
+const SALES_EVENTS = CATALOGUE.eventNames.filter((e) =>
+  /^(contact|opportunity|activity|call|task)\./.test(e),
+);
 
 const test = harnessTest(() =>
   startEventReceiver({ name: 'Sales', events: SALES_EVENTS, secret: SECRET }),

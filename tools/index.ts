@@ -5,7 +5,7 @@
 // declare (core/area-list.ts).
 import { type Area, collect, type PublicRoute } from '../core/area.ts';
 import { type AreaEntry, buildAreaList } from '../core/area-list.ts';
-import type { Catalogue } from '../core/catalogue.ts';
+import type { Catalogue, CatalogueSource } from '../core/catalogue.ts';
 import {
   checkSchedules,
   type JobRegistry,
@@ -16,7 +16,7 @@ import {
 } from '../core/jobs.ts';
 import { kernelBackground } from '../core/kernel-jobs.ts';
 import type { Route } from '../core/route.ts';
-import type { StateMachine } from '../core/state-machine.ts';
+import { checkMachineEvents, type StateMachine } from '../core/state-machine.ts';
 import type { Tool } from '../core/tool.ts';
 import type { TrashType } from '../core/trash.ts';
 import { activitiesArea } from './activities/index.ts';
@@ -36,17 +36,19 @@ import { forecastArea } from './forecast/index.ts';
 import { createInvoicesArea } from './invoices/index.ts';
 import { leadHealthArea } from './lead-health/index.ts';
 import { createLeadsArea } from './leads/index.ts';
-import { meArea } from './me/index.ts';
+import { createMeArea } from './me/index.ts';
 import { opportunitiesArea } from './opportunities/index.ts';
 import { projectTemplatesArea } from './project-templates/index.ts';
 import { projectsArea } from './projects/index.ts';
 import { proposalsArea } from './proposals/index.ts';
+import { reservedCatalogue } from './reserved.ts';
 import { createSearchArea } from './search/index.ts';
 import { smartViewsArea } from './smart-views/index.ts';
 import { tasksArea } from './tasks/index.ts';
 import { createTrashArea } from './trash/index.ts';
 import { createUsersArea } from './users/index.ts';
-import { webhooksArea } from './webhooks/index.ts';
+import { webhooksCatalogue } from './webhooks/catalogue.ts';
+import { createWebhooksArea } from './webhooks/index.ts';
 import { workflowsArea } from './workflows/index.ts';
 
 /**
@@ -54,11 +56,12 @@ import { workflowsArea } from './workflows/index.ts';
  * The factories are built from what the other areas declare (core/area-list.ts): leads from the
  * lead children and conversion hooks, contacts and custom activity types from the hooks of the
  * areas whose records name them, search, users and trash from the registries of the record areas,
- * the API keys from the whole catalogue, connected accounts from the inbound-mail hooks, email
+ * the API keys and webhooks from the whole catalogue (toolsets and scopes, event names), me from
+ * its plan table (read when called), connected accounts from the inbound-mail hooks, email
  * from the sent-email hooks (read when a mail is recorded: workflows come after it).
  */
 const AREA_LIST: readonly AreaEntry[] = [
-  meArea,
+  { name: 'me', provides: [], build: (list) => createMeArea(() => list.catalogue().plans) },
   {
     name: 'leads',
     provides: ['trashTypes', 'ownedRecords', 'searchSources'],
@@ -107,7 +110,12 @@ const AREA_LIST: readonly AreaEntry[] = [
     provides: ['jobs', 'schedules'],
     build: (list) => createTrashArea(list.collect('trashTypes')),
   },
-  webhooksArea,
+  {
+    name: 'webhooks',
+    provides: ['jobs', 'sweeps', 'relays'],
+    brings: webhooksCatalogue,
+    build: (list) => createWebhooksArea(list.catalogue().eventNames),
+  },
   forecastArea,
   estimatesArea,
   {
@@ -133,13 +141,20 @@ const AREA_LIST: readonly AreaEntry[] = [
   workflowsArea,
 ];
 
-const BUILT = buildAreaList(AREA_LIST);
+/**
+ * What the specification names for areas not built yet (events a subscription may list, plan
+ * features), collected after the areas: an area built later moves its entries into its folder.
+ */
+export const RESERVED: CatalogueSource = { name: 'reserved (tools/reserved.ts)', brings: reservedCatalogue };
+
+const BUILT = buildAreaList(AREA_LIST, [RESERVED]);
 
 /**
  * What the areas bring to the kernel's catalogues (the role table from their permissions' tiers,
- * scope families, toolsets), collected once and passed to the surfaces and factories that need it.
- * The API keys area is built from it (the toolsets a key may select, the known scopes), so it joins
- * by its declaration; test/areas.test.ts checks the result equals the catalogue of AREAS.
+ * scope families, toolsets, events), and RESERVED after them, collected once and passed to the
+ * surfaces and factories that need it. The API keys area (the toolsets a key may select, the known
+ * scopes) and the webhooks area (the events a subscription may list) are built from it, so they
+ * join by their declarations; test/areas.test.ts checks the result equals the catalogue of AREAS.
  */
 export const CATALOGUE: Catalogue = BUILT.catalogue;
 
@@ -168,6 +183,7 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = collect(AREAS, 'publicRoute
 
 /** Every declared status machine (core/state-machine.ts); docs and test/ports/state-machine.test.ts walk this list. */
 export const STATE_MACHINES: readonly StateMachine[] = collect(AREAS, 'stateMachines');
+checkMachineEvents(STATE_MACHINES, CATALOGUE.eventNames);
 
 /** OpenAPI tag -> description, from the areas that introduce each tag. */
 export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = Object.fromEntries(

@@ -5,7 +5,6 @@ import { dirname, join } from 'node:path';
 import type { Hono } from 'hono';
 import { compress } from 'hono/compress';
 import { etag } from 'hono/etag';
-import { EVENT_NAMES } from '../../core/events.ts';
 import type { AppEnv } from '../../http/env.ts';
 import { CATALOGUE, ROUTES } from '../../tools/index.ts';
 import { buildOpenApiDocument } from './document.ts';
@@ -79,7 +78,7 @@ export function mountOpenApi(app: Hono<AppEnv>): void {
 
   app.get(OPENAPI_PATH, (c) => {
     // Built on first use and kept: the route table does not change while the process runs.
-    document ??= buildOpenApiDocument(ROUTES, webhookEvents(EVENT_NAMES, CATALOGUE.eventSchemas));
+    document ??= buildOpenApiDocument(ROUTES, webhookEvents(CATALOGUE.eventSchemas));
     // Revalidated (ETag) rather than kept: a new version of the server may change it.
     c.header('Cache-Control', 'public, max-age=0, must-revalidate');
     return c.json(document);

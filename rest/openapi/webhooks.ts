@@ -1,22 +1,15 @@
 // The document's `webhooks` section (OpenAPI 3.1): one entry per event, the signed POST the server
 // sends to a subscription's URL. The envelope and headers are what workers/deliver.ts sends
-// (docs/webhooks.md "The request"); `data` is the event's payload schema when one is declared.
+// (docs/webhooks.md "The request"); `data` is the event's declared payload schema.
 import { z } from 'zod';
 import { schemaOf } from './components.ts';
 import type { JsonSchema, OperationObject, ParameterObject } from './types.ts';
 
-/** An event as the document shows it: its name and, when declared, the JSON Schema of its `data`. */
+/** An event as the document shows it: its name and the JSON Schema of its `data`. */
 export interface WebhookEvent {
   name: string;
-  data?: JsonSchema;
+  data: JsonSchema;
 }
-
-/** Until an event declares its payload: an object, as every event's `data` is today. */
-const ANY_DATA: JsonSchema = {
-  type: 'object',
-  additionalProperties: {},
-  description: 'The record or change that triggered the event.',
-};
 
 function header(name: string, description: string, pattern?: string): ParameterObject {
   return {
@@ -45,7 +38,7 @@ const DELIVERY_HEADERS: readonly ParameterObject[] = [
   ),
 ];
 
-/** The body of a delivery of `event`, without its `data` (added as JSON Schema, declared or not). */
+/** The body of a delivery of `event`, without its `data` (added as its declared JSON Schema). */
 function envelopeOf(event: string): JsonSchema {
   const envelope = z
     .object({
@@ -65,7 +58,7 @@ function deliveryOf(event: WebhookEvent): OperationObject {
   const required = Array.isArray(envelope.required) ? envelope.required : [];
   const body: JsonSchema = {
     ...envelope,
-    properties: { ...properties, data: event.data ?? ANY_DATA },
+    properties: { ...properties, data: event.data },
     required: [...required, 'data'],
   };
   return {
@@ -94,15 +87,9 @@ export function webhookItems(events: readonly WebhookEvent[]): Record<string, { 
 }
 
 /**
- * Every event of the specification (core/events.ts EVENT_NAMES, in its order), with the JSON Schema
- * of `data` where an area declares the payload (core/catalogue.ts `eventSchemas`).
+ * Every event of the catalogue (core/catalogue.ts `eventSchemas`, in its order) with the JSON Schema
+ * of its `data`.
  */
-export function webhookEvents(
-  names: readonly string[],
-  schemas: ReadonlyMap<string, z.ZodType>,
-): WebhookEvent[] {
-  return names.map((name) => {
-    const schema = schemas.get(name);
-    return schema ? { name, data: schemaOf(schema, 'output', `Event ${name}`) } : { name };
-  });
+export function webhookEvents(schemas: ReadonlyMap<string, z.ZodType>): WebhookEvent[] {
+  return [...schemas].map(([name, schema]) => ({ name, data: schemaOf(schema, 'output', `Event ${name}`) }));
 }

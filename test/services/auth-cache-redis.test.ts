@@ -14,6 +14,7 @@ import { createOrganizationWithOwner } from '../../core/organizations.ts';
 import type { Services } from '../../core/services.ts';
 import { insertUser } from '../../core/users.ts';
 import { createApp } from '../../http/app.ts';
+import { CATALOGUE } from '../../tools/index.ts';
 import { createScratchDatabase } from '../helpers.ts';
 
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -216,7 +217,7 @@ describe('credential cache across nodes sharing Redis', () => {
     const cliDb = await openDatabase({ url: databaseUrl, poolMax: 1 });
     const disconnect = connectInvalidationPublisher(cliDb, REDIS_URL, createLogger('silent'));
     try {
-      await updateOrganization(cliDb, f.orgId, { status: 'inactive' });
+      await updateOrganization(cliDb, f.orgId, { status: 'inactive' }, CATALOGUE.plans.features);
     } finally {
       disconnect();
       await cliDb.close();

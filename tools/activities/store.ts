@@ -21,6 +21,7 @@ import type { Page } from '../../core/schemas.ts';
 import type { ToolContext } from '../../core/tool.ts';
 import type { TrashType } from '../../core/trash.ts';
 import { isContactOfLead } from '../contacts/store.ts';
+import { customActivityTypesCatalogue } from '../custom-activity-types/catalogue.ts';
 import { customActivityTypeFields } from '../custom-activity-types/store.ts';
 import { validateCustomValues } from '../custom-objects/fields.ts';
 import { restoreLeadChild } from '../leads/children.ts';
@@ -96,7 +97,12 @@ export const activityRecords = defineRecordTable<ActivityRow>({
 });
 
 function assertCustomTypesAllowed(ctx: Pick<ToolContext, 'auth'>): void {
-  const check = checkFeature(ctx.auth.plan, ctx.auth.disabledFeatures, 'custom_activity_types');
+  const check = checkFeature(
+    ctx.auth.plan,
+    ctx.auth.disabledFeatures,
+    'custom_activity_types',
+    customActivityTypesCatalogue.features.custom_activity_types,
+  );
   if (!check.ok) {
     throw new AppError(check.reason, {
       message: 'The "custom_activity_types" feature is not available to this organization',

@@ -185,7 +185,7 @@ export async function recordInboundEmail(
       await tx.update(inboundEmails).set({ activityId }).where(eq(inboundEmails.id, id));
     }
 
-    const emit = async (event: Parameters<SystemHookContext['emit']>[0], data: Record<string, unknown>) =>
+    const emit: SystemHookContext['emit'] = async (event, data) =>
       void (await recordEvent(tx, orgId, event, data));
     await emit('email.received', {
       inbound_email_id: id,

@@ -7,10 +7,18 @@ export const customActivityTypesCatalogue = {
   permissions: {
     'settings.custom_activity_types.manage': 'admin',
   },
+  // The plan feature its tools need, with the lowest plan that has it (core/access.ts PLANS).
+  features: { custom_activity_types: 'pro' },
 } as const satisfies AreaCatalogue;
 
 type CustomActivityTypesPermissions = (typeof customActivityTypesCatalogue)['permissions'];
 
 declare module '../../core/access.ts' {
   interface PermissionCatalog extends CustomActivityTypesPermissions {}
+}
+
+type CustomActivityTypesFeatures = (typeof customActivityTypesCatalogue)['features'];
+
+declare module '../../core/access.ts' {
+  interface FeatureCatalog extends CustomActivityTypesFeatures {}
 }

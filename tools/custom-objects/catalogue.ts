@@ -17,6 +17,8 @@ export const customObjectsCatalogue = {
     customization:
       'Custom objects (definitions and their records) and custom activity types (definitions). Needs a plan with custom objects or custom activity types.',
   },
+  // The plan feature its tools need, with the lowest plan that has it (core/access.ts PLANS).
+  features: { custom_objects: 'pro' },
 } as const satisfies AreaCatalogue;
 
 type CustomObjectsPermissions = (typeof customObjectsCatalogue)['permissions'];
@@ -32,4 +34,10 @@ declare module '../../core/toolsets.ts' {
 declare module '../../core/access.ts' {
   interface ScopeFamilyCatalog extends CustomObjectsScopes {}
   interface PermissionCatalog extends CustomObjectsPermissions {}
+}
+
+type CustomObjectsFeatures = (typeof customObjectsCatalogue)['features'];
+
+declare module '../../core/access.ts' {
+  interface FeatureCatalog extends CustomObjectsFeatures {}
 }

@@ -25,7 +25,7 @@ import { eq } from 'drizzle-orm';
 import { AccountMailError } from '../../core/account-mail.ts';
 import type { EmailSentResult, SystemHookContext } from '../../core/area.ts';
 import type { Executor } from '../../core/db/client.ts';
-import { recordEvent } from '../../core/events.ts';
+import { type EventPayload, recordEvent } from '../../core/events.ts';
 import { type DefinedJob, type Sweep, singleAttemptJob } from '../../core/jobs.ts';
 import {
   abandonedClaims,
@@ -84,7 +84,7 @@ function scheduledMessageId(id: string, accountEmail: string): string {
 }
 
 /** `email.sent`'s payload: the scheduled email as the API shows it, with the reason of a failure. */
-function sentPayload(row: ScheduledEmailRow): Record<string, unknown> {
+function sentPayload(row: ScheduledEmailRow): EventPayload<'email.sent'> {
   const record = serializeScheduledEmail(row);
   return row.status === 'failed' ? { ...record, reason: row.lastError } : record;
 }

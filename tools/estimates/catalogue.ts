@@ -10,10 +10,18 @@ export const estimatesCatalogue = {
     'estimates.edit': 'write',
     'estimates.delete': 'manage',
   },
+  // The plan feature its tools need, with the lowest plan that has it (core/access.ts PLANS).
+  features: { estimates: 'pro' },
 } as const satisfies AreaCatalogue;
 
 type EstimatesPermissions = (typeof estimatesCatalogue)['permissions'];
 
 declare module '../../core/access.ts' {
   interface PermissionCatalog extends EstimatesPermissions {}
+}
+
+type EstimatesFeatures = (typeof estimatesCatalogue)['features'];
+
+declare module '../../core/access.ts' {
+  interface FeatureCatalog extends EstimatesFeatures {}
 }

@@ -8,10 +8,18 @@ export const forecastCatalogue = {
     // Forecast accuracy: a management report, for managers and up.
     'forecast.view': 'manage',
   },
+  // The plan feature its tools need, with the lowest plan that has it (core/access.ts PLANS).
+  features: { forecasting: 'pro' },
 } as const satisfies AreaCatalogue;
 
 type ForecastPermissions = (typeof forecastCatalogue)['permissions'];
 
 declare module '../../core/access.ts' {
   interface PermissionCatalog extends ForecastPermissions {}
+}
+
+type ForecastFeatures = (typeof forecastCatalogue)['features'];
+
+declare module '../../core/access.ts' {
+  interface FeatureCatalog extends ForecastFeatures {}
 }

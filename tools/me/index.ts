@@ -1,14 +1,21 @@
-import { defineArea } from '../../core/area.ts';
+import type { PlanTable } from '../../core/access.ts';
+import { type Area, defineArea } from '../../core/area.ts';
 import { meRoutes } from './routes.ts';
-import { meTools } from './tools.ts';
+import { getMeTool } from './tools.ts';
 
-/** The caller: who they are, their organization, plan features and token. */
-export const meArea = defineArea({
-  name: 'me',
-  tools: meTools,
-  routes: meRoutes,
-  tags: { me: 'The caller: user, organization, plan features and token kind.' },
-  permissions: [],
-  events: [],
-  toolsets: ['core'],
-});
+/**
+ * The caller: who they are, their organization, plan features and token. Built with a getter of
+ * the plan table (the catalogue), which /me reads when called.
+ */
+export function createMeArea(plans: () => PlanTable): Area {
+  const getMe = getMeTool(plans);
+  return defineArea({
+    name: 'me',
+    tools: [getMe],
+    routes: meRoutes({ getMe }),
+    tags: { me: 'The caller: user, organization, plan features and token kind.' },
+    permissions: [],
+    events: [],
+    toolsets: ['core'],
+  });
+}

@@ -1,4 +1,7 @@
 import { type Route, route } from '../../core/route.ts';
-import { getMe } from './tools.ts';
+import type { Tool } from '../../core/tool.ts';
 
-export const meRoutes: Route[] = [route('GET', '/me', getMe)];
+/** The route table; get_me is built by the area (it reads the plan table). */
+export function meRoutes(built: { getMe: Tool }): Route[] {
+  return [route('GET', '/me', built.getMe)];
+}

@@ -9,6 +9,7 @@ import type { Executor } from '../../core/db/client.ts';
 import { newId } from '../../core/ids.ts';
 import { auditFields, defineSettingsTable, type RecordContext } from '../../core/records.ts';
 import { leadRecords } from '../leads/store.ts';
+import { projectsCatalogue } from '../projects/catalogue.ts';
 import { projectIsLive } from '../projects/lookups.ts';
 import { insertProject, type ProjectRecord, projectRecord, projectRecords } from '../projects/store.ts';
 import { liveTasksOfProject } from '../tasks/lookups.ts';
@@ -233,7 +234,8 @@ export async function applyTemplate(
  * when there is one and the plan has projects (else nothing).
  */
 export async function applyDefaultOnboarding(ctx: RecordContext, leadId: string): Promise<void> {
-  if (!checkFeature(ctx.auth.plan, ctx.auth.disabledFeatures, 'projects').ok) return;
+  const lowest = projectsCatalogue.features.projects;
+  if (!checkFeature(ctx.auth.plan, ctx.auth.disabledFeatures, 'projects', lowest).ok) return;
   const [template] = await ctx.db
     .select()
     .from(projectTemplates)

@@ -14,6 +14,8 @@ export const projectsCatalogue = {
     projects:
       "Projects and time: projects (list, read, create, update, delete), time entries (list, read, log, update, delete), invoicing a project's unbilled time into a draft invoice and its invoicing report, and project templates (list, read, create, update, delete, apply to a lead). Needs a plan with projects.",
   },
+  // The plan feature its tools need, with the lowest plan that has it (core/access.ts PLANS).
+  features: { projects: 'pro' },
 } as const satisfies AreaCatalogue;
 
 type ProjectsPermissions = (typeof projectsCatalogue)['permissions'];
@@ -26,4 +28,10 @@ declare module '../../core/toolsets.ts' {
 
 declare module '../../core/access.ts' {
   interface PermissionCatalog extends ProjectsPermissions {}
+}
+
+type ProjectsFeatures = (typeof projectsCatalogue)['features'];
+
+declare module '../../core/access.ts' {
+  interface FeatureCatalog extends ProjectsFeatures {}
 }

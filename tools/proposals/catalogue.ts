@@ -1,7 +1,8 @@
 // What the proposals area brings to the kernel's catalogues: its role permissions with the tier of role
-// that holds each (core/access.ts). tools/index.ts collects every area's declaration; the
+// that holds each (core/access.ts). It also brings the payload schemas of its events (events.ts). tools/index.ts collects every area's declaration; the
 // declaration merging below keeps the names checked at compile time.
 import type { AreaCatalogue } from '../../core/catalogue.ts';
+import { proposalsEvents } from './events.ts';
 
 export const proposalsCatalogue = {
   permissions: {
@@ -10,6 +11,7 @@ export const proposalsCatalogue = {
     'proposals.edit': 'write',
     'proposals.delete': 'manage',
   },
+  events: proposalsEvents,
 } as const satisfies AreaCatalogue;
 
 type ProposalsPermissions = (typeof proposalsCatalogue)['permissions'];

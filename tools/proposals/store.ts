@@ -27,7 +27,7 @@ import {
   type RecordContext,
 } from '../../core/records.ts';
 import { iso } from '../../core/schemas.ts';
-import { defineStateMachine } from '../../core/state-machine.ts';
+import { defineStateMachine, type StateMachine } from '../../core/state-machine.ts';
 import { defineDraftRules } from '../documents/drafts.ts';
 import { dueForExpiry, expiredAt, expiringStates, isPastValidity } from '../documents/expiry.ts';
 import { assertLiveLead, referenceProblems } from '../documents/references.ts';
@@ -38,8 +38,13 @@ import { type ProposalRow, proposals, type StoredSection } from './tables.ts';
 export const PROPOSAL_STATUSES = ['draft', 'sent', 'accepted', 'declined', 'expired'] as const;
 export type ProposalStatus = (typeof PROPOSAL_STATUSES)[number];
 
-/** docs/billing.md "Proposals": draft -> sent -> accepted | declined; draft | sent -> expired (daily job). */
-export const proposalStatusMachine = defineStateMachine({
+/**
+ * docs/billing.md "Proposals": draft -> sent -> accepted | declined; draft | sent -> expired (daily job).
+ * Typed by hand: the proposal events' payloads (events.ts) are built from the record, whose status
+ * comes from this machine, and the machine's moves name those events; inferring its type would be
+ * a circle the compiler refuses.
+ */
+export const proposalStatusMachine: StateMachine<ProposalStatus> = defineStateMachine({
   resource: 'proposal',
   field: 'status',
   states: PROPOSAL_STATUSES,

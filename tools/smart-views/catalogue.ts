@@ -15,6 +15,8 @@ export const smartViewsCatalogue = {
     views:
       'Smart views (saved lead filters): create, list, read, update and delete them. Running one is in core.',
   },
+  // The plan feature its tools need, with the lowest plan that has it (core/access.ts PLANS).
+  features: { smart_views: 'starter' },
 } as const satisfies AreaCatalogue;
 
 type SmartViewsPermissions = (typeof smartViewsCatalogue)['permissions'];
@@ -27,4 +29,10 @@ declare module '../../core/toolsets.ts' {
 
 declare module '../../core/access.ts' {
   interface PermissionCatalog extends SmartViewsPermissions {}
+}
+
+type SmartViewsFeatures = (typeof smartViewsCatalogue)['features'];
+
+declare module '../../core/access.ts' {
+  interface FeatureCatalog extends SmartViewsFeatures {}
 }

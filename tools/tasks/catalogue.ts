@@ -13,10 +13,18 @@ export const tasksCatalogue = {
     'tasks.delete': 'write',
   },
   events: tasksEvents,
+  // The plan feature its tools need, with the lowest plan that has it (core/access.ts PLANS).
+  features: { task_snooze: 'starter' },
 } as const satisfies AreaCatalogue;
 
 type TasksPermissions = (typeof tasksCatalogue)['permissions'];
 
 declare module '../../core/access.ts' {
   interface PermissionCatalog extends TasksPermissions {}
+}
+
+type TasksFeatures = (typeof tasksCatalogue)['features'];
+
+declare module '../../core/access.ts' {
+  interface FeatureCatalog extends TasksFeatures {}
 }

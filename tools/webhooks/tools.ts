@@ -4,6 +4,7 @@
 // `webhook.deliver` jobs once their transaction has committed. This file declares the tools; the
 // data functions are store.ts.
 import { z } from 'zod';
+import type { EventName } from '../../core/events.ts';
 import { listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
 import { defineTool } from '../../core/tool.ts';
 import { describeStandardSecretProblem } from '../../core/webhook-secret.ts';
@@ -15,12 +16,11 @@ import {
   findWebhook,
   insertTestDelivery,
   insertWebhook,
-  isSubscribable,
   listDeliveryPage,
   listWebhookPage,
   replayDelivery,
-  SUBSCRIBABLE_EVENTS,
   serializeWebhook,
+  subscribableEvents,
   webhookSchema,
   writeWebhook,
 } from './store.ts';
@@ -63,30 +63,34 @@ const urlField = z
     'The receiving URL: https:// only, without user:password@, at most 2000 characters. Private or loopback targets are accepted here but refused at delivery time (the SSRF guard checks every attempt).',
   );
 
-const eventsField = z
-  .array(
-    z
-      .string()
-      .describe('An event name from the specification, e.g. lead.created')
-      // The superRefine below checks this list; the enum shows it in JSON Schema.
-      .meta({ enum: [...SUBSCRIBABLE_EVENTS] }),
-  )
-  .min(1, { message: 'must name at least one event' })
-  .superRefine((names, check) => {
-    names.forEach((name, index) => {
-      if (!isSubscribable(name)) {
-        check.addIssue({
-          code: 'custom',
-          path: [index],
-          message: `unknown event "${name}"; valid events: ${SUBSCRIBABLE_EVENTS.join(', ')}`,
-        });
-      }
-    });
-  })
-  .transform((names) => [...new Set(names)])
-  .describe(
-    `Events to receive (at least one; duplicates are dropped): ${SUBSCRIBABLE_EVENTS.join(', ')}. webhook.test is sent only by test_webhook and cannot be subscribed to.`,
-  );
+/** The `events` field: the subscribable events of the catalogue, checked and listed in JSON Schema. */
+function eventsFieldOf(names: readonly EventName[]) {
+  const subscribable: readonly string[] = subscribableEvents(names);
+  return z
+    .array(
+      z
+        .string()
+        .describe('An event name from the specification, e.g. lead.created')
+        // The superRefine below checks this list; the enum shows it in JSON Schema.
+        .meta({ enum: [...subscribable] }),
+    )
+    .min(1, { message: 'must name at least one event' })
+    .superRefine((events, check) => {
+      events.forEach((name, index) => {
+        if (!subscribable.includes(name)) {
+          check.addIssue({
+            code: 'custom',
+            path: [index],
+            message: `unknown event "${name}"; valid events: ${subscribable.join(', ')}`,
+          });
+        }
+      });
+    })
+    .transform((events) => [...new Set(events)])
+    .describe(
+      `Events to receive (at least one; duplicates are dropped): ${subscribable.join(', ')}. webhook.test is sent only by test_webhook and cannot be subscribed to.`,
+    );
+}
 
 const secretField = z
   .string()
@@ -120,34 +124,37 @@ const deliveryOutput = z.object({ delivery: deliverySchema });
 
 // --- Tools -----------------------------------------------------------------------------------
 
-export const createWebhook = defineTool({
-  name: 'create_webhook',
-  title: 'Create webhook subscription',
-  description:
-    "Subscribes an HTTPS URL to events of the caller's organization: each subscribed event is POSTed there as signed JSON (X-CRM-Signature: hex HMAC-SHA256 of the body keyed with `secret`; Standard Webhooks headers too). `name` is required and checked (1-200 characters) but not stored. `url` must be https:// without user:password@; a private or loopback address is accepted now and refused at delivery time. `events` lists at least one event name; an unknown name is a 400 naming it. `secret` (16-200 characters; `whsec_<base64>` for the Standard Webhooks libraries) is optional: leave it out and a `whsec_` secret is generated and returned once as `webhook.secret`. A secret you give is never returned: the record shows `secret_set: true`. `is_active` defaults to true. Needs a plan with webhooks (402 otherwise). Use test_webhook afterwards to check the receiver.",
-  input: z.strictObject({
-    name: z
-      .string()
-      .trim()
-      .min(1)
-      .max(200)
-      .describe('A name for the subscription, 1 to 200 characters (validated, not stored)'),
-    url: urlField,
-    events: eventsField,
-    secret: secretField
-      .optional()
-      .describe(
-        'Signing secret, 16 to 200 characters, never returned; optional: left out, a `whsec_` secret is generated and returned once. X-CRM-Signature is keyed with the secret string as given. A secret of the Standard Webhooks form `whsec_<base64>` (standard padded base64 of at least 24 bytes) keys webhook-signature with the decoded bytes, so the Standard Webhooks and Svix libraries verify it as configured; any other secret keys it with its UTF-8 bytes.',
-      ),
-    is_active: activeField.default(true).describe('Whether events are delivered (default true)'),
-  }),
-  output: createdWebhookOutput,
-  access: { kind: 'write', resource: 'webhooks', permission: 'settings.webhooks.create', feature: FEATURE },
-  toolset: TOOLSET,
-  async handler(input, ctx) {
-    return { webhook: await insertWebhook(ctx, input) };
-  },
-});
+/** create_webhook, its `events` checked against the catalogue's event names. */
+export function createWebhookTool(events: readonly EventName[]) {
+  return defineTool({
+    name: 'create_webhook',
+    title: 'Create webhook subscription',
+    description:
+      "Subscribes an HTTPS URL to events of the caller's organization: each subscribed event is POSTed there as signed JSON (X-CRM-Signature: hex HMAC-SHA256 of the body keyed with `secret`; Standard Webhooks headers too). `name` is required and checked (1-200 characters) but not stored. `url` must be https:// without user:password@; a private or loopback address is accepted now and refused at delivery time. `events` lists at least one event name; an unknown name is a 400 naming it. `secret` (16-200 characters; `whsec_<base64>` for the Standard Webhooks libraries) is optional: leave it out and a `whsec_` secret is generated and returned once as `webhook.secret`. A secret you give is never returned: the record shows `secret_set: true`. `is_active` defaults to true. Needs a plan with webhooks (402 otherwise). Use test_webhook afterwards to check the receiver.",
+    input: z.strictObject({
+      name: z
+        .string()
+        .trim()
+        .min(1)
+        .max(200)
+        .describe('A name for the subscription, 1 to 200 characters (validated, not stored)'),
+      url: urlField,
+      events: eventsFieldOf(events),
+      secret: secretField
+        .optional()
+        .describe(
+          'Signing secret, 16 to 200 characters, never returned; optional: left out, a `whsec_` secret is generated and returned once. X-CRM-Signature is keyed with the secret string as given. A secret of the Standard Webhooks form `whsec_<base64>` (standard padded base64 of at least 24 bytes) keys webhook-signature with the decoded bytes, so the Standard Webhooks and Svix libraries verify it as configured; any other secret keys it with its UTF-8 bytes.',
+        ),
+      is_active: activeField.default(true).describe('Whether events are delivered (default true)'),
+    }),
+    output: createdWebhookOutput,
+    access: { kind: 'write', resource: 'webhooks', permission: 'settings.webhooks.create', feature: FEATURE },
+    toolset: TOOLSET,
+    async handler(input, ctx) {
+      return { webhook: await insertWebhook(ctx, input) };
+    },
+  });
+}
 
 export const listWebhooks = defineTool({
   name: 'list_webhooks',
@@ -187,33 +194,39 @@ export const getWebhook = defineTool({
   },
 });
 
-export const updateWebhook = defineTool({
-  name: 'update_webhook',
-  title: 'Update webhook subscription',
-  description:
-    'Changes a webhook subscription: one or more of `url` (https:// only, without user:password@), `events` (replaces the whole list; at least one known event), `secret` (16-200 characters, `whsec_<base64>` for the Standard Webhooks libraries, never returned; deliveries made from now on are signed with it) and `is_active` (false pauses deliveries, true resumes them). Give at least one; fields left out stay as they are. Returns the updated record.',
-  input: z
-    .strictObject({
-      id: webhookId,
-      url: urlField.optional(),
-      events: eventsField.optional(),
-      secret: secretField.optional(),
-      is_active: activeField.optional(),
-    })
-    .refine(
-      (v) =>
-        v.url !== undefined || v.events !== undefined || v.secret !== undefined || v.is_active !== undefined,
-      { message: 'Give at least one of url, events, secret, is_active' },
-    )
-    .meta({ anyOf: ['url', 'events', 'secret', 'is_active'].map((name) => ({ required: [name] })) }),
-  output: webhookOutput,
-  access: { kind: 'write', resource: 'webhooks', permission: 'settings.webhooks.edit', feature: FEATURE },
-  annotations: { idempotentHint: true },
-  toolset: TOOLSET,
-  async handler(input, ctx) {
-    return { webhook: await writeWebhook(ctx, input.id, input) };
-  },
-});
+/** update_webhook, its `events` checked against the catalogue's event names. */
+export function updateWebhookTool(events: readonly EventName[]) {
+  return defineTool({
+    name: 'update_webhook',
+    title: 'Update webhook subscription',
+    description:
+      'Changes a webhook subscription: one or more of `url` (https:// only, without user:password@), `events` (replaces the whole list; at least one known event), `secret` (16-200 characters, `whsec_<base64>` for the Standard Webhooks libraries, never returned; deliveries made from now on are signed with it) and `is_active` (false pauses deliveries, true resumes them). Give at least one; fields left out stay as they are. Returns the updated record.',
+    input: z
+      .strictObject({
+        id: webhookId,
+        url: urlField.optional(),
+        events: eventsFieldOf(events).optional(),
+        secret: secretField.optional(),
+        is_active: activeField.optional(),
+      })
+      .refine(
+        (v) =>
+          v.url !== undefined ||
+          v.events !== undefined ||
+          v.secret !== undefined ||
+          v.is_active !== undefined,
+        { message: 'Give at least one of url, events, secret, is_active' },
+      )
+      .meta({ anyOf: ['url', 'events', 'secret', 'is_active'].map((name) => ({ required: [name] })) }),
+    output: webhookOutput,
+    access: { kind: 'write', resource: 'webhooks', permission: 'settings.webhooks.edit', feature: FEATURE },
+    annotations: { idempotentHint: true },
+    toolset: TOOLSET,
+    async handler(input, ctx) {
+      return { webhook: await writeWebhook(ctx, input.id, input) };
+    },
+  });
+}
 
 export const deleteWebhook = defineTool({
   name: 'delete_webhook',
@@ -285,14 +298,3 @@ export const replayWebhookDelivery = defineTool({
     return { delivery: await replayDelivery(ctx, input.deliveryId) };
   },
 });
-
-export const webhookTools = [
-  createWebhook,
-  listWebhooks,
-  getWebhook,
-  updateWebhook,
-  deleteWebhook,
-  testWebhook,
-  listWebhookDeliveries,
-  replayWebhookDelivery,
-];

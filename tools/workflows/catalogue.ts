@@ -1,7 +1,8 @@
 // What the workflows area brings to the kernel's catalogues: its role permissions with the tier of role
-// that holds each (core/access.ts). tools/index.ts collects every area's declaration; the
+// that holds each (core/access.ts). It also brings the payload schemas of its events (events.ts). tools/index.ts collects every area's declaration; the
 // declaration merging below keeps the names checked at compile time.
 import type { AreaCatalogue } from '../../core/catalogue.ts';
+import { workflowsEvents } from './events.ts';
 
 export const workflowsCatalogue = {
   permissions: {
@@ -13,6 +14,7 @@ export const workflowsCatalogue = {
     // Edit, pause, activate or delete a workflow someone else created (everyone may change their own).
     'workflows.manage_any': 'manage',
   },
+  events: workflowsEvents,
 } as const satisfies AreaCatalogue;
 
 type WorkflowsPermissions = (typeof workflowsCatalogue)['permissions'];

@@ -9,7 +9,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../../core/db/client.ts';
 import { AppError } from '../../core/errors.ts';
-import type { Emit } from '../../core/events.ts';
+import type { Emit, EventPayload } from '../../core/events.ts';
 import { newId } from '../../core/ids.ts';
 import type { Services } from '../../core/services.ts';
 import {
@@ -76,7 +76,7 @@ export async function lockLiveWorkflow(db: Executor, orgId: string, id: string):
 export async function enrollLead(
   ctx: EnrollContext,
   input: EnrollInput,
-  payload: (enrollment: WorkflowEnrollmentRow) => Record<string, unknown>,
+  payload: (enrollment: WorkflowEnrollmentRow) => EventPayload<'workflow.triggered'>,
 ): Promise<{ enrollment: WorkflowEnrollmentRow; created: boolean }> {
   const first = input.workflow.steps[0];
   const [inserted] = await ctx.db

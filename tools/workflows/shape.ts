@@ -2,6 +2,7 @@
 // apart from store.ts so the email-send worker, which enrolls a lead after sending, can emit the
 // same `workflow.triggered` payload with `serializeEnrollment` without loading the area's rules.
 import { z } from 'zod';
+import type { EventPayload } from '../../core/events.ts';
 import { iso } from '../../core/schemas.ts';
 import type { WorkflowEnrollmentRow, WorkflowStepRunRow } from './tables.ts';
 
@@ -110,6 +111,6 @@ export function serializeStepRun(row: WorkflowStepRunRow): z.output<typeof stepR
 export function triggeredPayload(
   row: WorkflowEnrollmentRow,
   workflow: { name: string; steps: readonly unknown[] },
-): Record<string, unknown> {
+): EventPayload<'workflow.triggered'> {
   return { ...serializeEnrollment(row), workflow_name: workflow.name, step_count: workflow.steps.length };
 }

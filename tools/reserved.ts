@@ -1,0 +1,37 @@
+// What the specification names for areas not built yet: events a webhook subscription may already
+// list (nothing emits them) and plan features no tool checks yet. Collected with the areas in
+// tools/index.ts, so the catalogues hold every name of the specification while core/ holds none.
+// When an area is built (telephony, forms, surveys), it moves its entries from here into its own
+// folder's declaration (docs/decisions.md "Event names and plan features declared by areas").
+import { z } from 'zod';
+import type { AreaCatalogue } from '../core/catalogue.ts';
+import type { PayloadsOf } from '../core/events.ts';
+
+/** The payload of an event no area emits yet: not specified, any object. */
+const unspecifiedPayload = z
+  .record(z.string(), z.unknown())
+  .describe('The record or change that triggered the event (not specified yet: no area emits it).');
+
+const reservedEvents = {
+  'sms.received': unspecifiedPayload,
+  'sms.sent': unspecifiedPayload,
+  'form.submitted': unspecifiedPayload,
+};
+
+export const reservedCatalogue = {
+  events: reservedEvents,
+  // Plan features whose areas are not built yet, with the lowest plan that has each.
+  features: { surveys: 'pro', call_monitoring: 'enterprise' },
+} as const satisfies AreaCatalogue;
+
+type ReservedEvents = PayloadsOf<typeof reservedEvents>;
+
+type ReservedFeatures = (typeof reservedCatalogue)['features'];
+
+declare module '../core/access.ts' {
+  interface FeatureCatalog extends ReservedFeatures {}
+}
+
+declare module '../core/events.ts' {
+  interface EventCatalog extends ReservedEvents {}
+}
