@@ -16,17 +16,21 @@ export interface AreaListView {
   catalogue(): Catalogue;
 }
 
-export interface AreaFactory {
+/** `A` is the type of the area it builds, kept so the built list keeps each area's tool types. */
+export interface AreaFactory<A extends Area = Area> {
   /** The name of the area it builds. */
   name: string;
   /** The registries its area adds entries to; building checks it adds to no other. */
   provides: readonly (keyof AreaRegistries)[];
   /** Its catalogue entries, when it needs the whole catalogue to be built (tools/api-keys). */
   brings?: Area['brings'];
-  build(list: AreaListView): Area;
+  build(list: AreaListView): A;
 }
 
 export type AreaEntry = Area | AreaFactory;
+
+/** The area an entry is, or the one it builds. */
+export type BuiltArea<E extends AreaEntry> = E extends AreaFactory<infer A> ? A : E;
 
 function isFactory(entry: AreaEntry): entry is AreaFactory {
   return 'build' in entry;
@@ -66,7 +70,9 @@ const REGISTRY_KEYS: ReadonlySet<string> = new Set<keyof AreaRegistries>([
  * factory that needs itself (through another factory's question) throws, as does one whose area
  * adds to a registry it did not name in `provides`, or is named otherwise than its entry.
  */
-export function buildAreaList(entries: readonly AreaEntry[]): { areas: Area[]; catalogue: Catalogue } {
+export function buildAreaList<const E extends readonly AreaEntry[]>(
+  entries: E,
+): { areas: BuiltArea<E[number]>[]; catalogue: Catalogue } {
   const built: (Area | undefined)[] = entries.map((entry) => (isFactory(entry) ? undefined : entry));
   const building = new Set<number>();
   let catalogue: Catalogue | undefined;
@@ -113,5 +119,8 @@ export function buildAreaList(entries: readonly AreaEntry[]): { areas: Area[]; c
   });
 
   const areas = entries.map((_, i) => resolve(i));
-  return { areas, catalogue: catalogue ?? buildCatalogue(areas) };
+  // Entry i resolves to itself or to what its factory built (checked above to be named as the
+  // entry), which is BuiltArea of that entry; the index-by-index resolution is beyond the types.
+  const typed = areas as BuiltArea<E[number]>[];
+  return { areas: typed, catalogue: catalogue ?? buildCatalogue(areas) };
 }

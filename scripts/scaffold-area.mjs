@@ -518,9 +518,10 @@ describe('${n.folder}', () => {
 function addToRegistry(source, n) {
   const entry = `${n.camel}Area`;
   const importLine = `import { ${entry} } from './${n.folder}/index.ts';`;
-  // The one list of areas (AREA_LIST, in listing order: the new area goes last).
+  // The one list of areas (AREA_LIST, in listing order: the new area goes last); its closing line
+  // may carry a type clause (`] as const satisfies ...;`).
   const list = ['AREA_LIST']
-    .map((name) => new RegExp(`(const ${name}\\b[^=]*= \\[\\n)([\\s\\S]*?)(\\n\\];)`).exec(source))
+    .map((name) => new RegExp(`(const ${name}\\b[^=]*= \\[\\n)([\\s\\S]*?)(\\n\\][^\\n]*;)`).exec(source))
     .find((found) => found !== null);
   if (!list) throw new Error('tools/index.ts: no list of areas (AREA_LIST) to add the area to');
   const withEntry =
