@@ -16,7 +16,8 @@ export interface AreaListView {
   catalogue(): Catalogue;
 }
 
-export interface AreaFactory {
+/** `A` is the type of the area it builds, kept so the built list keeps each area's tool types. */
+export interface AreaFactory<A extends Area = Area> {
   /** The name of the area it builds. */
   name: string;
   /** The registries its area adds entries to; building checks it adds to no other. */
@@ -27,10 +28,13 @@ export interface AreaFactory {
    * two such factories can each be built from it. Its area must bring these very entries.
    */
   brings?: Area['brings'];
-  build(list: AreaListView): Area;
+  build(list: AreaListView): A;
 }
 
 export type AreaEntry = Area | AreaFactory;
+
+/** The area an entry is, or the one it builds. */
+export type BuiltArea<E extends AreaEntry> = E extends AreaFactory<infer A> ? A : E;
 
 function isFactory(entry: AreaEntry): entry is AreaFactory {
   return 'build' in entry;
@@ -72,10 +76,10 @@ const REGISTRY_KEYS: ReadonlySet<string> = new Set<keyof AreaRegistries>([
  * other entries than its factory declared. `reserved` joins the catalogue after the areas: what
  * the specification names for areas not built yet (tools/reserved.ts).
  */
-export function buildAreaList(
-  entries: readonly AreaEntry[],
+export function buildAreaList<const E extends readonly AreaEntry[]>(
+  entries: E,
   reserved: readonly CatalogueSource[] = [],
-): { areas: Area[]; catalogue: Catalogue } {
+): { areas: BuiltArea<E[number]>[]; catalogue: Catalogue } {
   const built: (Area | undefined)[] = entries.map((entry) => (isFactory(entry) ? undefined : entry));
   const building = new Set<number>();
   let catalogue: Catalogue | undefined;
@@ -125,5 +129,8 @@ export function buildAreaList(
   });
 
   const areas = entries.map((_, i) => resolve(i));
-  return { areas, catalogue: catalogue ?? buildCatalogue([...areas, ...reserved]) };
+  // Entry i resolves to itself or to what its factory built (checked above to be named as the
+  // entry), which is BuiltArea of that entry; the index-by-index resolution is beyond the types.
+  const typed = areas as BuiltArea<E[number]>[];
+  return { areas: typed, catalogue: catalogue ?? buildCatalogue([...areas, ...reserved]) };
 }

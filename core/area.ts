@@ -59,10 +59,11 @@ export interface PublicRequest {
   body(options?: { forms?: boolean }): Promise<Record<string, unknown>>;
 }
 
-export interface Area extends AreaHooks {
+/** `T` is the type of its tool list, kept by defineArea so toolMap can key each tool by its literal name. */
+export interface Area<T extends readonly Tool[] = readonly Tool[]> extends AreaHooks {
   /** The folder name under tools/ (kebab-case). */
   name: string;
-  tools: readonly Tool[];
+  tools: T;
   /** The REST route table: METHOD path -> one of `tools`. */
   routes: readonly Route[];
   /** Every OpenAPI tag its routes use, with the description the reference shows. */
@@ -90,10 +91,10 @@ export interface Area extends AreaHooks {
 const AREA_NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 
 /** Checks what can be checked inside one area when its module loads; cross-area rules live in the test. */
-export function defineArea(area: Area): Area {
+export function defineArea<const T extends readonly Tool[]>(area: Area<T>): Area<T> {
   if (!AREA_NAME.test(area.name)) throw new Error(`Area name "${area.name}" must be kebab-case`);
   if (area.uses?.includes(area.name)) throw new Error(`Area ${area.name} lists itself in uses`);
-  const own = new Set(area.tools);
+  const own = new Set<Tool>(area.tools);
   for (const route of area.routes) {
     if (!own.has(route.tool)) {
       throw new Error(
@@ -115,6 +116,31 @@ export function defineArea(area: Area): Area {
     }
   }
   return area;
+}
+
+/** The tools of a list of areas, as one union of their own types. */
+export type ToolsOf<A extends readonly Area[]> = A[number]['tools'][number];
+
+/**
+ * Tools by their public name, each with its own type: `ToolMap<T>['create_lead']` is that tool with
+ * its schemas, so a reader parses with them and a test's types follow the declaration.
+ */
+export type ToolMap<T extends Tool> = { readonly [K in T as K['name']]: K };
+
+/**
+ * Every tool of `areas` by its public name. The areas' types must keep their tools' literal names
+ * (defineArea, defineTool infer them), which is what lets the map be typed by name at all; a name
+ * twice throws, since one name would hide the other.
+ */
+export function toolMap<const A extends readonly Area[]>(areas: A): ToolMap<ToolsOf<A>> {
+  const map: Record<string, Tool> = {};
+  for (const tool of areas.flatMap((area): readonly Tool[] => area.tools)) {
+    if (Object.hasOwn(map, tool.name)) throw new Error(`Tool ${tool.name} is declared twice`);
+    map[tool.name] = tool;
+  }
+  // Each entry is the tool its key names, as the type says; the type system cannot follow a loop
+  // that builds a record key by key, so the record is read as the mapped type here.
+  return map as ToolMap<ToolsOf<A>>;
 }
 
 /**

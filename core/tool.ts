@@ -85,9 +85,18 @@ export interface SendDeclaration<I extends ToolInputSchema, P = undefined> {
   preview(input: z.output<I>, ctx: ToolContext & { outside: P }): Promise<SendPreview>;
 }
 
-export interface ToolDefinition<I extends ToolInputSchema, O extends z.ZodType, P = undefined> {
+/**
+ * `N` is the tool's name as a literal type (`'create_lead'`), inferred by defineTool from the
+ * declaration, so a map of tools by name (toolMap, core/area.ts) keeps each tool's own schemas.
+ */
+export interface ToolDefinition<
+  I extends ToolInputSchema,
+  O extends z.ZodType,
+  P = undefined,
+  N extends string = string,
+> {
   /** snake_case verb_noun, e.g. `create_lead`. */
-  name: string;
+  name: N;
   title: string;
   /** Written for a model: what it does, when to use it, how pagination works. */
   description: string;
@@ -123,16 +132,20 @@ export interface Tool<
   I extends ToolInputSchema = ToolInputSchema,
   O extends z.ZodType = z.ZodType,
   P = unknown,
-> extends ToolDefinition<I, O, P> {
+  N extends string = string,
+> extends ToolDefinition<I, O, P, N> {
   annotations: ToolAnnotations;
   toolset: string;
 }
 
 const TOOL_NAME = /^[a-z][a-z0-9]*(_[a-z0-9]+)+$/;
 
-export function defineTool<I extends ToolInputSchema, O extends z.ZodType, P = undefined>(
-  def: ToolDefinition<I, O, P>,
-): Tool<I, O, P> {
+export function defineTool<
+  I extends ToolInputSchema,
+  O extends z.ZodType,
+  P = undefined,
+  N extends string = string,
+>(def: ToolDefinition<I, O, P, N>): Tool<I, O, P, N> {
   if (!TOOL_NAME.test(def.name)) throw new Error(`Tool name "${def.name}" must be snake_case verb_noun`);
   if (def.description.trim().length < 20) throw new Error(`Tool "${def.name}" needs a real description`);
   checkSendDeclaration(def);
@@ -156,8 +169,8 @@ export function defineTool<I extends ToolInputSchema, O extends z.ZodType, P = u
  * `confirm` field but no `sends` declaration would have a convention of its own. Checked when the
  * tool is defined, so such a tool never starts.
  */
-function checkSendDeclaration<I extends ToolInputSchema, O extends z.ZodType, P>(
-  def: ToolDefinition<I, O, P>,
+function checkSendDeclaration<I extends ToolInputSchema, O extends z.ZodType, P, N extends string>(
+  def: ToolDefinition<I, O, P, N>,
 ): void {
   const hasConfirm = 'confirm' in def.input.shape;
   if (!def.sends) {

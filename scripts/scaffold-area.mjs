@@ -424,13 +424,7 @@ export const kit = defineKit({
 function areaTestTs(n) {
   return `// Locks in ${n.words} over REST: create, get, list with search, update, delete to the trash and restore, another organization's 404.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  create${n.onePascal},
-  get${n.onePascal},
-  list${n.pascal},
-  update${n.onePascal},
-} from '../../tools/${n.folder}/tools.ts';
-import { createTestContext, readOutput, type TestContext, type TestOrg } from '../fixtures/index.ts';
+import { createTestContext, readOutput, type TestContext, type TestOrg, TOOL } from '../fixtures/index.ts';
 
 let t: TestContext;
 let org: TestOrg;
@@ -445,7 +439,7 @@ afterAll(() => t.close());
 
 async function create(name: string, as: TestOrg = org) {
   const res = await t.request('POST', '/api/v1/${n.folder}', { token: as.token, body: { name } });
-  return (await readOutput(res, create${n.onePascal}, 201)).${n.one};
+  return (await readOutput(res, TOOL.create_${n.one}, 201)).${n.one};
 }
 
 describe('${n.folder}', () => {
@@ -454,7 +448,7 @@ describe('${n.folder}', () => {
     expect(created).toMatchObject({ name: 'First', created_by: org.ownerId });
     expect(created._id).toMatch(/^[0-9a-f]{24}$/);
     const res = await t.request('GET', \`/api/v1/${n.folder}/\${created._id}\`, { token: org.token });
-    expect((await readOutput(res, get${n.onePascal})).${n.one}).toEqual(created);
+    expect((await readOutput(res, TOOL.get_${n.one})).${n.one}).toEqual(created);
   });
 
   it('lists the live ${n.words}, newest first, and searches by name', async () => {
@@ -462,13 +456,13 @@ describe('${n.folder}', () => {
     const b = await create('Beta item');
     const all = await readOutput(
       await t.request('GET', '/api/v1/${n.folder}?limit=100', { token: org.token }),
-      list${n.pascal},
+      TOOL.list_${n.many},
     );
     const ids = all.${n.many}.map((r) => r._id);
     expect(ids.indexOf(b._id)).toBeLessThan(ids.indexOf(a._id));
     const found = await readOutput(
       await t.request('GET', '/api/v1/${n.folder}?search=alpha', { token: org.token }),
-      list${n.pascal},
+      TOOL.list_${n.many},
     );
     expect(found.${n.many}.map((r) => r._id)).toEqual([a._id]);
   });
@@ -480,7 +474,7 @@ describe('${n.folder}', () => {
         token: org.token,
         body: { name: \`After \${method}\` },
       });
-      expect((await readOutput(res, update${n.onePascal})).${n.one}.name).toBe(\`After \${method}\`);
+      expect((await readOutput(res, TOOL.update_${n.one})).${n.one}.name).toBe(\`After \${method}\`);
     }
   });
 
@@ -518,9 +512,10 @@ describe('${n.folder}', () => {
 function addToRegistry(source, n) {
   const entry = `${n.camel}Area`;
   const importLine = `import { ${entry} } from './${n.folder}/index.ts';`;
-  // The one list of areas (AREA_LIST, in listing order: the new area goes last).
+  // The one list of areas (AREA_LIST, in listing order: the new area goes last); its closing line
+  // may carry a type clause (`] as const satisfies ...;`).
   const list = ['AREA_LIST']
-    .map((name) => new RegExp(`(const ${name}\\b[^=]*= \\[\\n)([\\s\\S]*?)(\\n\\];)`).exec(source))
+    .map((name) => new RegExp(`(const ${name}\\b[^=]*= \\[\\n)([\\s\\S]*?)(\\n\\][^\\n]*;)`).exec(source))
     .find((found) => found !== null);
   if (!list) throw new Error('tools/index.ts: no list of areas (AREA_LIST) to add the area to');
   const withEntry =

@@ -3,7 +3,7 @@
 // derived from it here, so adding an area is its folder and one line below (docs/architecture.md).
 // Areas that consume a registry or hooks are factories in the list, built from what the others
 // declare (core/area-list.ts).
-import { type Area, collect, type PublicRoute } from '../core/area.ts';
+import { type Area, collect, type PublicRoute, toolMap } from '../core/area.ts';
 import { type AreaEntry, buildAreaList } from '../core/area-list.ts';
 import type { Catalogue, CatalogueSource } from '../core/catalogue.ts';
 import {
@@ -60,7 +60,7 @@ import { workflowsArea } from './workflows/index.ts';
  * its plan table (read when called), connected accounts from the inbound-mail hooks, email
  * from the sent-email hooks (read when a mail is recorded: workflows come after it).
  */
-const AREA_LIST: readonly AreaEntry[] = [
+const AREA_LIST = [
   { name: 'me', provides: [], build: (list) => createMeArea(() => list.catalogue().plans) },
   {
     name: 'leads',
@@ -139,7 +139,7 @@ const AREA_LIST: readonly AreaEntry[] = [
   },
   filesArea,
   workflowsArea,
-];
+] as const satisfies readonly AreaEntry[];
 
 /**
  * What the specification names for areas not built yet (events a subscription may list, plan
@@ -171,6 +171,12 @@ export const EMAIL_HOOKS: EmailHooks = {
 };
 
 export const TOOLS: readonly Tool[] = AREAS.flatMap((area) => area.tools);
+
+/**
+ * Every tool by its public name, each typed as declared (literal name, its own schemas): the very
+ * instances TOOLS holds, which the test fixtures read as `TOOL` (test/fixtures/tools.ts).
+ */
+export const TOOL_BY_NAME = toolMap(BUILT.areas);
 
 /** The REST route table: METHOD path -> tool, every area's in area order. */
 export const ROUTES: readonly Route[] = AREAS.flatMap((area) => area.routes);

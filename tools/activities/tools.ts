@@ -6,7 +6,7 @@
 // types.ts, the data functions store.ts.
 import { z } from 'zod';
 import { listParams, messageOutput, objectId, paged, pagedOutput } from '../../core/schemas.ts';
-import { defineTool, type Tool } from '../../core/tool.ts';
+import { defineTool } from '../../core/tool.ts';
 import { getLiveLead } from '../leads/store.ts';
 import {
   activityRecords,
@@ -169,7 +169,7 @@ export const deleteActivity = defineTool({
   },
 });
 
-export const activityTools: Tool[] = [
+export const activityTools = [
   logActivity,
   listLeadActivities,
   listActivities,

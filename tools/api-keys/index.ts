@@ -1,4 +1,4 @@
-import { type Area, defineArea } from '../../core/area.ts';
+import { defineArea } from '../../core/area.ts';
 import { apiKeysCatalogue } from './catalogue.ts';
 import { apiKeyRoutes } from './routes.ts';
 import {
@@ -15,7 +15,7 @@ import {
  * select, the scopes that grant something), which tools/index.ts builds first with this area's
  * declaration in its place.
  */
-export function createApiKeysArea(catalogue: KeyCatalogue): Area {
+export function createApiKeysArea(catalogue: KeyCatalogue) {
   const createApiKey = createApiKeyTool(catalogue);
   const updateApiKey = updateApiKeyTool(catalogue);
   const rotateApiKey = rotateApiKeyTool(catalogue);

@@ -1,6 +1,5 @@
 import {
   type AccountRemovedHook,
-  type Area,
   defineArea,
   type EmailReceivedHook,
   type ReplyTargetHook,
@@ -25,7 +24,7 @@ export interface ConnectedAccountsHooks {
  * public inbound hook that records replies. Built from the hooks the other areas declare, so it
  * imports none of them (scheduled email depends on this area, not the other way round).
  */
-export function createConnectedAccountsArea(hooks: ConnectedAccountsHooks): Area {
+export function createConnectedAccountsArea(hooks: ConnectedAccountsHooks) {
   const remove = deleteConnectedAccountTool(hooks.accountRemoved);
   const tools = connectedAccountTools(remove);
   return defineArea({

@@ -304,7 +304,7 @@ export const listInboundEmails = defineTool({
 });
 
 /** The area's tools, with its delete tool (deleteConnectedAccountTool). */
-export function connectedAccountTools(deleteConnectedAccount: Tool) {
+export function connectedAccountTools<D extends Tool>(deleteConnectedAccount: D) {
   return [
     listConnectedAccounts,
     getConnectedAccount,

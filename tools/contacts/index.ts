@@ -1,4 +1,4 @@
-import { type Area, type ContactMovingHook, defineArea } from '../../core/area.ts';
+import { type ContactMovingHook, defineArea } from '../../core/area.ts';
 import { leadChild } from '../leads/children.ts';
 import { contactsCatalogue } from './catalogue.ts';
 import { contactRoutes } from './routes.ts';
@@ -12,7 +12,7 @@ import { contactTools, updateContactTool } from './tools.ts';
  * hooks of the areas whose records name a contact of its lead (tools/index.ts collects them), so
  * this area never reads their tables.
  */
-export function createContactsArea(moving: readonly ContactMovingHook[]): Area {
+export function createContactsArea(moving: readonly ContactMovingHook[]) {
   const updateContact = updateContactTool(moving);
   return defineArea({
     name: 'contacts',

@@ -307,6 +307,6 @@ export const deleteContact = defineTool({
 });
 
 /** The contact tools, with update_contact built from the contact-moving hooks. */
-export function contactTools(updateContact: Tool): Tool[] {
+export function contactTools<U extends Tool>(updateContact: U) {
   return [listContacts, getContact, createContact, updateContact, deleteContact];
 }

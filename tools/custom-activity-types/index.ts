@@ -1,4 +1,4 @@
-import { type Area, type CustomActivityTypeChangingHook, defineArea } from '../../core/area.ts';
+import { type CustomActivityTypeChangingHook, defineArea } from '../../core/area.ts';
 import { customActivityTypesCatalogue } from './catalogue.ts';
 import { customActivityTypeRoutes } from './routes.ts';
 import { customActivityTypeTools, typeChangeTools } from './tools.ts';
@@ -8,7 +8,7 @@ import { customActivityTypeTools, typeChangeTools } from './tools.ts';
  * holding records of a type (tools/index.ts collects them: tools/activities), which decide what a
  * change of the type does to those records, so this area never reads their tables.
  */
-export function createCustomActivityTypesArea(hooks: readonly CustomActivityTypeChangingHook[]): Area {
+export function createCustomActivityTypesArea(hooks: readonly CustomActivityTypeChangingHook[]) {
   const changes = typeChangeTools(hooks);
   return defineArea({
     name: 'custom-activity-types',

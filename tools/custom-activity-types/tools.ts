@@ -7,7 +7,7 @@ import type { CustomActivityTypeChangingHook } from '../../core/area.ts';
 import { mergePatch, SETTINGS_SORT_FIELDS } from '../../core/records.ts';
 import { listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
-import { defineTool, type Tool } from '../../core/tool.ts';
+import { defineTool } from '../../core/tool.ts';
 import { customFieldDefsSchema, toFieldDefs } from '../custom-objects/fields.ts';
 import {
   customActivityTypeSchema,
@@ -239,13 +239,9 @@ export function deleteCustomActivityTypeTool(hooks: readonly CustomActivityTypeC
 }
 
 /** The tools that change or delete a type, built with the hooks of the areas holding its records. */
-export interface TypeChangeTools {
-  update: Tool;
-  replace: Tool;
-  remove: Tool;
-}
+export type TypeChangeTools = ReturnType<typeof typeChangeTools>;
 
-export function typeChangeTools(hooks: readonly CustomActivityTypeChangingHook[]): TypeChangeTools {
+export function typeChangeTools(hooks: readonly CustomActivityTypeChangingHook[]) {
   return {
     update: updateCustomActivityTypeTool(hooks),
     replace: replaceCustomActivityTypeTool(hooks),
@@ -253,7 +249,7 @@ export function typeChangeTools(hooks: readonly CustomActivityTypeChangingHook[]
   };
 }
 
-export function customActivityTypeTools(changes: TypeChangeTools): Tool[] {
+export function customActivityTypeTools(changes: TypeChangeTools) {
   return [
     listCustomActivityTypes,
     getCustomActivityTypeTool,

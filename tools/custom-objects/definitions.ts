@@ -19,7 +19,7 @@ import {
 } from '../../core/records.ts';
 import { listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
-import { defineTool, type Tool } from '../../core/tool.ts';
+import { defineTool } from '../../core/tool.ts';
 import { customFieldDefOutput, customFieldDefsSchema, toFieldDefs } from './fields.ts';
 import { type CustomFieldDef, customObjectRecords, customObjects } from './tables.ts';
 
@@ -405,7 +405,7 @@ export const deleteCustomObject = defineTool({
   },
 });
 
-export const definitionTools: Tool[] = [
+export const definitionTools = [
   listCustomObjects,
   getCustomObject,
   createCustomObject,

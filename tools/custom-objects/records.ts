@@ -21,7 +21,7 @@ import {
   type SortColumn,
 } from '../../core/records.ts';
 import { listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
-import { defineTool, type Tool } from '../../core/tool.ts';
+import { defineTool } from '../../core/tool.ts';
 import type { TrashType } from '../../core/trash.ts';
 import { access, definitionTable, TOOLSET, textArray } from './definitions.ts';
 import { validateCustomValues } from './fields.ts';
@@ -275,7 +275,7 @@ export const deleteCustomObjectRecord = defineTool({
   },
 });
 
-export const recordTools: Tool[] = [
+export const recordTools = [
   listCustomObjectRecords,
   getCustomObjectRecord,
   createCustomObjectRecord,

@@ -1,4 +1,4 @@
-import { type Area, defineArea } from '../../core/area.ts';
+import { defineArea } from '../../core/area.ts';
 import { cancelEmailsOfAccount, repliedScheduledEmail } from './account-hooks.ts';
 import { emailCatalogue } from './catalogue.ts';
 import { cancelFollowUpsOnReply, followUpSweep } from './follow-ups.ts';
@@ -15,7 +15,7 @@ import { emailTools, scheduleEmailTool } from './tools.ts';
  * optional workflow enrollment after sending. Built with the emailSent and enrollTargets hooks of
  * the areas that react to a sent email (tools/workflows), so it never names them.
  */
-export function createEmailArea(hooks: EmailHooks): Area {
+export function createEmailArea(hooks: EmailHooks) {
   const scheduleEmail = scheduleEmailTool(hooks);
   return defineArea({
     name: 'email',

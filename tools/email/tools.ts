@@ -265,6 +265,6 @@ export const cancelScheduledEmailTool = defineTool({
 });
 
 /** The area's tools, in listing order, with schedule_email built by scheduleEmailTool. */
-export function emailTools(scheduleEmail: Tool): Tool[] {
+export function emailTools<S extends Tool>(scheduleEmail: S) {
   return [scheduleEmail, listScheduledEmailsTool, getScheduledEmailTool, cancelScheduledEmailTool];
 }

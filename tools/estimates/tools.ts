@@ -12,7 +12,7 @@ import { fileOutput, fileOutputShape } from '../../core/route.ts';
 import { dateString, listParams, objectId, pagedOutput } from '../../core/schemas.ts';
 import { describeMoves } from '../../core/state-machine.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
-import { defineTool, type Tool } from '../../core/tool.ts';
+import { defineTool } from '../../core/tool.ts';
 import { deleteDraftTool } from '../documents/draft-tools.ts';
 import { documentSenderLabel } from '../documents/parties.ts';
 import { invoiceSchema } from '../invoices/store.ts';
@@ -360,7 +360,7 @@ export const getEstimatePdf = defineTool({
   },
 });
 
-export const estimateTools: Tool[] = [
+export const estimateTools = [
   listEstimates,
   getEstimate,
   createEstimate,

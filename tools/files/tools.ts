@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { CONTENT_TYPE } from '../../core/storage.ts';
 import { NO_NUL, nulMessage, ONE_LINE, oneLineMessage } from '../../core/text-rules.ts';
-import { defineTool, type Tool } from '../../core/tool.ts';
+import { defineTool } from '../../core/tool.ts';
 import { MAX_ATTACHMENT_BYTES, newUploadKey, UPLOAD_LINK_SECONDS, UPLOAD_PURPOSES } from './store.ts';
 
 const uploadLinkSchema = z
@@ -74,4 +74,4 @@ export const createUploadUrlTool = defineTool({
   },
 });
 
-export const fileTools: Tool[] = [createUploadUrlTool];
+export const fileTools = [createUploadUrlTool];

@@ -1,4 +1,4 @@
-import { type Area, defineArea, type InvoiceProjectsHook } from '../../core/area.ts';
+import { defineArea, type InvoiceProjectsHook } from '../../core/area.ts';
 import { invoicesCatalogue } from './catalogue.ts';
 import { invoicesOverdue } from './jobs.ts';
 import { invoiceRoutes } from './routes.ts';
@@ -11,7 +11,7 @@ import { createInvoiceTool, invoiceTools, updateInvoiceTool } from './tools.ts';
  * invoice-project hooks of the areas whose records an invoice bills (tools/projects; tools/index.ts
  * collects them), so this area never reads their tables.
  */
-export function createInvoicesArea(projects: readonly InvoiceProjectsHook[]): Area {
+export function createInvoicesArea(projects: readonly InvoiceProjectsHook[]) {
   const createInvoice = createInvoiceTool(projects);
   const updateInvoice = updateInvoiceTool(projects);
   return defineArea({

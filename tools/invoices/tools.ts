@@ -403,7 +403,7 @@ export const getInvoicePdf = defineTool({
 });
 
 /** The invoice tools in registry order, with create and update as built from the invoice-project hooks (index.ts). */
-export function invoiceTools(createInvoice: Tool, updateInvoice: Tool): Tool[] {
+export function invoiceTools<C extends Tool, U extends Tool>(createInvoice: C, updateInvoice: U) {
   return [
     listInvoices,
     getInvoice,

@@ -1,4 +1,4 @@
-import { type Area, defineArea, type LeadConvertedHook } from '../../core/area.ts';
+import { defineArea, type LeadConvertedHook } from '../../core/area.ts';
 import type { ChildTable } from '../../core/trash.ts';
 import { leadsCatalogue } from './catalogue.ts';
 import { leadRoutes } from './routes.ts';
@@ -24,7 +24,7 @@ import {
 export function createLeadsArea(
   children: readonly ChildTable[],
   converted: readonly LeadConvertedHook[] = [],
-): Area {
+) {
   const deleteLead = deleteLeadTool(children);
   const convertLeadToClient = convertLeadToClientTool(converted);
   return defineArea({

@@ -1,5 +1,5 @@
 import type { PlanTable } from '../../core/access.ts';
-import { type Area, defineArea } from '../../core/area.ts';
+import { defineArea } from '../../core/area.ts';
 import { meRoutes } from './routes.ts';
 import { getMeTool } from './tools.ts';
 
@@ -7,7 +7,7 @@ import { getMeTool } from './tools.ts';
  * The caller: who they are, their organization, plan features and token. Built with a getter of
  * the plan table (the catalogue), which /me reads when called.
  */
-export function createMeArea(plans: () => PlanTable): Area {
+export function createMeArea(plans: () => PlanTable) {
   const getMe = getMeTool(plans);
   return defineArea({
     name: 'me',

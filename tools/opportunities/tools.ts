@@ -7,7 +7,7 @@ import { prefixMatch, type SortColumn } from '../../core/records.ts';
 import { dateString, listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
 import { describeMoves } from '../../core/state-machine.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
-import { defineTool, type Tool } from '../../core/tool.ts';
+import { defineTool } from '../../core/tool.ts';
 import {
   insertOpportunity,
   OPPORTUNITY_STATUSES,
@@ -253,7 +253,7 @@ export const deleteOpportunity = defineTool({
   },
 });
 
-export const opportunityTools: Tool[] = [
+export const opportunityTools = [
   listOpportunities,
   getOpportunity,
   createOpportunity,

@@ -8,7 +8,7 @@ import { currencyField } from '../../core/line-items.ts';
 import { SETTINGS_SORT_FIELDS } from '../../core/records.ts';
 import { listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
-import { defineTool, type Tool } from '../../core/tool.ts';
+import { defineTool } from '../../core/tool.ts';
 import { projectSchema } from '../projects/store.ts';
 import {
   applyTemplate,
@@ -215,7 +215,7 @@ export const getLeadOnboarding = defineTool({
   },
 });
 
-export const projectTemplateTools: Tool[] = [
+export const projectTemplateTools = [
   listProjectTemplates,
   getProjectTemplate,
   createProjectTemplate,

@@ -10,7 +10,7 @@ import { prefixMatch, type SortColumn } from '../../core/records.ts';
 import { dateString, listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
 import { describeMoves } from '../../core/state-machine.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
-import { defineTool, type Tool } from '../../core/tool.ts';
+import { defineTool } from '../../core/tool.ts';
 import { invoiceSchema } from '../invoices/store.ts';
 import {
   deleteProject,
@@ -407,7 +407,7 @@ export const getProjectInvoicingReport = defineTool({
   },
 });
 
-export const projectTools: Tool[] = [
+export const projectTools = [
   listProjects,
   getProject,
   createProject,

@@ -10,7 +10,7 @@ import { prefixMatch, type SortColumn } from '../../core/records.ts';
 import { dateString, listParams, objectId, pagedOutput } from '../../core/schemas.ts';
 import { describeMoves } from '../../core/state-machine.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
-import { defineTool, type Tool } from '../../core/tool.ts';
+import { defineTool } from '../../core/tool.ts';
 import { deleteDraftTool } from '../documents/draft-tools.ts';
 import { documentSenderLabel } from '../documents/parties.ts';
 import { deliverProposal } from './mail.ts';
@@ -313,7 +313,7 @@ export const suggestProposalQuestions = defineTool({
   },
 });
 
-export const proposalTools: Tool[] = [
+export const proposalTools = [
   listProposals,
   getProposal,
   createProposal,

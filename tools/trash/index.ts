@@ -1,4 +1,4 @@
-import { type Area, defineArea } from '../../core/area.ts';
+import { defineArea } from '../../core/area.ts';
 import type { TrashType } from '../../core/trash.ts';
 import { trashCatalogue } from './catalogue.ts';
 import { trashPurge } from './jobs.ts';
@@ -6,7 +6,7 @@ import { trashRoutes } from './routes.ts';
 import { trashTools } from './tools.ts';
 
 /** Soft-deleted records of every type the areas declare in `trashTypes`, and their purge once past retention. */
-export function createTrashArea(types: readonly TrashType[]): Area {
+export function createTrashArea(types: readonly TrashType[]) {
   const tools = trashTools(types);
   const purge = trashPurge(types);
   return defineArea({

@@ -1,4 +1,4 @@
-import { type Area, defineArea } from '../../core/area.ts';
+import { defineArea } from '../../core/area.ts';
 import type { OwnedRecordTable } from '../../core/ownership.ts';
 import { usersCatalogue } from './catalogue.ts';
 import { userRoutes } from './routes.ts';
@@ -13,7 +13,7 @@ import {
 } from './tools.ts';
 
 /** The organization's users; deleting one hands their records (every area's `ownedRecords`) on. */
-export function createUsersArea(owned: readonly OwnedRecordTable[]): Area {
+export function createUsersArea(owned: readonly OwnedRecordTable[]) {
   const deleteUser = deleteUserTool(owned);
   return defineArea({
     name: 'users',

@@ -1,4 +1,4 @@
-import { type Area, defineArea } from '../../core/area.ts';
+import { defineArea } from '../../core/area.ts';
 import type { EventName } from '../../core/events.ts';
 import { webhooksCatalogue } from './catalogue.ts';
 import { deliverWebhookJob, deliverySweep } from './deliver.ts';
@@ -21,7 +21,7 @@ import {
  * from the catalogue's event names (what a subscription may list), which tools/index.ts builds
  * first with this area's declaration in its place.
  */
-export function createWebhooksArea(events: readonly EventName[]): Area {
+export function createWebhooksArea(events: readonly EventName[]) {
   const createWebhook = createWebhookTool(events);
   const updateWebhook = updateWebhookTool(events);
   return defineArea({

@@ -10,7 +10,7 @@ import type { SortColumn } from '../../core/records.ts';
 import { listParams, messageOutput, objectId, offsetOf, paged, pagedOutput } from '../../core/schemas.ts';
 import { describeMoves } from '../../core/state-machine.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
-import { defineTool, type Tool } from '../../core/tool.ts';
+import { defineTool } from '../../core/tool.ts';
 import { enrollmentSchema, serializeEnrollment } from './shape.ts';
 import { serializeStep, stepsInput } from './steps.ts';
 import {
@@ -382,7 +382,7 @@ export const unenrollFromWorkflow = defineTool({
   },
 });
 
-export const workflowTools: Tool[] = [
+export const workflowTools = [
   listWorkflows,
   getWorkflow,
   createWorkflow,
