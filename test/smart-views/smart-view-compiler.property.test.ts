@@ -1,7 +1,7 @@
 // Locks in that the smart-view SQL compiler agrees with the in-memory reference evaluator on random data sets and random filter trees of every field_type, op and logic.
 import { and, eq, isNull } from 'drizzle-orm';
 import fc from 'fast-check';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect } from 'vitest';
 import { organizations } from '../../core/db/schema.ts';
 import { newId } from '../../core/ids.ts';
 import { activities } from '../../tools/activities/tables.ts';
@@ -19,15 +19,8 @@ import {
 import { compileSmartViewQuery } from '../../tools/smart-views/query/compile.ts';
 import { type SmartViewQuery, smartViewQuerySchema } from '../../tools/smart-views/query/filter-schema.ts';
 import { tasks } from '../../tools/tasks/tables.ts';
-import { createTestContext, type TestContext } from '../fixtures/index.ts';
+import { type TestContext, test } from '../fixtures/index.ts';
 import { evaluateSmartViewQuery } from './evaluate.ts';
-
-let t: TestContext;
-
-beforeAll(async () => {
-  t = await createTestContext();
-});
-afterAll(() => t.close());
 
 const USERS = ['a0a0a0a0a0a0a0a0a0a0a0a0', 'b1b1b1b1b1b1b1b1b1b1b1b1'] as const;
 // Short ASCII words, some with LIKE wildcards and the escape character, so escaping is exercised.
@@ -247,7 +240,7 @@ function concreteQuery(raw: { filters: Record<string, unknown>[]; logic: string 
   return parsed.data;
 }
 
-async function insertData(data: Data): Promise<{ orgId: string; customTypeId: string }> {
+async function insertData(t: TestContext, data: Data): Promise<{ orgId: string; customTypeId: string }> {
   const db = t.services.db.system;
   const orgId = newId();
   await db.insert(organizations).values({ id: orgId, name: 'Property org', plan: 'starter' });
@@ -303,7 +296,7 @@ async function insertData(data: Data): Promise<{ orgId: string; customTypeId: st
 }
 
 /** The rows as stored (so the evaluator sees what PostgreSQL holds, e.g. numeric rounding). */
-async function readBack(orgId: string) {
+async function readBack(t: TestContext, orgId: string) {
   const db = t.services.db.system;
   return {
     leads: await db.select().from(leads).where(eq(leads.orgId, orgId)),
@@ -314,7 +307,7 @@ async function readBack(orgId: string) {
   };
 }
 
-async function sqlMatches(query: SmartViewQuery, orgId: string): Promise<string[]> {
+async function sqlMatches(t: TestContext, query: SmartViewQuery, orgId: string): Promise<string[]> {
   const rows = await t.services.db.system
     .select({ id: leads.id })
     .from(leads)
@@ -322,18 +315,20 @@ async function sqlMatches(query: SmartViewQuery, orgId: string): Promise<string[
   return rows.map((r) => r.id).sort();
 }
 
-it('compiled SQL and the reference evaluator select the same leads', { timeout: 180_000 }, async () => {
+test('compiled SQL and the reference evaluator select the same leads', { timeout: 180_000 }, async ({
+  t,
+}) => {
   await fc.assert(
     fc.asyncProperty(
       dataArb,
       fc.array(queryArb, { minLength: 4, maxLength: 4 }),
       async (data, rawQueries) => {
-        const { orgId, customTypeId } = await insertData(data);
-        const stored = await readBack(orgId);
+        const { orgId, customTypeId } = await insertData(t, data);
+        const stored = await readBack(t, orgId);
         for (const raw of rawQueries) {
           const query = concreteQuery(raw, customTypeId);
           const expected = [...evaluateSmartViewQuery(query, stored)].sort();
-          expect(await sqlMatches(query, orgId), JSON.stringify(query)).toEqual(expected);
+          expect(await sqlMatches(t, query, orgId), JSON.stringify(query)).toEqual(expected);
         }
       },
     ),
