@@ -1,6 +1,6 @@
 // Locks in conversation memory over REST: the lazily created memory, the summary, commitments with strict index validation (400 for bad or out-of-range indexes), idempotent kept/missed marks, the per-lead cap, locking and access rules.
 import { describe, expect } from 'vitest';
-import { type Commitment, conversationMemories } from '../../tools/conversation-memory/tables.ts';
+import type { Commitment } from '../../tools/conversation-memory/tables.ts';
 import { markCommitmentMissed } from '../../tools/conversation-memory/tools.ts';
 import {
   createLead as createLeadVia,
@@ -12,6 +12,7 @@ import {
   type TestOrg,
   TOOL,
 } from '../fixtures/index.ts';
+import { seedConversationMemories } from './seed.ts';
 
 const test = fileTest({ options: { withoutRateLimits: true } });
 
@@ -224,9 +225,7 @@ describe('commitments', () => {
       created_by: org.ownerId,
       resolved_at: null,
     }));
-    await t.services.db.system
-      .insert(conversationMemories)
-      .values({ leadId, orgId: org.orgId, commitments: full });
+    await seedConversationMemories(t, org.orgId, [{ leadId, commitments: full }]);
     const res = await t.request('POST', `${base(leadId)}/commitments`, {
       token: org.token,
       body: { text: 'one more' },

@@ -6,7 +6,6 @@ import { organizations } from '../../core/db/schema.ts';
 import { newId } from '../../core/ids.ts';
 import { activities } from '../../tools/activities/tables.ts';
 import { contacts } from '../../tools/contacts/tables.ts';
-import { customActivityTypes } from '../../tools/custom-activity-types/tables.ts';
 import { leads } from '../../tools/leads/tables.ts';
 import { opportunities } from '../../tools/opportunities/tables.ts';
 import {
@@ -19,7 +18,13 @@ import {
 import { compileSmartViewQuery } from '../../tools/smart-views/query/compile.ts';
 import { type SmartViewQuery, smartViewQuerySchema } from '../../tools/smart-views/query/filter-schema.ts';
 import { tasks } from '../../tools/tasks/tables.ts';
+import { seedActivities } from '../activities/seed.ts';
+import { seedContacts } from '../contacts/seed.ts';
+import { seedCustomActivityTypes } from '../custom-activity-types/seed.ts';
 import { type TestContext, test } from '../fixtures/index.ts';
+import { seedLeads } from '../leads/seed.ts';
+import { seedOpportunities } from '../opportunities/seed.ts';
+import { seedTasks } from '../tasks/seed.ts';
 import { evaluateSmartViewQuery } from './evaluate.ts';
 
 const USERS = ['a0a0a0a0a0a0a0a0a0a0a0a0', 'b1b1b1b1b1b1b1b1b1b1b1b1'] as const;
@@ -241,50 +246,48 @@ function concreteQuery(raw: { filters: Record<string, unknown>[]; logic: string 
 }
 
 async function insertData(t: TestContext, data: Data): Promise<{ orgId: string; customTypeId: string }> {
-  const db = t.services.db.system;
   const orgId = newId();
-  await db.insert(organizations).values({ id: orgId, name: 'Property org', plan: 'starter' });
+  // A bare organization row per generated case (no owner, no session): the cases only read its data.
+  await t.services.db.system
+    .insert(organizations)
+    .values({ id: orgId, name: 'Property org', plan: 'starter' });
   const customTypeId = newId();
-  await db.insert(customActivityTypes).values({ id: customTypeId, orgId, name: 'Visit', fields: [] });
+  await seedCustomActivityTypes(t, orgId, [{ id: customTypeId, name: 'Visit', fields: [] }]);
   const leadIds = data.leads.map(() => newId());
   const leadOf = (i: number) => leadIds[i % leadIds.length] ?? '';
-  await db
-    .insert(leads)
-    .values(data.leads.map((l, i) => ({ ...l, id: leadIds[i] ?? '', orgId, updatedAt: l.createdAt })));
+  await seedLeads(
+    t,
+    orgId,
+    data.leads.map((l, i) => ({ ...l, id: leadIds[i] ?? '', updatedAt: l.createdAt })),
+  );
   const contactIds = data.contacts.map(() => newId());
   if (data.contacts.length > 0) {
-    await db.insert(contacts).values(
-      data.contacts.map(({ lead, ...c }, i) => ({
-        ...c,
-        id: contactIds[i] ?? '',
-        orgId,
-        leadId: leadOf(lead),
-      })),
+    await seedContacts(
+      t,
+      orgId,
+      data.contacts.map(({ lead, ...c }, i) => ({ ...c, id: contactIds[i] ?? '', leadId: leadOf(lead) })),
     );
   }
   if (data.opportunities.length > 0) {
-    await db
-      .insert(opportunities)
-      .values(
-        data.opportunities.map(({ lead, ...o }) => ({ ...o, id: newId(), orgId, leadId: leadOf(lead) })),
-      );
+    await seedOpportunities(
+      t,
+      orgId,
+      data.opportunities.map(({ lead, ...o }) => ({ ...o, leadId: leadOf(lead) })),
+    );
   }
   if (data.tasks.length > 0) {
-    await db.insert(tasks).values(
-      data.tasks.map(({ lead, ...task }) => ({
-        ...task,
-        id: newId(),
-        orgId,
-        leadId: lead === null ? null : leadOf(lead),
-      })),
+    await seedTasks(
+      t,
+      orgId,
+      data.tasks.map(({ lead, ...task }) => ({ ...task, leadId: lead === null ? null : leadOf(lead) })),
     );
   }
   if (data.activities.length > 0) {
-    await db.insert(activities).values(
+    await seedActivities(
+      t,
+      orgId,
       data.activities.map(({ lead, withContact, type, ...a }, i) => ({
         ...a,
-        id: newId(),
-        orgId,
         leadId: leadOf(lead),
         type: type === CUSTOM_PLACEHOLDER ? 'custom' : type,
         customActivityTypeId: type === CUSTOM_PLACEHOLDER ? customTypeId : null,

@@ -4,13 +4,18 @@ import { describe, expect } from 'vitest';
 import { newId } from '../../core/ids.ts';
 import { activities } from '../../tools/activities/tables.ts';
 import { contacts } from '../../tools/contacts/tables.ts';
-import { customActivityTypes } from '../../tools/custom-activity-types/tables.ts';
 import { leads } from '../../tools/leads/tables.ts';
 import { opportunities } from '../../tools/opportunities/tables.ts';
 import { FIELD_CATALOGUE, OPS } from '../../tools/smart-views/query/catalogue.ts';
 import { smartViewQuerySchema } from '../../tools/smart-views/query/filter-schema.ts';
 import { tasks } from '../../tools/tasks/tables.ts';
+import { seedActivities } from '../activities/seed.ts';
+import { seedContacts } from '../contacts/seed.ts';
+import { seedCustomActivityTypes } from '../custom-activity-types/seed.ts';
 import { fileTest, readOutput, type TestContext, type TestOrg, TOOL } from '../fixtures/index.ts';
+import { seedLeads } from '../leads/seed.ts';
+import { seedOpportunities } from '../opportunities/seed.ts';
+import { seedTasks } from '../tasks/seed.ts';
 import { evaluateSmartViewQuery } from './evaluate.ts';
 
 let customTypeId = '';
@@ -39,25 +44,25 @@ test.beforeAll(async ({ t, org, other }) => {
 });
 
 async function seed(t: TestContext, org: TestOrg, other: TestOrg): Promise<void> {
-  const db = t.services.db.system;
   const names = ['Plain', '100% sure', 'snake_case', 'back\\slash', "O'Brien", 'dollar $1'];
   const ids = names.map(() => newId());
-  await db.insert(leads).values(
+  await seedLeads(
+    t,
+    org.orgId,
     names.map((name, i) => ({
       id: ids[i] ?? '',
-      orgId: org.orgId,
       name,
       description: i % 2 === 0 ? name : null,
       tags: [name],
       custom: { note_text: name, size: i },
     })),
   );
-  await db.insert(leads).values({ id: newId(), orgId: other.orgId, name: "' or '1'='1" });
+  await seedLeads(t, other.orgId, [{ name: "' or '1'='1" }]);
   const lead = (i: number) => ids[i % ids.length] ?? '';
-  await db.insert(contacts).values(
+  await seedContacts(
+    t,
+    org.orgId,
     names.map((name, i) => ({
-      id: newId(),
-      orgId: org.orgId,
       leadId: lead(i),
       name,
       title: name,
@@ -65,28 +70,28 @@ async function seed(t: TestContext, org: TestOrg, other: TestOrg): Promise<void>
       phones: [{ phone: name, type: 'work' }],
     })),
   );
-  await db.insert(opportunities).values(
+  await seedOpportunities(
+    t,
+    org.orgId,
     names.map((name, i) => ({
-      id: newId(),
-      orgId: org.orgId,
       leadId: lead(i),
       note: name,
       currency: name,
     })),
   );
-  await db
-    .insert(tasks)
-    .values(names.map((name, i) => ({ id: newId(), orgId: org.orgId, leadId: lead(i), text: name })));
+  await seedTasks(
+    t,
+    org.orgId,
+    names.map((name, i) => ({ leadId: lead(i), text: name })),
+  );
   customTypeId = newId();
-  await db
-    .insert(customActivityTypes)
-    .values({ id: customTypeId, orgId: org.orgId, name: 'Visit', fields: [] });
-  await db.insert(activities).values(
+  await seedCustomActivityTypes(t, org.orgId, [{ id: customTypeId, name: 'Visit', fields: [] }]);
+  await seedActivities(
+    t,
+    org.orgId,
     names.flatMap((name, i) => [
-      { id: newId(), orgId: org.orgId, leadId: lead(i), type: 'call', fields: { outcome: name } },
+      { leadId: lead(i), type: 'call', fields: { outcome: name } },
       {
-        id: newId(),
-        orgId: org.orgId,
         leadId: lead(i),
         type: 'custom',
         customActivityTypeId: customTypeId,

@@ -1,13 +1,10 @@
 // Locks in smart views over REST: CRUD, private/shared visibility, roles, plan gating, validation details, and results per field_type (incl. activity filters), sort, display columns and paging.
 import { describe, expect } from 'vitest';
 import { newId } from '../../core/ids.ts';
-import { activities } from '../../tools/activities/tables.ts';
-import { contacts } from '../../tools/contacts/tables.ts';
-import { customActivityTypes } from '../../tools/custom-activity-types/tables.ts';
-import { leads } from '../../tools/leads/tables.ts';
-import { opportunities } from '../../tools/opportunities/tables.ts';
 import { smartViews } from '../../tools/smart-views/tables.ts';
-import { tasks } from '../../tools/tasks/tables.ts';
+import { seedActivities } from '../activities/seed.ts';
+import { seedContacts } from '../contacts/seed.ts';
+import { seedCustomActivityTypes } from '../custom-activity-types/seed.ts';
 import {
   type Caller,
   fileTest,
@@ -18,6 +15,9 @@ import {
   type TestOrg,
   TOOL,
 } from '../fixtures/index.ts';
+import { type LeadSeed, seedLeads } from '../leads/seed.ts';
+import { seedOpportunities } from '../opportunities/seed.ts';
+import { seedTasks } from '../tasks/seed.ts';
 
 /** Lead ids by a short name, for readable expectations. */
 const ids: Record<string, string> = {};
@@ -39,21 +39,20 @@ async function insertLead(
   t: TestContext,
   org: TestOrg,
   key: string,
-  values: Partial<typeof leads.$inferInsert> = {},
+  values: Partial<LeadSeed> = {},
   orgId = org.orgId,
 ): Promise<string> {
   const id = newId();
   const at = nextTime();
-  await t.services.db.system
-    .insert(leads)
-    .values({ id, orgId, name: key, ownerId: org.ownerId, createdAt: at, updatedAt: at, ...values });
+  await seedLeads(t, orgId, [
+    { id, name: key, ownerId: org.ownerId, createdAt: at, updatedAt: at, ...values },
+  ]);
   ids[key] = id;
   return id;
 }
 
 /** Leads a..h with children chosen so each field_type has a distinct answer. */
 async function seed(t: TestContext, org: TestOrg, other: TestOrg): Promise<void> {
-  const db = t.services.db.system;
   await insertLead(t, org, 'Acme', {
     status: 'qualified',
     tags: ['vip', 'eu'],
@@ -69,10 +68,8 @@ async function seed(t: TestContext, org: TestOrg, other: TestOrg): Promise<void>
   await insertLead(t, org, 'Trashed', { status: 'qualified', deletedAt: new Date() });
   await insertLead(t, org, 'Foreign', { status: 'qualified' }, other.orgId);
 
-  await db.insert(contacts).values([
+  await seedContacts(t, org.orgId, [
     {
-      id: newId(),
-      orgId: org.orgId,
       leadId: ids.Acme ?? '',
       name: 'Ann Smith',
       title: 'CEO',
@@ -80,8 +77,6 @@ async function seed(t: TestContext, org: TestOrg, other: TestOrg): Promise<void>
       phones: [],
     },
     {
-      id: newId(),
-      orgId: org.orgId,
       leadId: ids['Beta 100%'] ?? '',
       name: 'Bob',
       emails: [],
@@ -89,18 +84,14 @@ async function seed(t: TestContext, org: TestOrg, other: TestOrg): Promise<void>
     },
     // A trashed contact never counts.
     {
-      id: newId(),
-      orgId: org.orgId,
       leadId: ids.Delta ?? '',
       name: 'Ann Gone',
       emails: [{ email: 'ann@delta.test', type: 'work' }],
       deletedAt: new Date(),
     },
   ]);
-  await db.insert(opportunities).values([
+  await seedOpportunities(t, org.orgId, [
     {
-      id: newId(),
-      orgId: org.orgId,
       leadId: ids.Acme ?? '',
       value: 12_000.5,
       confidence: 80,
@@ -108,19 +99,15 @@ async function seed(t: TestContext, org: TestOrg, other: TestOrg): Promise<void>
       expectedCloseDate: '2026-03-01',
     },
     {
-      id: newId(),
-      orgId: org.orgId,
       leadId: ids.Gamma_x ?? '',
       value: 500,
       confidence: 20,
       status: 'won',
     },
   ]);
-  await db.insert(tasks).values([
-    { id: newId(), orgId: org.orgId, leadId: ids.Delta ?? '', text: 'Call back', isComplete: false },
+  await seedTasks(t, org.orgId, [
+    { leadId: ids.Delta ?? '', text: 'Call back', isComplete: false },
     {
-      id: newId(),
-      orgId: org.orgId,
       leadId: ids.Acme ?? '',
       text: 'Send proposal',
       isComplete: true,
@@ -128,46 +115,39 @@ async function seed(t: TestContext, org: TestOrg, other: TestOrg): Promise<void>
     },
   ]);
   customTypeId = newId();
-  await db.insert(customActivityTypes).values({
-    id: customTypeId,
-    orgId: org.orgId,
-    name: 'Site visit',
-    fields: [{ key: 'rating', label: 'Rating', type: 'number', required: false }],
-  });
-  await db.insert(activities).values([
+  await seedCustomActivityTypes(t, org.orgId, [
     {
-      id: newId(),
-      orgId: org.orgId,
+      id: customTypeId,
+      name: 'Site visit',
+      fields: [{ key: 'rating', label: 'Rating', type: 'number', required: false }],
+    },
+  ]);
+  await seedActivities(t, org.orgId, [
+    {
       leadId: ids.Acme ?? '',
       type: 'call',
       fields: { direction: 'outbound', status: 'completed', duration_seconds: 300, outcome: 'connected' },
       occurredAt: new Date('2026-01-10T10:00:00Z'),
     },
     {
-      id: newId(),
-      orgId: org.orgId,
       leadId: ids['Beta 100%'] ?? '',
       type: 'call',
       fields: { direction: 'inbound', status: 'completed', duration_seconds: 30, outcome: 'no_answer' },
       occurredAt: new Date('2026-01-12T10:00:00Z'),
     },
     {
-      id: newId(),
-      orgId: org.orgId,
       leadId: ids.Gamma_x ?? '',
       type: 'note',
       fields: { note: 'hello' },
     },
     {
-      id: newId(),
-      orgId: org.orgId,
       leadId: ids.Delta ?? '',
       type: 'custom',
       customActivityTypeId: customTypeId,
       fields: { rating: 4 },
     },
     // Trashed: Gamma has no live meeting.
-    { id: newId(), orgId: org.orgId, leadId: ids.Gamma_x ?? '', type: 'meeting', deletedAt: new Date() },
+    { leadId: ids.Gamma_x ?? '', type: 'meeting', deletedAt: new Date() },
   ]);
 }
 
