@@ -1,14 +1,14 @@
 // Locks in activities over REST: CRUD per type (note, call, email, meeting, custom), the typed field rules and custom values errors, call.completed firing once, the lead timeline's order and paging, list filters, roles, scopes, plan gating, trash and the lead cascade.
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { outboxEvents, users } from '../../core/db/schema.ts';
 import { newId } from '../../core/ids.ts';
-import { contacts } from '../../tools/contacts/tables.ts';
 import {
   type Caller,
+  createContact,
   createLead,
-  createTestContext,
   detailFields,
+  fileTest,
   logActivity,
   eventsOf as outboxEventsOf,
   readError,
@@ -18,39 +18,34 @@ import {
   TOOL,
 } from '../fixtures/index.ts';
 
-let t: TestContext;
-let org: TestOrg;
-let starter: TestOrg;
-let other: TestOrg;
-let member: { userId: string; token: string };
-let viewer: { userId: string; token: string };
-
-beforeAll(async () => {
-  t = await createTestContext({}, { withoutRateLimits: true });
-  org = await t.createOrg({ plan: 'pro' });
-  starter = await t.createOrg({ plan: 'starter', name: 'Starter Org' });
-  other = await t.createOrg({ name: 'Other Org' });
-  member = await t.createUser(org.orgId, 'member');
-  viewer = await t.createUser(org.orgId, 'viewer');
-});
-afterAll(() => t.close());
+const test = fileTest({ options: { withoutRateLimits: true }, plan: 'pro', otherPlan: 'free' })
+  .extend('starter', { scope: 'file' }, async ({ t }) =>
+    t.createOrg({ plan: 'starter', name: 'Starter Org' }),
+  )
+  .extend('member', { scope: 'file' }, async ({ t, org }) => t.createUser(org.orgId, 'member'))
+  .extend('viewer', { scope: 'file' }, async ({ t, org }) => t.createUser(org.orgId, 'viewer'));
 
 /** A new lead's id. */
-async function newLead(as: Caller = org, name = 'Acme'): Promise<string> {
+async function newLead(t: TestContext, org: TestOrg, as: Caller = org, name = 'Acme'): Promise<string> {
   return (await createLead(t, as, { name }))._id;
 }
 
-async function insertContact(orgId: string, leadId: string): Promise<string> {
-  const id = newId();
-  await t.services.db.system.insert(contacts).values({ id, orgId, leadId, name: 'Jane Doe' });
-  return id;
-}
-
-async function log(body: Record<string, unknown>, as: Caller = org): Promise<Response> {
+async function log(
+  t: TestContext,
+  org: TestOrg,
+  body: Record<string, unknown>,
+  as: Caller = org,
+): Promise<Response> {
   return t.request('POST', '/api/v1/activities', { token: as.token, body });
 }
 
-async function patch(id: string, body: Record<string, unknown>, as: Caller = org): Promise<Response> {
+async function patch(
+  t: TestContext,
+  org: TestOrg,
+  id: string,
+  body: Record<string, unknown>,
+  as: Caller = org,
+): Promise<Response> {
   return t.request('PATCH', `/api/v1/activities/${id}`, { token: as.token, body });
 }
 
@@ -59,13 +54,13 @@ async function errorFields(res: Response, status = 400): Promise<string[]> {
 }
 
 /** The events written about one activity, oldest first. */
-async function eventsOf(activityId: string): Promise<string[]> {
+async function eventsOf(t: TestContext, activityId: string): Promise<string[]> {
   return (await outboxEventsOf(t, activityId)).map((e) => e.event);
 }
 
 describe('notes', () => {
-  it('logs, reads, updates and deletes a note, emitting activity.created', async () => {
-    const leadId = await newLead();
+  test('logs, reads, updates and deletes a note, emitting activity.created', async ({ t, org }) => {
+    const leadId = await newLead(t, org);
     const note = await logActivity(t, org, { type: 'note', lead_id: leadId, note: 'Spoke about pricing' });
     expect(note).toMatchObject({
       type: 'note',
@@ -77,7 +72,7 @@ describe('notes', () => {
       custom_activity_type_id: null,
     });
     expect(Date.parse(note.occurred_at)).toBeGreaterThan(Date.now() - 60_000);
-    expect(await eventsOf(note._id)).toEqual(['activity.created']);
+    expect(await eventsOf(t, note._id)).toEqual(['activity.created']);
     const [row] = await t.services.db.system
       .select({ data: outboxEvents.data })
       .from(outboxEvents)
@@ -88,7 +83,10 @@ describe('notes', () => {
     expect(got.status).toBe(200);
     expect((await readOutput(got, TOOL.get_activity)).activity).toEqual(note);
 
-    const res = await patch(note._id, { note: 'Pricing agreed', occurred_at: '2024-01-02T03:04:05Z' });
+    const res = await patch(t, org, note._id, {
+      note: 'Pricing agreed',
+      occurred_at: '2024-01-02T03:04:05Z',
+    });
     expect(res.status).toBe(200);
     const updated = (await readOutput(res, TOOL.update_activity)).activity;
     expect(updated).toMatchObject({ note: 'Pricing agreed', occurred_at: '2024-01-02T03:04:05.000Z' });
@@ -97,41 +95,52 @@ describe('notes', () => {
     expect(del.status).toBe(200);
     expect(await readOutput(del, TOOL.delete_activity)).toEqual({ message: 'Activity moved to the trash' });
     expect((await t.request('GET', `/api/v1/activities/${note._id}`, { token: org.token })).status).toBe(404);
-    expect((await patch(note._id, { note: 'x' })).status).toBe(404);
+    expect((await patch(t, org, note._id, { note: 'x' })).status).toBe(404);
   });
 
-  it('requires the note text and refuses fields of other types', async () => {
-    const leadId = await newLead();
-    expect(await errorFields(await log({ type: 'note', lead_id: leadId }))).toEqual(['note']);
-    expect(await errorFields(await log({ type: 'note', lead_id: leadId, note: '   ' }))).toEqual(['note']);
-    expect(await errorFields(await log({ type: 'note', lead_id: leadId, note: 'x'.repeat(20_001) }))).toEqual(
-      ['note'],
-    );
+  test('requires the note text and refuses fields of other types', async ({ t, org }) => {
+    const leadId = await newLead(t, org);
+    expect(await errorFields(await log(t, org, { type: 'note', lead_id: leadId }))).toEqual(['note']);
+    expect(await errorFields(await log(t, org, { type: 'note', lead_id: leadId, note: '   ' }))).toEqual([
+      'note',
+    ]);
+    expect(
+      await errorFields(await log(t, org, { type: 'note', lead_id: leadId, note: 'x'.repeat(20_001) })),
+    ).toEqual(['note']);
     expect(
       await errorFields(
-        await log({ type: 'note', lead_id: leadId, note: 'ok', subject: 'Hi', direction: 'inbound' }),
+        await log(t, org, { type: 'note', lead_id: leadId, note: 'ok', subject: 'Hi', direction: 'inbound' }),
       ),
     ).toEqual(['direction', 'subject']);
-    expect(await errorFields(await log({ type: 'memo', lead_id: leadId, note: 'x' }))).toEqual(['type']);
-    expect(await errorFields(await log({ type: 'note', lead_id: 'nope', note: 'x' }))).toEqual(['lead_id']);
+    expect(await errorFields(await log(t, org, { type: 'memo', lead_id: leadId, note: 'x' }))).toEqual([
+      'type',
+    ]);
+    expect(await errorFields(await log(t, org, { type: 'note', lead_id: 'nope', note: 'x' }))).toEqual([
+      'lead_id',
+    ]);
   });
 
-  it('answers 404 for an unknown, trashed or foreign lead', async () => {
-    const trashed = await newLead();
+  test('answers 404 for an unknown, trashed or foreign lead', async ({ t, org, other }) => {
+    const trashed = await newLead(t, org);
     await t.request('DELETE', `/api/v1/leads/${trashed}`, { token: org.token });
-    const foreign = await newLead(other);
+    const foreign = await newLead(t, org, other);
     for (const leadId of [newId(), trashed, foreign]) {
-      const res = await log({ type: 'note', lead_id: leadId, note: 'x' });
+      const res = await log(t, org, { type: 'note', lead_id: leadId, note: 'x' });
       expect(res.status).toBe(404);
       expect((await readError(res, 404)).message).toBe('Lead not found');
     }
   });
 
-  it('checks contact_id and user_id against the lead and the organization', async () => {
-    const leadId = await newLead();
-    const otherLead = await newLead();
-    const contactId = await insertContact(org.orgId, leadId);
-    const strangerContact = await insertContact(org.orgId, otherLead);
+  test('checks contact_id and user_id against the lead and the organization', async ({
+    t,
+    org,
+    other,
+    member,
+  }) => {
+    const leadId = await newLead(t, org);
+    const otherLead = await newLead(t, org);
+    const contactId = (await createContact(t, org, { lead_id: leadId, name: 'Jane Doe' }))._id;
+    const strangerContact = (await createContact(t, org, { lead_id: otherLead, name: 'Jane Doe' }))._id;
     const inactive = await t.createUser(org.orgId, 'member');
     await t.services.db.system
       .update(users)
@@ -147,23 +156,34 @@ describe('notes', () => {
     });
     expect(ok).toMatchObject({ contact_id: contactId, user_id: member.userId, created_by: org.ownerId });
     expect(
-      await errorFields(await log({ type: 'note', lead_id: leadId, note: 'x', contact_id: strangerContact })),
+      await errorFields(
+        await log(t, org, { type: 'note', lead_id: leadId, note: 'x', contact_id: strangerContact }),
+      ),
     ).toEqual(['contact_id']);
     expect(
-      await errorFields(await log({ type: 'note', lead_id: leadId, note: 'x', user_id: inactive.userId })),
+      await errorFields(
+        await log(t, org, { type: 'note', lead_id: leadId, note: 'x', user_id: inactive.userId }),
+      ),
     ).toEqual(['user_id']);
     expect(
-      await errorFields(await log({ type: 'note', lead_id: leadId, note: 'x', user_id: other.ownerId })),
+      await errorFields(
+        await log(t, org, { type: 'note', lead_id: leadId, note: 'x', user_id: other.ownerId }),
+      ),
     ).toEqual(['user_id']);
-    expect(await errorFields(await patch(ok._id, { contact_id: strangerContact }))).toEqual(['contact_id']);
-    const cleared = await patch(ok._id, { contact_id: null });
+    expect(await errorFields(await patch(t, org, ok._id, { contact_id: strangerContact }))).toEqual([
+      'contact_id',
+    ]);
+    const cleared = await patch(t, org, ok._id, { contact_id: null });
     expect((await readOutput(cleared, TOOL.update_activity)).activity.contact_id).toBeNull();
   });
 });
 
 describe('calls', () => {
-  it('logs a completed call by default with call.completed, and validates the call fields', async () => {
-    const leadId = await newLead();
+  test('logs a completed call by default with call.completed, and validates the call fields', async ({
+    t,
+    org,
+  }) => {
+    const leadId = await newLead(t, org);
     const call = await logActivity(t, org, {
       type: 'call',
       lead_id: leadId,
@@ -183,12 +203,12 @@ describe('calls', () => {
       phone: '+1 555 0100',
       note: null,
     });
-    expect(await eventsOf(call._id)).toEqual(['activity.created', 'call.completed']);
+    expect(await eventsOf(t, call._id)).toEqual(['activity.created', 'call.completed']);
 
-    expect(await errorFields(await log({ type: 'call', lead_id: leadId }))).toEqual(['direction']);
+    expect(await errorFields(await log(t, org, { type: 'call', lead_id: leadId }))).toEqual(['direction']);
     expect(
       await errorFields(
-        await log({
+        await log(t, org, {
           type: 'call',
           lead_id: leadId,
           direction: 'sideways',
@@ -200,13 +220,13 @@ describe('calls', () => {
     ).toEqual(['direction', 'duration_seconds', 'outcome', 'recording_url']);
     expect(
       await errorFields(
-        await log({ type: 'call', lead_id: leadId, direction: 'inbound', duration_seconds: 1.5 }),
+        await log(t, org, { type: 'call', lead_id: leadId, direction: 'inbound', duration_seconds: 1.5 }),
       ),
     ).toEqual(['duration_seconds']);
   });
 
-  it('emits call.completed once, when an in-progress call is completed', async () => {
-    const leadId = await newLead();
+  test('emits call.completed once, when an in-progress call is completed', async ({ t, org }) => {
+    const leadId = await newLead(t, org);
     const call = await logActivity(t, org, {
       type: 'call',
       lead_id: leadId,
@@ -214,12 +234,16 @@ describe('calls', () => {
       status: 'in_progress',
     });
     expect(call.status).toBe('in_progress');
-    expect(await eventsOf(call._id)).toEqual(['activity.created']);
+    expect(await eventsOf(t, call._id)).toEqual(['activity.created']);
 
-    expect((await patch(call._id, { note: 'ringing' })).status).toBe(200);
-    expect(await eventsOf(call._id)).toEqual(['activity.created']);
+    expect((await patch(t, org, call._id, { note: 'ringing' })).status).toBe(200);
+    expect(await eventsOf(t, call._id)).toEqual(['activity.created']);
 
-    const done = await patch(call._id, { status: 'completed', duration_seconds: 300, outcome: 'voicemail' });
+    const done = await patch(t, org, call._id, {
+      status: 'completed',
+      duration_seconds: 300,
+      outcome: 'voicemail',
+    });
     expect(done.status).toBe(200);
     expect((await readOutput(done, TOOL.update_activity)).activity).toMatchObject({
       status: 'completed',
@@ -227,25 +251,25 @@ describe('calls', () => {
       outcome: 'voicemail',
       note: 'ringing',
     });
-    expect(await eventsOf(call._id)).toEqual(['activity.created', 'call.completed']);
+    expect(await eventsOf(t, call._id)).toEqual(['activity.created', 'call.completed']);
 
-    expect((await patch(call._id, { status: 'completed', note: 'left a message' })).status).toBe(200);
-    expect(await errorFields(await patch(call._id, { status: 'in_progress' }))).toEqual(['status']);
-    expect(await eventsOf(call._id)).toEqual(['activity.created', 'call.completed']);
+    expect((await patch(t, org, call._id, { status: 'completed', note: 'left a message' })).status).toBe(200);
+    expect(await errorFields(await patch(t, org, call._id, { status: 'in_progress' }))).toEqual(['status']);
+    expect(await eventsOf(t, call._id)).toEqual(['activity.created', 'call.completed']);
   });
 
-  it('refuses to change the type or set fields of another type on update', async () => {
-    const leadId = await newLead();
+  test('refuses to change the type or set fields of another type on update', async ({ t, org }) => {
+    const leadId = await newLead(t, org);
     const call = await logActivity(t, org, { type: 'call', lead_id: leadId, direction: 'inbound' });
-    expect(await errorFields(await patch(call._id, { type: 'note' }))).toEqual(['type']);
-    expect(await errorFields(await patch(call._id, { subject: 'Hi' }))).toEqual(['subject']);
-    expect((await patch(call._id, { type: 'call', outcome: null })).status).toBe(200);
+    expect(await errorFields(await patch(t, org, call._id, { type: 'note' }))).toEqual(['type']);
+    expect(await errorFields(await patch(t, org, call._id, { subject: 'Hi' }))).toEqual(['subject']);
+    expect((await patch(t, org, call._id, { type: 'call', outcome: null })).status).toBe(200);
   });
 });
 
 describe('emails and meetings', () => {
-  it('logs an email with recipients and checks subject and addresses', async () => {
-    const leadId = await newLead();
+  test('logs an email with recipients and checks subject and addresses', async ({ t, org }) => {
+    const leadId = await newLead(t, org);
     const email = await logActivity(t, org, {
       type: 'email',
       lead_id: leadId,
@@ -263,12 +287,12 @@ describe('emails and meetings', () => {
       to: ['a@example.com', 'b@example.com'],
       opened_at: null,
     });
-    expect(await errorFields(await log({ type: 'email', lead_id: leadId, direction: 'inbound' }))).toEqual([
-      'subject',
-    ]);
+    expect(
+      await errorFields(await log(t, org, { type: 'email', lead_id: leadId, direction: 'inbound' })),
+    ).toEqual(['subject']);
     expect(
       await errorFields(
-        await log({
+        await log(t, org, {
           type: 'email',
           lead_id: leadId,
           direction: 'inbound',
@@ -280,17 +304,23 @@ describe('emails and meetings', () => {
     const tooMany = Array.from({ length: 51 }, (_, i) => `p${i}@example.com`);
     expect(
       await errorFields(
-        await log({ type: 'email', lead_id: leadId, direction: 'inbound', subject: 's', to: tooMany }),
+        await log(t, org, {
+          type: 'email',
+          lead_id: leadId,
+          direction: 'inbound',
+          subject: 's',
+          to: tooMany,
+        }),
       ),
     ).toEqual(['to']);
-    const opened = await patch(email._id, { opened_at: '2024-05-01T10:00:00+02:00' });
+    const opened = await patch(t, org, email._id, { opened_at: '2024-05-01T10:00:00+02:00' });
     expect((await readOutput(opened, TOOL.update_activity)).activity.opened_at).toBe(
       '2024-05-01T08:00:00.000Z',
     );
   });
 
-  it('logs a meeting at its start time and keeps ends_at after starts_at', async () => {
-    const leadId = await newLead();
+  test('logs a meeting at its start time and keeps ends_at after starts_at', async ({ t, org }) => {
+    const leadId = await newLead(t, org);
     const meeting = await logActivity(t, org, {
       type: 'meeting',
       lead_id: leadId,
@@ -311,7 +341,7 @@ describe('emails and meetings', () => {
     });
     expect(
       await errorFields(
-        await log({
+        await log(t, org, {
           type: 'meeting',
           lead_id: leadId,
           title: 'Bad',
@@ -320,20 +350,20 @@ describe('emails and meetings', () => {
         }),
       ),
     ).toEqual(['ends_at']);
-    expect(await errorFields(await log({ type: 'meeting', lead_id: leadId, starts_at: 'tomorrow' }))).toEqual(
-      ['starts_at'],
-    );
-    expect(await errorFields(await patch(meeting._id, { starts_at: '2024-03-01T11:00:00Z' }))).toEqual([
-      'ends_at',
-    ]);
-    expect(await errorFields(await patch(meeting._id, { title: null }))).toEqual(['title']);
+    expect(
+      await errorFields(await log(t, org, { type: 'meeting', lead_id: leadId, starts_at: 'tomorrow' })),
+    ).toEqual(['starts_at']);
+    expect(
+      await errorFields(await patch(t, org, meeting._id, { starts_at: '2024-03-01T11:00:00Z' })),
+    ).toEqual(['ends_at']);
+    expect(await errorFields(await patch(t, org, meeting._id, { title: null }))).toEqual(['title']);
   });
 });
 
 describe('custom activities', () => {
   let typeId: string;
 
-  beforeAll(async () => {
+  test.beforeAll(async ({ t, org }) => {
     const res = await t.request('POST', '/api/v1/custom-activity-types', {
       token: org.token,
       body: {
@@ -349,8 +379,8 @@ describe('custom activities', () => {
     typeId = (await readOutput(res, TOOL.create_custom_activity_type, 201)).custom_activity_type._id;
   });
 
-  it('logs a custom activity with values validated against its type', async () => {
-    const leadId = await newLead();
+  test('logs a custom activity with values validated against its type', async ({ t, org, other, member }) => {
+    const leadId = await newLead(t, org);
     const demo = await logActivity(t, org, {
       type: 'custom',
       lead_id: leadId,
@@ -362,9 +392,9 @@ describe('custom activities', () => {
       custom_activity_type_id: typeId,
       values: { outcome: 'good', seats: 12, follow_up: null },
     });
-    expect(await eventsOf(demo._id)).toEqual(['activity.created']);
+    expect(await eventsOf(t, demo._id)).toEqual(['activity.created']);
 
-    const bad = await log({
+    const bad = await log(t, org, {
       type: 'custom',
       lead_id: leadId,
       custom_activity_type_id: typeId,
@@ -377,9 +407,11 @@ describe('custom activities', () => {
       'values.seats',
     ]);
     expect(
-      await errorFields(await log({ type: 'custom', lead_id: leadId, custom_activity_type_id: typeId })),
+      await errorFields(
+        await log(t, org, { type: 'custom', lead_id: leadId, custom_activity_type_id: typeId }),
+      ),
     ).toEqual(['values.outcome']);
-    const mixed = await log({
+    const mixed = await log(t, org, {
       type: 'custom',
       lead_id: leadId,
       user_id: other.ownerId,
@@ -387,12 +419,12 @@ describe('custom activities', () => {
       values: { outcome: 'meh' },
     });
     expect((await errorFields(mixed)).sort()).toEqual(['user_id', 'values.outcome']);
-    expect(await errorFields(await log({ type: 'custom', lead_id: leadId, values: {} }))).toEqual([
+    expect(await errorFields(await log(t, org, { type: 'custom', lead_id: leadId, values: {} }))).toEqual([
       'custom_activity_type_id',
     ]);
     expect(
       await errorFields(
-        await log({
+        await log(t, org, {
           type: 'custom',
           lead_id: leadId,
           custom_activity_type_id: newId(),
@@ -401,22 +433,28 @@ describe('custom activities', () => {
       ),
     ).toEqual(['custom_activity_type_id']);
 
-    const merged = await patch(demo._id, { values: { seats: null, follow_up: member.userId } });
+    const merged = await patch(t, org, demo._id, { values: { seats: null, follow_up: member.userId } });
     expect(merged.status).toBe(200);
     expect((await readOutput(merged, TOOL.update_activity)).activity.values).toEqual({
       outcome: 'good',
       seats: null,
       follow_up: member.userId,
     });
-    expect(await errorFields(await patch(demo._id, { values: { outcome: null } }))).toEqual([
+    expect(await errorFields(await patch(t, org, demo._id, { values: { outcome: null } }))).toEqual([
       'values.outcome',
     ]);
-    expect(await errorFields(await patch(demo._id, { note: 'x' }))).toEqual(['note']);
+    expect(await errorFields(await patch(t, org, demo._id, { note: 'x' }))).toEqual(['note']);
   });
 
-  it('needs the custom_activity_types plan feature; other types work on starter', async () => {
-    const leadId = await newLead(starter);
+  test('needs the custom_activity_types plan feature; other types work on starter', async ({
+    t,
+    org,
+    starter,
+  }) => {
+    const leadId = await newLead(t, org, starter);
     const res = await log(
+      t,
+      org,
       { type: 'custom', lead_id: leadId, custom_activity_type_id: newId(), values: {} },
       starter,
     );
@@ -431,9 +469,13 @@ describe('custom activities', () => {
 });
 
 describe('timeline and list', () => {
-  it('lists a lead timeline newest first by occurred_at then id, paged and filterable by type', async () => {
-    const leadId = await newLead();
-    const otherLead = await newLead();
+  test('lists a lead timeline newest first by occurred_at then id, paged and filterable by type', async ({
+    t,
+    org,
+    other,
+  }) => {
+    const leadId = await newLead(t, org);
+    const otherLead = await newLead(t, org);
     await logActivity(t, org, { type: 'note', lead_id: otherLead, note: 'elsewhere' });
     const at = '2024-06-01T12:00:00.000Z';
     const a = await logActivity(t, org, {
@@ -484,8 +526,8 @@ describe('timeline and list', () => {
     ).toBe(404);
   });
 
-  it('lists activities across leads with filters and sorts', async () => {
-    const leadId = await newLead();
+  test('lists activities across leads with filters and sorts', async ({ t, org, other, member }) => {
+    const leadId = await newLead(t, org);
     const early = await logActivity(t, org, {
       type: 'note',
       lead_id: leadId,
@@ -547,16 +589,21 @@ describe('timeline and list', () => {
 });
 
 describe('access', () => {
-  it('lets a viewer read but not write, and a member log, edit and delete', async () => {
-    const leadId = await newLead();
+  test('lets a viewer read but not write, and a member log, edit and delete', async ({
+    t,
+    org,
+    member,
+    viewer,
+  }) => {
+    const leadId = await newLead(t, org);
     const note = await logActivity(t, org, { type: 'note', lead_id: leadId, note: 'x' });
-    const denied = await log({ type: 'note', lead_id: leadId, note: 'x' }, viewer);
+    const denied = await log(t, org, { type: 'note', lead_id: leadId, note: 'x' }, viewer);
     expect(denied.status).toBe(403);
     expect(await readError(denied, 403)).toMatchObject({
       error: 'Forbidden',
       required_permission: 'activities.create',
     });
-    expect((await patch(note._id, { note: 'y' }, viewer)).status).toBe(403);
+    expect((await patch(t, org, note._id, { note: 'y' }, viewer)).status).toBe(403);
     const viewerDelete = await t.request('DELETE', `/api/v1/activities/${note._id}`, { token: viewer.token });
     expect(await readError(viewerDelete, 403)).toMatchObject({
       required_permission: 'activities.delete',
@@ -570,17 +617,17 @@ describe('access', () => {
 
     const mine = await logActivity(t, member, { type: 'note', lead_id: leadId, note: 'by member' });
     expect(mine.user_id).toBe(member.userId);
-    expect((await patch(mine._id, { note: 'edited' }, member)).status).toBe(200);
+    expect((await patch(t, org, mine._id, { note: 'edited' }, member)).status).toBe(200);
     expect(
       (await t.request('DELETE', `/api/v1/activities/${mine._id}`, { token: member.token })).status,
     ).toBe(200);
   });
 
-  it('holds tokens to the leads scopes', async () => {
-    const leadId = await newLead();
+  test('holds tokens to the leads scopes', async ({ t, org }) => {
+    const leadId = await newLead(t, org);
     const { token } = await t.createPat(org.orgId, org.ownerId, ['read:leads']);
     expect((await t.request('GET', `/api/v1/leads/${leadId}/activities`, { token })).status).toBe(200);
-    const res = await log({ type: 'note', lead_id: leadId, note: 'x' }, { token });
+    const res = await log(t, org, { type: 'note', lead_id: leadId, note: 'x' }, { token });
     expect(res.status).toBe(403);
     expect((await readError(res, 403)).error).toContain('write:leads');
     const { token: writer } = await t.createPat(org.orgId, org.ownerId, ['read:leads', 'write:leads']);
@@ -589,8 +636,8 @@ describe('access', () => {
 });
 
 describe('trash', () => {
-  it('lists a deleted activity in the trash and restores it', async () => {
-    const leadId = await newLead();
+  test('lists a deleted activity in the trash and restores it', async ({ t, org }) => {
+    const leadId = await newLead(t, org);
     const note = await logActivity(t, org, { type: 'note', lead_id: leadId, note: 'keep me' });
     await t.request('DELETE', `/api/v1/activities/${note._id}`, { token: org.token });
     const trash = await readOutput(
@@ -609,8 +656,11 @@ describe('trash', () => {
     expect((await t.request('GET', `/api/v1/activities/${note._id}`, { token: org.token })).status).toBe(200);
   });
 
-  it('follows its lead into the trash, refuses a restore on its own while the lead is trashed, and returns with the lead', async () => {
-    const leadId = await newLead();
+  test('follows its lead into the trash, refuses a restore on its own while the lead is trashed, and returns with the lead', async ({
+    t,
+    org,
+  }) => {
+    const leadId = await newLead(t, org);
     const call = await logActivity(t, org, { type: 'call', lead_id: leadId, direction: 'outbound' });
     expect((await t.request('DELETE', `/api/v1/leads/${leadId}`, { token: org.token })).status).toBe(200);
     expect((await t.request('GET', `/api/v1/activities/${call._id}`, { token: org.token })).status).toBe(404);

@@ -1,6 +1,6 @@
 // Locks in connected accounts as the caller's own: create/list/get/update/delete with their bounds, the password encrypted and never shown or logged, another user's or organization's account a 404, roles and scopes, and deleting cancelling its unsent scheduled emails.
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { outboxEvents } from '../../core/db/schema.ts';
 import { createLogger } from '../../core/logger.ts';
 import {
@@ -15,36 +15,29 @@ import { scheduledEmails } from '../../tools/email/tables.ts';
 import {
   createConnectedAccount,
   createLead,
-  createTestContext,
   detailFields,
+  fileTest,
   readError,
   readOutput,
   smtpOf,
-  type TestContext,
-  type TestOrg,
   TOOL,
 } from '../fixtures/index.ts';
 
 const PASSWORD = 'Very-Secret-SMTP-Passw0rd';
 const lines: string[] = [];
-let t: TestContext;
-let org: TestOrg;
-
-beforeAll(async () => {
-  const logger = createLogger('trace', {
-    write(msg: string) {
-      lines.push(msg);
-    },
-  });
-  t = await createTestContext({}, { logger, withoutRateLimits: true });
-  org = await t.createOrg();
+// Every log line of the file's context, to check the password never reaches the log.
+const logger = createLogger('trace', {
+  write(msg: string) {
+    lines.push(msg);
+  },
 });
-afterAll(() => t.close());
+
+const test = fileTest({ options: { logger, withoutRateLimits: true } });
 
 const api = (path: string) => `/api/v1/connected-accounts${path}`;
 
 describe('create, read, update, delete', () => {
-  it('creates an account whose answer shows the server but never the password', async () => {
+  test('creates an account whose answer shows the server but never the password', async ({ t, org }) => {
     const res = await t.request('POST', api(''), {
       token: org.token,
       body: {
@@ -96,7 +89,7 @@ describe('create, read, update, delete', () => {
     expect(JSON.stringify(events)).not.toContain(PASSWORD);
   });
 
-  it('refuses a second account with the same address, whatever its case (409)', async () => {
+  test('refuses a second account with the same address, whatever its case (409)', async ({ t, org }) => {
     const first = await createConnectedAccount(t, org, { email: 'dup@example.com' });
     const res = await t.request('POST', api(''), {
       token: org.token,
@@ -112,7 +105,10 @@ describe('create, read, update, delete', () => {
     expect(first._id).not.toBe(other._id);
   });
 
-  it('merges PATCH and PUT; a change to smtp makes the account unverified and a new password replaces the old', async () => {
+  test('merges PATCH and PUT; a change to smtp makes the account unverified and a new password replaces the old', async ({
+    t,
+    org,
+  }) => {
     const account = await createConnectedAccount(t, org, { display_name: 'Old Name' });
     await t.services.db.system
       .update(connectedAccounts)
@@ -150,7 +146,10 @@ describe('create, read, update, delete', () => {
     ).toBeNull();
   });
 
-  it('needs smtp.password with a new host, port or username (PATCH and PUT, 400 naming it), so the stored one never goes to another server', async () => {
+  test('needs smtp.password with a new host, port or username (PATCH and PUT, 400 naming it), so the stored one never goes to another server', async ({
+    t,
+    org,
+  }) => {
     const account = await createConnectedAccount(t, org);
     for (const [method, smtp] of [
       ['PATCH', { host: 'mail.attacker.example' }],
@@ -189,7 +188,7 @@ describe('create, read, update, delete', () => {
     );
   });
 
-  it('rotates the inbound secret: a new URL and key', async () => {
+  test('rotates the inbound secret: a new URL and key', async ({ t, org }) => {
     const account = await createConnectedAccount(t, org);
     const res = await t.request('POST', api(`/${account._id}/rotate-inbound-secret`), { token: org.token });
     const rotated = (await readOutput(res, TOOL.rotate_inbound_secret)).connected_account;
@@ -197,7 +196,10 @@ describe('create, read, update, delete', () => {
     expect(rotated.inbound_signing_key).not.toBe(account.inbound_signing_key);
   });
 
-  it('deletes the account and cancels its scheduled emails not yet sent, in the same transaction', async () => {
+  test('deletes the account and cancels its scheduled emails not yet sent, in the same transaction', async ({
+    t,
+    org,
+  }) => {
     const account = await createConnectedAccount(t, org);
     const lead = await createLead(t, org);
     const now = new Date();
@@ -279,12 +281,12 @@ describe('validation', () => {
       'smtp.password',
     ],
   ];
-  it.each(cases)('answers 400 naming the field for %s', async (_what, override, field) => {
+  test.for(cases)('answers 400 naming the field for %s', async ([_what, override, field], { t, org }) => {
     const res = await t.request('POST', api(''), { token: org.token, body: { ...valid(), ...override } });
     expect(detailFields(await readError(res, 400))).toContain(field);
   });
 
-  it('accepts the bounds themselves and an IP address as host', async () => {
+  test('accepts the bounds themselves and an IP address as host', async ({ t, org }) => {
     const res = await t.request('POST', api(''), {
       token: org.token,
       body: {
@@ -302,7 +304,7 @@ describe('validation', () => {
     expect(res.status).toBe(201);
   });
 
-  it('answers 400 for a password that is not a string in an update, and a bad id', async () => {
+  test('answers 400 for a password that is not a string in an update, and a bad id', async ({ t, org }) => {
     const account = await createConnectedAccount(t, org);
     const res = await t.request('PATCH', api(`/${account._id}`), {
       token: org.token,
@@ -314,7 +316,10 @@ describe('validation', () => {
 });
 
 describe('ownership, roles and scopes', () => {
-  it("answers 404 for another user's account, even to the organization's owner, and for another organization's", async () => {
+  test("answers 404 for another user's account, even to the organization's owner, and for another organization's", async ({
+    t,
+    org,
+  }) => {
     const member = await t.createUser(org.orgId, 'member');
     const mine = await createConnectedAccount(t, member);
     const theirs = await createConnectedAccount(t, org);
@@ -345,7 +350,7 @@ describe('ownership, roles and scopes', () => {
     expect(ids).not.toContain(mine._id);
   });
 
-  it('lets a viewer list but not create (403)', async () => {
+  test('lets a viewer list but not create (403)', async ({ t, org }) => {
     const viewer = await t.createUser(org.orgId, 'viewer');
     expect((await t.request('GET', api(''), { token: viewer.token })).status).toBe(200);
     const res = await t.request('POST', api(''), {
@@ -355,7 +360,10 @@ describe('ownership, roles and scopes', () => {
     expect(res.status).toBe(403);
   });
 
-  it('needs read:email to read and write:email to write with a personal access token', async () => {
+  test('needs read:email to read and write:email to write with a personal access token', async ({
+    t,
+    org,
+  }) => {
     const readOnly = await t.createPat(org.orgId, org.ownerId, ['read:email']);
     const leadsOnly = await t.createPat(org.orgId, org.ownerId, ['read:leads', 'write:leads']);
     const writer = await t.createPat(org.orgId, org.ownerId, ['read:email', 'write:email']);
@@ -371,7 +379,7 @@ describe('ownership, roles and scopes', () => {
 });
 
 describe('the exports the email and workflows areas send with', () => {
-  it('senderOf quotes the display name and cannot be turned into a second address or header', () => {
+  test('senderOf quotes the display name and cannot be turned into a second address or header', () => {
     expect(senderOf({ email: 'a@example.com', displayName: null })).toBe('a@example.com');
     expect(senderOf({ email: 'a@example.com', displayName: 'Ann Smith' })).toBe(
       '"Ann Smith" <a@example.com>',
@@ -381,7 +389,10 @@ describe('the exports the email and workflows areas send with', () => {
     );
   });
 
-  it("defaultAccountOf picks the user's most recently verified account, else their newest", async () => {
+  test("defaultAccountOf picks the user's most recently verified account, else their newest", async ({
+    t,
+    org,
+  }) => {
     const user = await t.createUser(org.orgId, 'member');
     expect(await defaultAccountOf(t.services.db.system, org.orgId, user.userId)).toBeNull();
     const older = await createConnectedAccount(t, user);

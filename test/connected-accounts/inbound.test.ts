@@ -1,6 +1,6 @@
 // Locks in the inbound email hook: Mailgun-style signatures (bad, missing, stale or replayed -> 401), unknown tokens (404), malformed bodies (400 naming fields), one record per Message-ID, matching the sender to a contact's lead, threading by In-Reply-To, unknown senders, email.received, the emailReceived hooks in the recording transaction, and the public 60/min limit.
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { EmailReceivedHook, InboundEmailFacts } from '../../core/area.ts';
 import { outboxEvents } from '../../core/db/schema.ts';
 import { activities } from '../../tools/activities/tables.ts';
@@ -10,12 +10,12 @@ import { inboundEmails, inboundTokens } from '../../tools/connected-accounts/tab
 import { insertScheduledEmail } from '../../tools/email/schedule.ts';
 import { scheduledEmails } from '../../tools/email/tables.ts';
 import {
-  type ConnectedAccount,
   createConnectedAccount,
   createContact,
   createLead,
   createTestContext,
   detailFields,
+  fileTest,
   inboundTokenOf,
   postInbound,
   readError,
@@ -26,16 +26,11 @@ import {
   TOOL,
 } from '../fixtures/index.ts';
 
-let t: TestContext;
-let org: TestOrg;
-let account: ConnectedAccount;
-
-beforeAll(async () => {
-  t = await createTestContext({}, { withoutRateLimits: true });
-  org = await t.createOrg();
-  account = await createConnectedAccount(t, org, { email: 'sales@example.com' });
-});
-afterAll(() => t.close());
+const test = fileTest({ options: { withoutRateLimits: true } }).extend(
+  'account',
+  { scope: 'file' },
+  async ({ t, org }) => createConnectedAccount(t, org, { email: 'sales@example.com' }),
+);
 
 const received = async (res: Response) => {
   const text = await res.text();
@@ -45,13 +40,13 @@ const received = async (res: Response) => {
   return body as { status: string; inbound_email_id?: string };
 };
 
-const inboundRow = async (id: string) => {
+const inboundRow = async (t: TestContext, id: string) => {
   const [row] = await t.services.db.system.select().from(inboundEmails).where(eq(inboundEmails.id, id));
   if (!row) throw new Error(`no inbound email ${id}`);
   return row;
 };
 
-const eventsNamed = async (name: string) =>
+const eventsNamed = async (t: TestContext, org: TestOrg, name: string) =>
   (
     await t.services.db.system
       .select({ event: outboxEvents.event, data: outboxEvents.data })
@@ -60,7 +55,11 @@ const eventsNamed = async (name: string) =>
   ).filter((e) => e.event === name);
 
 describe('signed requests', () => {
-  it('records a mail from a contact as an incoming email activity on its lead, and emits email.received', async () => {
+  test('records a mail from a contact as an incoming email activity on its lead, and emits email.received', async ({
+    t,
+    org,
+    account,
+  }) => {
     const lead = await createLead(t, org, { name: 'Customer Inc' });
     const contact = await createContact(t, org, {
       lead_id: lead._id,
@@ -77,7 +76,7 @@ describe('signed requests', () => {
       }),
     );
     expect(body.status).toBe('received');
-    const row = await inboundRow(body.inbound_email_id ?? '');
+    const row = await inboundRow(t, body.inbound_email_id ?? '');
     expect(row).toMatchObject({
       connectedAccountId: account._id,
       fromAddress: 'jane.doe@customer.example',
@@ -103,7 +102,9 @@ describe('signed requests', () => {
       from: 'jane.doe@customer.example',
       to: ['sales@example.com', 'team@example.com'],
     });
-    const [event] = (await eventsNamed('email.received')).filter((e) => e.data.inbound_email_id === row.id);
+    const [event] = (await eventsNamed(t, org, 'email.received')).filter(
+      (e) => e.data.inbound_email_id === row.id,
+    );
     expect(event?.data).toMatchObject({
       connected_account_id: account._id,
       lead_id: lead._id,
@@ -127,7 +128,11 @@ describe('signed requests', () => {
     });
   });
 
-  it('matches the most recently updated live contact when several have the address', async () => {
+  test('matches the most recently updated live contact when several have the address', async ({
+    t,
+    org,
+    account,
+  }) => {
     const first = await createContact(t, org, {
       emails: [{ email: 'shared@customer.example', type: 'office' }],
     });
@@ -140,14 +145,18 @@ describe('signed requests', () => {
     });
     expect(touched.status).toBe(200);
     const body = await received(await postInbound(t, account, { from: 'shared@customer.example' }));
-    expect((await inboundRow(body.inbound_email_id ?? '')).contactId).toBe(first._id);
+    expect((await inboundRow(t, body.inbound_email_id ?? '')).contactId).toBe(first._id);
     const gone = await t.request('DELETE', `/api/v1/contacts/${first._id}`, { token: org.token });
     expect(gone.status).toBe(200);
     const again = await received(await postInbound(t, account, { from: 'shared@customer.example' }));
-    expect((await inboundRow(again.inbound_email_id ?? '')).contactId).toBe(second._id);
+    expect((await inboundRow(t, again.inbound_email_id ?? '')).contactId).toBe(second._id);
   });
 
-  it('ignores a repeated Message-ID: 200 duplicate, one row, one activity, one event', async () => {
+  test('ignores a repeated Message-ID: 200 duplicate, one row, one activity, one event', async ({
+    t,
+    org,
+    account,
+  }) => {
     await createContact(t, org, { emails: [{ email: 'repeat@customer.example', type: 'office' }] });
     const mail = { from: 'repeat@customer.example', message_id: '<same-message@customer.example>' };
     const first = await received(await postInbound(t, account, mail));
@@ -165,11 +174,15 @@ describe('signed requests', () => {
       .where(eq(activities.leadId, rows[0]?.leadId ?? ''));
     expect(leadActivities.filter((a) => a.type === 'email')).toHaveLength(1);
     expect(
-      (await eventsNamed('email.received')).filter((e) => e.data.message_id === mail.message_id),
+      (await eventsNamed(t, org, 'email.received')).filter((e) => e.data.message_id === mail.message_id),
     ).toHaveLength(1);
   });
 
-  it('threads a reply by In-Reply-To and files it on that lead even from an unknown address', async () => {
+  test('threads a reply by In-Reply-To and files it on that lead even from an unknown address', async ({
+    t,
+    org,
+    account,
+  }) => {
     const lead = await createLead(t, org, { name: 'Threaded Ltd' });
     const now = new Date();
     const sent = await t.services.db.withTenant(org.orgId, (tx) =>
@@ -199,22 +212,34 @@ describe('signed requests', () => {
         in_reply_to: '<offer-1@example.com>',
       }),
     );
-    const row = await inboundRow(body.inbound_email_id ?? '');
+    const row = await inboundRow(t, body.inbound_email_id ?? '');
     expect(row).toMatchObject({ repliesToEmailId: sent.id, leadId: lead._id, contactId: null });
     expect(row.activityId).not.toBeNull();
-    const [event] = (await eventsNamed('email.received')).filter((e) => e.data.inbound_email_id === row.id);
+    const [event] = (await eventsNamed(t, org, 'email.received')).filter(
+      (e) => e.data.inbound_email_id === row.id,
+    );
     expect(event?.data).toMatchObject({ replies_to_email_id: sent.id, in_reply_to: '<offer-1@example.com>' });
   });
 
-  it('records a mail from an unknown sender without an activity, its event with lead_id null', async () => {
+  test('records a mail from an unknown sender without an activity, its event with lead_id null', async ({
+    t,
+    org,
+    account,
+  }) => {
     const body = await received(await postInbound(t, account, { from: 'stranger@nowhere.example' }));
-    const row = await inboundRow(body.inbound_email_id ?? '');
+    const row = await inboundRow(t, body.inbound_email_id ?? '');
     expect(row).toMatchObject({ leadId: null, contactId: null, activityId: null });
-    const [event] = (await eventsNamed('email.received')).filter((e) => e.data.inbound_email_id === row.id);
+    const [event] = (await eventsNamed(t, org, 'email.received')).filter(
+      (e) => e.data.inbound_email_id === row.id,
+    );
     expect(event?.data).toMatchObject({ lead_id: null, contact_id: null, activity_id: null });
   });
 
-  it('uses the text of an HTML-only mail and "(no subject)" for an empty subject on the activity', async () => {
+  test('uses the text of an HTML-only mail and "(no subject)" for an empty subject on the activity', async ({
+    t,
+    org,
+    account,
+  }) => {
     await createContact(t, org, { emails: [{ email: 'html@customer.example', type: 'office' }] });
     const body = await received(
       await postInbound(t, account, {
@@ -224,7 +249,7 @@ describe('signed requests', () => {
         html: '<p>Hello <b>there</b></p><script>x()</script>',
       }),
     );
-    const row = await inboundRow(body.inbound_email_id ?? '');
+    const row = await inboundRow(t, body.inbound_email_id ?? '');
     const [activity] = await t.services.db.system
       .select()
       .from(activities)
@@ -234,10 +259,14 @@ describe('signed requests', () => {
 });
 
 describe('refused requests', () => {
-  const count = async () => (await t.services.db.system.select().from(inboundEmails)).length;
+  const count = async (t: TestContext) => (await t.services.db.system.select().from(inboundEmails)).length;
 
-  it('answers 401 for a wrong signature or a key of another account, recording nothing', async () => {
-    const before = await count();
+  test('answers 401 for a wrong signature or a key of another account, recording nothing', async ({
+    t,
+    org,
+    account,
+  }) => {
+    const before = await count(t);
     const other = await createConnectedAccount(t, org);
     const wrongKey = await t.request('POST', `/hooks/email/${inboundTokenOf(account)}`, {
       body: signedInbound(other.inbound_signing_key),
@@ -247,10 +276,13 @@ describe('refused requests', () => {
     tampered.token = `${String(tampered.token)}x`;
     const res = await t.request('POST', `/hooks/email/${inboundTokenOf(account)}`, { body: tampered });
     expect(res.status).toBe(401);
-    expect(await count()).toBe(before);
+    expect(await count(t)).toBe(before);
   });
 
-  it('answers 401 for a timestamp more than 5 minutes away, either way, and accepts one within', async () => {
+  test('answers 401 for a timestamp more than 5 minutes away, either way, and accepts one within', async ({
+    t,
+    account,
+  }) => {
     const now = Math.floor(Date.now() / 1000);
     for (const timestamp of [now - 301, now + 301]) {
       const res = await postInbound(t, account, {}, { timestamp });
@@ -259,7 +291,11 @@ describe('refused requests', () => {
     expect((await postInbound(t, account, {}, { timestamp: now - 240 })).status).toBe(200);
   });
 
-  it('answers a plain 404 for an unknown or rotated token, whatever the body', async () => {
+  test('answers a plain 404 for an unknown or rotated token, whatever the body', async ({
+    t,
+    org,
+    account,
+  }) => {
     const unknown = await t.request('POST', `/hooks/email/${'A'.repeat(43)}`, {
       body: signedInbound(account.inbound_signing_key),
     });
@@ -279,8 +315,11 @@ describe('refused requests', () => {
     expect((await postInbound(t, fresh)).status).toBe(200);
   });
 
-  it('answers 401 when the signature fields are missing or malformed, like a bad signature, recording nothing', async () => {
-    const before = await count();
+  test('answers 401 when the signature fields are missing or malformed, like a bad signature, recording nothing', async ({
+    t,
+    account,
+  }) => {
+    const before = await count(t);
     const unsigned = await t.request('POST', `/hooks/email/${inboundTokenOf(account)}`, {
       body: { from: 'a@b.example' },
     });
@@ -288,27 +327,33 @@ describe('refused requests', () => {
     const malformed = { ...signedInbound(account.inbound_signing_key), signature: 'not hex' };
     const res = await t.request('POST', `/hooks/email/${inboundTokenOf(account)}`, { body: malformed });
     expect((await readError(res, 401)).error).toBe('Invalid signature');
-    expect(await count()).toBe(before);
+    expect(await count(t)).toBe(before);
   });
 
-  it('answers 401 to a replayed request (its token seen in the last 10 minutes), recording nothing', async () => {
+  test('answers 401 to a replayed request (its token seen in the last 10 minutes), recording nothing', async ({
+    t,
+    account,
+  }) => {
     const body = signedInbound(account.inbound_signing_key, {
       message_id: '<replayed-original@mail.customer.example>',
     });
     const path = `/hooks/email/${inboundTokenOf(account)}`;
     expect((await t.request('POST', path, { body })).status).toBe(200);
-    const before = await count();
+    const before = await count(t);
     // The same signed envelope carrying another mail: the captured signature still holds, the token does not.
     const forged = { ...body, message_id: '<forged@mail.customer.example>', subject: 'Please stop' };
     expect((await readError(await t.request('POST', path, { body: forged }), 401)).message).toMatch(
       /already received/,
     );
     expect((await readError(await t.request('POST', path, { body }), 401)).error).toBe('Invalid signature');
-    expect(await count()).toBe(before);
+    expect(await count(t)).toBe(before);
   });
 
-  it('refuses two concurrent deliveries of one signed request but one (the unique index decides)', async () => {
-    const before = await count();
+  test('refuses two concurrent deliveries of one signed request but one (the unique index decides)', async ({
+    t,
+    account,
+  }) => {
+    const before = await count(t);
     const body = signedInbound(account.inbound_signing_key);
     const path = `/hooks/email/${inboundTokenOf(account)}`;
     const statuses = await Promise.all(
@@ -317,10 +362,14 @@ describe('refused requests', () => {
       ),
     );
     expect(statuses.map((r) => r.status).sort()).toEqual([200, 401, 401]);
-    expect(await count()).toBe(before + 1);
+    expect(await count(t)).toBe(before + 1);
   });
 
-  it('forgets tokens after 10 minutes: old rows are deleted as new requests arrive', async () => {
+  test('forgets tokens after 10 minutes: old rows are deleted as new requests arrive', async ({
+    t,
+    org,
+    account,
+  }) => {
     const row = await getOwnAccount(t.services.db.system, org.orgId, org.ownerId, account._id);
     if (!row) throw new Error('no account');
     const longAgo = new Date(Date.now() - 11 * 60_000);
@@ -335,8 +384,11 @@ describe('refused requests', () => {
     expect(left).toEqual([]);
   });
 
-  it('answers 400 (never a 500 the provider would retry for ever) to a lone surrogate in a signed body', async () => {
-    const before = await count();
+  test('answers 400 (never a 500 the provider would retry for ever) to a lone surrogate in a signed body', async ({
+    t,
+    account,
+  }) => {
+    const before = await count(t);
     const body = JSON.stringify(signedInbound(account.inbound_signing_key, { subject: 'Re: x' })).replace(
       '"Re: x"',
       '"Re: \\ud800"',
@@ -347,10 +399,10 @@ describe('refused requests', () => {
     });
     const error = await readError(res, 400);
     expect(error.details?.[0]).toMatchObject({ field: 'subject', code: 'lone_surrogate' });
-    expect(await count()).toBe(before);
+    expect(await count(t)).toBe(before);
   });
 
-  it('answers 400 naming the fields of a malformed body once it is signed', async () => {
+  test('answers 400 naming the fields of a malformed body once it is signed', async ({ t, account }) => {
     const res = await postInbound(t, account, {
       from: 'not an address',
       to: 'x@y.example, nope',
@@ -380,7 +432,11 @@ describe('emailReceived hooks', () => {
     inReplyToIds: [],
   });
 
-  it('runs each hook in order in the recording transaction with the facts, once per Message-ID', async () => {
+  test('runs each hook in order in the recording transaction with the facts, once per Message-ID', async ({
+    t,
+    org,
+    account,
+  }) => {
     const row = await getOwnAccount(t.services.db.system, org.orgId, org.ownerId, account._id);
     if (!row) throw new Error('no account');
     const seen: string[] = [];
@@ -427,7 +483,11 @@ describe('emailReceived hooks', () => {
     expect(seen).toHaveLength(2);
   });
 
-  it("rolls the recording back when a hook fails, so the provider's retry records it", async () => {
+  test("rolls the recording back when a hook fails, so the provider's retry records it", async ({
+    t,
+    org,
+    account,
+  }) => {
     const row = await getOwnAccount(t.services.db.system, org.orgId, org.ownerId, account._id);
     if (!row) throw new Error('no account');
     const failing: EmailReceivedHook = async () => {
@@ -455,7 +515,7 @@ describe('emailReceived hooks', () => {
 });
 
 describe('rate limit', () => {
-  it('allows 60 inbound requests a minute per IP, the 61st is a 429', async () => {
+  test('allows 60 inbound requests a minute per IP, the 61st is a 429', async () => {
     const limited = await createTestContext({ TRUST_PROXY: '1' });
     try {
       const path = `/hooks/email/${'B'.repeat(43)}`;

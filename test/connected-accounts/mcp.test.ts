@@ -1,8 +1,8 @@
 // Locks in the connected-account tools over MCP: listed in the email toolset with honest annotations (verify open-world and not read-only, delete destructive), and a model can connect, verify against a real SMTP peer and read an account without ever seeing the password.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext, type TestOrg, TOOL } from '../fixtures/index.ts';
+import { describe, expect } from 'vitest';
+import { fileTest, TOOL } from '../fixtures/index.ts';
 import { bearer, type Connection, ERAS, serveMcp } from '../mcp-clients.ts';
-import { type SmtpPeer, startSmtpPeer } from '../support/smtp-peer.ts';
+import { startSmtpPeer } from '../support/smtp-peer.ts';
 
 const LOGIN = { username: 'model', password: 'mcp-smtp-password' };
 const TOOLS = [
@@ -16,31 +16,34 @@ const TOOLS = [
   'list_inbound_emails',
 ];
 
-let t: TestContext;
-let org: TestOrg;
-let peer: SmtpPeer;
-let server: { url: URL; stop: () => Promise<void> };
-let mcp: Connection;
-
-beforeAll(async () => {
-  t = await createTestContext({}, { withoutRateLimits: true });
-  org = await t.createOrg();
-  peer = await startSmtpPeer({ auth: LOGIN });
-  server = await serveMcp(t);
-  const key = await t.createPat(org.orgId, org.ownerId, ['mcp:read', 'mcp:write']);
-  const era = ERAS[ERAS.length - 1];
-  if (!era) throw new Error('no MCP era');
-  mcp = await era.connect(server.url, { ...bearer(key.token), 'x-mcp-toolsets': 'email' });
-});
-afterAll(async () => {
-  await mcp?.close();
-  await server?.stop();
-  await peer?.close();
-  await t?.close();
-});
+// The SMTP peer the model verifies against, an MCP server over the file's context and the model's
+// connection to it (email toolset): vitest tears them down after the file's last test, dependents first.
+const test = fileTest({ options: { withoutRateLimits: true } })
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern; the peer has none.
+  .extend('peer', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const peer = await startSmtpPeer({ auth: LOGIN });
+    onCleanup(() => peer.close());
+    return peer;
+  })
+  .extend('server', { scope: 'file' }, async ({ t }, { onCleanup }) => {
+    const server = await serveMcp(t);
+    onCleanup(() => server.stop());
+    return server;
+  })
+  .extend('mcp', { scope: 'file' }, async ({ t, org, server }, { onCleanup }) => {
+    const key = await t.createPat(org.orgId, org.ownerId, ['mcp:read', 'mcp:write']);
+    const era = ERAS[ERAS.length - 1];
+    if (!era) throw new Error('no MCP era');
+    const mcp: Connection = await era.connect(server.url, {
+      ...bearer(key.token),
+      'x-mcp-toolsets': 'email',
+    });
+    onCleanup(() => mcp.close());
+    return mcp;
+  });
 
 describe('connected accounts over MCP', () => {
-  it('lists the tools in the email toolset with their annotations', async () => {
+  test('lists the tools in the email toolset with their annotations', async ({ mcp }) => {
     const { tools } = await mcp.listTools();
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
     for (const name of TOOLS) expect(byName.has(name), name).toBe(true);
@@ -56,7 +59,10 @@ describe('connected accounts over MCP', () => {
     });
   });
 
-  it('connects, verifies against a real SMTP peer and reads the account, never showing the password', async () => {
+  test('connects, verifies against a real SMTP peer and reads the account, never showing the password', async ({
+    mcp,
+    peer,
+  }) => {
     const created = await mcp.callTool('create_connected_account', {
       email: 'model@example.com',
       smtp: { host: peer.host, port: peer.port, secure: false, require_tls: false, ...LOGIN },

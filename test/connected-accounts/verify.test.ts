@@ -1,11 +1,12 @@
 // Locks in that verifying a connected account opens a real SMTP session (login, TLS from the first byte, STARTTLS required before AUTH unless require_tls is false) and records each failure with its code and reason as a 200: unreachable, bad credentials, no STARTTLS (tls_required), no AUTH (auth_unsupported), untrusted certificate, and (with the SSRF guard on) a private host; sending refuses a plain session when TLS is required.
 import { createServer, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { SmtpAccountMailer } from '../../providers/smtp-account.ts';
 import {
   type ConnectedAccount,
   createConnectedAccount,
   createTestContext,
+  fileTest,
   readOutput,
   smtpOf,
   smtpSettingsFor,
@@ -18,19 +19,13 @@ import { type SmtpPeer, startSmtpPeer } from '../support/smtp-peer.ts';
 
 const LOGIN = { username: 'sam', password: 'peer-password-1' };
 
-let cert: SelfSignedCertificate;
-let t: TestContext;
-let org: TestOrg;
+// The certificate the TLS peers present, trusted by the file's context as its account mail CA.
+const cert: SelfSignedCertificate = createSelfSignedCertificate();
 const peers: SmtpPeer[] = [];
 
-beforeAll(async () => {
-  cert = createSelfSignedCertificate();
-  t = await createTestContext({}, { withoutRateLimits: true, accountMailCa: cert.cert });
-  org = await t.createOrg();
-});
+const test = fileTest({ options: { withoutRateLimits: true, accountMailCa: cert.cert } });
 afterAll(async () => {
   await Promise.all(peers.map((p) => p.close()));
-  await t.close();
 });
 
 async function peer(options: Parameters<typeof startSmtpPeer>[0]): Promise<SmtpPeer> {
@@ -39,7 +34,13 @@ async function peer(options: Parameters<typeof startSmtpPeer>[0]): Promise<SmtpP
   return started;
 }
 
-async function verify(account: ConnectedAccount, ctx = t, caller = org): Promise<ConnectedAccount> {
+async function verify(
+  t: TestContext,
+  org: TestOrg,
+  account: ConnectedAccount,
+  ctx = t,
+  caller = org,
+): Promise<ConnectedAccount> {
   const res = await ctx.request('POST', `/api/v1/connected-accounts/${account._id}/verify`, {
     token: caller.token,
   });
@@ -57,11 +58,11 @@ async function closedPort(): Promise<number> {
 }
 
 describe('verify against a real SMTP peer', () => {
-  it('logs in over plain SMTP and records verified', async () => {
+  test('logs in over plain SMTP and records verified', async ({ t, org }) => {
     const p = await peer({ auth: LOGIN });
     const account = await createConnectedAccount(t, org, { smtp: smtpOf(p, LOGIN) });
     const before = Date.now();
-    const verified = await verify(account);
+    const verified = await verify(t, org, account);
     expect(verified).toMatchObject({ status: 'verified', status_reason: null, status_code: null });
     expect(Date.parse(verified.verified_at ?? '')).toBeGreaterThanOrEqual(before - 1000);
     expect(verified.last_checked_at).toBe(verified.verified_at);
@@ -69,7 +70,7 @@ describe('verify against a real SMTP peer', () => {
     expect(p.received).toHaveLength(0);
   });
 
-  it('upgrades with STARTTLS when the server offers it, then logs in', async () => {
+  test('upgrades with STARTTLS when the server offers it, then logs in', async ({ t, org }) => {
     const p = await peer({ auth: LOGIN, tls: { certificate: cert } });
     const mailer = new SmtpAccountMailer({ ca: cert.cert, allowPrivateHosts: true });
     expect(
@@ -81,16 +82,19 @@ describe('verify against a real SMTP peer', () => {
     const account = await createConnectedAccount(t, org, {
       smtp: { ...smtpOf(p, { ...LOGIN, requireTls: true }), host: 'localhost' },
     });
-    expect((await verify(account)).status).toBe('verified');
+    expect((await verify(t, org, account)).status).toBe('verified');
     expect(p.logins).toEqual([LOGIN.username, LOGIN.username]);
   });
 
-  it('records tls_required, sending no password, when a plain server offers no STARTTLS (require_tls defaults to true)', async () => {
+  test('records tls_required, sending no password, when a plain server offers no STARTTLS (require_tls defaults to true)', async ({
+    t,
+    org,
+  }) => {
     const p = await peer({ auth: LOGIN });
     const { require_tls: _plain, ...smtp } = smtpOf(p, LOGIN);
     const account = await createConnectedAccount(t, org, { smtp });
     expect(account.smtp.require_tls).toBe(true);
-    const failed = await verify(account);
+    const failed = await verify(t, org, account);
     expect(failed).toMatchObject({ status: 'error', status_code: 'tls_required', verified_at: null });
     expect(failed.status_reason).toMatch(/STARTTLS/);
     expect(p.logins).toEqual([]);
@@ -102,10 +106,10 @@ describe('verify against a real SMTP peer', () => {
     expect(
       (await readOutput(relaxed, TOOL.update_connected_account)).connected_account.smtp.require_tls,
     ).toBe(false);
-    expect((await verify(account)).status).toBe('verified');
+    expect((await verify(t, org, account)).status).toBe('verified');
   });
 
-  it('refuses to send over a plain session when TLS is required, before AUTH (nodemailer requireTLS)', async () => {
+  test('refuses to send over a plain session when TLS is required, before AUTH (nodemailer requireTLS)', async () => {
     const p = await peer({ auth: LOGIN });
     const mailer = new SmtpAccountMailer({ allowPrivateHosts: true });
     await expect(
@@ -120,15 +124,15 @@ describe('verify against a real SMTP peer', () => {
     expect(p.received).toHaveLength(0);
   });
 
-  it('records auth_unsupported (not auth_failed) for a server that offers no AUTH', async () => {
+  test('records auth_unsupported (not auth_failed) for a server that offers no AUTH', async ({ t, org }) => {
     const p = await peer({ noAuth: true });
     const account = await createConnectedAccount(t, org, { smtp: smtpOf(p, LOGIN) });
-    const failed = await verify(account);
+    const failed = await verify(t, org, account);
     expect(failed).toMatchObject({ status: 'error', status_code: 'auth_unsupported' });
     expect(failed.status_reason).toMatch(/no way to log in/);
   });
 
-  it('speaks TLS from the first byte when secure', async () => {
+  test('speaks TLS from the first byte when secure', async ({ t, org }) => {
     const p = await peer({ auth: LOGIN, tls: { certificate: cert, secure: true } });
     const mailer = new SmtpAccountMailer({ ca: cert.cert, allowPrivateHosts: true });
     // Secure from the start: no STARTTLS upgrade happened, and the login went through.
@@ -141,16 +145,19 @@ describe('verify against a real SMTP peer', () => {
     const account = await createConnectedAccount(t, org, {
       smtp: { ...smtpOf(p, { ...LOGIN, secure: true }), host: 'localhost' },
     });
-    expect((await verify(account)).status).toBe('verified');
+    expect((await verify(t, org, account)).status).toBe('verified');
     expect(p.logins).toEqual([LOGIN.username, LOGIN.username]);
   });
 
-  it('records auth_failed for a wrong password (535), with a reason and no password', async () => {
+  test('records auth_failed for a wrong password (535), with a reason and no password', async ({
+    t,
+    org,
+  }) => {
     const p = await peer({ auth: LOGIN });
     const account = await createConnectedAccount(t, org, {
       smtp: smtpOf(p, { ...LOGIN, password: 'wrong-one' }),
     });
-    const failed = await verify(account);
+    const failed = await verify(t, org, account);
     expect(failed).toMatchObject({ status: 'error', status_code: 'auth_failed', verified_at: null });
     expect(failed.status_reason).toMatch(/refused the login/);
     expect(failed.status_reason).not.toContain('wrong-one');
@@ -158,16 +165,16 @@ describe('verify against a real SMTP peer', () => {
     expect(p.logins).toEqual([LOGIN.username]);
   });
 
-  it('records unreachable for a closed port', async () => {
+  test('records unreachable for a closed port', async ({ t, org }) => {
     const account = await createConnectedAccount(t, org, {
       smtp: smtpOf({ host: '127.0.0.1', port: await closedPort() }),
     });
-    const failed = await verify(account);
+    const failed = await verify(t, org, account);
     expect(failed).toMatchObject({ status: 'error', status_code: 'unreachable' });
     expect(failed.status_reason).toMatch(/refused the connection/);
   });
 
-  it('records certificate for a server whose certificate is not trusted', async () => {
+  test('records certificate for a server whose certificate is not trusted', async ({ t, org }) => {
     const untrusted = createSelfSignedCertificate();
     const secure = await peer({ auth: LOGIN, tls: { certificate: untrusted, secure: true } });
     const starttls = await peer({ auth: LOGIN, tls: { certificate: untrusted } });
@@ -178,7 +185,7 @@ describe('verify against a real SMTP peer', () => {
       const account = await createConnectedAccount(t, org, {
         smtp: { ...smtpOf(p, { ...LOGIN, secure: isSecure }), host: 'localhost' },
       });
-      const failed = await verify(account);
+      const failed = await verify(t, org, account);
       expect(failed).toMatchObject({ status: 'error', status_code: 'certificate' });
       expect(failed.status_reason).toMatch(/certificate is not trusted/);
       // Never logged in over a connection it could not trust.
@@ -186,7 +193,7 @@ describe('verify against a real SMTP peer', () => {
     }
   });
 
-  it('reports timeout for a server that accepts the connection but never greets', async () => {
+  test('reports timeout for a server that accepts the connection but never greets', async () => {
     const sockets: Socket[] = [];
     // Holds each connection open and says nothing.
     const silent = createServer((socket) => void sockets.push(socket));
@@ -206,10 +213,10 @@ describe('verify against a real SMTP peer', () => {
     }
   });
 
-  it('a later success clears the recorded failure', async () => {
+  test('a later success clears the recorded failure', async ({ t, org }) => {
     const p = await peer({ auth: LOGIN });
     const account = await createConnectedAccount(t, org, { smtp: smtpOf(p, { ...LOGIN, password: 'nope' }) });
-    expect((await verify(account)).status).toBe('error');
+    expect((await verify(t, org, account)).status).toBe('error');
     const fixed = await t.request('PATCH', `/api/v1/connected-accounts/${account._id}`, {
       token: org.token,
       body: { smtp: { password: LOGIN.password } },
@@ -217,7 +224,7 @@ describe('verify against a real SMTP peer', () => {
     expect((await readOutput(fixed, TOOL.update_connected_account)).connected_account.status).toBe(
       'unverified',
     );
-    expect(await verify(account)).toMatchObject({
+    expect(await verify(t, org, account)).toMatchObject({
       status: 'verified',
       status_code: null,
       status_reason: null,
@@ -237,20 +244,23 @@ describe('the SSRF guard (CONNECTED_ACCOUNTS_ALLOW_PRIVATE_HOSTS off)', () => {
   });
   afterAll(() => guarded.close());
 
-  it('refuses loopback, private and link-local servers with private_host, connecting to none', async () => {
+  test('refuses loopback, private and link-local servers with private_host, connecting to none', async ({
+    t,
+    org,
+  }) => {
     const p = await peer({ auth: LOGIN });
     for (const host of ['127.0.0.1', 'localhost', '10.1.2.3', '169.254.169.254', '::1', '192.168.0.10']) {
       const account = await createConnectedAccount(guarded, guardedOrg, {
         smtp: { ...smtpOf(p, LOGIN), host },
       });
-      const failed = await verify(account, guarded, guardedOrg);
+      const failed = await verify(t, org, account, guarded, guardedOrg);
       expect(failed, host).toMatchObject({ status: 'error', status_code: 'private_host' });
       expect(failed.status_reason).toMatch(/private, loopback or otherwise internal/);
     }
     expect(p.logins).toEqual([]);
   });
 
-  it('refuses them at send time too', async () => {
+  test('refuses them at send time too', async () => {
     const p = await peer({});
     const mailer = new SmtpAccountMailer({ allowPrivateHosts: false });
     await expect(
@@ -292,14 +302,14 @@ describe('verify runs outside the request transaction (ToolDefinition.outside)',
     };
   }
 
-  it('lets other requests use the database while the SMTP session waits', async () => {
+  test('lets other requests use the database while the SMTP session waits', async ({ t, org }) => {
     const held = await heldServer();
     try {
       const account = await createConnectedAccount(t, org, {
         smtp: smtpOf({ host: '127.0.0.1', port: held.port }, LOGIN),
       });
       let verified = false;
-      const verifying = verify(account).then((answer) => {
+      const verifying = verify(t, org, account).then((answer) => {
         verified = true;
         return answer;
       });
@@ -316,13 +326,13 @@ describe('verify runs outside the request transaction (ToolDefinition.outside)',
     }
   });
 
-  it('does not record an outcome for settings edited while the session ran', async () => {
+  test('does not record an outcome for settings edited while the session ran', async ({ t, org }) => {
     const held = await heldServer();
     try {
       const account = await createConnectedAccount(t, org, {
         smtp: smtpOf({ host: '127.0.0.1', port: held.port }, LOGIN),
       });
-      const verifying = verify(account);
+      const verifying = verify(t, org, account);
       await held.firstConnection;
       const edited = await t.request('PATCH', `/api/v1/connected-accounts/${account._id}`, {
         token: org.token,

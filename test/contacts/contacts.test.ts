@@ -1,11 +1,11 @@
 // Locks in contacts over REST: CRUD with typed emails/phones and additional properties, merge updates (PATCH and PUT), list paging/sort/search/filter, validation, roles, token scopes, trash with the lead cascade, and outbox events.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
   type Caller,
   createContact,
   createLead,
-  createTestContext,
   detailFields,
+  fileTest,
   type InputOf,
   outboxCount,
   eventsOf as outboxEventsOf,
@@ -16,33 +16,27 @@ import {
   TOOL,
 } from '../fixtures/index.ts';
 
-let t: TestContext;
-let org: TestOrg;
-let other: TestOrg;
-
-beforeAll(async () => {
-  t = await createTestContext({}, { withoutRateLimits: true });
-  org = await t.createOrg();
-  other = await t.createOrg({ name: 'Other Org' });
-});
-afterAll(() => t.close());
+const test = fileTest({ options: { withoutRateLimits: true } });
 
 /** A new lead's id. */
-async function newLead(name = 'Acme', as: Caller = org): Promise<string> {
+async function newLead(t: TestContext, org: TestOrg, name = 'Acme', as: Caller = org): Promise<string> {
   return (await createLead(t, as, { name }))._id;
 }
 
-async function list(query: string, as: Caller = org) {
+async function list(t: TestContext, org: TestOrg, query: string, as: Caller = org) {
   const res = await t.request('GET', `/api/v1/contacts${query}`, { token: as.token });
   return readOutput(res, TOOL.list_contacts);
 }
 
 /** Outbox rows of one record of the organization, oldest first. */
-const eventsOf = (id: string) => outboxEventsOf(t, id, org.orgId);
+const eventsOf = (t: TestContext, org: TestOrg, id: string) => outboxEventsOf(t, id, org.orgId);
 
 describe('create and get', () => {
-  it('creates a contact with typed emails and phones, normalizes phones and keeps additional properties', async () => {
-    const leadId = await newLead();
+  test('creates a contact with typed emails and phones, normalizes phones and keeps additional properties', async ({
+    t,
+    org,
+  }) => {
+    const leadId = await newLead(t, org);
     const contact = await createContact(t, org, {
       lead_id: leadId,
       name: 'Jane Doe',
@@ -76,19 +70,23 @@ describe('create and get', () => {
     expect(res.status).toBe(200);
     expect((await readOutput(res, TOOL.get_contact)).contact).toEqual(contact);
 
-    const events = await eventsOf(contact._id);
+    const events = await eventsOf(t, org, contact._id);
     expect(events.map((e) => e.event)).toEqual(['contact.created']);
     expect(events[0]?.data).toMatchObject({ _id: contact._id, name: 'Jane Doe', linkedin: contact.linkedin });
   });
 
-  it('defaults title, emails and phones', async () => {
-    const contact = await createContact(t, org, { lead_id: await newLead(), name: 'Bare' });
+  test('defaults title, emails and phones', async ({ t, org }) => {
+    const contact = await createContact(t, org, { lead_id: await newLead(t, org), name: 'Bare' });
     expect(contact).toMatchObject({ title: null, emails: [], phones: [] });
   });
 
-  it('answers 404 "Lead not found" for an unknown, foreign or trashed lead, creating nothing', async () => {
-    const foreignLead = await newLead('Foreign', other);
-    const trashedLead = await newLead('Trashed');
+  test('answers 404 "Lead not found" for an unknown, foreign or trashed lead, creating nothing', async ({
+    t,
+    org,
+    other,
+  }) => {
+    const foreignLead = await newLead(t, org, 'Foreign', other);
+    const trashedLead = await newLead(t, org, 'Trashed');
     expect((await t.request('DELETE', `/api/v1/leads/${trashedLead}`, { token: org.token })).status).toBe(
       200,
     );
@@ -102,11 +100,14 @@ describe('create and get', () => {
       expect((await readError(res, 404)).message).toBe('Lead not found');
     }
     expect(await outboxCount(t, org.orgId)).toBe(before);
-    expect((await list(`?lead_id=${foreignLead}`)).total).toBe(0);
+    expect((await list(t, org, `?lead_id=${foreignLead}`)).total).toBe(0);
   });
 
-  it('keeps any email or phone type label of 1-50 characters, trimmed, as integrations send them', async () => {
-    const leadId = await newLead();
+  test('keeps any email or phone type label of 1-50 characters, trimmed, as integrations send them', async ({
+    t,
+    org,
+  }) => {
+    const leadId = await newLead(t, org);
     const contact = await createContact(t, org, {
       lead_id: leadId,
       name: 'Labels',
@@ -129,8 +130,8 @@ describe('create and get', () => {
     });
   });
 
-  it('rejects invalid fields with details and writes no event', async () => {
-    const leadId = await newLead();
+  test('rejects invalid fields with details and writes no event', async ({ t, org }) => {
+    const leadId = await newLead(t, org);
     const before = await outboxCount(t, org.orgId);
     const cases: [Record<string, unknown>, string][] = [
       [{ name: 'No lead' }, 'lead_id'],
@@ -177,9 +178,9 @@ describe('create and get', () => {
     expect(await outboxCount(t, org.orgId)).toBe(before);
   });
 
-  it('drops duplicate emails and phones', async () => {
+  test('drops duplicate emails and phones', async ({ t, org }) => {
     const contact = await createContact(t, org, {
-      lead_id: await newLead(),
+      lead_id: await newLead(t, org),
       name: 'Dup',
       emails: [{ email: 'dup@x.example' }, { email: 'DUP@x.example', type: 'home' }],
       phones: [{ phone: '+1 415 555 0101' }, { phone: '+1-415-555-0101', type: 'mobile' }],
@@ -190,9 +191,12 @@ describe('create and get', () => {
 });
 
 describe('update (PATCH and PUT)', () => {
-  it('changes only sent fields, merges properties, removes those sent as null and emits the diff', async () => {
+  test('changes only sent fields, merges properties, removes those sent as null and emits the diff', async ({
+    t,
+    org,
+  }) => {
     const contact = await createContact(t, org, {
-      lead_id: await newLead(),
+      lead_id: await newLead(t, org),
       name: 'Patchy',
       title: 'VP',
       emails: [{ email: 'p@x.example' }],
@@ -214,16 +218,16 @@ describe('update (PATCH and PUT)', () => {
       added: 7,
     });
     expect(updated).not.toHaveProperty('drop');
-    const events = await eventsOf(contact._id);
+    const events = await eventsOf(t, org, contact._id);
     expect(events.map((e) => e.event)).toEqual(['contact.created', 'contact.updated']);
     const data = events[1]?.data;
     expect(data?.changed_fields).toEqual(['title', 'phones', 'drop', 'added']);
     expect(data?.previous_values).toEqual({ title: 'VP', phones: [], drop: 'me', added: null });
   });
 
-  it('PUT merges like PATCH and a no-op change emits nothing', async () => {
+  test('PUT merges like PATCH and a no-op change emits nothing', async ({ t, org }) => {
     const contact = await createContact(t, org, {
-      lead_id: await newLead(),
+      lead_id: await newLead(t, org),
       name: 'Put',
       title: 'CEO',
       extra: 1,
@@ -243,14 +247,21 @@ describe('update (PATCH and PUT)', () => {
       body: { name: 'Put Renamed', extra: 1 },
     });
     expect(same.status).toBe(200);
-    expect((await eventsOf(contact._id)).map((e) => e.event)).toEqual(['contact.created', 'contact.updated']);
+    expect((await eventsOf(t, org, contact._id)).map((e) => e.event)).toEqual([
+      'contact.created',
+      'contact.updated',
+    ]);
   });
 
-  it('moves a contact to another live lead of the organization, and refuses other leads with 400', async () => {
-    const from = await newLead('From');
-    const to = await newLead('To');
+  test('moves a contact to another live lead of the organization, and refuses other leads with 400', async ({
+    t,
+    org,
+    other,
+  }) => {
+    const from = await newLead(t, org, 'From');
+    const to = await newLead(t, org, 'To');
     const contact = await createContact(t, org, { lead_id: from, name: 'Mover' });
-    const foreign = await newLead('Foreign', other);
+    const foreign = await newLead(t, org, 'Foreign', other);
     for (const leadId of [foreign, '0123456789abcdef01234567']) {
       const bad = await t.request('PATCH', `/api/v1/contacts/${contact._id}`, {
         token: org.token,
@@ -265,13 +276,13 @@ describe('update (PATCH and PUT)', () => {
     });
     expect(res.status).toBe(200);
     expect((await readOutput(res, TOOL.update_contact)).contact.lead_id).toBe(to);
-    expect((await list(`?lead_id=${to}`)).contacts.map((c) => c._id)).toEqual([contact._id]);
-    const last = (await eventsOf(contact._id)).at(-1);
+    expect((await list(t, org, `?lead_id=${to}`)).contacts.map((c) => c._id)).toEqual([contact._id]);
+    const last = (await eventsOf(t, org, contact._id)).at(-1);
     expect(last?.data).toMatchObject({ changed_fields: ['lead_id'], previous_values: { lead_id: from } });
   });
 
-  it("refuses to move a contact its lead's opportunities still name (409)", async () => {
-    const leadId = await newLead();
+  test("refuses to move a contact its lead's opportunities still name (409)", async ({ t, org }) => {
+    const leadId = await newLead(t, org);
     const contact = await createContact(t, org, { lead_id: leadId, name: 'Linked' });
     const opp = await t.request('POST', '/api/v1/opportunities', {
       token: org.token,
@@ -280,20 +291,23 @@ describe('update (PATCH and PUT)', () => {
     expect(opp.status).toBe(201);
     const res = await t.request('PATCH', `/api/v1/contacts/${contact._id}`, {
       token: org.token,
-      body: { lead_id: await newLead('Elsewhere') },
+      body: { lead_id: await newLead(t, org, 'Elsewhere') },
     });
     expect(res.status).toBe(409);
   });
 
-  it('validates update input and answers 404 for unknown or foreign ids', async () => {
-    const contact = await createContact(t, org, { lead_id: await newLead(), name: 'Valid' });
+  test('validates update input and answers 404 for unknown or foreign ids', async ({ t, org, other }) => {
+    const contact = await createContact(t, org, { lead_id: await newLead(t, org), name: 'Valid' });
     const bad = await t.request('PATCH', `/api/v1/contacts/${contact._id}`, {
       token: org.token,
       body: { name: '', emails: [{ email: 'x' }], updated_at: 'now' },
     });
     expect(bad.status).toBe(400);
     expect(detailFields(await readError(bad, 400)).sort()).toEqual(['emails.0.email', 'name', 'updated_at']);
-    const foreign = await createContact(t, other, { lead_id: await newLead('F', other), name: 'Theirs' });
+    const foreign = await createContact(t, other, {
+      lead_id: await newLead(t, org, 'F', other),
+      name: 'Theirs',
+    });
     for (const method of ['GET', 'PATCH', 'PUT', 'DELETE']) {
       const res = await t.request(method, `/api/v1/contacts/${foreign._id}`, {
         token: org.token,
@@ -310,10 +324,10 @@ describe('list', () => {
   let leadA: string;
   let leadB: string;
 
-  beforeAll(async () => {
+  test.beforeAll(async ({ t, org }) => {
     listOrg = await t.createOrg({ name: 'List Org' });
-    leadA = await newLead('Lead A', listOrg);
-    leadB = await newLead('Lead B', listOrg);
+    leadA = await newLead(t, org, 'Lead A', listOrg);
+    leadB = await newLead(t, org, 'Lead B', listOrg);
     const people: InputOf<'create_contact'>[] = [
       {
         lead_id: leadA,
@@ -327,34 +341,36 @@ describe('list', () => {
     for (const body of people) await createContact(t, listOrg, body);
   });
 
-  it('pages newest first with total and totalPages', async () => {
-    const first = await list('?limit=2', listOrg);
+  test('pages newest first with total and totalPages', async ({ t, org }) => {
+    const first = await list(t, org, '?limit=2', listOrg);
     expect(first).toMatchObject({ total: 3, page: 1, limit: 2, totalPages: 2 });
     expect(first.contacts.map((c) => c.name)).toEqual(['Bob Jones', 'Alice Smith']);
-    const second = await list('?limit=2&page=2', listOrg);
+    const second = await list(t, org, '?limit=2&page=2', listOrg);
     expect(second.contacts.map((c) => c.name)).toEqual(['charlie Brown']);
   });
 
-  it('sorts by the allowed fields and rejects others and limits above 100', async () => {
-    expect((await list('?sort=name', listOrg)).contacts.map((c) => c.name)).toEqual([
+  test('sorts by the allowed fields and rejects others and limits above 100', async ({ t, org }) => {
+    expect((await list(t, org, '?sort=name', listOrg)).contacts.map((c) => c.name)).toEqual([
       'Alice Smith',
       'Bob Jones',
       'charlie Brown',
     ]);
-    expect((await list('?sort=-name', listOrg)).contacts[0]?.name).toBe('charlie Brown');
-    expect((await list('?sort=created_at', listOrg)).contacts[0]?.name).toBe('charlie Brown');
-    expect((await list('?sort=-updated_at', listOrg)).total).toBe(3);
+    expect((await list(t, org, '?sort=-name', listOrg)).contacts[0]?.name).toBe('charlie Brown');
+    expect((await list(t, org, '?sort=created_at', listOrg)).contacts[0]?.name).toBe('charlie Brown');
+    expect((await list(t, org, '?sort=-updated_at', listOrg)).total).toBe(3);
     for (const query of ['?sort=title', '?limit=101', '?limit=0', '?page=0', '?lead_id=nope']) {
       const res = await t.request('GET', `/api/v1/contacts${query}`, { token: listOrg.token });
       expect(res.status, query).toBe(400);
     }
   });
 
-  it('filters by lead and searches name, title, email and phone', async () => {
-    expect((await list(`?lead_id=${leadA}`, listOrg)).total).toBe(2);
-    expect((await list(`?lead_id=${leadB}`, listOrg)).contacts.map((c) => c.name)).toEqual(['Bob Jones']);
+  test('filters by lead and searches name, title, email and phone', async ({ t, org }) => {
+    expect((await list(t, org, `?lead_id=${leadA}`, listOrg)).total).toBe(2);
+    expect((await list(t, org, `?lead_id=${leadB}`, listOrg)).contacts.map((c) => c.name)).toEqual([
+      'Bob Jones',
+    ]);
     const names = async (q: string) =>
-      (await list(`?search=${encodeURIComponent(q)}`, listOrg)).contacts.map((c) => c.name);
+      (await list(t, org, `?search=${encodeURIComponent(q)}`, listOrg)).contacts.map((c) => c.name);
     expect(await names('ali')).toEqual(['Alice Smith']);
     expect(await names('sales')).toEqual(['Alice Smith']);
     expect(await names('charlie@peanuts')).toEqual(['charlie Brown']);
@@ -366,13 +382,16 @@ describe('list', () => {
     expect(await names("it's a ' & | ! :* trap")).toEqual([]);
     expect(await names('nobody')).toEqual([]);
     expect(await names('!!!')).toEqual([]);
-    expect((await list('?search=bob', org)).total).toBe(0);
+    expect((await list(t, org, '?search=bob', org)).total).toBe(0);
   });
 });
 
 describe('delete and trash', () => {
-  it('moves a contact to the trash, emits contact.deleted, and restores it with contact.updated', async () => {
-    const contact = await createContact(t, org, { lead_id: await newLead(), name: 'Trashy' });
+  test('moves a contact to the trash, emits contact.deleted, and restores it with contact.updated', async ({
+    t,
+    org,
+  }) => {
+    const contact = await createContact(t, org, { lead_id: await newLead(t, org), name: 'Trashy' });
     const del = await t.request('DELETE', `/api/v1/contacts/${contact._id}`, { token: org.token });
     expect(del.status).toBe(200);
     expect(await readOutput(del, TOOL.delete_contact)).toEqual({ message: 'Contact moved to the trash' });
@@ -401,20 +420,23 @@ describe('delete and trash', () => {
       200,
     );
 
-    const events = await eventsOf(contact._id);
+    const events = await eventsOf(t, org, contact._id);
     expect(events.map((e) => e.event)).toEqual(['contact.created', 'contact.deleted', 'contact.updated']);
     expect(events[1]?.data.deleted_at).toEqual(expect.any(String));
     expect(events[2]?.data).toMatchObject({ changed_fields: ['deleted_at'] });
   });
 
-  it('follows its lead into the trash and back, and cannot be restored alone meanwhile', async () => {
-    const leadId = await newLead('Parent');
+  test('follows its lead into the trash and back, and cannot be restored alone meanwhile', async ({
+    t,
+    org,
+  }) => {
+    const leadId = await newLead(t, org, 'Parent');
     const contact = await createContact(t, org, { lead_id: leadId, name: 'Child' });
     expect((await t.request('DELETE', `/api/v1/leads/${leadId}`, { token: org.token })).status).toBe(200);
     expect((await t.request('GET', `/api/v1/contacts/${contact._id}`, { token: org.token })).status).toBe(
       404,
     );
-    expect((await list(`?lead_id=${leadId}`)).total).toBe(0);
+    expect((await list(t, org, `?lead_id=${leadId}`)).total).toBe(0);
 
     const alone = await t.request('POST', `/api/v1/trash/${contact._id}/restore`, { token: org.token });
     expect(alone.status).toBe(409);
@@ -426,14 +448,14 @@ describe('delete and trash', () => {
     expect((await t.request('GET', `/api/v1/contacts/${contact._id}`, { token: org.token })).status).toBe(
       200,
     );
-    expect((await list(`?lead_id=${leadId}`)).contacts.map((c) => c._id)).toEqual([contact._id]);
+    expect((await list(t, org, `?lead_id=${leadId}`)).contacts.map((c) => c._id)).toEqual([contact._id]);
   });
 });
 
 describe('permissions and scopes', () => {
-  it('lets a viewer read but not create', async () => {
+  test('lets a viewer read but not create', async ({ t, org }) => {
     const viewer = await t.createUser(org.orgId, 'viewer');
-    const leadId = await newLead();
+    const leadId = await newLead(t, org);
     const res = await t.request('POST', '/api/v1/contacts', {
       token: viewer.token,
       body: { lead_id: leadId, name: 'Nope' },
@@ -446,9 +468,9 @@ describe('permissions and scopes', () => {
     expect((await t.request('GET', '/api/v1/contacts', { token: viewer.token })).status).toBe(200);
   });
 
-  it('lets a member create and edit but not delete; a manager deletes', async () => {
+  test('lets a member create and edit but not delete; a manager deletes', async ({ t, org }) => {
     const member = await t.createUser(org.orgId, 'member');
-    const contact = await createContact(t, member, { lead_id: await newLead(), name: 'By member' });
+    const contact = await createContact(t, member, { lead_id: await newLead(t, org), name: 'By member' });
     const patch = await t.request('PATCH', `/api/v1/contacts/${contact._id}`, {
       token: member.token,
       body: { title: 'Edited' },
@@ -466,8 +488,8 @@ describe('permissions and scopes', () => {
     ).toBe(200);
   });
 
-  it('holds a PAT to its scopes', async () => {
-    const leadId = await newLead();
+  test('holds a PAT to its scopes', async ({ t, org }) => {
+    const leadId = await newLead(t, org);
     const readOnly = await t.createPat(org.orgId, org.ownerId, ['read:contacts']);
     const res = await t.request('POST', '/api/v1/contacts', {
       token: readOnly.token,

@@ -1,52 +1,51 @@
 // Locks in conversation memory over REST: the lazily created memory, the summary, commitments with strict index validation (400 for bad or out-of-range indexes), idempotent kept/missed marks, the per-lead cap, locking and access rules.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Commitment, conversationMemories } from '../../tools/conversation-memory/tables.ts';
+import { describe, expect } from 'vitest';
+import type { Commitment } from '../../tools/conversation-memory/tables.ts';
 import { markCommitmentMissed } from '../../tools/conversation-memory/tools.ts';
 import {
   createLead as createLeadVia,
-  createTestContext,
   detailFields,
+  fileTest,
   readError,
   readOutput,
   type TestContext,
   type TestOrg,
   TOOL,
 } from '../fixtures/index.ts';
+import { seedConversationMemories } from './seed.ts';
 
-let t: TestContext;
-let org: TestOrg;
-let other: TestOrg;
+const test = fileTest({ options: { withoutRateLimits: true } });
 
-beforeAll(async () => {
-  t = await createTestContext({}, { withoutRateLimits: true });
-  org = await t.createOrg();
-  other = await t.createOrg({ name: 'Other Org' });
-});
-afterAll(() => t.close());
-
-async function createLead(o: TestOrg = org): Promise<string> {
+async function createLead(t: TestContext, org: TestOrg, o: TestOrg = org): Promise<string> {
   return (await createLeadVia(t, o, { name: 'Memory Lead' }))._id;
 }
 
 const base = (leadId: string) => `/api/v1/leads/${leadId}/conversation-memory`;
 
-async function getMemory(leadId: string, token = org.token) {
+async function getMemory(t: TestContext, org: TestOrg, leadId: string, token = org.token) {
   const res = await t.request('GET', base(leadId), { token });
   return (await readOutput(res, TOOL.get_conversation_memory)).conversation_memory;
 }
 
-async function addCommitment(leadId: string, body: Record<string, unknown>) {
+async function addCommitment(t: TestContext, org: TestOrg, leadId: string, body: Record<string, unknown>) {
   const res = await t.request('POST', `${base(leadId)}/commitments`, { token: org.token, body });
   return (await readOutput(res, TOOL.add_commitment, 201)).conversation_memory;
 }
 
-const mark = (leadId: string, index: string, status: 'kept' | 'missed', body?: unknown, token = org.token) =>
-  t.request('POST', `${base(leadId)}/commitments/${index}/${status}`, { token, body });
+const mark = (
+  t: TestContext,
+  org: TestOrg,
+  leadId: string,
+  index: string,
+  status: 'kept' | 'missed',
+  body?: unknown,
+  token = org.token,
+) => t.request('POST', `${base(leadId)}/commitments/${index}/${status}`, { token, body });
 
 describe('reading and the summary', () => {
-  it('reads an empty memory for a lead with nothing recorded', async () => {
-    const leadId = await createLead();
-    expect(await getMemory(leadId)).toEqual({
+  test('reads an empty memory for a lead with nothing recorded', async ({ t, org }) => {
+    const leadId = await createLead(t, org);
+    expect(await getMemory(t, org, leadId)).toEqual({
       lead_id: leadId,
       summary: null,
       commitments: [],
@@ -54,9 +53,13 @@ describe('reading and the summary', () => {
     });
   });
 
-  it('answers 404 for an unknown, trashed or foreign lead, and 400 for a bad id', async () => {
-    const foreign = await createLead(other);
-    const trashed = await createLead();
+  test('answers 404 for an unknown, trashed or foreign lead, and 400 for a bad id', async ({
+    t,
+    org,
+    other,
+  }) => {
+    const foreign = await createLead(t, org, other);
+    const trashed = await createLead(t, org);
     await t.request('DELETE', `/api/v1/leads/${trashed}`, { token: org.token });
     for (const leadId of [foreign, trashed, '0123456789abcdef01234567']) {
       expect((await t.request('GET', base(leadId), { token: org.token })).status).toBe(404);
@@ -65,14 +68,14 @@ describe('reading and the summary', () => {
         body: { text: 'x' },
       });
       expect(add.status).toBe(404);
-      expect((await mark(leadId, '0', 'missed')).status).toBe(404);
+      expect((await mark(t, org, leadId, '0', 'missed')).status).toBe(404);
     }
     expect((await t.request('GET', base('nope'), { token: org.token })).status).toBe(400);
   });
 
-  it('replaces and clears the summary, keeping the commitments', async () => {
-    const leadId = await createLead();
-    await addCommitment(leadId, { text: 'Send pricing' });
+  test('replaces and clears the summary, keeping the commitments', async ({ t, org }) => {
+    const leadId = await createLead(t, org);
+    await addCommitment(t, org, leadId, { text: 'Send pricing' });
     const put = await t.request('PUT', base(leadId), {
       token: org.token,
       body: { summary: 'Wants 20 seats.' },
@@ -100,10 +103,10 @@ describe('reading and the summary', () => {
 });
 
 describe('commitments', () => {
-  it('appends commitments as open with their index and due time', async () => {
-    const leadId = await createLead();
+  test('appends commitments as open with their index and due time', async ({ t, org }) => {
+    const leadId = await createLead(t, org);
     const due = new Date(Date.now() + 86_400_000).toISOString();
-    const first = await addCommitment(leadId, { text: '  Send the proposal  ', due_at: due });
+    const first = await addCommitment(t, org, leadId, { text: '  Send the proposal  ', due_at: due });
     expect(first.commitments).toEqual([
       {
         index: 0,
@@ -116,7 +119,7 @@ describe('commitments', () => {
         resolved_at: null,
       },
     ]);
-    const second = await addCommitment(leadId, { text: 'Intro to CTO' });
+    const second = await addCommitment(t, org, leadId, { text: 'Intro to CTO' });
     expect(second.commitments.map((c) => [c.index, c.text, c.due_at])).toEqual([
       [0, 'Send the proposal', due],
       [1, 'Intro to CTO', null],
@@ -127,12 +130,15 @@ describe('commitments', () => {
     }
   });
 
-  it('validates the index: not a canonical non-negative integer or out of range is a 400 with details', async () => {
-    const leadId = await createLead();
-    await addCommitment(leadId, { text: 'One' });
-    await addCommitment(leadId, { text: 'Two' });
+  test('validates the index: not a canonical non-negative integer or out of range is a 400 with details', async ({
+    t,
+    org,
+  }) => {
+    const leadId = await createLead(t, org);
+    await addCommitment(t, org, leadId, { text: 'One' });
+    await addCommitment(t, org, leadId, { text: 'Two' });
     for (const index of ['01', '-1', '1.5', 'abc', '1e1', '+1', '%20', '0x1']) {
-      const res = await mark(leadId, index, 'missed', {});
+      const res = await mark(t, org, leadId, index, 'missed', {});
       expect(res.status, index).toBe(400);
       const body = await readError(res, 400);
       expect(
@@ -141,7 +147,7 @@ describe('commitments', () => {
       ).toEqual(['index']);
     }
     for (const index of ['2', '99999999999999999999']) {
-      const res = await mark(leadId, index, 'missed', { note: 'n' });
+      const res = await mark(t, org, leadId, index, 'missed', { note: 'n' });
       expect(res.status, index).toBe(400);
       const body = await readError(res, 400);
       expect(body.details).toEqual([
@@ -152,20 +158,20 @@ describe('commitments', () => {
         },
       ]);
     }
-    const empty = await createLead();
-    const none = await mark(empty, '0', 'missed');
+    const empty = await createLead(t, org);
+    const none = await mark(t, org, empty, '0', 'missed');
     expect(none.status).toBe(400);
     expect((await readError(none, 400)).details?.[0]?.message).toContain('no commitments yet');
     // An empty path segment never reaches the route; the tool itself (as MCP calls it) refuses it.
     expect(markCommitmentMissed.input.safeParse({ id: leadId, index: '' }).success).toBe(false);
-    expect((await getMemory(leadId)).commitments.every((c) => c.status === 'open')).toBe(true);
+    expect((await getMemory(t, org, leadId)).commitments.every((c) => c.status === 'open')).toBe(true);
   });
 
-  it('marks one missed with a note; again keeps the first resolved_at', async () => {
-    const leadId = await createLead();
-    await addCommitment(leadId, { text: 'One' });
-    await addCommitment(leadId, { text: 'Two' });
-    const res = await mark(leadId, '1', 'missed', { note: 'Forgot to send it' });
+  test('marks one missed with a note; again keeps the first resolved_at', async ({ t, org }) => {
+    const leadId = await createLead(t, org);
+    await addCommitment(t, org, leadId, { text: 'One' });
+    await addCommitment(t, org, leadId, { text: 'Two' });
+    const res = await mark(t, org, leadId, '1', 'missed', { note: 'Forgot to send it' });
     expect(res.status).toBe(200);
     const memory = (await readOutput(res, TOOL.mark_commitment_missed)).conversation_memory;
     expect(memory.commitments[0]?.status).toBe('open');
@@ -174,7 +180,7 @@ describe('commitments', () => {
     expect(missed?.resolved_at).not.toBeNull();
 
     await new Promise((r) => setTimeout(r, 5));
-    const again = await mark(leadId, '1', 'missed');
+    const again = await mark(t, org, leadId, '1', 'missed');
     expect(again.status).toBe(200);
     const repeat = (await readOutput(again, TOOL.mark_commitment_missed)).conversation_memory.commitments[1];
     expect(repeat).toMatchObject({
@@ -188,27 +194,27 @@ describe('commitments', () => {
       (await t.request('POST', `${base(leadId)}/commitments/0/missed`, { token: org.token })).status,
     ).toBe(200);
     for (const body of [{ note: 'x'.repeat(2001) }, { note: 7 }, { extra: true }]) {
-      expect((await mark(leadId, '0', 'missed', body)).status).toBe(400);
+      expect((await mark(t, org, leadId, '0', 'missed', body)).status).toBe(400);
     }
   });
 
-  it('marks one kept, and a later missed mark corrects it with a new resolved_at', async () => {
-    const leadId = await createLead();
-    await addCommitment(leadId, { text: 'Demo on Monday' });
-    const kept = await mark(leadId, '0', 'kept', { note: 'Done' });
+  test('marks one kept, and a later missed mark corrects it with a new resolved_at', async ({ t, org }) => {
+    const leadId = await createLead(t, org);
+    await addCommitment(t, org, leadId, { text: 'Demo on Monday' });
+    const kept = await mark(t, org, leadId, '0', 'kept', { note: 'Done' });
     expect(kept.status).toBe(200);
     const first = (await readOutput(kept, TOOL.mark_commitment_kept)).conversation_memory.commitments[0];
     expect(first).toMatchObject({ status: 'kept', note: 'Done' });
     await new Promise((r) => setTimeout(r, 5));
-    const missed = await mark(leadId, '0', 'missed');
+    const missed = await mark(t, org, leadId, '0', 'missed');
     const corrected = (await readOutput(missed, TOOL.mark_commitment_missed)).conversation_memory
       .commitments[0];
     expect(corrected).toMatchObject({ status: 'missed', note: null });
     expect(corrected?.resolved_at).not.toBe(first?.resolved_at);
   });
 
-  it('caps a lead at 200 commitments', async () => {
-    const leadId = await createLead();
+  test('caps a lead at 200 commitments', async ({ t, org }) => {
+    const leadId = await createLead(t, org);
     const now = new Date().toISOString();
     const full: Commitment[] = Array.from({ length: 200 }, (_, i) => ({
       text: `c${i}`,
@@ -219,21 +225,19 @@ describe('commitments', () => {
       created_by: org.ownerId,
       resolved_at: null,
     }));
-    await t.services.db.system
-      .insert(conversationMemories)
-      .values({ leadId, orgId: org.orgId, commitments: full });
+    await seedConversationMemories(t, org.orgId, [{ leadId, commitments: full }]);
     const res = await t.request('POST', `${base(leadId)}/commitments`, {
       token: org.token,
       body: { text: 'one more' },
     });
     expect(res.status).toBe(400);
     expect((await readError(res, 400)).details?.[0]?.code).toBe('too_many_commitments');
-    expect((await mark(leadId, '199', 'kept')).status).toBe(200);
-    expect((await mark(leadId, '200', 'kept')).status).toBe(400);
+    expect((await mark(t, org, leadId, '199', 'kept')).status).toBe(200);
+    expect((await mark(t, org, leadId, '200', 'kept')).status).toBe(400);
   });
 
-  it('loses no commitment when many are added at once', async () => {
-    const leadId = await createLead();
+  test('loses no commitment when many are added at once', async ({ t, org }) => {
+    const leadId = await createLead(t, org);
     const results = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
         t.request('POST', `${base(leadId)}/commitments`, {
@@ -243,15 +247,15 @@ describe('commitments', () => {
       ),
     );
     expect(results.map((r) => r.status)).toEqual(Array(8).fill(201));
-    const memory = await getMemory(leadId);
+    const memory = await getMemory(t, org, leadId);
     expect(memory.commitments.map((c) => c.text).sort()).toEqual(
       Array.from({ length: 8 }, (_, i) => `Parallel ${i}`).sort(),
     );
   });
 
-  it('lowers the lead health when a commitment is missed', async () => {
-    const leadId = await createLead();
-    await addCommitment(leadId, { text: 'Call back' });
+  test('lowers the lead health when a commitment is missed', async ({ t, org }) => {
+    const leadId = await createLead(t, org);
+    await addCommitment(t, org, leadId, { text: 'Call back' });
     const factor = async () => {
       const res = await t.request('GET', `/api/v1/leads/${leadId}/health`, { token: org.token });
       const health = (await readOutput(res, TOOL.get_lead_health)).health;
@@ -262,7 +266,7 @@ describe('commitments', () => {
     };
     const before = await factor();
     expect(before.missed).toBe(1);
-    expect((await mark(leadId, '0', 'missed')).status).toBe(200);
+    expect((await mark(t, org, leadId, '0', 'missed')).status).toBe(200);
     const after = await factor();
     expect(after.missed).toBe(0.7);
     expect(after.score).toBeLessThan(before.score);
@@ -270,13 +274,13 @@ describe('commitments', () => {
 });
 
 describe('access', () => {
-  it('lets a viewer read but not write', async () => {
-    const leadId = await createLead();
-    await addCommitment(leadId, { text: 'Viewer test' });
+  test('lets a viewer read but not write', async ({ t, org }) => {
+    const leadId = await createLead(t, org);
+    await addCommitment(t, org, leadId, { text: 'Viewer test' });
     const viewer = await t.createUser(org.orgId, 'viewer');
-    expect((await getMemory(leadId, viewer.token)).commitments).toHaveLength(1);
+    expect((await getMemory(t, org, leadId, viewer.token)).commitments).toHaveLength(1);
     for (const res of [
-      await mark(leadId, '0', 'missed', {}, viewer.token),
+      await mark(t, org, leadId, '0', 'missed', {}, viewer.token),
       await t.request('PUT', base(leadId), { token: viewer.token, body: { summary: 'x' } }),
       await t.request('POST', `${base(leadId)}/commitments`, { token: viewer.token, body: { text: 'x' } }),
     ]) {
@@ -288,12 +292,12 @@ describe('access', () => {
     }
   });
 
-  it('holds a PAT to the leads scopes', async () => {
-    const leadId = await createLead();
-    await addCommitment(leadId, { text: 'Scoped' });
+  test('holds a PAT to the leads scopes', async ({ t, org }) => {
+    const leadId = await createLead(t, org);
+    await addCommitment(t, org, leadId, { text: 'Scoped' });
     const reader = await t.createPat(org.orgId, org.ownerId, ['read:leads']);
     expect((await t.request('GET', base(leadId), { token: reader.token })).status).toBe(200);
-    const res = await mark(leadId, '0', 'missed', {}, reader.token);
+    const res = await mark(t, org, leadId, '0', 'missed', {}, reader.token);
     expect(res.status).toBe(403);
     expect((await readError(res, 403)).error).toContain('write:leads');
     const contacts = await t.createPat(org.orgId, org.ownerId, ['read:contacts', 'write:contacts']);

@@ -1,13 +1,13 @@
 // Locks in custom activity type definitions over REST: CRUD, unique names ignoring case, field definition errors, retyping and deletion refused while activities use the type, removed fields erased from activities, list conventions, roles and plan gating.
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { newId } from '../../core/ids.ts';
 import { activities } from '../../tools/activities/tables.ts';
 import {
   createCustomActivityType,
   createLead,
-  createTestContext,
   detailFields,
+  fileTest,
   logActivity,
   readError,
   readOutput,
@@ -16,28 +16,22 @@ import {
   TOOL,
 } from '../fixtures/index.ts';
 
-let t: TestContext;
-let org: TestOrg;
-let starter: TestOrg;
-let other: TestOrg;
-let admin: { userId: string; token: string };
-let member: { userId: string; token: string };
-let viewer: { userId: string; token: string };
-
 const BASE = '/api/v1/custom-activity-types';
 
-beforeAll(async () => {
-  t = await createTestContext({}, { withoutRateLimits: true });
-  org = await t.createOrg({ plan: 'pro' });
-  starter = await t.createOrg({ plan: 'starter', name: 'Starter Org' });
-  other = await t.createOrg({ plan: 'pro', name: 'Other Org' });
-  admin = await t.createUser(org.orgId, 'admin');
-  member = await t.createUser(org.orgId, 'member');
-  viewer = await t.createUser(org.orgId, 'viewer');
-});
-afterAll(() => t.close());
+const test = fileTest({ options: { withoutRateLimits: true }, plan: 'pro' })
+  .extend('starter', { scope: 'file' }, async ({ t }) =>
+    t.createOrg({ plan: 'starter', name: 'Starter Org' }),
+  )
+  .extend('admin', { scope: 'file' }, async ({ t, org }) => t.createUser(org.orgId, 'admin'))
+  .extend('member', { scope: 'file' }, async ({ t, org }) => t.createUser(org.orgId, 'member'))
+  .extend('viewer', { scope: 'file' }, async ({ t, org }) => t.createUser(org.orgId, 'viewer'));
 
-async function logCustom(typeId: string, values: Record<string, unknown>): Promise<string> {
+async function logCustom(
+  t: TestContext,
+  org: TestOrg,
+  typeId: string,
+  values: Record<string, unknown>,
+): Promise<string> {
   const lead = await createLead(t, org, { name: 'Lead' });
   const activity = await logActivity(t, org, {
     type: 'custom',
@@ -53,7 +47,7 @@ async function detailsOf(res: Response): Promise<string[]> {
 }
 
 describe('CRUD', () => {
-  it('creates, reads, updates and deletes a type', async () => {
+  test('creates, reads, updates and deletes a type', async ({ t, org }) => {
     const type = await createCustomActivityType(t, org, {
       name: 'Site visit',
       description: 'On-site meeting',
@@ -106,7 +100,11 @@ describe('CRUD', () => {
     expect((await t.request('GET', `${BASE}/${type._id}`, { token: org.token })).status).toBe(404);
   });
 
-  it('answers 404 for unknown ids and ids of other organizations, 400 for malformed ones', async () => {
+  test('answers 404 for unknown ids and ids of other organizations, 400 for malformed ones', async ({
+    t,
+    org,
+    other,
+  }) => {
     const foreign = await createCustomActivityType(t, other, { name: 'Foreign' });
     expect((await t.request('GET', `${BASE}/${foreign._id}`, { token: org.token })).status).toBe(404);
     expect((await t.request('GET', `${BASE}/${newId()}`, { token: org.token })).status).toBe(404);
@@ -117,7 +115,11 @@ describe('CRUD', () => {
     expect(await detailsOf(await t.request('GET', `${BASE}/nope`, { token: org.token }))).toEqual(['id']);
   });
 
-  it('refuses a duplicate name ignoring case with a 409, on create and rename', async () => {
+  test('refuses a duplicate name ignoring case with a 409, on create and rename', async ({
+    t,
+    org,
+    other,
+  }) => {
     await createCustomActivityType(t, org, { name: 'Demo call' });
     const dup = await t.request('POST', BASE, { token: org.token, body: { name: 'DEMO CALL' } });
     expect(dup.status).toBe(409);
@@ -132,7 +134,7 @@ describe('CRUD', () => {
     await createCustomActivityType(t, other, { name: 'Demo call' });
   });
 
-  it('validates names and field definitions with field paths', async () => {
+  test('validates names and field definitions with field paths', async ({ t, org }) => {
     const res = await t.request('POST', BASE, {
       token: org.token,
       body: {
@@ -169,7 +171,10 @@ describe('CRUD', () => {
 });
 
 describe('fields in use', () => {
-  it('refuses to retype a field while activities of the type exist, and erases removed fields from them', async () => {
+  test('refuses to retype a field while activities of the type exist, and erases removed fields from them', async ({
+    t,
+    org,
+  }) => {
     const type = await createCustomActivityType(t, org, {
       name: 'Demo',
       fields: [
@@ -188,7 +193,7 @@ describe('fields in use', () => {
       },
     });
     expect(early.status).toBe(200);
-    const activityId = await logCustom(type._id, { outcome: 'good', seats: 3 });
+    const activityId = await logCustom(t, org, type._id, { outcome: 'good', seats: 3 });
 
     const retype = await t.request('PATCH', `${BASE}/${type._id}`, {
       token: org.token,
@@ -218,12 +223,15 @@ describe('fields in use', () => {
     expect((await readOutput(got, TOOL.get_activity)).activity.values).toEqual({ outcome: 'good' });
   });
 
-  it('refuses deletion while live activities use the type, and allows it once they are trashed', async () => {
+  test('refuses deletion while live activities use the type, and allows it once they are trashed', async ({
+    t,
+    org,
+  }) => {
     const type = await createCustomActivityType(t, org, {
       name: 'Webinar',
       fields: [{ key: 'topic', label: 'Topic', type: 'text' }],
     });
-    const activityId = await logCustom(type._id, { topic: 'Onboarding' });
+    const activityId = await logCustom(t, org, type._id, { topic: 'Onboarding' });
     const refused = await t.request('DELETE', `${BASE}/${type._id}`, { token: org.token });
     expect(refused.status).toBe(409);
     expect((await readError(refused, 409)).message).toContain('1 activity uses');
@@ -236,7 +244,7 @@ describe('fields in use', () => {
 });
 
 describe('list', () => {
-  it('pages, sorts, searches and stays inside the organization', async () => {
+  test('pages, sorts, searches and stays inside the organization', async ({ t }) => {
     const own = await t.createOrg({ plan: 'pro', name: 'Lister' });
     const foreign = await t.createOrg({ plan: 'pro', name: 'Foreign lister' });
     for (const name of ['beta', 'Alpha', 'gamma']) await createCustomActivityType(t, own, { name });
@@ -267,7 +275,12 @@ describe('list', () => {
 });
 
 describe('access', () => {
-  it('lets every role read, and only holders of settings.custom_activity_types.manage write', async () => {
+  test('lets every role read, and only holders of settings.custom_activity_types.manage write', async ({
+    t,
+    admin,
+    member,
+    viewer,
+  }) => {
     const type = await createCustomActivityType(t, admin, { name: 'Access check' });
     for (const u of [member, viewer]) {
       expect((await t.request('GET', `${BASE}/${type._id}`, { token: u.token })).status).toBe(200);
@@ -286,7 +299,7 @@ describe('access', () => {
     expect((await t.request('DELETE', `${BASE}/${type._id}`, { token: admin.token })).status).toBe(200);
   });
 
-  it('answers 402 on a plan without custom_activity_types, on every route', async () => {
+  test('answers 402 on a plan without custom_activity_types, on every route', async ({ t, starter }) => {
     const id = newId();
     const calls: [string, string, unknown][] = [
       ['GET', BASE, undefined],
@@ -307,7 +320,10 @@ describe('access', () => {
     }
   });
 
-  it('needs read:custom_objects for a token (activity types belong to the custom-object family)', async () => {
+  test('needs read:custom_objects for a token (activity types belong to the custom-object family)', async ({
+    t,
+    org,
+  }) => {
     const { token } = await t.createPat(org.orgId, org.ownerId, ['read:contacts']);
     const refused = await t.request('GET', BASE, { token });
     expect(refused.status).toBe(403);

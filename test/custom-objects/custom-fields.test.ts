@@ -1,20 +1,16 @@
 // Locks in the shared custom field validator: definition rules (keys, choice options, duplicates) and value checks per type, including user/lead references looked up in the organization.
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { users } from '../../core/db/schema.ts';
-import { newId } from '../../core/ids.ts';
 import {
   customFieldDefSchema,
   customFieldDefsSchema,
   validateCustomValues,
 } from '../../tools/custom-objects/fields.ts';
 import type { CustomFieldDef } from '../../tools/custom-objects/tables.ts';
-import { leads } from '../../tools/leads/tables.ts';
-import { createTestContext, type TestContext, type TestOrg } from '../fixtures/index.ts';
+import { createLead, fileTest, type TestContext, type TestOrg } from '../fixtures/index.ts';
+import { seedLeads } from '../leads/seed.ts';
 
-let t: TestContext;
-let org: TestOrg;
-let other: TestOrg;
 let liveLead: string;
 let trashedLead: string;
 let foreignLead: string;
@@ -30,32 +26,29 @@ const defs: CustomFieldDef[] = [
   { key: 'related', label: 'Related lead', type: 'lead', required: false },
 ];
 
-async function insertLead(orgId: string, deleted = false): Promise<string> {
-  const id = newId();
-  await t.services.db.system
-    .insert(leads)
-    .values({ id, orgId, name: 'Lead', ...(deleted ? { deletedAt: new Date() } : {}) });
-  return id;
-}
-
-function validate(values: Record<string, unknown>, partial = false, pathPrefix = 'values') {
+function validate(
+  t: TestContext,
+  org: TestOrg,
+  values: Record<string, unknown>,
+  partial = false,
+  pathPrefix = 'values',
+) {
   return validateCustomValues(t.services.db.system, org.orgId, defs, values, { partial, pathPrefix });
 }
 
-beforeAll(async () => {
-  t = await createTestContext();
-  org = await t.createOrg();
-  other = await t.createOrg({ name: 'Other' });
-  liveLead = await insertLead(org.orgId);
-  trashedLead = await insertLead(org.orgId, true);
-  foreignLead = await insertLead(other.orgId);
+const test = fileTest();
+
+test.beforeAll(async ({ t, org, other }) => {
+  liveLead = (await createLead(t, org, { name: 'Lead' }))._id;
+  // A trashed lead straight in the table: the field rules read the row, not the trash's bookkeeping.
+  [trashedLead = ''] = await seedLeads(t, org.orgId, [{ name: 'Lead', deletedAt: new Date() }]);
+  foreignLead = (await createLead(t, other, { name: 'Lead' }))._id;
   inactiveUser = (await t.createUser(org.orgId, 'member')).userId;
   await t.services.db.system.update(users).set({ status: 'deactivated' }).where(eq(users.id, inactiveUser));
 });
-afterAll(() => t.close());
 
 describe('field definitions', () => {
-  it('accepts a valid definition and defaults required to false', () => {
+  test('accepts a valid definition and defaults required to false', () => {
     const parsed = customFieldDefSchema.parse({
       key: 'stage_2',
       label: 'Stage',
@@ -65,7 +58,7 @@ describe('field definitions', () => {
     expect(parsed.required).toBe(false);
   });
 
-  it('refuses bad keys, long labels, unknown types and misplaced options', () => {
+  test('refuses bad keys, long labels, unknown types and misplaced options', () => {
     const cases: [Record<string, unknown>, string][] = [
       [{ key: 'Bad', label: 'x', type: 'text' }, 'key'],
       [{ key: '1x', label: 'x', type: 'text' }, 'key'],
@@ -88,7 +81,7 @@ describe('field definitions', () => {
     }
   });
 
-  it('reports a duplicate key at the duplicate index and caps the list at 100', () => {
+  test('reports a duplicate key at the duplicate index and caps the list at 100', () => {
     const dup = customFieldDefsSchema.safeParse([
       { key: 'a', label: 'A', type: 'text' },
       { key: 'b', label: 'B', type: 'text' },
@@ -102,8 +95,8 @@ describe('field definitions', () => {
 });
 
 describe('validateCustomValues', () => {
-  it('accepts valid values and fills absent optional fields with null', async () => {
-    const { values, errors } = await validate({
+  test('accepts valid values and fills absent optional fields with null', async ({ t, org }) => {
+    const { values, errors } = await validate(t, org, {
       summary: 'Went well',
       score: 4.5,
       on: '2024-02-29',
@@ -122,13 +115,13 @@ describe('validateCustomValues', () => {
       owner: org.ownerId,
       related: liveLead,
     });
-    const sparse = await validate({ summary: 'x' });
+    const sparse = await validate(t, org, { summary: 'x' });
     expect(sparse.errors).toEqual([]);
     expect(sparse.values).toMatchObject({ summary: 'x', score: null, owner: null, related: null });
   });
 
-  it('reports every problem with its field path', async () => {
-    const { errors } = await validate({
+  test('reports every problem with its field path', async ({ t, org }) => {
+    const { errors } = await validate(t, org, {
       score: 'high',
       on: '2023-02-29',
       billable: 'yes',
@@ -150,27 +143,33 @@ describe('validateCustomValues', () => {
     });
   });
 
-  it('refuses text over 10000 characters or with NUL, ids that are not ids, and foreign leads', async () => {
-    const { errors } = await validate({
+  test('refuses text over 10000 characters or with NUL, ids that are not ids, and foreign leads', async ({
+    t,
+    org,
+  }) => {
+    const { errors } = await validate(t, org, {
       summary: `a${'\u0000'}b`,
       owner: 'nope',
       related: foreignLead,
     });
     expect(errors.map((e) => e.field).sort()).toEqual(['values.owner', 'values.related', 'values.summary']);
-    const long = await validate({ summary: 'x'.repeat(10_001) });
+    const long = await validate(t, org, { summary: 'x'.repeat(10_001) });
     expect(long.errors[0]).toMatchObject({ field: 'values.summary', code: 'too_big' });
   });
 
-  it('null clears an optional field and is an error for a required one; partial skips absent required keys', async () => {
-    const partial = await validate({ score: null }, true);
+  test('null clears an optional field and is an error for a required one; partial skips absent required keys', async ({
+    t,
+    org,
+  }) => {
+    const partial = await validate(t, org, { score: null }, true);
     expect(partial.errors).toEqual([]);
     expect(partial.values).toEqual({ score: null });
-    const cleared = await validate({ summary: null }, true);
+    const cleared = await validate(t, org, { summary: null }, true);
     expect(cleared.errors[0]).toMatchObject({ field: 'values.summary', code: 'required' });
   });
 
-  it('uses the bare key when the prefix is empty', async () => {
-    const { errors } = await validate({ summary: 'x', score: Number.POSITIVE_INFINITY }, false, '');
+  test('uses the bare key when the prefix is empty', async ({ t, org }) => {
+    const { errors } = await validate(t, org, { summary: 'x', score: Number.POSITIVE_INFINITY }, false, '');
     expect(errors[0]?.field).toBe('score');
   });
 });

@@ -1,17 +1,17 @@
 // Locks in custom objects over REST: definition CRUD and field rules, records validated against their definition with `values.<key>` details, PUT merge semantics, path mismatch 404s, roles, plan gating, trash and user deletion, and no events.
 import { and, eq, isNotNull } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { outboxEvents } from '../../core/db/schema.ts';
 import { newId } from '../../core/ids.ts';
 import { customObjectRecords } from '../../tools/custom-objects/tables.ts';
-import { leads } from '../../tools/leads/tables.ts';
 import {
   type Caller,
   type CustomObject,
   type CustomObjectRecord,
   createCustomObjectRecord,
-  createTestContext,
+  createLead,
   detailFields,
+  fileTest,
   readError,
   readOutput,
   readRestored,
@@ -19,15 +19,6 @@ import {
   type TestOrg,
   TOOL,
 } from '../fixtures/index.ts';
-
-let t: TestContext;
-let org: TestOrg;
-let other: TestOrg;
-let starter: TestOrg;
-let member: { userId: string; token: string };
-let viewer: { userId: string; token: string };
-let manager: { userId: string; token: string };
-let otherUserId: string;
 
 const BASE = '/api/v1/custom-objects';
 
@@ -41,21 +32,27 @@ const VEHICLE_FIELDS = [
   { key: 'buyer', label: 'Buyer', type: 'lead' },
 ];
 
-beforeAll(async () => {
-  t = await createTestContext({}, { withoutRateLimits: true });
-  org = await t.createOrg({ plan: 'pro', name: 'Pro Org' });
-  other = await t.createOrg({ plan: 'enterprise', name: 'Other Org' });
-  starter = await t.createOrg({ plan: 'starter', name: 'Starter Org' });
-  member = await t.createUser(org.orgId, 'member');
-  viewer = await t.createUser(org.orgId, 'viewer');
-  manager = await t.createUser(org.orgId, 'manager');
-  otherUserId = (await t.createUser(other.orgId, 'member')).userId;
-});
-afterAll(() => t.close());
+const test = fileTest({ options: { withoutRateLimits: true }, plan: 'pro', otherPlan: 'enterprise' })
+  .extend('starter', { scope: 'file' }, async ({ t }) =>
+    t.createOrg({ plan: 'starter', name: 'Starter Org' }),
+  )
+  .extend('member', { scope: 'file' }, async ({ t, org }) => t.createUser(org.orgId, 'member'))
+  .extend('viewer', { scope: 'file' }, async ({ t, org }) => t.createUser(org.orgId, 'viewer'))
+  .extend('manager', { scope: 'file' }, async ({ t, org }) => t.createUser(org.orgId, 'manager'))
+  .extend(
+    'otherUserId',
+    { scope: 'file' },
+    async ({ t, other }) => (await t.createUser(other.orgId, 'member')).userId,
+  );
 
 let nameSeq = 0;
 /** A Vehicle definition with VEHICLE_FIELDS unless the body says otherwise. */
-async function createObject(body: Record<string, unknown> = {}, as: Caller = org): Promise<CustomObject> {
+async function createObject(
+  t: TestContext,
+  org: TestOrg,
+  body: Record<string, unknown> = {},
+  as: Caller = org,
+): Promise<CustomObject> {
   const res = await t.request('POST', BASE, {
     token: as.token,
     body: { name: `Vehicle ${nameSeq++}`, fields: VEHICLE_FIELDS, ...body },
@@ -63,24 +60,23 @@ async function createObject(body: Record<string, unknown> = {}, as: Caller = org
   return (await readOutput(res, TOOL.create_custom_object, 201)).custom_object;
 }
 
-async function getRecord(objectId: string, recordId: string): Promise<Response> {
+async function getRecord(
+  t: TestContext,
+  org: TestOrg,
+  objectId: string,
+  recordId: string,
+): Promise<Response> {
   return t.request('GET', `${BASE}/${objectId}/records/${recordId}`, { token: org.token });
 }
 
-async function listRecords(objectId: string, query = '') {
+async function listRecords(t: TestContext, org: TestOrg, objectId: string, query = '') {
   const res = await t.request('GET', `${BASE}/${objectId}/records${query}`, { token: org.token });
   return readOutput(res, TOOL.list_custom_object_records);
 }
 
-async function insertLead(orgId: string, ownerId: string): Promise<string> {
-  const id = newId();
-  await t.services.db.system.insert(leads).values({ id, orgId, name: 'Referenced lead', ownerId });
-  return id;
-}
-
 describe('definitions', () => {
-  it('creates, reads, lists, updates and deletes a definition', async () => {
-    const created = await createObject({ name: 'Contract', description: 'Signed paperwork' });
+  test('creates, reads, lists, updates and deletes a definition', async ({ t, org, viewer }) => {
+    const created = await createObject(t, org, { name: 'Contract', description: 'Signed paperwork' });
     expect(created).toMatchObject({
       name: 'Contract',
       description: 'Signed paperwork',
@@ -123,10 +119,10 @@ describe('definitions', () => {
     expect((await t.request('GET', `${BASE}/${created._id}`, { token: org.token })).status).toBe(404);
   });
 
-  it('lists with paging, sort by name and limit bounds', async () => {
+  test('lists with paging, sort by name and limit bounds', async ({ t, org }) => {
     const sorter = await t.createOrg({ plan: 'pro' });
     for (const name of ['bravo', 'Alpha', 'charlie']) {
-      await createObject({ name }, sorter);
+      await createObject(t, org, { name }, sorter);
     }
     const res = await t.request('GET', `${BASE}?sort=name&limit=2`, { token: sorter.token });
     const body = await readOutput(res, TOOL.list_custom_objects);
@@ -140,8 +136,12 @@ describe('definitions', () => {
     expect((await t.request('GET', `${BASE}?sort=fields`, { token: sorter.token })).status).toBe(400);
   });
 
-  it('refuses a duplicate name case-insensitively with 409, on create and on rename', async () => {
-    await createObject({ name: 'Shipment' });
+  test('refuses a duplicate name case-insensitively with 409, on create and on rename', async ({
+    t,
+    org,
+    other,
+  }) => {
+    await createObject(t, org, { name: 'Shipment' });
     const dup = await t.request('POST', BASE, {
       token: org.token,
       body: { name: 'SHIPMENT', fields: [] },
@@ -152,17 +152,17 @@ describe('definitions', () => {
       details: [{ field: 'name', code: 'duplicate' }],
     });
 
-    const second = await createObject({ name: 'Parcel' });
+    const second = await createObject(t, org, { name: 'Parcel' });
     const rename = await t.request('PATCH', `${BASE}/${second._id}`, {
       token: org.token,
       body: { name: 'shipment' },
     });
     expect(rename.status).toBe(409);
     // Another organization may use the same name.
-    await createObject({ name: 'Shipment' }, other);
+    await createObject(t, org, { name: 'Shipment' }, other);
   });
 
-  it('validates field definitions with field paths', async () => {
+  test('validates field definitions with field paths', async ({ t, org }) => {
     const res = await t.request('POST', BASE, {
       token: org.token,
       body: {
@@ -208,8 +208,12 @@ describe('definitions', () => {
     expect(unknown.status).toBe(400);
   });
 
-  it('answers 404 for unknown ids and ids of another organization, 400 for malformed ids', async () => {
-    const mine = await createObject();
+  test('answers 404 for unknown ids and ids of another organization, 400 for malformed ids', async ({
+    t,
+    org,
+    other,
+  }) => {
+    const mine = await createObject(t, org);
     expect((await t.request('GET', `${BASE}/${mine._id}`, { token: other.token })).status).toBe(404);
     expect(
       (await t.request('PATCH', `${BASE}/${mine._id}`, { token: other.token, body: { name: 'x' } })).status,
@@ -224,8 +228,8 @@ describe('definitions', () => {
 });
 
 describe('definition changes against existing records', () => {
-  it('refuses a type change while records hold values, allows it when none do', async () => {
-    const obj = await createObject();
+  test('refuses a type change while records hold values, allows it when none do', async ({ t, org }) => {
+    const obj = await createObject(t, org);
     await createCustomObjectRecord(t, org, obj._id, { values: { title: 'Van', mileage: 1200 } });
     const fields = VEHICLE_FIELDS.map((f) => (f.key === 'mileage' ? { ...f, type: 'text' } : f));
     const refused = await t.request('PATCH', `${BASE}/${obj._id}`, { token: org.token, body: { fields } });
@@ -245,8 +249,8 @@ describe('definition changes against existing records', () => {
     expect((await readOutput(changed, TOOL.update_custom_object)).custom_object.fields[4]?.type).toBe('text');
   });
 
-  it('refuses a new required field while live records lack it, accepts it optional', async () => {
-    const obj = await createObject();
+  test('refuses a new required field while live records lack it, accepts it optional', async ({ t, org }) => {
+    const obj = await createObject(t, org);
     await createCustomObjectRecord(t, org, obj._id, { values: { title: 'Truck' } });
     const withRequired = [...VEHICLE_FIELDS, { key: 'vin', label: 'VIN', type: 'text', required: true }];
     const refused = await t.request('PATCH', `${BASE}/${obj._id}`, {
@@ -270,7 +274,7 @@ describe('definition changes against existing records', () => {
     expect(refused2.status).toBe(409);
 
     // A blank text is no value either.
-    const blankObj = await createObject({ fields: [{ key: 'notes', label: 'Notes', type: 'text' }] });
+    const blankObj = await createObject(t, org, { fields: [{ key: 'notes', label: 'Notes', type: 'text' }] });
     await createCustomObjectRecord(t, org, blankObj._id, { values: { notes: '  ' } });
     const blankRequired = await t.request('PATCH', `${BASE}/${blankObj._id}`, {
       token: org.token,
@@ -286,8 +290,11 @@ describe('definition changes against existing records', () => {
     expect(ok.status).toBe(200);
   });
 
-  it('refuses dropping a choice option records use; removing a field drops its values', async () => {
-    const obj = await createObject();
+  test('refuses dropping a choice option records use; removing a field drops its values', async ({
+    t,
+    org,
+  }) => {
+    const obj = await createObject(t, org);
     const rec = await createCustomObjectRecord(t, org, obj._id, {
       values: { title: 'Bike', stage: 'used', mileage: 7 },
     });
@@ -305,13 +312,16 @@ describe('definition changes against existing records', () => {
       body: { fields: withoutMileage },
     });
     expect(res.status).toBe(200);
-    const after = await readOutput(await getRecord(obj._id, rec._id), TOOL.get_custom_object_record);
+    const after = await readOutput(await getRecord(t, org, obj._id, rec._id), TOOL.get_custom_object_record);
     expect(after.record.values).not.toHaveProperty('mileage');
     expect(after.record.values).toMatchObject({ title: 'Bike', stage: 'used' });
   });
 
-  it('refuses to delete a definition with live records (naming the count) and deletes trashed ones with it', async () => {
-    const obj = await createObject();
+  test('refuses to delete a definition with live records (naming the count) and deletes trashed ones with it', async ({
+    t,
+    org,
+  }) => {
+    const obj = await createObject(t, org);
     const a = await createCustomObjectRecord(t, org, obj._id, { values: { title: 'One' } });
     const b = await createCustomObjectRecord(t, org, obj._id, { values: { title: 'Two' } });
     const refused = await t.request('DELETE', `${BASE}/${obj._id}`, { token: org.token });
@@ -338,12 +348,18 @@ describe('definition changes against existing records', () => {
 
 describe('records', () => {
   let obj: CustomObject;
-  beforeAll(async () => {
-    obj = await createObject({ name: 'Records vehicle' });
+  test.beforeAll(async ({ t, org }) => {
+    obj = await createObject(t, org, { name: 'Records vehicle' });
   });
 
-  it('creates, reads, updates and deletes a record; owner defaults to the caller', async () => {
-    const leadId = await insertLead(org.orgId, org.ownerId);
+  test('creates, reads, updates and deletes a record; owner defaults to the caller', async ({
+    t,
+    org,
+    member,
+    viewer,
+    manager,
+  }) => {
+    const leadId = (await createLead(t, org, { name: 'Referenced lead' }))._id;
     const rec = await createCustomObjectRecord(t, member, obj._id, {
       values: {
         title: 'Model T',
@@ -373,7 +389,7 @@ describe('records', () => {
       updated_at: expect.any(String),
     });
 
-    const got = await getRecord(obj._id, rec._id);
+    const got = await getRecord(t, org, obj._id, rec._id);
     expect(got.status).toBe(200);
     expect((await readOutput(got, TOOL.get_custom_object_record)).record).toEqual(rec);
 
@@ -392,10 +408,10 @@ describe('records', () => {
     expect(await readOutput(del, TOOL.delete_custom_object_record)).toEqual({
       message: 'Custom object record moved to the trash',
     });
-    expect((await getRecord(obj._id, rec._id)).status).toBe(404);
+    expect((await getRecord(t, org, obj._id, rec._id)).status).toBe(404);
   });
 
-  it('stores optional fields left out as null', async () => {
+  test('stores optional fields left out as null', async ({ t, org }) => {
     const rec = await createCustomObjectRecord(t, org, obj._id, { values: { title: 'Sparse' } });
     expect(rec.values).toEqual({
       title: 'Sparse',
@@ -408,8 +424,13 @@ describe('records', () => {
     });
   });
 
-  it('validates values against the definition with values.<key> details', async () => {
-    const foreignLead = await insertLead(other.orgId, other.ownerId);
+  test('validates values against the definition with values.<key> details', async ({
+    t,
+    org,
+    other,
+    otherUserId,
+  }) => {
+    const foreignLead = (await createLead(t, other, { name: 'Referenced lead' }))._id;
     const res = await t.request('POST', `${BASE}/${obj._id}/records`, {
       token: org.token,
       body: {
@@ -458,7 +479,10 @@ describe('records', () => {
     expect(detailFields(await readError(blank, 400))).toEqual(['values.title']);
   });
 
-  it('PUT merges: only sent keys change, null clears an optional field, required ones cannot be cleared', async () => {
+  test('PUT merges: only sent keys change, null clears an optional field, required ones cannot be cleared', async ({
+    t,
+    org,
+  }) => {
     const rec = await createCustomObjectRecord(t, org, obj._id, {
       values: { title: 'Merge me', mileage: 10, stage: 'new' },
     });
@@ -504,8 +528,8 @@ describe('records', () => {
     expect((await readOutput(noop, TOOL.update_custom_object_record)).record).toEqual(final);
   });
 
-  it('answers 404 when the record belongs to another object or organization', async () => {
-    const otherObj = await createObject();
+  test('answers 404 when the record belongs to another object or organization', async ({ t, org, other }) => {
+    const otherObj = await createObject(t, org);
     const rec = await createCustomObjectRecord(t, org, obj._id, { values: { title: 'Mine' } });
     const wrongPath = `${BASE}/${otherObj._id}/records/${rec._id}`;
     for (const method of ['GET', 'PUT', 'DELETE']) {
@@ -531,14 +555,14 @@ describe('records', () => {
     });
     expect(create.status).toBe(404);
     expect(
-      (await readOutput(await getRecord(obj._id, rec._id), TOOL.get_custom_object_record)).record.values
-        .title,
+      (await readOutput(await getRecord(t, org, obj._id, rec._id), TOOL.get_custom_object_record)).record
+        .values.title,
     ).toBe('Mine');
     expect((await t.request('GET', `${BASE}/${obj._id}/records/xyz`, { token: org.token })).status).toBe(400);
   });
 
-  it('lists with paging, sort, owner filter and search over text values', async () => {
-    const listObj = await createObject();
+  test('lists with paging, sort, owner filter and search over text values', async ({ t, org, member }) => {
+    const listObj = await createObject(t, org);
     const created: CustomObjectRecord[] = [];
     for (const [i, title] of ['Red 50% van', 'Blue car', 'Red_truck'].entries()) {
       created.push(
@@ -548,25 +572,25 @@ describe('records', () => {
         }),
       );
     }
-    const all = await listRecords(listObj._id, '?limit=2');
+    const all = await listRecords(t, org, listObj._id, '?limit=2');
     expect(all).toMatchObject({ total: 3, page: 1, limit: 2, totalPages: 2 });
     // Newest first by default.
     expect(all.records.map((r) => r._id)).toEqual([created[2]?._id, created[1]?._id]);
-    const asc = await listRecords(listObj._id, '?sort=created_at&page=2&limit=2');
+    const asc = await listRecords(t, org, listObj._id, '?sort=created_at&page=2&limit=2');
     expect(asc.records.map((r) => r._id)).toEqual([created[2]?._id]);
 
-    const owned = await listRecords(listObj._id, `?owner_id=${member.userId}`);
+    const owned = await listRecords(t, org, listObj._id, `?owner_id=${member.userId}`);
     expect(owned.records.map((r) => r._id)).toEqual([created[1]?._id]);
 
-    const red = await listRecords(listObj._id, '?search=RED&sort=created_at');
+    const red = await listRecords(t, org, listObj._id, '?search=RED&sort=created_at');
     expect(red.records.map((r) => r._id)).toEqual([created[0]?._id, created[2]?._id]);
     // Wildcards match literally; keys and choice values are not searched.
-    expect((await listRecords(listObj._id, '?search=50%25')).records.map((r) => r._id)).toEqual([
+    expect((await listRecords(t, org, listObj._id, '?search=50%25')).records.map((r) => r._id)).toEqual([
       created[0]?._id,
     ]);
-    expect((await listRecords(listObj._id, '?search=_truck')).total).toBe(1);
-    expect((await listRecords(listObj._id, '?search=title')).total).toBe(0);
-    expect((await listRecords(listObj._id, '?search=new')).total).toBe(0);
+    expect((await listRecords(t, org, listObj._id, '?search=_truck')).total).toBe(1);
+    expect((await listRecords(t, org, listObj._id, '?search=title')).total).toBe(0);
+    expect((await listRecords(t, org, listObj._id, '?search=new')).total).toBe(0);
 
     for (const query of ['?limit=101', '?limit=0', '?page=0', '?sort=title', '?owner_id=nope']) {
       const res = await t.request('GET', `${BASE}/${listObj._id}/records${query}`, { token: org.token });
@@ -576,8 +600,14 @@ describe('records', () => {
 });
 
 describe('access', () => {
-  it('lets viewers read but not write, members not define objects or delete records', async () => {
-    const obj = await createObject();
+  test('lets viewers read but not write, members not define objects or delete records', async ({
+    t,
+    org,
+    member,
+    viewer,
+    manager,
+  }) => {
+    const obj = await createObject(t, org);
     const rec = await createCustomObjectRecord(t, org, obj._id, { values: { title: 'Guarded' } });
     const recUrl = `${BASE}/${obj._id}/records/${rec._id}`;
 
@@ -613,11 +643,11 @@ describe('access', () => {
     });
     expect(memberEdit.status).toBe(200);
     const admin = await t.createUser(org.orgId, 'admin');
-    await createObject({}, admin);
+    await createObject(t, org, {}, admin);
     expect((await t.request('GET', BASE)).status).toBe(401);
   });
 
-  it('answers 402 with the plan body on starter and free plans', async () => {
+  test('answers 402 with the plan body on starter and free plans', async ({ t, starter }) => {
     const expected = { error: 'plan_upgrade_required', feature: 'custom_objects', current_plan: 'starter' };
     const id = newId();
     const requests: [string, string, unknown][] = [
@@ -640,9 +670,9 @@ describe('access', () => {
     expect(await readError(res, 402)).toMatchObject({ ...expected, current_plan: 'free' });
   });
 
-  it('writes no events', async () => {
+  test('writes no events', async ({ t, org }) => {
     const quiet = await t.createOrg({ plan: 'pro' });
-    const obj = await createObject({}, quiet);
+    const obj = await createObject(t, org, {}, quiet);
     const rec = await createCustomObjectRecord(t, quiet, obj._id, { values: { title: 'Silent' } });
     await t.request('PUT', `${BASE}/${obj._id}/records/${rec._id}`, {
       token: quiet.token,
@@ -658,11 +688,11 @@ describe('access', () => {
 });
 
 describe('trash and owner deletion', () => {
-  it('lists a deleted record in the trash and restores it', async () => {
-    const obj = await createObject();
+  test('lists a deleted record in the trash and restores it', async ({ t, org }) => {
+    const obj = await createObject(t, org);
     const rec = await createCustomObjectRecord(t, org, obj._id, { values: { title: 'Come back' } });
     await t.request('DELETE', `${BASE}/${obj._id}/records/${rec._id}`, { token: org.token });
-    expect((await listRecords(obj._id)).total).toBe(0);
+    expect((await listRecords(t, org, obj._id)).total).toBe(0);
 
     const trash = await t.request('GET', '/api/v1/trash?type=custom_object_record', { token: org.token });
     expect(trash.status).toBe(200);
@@ -681,15 +711,19 @@ describe('trash and owner deletion', () => {
     const body = await readRestored.custom_object_record(restored);
     expect(body.type).toBe('custom_object_record');
     expect(body.record).toMatchObject({ _id: rec._id, values: rec.values, owner_id: org.ownerId });
-    expect((await getRecord(obj._id, rec._id)).status).toBe(200);
+    expect((await getRecord(t, org, obj._id, rec._id)).status).toBe(200);
     // Restoring twice: it is no longer in the trash.
     expect((await t.request('POST', `/api/v1/trash/${rec._id}/restore`, { token: org.token })).status).toBe(
       404,
     );
   });
 
-  it("trashes a deleted user's records with acknowledge_data_deletion, and the restorer becomes owner", async () => {
-    const obj = await createObject();
+  test("trashes a deleted user's records with acknowledge_data_deletion, and the restorer becomes owner", async ({
+    t,
+    org,
+    manager,
+  }) => {
+    const obj = await createObject(t, org);
     const leaving = await t.createUser(org.orgId, 'member');
     const rec = await createCustomObjectRecord(t, leaving, obj._id, { values: { title: 'Orphan' } });
     const userUrl = `/api/v1/users/${leaving.userId}`;
@@ -706,7 +740,7 @@ describe('trash and owner deletion', () => {
       body: { acknowledge_data_deletion: true },
     });
     expect(res.status).toBe(200);
-    expect((await getRecord(obj._id, rec._id)).status).toBe(404);
+    expect((await getRecord(t, org, obj._id, rec._id)).status).toBe(404);
     const [row] = await t.services.db.system
       .select()
       .from(customObjectRecords)

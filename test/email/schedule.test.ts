@@ -1,14 +1,13 @@
 // Locks in POST /api/v1/email/schedule and the scheduled-email routes: every bound of the specification's table is a 400 naming its field (both sides of each limit), references are the caller's own account, a live lead, a contact of that lead and a workflow of the organization (400 naming the field otherwise, another organization's too), 200 {message, job_id, scheduled_at} writes a scheduled row; list/get visibility (members their own, managers and up the organization's), cancel only while scheduled; roles and PAT scopes; and the MCP tool previews without confirm and writes nothing.
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, vi } from 'vitest';
 import { newId } from '../../core/ids.ts';
 import { scheduledEmails } from '../../tools/email/tables.ts';
-import { workflows } from '../../tools/workflows/tables.ts';
 import {
   createContact,
   createLead,
-  createTestContext,
   detailFields,
+  fileTest,
   insertConnectedAccount,
   minutesFromNow,
   readError,
@@ -23,35 +22,28 @@ import {
   uploadAttachment,
 } from '../fixtures/index.ts';
 import { bearer, ERAS, serveMcp } from '../mcp-clients.ts';
+import { seedWorkflows } from '../workflows/seed.ts';
 
-let t: TestContext;
-let org: TestOrg;
-let other: TestOrg;
 let account: TestAccount;
 let leadId: string;
 let contactId: string;
 
 const SMTP = { host: '127.0.0.1', port: 2525, username: 'u', password: 'p' };
 
-beforeAll(async () => {
-  t = await createTestContext({}, { withoutRateLimits: true });
-  org = await t.createOrg();
-  other = await t.createOrg();
+const test = fileTest({ options: { withoutRateLimits: true } });
+
+test.beforeAll(async ({ t, org }) => {
   account = await insertConnectedAccount(t, { orgId: org.orgId, userId: org.ownerId }, SMTP);
   const lead = await createLead(t, org, { name: 'Globex' });
   leadId = lead._id;
   contactId = (await createContact(t, org, { lead_id: leadId, name: 'Hank' }))._id;
 });
 
-afterAll(async () => {
-  await t?.close();
-});
-
-const post = (body: unknown, token = org.token) =>
+const post = (t: TestContext, org: TestOrg, body: unknown, token = org.token) =>
   t.request('POST', '/api/v1/email/schedule', { token, body });
 
-async function expect400(body: unknown, field: string): Promise<void> {
-  const res = await post(body);
+async function expect400(t: TestContext, org: TestOrg, body: unknown, field: string): Promise<void> {
+  const res = await post(t, org, body);
   const error = await readError(res, 400);
   expect(detailFields(error)).toContain(field);
 }
@@ -141,11 +133,14 @@ describe('POST /email/schedule bounds', () => {
     ['follow_up.unit missing', { follow_up: { amount: 2 } }, 'follow_up.unit'],
   ];
 
-  it.each(refused)('refuses %s with a 400 naming the field', async (_name, change, field) => {
-    await expect400({ ...base(), ...change }, field);
+  test.for(refused)('refuses %s with a 400 naming the field', async ([_name, change, field], { t, org }) => {
+    await expect400(t, org, { ...base(), ...change }, field);
   });
 
-  it('accepts every limit at its edge: 20 cc and bcc, 500-character subject, 10 attachments of 1 and 26214400 bytes, follow_up 1 and 90', async () => {
+  test('accepts every limit at its edge: 20 cc and bcc, 500-character subject, 10 attachments of 1 and 26214400 bytes, follow_up 1 and 90', async ({
+    t,
+    org,
+  }) => {
     const small = await Promise.all(
       Array.from({ length: 9 }, () => uploadAttachment(t, org, { filename: 'f'.repeat(255), bytes: 'x' })),
     );
@@ -177,7 +172,7 @@ describe('POST /email/schedule bounds', () => {
     });
   });
 
-  it('accepts scheduled_at just over 1 minute and just under 30 days ahead', async () => {
+  test('accepts scheduled_at just over 1 minute and just under 30 days ahead', async ({ t, org }) => {
     await scheduleEmail(t, org, { ...base(), scheduled_at: new Date(Date.now() + 65_000).toISOString() });
     await scheduleEmail(t, org, { ...base(), scheduled_at: minutesFromNow(30 * 1440 - 1) });
   });
@@ -186,30 +181,39 @@ describe('POST /email/schedule bounds', () => {
 describe('POST /email/schedule header fields', () => {
   const base = () => scheduleBody(account.id, leadId);
 
-  it.each([
+  test.for<[string, Record<string, unknown>, string]>([
     ['a CR/LF in the subject', { subject: 'Hello\r\nBcc: victim@example.com' }, 'subject'],
     ['a LF in the subject', { subject: 'Hello\nthere' }, 'subject'],
-  ])('refuses %s with a 400 naming the field', async (_name, change, field) => {
-    await expect400({ ...base(), ...change }, field);
+  ])('refuses %s with a 400 naming the field', async ([_name, change, field], { t, org }) => {
+    await expect400(t, org, { ...base(), ...change }, field);
   });
 
-  it('refuses a CR or LF in an attachment file name or content type with a 400 naming the field', async () => {
+  test('refuses a CR or LF in an attachment file name or content type with a 400 naming the field', async ({
+    t,
+    org,
+  }) => {
     const file = await uploadAttachment(t, org);
     await expect400(
+      t,
+      org,
       { ...base(), attachments: [{ ...file, filename: 'a\r\nb.pdf' }] },
       'attachments.0.filename',
     );
     await expect400(
+      t,
+      org,
       { ...base(), attachments: [{ ...file, content_type: 'text/plain\r\nX-Evil: 1' }] },
       'attachments.0.content_type',
     );
     await expect400(
+      t,
+      org,
       { ...base(), attachments: [{ ...file, content_type: 'not a type' }] },
       'attachments.0.content_type',
     );
   });
 
-  it('accepts a content type with parameters (text/html; charset=utf-8)', async () => {
+  test('accepts a content type with parameters (text/html; charset=utf-8)', async ({ t, org }) => {
     const file = await uploadAttachment(t, org, {
       filename: 'page.html',
       contentType: 'text/html; charset=utf-8',
@@ -224,32 +228,52 @@ describe('POST /email/schedule header fields', () => {
 describe('POST /email/schedule attachments', () => {
   const base = () => scheduleBody(account.id, leadId);
 
-  it("refuses another organization's uploaded file with a 400 naming attachments.N.storage_key", async () => {
+  test("refuses another organization's uploaded file with a 400 naming attachments.N.storage_key", async ({
+    t,
+    org,
+    other,
+  }) => {
     const theirs = await uploadAttachment(t, other, { filename: 'secret.pdf', bytes: 'their secret' });
     const mine = await uploadAttachment(t, org);
-    await expect400({ ...base(), attachments: [mine, theirs] }, 'attachments.1.storage_key');
-    const res = await post({ ...base(), attachments: [mine, theirs] });
+    await expect400(t, org, { ...base(), attachments: [mine, theirs] }, 'attachments.1.storage_key');
+    const res = await post(t, org, { ...base(), attachments: [mine, theirs] });
     expect(detailFields(await readError(res, 400))).toEqual(['attachments.1.storage_key']);
   });
 
-  it('refuses a key of the organization that holds no file, or a file of another size than declared', async () => {
+  test('refuses a key of the organization that holds no file, or a file of another size than declared', async ({
+    t,
+    org,
+  }) => {
     const mine = await uploadAttachment(t, org);
     const missing = mine.storage_key.replace(/\/[0-9a-f]{32}\//, `/${'0'.repeat(32)}/`);
     await expect400(
+      t,
+      org,
       { ...base(), attachments: [{ ...mine, storage_key: missing }] },
       'attachments.0.storage_key',
     );
     await expect400(
+      t,
+      org,
       { ...base(), attachments: [{ ...mine, size_bytes: mine.size_bytes + 1 }] },
       'attachments.0.storage_key',
     );
     // Fewer bytes uploaded than the link was asked for: the object's size decides, not the declaration.
     const short = await uploadAttachment(t, org, { bytes: 'abc', declare: 10 });
-    await expect400({ ...base(), attachments: [{ ...short, size_bytes: 10 }] }, 'attachments.0.storage_key');
+    await expect400(
+      t,
+      org,
+      { ...base(), attachments: [{ ...short, size_bytes: 10 }] },
+      'attachments.0.storage_key',
+    );
     await scheduleEmail(t, org, { ...base(), attachments: [short] });
   });
 
-  it('refuses keys outside the attachment uploads of the organization, whatever their shape', async () => {
+  test('refuses keys outside the attachment uploads of the organization, whatever their shape', async ({
+    t,
+    org,
+    other,
+  }) => {
     const mine = await uploadAttachment(t, org);
     const prefix = `org/${org.orgId}/`;
     for (const key of [
@@ -258,13 +282,18 @@ describe('POST /email/schedule attachments', () => {
       'invoices/x.pdf',
     ]) {
       await expect400(
+        t,
+        org,
         { ...base(), attachments: [{ ...mine, storage_key: key }] },
         'attachments.0.storage_key',
       );
     }
   });
 
-  it('issues upload links only under the caller organization, as a 400 for a bad request', async () => {
+  test('issues upload links only under the caller organization, as a 400 for a bad request', async ({
+    t,
+    org,
+  }) => {
     const link = await readOutput(
       await t.request('POST', '/api/v1/files/upload-url', {
         token: org.token,
@@ -290,12 +319,15 @@ describe('POST /email/schedule attachments', () => {
     }
   });
 
-  it('refuses an account that is not verified with a 400 naming connected_account_id', async () => {
+  test('refuses an account that is not verified with a 400 naming connected_account_id', async ({
+    t,
+    org,
+  }) => {
     for (const status of ['unverified', 'error']) {
       const unverified = await insertConnectedAccount(t, { orgId: org.orgId, userId: org.ownerId }, SMTP, {
         status,
       });
-      const res = await post(scheduleBody(unverified.id, leadId));
+      const res = await post(t, org, scheduleBody(unverified.id, leadId));
       const error = await readError(res, 400);
       expect(error.details).toEqual([
         expect.objectContaining({ field: 'connected_account_id', code: 'unverified_account' }),
@@ -305,7 +337,10 @@ describe('POST /email/schedule attachments', () => {
 });
 
 describe('POST /email/schedule references', () => {
-  it('answers 200 {message, job_id, scheduled_at} and writes a scheduled row due at its time', async () => {
+  test('answers 200 {message, job_id, scheduled_at} and writes a scheduled row due at its time', async ({
+    t,
+    org,
+  }) => {
     const at = minutesFromNow(10);
     const out = await scheduleEmail(
       t,
@@ -326,31 +361,36 @@ describe('POST /email/schedule references', () => {
     expect(row.nextAttemptAt?.toISOString()).toBe(at);
   });
 
-  it("refuses another user's account, another organization's account, lead, contact and workflow with a 400 naming the field", async () => {
+  test("refuses another user's account, another organization's account, lead, contact and workflow with a 400 naming the field", async ({
+    t,
+    org,
+    other,
+  }) => {
     const member = await t.createUser(org.orgId, 'member');
     // The owner's account is not the member's to send through.
-    const res = await post(scheduleBody(account.id, leadId), member.token);
+    const res = await post(t, org, scheduleBody(account.id, leadId), member.token);
     expect(detailFields(await readError(res, 400))).toEqual(['connected_account_id']);
 
     const theirAccount = await insertConnectedAccount(t, { orgId: other.orgId, userId: other.ownerId }, SMTP);
     const theirLead = await createLead(t, other, { name: 'Theirs' });
     const theirContact = await createContact(t, other, { lead_id: theirLead._id });
-    await expect400(scheduleBody(theirAccount.id, leadId), 'connected_account_id');
-    await expect400(scheduleBody(account.id, theirLead._id), 'lead_id');
-    await expect400(scheduleBody(account.id, leadId, { contact_id: theirContact._id }), 'contact_id');
+    await expect400(t, org, scheduleBody(theirAccount.id, leadId), 'connected_account_id');
+    await expect400(t, org, scheduleBody(account.id, theirLead._id), 'lead_id');
+    await expect400(t, org, scheduleBody(account.id, leadId, { contact_id: theirContact._id }), 'contact_id');
     // A contact of another lead of the same organization.
     const otherLead = await createLead(t, org, { name: 'Initech' });
     const otherContact = await createContact(t, org, { lead_id: otherLead._id });
-    await expect400(scheduleBody(account.id, leadId, { contact_id: otherContact._id }), 'contact_id');
+    await expect400(t, org, scheduleBody(account.id, leadId, { contact_id: otherContact._id }), 'contact_id');
     await expect400(
+      t,
+      org,
       scheduleBody(account.id, leadId, { enroll_in_workflow_id: newId() }),
       'enroll_in_workflow_id',
     );
-    const theirWorkflow = newId();
-    await t.services.db.system
-      .insert(workflows)
-      .values({ id: theirWorkflow, orgId: other.orgId, name: 'W', steps: [] });
+    const [theirWorkflow = ''] = await seedWorkflows(t, other.orgId, [{ name: 'W', steps: [] }]);
     await expect400(
+      t,
+      org,
       scheduleBody(account.id, leadId, { enroll_in_workflow_id: theirWorkflow }),
       'enroll_in_workflow_id',
     );
@@ -359,7 +399,7 @@ describe('POST /email/schedule references', () => {
     expect((await t.request('DELETE', `/api/v1/leads/${trashed._id}`, { token: org.token })).status).toBe(
       200,
     );
-    await expect400(scheduleBody(account.id, trashed._id), 'lead_id');
+    await expect400(t, org, scheduleBody(account.id, trashed._id), 'lead_id');
     const rows = await t.services.db.system
       .select()
       .from(scheduledEmails)
@@ -367,7 +407,7 @@ describe('POST /email/schedule references', () => {
     expect(rows).toHaveLength(0);
   });
 
-  it('wakes its job delayed until its time, 29 days ahead too', async () => {
+  test('wakes its job delayed until its time, 29 days ahead too', async ({ t, org }) => {
     const enqueue = vi.spyOn(t.services.jobs, 'enqueue');
     try {
       const soon = await scheduleEmail(
@@ -395,11 +435,11 @@ describe('POST /email/schedule references', () => {
     }
   });
 
-  it('accepts a paused workflow of the organization (it must be active when the mail is sent)', async () => {
-    const workflowId = newId();
-    await t.services.db.system
-      .insert(workflows)
-      .values({ id: workflowId, orgId: org.orgId, name: 'Nurture', steps: [] });
+  test('accepts a paused workflow of the organization (it must be active when the mail is sent)', async ({
+    t,
+    org,
+  }) => {
+    const [workflowId = ''] = await seedWorkflows(t, org.orgId, [{ name: 'Nurture', steps: [] }]);
     const out = await scheduleEmail(
       t,
       org,
@@ -410,7 +450,11 @@ describe('POST /email/schedule references', () => {
 });
 
 describe('list, get and cancel', () => {
-  it('members see their own; managers and owners see the organization; another organization sees nothing', async () => {
+  test('members see their own; managers and owners see the organization; another organization sees nothing', async ({
+    t,
+    org,
+    other,
+  }) => {
     const member = await t.createUser(org.orgId, 'member');
     const memberAccount = await insertConnectedAccount(t, { orgId: org.orgId, userId: member.userId }, SMTP);
     const mine = await scheduleEmail(
@@ -473,7 +517,10 @@ describe('list, get and cancel', () => {
     await readError(await t.request('GET', '/api/v1/email/scheduled?status=lost', { token: org.token }), 400);
   });
 
-  it('cancels while scheduled (again: unchanged); a sent or failed email is a 400 invalid_transition', async () => {
+  test('cancels while scheduled (again: unchanged); a sent or failed email is a 400 invalid_transition', async ({
+    t,
+    org,
+  }) => {
     const out = await scheduleEmail(t, org, scheduleBody(account.id, leadId));
     const cancel = () => t.request('DELETE', `/api/v1/email/scheduled/${out.job_id}`, { token: org.token });
     const cancelled = await readOutput(await cancel(), TOOL.cancel_scheduled_email);
@@ -504,10 +551,10 @@ describe('list, get and cancel', () => {
 });
 
 describe('access', () => {
-  it('viewers read but do not schedule or cancel (403)', async () => {
+  test('viewers read but do not schedule or cancel (403)', async ({ t, org }) => {
     const viewer = await t.createUser(org.orgId, 'viewer');
     expect((await t.request('GET', '/api/v1/email/scheduled', { token: viewer.token })).status).toBe(200);
-    await readError(await post(scheduleBody(account.id, leadId), viewer.token), 403);
+    await readError(await post(t, org, scheduleBody(account.id, leadId), viewer.token), 403);
     const out = await scheduleEmail(t, org, scheduleBody(account.id, leadId));
     await readError(
       await t.request('DELETE', `/api/v1/email/scheduled/${out.job_id}`, { token: viewer.token }),
@@ -515,10 +562,13 @@ describe('access', () => {
     );
   });
 
-  it('PATs need read:email to read and write:email to schedule (not in the defaults)', async () => {
+  test('PATs need read:email to read and write:email to schedule (not in the defaults)', async ({
+    t,
+    org,
+  }) => {
     const reader = await t.createPat(org.orgId, org.ownerId, ['read:email']);
     expect((await t.request('GET', '/api/v1/email/scheduled', { token: reader.token })).status).toBe(200);
-    const denied = await readError(await post(scheduleBody(account.id, leadId), reader.token), 403);
+    const denied = await readError(await post(t, org, scheduleBody(account.id, leadId), reader.token), 403);
     expect(denied.required_scope).toBe('write:email');
     const leadsOnly = await t.createPat(org.orgId, org.ownerId, ['read:leads', 'write:leads']);
     await readError(await t.request('GET', '/api/v1/email/scheduled', { token: leadsOnly.token }), 403);
@@ -528,7 +578,7 @@ describe('access', () => {
 });
 
 describe('MCP schedule_email', () => {
-  it('previews without confirm (nothing written), schedules with confirm: true', async () => {
+  test('previews without confirm (nothing written), schedules with confirm: true', async ({ t, org }) => {
     const { url, stop } = await serveMcp(t);
     const era = ERAS[0];
     if (!era) throw new Error('no MCP client era');

@@ -11,7 +11,7 @@ import { connectedAccounts } from '../../tools/connected-accounts/tables.ts';
 import { cancelFollowUpsOnReply, createDueFollowUps } from '../../tools/email/follow-ups.ts';
 import { scheduledEmails } from '../../tools/email/tables.ts';
 import { tasks } from '../../tools/tasks/tables.ts';
-import { workflowEnrollments, workflows } from '../../tools/workflows/tables.ts';
+import { workflowEnrollments } from '../../tools/workflows/tables.ts';
 import { sendScheduledEmail, sweepDueEmails } from '../fixtures/email.ts';
 import {
   createContact,
@@ -28,6 +28,7 @@ import {
   uploadAttachment,
 } from '../fixtures/index.ts';
 import { type SmtpPeer, startSmtpPeer } from '../support/smtp-peer.ts';
+import { seedWorkflows } from '../workflows/seed.ts';
 
 const LOGIN = { username: 'sender', password: 'smtp-secret-1' };
 /** Recipients the peer answers 451 (try again later). */
@@ -496,14 +497,13 @@ describe('follow-ups', () => {
 
 describe('enroll_in_workflow_id', () => {
   async function workflow(status: 'active' | 'paused'): Promise<string> {
-    const id = newId();
-    await t.services.db.system.insert(workflows).values({
-      id,
-      orgId: org.orgId,
-      name: `Nurture ${status}`,
-      status,
-      steps: [{ type: 'task', delay: { amount: 2, unit: 'days' }, text: 'Call them' }],
-    });
+    const [id = ''] = await seedWorkflows(t, org.orgId, [
+      {
+        name: `Nurture ${status}`,
+        status,
+        steps: [{ type: 'task', delay: { amount: 2, unit: 'days' }, text: 'Call them' }],
+      },
+    ]);
     return id;
   }
 

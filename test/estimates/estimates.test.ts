@@ -3,7 +3,7 @@
 // without confirm), conversion into a draft invoice (once), the daily expiry with a fixed clock, list
 // filters and search, the plan feature on every route, scopes, roles and tenancy.
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { z } from 'zod';
 import { organizations } from '../../core/db/schema.ts';
 import { expireEstimates } from '../../tools/estimates/jobs.ts';
@@ -14,11 +14,11 @@ import {
   createEstimate,
   createLead,
   createOpportunity,
-  createTestContext,
   detailFields,
   ESTIMATE_LINES,
   type Estimate,
   eventsOf,
+  fileTest,
   readError,
   readJson,
   readOutput,
@@ -28,26 +28,21 @@ import {
   TOOL,
 } from '../fixtures/index.ts';
 
-let t: TestContext;
-let org: TestOrg;
-let other: TestOrg;
-
-beforeAll(async () => {
-  t = await createTestContext({}, { withoutRateLimits: true });
-  org = await t.createOrg({ plan: 'pro' });
-  other = await t.createOrg({ name: 'Other Org', plan: 'pro' });
-});
-afterAll(() => t.close());
+const test = fileTest({ options: { withoutRateLimits: true }, plan: 'pro' });
 
 const LINES = [
   { description: 'Consulting', quantity: 2, unit_price: 100, tax_percent: 10 },
   { description: 'Setup', quantity: 1, unit_price: 50.5, discount_percent: 10 },
 ];
 
-const create = (body: Parameters<typeof createEstimate>[2] = {}, as: Caller = org) =>
-  createEstimate(t, as, { line_items: LINES, ...body });
+const create = (
+  t: TestContext,
+  org: TestOrg,
+  body: Parameters<typeof createEstimate>[2] = {},
+  as: Caller = org,
+) => createEstimate(t, as, { line_items: LINES, ...body });
 
-const post = (path: string, body: unknown = {}, as: Caller = org) =>
+const post = (t: TestContext, org: TestOrg, path: string, body: unknown = {}, as: Caller = org) =>
   t.request('POST', `/api/v1/estimates${path}`, { token: as.token, body });
 
 async function expectRefused(res: Response) {
@@ -56,12 +51,12 @@ async function expectRefused(res: Response) {
   expect(detailFields(body)).toEqual(['status']);
 }
 
-const accept = async (id: string, as: Caller = org) =>
-  (await readOutput(await post(`/${id}/accept`, {}, as), TOOL.accept_estimate)).estimate;
+const accept = async (t: TestContext, org: TestOrg, id: string, as: Caller = org) =>
+  (await readOutput(await post(t, org, `/${id}/accept`, {}, as), TOOL.accept_estimate)).estimate;
 
 describe('create, get, update, delete', () => {
-  it('creates a priced, numbered draft', async () => {
-    const est = await create({ notes: 'First', issue_date: '2031-01-10', valid_until: '2031-02-10' });
+  test('creates a priced, numbered draft', async ({ t, org }) => {
+    const est = await create(t, org, { notes: 'First', issue_date: '2031-01-10', valid_until: '2031-02-10' });
     expect(est).toMatchObject({
       status: 'draft',
       currency: 'USD',
@@ -89,12 +84,16 @@ describe('create, get, update, delete', () => {
     expect(await eventsOf(t, est._id, org.orgId)).toEqual([]);
   });
 
-  it('refuses valid_until before issue_date and references outside the lead, naming the fields', async () => {
+  test('refuses valid_until before issue_date and references outside the lead, naming the fields', async ({
+    t,
+    org,
+    other,
+  }) => {
     const lead = await createLead(t, org);
     const otherLead = await createLead(t, org);
     const contact = await createContact(t, org, { lead_id: otherLead._id });
     const deal = await createOpportunity(t, org, { lead_id: otherLead._id });
-    const res = await post('', {
+    const res = await post(t, org, '', {
       lead_id: lead._id,
       currency: 'USD',
       line_items: LINES,
@@ -104,11 +103,17 @@ describe('create, get, update, delete', () => {
       opportunity_id: deal._id,
     });
     expect(detailFields(await readError(res, 400))).toEqual(['valid_until', 'contact_id', 'opportunity_id']);
-    const ok = await create({ lead_id: otherLead._id, contact_id: contact._id, opportunity_id: deal._id });
+    const ok = await create(t, org, {
+      lead_id: otherLead._id,
+      contact_id: contact._id,
+      opportunity_id: deal._id,
+    });
     expect(ok).toMatchObject({ contact_id: contact._id, opportunity_id: deal._id });
     const foreign = await createLead(t, other);
-    expect((await post('', { lead_id: foreign._id, currency: 'USD', line_items: LINES })).status).toBe(404);
-    const jpy = await post('', {
+    expect(
+      (await post(t, org, '', { lead_id: foreign._id, currency: 'USD', line_items: LINES })).status,
+    ).toBe(404);
+    const jpy = await post(t, org, '', {
       lead_id: lead._id,
       currency: 'JPY',
       line_items: [{ description: 'x', quantity: 1, unit_price: 1.5 }],
@@ -116,8 +121,11 @@ describe('create, get, update, delete', () => {
     expect(detailFields(await readError(jpy, 400))).toEqual(['line_items.0.unit_price']);
   });
 
-  it('merges PATCH and PUT into a draft and reprices the lines; checks valid_until against the stored issue_date', async () => {
-    const est = await create({ notes: 'a', issue_date: '2031-03-01' });
+  test('merges PATCH and PUT into a draft and reprices the lines; checks valid_until against the stored issue_date', async ({
+    t,
+    org,
+  }) => {
+    const est = await create(t, org, { notes: 'a', issue_date: '2031-03-01' });
     const patched = await readOutput(
       await t.request('PATCH', `/api/v1/estimates/${est._id}`, {
         token: org.token,
@@ -147,14 +155,14 @@ describe('create, get, update, delete', () => {
     expect(detailFields(await readError(early, 400))).toEqual(['valid_until']);
   });
 
-  it('deletes a draft for good; a sent estimate cannot be edited or deleted', async () => {
-    const draft = await create();
+  test('deletes a draft for good; a sent estimate cannot be edited or deleted', async ({ t, org }) => {
+    const draft = await create(t, org);
     expect((await t.request('DELETE', `/api/v1/estimates/${draft._id}`, { token: org.token })).status).toBe(
       200,
     );
     expect((await t.request('GET', `/api/v1/estimates/${draft._id}`, { token: org.token })).status).toBe(404);
 
-    const sent = await create();
+    const sent = await create(t, org);
     await sendEstimate(t, org, sent._id);
     await expectRefused(
       await t.request('PATCH', `/api/v1/estimates/${sent._id}`, { token: org.token, body: { notes: 'x' } }),
@@ -165,10 +173,10 @@ describe('create, get, update, delete', () => {
     await expectRefused(await t.request('DELETE', `/api/v1/estimates/${sent._id}`, { token: org.token }));
   });
 
-  it('answers 404 to another organization and leaves the estimate as it was', async () => {
-    const est = await create();
+  test('answers 404 to another organization and leaves the estimate as it was', async ({ t, org, other }) => {
+    const est = await create(t, org);
     expect((await t.request('GET', `/api/v1/estimates/${est._id}`, { token: other.token })).status).toBe(404);
-    expect((await post(`/${est._id}/send`, { to: 'x@example.test' }, other)).status).toBe(404);
+    expect((await post(t, org, `/${est._id}/send`, { to: 'x@example.test' }, other)).status).toBe(404);
     expect((await t.request('DELETE', `/api/v1/estimates/${est._id}`, { token: other.token })).status).toBe(
       404,
     );
@@ -181,13 +189,18 @@ describe('create, get, update, delete', () => {
 });
 
 describe('numbering', () => {
-  it('numbers estimates EST-000001, EST-000002... at creation, per organization, never reusing a deleted draft number', async () => {
+  test('numbers estimates EST-000001, EST-000002... at creation, per organization, never reusing a deleted draft number', async ({
+    t,
+    org,
+  }) => {
     const fresh = await t.createOrg({ name: 'Numbering', plan: 'pro' });
     const a = await createEstimate(t, fresh);
     const b = await createEstimate(t, fresh);
     expect([a.number, b.number]).toEqual(['EST-000001', 'EST-000002']);
     // A refused create takes no number.
     const bad = await post(
+      t,
+      org,
       '',
       {
         lead_id: a.lead_id,
@@ -212,21 +225,25 @@ type State = 'draft' | 'sent' | 'accepted' | 'declined' | 'expired';
 
 describe('status moves', () => {
   /** An estimate brought to `status` through the API (expired through the job). */
-  async function inState(status: State): Promise<Estimate> {
-    const est = await create({ valid_until: status === 'expired' ? '2031-01-01' : null });
+  async function inState(t: TestContext, org: TestOrg, status: State): Promise<Estimate> {
+    const est = await create(t, org, { valid_until: status === 'expired' ? '2031-01-01' : null });
     if (status === 'draft') return est;
     if (status === 'expired') {
       await expireEstimates(t.services, new Date('2031-01-02T00:10:00Z'), org.orgId);
       return est;
     }
     await sendEstimate(t, org, est._id);
-    if (status === 'accepted') await accept(est._id);
-    if (status === 'declined') await readOutput(await post(`/${est._id}/decline`), TOOL.decline_estimate);
+    if (status === 'accepted') await accept(t, org, est._id);
+    if (status === 'declined')
+      await readOutput(await post(t, org, `/${est._id}/decline`), TOOL.decline_estimate);
     return est;
   }
 
-  it('draft -> sent: sent_at and an issue date, and a sent estimate may be sent again', async () => {
-    const est = await create();
+  test('draft -> sent: sent_at and an issue date, and a sent estimate may be sent again', async ({
+    t,
+    org,
+  }) => {
+    const est = await create(t, org);
     const sent = await sendEstimate(t, org, est._id);
     expect(sent.status).toBe('sent');
     expect(sent.sent_at).not.toBeNull();
@@ -235,24 +252,27 @@ describe('status moves', () => {
     expect(again.status).toBe('sent');
   });
 
-  it('sent -> accepted, and accepting again changes nothing', async () => {
-    const est = await inState('sent');
-    const accepted = await accept(est._id);
+  test('sent -> accepted, and accepting again changes nothing', async ({ t, org }) => {
+    const est = await inState(t, org, 'sent');
+    const accepted = await accept(t, org, est._id);
     expect(accepted.status).toBe('accepted');
     expect(accepted.accepted_at).not.toBeNull();
-    expect(await accept(est._id)).toEqual(accepted);
+    expect(await accept(t, org, est._id)).toEqual(accepted);
   });
 
-  it('sent -> declined with a reason', async () => {
-    const est = await inState('sent');
+  test('sent -> declined with a reason', async ({ t, org }) => {
+    const est = await inState(t, org, 'sent');
     const declined = (
-      await readOutput(await post(`/${est._id}/decline`, { reason: 'Too expensive' }), TOOL.decline_estimate)
+      await readOutput(
+        await post(t, org, `/${est._id}/decline`, { reason: 'Too expensive' }),
+        TOOL.decline_estimate,
+      )
     ).estimate;
     expect(declined).toMatchObject({ status: 'declined', decline_reason: 'Too expensive' });
     expect(declined.declined_at).not.toBeNull();
   });
 
-  it.each([
+  test.for([
     ['draft', 'accept'],
     ['draft', 'decline'],
     ['accepted', 'decline'],
@@ -262,15 +282,17 @@ describe('status moves', () => {
     ['expired', 'send'],
     ['expired', 'accept'],
     ['expired', 'decline'],
-  ] as const)('refuses %s -> %s', async (from, move) => {
-    const est = await inState(from);
-    await expectRefused(await post(`/${est._id}/${move}`, move === 'send' ? { to: 'a@example.test' } : {}));
+  ] as const)('refuses %s -> %s', async ([from, move], { t, org }) => {
+    const est = await inState(t, org, from);
+    await expectRefused(
+      await post(t, org, `/${est._id}/${move}`, move === 'send' ? { to: 'a@example.test' } : {}),
+    );
   });
 
-  it.each(['accepted', 'declined', 'expired'] as const)(
+  test.for(['accepted', 'declined', 'expired'] as const)(
     'refuses editing and deleting a %s estimate',
-    async (from) => {
-      const est = await inState(from);
+    async (from, { t, org }) => {
+      const est = await inState(t, org, from);
       await expectRefused(
         await t.request('PATCH', `/api/v1/estimates/${est._id}`, { token: org.token, body: { notes: 'x' } }),
       );
@@ -280,10 +302,13 @@ describe('status moves', () => {
 });
 
 describe('send', () => {
-  it("mails the estimate's contact by default, and asks for `to` when the lead has no e-mail", async () => {
+  test("mails the estimate's contact by default, and asks for `to` when the lead has no e-mail", async ({
+    t,
+    org,
+  }) => {
     const lead = await createLead(t, org);
-    const bare = await create({ lead_id: lead._id });
-    expect(detailFields(await readError(await post(`/${bare._id}/send`), 400))).toEqual(['to']);
+    const bare = await create(t, org, { lead_id: lead._id });
+    expect(detailFields(await readError(await post(t, org, `/${bare._id}/send`), 400))).toEqual(['to']);
     const first = await createContact(t, org, {
       lead_id: lead._id,
       emails: [{ email: 'first@example.test' }],
@@ -292,14 +317,14 @@ describe('send', () => {
       lead_id: lead._id,
       emails: [{ email: 'second@example.test' }],
     });
-    const toLead = await readOutput(await post(`/${bare._id}/send`), TOOL.send_estimate);
+    const toLead = await readOutput(await post(t, org, `/${bare._id}/send`), TOOL.send_estimate);
     expect(toLead).toMatchObject({
       sent: true,
       mail: { to: 'first@example.test' },
       estimate: { number: bare.number },
     });
-    const addressed = await create({ lead_id: lead._id, contact_id: second._id });
-    const toContact = await readOutput(await post(`/${addressed._id}/send`), TOOL.send_estimate);
+    const addressed = await create(t, org, { lead_id: lead._id, contact_id: second._id });
+    const toContact = await readOutput(await post(t, org, `/${addressed._id}/send`), TOOL.send_estimate);
     expect(toContact.mail).toMatchObject({
       to: 'second@example.test',
       subject: `Estimate ${addressed.number} from Test Org`,
@@ -314,7 +339,7 @@ describe('send', () => {
       structuredContent: z.record(z.string(), z.unknown()).optional(),
     }),
   });
-  async function mcpCall(name: string, args: Record<string, unknown>) {
+  async function mcpCall(t: TestContext, org: TestOrg, name: string, args: Record<string, unknown>) {
     const res = await t.request('POST', '/mcp', {
       token: org.token,
       body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } },
@@ -330,9 +355,12 @@ describe('send', () => {
     return callResult.parse(JSON.parse(data?.slice('data: '.length) ?? 'null')).result;
   }
 
-  it('over MCP previews without confirm: true and sends nothing, then sends with it', async () => {
-    const est = await create();
-    const preview = await mcpCall('send_estimate', { id: est._id, to: 'buyer@example.test' });
+  test('over MCP previews without confirm: true and sends nothing, then sends with it', async ({
+    t,
+    org,
+  }) => {
+    const est = await create(t, org);
+    const preview = await mcpCall(t, org, 'send_estimate', { id: est._id, to: 'buyer@example.test' });
     expect(preview.isError).not.toBe(true);
     expect(preview.structuredContent).toMatchObject({
       sent: false,
@@ -347,17 +375,24 @@ describe('send', () => {
       TOOL.get_estimate,
     );
     expect(unchanged.estimate).toEqual(est);
-    const sent = await mcpCall('send_estimate', { id: est._id, to: 'buyer@example.test', confirm: true });
+    const sent = await mcpCall(t, org, 'send_estimate', {
+      id: est._id,
+      to: 'buyer@example.test',
+      confirm: true,
+    });
     expect(sent.structuredContent).toMatchObject({ sent: true, estimate: { status: 'sent' } });
   });
 });
 
 describe('convert to invoice', () => {
-  it('makes a draft invoice with the same lead, contact, deal, currency, lines and notes, once', async () => {
+  test('makes a draft invoice with the same lead, contact, deal, currency, lines and notes, once', async ({
+    t,
+    org,
+  }) => {
     const lead = await createLead(t, org);
     const contact = await createContact(t, org, { lead_id: lead._id });
     const deal = await createOpportunity(t, org, { lead_id: lead._id });
-    const est = await create({
+    const est = await create(t, org, {
       lead_id: lead._id,
       contact_id: contact._id,
       opportunity_id: deal._id,
@@ -365,10 +400,10 @@ describe('convert to invoice', () => {
       notes: 'Phase one',
     });
     await sendEstimate(t, org, est._id);
-    await expectRefused(await post(`/${est._id}/convert-to-invoice`));
-    await accept(est._id);
+    await expectRefused(await post(t, org, `/${est._id}/convert-to-invoice`));
+    await accept(t, org, est._id);
     const { invoice } = await readOutput(
-      await post(`/${est._id}/convert-to-invoice`),
+      await post(t, org, `/${est._id}/convert-to-invoice`),
       TOOL.convert_estimate_to_invoice,
       201,
     );
@@ -397,7 +432,7 @@ describe('convert to invoice', () => {
     );
     expect(after.estimate).toMatchObject({ status: 'accepted', invoice_id: invoice._id });
 
-    const second = await readError(await post(`/${est._id}/convert-to-invoice`), 400);
+    const second = await readError(await post(t, org, `/${est._id}/convert-to-invoice`), 400);
     expect(second.code).toBe('invalid_operation');
     expect(detailFields(second)).toEqual(['invoice_id']);
     const invoices = await readOutput(
@@ -407,13 +442,17 @@ describe('convert to invoice', () => {
     expect(invoices.total).toBe(1);
   });
 
-  it('leaves off the invoice a contact or deal trashed since the estimate was made', async () => {
+  test('leaves off the invoice a contact or deal trashed since the estimate was made', async ({ t, org }) => {
     const lead = await createLead(t, org);
     const contact = await createContact(t, org, { lead_id: lead._id });
     const deal = await createOpportunity(t, org, { lead_id: lead._id });
-    const est = await create({ lead_id: lead._id, contact_id: contact._id, opportunity_id: deal._id });
+    const est = await create(t, org, {
+      lead_id: lead._id,
+      contact_id: contact._id,
+      opportunity_id: deal._id,
+    });
     await sendEstimate(t, org, est._id, 'buyer@example.test');
-    await accept(est._id);
+    await accept(t, org, est._id);
     expect((await t.request('DELETE', `/api/v1/contacts/${contact._id}`, { token: org.token })).status).toBe(
       200,
     );
@@ -421,7 +460,7 @@ describe('convert to invoice', () => {
       (await t.request('DELETE', `/api/v1/opportunities/${deal._id}`, { token: org.token })).status,
     ).toBe(200);
     const { invoice } = await readOutput(
-      await post(`/${est._id}/convert-to-invoice`),
+      await post(t, org, `/${est._id}/convert-to-invoice`),
       TOOL.convert_estimate_to_invoice,
       201,
     );
@@ -433,14 +472,17 @@ describe('convert to invoice', () => {
     });
   });
 
-  it('refuses a draft estimate', async () => {
-    const est = await create();
-    await expectRefused(await post(`/${est._id}/convert-to-invoice`));
+  test('refuses a draft estimate', async ({ t, org }) => {
+    const est = await create(t, org);
+    await expectRefused(await post(t, org, `/${est._id}/convert-to-invoice`));
   });
 });
 
 describe('expiry job', () => {
-  it('expires draft and sent estimates past valid_until (UTC day), leaves the rest, and is idempotent', async () => {
+  test('expires draft and sent estimates past valid_until (UTC day), leaves the rest, and is idempotent', async ({
+    t,
+    org,
+  }) => {
     const fresh = await t.createOrg({ name: 'Expiry', plan: 'pro' });
     const mk = (valid_until: string | null) => createEstimate(t, fresh, { valid_until });
     const pastDraft = await mk('2032-05-09');
@@ -448,7 +490,7 @@ describe('expiry job', () => {
     await sendEstimate(t, fresh, pastSent._id);
     const pastAccepted = await mk('2032-05-01');
     await sendEstimate(t, fresh, pastAccepted._id);
-    await accept(pastAccepted._id, fresh);
+    await accept(t, org, pastAccepted._id, fresh);
     const today = await mk('2032-05-10');
     const open = await mk(null);
 
@@ -480,7 +522,9 @@ describe('expiry job', () => {
 });
 
 describe('list', () => {
-  it('filters by status, lead and issue date, searches number and notes, sorts and pages', async () => {
+  test('filters by status, lead and issue date, searches number and notes, sorts and pages', async ({
+    t,
+  }) => {
     const fresh = await t.createOrg({ name: 'Listing', plan: 'pro' });
     const lead = await createLead(t, fresh);
     const a = await createEstimate(t, fresh, {
@@ -521,14 +565,14 @@ describe('list', () => {
 describe('access', () => {
   const estimateRoutes = ROUTES.filter((r) => r.path.startsWith('/estimates'));
 
-  it('covers every estimate route with the plan feature', () => {
+  test('covers every estimate route with the plan feature', () => {
     expect(estimateRoutes.length).toBeGreaterThanOrEqual(10);
     for (const r of estimateRoutes) expect(r.tool.access.feature, `${r.method} ${r.path}`).toBe('estimates');
   });
 
-  it('answers 402 plan_upgrade_required on the free plan for every estimate route', async () => {
+  test('answers 402 plan_upgrade_required on the free plan for every estimate route', async ({ t, org }) => {
     const free = await t.createOrg({ name: 'Free', plan: 'free' });
-    const est = await create();
+    const est = await create(t, org);
     const body402 = z.looseObject({ error: z.string(), feature: z.string(), current_plan: z.string() });
     for (const r of estimateRoutes) {
       const path = `/api/v1${r.path.replace(':id', est._id)}`;
@@ -545,7 +589,7 @@ describe('access', () => {
     }
   });
 
-  it('answers 402 feature_disabled when the organization switched estimates off', async () => {
+  test('answers 402 feature_disabled when the organization switched estimates off', async ({ t }) => {
     const off = await t.createOrg({ name: 'Switched off', plan: 'pro' });
     await t.services.db.system
       .update(organizations)
@@ -556,41 +600,44 @@ describe('access', () => {
     expect((await readError(res, 402)).error).toBe('feature_disabled');
   });
 
-  it('lets viewers read but not create or send, and members not delete', async () => {
-    const est = await create();
+  test('lets viewers read but not create or send, and members not delete', async ({ t, org }) => {
+    const est = await create(t, org);
     const viewer = await t.createUser(org.orgId, 'viewer');
     expect((await t.request('GET', `/api/v1/estimates/${est._id}`, { token: viewer.token })).status).toBe(
       200,
     );
     expect(
-      (await post('', { lead_id: est.lead_id, currency: 'USD', line_items: ESTIMATE_LINES }, viewer)).status,
+      (await post(t, org, '', { lead_id: est.lead_id, currency: 'USD', line_items: ESTIMATE_LINES }, viewer))
+        .status,
     ).toBe(403);
-    expect((await post(`/${est._id}/send`, { to: 'a@example.test' }, viewer)).status).toBe(403);
+    expect((await post(t, org, `/${est._id}/send`, { to: 'a@example.test' }, viewer)).status).toBe(403);
     const member = await t.createUser(org.orgId, 'member');
     expect(
-      (await post('', { lead_id: est.lead_id, currency: 'USD', line_items: ESTIMATE_LINES }, member)).status,
+      (await post(t, org, '', { lead_id: est.lead_id, currency: 'USD', line_items: ESTIMATE_LINES }, member))
+        .status,
     ).toBe(201);
     expect((await t.request('DELETE', `/api/v1/estimates/${est._id}`, { token: member.token })).status).toBe(
       403,
     );
   });
 
-  it('needs read:invoices / write:invoices on a key', async () => {
-    const est = await create();
+  test('needs read:invoices / write:invoices on a key', async ({ t, org }) => {
+    const est = await create(t, org);
     const reader = await t.createPat(org.orgId, org.ownerId, ['read:invoices']);
     expect((await t.request('GET', `/api/v1/estimates/${est._id}`, { token: reader.token })).status).toBe(
       200,
     );
-    expect((await post(`/${est._id}/send`, { to: 'a@example.test' }, reader)).status).toBe(403);
+    expect((await post(t, org, `/${est._id}/send`, { to: 'a@example.test' }, reader)).status).toBe(403);
     const writer = await t.createPat(org.orgId, org.ownerId, ['read:invoices', 'write:invoices']);
     expect(
-      (await post('', { lead_id: est.lead_id, currency: 'USD', line_items: ESTIMATE_LINES }, writer)).status,
+      (await post(t, org, '', { lead_id: est.lead_id, currency: 'USD', line_items: ESTIMATE_LINES }, writer))
+        .status,
     ).toBe(201);
     const leadsOnly = await t.createPat(org.orgId, org.ownerId, ['read:leads', 'write:leads']);
     expect((await t.request('GET', '/api/v1/estimates', { token: leadsOnly.token })).status).toBe(403);
   });
 
-  it('declares honest MCP annotations in the billing toolset', () => {
+  test('declares honest MCP annotations in the billing toolset', () => {
     const a = (name: keyof typeof TOOL) => TOOL[name].annotations;
     expect(TOOL.list_estimates.toolset).toBe('billing');
     expect(a('list_estimates')).toMatchObject({ readOnlyHint: true, destructiveHint: false });

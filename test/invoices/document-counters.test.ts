@@ -10,28 +10,24 @@ import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/pglite';
 import { migrate } from 'drizzle-orm/pglite/migrator';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { z } from 'zod';
 import { rowsOf } from '../../core/db/sql.ts';
 import { createEstimate } from '../fixtures/estimates.ts';
+import { fileTest } from '../fixtures/file-test.ts';
 import { createInvoice, finalizeInvoice } from '../fixtures/invoices.ts';
-import { createTestContext, type TestContext, type TestOrg } from '../helpers.ts';
 
 const MIGRATIONS = fileURLToPath(new URL('../../core/db/migrations', import.meta.url));
 const counterRow = z.object({ org_id: z.string(), kind: z.string(), last_number: z.number() });
 
-describe('numbering by kind', () => {
-  let t: TestContext;
-  let a: TestOrg;
-  let b: TestOrg;
-  beforeAll(async () => {
-    t = await createTestContext({}, { withoutRateLimits: true });
-    a = await t.createOrg({ plan: 'pro' });
-    b = await t.createOrg({ plan: 'pro' });
-  });
-  afterAll(() => t.close());
+const test = fileTest({ options: { withoutRateLimits: true }, plan: 'pro' });
 
-  it('gives invoices and estimates their own sequences, per organization', async () => {
+describe('numbering by kind', () => {
+  test('gives invoices and estimates their own sequences, per organization', async ({
+    t,
+    org: a,
+    other: b,
+  }) => {
     expect((await createEstimate(t, a)).number).toBe('EST-000001');
     const invoice = await createInvoice(t, a);
     expect((await finalizeInvoice(t, a, invoice._id)).number).toBe('INV-000001');
@@ -57,7 +53,7 @@ describe('migration 0019', () => {
   const dir = mkdtempSync(join(tmpdir(), 'crm-0019-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('carries the invoice and estimate counters over into document_counters and drops the old tables', async () => {
+  test('carries the invoice and estimate counters over into document_counters and drops the old tables', async () => {
     // The migrations up to 0018: the same folder with the journal cut before 0019.
     const before = join(dir, 'migrations');
     cpSync(MIGRATIONS, before, { recursive: true });

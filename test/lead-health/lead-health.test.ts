@@ -1,24 +1,20 @@
 // Locks in the lead health score over REST: each factor's value, score, weight and contribution from seeded activities, opportunities, tasks and commitments, contributions summing to the score, grades, recommendations and access rules.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../core/ids.ts';
-import { activities } from '../../tools/activities/tables.ts';
-import { type Commitment, conversationMemories } from '../../tools/conversation-memory/tables.ts';
+import { describe, expect } from 'vitest';
+import type { Commitment } from '../../tools/conversation-memory/tables.ts';
 import { HEALTH_WEIGHTS } from '../../tools/lead-health/store.ts';
-import { opportunities } from '../../tools/opportunities/tables.ts';
-import { tasks } from '../../tools/tasks/tables.ts';
+import { seedActivities } from '../activities/seed.ts';
+import { seedConversationMemories } from '../conversation-memory/seed.ts';
 import {
   createLead as createLeadVia,
-  createTestContext,
+  fileTest,
   type OutputOf,
   readOutput,
   type TestContext,
   type TestOrg,
   TOOL,
 } from '../fixtures/index.ts';
-
-let t: TestContext;
-let org: TestOrg;
-let other: TestOrg;
+import { seedOpportunities } from '../opportunities/seed.ts';
+import { seedTasks, type TaskSeed } from '../tasks/seed.ts';
 
 type Health = OutputOf<'get_lead_health'>['health'];
 type Factor = Health['factors'][number];
@@ -27,18 +23,13 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const ago = (ms: number) => new Date(Date.now() - ms);
 
-beforeAll(async () => {
-  t = await createTestContext({}, { withoutRateLimits: true });
-  org = await t.createOrg();
-  other = await t.createOrg({ name: 'Other Org' });
-});
-afterAll(() => t.close());
+const test = fileTest({ options: { withoutRateLimits: true } });
 
-async function createLead(o: TestOrg = org): Promise<string> {
+async function createLead(t: TestContext, org: TestOrg, o: TestOrg = org): Promise<string> {
   return (await createLeadVia(t, o, { name: 'Health Lead' }))._id;
 }
 
-async function health(leadId: string, token = org.token): Promise<Health> {
+async function health(t: TestContext, org: TestOrg, leadId: string, token = org.token): Promise<Health> {
   const res = await t.request('GET', `/api/v1/leads/${leadId}/health`, { token });
   return (await readOutput(res, TOOL.get_lead_health)).health;
 }
@@ -64,12 +55,14 @@ function expectConsistent(h: Health): void {
   }
 }
 
-const db = () => t.services.db.system;
-
-function email(leadId: string, direction: 'inbound' | 'outbound', occurredAt: Date, deleted = false) {
+function email(
+  org: TestOrg,
+  leadId: string,
+  direction: 'inbound' | 'outbound',
+  occurredAt: Date,
+  deleted = false,
+) {
   return {
-    id: newId(),
-    orgId: org.orgId,
     leadId,
     type: 'email',
     userId: org.ownerId,
@@ -86,10 +79,8 @@ function email(leadId: string, direction: 'inbound' | 'outbound', occurredAt: Da
   };
 }
 
-function task(leadId: string, dueAt: Date | null, extra: Partial<typeof tasks.$inferInsert> = {}) {
+function task(org: TestOrg, leadId: string, dueAt: Date | null, extra: Partial<TaskSeed> = {}) {
   return {
-    id: newId(),
-    orgId: org.orgId,
     leadId,
     assignedTo: org.ownerId,
     text: 'Follow up',
@@ -98,7 +89,7 @@ function task(leadId: string, dueAt: Date | null, extra: Partial<typeof tasks.$i
   };
 }
 
-function commitment(status: Commitment['status'], dueAt: Date | null): Commitment {
+function commitment(org: TestOrg, status: Commitment['status'], dueAt: Date | null): Commitment {
   return {
     text: 'Promise',
     due_at: dueAt ? dueAt.toISOString() : null,
@@ -114,74 +105,63 @@ describe('a cold lead', () => {
   let leadId: string;
   let h: Health;
 
-  beforeAll(async () => {
-    leadId = await createLead();
-    await db()
-      .insert(activities)
-      .values([
-        {
-          id: newId(),
-          orgId: org.orgId,
-          leadId,
-          type: 'note',
-          userId: org.ownerId,
-          occurredAt: ago(41 * DAY + HOUR),
-          fields: { note: 'Went quiet' },
-        },
-        // A meeting planned for next week is not contact yet.
-        {
-          id: newId(),
-          orgId: org.orgId,
-          leadId,
-          type: 'meeting',
-          userId: org.ownerId,
-          occurredAt: ago(-5 * DAY),
-          fields: {
-            title: 'Demo',
-            starts_at: ago(-5 * DAY).toISOString(),
-            ends_at: null,
-            location: null,
-            attendees: [],
-            note: '',
-          },
-        },
-        // Outside the 30-day email window, and a trashed one inside it: neither counts.
-        email(leadId, 'outbound', ago(45 * DAY)),
-        email(leadId, 'inbound', ago(DAY), true),
-      ]);
-    await db()
-      .insert(opportunities)
-      .values([
-        { id: newId(), orgId: org.orgId, leadId, value: 90_000, status: 'won' },
-        { id: newId(), orgId: org.orgId, leadId, value: 5000, status: 'lost' },
-      ]);
-    await db()
-      .insert(tasks)
-      .values([
-        task(leadId, ago(3 * DAY)),
-        task(leadId, ago(HOUR)),
-        task(leadId, ago(-DAY)),
-        task(leadId, null),
-        task(leadId, ago(DAY), { isComplete: true, completedAt: new Date() }),
-        task(leadId, ago(DAY), { deletedAt: new Date(), deletedBy: org.ownerId }),
-      ]);
-    await db()
-      .insert(conversationMemories)
-      .values({
+  test.beforeAll(async ({ t, org }) => {
+    leadId = await createLead(t, org);
+    await seedActivities(t, org.orgId, [
+      {
         leadId,
-        orgId: org.orgId,
+        type: 'note',
+        userId: org.ownerId,
+        occurredAt: ago(41 * DAY + HOUR),
+        fields: { note: 'Went quiet' },
+      },
+      // A meeting planned for next week is not contact yet.
+      {
+        leadId,
+        type: 'meeting',
+        userId: org.ownerId,
+        occurredAt: ago(-5 * DAY),
+        fields: {
+          title: 'Demo',
+          starts_at: ago(-5 * DAY).toISOString(),
+          ends_at: null,
+          location: null,
+          attendees: [],
+          note: '',
+        },
+      },
+      // Outside the 30-day email window, and a trashed one inside it: neither counts.
+      email(org, leadId, 'outbound', ago(45 * DAY)),
+      email(org, leadId, 'inbound', ago(DAY), true),
+    ]);
+    await seedOpportunities(t, org.orgId, [
+      { leadId, value: 90_000, status: 'won' },
+      { leadId, value: 5000, status: 'lost' },
+    ]);
+    await seedTasks(t, org.orgId, [
+      task(org, leadId, ago(3 * DAY)),
+      task(org, leadId, ago(HOUR)),
+      task(org, leadId, ago(-DAY)),
+      task(org, leadId, null),
+      task(org, leadId, ago(DAY), { isComplete: true, completedAt: new Date() }),
+      task(org, leadId, ago(DAY), { deletedAt: new Date(), deletedBy: org.ownerId }),
+    ]);
+    await seedConversationMemories(t, org.orgId, [
+      {
+        leadId,
         commitments: [
-          commitment('missed', null),
-          commitment('open', ago(DAY)),
-          commitment('open', ago(-DAY)),
-          commitment('kept', ago(2 * DAY)),
-          commitment('open', null),
+          commitment(org, 'missed', null),
+          commitment(org, 'open', ago(DAY)),
+          commitment(org, 'open', ago(-DAY)),
+          commitment(org, 'kept', ago(2 * DAY)),
+          commitment(org, 'open', null),
         ],
-      });
-    h = await health(leadId);
+      },
+    ]);
+    h = await health(t, org, leadId);
   });
 
-  it('scores each factor from the seeded data', () => {
+  test('scores each factor from the seeded data', () => {
     expect(factor(h, 'activity_recency')).toMatchObject({
       weight: 30,
       value: 41,
@@ -211,7 +191,7 @@ describe('a cold lead', () => {
     });
   });
 
-  it('sums the contributions to the score and grades it critical', () => {
+  test('sums the contributions to the score and grades it critical', () => {
     expectConsistent(h);
     expect(h.score).toBe(33);
     expect(h.grade).toBe('critical');
@@ -219,7 +199,7 @@ describe('a cold lead', () => {
     expect(Date.parse(h.computed_at)).not.toBeNaN();
   });
 
-  it('recommends the weakest factors first', () => {
+  test('recommends the weakest factors first', () => {
     expect(h.recommendations).toEqual([
       factor(h, 'open_opportunities').explanation,
       factor(h, 'activity_recency').explanation,
@@ -229,23 +209,19 @@ describe('a cold lead', () => {
 });
 
 describe('an engaged lead', () => {
-  it('scores high with recent activity, replies and an open deal', async () => {
-    const leadId = await createLead();
-    await db()
-      .insert(activities)
-      .values([
-        email(leadId, 'inbound', ago(2 * HOUR)),
-        email(leadId, 'outbound', ago(DAY)),
-        email(leadId, 'outbound', ago(3 * DAY)),
-      ]);
-    await db()
-      .insert(opportunities)
-      .values([
-        { id: newId(), orgId: org.orgId, leadId, value: 5000, status: 'active' },
-        { id: newId(), orgId: org.orgId, leadId, value: 50_000, status: 'won' },
-        { id: newId(), orgId: org.orgId, leadId, value: 70_000, status: 'active', deletedAt: new Date() },
-      ]);
-    const h = await health(leadId);
+  test('scores high with recent activity, replies and an open deal', async ({ t, org }) => {
+    const leadId = await createLead(t, org);
+    await seedActivities(t, org.orgId, [
+      email(org, leadId, 'inbound', ago(2 * HOUR)),
+      email(org, leadId, 'outbound', ago(DAY)),
+      email(org, leadId, 'outbound', ago(3 * DAY)),
+    ]);
+    await seedOpportunities(t, org.orgId, [
+      { leadId, value: 5000, status: 'active' },
+      { leadId, value: 50_000, status: 'won' },
+      { leadId, value: 70_000, status: 'active', deletedAt: new Date() },
+    ]);
+    const h = await health(t, org, leadId);
     expect(factor(h, 'activity_recency')).toMatchObject({ value: 0, score: 1, contribution: 30 });
     expect(factor(h, 'open_opportunities')).toMatchObject({
       value: 5000,
@@ -270,12 +246,13 @@ describe('an engaged lead', () => {
     ]);
   });
 
-  it('marks unanswered outbound email low', async () => {
-    const leadId = await createLead();
-    await db()
-      .insert(activities)
-      .values([email(leadId, 'outbound', ago(DAY)), email(leadId, 'outbound', ago(2 * DAY))]);
-    const h = await health(leadId);
+  test('marks unanswered outbound email low', async ({ t, org }) => {
+    const leadId = await createLead(t, org);
+    await seedActivities(t, org.orgId, [
+      email(org, leadId, 'outbound', ago(DAY)),
+      email(org, leadId, 'outbound', ago(2 * DAY)),
+    ]);
+    const h = await health(t, org, leadId);
     expect(factor(h, 'email_engagement')).toMatchObject({ score: 0.2, contribution: 4, value: 0 });
     expect(factor(h, 'email_engagement').explanation).toContain('no reply');
     expectConsistent(h);
@@ -283,9 +260,9 @@ describe('an engaged lead', () => {
 });
 
 describe('a new lead', () => {
-  it('has no activity, no deal and nothing overdue: at risk', async () => {
-    const leadId = await createLead();
-    const h = await health(leadId);
+  test('has no activity, no deal and nothing overdue: at risk', async ({ t, org }) => {
+    const leadId = await createLead(t, org);
+    const h = await health(t, org, leadId);
     expect(h.factors.map((f) => [f.key, f.score, f.value])).toEqual([
       ['activity_recency', 0, null],
       ['open_opportunities', 0, 0],
@@ -300,9 +277,13 @@ describe('a new lead', () => {
 });
 
 describe('access', () => {
-  it('answers 404 for an unknown, trashed or foreign lead and 400 for a bad id', async () => {
-    const foreign = await createLead(other);
-    const trashed = await createLead();
+  test('answers 404 for an unknown, trashed or foreign lead and 400 for a bad id', async ({
+    t,
+    org,
+    other,
+  }) => {
+    const foreign = await createLead(t, org, other);
+    const trashed = await createLead(t, org);
     await t.request('DELETE', `/api/v1/leads/${trashed}`, { token: org.token });
     for (const id of [foreign, trashed, '0123456789abcdef01234567']) {
       const res = await t.request('GET', `/api/v1/leads/${id}/health`, { token: org.token });
@@ -312,12 +293,12 @@ describe('access', () => {
     expect(bad.status).toBe(400);
   });
 
-  it('is readable by a viewer and needs read:leads on a token', async () => {
-    const leadId = await createLead();
+  test('is readable by a viewer and needs read:leads on a token', async ({ t, org }) => {
+    const leadId = await createLead(t, org);
     const viewer = await t.createUser(org.orgId, 'viewer');
-    expect((await health(leadId, viewer.token)).lead_id).toBe(leadId);
+    expect((await health(t, org, leadId, viewer.token)).lead_id).toBe(leadId);
     const reader = await t.createPat(org.orgId, org.ownerId, ['read:leads']);
-    expect((await health(leadId, reader.token)).lead_id).toBe(leadId);
+    expect((await health(t, org, leadId, reader.token)).lead_id).toBe(leadId);
     const contacts = await t.createPat(org.orgId, org.ownerId, ['read:contacts']);
     const res = await t.request('GET', `/api/v1/leads/${leadId}/health`, { token: contacts.token });
     expect(res.status).toBe(403);

@@ -1,13 +1,12 @@
 // Locks in the leads slice over REST: CRUD with additional properties, PUT/PATCH semantics, list paging/sort/search/filters, conversion, bulk operations, outbox events and access rules.
 import { and, count, eq, isNull, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { outboxEvents, users } from '../../core/db/schema.ts';
 import { messageOutput } from '../../core/schemas.ts';
 import { leads } from '../../tools/leads/tables.ts';
 import {
   type Caller,
   createLead,
-  createTestContext,
   detailFields,
   outboxCount,
   eventsOf as outboxEventsOf,
@@ -17,29 +16,22 @@ import {
   type TestContext,
   type TestOrg,
   TOOL,
+  test,
 } from '../fixtures/index.ts';
 
-let t: TestContext;
-let org: TestOrg;
-let other: TestOrg;
-
-beforeAll(async () => {
-  t = await createTestContext();
-  org = await t.createOrg();
-  other = await t.createOrg({ name: 'Other Org' });
-});
-afterAll(() => t.close());
-
-async function list(query: string, as: Caller = org) {
+async function list(t: TestContext, org: TestOrg, query: string, as: Caller = org) {
   const res = await t.request('GET', `/api/v1/leads${query}`, { token: as.token });
   return readOutput(res, TOOL.list_leads);
 }
 
 /** Outbox rows of one lead, oldest first. */
-const eventsOf = (leadId: string) => outboxEventsOf(t, leadId);
+const eventsOf = (t: TestContext, leadId: string) => outboxEventsOf(t, leadId);
 
 describe('create and get', () => {
-  it('creates a lead with defaults, keeps additional properties and returns them on get', async () => {
+  test('creates a lead with defaults, keeps additional properties and returns them on get', async ({
+    t,
+    org,
+  }) => {
     const lead = await createLead(t, org, {
       name: 'Acme Corp',
       description: 'Makes anvils',
@@ -74,19 +66,23 @@ describe('create and get', () => {
     expect(res.status).toBe(200);
     expect((await readOutput(res, TOOL.get_lead)).lead).toEqual(lead);
 
-    const events = await eventsOf(lead._id);
+    const events = await eventsOf(t, lead._id);
     expect(events.map((e) => e.event)).toEqual(['lead.created']);
     expect(events[0]?.data).toMatchObject({ _id: lead._id, name: 'Acme Corp', industry: 'Manufacturing' });
   });
 
-  it('assigns another active user of the organization as owner', async () => {
+  test('assigns another active user of the organization as owner', async ({ t, org }) => {
     const member = await t.createUser(org.orgId, 'member');
     const lead = await createLead(t, org, { name: 'Owned Elsewhere', owner_id: member.userId });
     expect(lead.owner_id).toBe(member.userId);
     expect(lead.created_by).toBe(org.ownerId);
   });
 
-  it('rejects invalid fields, reserved and malformed property names with details, writing no event', async () => {
+  test('rejects invalid fields, reserved and malformed property names with details, writing no event', async ({
+    t,
+    org,
+    other,
+  }) => {
     const before = await outboxCount(t, org.orgId);
     const cases: [Record<string, unknown>, string][] = [
       [{ description: 'no name' }, 'name'],
@@ -119,7 +115,7 @@ describe('create and get', () => {
     expect(await outboxCount(t, org.orgId)).toBe(before);
   });
 
-  it('reports a reserved key together with other invalid fields', async () => {
+  test('reports a reserved key together with other invalid fields', async ({ t, org }) => {
     const res = await t.request('POST', '/api/v1/leads', {
       token: org.token,
       body: { name: '', updated_at: 'x' },
@@ -128,7 +124,7 @@ describe('create and get', () => {
     expect(detailFields(await readError(res, 400)).sort()).toEqual(['name', 'updated_at']);
   });
 
-  it('limits additional properties to 100', async () => {
+  test('limits additional properties to 100', async ({ t, org }) => {
     const many = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, i]));
     const res = await t.request('POST', '/api/v1/leads', {
       token: org.token,
@@ -141,7 +137,7 @@ describe('create and get', () => {
     expect(lead.k99).toBe(99);
   });
 
-  it('refuses an owner from another organization or a deactivated user', async () => {
+  test('refuses an owner from another organization or a deactivated user', async ({ t, org, other }) => {
     const deactivated = await t.createUser(org.orgId, 'member');
     await t.services.db.system
       .update(users)
@@ -160,7 +156,10 @@ describe('create and get', () => {
 });
 
 describe('replace (PUT) and update (PATCH)', () => {
-  it('PATCH changes only sent fields, merges properties and removes those sent as null', async () => {
+  test('PATCH changes only sent fields, merges properties and removes those sent as null', async ({
+    t,
+    org,
+  }) => {
     const lead = await createLead(t, org, {
       name: 'Patchy',
       description: 'keep me',
@@ -186,7 +185,7 @@ describe('replace (PUT) and update (PATCH)', () => {
     expect(updated).not.toHaveProperty('size');
     expect(Date.parse(updated.updated_at)).toBeGreaterThanOrEqual(Date.parse(lead.updated_at));
 
-    const events = await eventsOf(lead._id);
+    const events = await eventsOf(t, lead._id);
     expect(events.map((e) => e.event)).toEqual(['lead.created', 'lead.updated']);
     expect(events[1]?.data).toMatchObject({
       name: 'Patchy Ltd',
@@ -196,7 +195,7 @@ describe('replace (PUT) and update (PATCH)', () => {
     });
   });
 
-  it('PATCH that changes nothing writes no event', async () => {
+  test('PATCH that changes nothing writes no event', async ({ t, org }) => {
     const lead = await createLead(t, org, { name: 'Same', meta: { a: 1, b: [1, 2] } });
     const res = await t.request('PATCH', `/api/v1/leads/${lead._id}`, {
       token: org.token,
@@ -204,10 +203,13 @@ describe('replace (PUT) and update (PATCH)', () => {
     });
     expect(res.status).toBe(200);
     expect((await readOutput(res, TOOL.update_lead)).lead.updated_at).toBe(lead.updated_at);
-    expect((await eventsOf(lead._id)).map((e) => e.event)).toEqual(['lead.created']);
+    expect((await eventsOf(t, lead._id)).map((e) => e.event)).toEqual(['lead.created']);
   });
 
-  it('PUT replaces editable fields: omitted ones reset, properties replaced wholesale', async () => {
+  test('PUT replaces editable fields: omitted ones reset, properties replaced wholesale', async ({
+    t,
+    org,
+  }) => {
     const lead = await createLead(t, org, {
       name: 'Putty',
       description: 'old',
@@ -243,12 +245,16 @@ describe('replace (PUT) and update (PATCH)', () => {
     expect(missingName.status).toBe(400);
     expect(detailFields(await readError(missingName, 400))).toEqual(['name']);
 
-    const events = await eventsOf(lead._id);
+    const events = await eventsOf(t, lead._id);
     expect(events.map((e) => e.event)).toEqual(['lead.created', 'lead.updated', 'lead.status_changed']);
     expect(events[2]?.data).toMatchObject({ status: 'new', previous_status: 'qualified' });
   });
 
-  it('PATCH with a reserved key or a foreign owner is a 400 and changes nothing', async () => {
+  test('PATCH with a reserved key or a foreign owner is a 400 and changes nothing', async ({
+    t,
+    org,
+    other,
+  }) => {
     const lead = await createLead(t, org, { name: 'Guarded' });
     const reserved = await t.request('PATCH', `/api/v1/leads/${lead._id}`, {
       token: org.token,
@@ -264,12 +270,15 @@ describe('replace (PUT) and update (PATCH)', () => {
     expect(detailFields(await readError(owner, 400))).toEqual(['owner_id']);
     const res = await t.request('GET', `/api/v1/leads/${lead._id}`, { token: org.token });
     expect((await readOutput(res, TOOL.get_lead)).lead.name).toBe('Guarded');
-    expect((await eventsOf(lead._id)).map((e) => e.event)).toEqual(['lead.created']);
+    expect((await eventsOf(t, lead._id)).map((e) => e.event)).toEqual(['lead.created']);
   });
 });
 
 describe('delete', () => {
-  it('moves the lead to the trash: 404 afterwards, gone from the list, lead.deleted written', async () => {
+  test('moves the lead to the trash: 404 afterwards, gone from the list, lead.deleted written', async ({
+    t,
+    org,
+  }) => {
     const lead = await createLead(t, org, { name: 'Doomed Unique Zyxwv' });
     const res = await t.request('DELETE', `/api/v1/leads/${lead._id}`, { token: org.token });
     expect(res.status).toBe(200);
@@ -285,8 +294,8 @@ describe('delete', () => {
       const again = await t.request(method, path, { token: org.token, body });
       expect(again.status, method).toBe(404);
     }
-    expect((await list('?search=zyxwv')).total).toBe(0);
-    const events = await eventsOf(lead._id);
+    expect((await list(t, org, '?search=zyxwv')).total).toBe(0);
+    const events = await eventsOf(t, lead._id);
     expect(events.map((e) => e.event)).toEqual(['lead.created', 'lead.deleted']);
     expect(events[1]?.data).toMatchObject({ _id: lead._id, name: 'Doomed Unique Zyxwv' });
     expect(typeof events[1]?.data.deleted_at).toBe('string');
@@ -297,7 +306,7 @@ describe('list', () => {
   let listOrg: TestOrg;
   let memberId: string;
 
-  beforeAll(async () => {
+  test.beforeAll(async ({ t }) => {
     listOrg = await t.createOrg({ name: 'List Org' });
     memberId = (await t.createUser(listOrg.orgId, 'member')).userId;
     const items = Array.from({ length: 30 }, (_, i) => ({
@@ -311,12 +320,12 @@ describe('list', () => {
     expect((await readOutput(res, TOOL.bulk_upsert_leads)).created).toBe(30);
   });
 
-  it('pages with 25 by default, newest first', async () => {
-    const body = await list('', listOrg);
+  test('pages with 25 by default, newest first', async ({ t, org }) => {
+    const body = await list(t, org, '', listOrg);
     expect(body).toMatchObject({ total: 30, page: 1, limit: 25, totalPages: 2 });
     expect(body.leads).toHaveLength(25);
     expect(body.leads[0]?.name).toBe('Company 29');
-    const second = await list('?page=2', listOrg);
+    const second = await list(t, org, '?page=2', listOrg);
     expect(second.leads.map((l) => l.name)).toEqual([
       'Company 04',
       'Company 03',
@@ -326,8 +335,8 @@ describe('list', () => {
     ]);
   });
 
-  it('accepts limit 100, refuses 101 and 0 with details on limit', async () => {
-    expect((await list('?limit=100', listOrg)).leads).toHaveLength(30);
+  test('accepts limit 100, refuses 101 and 0 with details on limit', async ({ t, org }) => {
+    expect((await list(t, org, '?limit=100', listOrg)).leads).toHaveLength(30);
     for (const limit of ['101', '0', 'abc']) {
       const res = await t.request('GET', `/api/v1/leads?limit=${limit}`, { token: listOrg.token });
       expect(res.status).toBe(400);
@@ -335,19 +344,19 @@ describe('list', () => {
     }
   });
 
-  it('answers a page beyond the end with an empty list and the real totals', async () => {
-    const body = await list('?page=5&limit=10', listOrg);
+  test('answers a page beyond the end with an empty list and the real totals', async ({ t, org }) => {
+    const body = await list(t, org, '?page=5&limit=10', listOrg);
     expect(body).toEqual({ leads: [], total: 30, page: 5, limit: 10, totalPages: 3 });
   });
 
-  it('sorts ascending and descending on allowed fields and refuses others', async () => {
-    const asc = await list('?sort=name&limit=3', listOrg);
+  test('sorts ascending and descending on allowed fields and refuses others', async ({ t, org }) => {
+    const asc = await list(t, org, '?sort=name&limit=3', listOrg);
     expect(asc.leads.map((l) => l.name)).toEqual(['Company 00', 'Company 01', 'Company 02']);
-    const desc = await list('?sort=-name&limit=2', listOrg);
+    const desc = await list(t, org, '?sort=-name&limit=2', listOrg);
     expect(desc.leads.map((l) => l.name)).toEqual(['Company 29', 'Company 28']);
-    const oldest = await list('?sort=created_at&limit=1', listOrg);
+    const oldest = await list(t, org, '?sort=created_at&limit=1', listOrg);
     expect(oldest.leads[0]?.name).toBe('Company 00');
-    const byStatus = await list('?sort=-status&limit=100', listOrg);
+    const byStatus = await list(t, org, '?sort=-status&limit=100', listOrg);
     expect(byStatus.leads[0]?.status).toBe('qualified');
     expect(byStatus.leads.at(-1)?.status).toBe('new');
     for (const sort of ['description', '-owner_id', 'custom']) {
@@ -357,18 +366,18 @@ describe('list', () => {
     }
   });
 
-  it('filters by status, owner and tag', async () => {
-    expect((await list('?status=qualified', listOrg)).total).toBe(10);
-    const owned = await list(`?owner_id=${memberId}`, listOrg);
+  test('filters by status, owner and tag', async ({ t, org }) => {
+    expect((await list(t, org, '?status=qualified', listOrg)).total).toBe(10);
+    const owned = await list(t, org, `?owner_id=${memberId}`, listOrg);
     expect(owned.total).toBe(8);
     expect(owned.leads.every((l) => l.owner_id === memberId)).toBe(true);
-    const vip = await list('?tag=vip&status=qualified', listOrg);
+    const vip = await list(t, org, '?tag=vip&status=qualified', listOrg);
     expect(vip.leads.map((l) => l.name).sort()).toEqual(['Company 00', 'Company 15']);
     const bad = await t.request('GET', '/api/v1/leads?status=won', { token: listOrg.token });
     expect(bad.status).toBe(400);
   });
 
-  it('refuses unknown query parameters', async () => {
+  test('refuses unknown query parameters', async ({ t }) => {
     const res = await t.request('GET', '/api/v1/leads?colour=red', { token: listOrg.token });
     expect(res.status).toBe(400);
   });
@@ -377,7 +386,7 @@ describe('list', () => {
 describe('full-text search', () => {
   let searchOrg: TestOrg;
 
-  beforeAll(async () => {
+  test.beforeAll(async ({ t, other }) => {
     searchOrg = await t.createOrg({ name: 'Search Org' });
     await createLead(t, searchOrg, { name: 'Globex Corporation', description: 'Nuclear energy supplier' });
     await createLead(t, searchOrg, { name: 'Initech', description: 'Software for globetrotters' });
@@ -385,41 +394,44 @@ describe('full-text search', () => {
     await createLead(t, other, { name: 'Globex Rival', description: 'Competes with globex' });
   });
 
-  it('finds leads by a word prefix in the name or description', async () => {
-    const glob = await list('?search=glob', searchOrg);
+  test('finds leads by a word prefix in the name or description', async ({ t, org }) => {
+    const glob = await list(t, org, '?search=glob', searchOrg);
     expect(glob.leads.map((l) => l.name).sort()).toEqual(['Globex Corporation', 'Initech']);
-    const nuc = await list('?search=NUCL', searchOrg);
+    const nuc = await list(t, org, '?search=NUCL', searchOrg);
     expect(nuc.leads.map((l) => l.name)).toEqual(['Globex Corporation']);
-    const both = await list('?search=globex%20energy', searchOrg);
+    const both = await list(t, org, '?search=globex%20energy', searchOrg);
     expect(both.leads.map((l) => l.name)).toEqual(['Globex Corporation']);
-    expect((await list('?search=zzzz', searchOrg)).total).toBe(0);
+    expect((await list(t, org, '?search=zzzz', searchOrg)).total).toBe(0);
   });
 
-  it("never returns other organizations' leads", async () => {
-    const body = await list('?search=rival', searchOrg);
+  test("never returns other organizations' leads", async ({ t, org, other }) => {
+    const body = await list(t, org, '?search=rival', searchOrg);
     expect(body.total).toBe(0);
-    expect((await list('?search=rival', other)).total).toBe(1);
+    expect((await list(t, org, '?search=rival', other)).total).toBe(1);
   });
 
-  it('treats query syntax as plain words', async () => {
+  test('treats query syntax as plain words', async ({ t, org }) => {
     for (const q of ["glob'x", 'glob:*|hoo', '!&()', 'hooli)(']) {
       const res = await t.request('GET', `/api/v1/leads?search=${encodeURIComponent(q)}`, {
         token: searchOrg.token,
       });
       expect(res.status, q).toBe(200);
     }
-    expect((await list(`?search=${encodeURIComponent('hooli)(')}`, searchOrg)).total).toBe(1);
-    expect((await list(`?search=${encodeURIComponent('!&()')}`, searchOrg)).total).toBe(0);
+    expect((await list(t, org, `?search=${encodeURIComponent('hooli)(')}`, searchOrg)).total).toBe(1);
+    expect((await list(t, org, `?search=${encodeURIComponent('!&()')}`, searchOrg)).total).toBe(0);
   });
 
-  it('combines search with an explicit sort', async () => {
-    const body = await list('?search=glob&sort=name', searchOrg);
+  test('combines search with an explicit sort', async ({ t, org }) => {
+    const body = await list(t, org, '?search=glob&sort=name', searchOrg);
     expect(body.leads.map((l) => l.name)).toEqual(['Globex Corporation', 'Initech']);
   });
 });
 
 describe('convert to client', () => {
-  it('sets status client and converted_at once, emitting updated and status_changed', async () => {
+  test('sets status client and converted_at once, emitting updated and status_changed', async ({
+    t,
+    org,
+  }) => {
     const lead = await createLead(t, org, { name: 'Convertible', status: 'qualified' });
     const res = await t.request('POST', `/api/v1/leads/${lead._id}/convert-to-client`, { token: org.token });
     expect(res.status).toBe(200);
@@ -433,7 +445,7 @@ describe('convert to client', () => {
     expect(again.status).toBe(200);
     expect((await readOutput(again, TOOL.convert_lead_to_client)).lead).toEqual(converted);
 
-    const events = await eventsOf(lead._id);
+    const events = await eventsOf(t, lead._id);
     expect(events.map((e) => e.event)).toEqual(['lead.created', 'lead.updated', 'lead.status_changed']);
     expect(events[1]?.data).toMatchObject({
       changed_fields: ['status', 'converted_at'],
@@ -444,7 +456,7 @@ describe('convert to client', () => {
 });
 
 describe('bulk upsert', () => {
-  it('creates and updates items independently, with per-item results', async () => {
+  test('creates and updates items independently, with per-item results', async ({ t, org, other }) => {
     const existing = await createLead(t, org, { name: 'Bulk Target', stage: 1 });
     const res = await t.request('POST', '/api/v1/leads/bulk', {
       token: org.token,
@@ -486,23 +498,23 @@ describe('bulk upsert', () => {
     expect(body.results[6]?.error).toMatchObject({ details: [{ field: '_id' }] });
 
     // Failed items left no lead and no event behind; good ones did.
-    const names = (await list('?search=bulk&limit=100')).leads.map((l) => l.name).sort();
+    const names = (await list(t, org, '?search=bulk&limit=100')).leads.map((l) => l.name).sort();
     expect(names).toEqual(['Bulk New 1', 'Bulk New 4', 'Bulk Target']);
     const ghost = await t.services.db.system
       .select({ id: outboxEvents.id })
       .from(outboxEvents)
       .where(sql`${outboxEvents.data}->>'name' in ('Bulk New 2', 'Bulk New 3', 'Ghost')`);
     expect(ghost).toHaveLength(0);
-    expect((await eventsOf(existing._id)).map((e) => e.event)).toEqual([
+    expect((await eventsOf(t, existing._id)).map((e) => e.event)).toEqual([
       'lead.created',
       'lead.updated',
       'lead.status_changed',
     ]);
     const created = body.results[0]?.lead;
-    expect(created && (await eventsOf(created._id)).map((e) => e.event)).toEqual(['lead.created']);
+    expect(created && (await eventsOf(t, created._id)).map((e) => e.event)).toEqual(['lead.created']);
   });
 
-  it('refuses an empty or oversized batch as a whole', async () => {
+  test('refuses an empty or oversized batch as a whole', async ({ t, org }) => {
     const empty = await t.request('POST', '/api/v1/leads/bulk', { token: org.token, body: { items: [] } });
     expect(empty.status).toBe(400);
     const big = Array.from({ length: 101 }, (_, i) => ({ name: `n${i}` }));
@@ -513,7 +525,7 @@ describe('bulk upsert', () => {
 });
 
 describe('bulk tags', () => {
-  it('adds and removes tags per lead, reporting unchanged and not-found ids', async () => {
+  test('adds and removes tags per lead, reporting unchanged and not-found ids', async ({ t, org, other }) => {
     const a = await createLead(t, org, { name: 'Tag A', tags: ['old', 'keep'] });
     const b = await createLead(t, org, { name: 'Tag B', tags: ['hot'] });
     const trashed = await createLead(t, org, { name: 'Tag Trashed' });
@@ -535,18 +547,18 @@ describe('bulk tags', () => {
       expect.objectContaining({ index: 3, _id: trashed._id, status: 'not_found' }),
       expect.objectContaining({ index: 4, _id: foreign._id, status: 'not_found' }),
     ]);
-    const events = await eventsOf(a._id);
+    const events = await eventsOf(t, a._id);
     expect(events.map((e) => e.event)).toEqual(['lead.created', 'lead.updated']);
     expect(events[1]?.data).toMatchObject({
       changed_fields: ['tags'],
       previous_values: { tags: ['old', 'keep'] },
     });
-    expect((await eventsOf(b._id)).map((e) => e.event)).toEqual(['lead.created']);
+    expect((await eventsOf(t, b._id)).map((e) => e.event)).toEqual(['lead.created']);
     const foreignAfter = await t.request('GET', `/api/v1/leads/${foreign._id}`, { token: other.token });
     expect((await readOutput(foreignAfter, TOOL.get_lead)).lead.tags).toEqual([]);
   });
 
-  it('needs at least one tag to add or remove and rejects bad ids', async () => {
+  test('needs at least one tag to add or remove and rejects bad ids', async ({ t, org }) => {
     const lead = await createLead(t, org, { name: 'Tag None' });
     const none = await t.request('POST', '/api/v1/leads/bulk/tags', {
       token: org.token,
@@ -561,7 +573,7 @@ describe('bulk tags', () => {
     expect(detailFields(await readError(badId, 400))).toEqual(['lead_ids.0']);
   });
 
-  it('reports a lead that would exceed 50 tags as an error without touching it', async () => {
+  test('reports a lead that would exceed 50 tags as an error without touching it', async ({ t, org }) => {
     const full = await createLead(t, org, {
       name: 'Tag Full',
       tags: Array.from({ length: 50 }, (_, i) => `t${i}`),
@@ -577,7 +589,7 @@ describe('bulk tags', () => {
 });
 
 describe('ids and tenancy', () => {
-  it('answers 400 for a path id that is not 24 hex characters', async () => {
+  test('answers 400 for a path id that is not 24 hex characters', async ({ t, org }) => {
     for (const [method, path] of [
       ['GET', '/api/v1/leads/123'],
       ['PUT', '/api/v1/leads/not-an-object-id-at-all!'],
@@ -592,7 +604,11 @@ describe('ids and tenancy', () => {
     }
   });
 
-  it("answers 404 for another organization's lead on every lead tool, leaving it untouched", async () => {
+  test("answers 404 for another organization's lead on every lead tool, leaving it untouched", async ({
+    t,
+    org,
+    other,
+  }) => {
     const foreign = await createLead(t, other, { name: 'Foreign Lead' });
     const path = `/api/v1/leads/${foreign._id}`;
     const calls: [string, string, unknown][] = [
@@ -612,12 +628,12 @@ describe('ids and tenancy', () => {
       name: 'Foreign Lead',
       status: 'new',
     });
-    expect((await eventsOf(foreign._id)).map((e) => e.event)).toEqual(['lead.created']);
+    expect((await eventsOf(t, foreign._id)).map((e) => e.event)).toEqual(['lead.created']);
   });
 });
 
 describe('permissions and scopes', () => {
-  it('lets a viewer read but not create', async () => {
+  test('lets a viewer read but not create', async ({ t, org }) => {
     const viewer = await t.createUser(org.orgId, 'viewer');
     const res = await t.request('POST', '/api/v1/leads', { token: viewer.token, body: { name: 'Nope' } });
     expect(res.status).toBe(403);
@@ -628,7 +644,7 @@ describe('permissions and scopes', () => {
     expect((await t.request('GET', '/api/v1/leads', { token: viewer.token })).status).toBe(200);
   });
 
-  it('lets a member create and edit but not delete', async () => {
+  test('lets a member create and edit but not delete', async ({ t, org }) => {
     const member = await t.createUser(org.orgId, 'member');
     const lead = await createLead(t, member, { name: 'Member Lead' });
     expect(lead.owner_id).toBe(member.userId);
@@ -649,7 +665,7 @@ describe('permissions and scopes', () => {
     );
   });
 
-  it('holds a PAT to its scopes: read:leads lists but cannot create', async () => {
+  test('holds a PAT to its scopes: read:leads lists but cannot create', async ({ t, org }) => {
     const { token } = await t.createPat(org.orgId, org.ownerId, ['read:leads']);
     const res = await t.request('POST', '/api/v1/leads', { token, body: { name: 'Scoped' } });
     expect(res.status).toBe(403);
@@ -663,7 +679,7 @@ describe('permissions and scopes', () => {
     expect(bulk.status).toBe(403);
   });
 
-  it("writes the lead's events to the caller organization's outbox", async () => {
+  test("writes the lead's events to the caller organization's outbox", async ({ t, org }) => {
     const lead = await createLead(t, org, { name: 'Tenant Check' });
     const outbox = await t.services.db.system
       .select({ orgId: outboxEvents.orgId })
@@ -674,7 +690,10 @@ describe('permissions and scopes', () => {
 });
 
 describe('list total from the live-lead counter', () => {
-  it('stays equal to a real count through create, bulk, trash, restore and user deletion', async () => {
+  test('stays equal to a real count through create, bulk, trash, restore and user deletion', async ({
+    t,
+    other,
+  }) => {
     const fresh = await t.createOrg();
     const member = await t.createUser(fresh.orgId, 'member');
     const total = async () =>

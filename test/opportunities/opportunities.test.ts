@@ -1,14 +1,14 @@
 // Locks in opportunities over REST: CRUD with defaults, merge updates, closed_at and won/lost events on status moves, contact-of-the-lead and owner checks, list filters/sort/search/paging, validation, roles, token scopes, trash with the lead cascade, and owner transfer on user deletion.
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { users } from '../../core/db/schema.ts';
 import {
   type Caller,
   createContact,
   createLead,
   createOpportunity,
-  createTestContext,
   detailFields,
+  fileTest,
   type InputOf,
   type OutputOf,
   outboxCount,
@@ -20,43 +20,41 @@ import {
   TOOL,
 } from '../fixtures/index.ts';
 
-let t: TestContext;
-let org: TestOrg;
-let other: TestOrg;
-
-beforeAll(async () => {
-  t = await createTestContext({}, { withoutRateLimits: true });
-  org = await t.createOrg();
-  other = await t.createOrg({ name: 'Other Org' });
-});
-afterAll(() => t.close());
+const test = fileTest({ options: { withoutRateLimits: true } });
 
 /** A new lead's id. */
-async function newLead(name = 'Acme', as: Caller = org): Promise<string> {
+async function newLead(t: TestContext, org: TestOrg, name = 'Acme', as: Caller = org): Promise<string> {
   return (await createLead(t, as, { name }))._id;
 }
 
 /** A new contact's id on the lead. */
-async function newContact(leadId: string, as: Caller = org): Promise<string> {
+async function newContact(t: TestContext, org: TestOrg, leadId: string, as: Caller = org): Promise<string> {
   return (await createContact(t, as, { lead_id: leadId, name: 'Jane' }))._id;
 }
 
-async function patch(id: string, body: Record<string, unknown>, as: Caller = org): Promise<Response> {
+async function patch(
+  t: TestContext,
+  org: TestOrg,
+  id: string,
+  body: Record<string, unknown>,
+  as: Caller = org,
+): Promise<Response> {
   return t.request('PATCH', `/api/v1/opportunities/${id}`, { token: as.token, body });
 }
 
-async function list(query: string, as: Caller = org) {
+async function list(t: TestContext, org: TestOrg, query: string, as: Caller = org) {
   const res = await t.request('GET', `/api/v1/opportunities${query}`, { token: as.token });
   expect(res.status, query).toBe(200);
   return readOutput(res, TOOL.list_opportunities);
 }
 
 /** Outbox rows of one record, oldest first. */
-const eventsOf = (id: string, orgId = org.orgId) => outboxEventsOf(t, id, orgId);
+const eventsOf = (t: TestContext, org: TestOrg, id: string, orgId = org.orgId) =>
+  outboxEventsOf(t, id, orgId);
 
 describe('create and get', () => {
-  it('creates an opportunity with defaults and returns it on get', async () => {
-    const leadId = await newLead();
+  test('creates an opportunity with defaults and returns it on get', async ({ t, org }) => {
+    const leadId = await newLead(t, org);
     const opp = await createOpportunity(t, org, { lead_id: leadId });
     expect(opp).toMatchObject({
       lead_id: leadId,
@@ -76,14 +74,17 @@ describe('create and get', () => {
     const res = await t.request('GET', `/api/v1/opportunities/${opp._id}`, { token: org.token });
     expect(res.status).toBe(200);
     expect((await readOutput(res, TOOL.get_opportunity)).opportunity).toEqual(opp);
-    const events = await eventsOf(opp._id);
+    const events = await eventsOf(t, org, opp._id);
     expect(events.map((e) => e.event)).toEqual(['opportunity.created']);
     expect(events[0]?.data).toMatchObject({ _id: opp._id, value: 0, status: 'active' });
   });
 
-  it('stores every field, exact to the cent, with a contact of the lead and another owner', async () => {
-    const leadId = await newLead();
-    const contactId = await newContact(leadId);
+  test('stores every field, exact to the cent, with a contact of the lead and another owner', async ({
+    t,
+    org,
+  }) => {
+    const leadId = await newLead(t, org);
+    const contactId = await newContact(t, org, leadId);
     const member = await t.createUser(org.orgId, 'member');
     const opp = await createOpportunity(t, org, {
       lead_id: leadId,
@@ -112,21 +113,28 @@ describe('create and get', () => {
     expect(cents.value).toBe(0.29);
   });
 
-  it('creating a won or lost deal stamps closed_at and emits created then won/lost', async () => {
-    const leadId = await newLead();
+  test('creating a won or lost deal stamps closed_at and emits created then won/lost', async ({ t, org }) => {
+    const leadId = await newLead(t, org);
     const won = await createOpportunity(t, org, { lead_id: leadId, status: 'won', value: 100 });
     expect(won.closed_at).toEqual(expect.any(String));
-    expect((await eventsOf(won._id)).map((e) => e.event)).toEqual(['opportunity.created', 'opportunity.won']);
+    expect((await eventsOf(t, org, won._id)).map((e) => e.event)).toEqual([
+      'opportunity.created',
+      'opportunity.won',
+    ]);
     const lost = await createOpportunity(t, org, { lead_id: leadId, status: 'lost' });
-    expect((await eventsOf(lost._id)).map((e) => e.event)).toEqual([
+    expect((await eventsOf(t, org, lost._id)).map((e) => e.event)).toEqual([
       'opportunity.created',
       'opportunity.lost',
     ]);
   });
 
-  it('answers 404 "Lead not found" for an unknown, foreign or trashed lead, creating nothing', async () => {
-    const foreignLead = await newLead('Foreign', other);
-    const trashedLead = await newLead('Trashed');
+  test('answers 404 "Lead not found" for an unknown, foreign or trashed lead, creating nothing', async ({
+    t,
+    org,
+    other,
+  }) => {
+    const foreignLead = await newLead(t, org, 'Foreign', other);
+    const trashedLead = await newLead(t, org, 'Trashed');
     expect((await t.request('DELETE', `/api/v1/leads/${trashedLead}`, { token: org.token })).status).toBe(
       200,
     );
@@ -140,14 +148,18 @@ describe('create and get', () => {
       expect((await readError(res, 404)).message).toBe('Lead not found');
     }
     expect(await outboxCount(t, org.orgId)).toBe(before);
-    expect((await list(`?lead_id=${foreignLead}`)).total).toBe(0);
+    expect((await list(t, org, `?lead_id=${foreignLead}`)).total).toBe(0);
   });
 
-  it('refuses a contact of another lead or organization, and a foreign or inactive owner, with field details', async () => {
-    const leadId = await newLead();
-    const otherLeadContact = await newContact(await newLead('Sibling'));
-    const foreignContact = await newContact(await newLead('Foreign', other), other);
-    const trashedContact = await newContact(leadId);
+  test('refuses a contact of another lead or organization, and a foreign or inactive owner, with field details', async ({
+    t,
+    org,
+    other,
+  }) => {
+    const leadId = await newLead(t, org);
+    const otherLeadContact = await newContact(t, org, await newLead(t, org, 'Sibling'));
+    const foreignContact = await newContact(t, org, await newLead(t, org, 'Foreign', other), other);
+    const trashedContact = await newContact(t, org, leadId);
     expect(
       (await t.request('DELETE', `/api/v1/contacts/${trashedContact}`, { token: org.token })).status,
     ).toBe(200);
@@ -172,11 +184,11 @@ describe('create and get', () => {
       expect(res.status).toBe(400);
       expect(detailFields(await readError(res, 400)).sort()).toEqual(['contact_id', 'owner_id']);
     }
-    expect((await list(`?lead_id=${leadId}`)).total).toBe(0);
+    expect((await list(t, org, `?lead_id=${leadId}`)).total).toBe(0);
   });
 
-  it('rejects invalid fields with details and writes no event', async () => {
-    const leadId = await newLead();
+  test('rejects invalid fields with details and writes no event', async ({ t, org }) => {
+    const leadId = await newLead(t, org);
     const before = await outboxCount(t, org.orgId);
     const cases: [Record<string, unknown>, string][] = [
       [{}, 'lead_id'],
@@ -219,18 +231,18 @@ describe('create and get', () => {
 });
 
 describe('update', () => {
-  it('changes only sent fields and emits opportunity.updated with the diff', async () => {
+  test('changes only sent fields and emits opportunity.updated with the diff', async ({ t, org }) => {
     const opp = await createOpportunity(t, org, {
-      lead_id: await newLead(),
+      lead_id: await newLead(t, org),
       value: 100,
       note: 'keep',
       pipeline_stage: 'Qualify',
     });
-    const res = await patch(opp._id, { value: 250.5, pipeline_stage: null, confidence: 40 });
+    const res = await patch(t, org, opp._id, { value: 250.5, pipeline_stage: null, confidence: 40 });
     expect(res.status).toBe(200);
     const updated = (await readOutput(res, TOOL.update_opportunity)).opportunity;
     expect(updated).toMatchObject({ value: 250.5, note: 'keep', pipeline_stage: null, confidence: 40 });
-    const events = await eventsOf(opp._id);
+    const events = await eventsOf(t, org, opp._id);
     expect(events.map((e) => e.event)).toEqual(['opportunity.created', 'opportunity.updated']);
     expect(events[1]?.data).toMatchObject({
       changed_fields: ['value', 'confidence', 'pipeline_stage'],
@@ -242,22 +254,23 @@ describe('update', () => {
       body: { value: 250.5, confidence: 40 },
     });
     expect(same.status).toBe(200);
-    expect((await eventsOf(opp._id)).length).toBe(2);
+    expect((await eventsOf(t, org, opp._id)).length).toBe(2);
   });
 
-  it('emits won/lost on status moves, stamps closed_at and clears it when reopened', async () => {
-    const opp = await createOpportunity(t, org, { lead_id: await newLead(), value: 1000 });
-    const won = (await readOutput(await patch(opp._id, { status: 'won' }), TOOL.update_opportunity))
+  test('emits won/lost on status moves, stamps closed_at and clears it when reopened', async ({ t, org }) => {
+    const opp = await createOpportunity(t, org, { lead_id: await newLead(t, org), value: 1000 });
+    const won = (await readOutput(await patch(t, org, opp._id, { status: 'won' }), TOOL.update_opportunity))
       .opportunity;
     expect(won.status).toBe('won');
     expect(won.closed_at).toEqual(expect.any(String));
     // Another change while won is an update, not another win.
-    expect((await patch(opp._id, { note: 'signed' })).status).toBe(200);
-    const reopened = (await readOutput(await patch(opp._id, { status: 'active' }), TOOL.update_opportunity))
-      .opportunity;
+    expect((await patch(t, org, opp._id, { note: 'signed' })).status).toBe(200);
+    const reopened = (
+      await readOutput(await patch(t, org, opp._id, { status: 'active' }), TOOL.update_opportunity)
+    ).opportunity;
     expect(reopened.closed_at).toBeNull();
-    expect((await patch(opp._id, { status: 'lost' })).status).toBe(200);
-    const events = await eventsOf(opp._id);
+    expect((await patch(t, org, opp._id, { status: 'lost' })).status).toBe(200);
+    const events = await eventsOf(t, org, opp._id);
     expect(events.map((e) => e.event)).toEqual([
       'opportunity.created',
       'opportunity.updated',
@@ -276,39 +289,48 @@ describe('update', () => {
     expect(events[6]?.data).toMatchObject({ status: 'lost', previous_status: 'active', value: 1000 });
   });
 
-  it('checks the contact against the lead, also when the deal moves to another lead', async () => {
-    const leadA = await newLead('A');
-    const leadB = await newLead('B');
-    const contactA = await newContact(leadA);
-    const contactB = await newContact(leadB);
+  test('checks the contact against the lead, also when the deal moves to another lead', async ({
+    t,
+    org,
+    other,
+  }) => {
+    const leadA = await newLead(t, org, 'A');
+    const leadB = await newLead(t, org, 'B');
+    const contactA = await newContact(t, org, leadA);
+    const contactB = await newContact(t, org, leadB);
     const opp = await createOpportunity(t, org, { lead_id: leadA, contact_id: contactA });
-    const wrong = await patch(opp._id, { contact_id: contactB });
+    const wrong = await patch(t, org, opp._id, { contact_id: contactB });
     expect(wrong.status).toBe(400);
     expect(detailFields(await readError(wrong, 400))).toEqual(['contact_id']);
     // Moving with the old contact left in place is refused: it belongs to lead A.
-    const moveOnly = await patch(opp._id, { lead_id: leadB });
+    const moveOnly = await patch(t, org, opp._id, { lead_id: leadB });
     expect(moveOnly.status).toBe(400);
     expect(detailFields(await readError(moveOnly, 400))).toEqual(['contact_id']);
-    const moved = await patch(opp._id, { lead_id: leadB, contact_id: contactB });
+    const moved = await patch(t, org, opp._id, { lead_id: leadB, contact_id: contactB });
     expect(moved.status).toBe(200);
     expect((await readOutput(moved, TOOL.update_opportunity)).opportunity).toMatchObject({
       lead_id: leadB,
       contact_id: contactB,
     });
-    const foreignLead = await newLead('Foreign', other);
-    const foreign = await patch(opp._id, { lead_id: foreignLead, contact_id: null });
+    const foreignLead = await newLead(t, org, 'Foreign', other);
+    const foreign = await patch(t, org, opp._id, { lead_id: foreignLead, contact_id: null });
     expect(foreign.status).toBe(400);
     expect(detailFields(await readError(foreign, 400))).toEqual(['lead_id']);
-    const cleared = await patch(opp._id, { contact_id: null });
+    const cleared = await patch(t, org, opp._id, { contact_id: null });
     expect((await readOutput(cleared, TOOL.update_opportunity)).opportunity.contact_id).toBeNull();
   });
 
-  it('validates update input and answers 404 for unknown or foreign ids', async () => {
-    const opp = await createOpportunity(t, org, { lead_id: await newLead() });
-    const bad = await patch(opp._id, { value: 1.001, currency: 'us', status: 'done', created_by: 'x' });
+  test('validates update input and answers 404 for unknown or foreign ids', async ({ t, org, other }) => {
+    const opp = await createOpportunity(t, org, { lead_id: await newLead(t, org) });
+    const bad = await patch(t, org, opp._id, {
+      value: 1.001,
+      currency: 'us',
+      status: 'done',
+      created_by: 'x',
+    });
     expect(bad.status).toBe(400);
     expect(detailFields(await readError(bad, 400)).sort()).toEqual(['(root)', 'currency', 'status', 'value']);
-    const foreign = await createOpportunity(t, other, { lead_id: await newLead('F', other) });
+    const foreign = await createOpportunity(t, other, { lead_id: await newLead(t, org, 'F', other) });
     for (const method of ['GET', 'PATCH', 'PUT', 'DELETE']) {
       const res = await t.request(method, `/api/v1/opportunities/${foreign._id}`, {
         token: org.token,
@@ -316,7 +338,9 @@ describe('update', () => {
       });
       expect(res.status, method).toBe(404);
     }
-    expect((await eventsOf(foreign._id, other.orgId)).map((e) => e.event)).toEqual(['opportunity.created']);
+    expect((await eventsOf(t, org, foreign._id, other.orgId)).map((e) => e.event)).toEqual([
+      'opportunity.created',
+    ]);
     expect((await t.request('GET', '/api/v1/opportunities/not-an-id', { token: org.token })).status).toBe(
       400,
     );
@@ -330,12 +354,12 @@ describe('list', () => {
   let contactA: string;
   let member: { userId: string; token: string };
 
-  beforeAll(async () => {
+  test.beforeAll(async ({ t, org }) => {
     listOrg = await t.createOrg({ name: 'List Org' });
     member = await t.createUser(listOrg.orgId, 'member');
-    leadA = await newLead('Lead A', listOrg);
-    leadB = await newLead('Lead B', listOrg);
-    contactA = await newContact(leadA, listOrg);
+    leadA = await newLead(t, org, 'Lead A', listOrg);
+    leadB = await newLead(t, org, 'Lead B', listOrg);
+    contactA = await newContact(t, org, leadA, listOrg);
     const deals: InputOf<'create_opportunity'>[] = [
       {
         lead_id: leadA,
@@ -367,23 +391,23 @@ describe('list', () => {
 
   const notes = (l: OutputOf<'list_opportunities'>) => l.opportunities.map((o) => o.note);
 
-  it('pages newest first with total and totalPages', async () => {
-    const first = await list('?limit=2', listOrg);
+  test('pages newest first with total and totalPages', async ({ t, org }) => {
+    const first = await list(t, org, '?limit=2', listOrg);
     expect(first).toMatchObject({ total: 3, page: 1, limit: 2, totalPages: 2 });
     expect(notes(first)).toEqual(['Gamma pilot', 'Beta upsell']);
-    expect(notes(await list('?limit=2&page=2', listOrg))).toEqual(['Alpha renewal']);
-    expect(notes(await list('?page=3', listOrg))).toEqual([]);
+    expect(notes(await list(t, org, '?limit=2&page=2', listOrg))).toEqual(['Alpha renewal']);
+    expect(notes(await list(t, org, '?page=3', listOrg))).toEqual([]);
   });
 
-  it('sorts by the allowed fields and rejects others and limits above 100', async () => {
-    const sorted = async (s: string) => notes(await list(`?sort=${s}`, listOrg));
+  test('sorts by the allowed fields and rejects others and limits above 100', async ({ t, org }) => {
+    const sorted = async (s: string) => notes(await list(t, org, `?sort=${s}`, listOrg));
     expect(await sorted('value')).toEqual(['Gamma pilot', 'Alpha renewal', 'Beta upsell']);
     expect(await sorted('-value')).toEqual(['Beta upsell', 'Alpha renewal', 'Gamma pilot']);
     expect(await sorted('-confidence')).toEqual(['Beta upsell', 'Gamma pilot', 'Alpha renewal']);
     expect(await sorted('expected_close_date')).toEqual(['Beta upsell', 'Alpha renewal', 'Gamma pilot']);
     expect(await sorted('-expected_close_date')).toEqual(['Alpha renewal', 'Beta upsell', 'Gamma pilot']);
     expect(await sorted('created_at')).toEqual(['Alpha renewal', 'Beta upsell', 'Gamma pilot']);
-    expect((await list('?sort=-updated_at', listOrg)).total).toBe(3);
+    expect((await list(t, org, '?sort=-updated_at', listOrg)).total).toBe(3);
     for (const query of [
       '?sort=note',
       '?limit=101',
@@ -399,8 +423,11 @@ describe('list', () => {
     }
   });
 
-  it('filters by lead, contact, status, owner, close dates and value, and searches note and stage', async () => {
-    const q = async (query: string) => notes(await list(query, listOrg)).sort();
+  test('filters by lead, contact, status, owner, close dates and value, and searches note and stage', async ({
+    t,
+    org,
+  }) => {
+    const q = async (query: string) => notes(await list(t, org, query, listOrg)).sort();
     expect(await q(`?lead_id=${leadA}`)).toEqual(['Alpha renewal', 'Beta upsell']);
     expect(await q(`?contact_id=${contactA}`)).toEqual(['Beta upsell']);
     expect(await q('?status=won')).toEqual(['Gamma pilot']);
@@ -413,13 +440,13 @@ describe('list', () => {
     expect(await q('?search=renew')).toEqual(['Alpha renewal']);
     expect(await q('?search=negotiation')).toEqual(['Beta upsell']);
     expect(await q('?search=nothing')).toEqual([]);
-    expect((await list('?search=alpha', org)).total).toBe(0);
+    expect((await list(t, org, '?search=alpha', org)).total).toBe(0);
   });
 });
 
 describe('delete and trash', () => {
-  it('moves an opportunity to the trash and restores it with opportunity.updated', async () => {
-    const opp = await createOpportunity(t, org, { lead_id: await newLead(), value: 10 });
+  test('moves an opportunity to the trash and restores it with opportunity.updated', async ({ t, org }) => {
+    const opp = await createOpportunity(t, org, { lead_id: await newLead(t, org), value: 10 });
     const del = await t.request('DELETE', `/api/v1/opportunities/${opp._id}`, { token: org.token });
     expect(del.status).toBe(200);
     expect(await readOutput(del, TOOL.delete_opportunity)).toEqual({
@@ -443,31 +470,34 @@ describe('delete and trash', () => {
     expect((await t.request('GET', `/api/v1/opportunities/${opp._id}`, { token: org.token })).status).toBe(
       200,
     );
-    const events = await eventsOf(opp._id);
+    const events = await eventsOf(t, org, opp._id);
     expect(events.map((e) => e.event)).toEqual(['opportunity.created', 'opportunity.updated']);
     expect(events[1]?.data).toMatchObject({ changed_fields: ['deleted_at'] });
   });
 
-  it('follows its lead into the trash and back, and cannot be restored alone meanwhile', async () => {
-    const leadId = await newLead('Parent');
+  test('follows its lead into the trash and back, and cannot be restored alone meanwhile', async ({
+    t,
+    org,
+  }) => {
+    const leadId = await newLead(t, org, 'Parent');
     const opp = await createOpportunity(t, org, { lead_id: leadId, value: 99 });
     expect((await t.request('DELETE', `/api/v1/leads/${leadId}`, { token: org.token })).status).toBe(200);
     expect((await t.request('GET', `/api/v1/opportunities/${opp._id}`, { token: org.token })).status).toBe(
       404,
     );
-    expect((await list(`?lead_id=${leadId}`)).total).toBe(0);
+    expect((await list(t, org, `?lead_id=${leadId}`)).total).toBe(0);
     const alone = await t.request('POST', `/api/v1/trash/${opp._id}/restore`, { token: org.token });
     expect(alone.status).toBe(409);
     expect((await readError(alone, 409)).message).toBe('Restore its lead first');
     expect((await t.request('POST', `/api/v1/trash/${leadId}/restore`, { token: org.token })).status).toBe(
       200,
     );
-    expect((await list(`?lead_id=${leadId}`)).opportunities.map((o) => o._id)).toEqual([opp._id]);
+    expect((await list(t, org, `?lead_id=${leadId}`)).opportunities.map((o) => o._id)).toEqual([opp._id]);
   });
 
-  it("moves a deleted user's opportunities to the heir with opportunity.updated", async () => {
+  test("moves a deleted user's opportunities to the heir with opportunity.updated", async ({ t, org }) => {
     const leaving = await t.createUser(org.orgId, 'member');
-    const opp = await createOpportunity(t, org, { lead_id: await newLead(), owner_id: leaving.userId });
+    const opp = await createOpportunity(t, org, { lead_id: await newLead(t, org), owner_id: leaving.userId });
     const res = await t.request('DELETE', `/api/v1/users/${leaving.userId}`, {
       token: org.token,
       body: { transfer_to_user_id: org.ownerId },
@@ -475,7 +505,7 @@ describe('delete and trash', () => {
     expect(res.status, JSON.stringify(await res.clone().json())).toBe(200);
     const after = await t.request('GET', `/api/v1/opportunities/${opp._id}`, { token: org.token });
     expect((await readOutput(after, TOOL.get_opportunity)).opportunity.owner_id).toBe(org.ownerId);
-    const last = (await eventsOf(opp._id)).at(-1);
+    const last = (await eventsOf(t, org, opp._id)).at(-1);
     expect(last).toMatchObject({
       event: 'opportunity.updated',
       data: { changed_fields: ['owner_id'], previous_values: { owner_id: leaving.userId } },
@@ -484,9 +514,12 @@ describe('delete and trash', () => {
 });
 
 describe('owner deletion with the data', () => {
-  it("moves a deleted user's opportunities to the trash without an event, restorable by the restorer", async () => {
+  test("moves a deleted user's opportunities to the trash without an event, restorable by the restorer", async ({
+    t,
+    org,
+  }) => {
     const leaving = await t.createUser(org.orgId, 'member');
-    const opp = await createOpportunity(t, org, { lead_id: await newLead(), owner_id: leaving.userId });
+    const opp = await createOpportunity(t, org, { lead_id: await newLead(t, org), owner_id: leaving.userId });
     const res = await t.request('DELETE', `/api/v1/users/${leaving.userId}`, {
       token: org.token,
       body: { acknowledge_data_deletion: true },
@@ -495,13 +528,13 @@ describe('owner deletion with the data', () => {
     expect((await t.request('GET', `/api/v1/opportunities/${opp._id}`, { token: org.token })).status).toBe(
       404,
     );
-    expect((await eventsOf(opp._id)).map((e) => e.event)).toEqual(['opportunity.created']);
+    expect((await eventsOf(t, org, opp._id)).map((e) => e.event)).toEqual(['opportunity.created']);
     const restored = await t.request('POST', `/api/v1/trash/${opp._id}/restore`, { token: org.token });
     expect(restored.status).toBe(200);
     expect(await readOutput(restored, TOOL.restore_trash_item)).toMatchObject({
       opportunity: { _id: opp._id, owner_id: org.ownerId },
     });
-    expect((await eventsOf(opp._id)).at(-1)?.data).toMatchObject({
+    expect((await eventsOf(t, org, opp._id)).at(-1)?.data).toMatchObject({
       changed_fields: ['deleted_at', 'owner_id'],
       previous_values: { owner_id: leaving.userId },
     });
@@ -509,11 +542,11 @@ describe('owner deletion with the data', () => {
 });
 
 describe('permissions and scopes', () => {
-  it('lets a viewer read but not create', async () => {
+  test('lets a viewer read but not create', async ({ t, org }) => {
     const viewer = await t.createUser(org.orgId, 'viewer');
     const res = await t.request('POST', '/api/v1/opportunities', {
       token: viewer.token,
-      body: { lead_id: await newLead() },
+      body: { lead_id: await newLead(t, org) },
     });
     expect(res.status).toBe(403);
     expect(await readError(res, 403)).toMatchObject({
@@ -523,11 +556,11 @@ describe('permissions and scopes', () => {
     expect((await t.request('GET', '/api/v1/opportunities', { token: viewer.token })).status).toBe(200);
   });
 
-  it('lets a member create and edit but not delete; a manager deletes', async () => {
+  test('lets a member create and edit but not delete; a manager deletes', async ({ t, org }) => {
     const member = await t.createUser(org.orgId, 'member');
-    const opp = await createOpportunity(t, member, { lead_id: await newLead() });
+    const opp = await createOpportunity(t, member, { lead_id: await newLead(t, org) });
     expect(opp.owner_id).toBe(member.userId);
-    expect((await patch(opp._id, { status: 'won' }, member)).status).toBe(200);
+    expect((await patch(t, org, opp._id, { status: 'won' }, member)).status).toBe(200);
     const res = await t.request('DELETE', `/api/v1/opportunities/${opp._id}`, { token: member.token });
     expect(res.status).toBe(403);
     expect(await readError(res, 403)).toMatchObject({
@@ -540,8 +573,8 @@ describe('permissions and scopes', () => {
     ).toBe(200);
   });
 
-  it('holds a PAT to its scopes', async () => {
-    const leadId = await newLead();
+  test('holds a PAT to its scopes', async ({ t, org }) => {
+    const leadId = await newLead(t, org);
     const readOnly = await t.createPat(org.orgId, org.ownerId, ['read:opportunities']);
     const res = await t.request('POST', '/api/v1/opportunities', {
       token: readOnly.token,

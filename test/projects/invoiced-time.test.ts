@@ -1,11 +1,11 @@
 // Locks in that an invoice made from project time and the project's invoicing report never disagree: the draft's lines, currency and client cannot be edited (400 naming the field; other fields can), the project's lead cannot change while an invoice that is not void names the project, and through finalize, void and a new invoice the report's billed amount is what the finalized invoices bill.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
   type Caller,
   createLead,
   createProject,
-  createTestContext,
   detailFields,
+  fileTest,
   finalizeInvoice,
   invoiceProject,
   logTime,
@@ -17,50 +17,49 @@ import {
   TOOL,
 } from '../fixtures/index.ts';
 
-let t: TestContext;
-let org: TestOrg;
+const test = fileTest({ options: { withoutRateLimits: true }, plan: 'pro' });
 
-beforeAll(async () => {
-  t = await createTestContext({}, { withoutRateLimits: true });
-  org = await t.createOrg({ plan: 'pro' });
-});
-afterAll(() => t.close());
-
-const req = (method: string, path: string, body?: unknown, as: Caller = org) =>
+const req = (t: TestContext, org: TestOrg, method: string, path: string, body?: unknown, as: Caller = org) =>
   t.request(method, `/api/v1${path}`, { token: as.token, ...(body === undefined ? {} : { body }) });
 
-const invoiceTime = (projectId: string) => invoiceProject(t, org, projectId);
-const report = (projectId: string) => projectReport(t, org, projectId);
+const invoiceTime = (t: TestContext, org: TestOrg, projectId: string) => invoiceProject(t, org, projectId);
+const report = (t: TestContext, org: TestOrg, projectId: string) => projectReport(t, org, projectId);
 
 describe('an invoice of project time', () => {
-  it('keeps the lines, currency and client the time produced, and the report follows finalize and void', async () => {
+  test('keeps the lines, currency and client the time produced, and the report follows finalize and void', async ({
+    t,
+    org,
+  }) => {
     const lead = await createLead(t, org, { name: 'Globex' });
     const otherLead = await createLead(t, org, { name: 'Initech' });
     const project = await createProject(t, org, { lead_id: lead._id, currency: 'USD', hourly_rate: 90 });
     await logTime(t, org, project._id, { minutes: 60, description: 'Design review' });
-    const draft = await invoiceTime(project._id);
+    const draft = await invoiceTime(t, org, project._id);
     expect(draft.project_id).toBe(project._id);
     expect(draft.total).toBe(90);
 
     // The lines, the currency and the client are the time's: each edit is a 400 naming its field.
     const lines = await readError(
-      await req('PATCH', `/invoices/${draft._id}`, {
+      await req(t, org, 'PATCH', `/invoices/${draft._id}`, {
         line_items: [{ description: 'Discounted', quantity: 1, unit_price: 1 }],
       }),
       400,
     );
     expect(detailFields(lines)).toEqual(['line_items']);
     expect(lines.details?.[0]?.code).toBe('time_invoice_locked');
-    const currency = await readError(await req('PATCH', `/invoices/${draft._id}`, { currency: 'JPY' }), 400);
+    const currency = await readError(
+      await req(t, org, 'PATCH', `/invoices/${draft._id}`, { currency: 'JPY' }),
+      400,
+    );
     expect(detailFields(currency)).toEqual(['currency']);
     const client = await readError(
-      await req('PATCH', `/invoices/${draft._id}`, { lead_id: otherLead._id }),
+      await req(t, org, 'PATCH', `/invoices/${draft._id}`, { lead_id: otherLead._id }),
       400,
     );
     expect(detailFields(client)).toEqual(['lead_id']);
     // The same lines sent back (a PUT of the whole draft) and the other fields are fine.
     const kept = await readOutput(
-      await req('PUT', `/invoices/${draft._id}`, {
+      await req(t, org, 'PUT', `/invoices/${draft._id}`, {
         line_items: draft.line_items.map(({ description, quantity, unit_price }) => ({
           description,
           quantity,
@@ -77,7 +76,7 @@ describe('an invoice of project time', () => {
 
     // The project keeps its client while an invoice that is not void names it.
     const lead2 = await readError(
-      await req('PATCH', `/projects/${project._id}`, { lead_id: otherLead._id }),
+      await req(t, org, 'PATCH', `/projects/${project._id}`, { lead_id: otherLead._id }),
       400,
     );
     expect(detailFields(lead2)).toEqual(['lead_id']);
@@ -85,37 +84,37 @@ describe('an invoice of project time', () => {
 
     // Finalized: the report bills exactly what the invoice bills.
     const open = await finalizeInvoice(t, org, draft._id);
-    let figures = await report(project._id);
+    let figures = await report(t, org, project._id);
     expect(figures.currency).toBe(open.currency);
     expect(figures.billed_amount).toBe(open.total);
     expect(figures.billed_minutes).toBe(60);
     expect(figures.unbilled_amount).toBe(0);
 
     // Void: nothing billed any more, the time is unbilled again, and the client may change.
-    await readOutput(await req('POST', `/invoices/${draft._id}/void`), TOOL.void_invoice);
-    figures = await report(project._id);
+    await readOutput(await req(t, org, 'POST', `/invoices/${draft._id}/void`), TOOL.void_invoice);
+    figures = await report(t, org, project._id);
     expect(figures.billed_amount).toBe(0);
     expect(figures.billed_minutes).toBe(0);
     expect(figures.unbilled_amount).toBe(90);
     const moved = await readOutput(
-      await req('PATCH', `/projects/${project._id}`, { lead_id: otherLead._id }),
+      await req(t, org, 'PATCH', `/projects/${project._id}`, { lead_id: otherLead._id }),
       TOOL.update_project,
     );
     expect(moved.project.lead_id).toBe(otherLead._id);
 
     // Invoiced again, for the new client, finalized: the report again equals the invoice.
-    const again = await invoiceTime(project._id);
+    const again = await invoiceTime(t, org, project._id);
     expect(again.lead_id).toBe(otherLead._id);
     const reopened = await finalizeInvoice(t, org, again._id);
-    figures = await report(project._id);
+    figures = await report(t, org, project._id);
     expect(figures.billed_amount).toBe(reopened.total);
     expect(figures.unbilled_amount).toBe(0);
   });
 
-  it('leaves invoices made by hand for a project editable', async () => {
+  test('leaves invoices made by hand for a project editable', async ({ t, org }) => {
     const lead = await createLead(t, org, { name: 'Hooli' });
     const project = await createProject(t, org, { lead_id: lead._id, currency: 'EUR' });
-    const res = await req('POST', '/invoices', {
+    const res = await req(t, org, 'POST', '/invoices', {
       lead_id: lead._id,
       project_id: project._id,
       currency: 'EUR',
@@ -123,7 +122,7 @@ describe('an invoice of project time', () => {
     });
     const invoice = (await readOutput(res, TOOL.create_invoice, 201)).invoice;
     const edited = await readOutput(
-      await req('PATCH', `/invoices/${invoice._id}`, {
+      await req(t, org, 'PATCH', `/invoices/${invoice._id}`, {
         currency: 'USD',
         line_items: [{ description: 'Licence', quantity: 2, unit_price: 100 }],
       }),

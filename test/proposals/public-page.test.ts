@@ -3,16 +3,16 @@
 // events, one answer only, a plain 404 for unknown, malformed or superseded tokens, and the
 // 60-a-minute per-IP limit.
 import { and, eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { outboxEvents } from '../../core/db/schema.ts';
 import { proposals } from '../../tools/proposals/tables.ts';
 import {
   createContact,
   createLead,
   createProposal,
-  createTestContext,
   detailFields,
   eventsOf,
+  fileTest,
   readError,
   readOutput,
   sendProposal,
@@ -21,20 +21,13 @@ import {
   TOOL,
 } from '../fixtures/index.ts';
 
-let t: TestContext;
-let org: TestOrg;
-
-beforeAll(async () => {
-  // Rate limits stay on: every request comes from its own address unless a test says otherwise.
-  t = await createTestContext({ TRUST_PROXY: '1' });
-  org = await t.createOrg();
-});
-afterAll(() => t.close());
+const test = fileTest({ env: { TRUST_PROXY: '1' } });
 
 let ipSeq = 0;
 const freshIp = () => `198.18.${Math.floor(++ipSeq / 250)}.${ipSeq % 250}`;
 
 const page = (
+  t: TestContext,
   path: string,
   init: { method?: string; body?: unknown; headers?: Record<string, string> } = {},
 ) =>
@@ -43,21 +36,21 @@ const page = (
     headers: { 'x-forwarded-for': freshIp(), ...init.headers },
   });
 
-const form = (path: string, fields: Record<string, string>) =>
+const form = (t: TestContext, path: string, fields: Record<string, string>) =>
   t.app.request(path, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': freshIp() },
     body: new URLSearchParams(fields).toString(),
   });
 
-async function sentProposal(input: Parameters<typeof createProposal>[2] = {}) {
+async function sentProposal(t: TestContext, org: TestOrg, input: Parameters<typeof createProposal>[2] = {}) {
   const p = await createProposal(t, org, input);
   const { token } = await sendProposal(t, org, p._id);
   return { id: p._id, token };
 }
 
 /** contract.signed carries the proposal as `proposal_id` (it is about the contract, not the record). */
-const contractEvents = (proposalId: string) =>
+const contractEvents = (t: TestContext, proposalId: string) =>
   t.services.db.system
     .select({ data: outboxEvents.data })
     .from(outboxEvents)
@@ -68,7 +61,7 @@ const contractEvents = (proposalId: string) =>
       ),
     );
 
-const statusOf = async (id: string) =>
+const statusOf = async (t: TestContext, org: TestOrg, id: string) =>
   (
     await readOutput(
       await t.request('GET', `/api/v1/proposals/${id}`, { token: org.token }),
@@ -77,8 +70,11 @@ const statusOf = async (id: string) =>
   ).proposal;
 
 describe('the page', () => {
-  it('renders title, sections, lines and total with a strict CSP and answer forms, no script', async () => {
-    const { token } = await sentProposal({
+  test('renders title, sections, lines and total with a strict CSP and answer forms, no script', async ({
+    t,
+    org,
+  }) => {
+    const { token } = await sentProposal(t, org, {
       title: 'Fleet <renewal>',
       sections: [
         { heading: 'Scope & terms', body_markdown: '## Plan\n\n- one\n- [docs](https://example.com/docs)' },
@@ -86,7 +82,7 @@ describe('the page', () => {
       line_items: [{ description: 'Licences', quantity: 3, unit_price: 10.5 }],
       currency: 'EUR',
     });
-    const res = await page(`/p/${token}`);
+    const res = await page(t, `/p/${token}`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/html');
     const csp = res.headers.get('content-security-policy') ?? '';
@@ -107,7 +103,9 @@ describe('the page', () => {
     expect(html).toContain(`<style nonce="${nonce}">`);
   });
 
-  it("names both parties, prints money exactly as the PDFs do, and shows each line's tax", async () => {
+  test("names both parties, prints money exactly as the PDFs do, and shows each line's tax", async ({
+    t,
+  }) => {
     const named = await t.createOrg({ name: 'Ελληνική ΑΕ' });
     const lead = await createLead(t, named, { name: 'Łódź Trading' });
     await createContact(t, named, {
@@ -125,7 +123,7 @@ describe('the page', () => {
       currency: 'USD',
     });
     const { token } = await sendProposal(t, named, p._id);
-    const html = await (await page(`/p/${token}`)).text();
+    const html = await (await page(t, `/p/${token}`)).text();
     expect(html).toContain('<strong id="from">Ελληνική ΑΕ</strong>');
     expect(html).toContain('<strong id="to">Łódź Trading</strong>');
     expect(html).toContain('(attn. 株式会社 山田)');
@@ -140,7 +138,10 @@ describe('the page', () => {
     expect(html).toContain('<td class="n" id="total">USD 57,600.54</td>');
   });
 
-  it('renders no XSS payload active: raw HTML escaped, javascript: and data: links dropped, no images', async () => {
+  test('renders no XSS payload active: raw HTML escaped, javascript: and data: links dropped, no images', async ({
+    t,
+    org,
+  }) => {
     const payloads = [
       '<script>alert(1)</script>',
       '<img src=x onerror=alert(1)>',
@@ -153,11 +154,11 @@ describe('the page', () => {
       '<a href="javascript:alert(1)">raw</a>',
       '[vb](vbscript:msgbox(1))',
     ];
-    const { token } = await sentProposal({
+    const { token } = await sentProposal(t, org, {
       title: '<script>alert("title")</script>',
       sections: [{ heading: '<img src=x onerror=alert(2)>', body_markdown: payloads.join('\n\n') }],
     });
-    const html = await (await page(`/p/${token}`)).text();
+    const html = await (await page(t, `/p/${token}`)).text();
     expect(html).not.toMatch(/<script/i);
     expect(html).not.toMatch(/<img/i);
     expect(html).not.toMatch(/<iframe/i);
@@ -169,14 +170,14 @@ describe('the page', () => {
     expect(html).toContain('&lt;iframe');
   });
 
-  it('answers a plain 404 for unknown and malformed tokens, the same page for both', async () => {
-    const unknown = await page(`/p/${'A'.repeat(43)}`);
-    const malformed = await page('/p/short');
+  test('answers a plain 404 for unknown and malformed tokens, the same page for both', async ({ t }) => {
+    const unknown = await page(t, `/p/${'A'.repeat(43)}`);
+    const malformed = await page(t, '/p/short');
     expect(unknown.status).toBe(404);
     expect(malformed.status).toBe(404);
     const withoutNonce = async (res: Response) => (await res.text()).replace(/nonce="[^"]+"/, '');
     expect(await withoutNonce(unknown)).toBe(await withoutNonce(malformed));
-    const json = await page(`/p/${'B'.repeat(43)}/accept`, {
+    const json = await page(t, `/p/${'B'.repeat(43)}/accept`, {
       method: 'POST',
       body: { name: 'A', email: 'a@b.test' },
     });
@@ -185,9 +186,12 @@ describe('the page', () => {
 });
 
 describe('accept and decline', () => {
-  it('accepts with JSON and a signature: proposal.accepted and contract.signed, once only', async () => {
-    const { id, token } = await sentProposal();
-    const res = await page(`/p/${token}/accept`, {
+  test('accepts with JSON and a signature: proposal.accepted and contract.signed, once only', async ({
+    t,
+    org,
+  }) => {
+    const { id, token } = await sentProposal(t, org);
+    const res = await page(t, `/p/${token}/accept`, {
       method: 'POST',
       body: { name: 'Hank Scorpio', email: 'hank@globex.test', signature: 'Hank Scorpio' },
     });
@@ -201,34 +205,37 @@ describe('accept and decline', () => {
       },
     });
     expect(JSON.stringify(body)).not.toContain(org.orgId);
-    const p = await statusOf(id);
+    const p = await statusOf(t, org, id);
     expect(p).toMatchObject({ status: 'accepted', signed: true, accepted_by: { name: 'Hank Scorpio' } });
     const events = (await eventsOf(t, id, org.orgId)).map((e) => e.event);
     expect(events).toEqual(['proposal.sent', 'proposal.accepted']);
-    const [signed] = await contractEvents(id);
+    const [signed] = await contractEvents(t, id);
     expect(signed?.data).toMatchObject({
       proposal_id: id,
       signer: { name: 'Hank Scorpio' },
       signature: 'Hank Scorpio',
     });
 
-    const again = await page(`/p/${token}/accept`, {
+    const again = await page(t, `/p/${token}/accept`, {
       method: 'POST',
       body: { name: 'X', email: 'x@y.test' },
     });
     expect((await readError(again, 400)).code).toBe('invalid_transition');
-    const decline = await page(`/p/${token}/decline`, { method: 'POST', body: {} });
+    const decline = await page(t, `/p/${token}/decline`, { method: 'POST', body: {} });
     expect((await readError(decline, 400)).code).toBe('invalid_transition');
-    expect((await statusOf(id)).accepted_by?.name).toBe('Hank Scorpio');
+    expect((await statusOf(t, org, id)).accepted_by?.name).toBe('Hank Scorpio');
     // The page now shows who accepted, without forms.
-    const html = await (await page(`/p/${token}`)).text();
+    const html = await (await page(t, `/p/${token}`)).text();
     expect(html).toContain('Accepted by Hank Scorpio');
     expect(html).not.toContain('<form');
   });
 
-  it('accepts a form post without signature: an HTML confirmation and no contract.signed', async () => {
-    const { id, token } = await sentProposal();
-    const res = await form(`/p/${token}/accept`, {
+  test('accepts a form post without signature: an HTML confirmation and no contract.signed', async ({
+    t,
+    org,
+  }) => {
+    const { id, token } = await sentProposal(t, org);
+    const res = await form(t, `/p/${token}/accept`, {
       name: 'Smithers',
       email: 'smithers@globex.test',
       signature: '',
@@ -237,45 +244,51 @@ describe('accept and decline', () => {
     expect(res.headers.get('content-type')).toContain('text/html');
     expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
     expect(await res.text()).toContain('You accepted');
-    expect(await statusOf(id)).toMatchObject({ status: 'accepted', signed: false });
+    expect(await statusOf(t, org, id)).toMatchObject({ status: 'accepted', signed: false });
     expect((await eventsOf(t, id, org.orgId)).map((e) => e.event)).toEqual([
       'proposal.sent',
       'proposal.accepted',
     ]);
-    expect(await contractEvents(id)).toEqual([]);
+    expect(await contractEvents(t, id)).toEqual([]);
   });
 
-  it('declines by form and by JSON with a reason: proposal.declined', async () => {
-    const a = await sentProposal();
-    const res = await form(`/p/${a.token}/decline`, { reason: 'Too expensive' });
+  test('declines by form and by JSON with a reason: proposal.declined', async ({ t, org }) => {
+    const a = await sentProposal(t, org);
+    const res = await form(t, `/p/${a.token}/decline`, { reason: 'Too expensive' });
     expect(res.status).toBe(200);
     expect(await res.text()).toContain('You declined');
-    expect(await statusOf(a.id)).toMatchObject({ status: 'declined', decline_reason: 'Too expensive' });
+    expect(await statusOf(t, org, a.id)).toMatchObject({
+      status: 'declined',
+      decline_reason: 'Too expensive',
+    });
     expect((await eventsOf(t, a.id, org.orgId)).map((e) => e.event)).toEqual([
       'proposal.sent',
       'proposal.declined',
     ]);
-    const b = await sentProposal();
-    const json = await page(`/p/${b.token}/decline`, { method: 'POST', body: {} });
+    const b = await sentProposal(t, org);
+    const json = await page(t, `/p/${b.token}/decline`, { method: 'POST', body: {} });
     expect(json.status).toBe(200);
-    expect(await statusOf(b.id)).toMatchObject({ status: 'declined', decline_reason: null });
+    expect(await statusOf(t, org, b.id)).toMatchObject({ status: 'declined', decline_reason: null });
   });
 
-  it('answers a missing or invalid field with a 400 naming it, as JSON or as a page', async () => {
-    const { id, token } = await sentProposal();
-    const json = await page(`/p/${token}/accept`, { method: 'POST', body: { name: 'A', email: 'nope' } });
+  test('answers a missing or invalid field with a 400 naming it, as JSON or as a page', async ({
+    t,
+    org,
+  }) => {
+    const { id, token } = await sentProposal(t, org);
+    const json = await page(t, `/p/${token}/accept`, { method: 'POST', body: { name: 'A', email: 'nope' } });
     expect(detailFields(await readError(json, 400))).toEqual(['email']);
-    const html = await form(`/p/${token}/accept`, { email: 'a@b.test' });
+    const html = await form(t, `/p/${token}/accept`, { email: 'a@b.test' });
     expect(html.status).toBe(400);
     expect(await html.text()).toContain('name');
-    expect((await statusOf(id)).status).toBe('sent');
+    expect((await statusOf(t, org, id)).status).toBe('sent');
     const [row] = await t.services.db.system.select().from(proposals).where(eq(proposals.id, id));
     expect(row?.acceptedAt).toBeNull();
   });
 });
 
 describe('rate limit', () => {
-  it('allows 60 requests a minute per IP on public pages, the 61st is a 429', async () => {
+  test('allows 60 requests a minute per IP on public pages, the 61st is a 429', async ({ t }) => {
     const ip = '203.0.113.77';
     const path = `/p/${'C'.repeat(43)}`;
     for (let i = 0; i < 60; i++) {

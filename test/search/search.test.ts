@@ -1,75 +1,71 @@
 // Locks in global search: one ranked list over live leads, contacts and opportunities of the caller's organization, limited to the types its token and role may read.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { ErrorBody } from '../../core/errors.ts';
-import { newId } from '../../core/ids.ts';
-import { contacts } from '../../tools/contacts/tables.ts';
-import { leads } from '../../tools/leads/tables.ts';
-import { opportunities } from '../../tools/opportunities/tables.ts';
+import { seedContacts } from '../contacts/seed.ts';
 import {
   type Caller,
-  createTestContext,
+  fileTest,
   readError,
   readOutput,
   type TestContext,
   type TestOrg,
   TOOL,
 } from '../fixtures/index.ts';
+import { seedLeads } from '../leads/seed.ts';
+import { seedOpportunities } from '../opportunities/seed.ts';
 
-let t: TestContext;
-let org: TestOrg;
-let other: TestOrg;
-
+// Rows straight in the tables: trashed ones in the same instant as live ones, and contact emails of any type.
 async function insertLead(
+  t: TestContext,
   orgId: string,
   name: string,
   extra: { deleted?: boolean; description?: string } = {},
-) {
-  const id = newId();
-  await t.services.db.system.insert(leads).values({
-    id,
-    orgId,
-    name,
-    description: extra.description ?? null,
-    deletedAt: extra.deleted ? new Date() : null,
-  });
+): Promise<string> {
+  const deletedAt = extra.deleted ? new Date() : null;
+  const [id = ''] = await seedLeads(t, orgId, [{ name, description: extra.description ?? null, deletedAt }]);
   return id;
 }
 
-async function insertContact(orgId: string, leadId: string, name: string, deleted = false) {
-  const id = newId();
-  await t.services.db.system.insert(contacts).values({
-    id,
-    orgId,
-    leadId,
-    name,
-    title: 'Buyer',
-    emails: [{ email: `${name.split(' ')[0]?.toLowerCase()}@example.test`, type: 'office' }],
-    deletedAt: deleted ? new Date() : null,
-  });
+async function insertContact(t: TestContext, orgId: string, leadId: string, name: string, deleted = false) {
+  const email = `${name.split(' ')[0]?.toLowerCase()}@example.test`;
+  const [id = ''] = await seedContacts(t, orgId, [
+    {
+      leadId,
+      name,
+      title: 'Buyer',
+      emails: [{ email, type: 'office' }],
+      deletedAt: deleted ? new Date() : null,
+    },
+  ]);
   return id;
 }
 
-async function insertOpportunity(orgId: string, leadId: string, note: string | null, deleted = false) {
-  const id = newId();
-  await t.services.db.system.insert(opportunities).values({
-    id,
-    orgId,
-    leadId,
-    note,
-    value: 1200.5,
-    currency: 'EUR',
-    pipelineStage: 'proposal',
-    deletedAt: deleted ? new Date() : null,
-  });
+async function insertOpportunity(
+  t: TestContext,
+  orgId: string,
+  leadId: string,
+  note: string | null,
+  deleted = false,
+): Promise<string> {
+  const [id = ''] = await seedOpportunities(t, orgId, [
+    {
+      leadId,
+      note,
+      value: 1200.5,
+      currency: 'EUR',
+      pipelineStage: 'proposal',
+      deletedAt: deleted ? new Date() : null,
+    },
+  ]);
   return id;
 }
 
-async function search(query: string, as: Caller = org) {
+async function search(t: TestContext, org: TestOrg, query: string, as: Caller = org) {
   return readOutput(await t.request('GET', `/api/v1/search?${query}`, { token: as.token }), TOOL.search_crm);
 }
 
 /** A search the caller may not run: its error body. */
-async function refusedSearch(query: string, as: Caller, status: number): Promise<ErrorBody> {
+async function refusedSearch(t: TestContext, query: string, as: Caller, status: number): Promise<ErrorBody> {
   return readError(await t.request('GET', `/api/v1/search?${query}`, { token: as.token }), status);
 }
 
@@ -78,30 +74,28 @@ let zephyrContact: string;
 let zephyrOpportunity: string;
 let silentOpportunity: string;
 
-beforeAll(async () => {
-  t = await createTestContext({}, { withoutRateLimits: true });
-  org = await t.createOrg({ plan: 'pro' });
-  other = await t.createOrg({ name: 'Other', plan: 'pro' });
-  zephyrLead = await insertLead(org.orgId, 'Zephyrine Holdings', { description: 'Wind turbines' });
-  zephyrContact = await insertContact(org.orgId, zephyrLead, 'Zephyrine Moreau');
-  zephyrOpportunity = await insertOpportunity(org.orgId, zephyrLead, 'Zephyrine turbine retrofit');
-  silentOpportunity = await insertOpportunity(org.orgId, zephyrLead, null);
+const test = fileTest({ options: { withoutRateLimits: true }, plan: 'pro' });
+
+test.beforeAll(async ({ t, org, other }) => {
+  zephyrLead = await insertLead(t, org.orgId, 'Zephyrine Holdings', { description: 'Wind turbines' });
+  zephyrContact = await insertContact(t, org.orgId, zephyrLead, 'Zephyrine Moreau');
+  zephyrOpportunity = await insertOpportunity(t, org.orgId, zephyrLead, 'Zephyrine turbine retrofit');
+  silentOpportunity = await insertOpportunity(t, org.orgId, zephyrLead, null);
   // Ranking fixtures: the exact name must beat a longer name that only starts the same way.
-  await insertLead(org.orgId, 'Quokkaville Partners');
-  await insertLead(org.orgId, 'Quokka');
+  await insertLead(t, org.orgId, 'Quokkaville Partners');
+  await insertLead(t, org.orgId, 'Quokka');
   // Never found: trashed records, and another organization's.
-  const trashed = await insertLead(org.orgId, 'Xylograph Trashed', { deleted: true });
-  await insertContact(org.orgId, zephyrLead, 'Xylograph Contact', true);
-  await insertOpportunity(org.orgId, zephyrLead, 'Xylograph deal', true);
-  await insertContact(org.orgId, trashed, 'Xylograph Orphan');
-  const foreign = await insertLead(other.orgId, 'Zephyrine Foreign');
-  await insertContact(other.orgId, foreign, 'Zephyrine Elsewhere');
+  const trashed = await insertLead(t, org.orgId, 'Xylograph Trashed', { deleted: true });
+  await insertContact(t, org.orgId, zephyrLead, 'Xylograph Contact', true);
+  await insertOpportunity(t, org.orgId, zephyrLead, 'Xylograph deal', true);
+  await insertContact(t, org.orgId, trashed, 'Xylograph Orphan');
+  const foreign = await insertLead(t, other.orgId, 'Zephyrine Foreign');
+  await insertContact(t, other.orgId, foreign, 'Zephyrine Elsewhere');
 });
-afterAll(() => t.close());
 
 describe('search_crm over REST', () => {
-  it('finds each type, with the lead it belongs to and a snippet', async () => {
-    const body = await search('q=zephyrine');
+  test('finds each type, with the lead it belongs to and a snippet', async ({ t, org }) => {
+    const body = await search(t, org, 'q=zephyrine');
     const byId = new Map(body.results.map((r) => [r._id, r]));
     expect(body.count).toBe(3);
     expect(byId.get(zephyrLead)).toMatchObject({
@@ -129,76 +123,76 @@ describe('search_crm over REST', () => {
     expect([...ranks].sort((a, b) => b - a)).toEqual(ranks);
   });
 
-  it('names an opportunity without a note by its value and lead', async () => {
-    const body = await search('q=proposal&types=opportunity');
+  test('names an opportunity without a note by its value and lead', async ({ t, org }) => {
+    const body = await search(t, org, 'q=proposal&types=opportunity');
     const found = body.results.find((r) => r._id === silentOpportunity);
     expect(found?.name).toBe('EUR 1200.50 opportunity on Zephyrine Holdings');
   });
 
-  it('matches word prefixes and ranks the exact name above a partial one', async () => {
-    const body = await search('q=quokka');
+  test('matches word prefixes and ranks the exact name above a partial one', async ({ t, org }) => {
+    const body = await search(t, org, 'q=quokka');
     expect(body.results.map((r) => r.name)).toEqual(['Quokka', 'Quokkaville Partners']);
     expect(body.results[0]?.rank).toBeGreaterThan(body.results[1]?.rank ?? Number.POSITIVE_INFINITY);
-    const partial = await search('q=quokkav');
+    const partial = await search(t, org, 'q=quokkav');
     expect(partial.results.map((r) => r.name)).toEqual(['Quokkaville Partners']);
   });
 
-  it('never returns trashed records or children of a trashed lead', async () => {
-    const body = await search('q=xylograph');
+  test('never returns trashed records or children of a trashed lead', async ({ t, org }) => {
+    const body = await search(t, org, 'q=xylograph');
     expect(body.results).toEqual([]);
   });
 
-  it("never returns another organization's records", async () => {
-    const body = await search('q=zephyrine');
+  test("never returns another organization's records", async ({ t, org, other }) => {
+    const body = await search(t, org, 'q=zephyrine');
     expect(body.results.some((r) => r.name.includes('Foreign') || r.name.includes('Elsewhere'))).toBe(false);
-    const theirs = await search('q=zephyrine', other);
+    const theirs = await search(t, org, 'q=zephyrine', other);
     expect(theirs.results.map((r) => r.name).sort()).toEqual(['Zephyrine Elsewhere', 'Zephyrine Foreign']);
   });
 
-  it('filters by types and caps the results at limit', async () => {
-    const contactsOnly = await search('q=zephyrine&types=contact');
+  test('filters by types and caps the results at limit', async ({ t, org }) => {
+    const contactsOnly = await search(t, org, 'q=zephyrine&types=contact');
     expect(contactsOnly.results.map((r) => r.type)).toEqual(['contact']);
-    const two = await search('q=zephyrine&types=lead,opportunity');
+    const two = await search(t, org, 'q=zephyrine&types=lead,opportunity');
     expect(two.results.map((r) => r.type).sort()).toEqual(['lead', 'opportunity']);
-    const one = await search('q=zephyrine&limit=1');
+    const one = await search(t, org, 'q=zephyrine&limit=1');
     expect(one.results).toHaveLength(1);
     expect(one.count).toBe(1);
   });
 
-  it('needs read:leads, then limits a token to the types its scopes allow', async () => {
+  test('needs read:leads, then limits a token to the types its scopes allow', async ({ t, org }) => {
     const leadsOnly = await t.createPat(org.orgId, org.ownerId, ['read:leads']);
-    const a = await search('q=zephyrine', leadsOnly);
+    const a = await search(t, org, 'q=zephyrine', leadsOnly);
     expect(a.results.map((r) => r.type)).toEqual(['lead']);
     // Search is lead data (results name their lead), so it needs read:leads itself.
     const contactsOnly = await t.createPat(org.orgId, org.ownerId, ['read:contacts']);
-    const b = await refusedSearch('q=zephyrine', contactsOnly, 403);
+    const b = await refusedSearch(t, 'q=zephyrine', contactsOnly, 403);
     expect(b).toMatchObject({ code: 'scope_missing', required_scope: 'read:leads' });
     const withContacts = await t.createPat(org.orgId, org.ownerId, ['read:leads', 'read:contacts']);
-    const c = await search('q=zephyrine', withContacts);
+    const c = await search(t, org, 'q=zephyrine', withContacts);
     expect(c.results.map((r) => r.type).sort()).toEqual(['contact', 'lead']);
     const withDeals = await t.createPat(org.orgId, org.ownerId, ['read:leads', 'read:opportunities']);
-    const d = await search('q=zephyrine&types=contact,opportunity', withDeals);
+    const d = await search(t, org, 'q=zephyrine&types=contact,opportunity', withDeals);
     expect(d.results.map((r) => r.type)).toEqual(['opportunity']);
     const writeOnly = await t.createPat(org.orgId, org.ownerId, ['write:leads']);
-    expect(await refusedSearch('q=zephyrine', writeOnly, 403)).toMatchObject({
+    expect(await refusedSearch(t, 'q=zephyrine', writeOnly, 403)).toMatchObject({
       required_scope: 'read:leads',
     });
   });
 
-  it('lets every role that can view leads search', async () => {
+  test('lets every role that can view leads search', async ({ t, org }) => {
     const viewer = await t.createUser(org.orgId, 'viewer');
-    const body = await search('q=zephyrine', viewer);
+    const body = await search(t, org, 'q=zephyrine', viewer);
     expect(body.results.length).toBeGreaterThan(0);
   });
 
-  it('returns nothing for a query of punctuation only', async () => {
+  test('returns nothing for a query of punctuation only', async ({ t, org }) => {
     for (const q of ['!!!', '&|:*', '...', '()']) {
-      const body = await search(`q=${encodeURIComponent(q)}`);
+      const body = await search(t, org, `q=${encodeURIComponent(q)}`);
       expect(body).toEqual({ results: [], count: 0 });
     }
   });
 
-  it('treats tsquery syntax and SQL in the query as plain words (200, never 500)', async () => {
+  test('treats tsquery syntax and SQL in the query as plain words (200, never 500)', async ({ t, org }) => {
     const attempts = [
       "zephyrine' OR 1=1 --",
       'zephyrine & !holdings',
@@ -208,13 +202,13 @@ describe('search_crm over REST', () => {
       '\\x00 zephyrine',
       'a'.repeat(200),
     ];
-    for (const q of attempts) await search(`q=${encodeURIComponent(q)}`);
+    for (const q of attempts) await search(t, org, `q=${encodeURIComponent(q)}`);
     // Operators are dropped: "zephyrine & !holdings" means both words, and finds the lead named so.
-    const body = await search(`q=${encodeURIComponent('zephyrine & !holdings')}`);
+    const body = await search(t, org, `q=${encodeURIComponent('zephyrine & !holdings')}`);
     expect(body.results.map((r) => r._id)).toContain(zephyrLead);
   });
 
-  it('rejects bad input with field details', async () => {
+  test('rejects bad input with field details', async ({ t, org }) => {
     const cases = [
       '',
       'q=',
@@ -234,7 +228,7 @@ describe('search_crm over REST', () => {
     }
   });
 
-  it('requires authentication', async () => {
+  test('requires authentication', async ({ t }) => {
     const res = await t.request('GET', '/api/v1/search?q=zephyrine');
     expect(res.status).toBe(401);
   });

@@ -1,12 +1,11 @@
 // Locks in that the smart-view SQL compiler agrees with the in-memory reference evaluator on random data sets and random filter trees of every field_type, op and logic.
 import { and, eq, isNull } from 'drizzle-orm';
 import fc from 'fast-check';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect } from 'vitest';
 import { organizations } from '../../core/db/schema.ts';
 import { newId } from '../../core/ids.ts';
 import { activities } from '../../tools/activities/tables.ts';
 import { contacts } from '../../tools/contacts/tables.ts';
-import { customActivityTypes } from '../../tools/custom-activity-types/tables.ts';
 import { leads } from '../../tools/leads/tables.ts';
 import { opportunities } from '../../tools/opportunities/tables.ts';
 import {
@@ -19,15 +18,14 @@ import {
 import { compileSmartViewQuery } from '../../tools/smart-views/query/compile.ts';
 import { type SmartViewQuery, smartViewQuerySchema } from '../../tools/smart-views/query/filter-schema.ts';
 import { tasks } from '../../tools/tasks/tables.ts';
-import { createTestContext, type TestContext } from '../fixtures/index.ts';
+import { seedActivities } from '../activities/seed.ts';
+import { seedContacts } from '../contacts/seed.ts';
+import { seedCustomActivityTypes } from '../custom-activity-types/seed.ts';
+import { type TestContext, test } from '../fixtures/index.ts';
+import { seedLeads } from '../leads/seed.ts';
+import { seedOpportunities } from '../opportunities/seed.ts';
+import { seedTasks } from '../tasks/seed.ts';
 import { evaluateSmartViewQuery } from './evaluate.ts';
-
-let t: TestContext;
-
-beforeAll(async () => {
-  t = await createTestContext();
-});
-afterAll(() => t.close());
 
 const USERS = ['a0a0a0a0a0a0a0a0a0a0a0a0', 'b1b1b1b1b1b1b1b1b1b1b1b1'] as const;
 // Short ASCII words, some with LIKE wildcards and the escape character, so escaping is exercised.
@@ -247,51 +245,49 @@ function concreteQuery(raw: { filters: Record<string, unknown>[]; logic: string 
   return parsed.data;
 }
 
-async function insertData(data: Data): Promise<{ orgId: string; customTypeId: string }> {
-  const db = t.services.db.system;
+async function insertData(t: TestContext, data: Data): Promise<{ orgId: string; customTypeId: string }> {
   const orgId = newId();
-  await db.insert(organizations).values({ id: orgId, name: 'Property org', plan: 'starter' });
+  // A bare organization row per generated case (no owner, no session): the cases only read its data.
+  await t.services.db.system
+    .insert(organizations)
+    .values({ id: orgId, name: 'Property org', plan: 'starter' });
   const customTypeId = newId();
-  await db.insert(customActivityTypes).values({ id: customTypeId, orgId, name: 'Visit', fields: [] });
+  await seedCustomActivityTypes(t, orgId, [{ id: customTypeId, name: 'Visit', fields: [] }]);
   const leadIds = data.leads.map(() => newId());
   const leadOf = (i: number) => leadIds[i % leadIds.length] ?? '';
-  await db
-    .insert(leads)
-    .values(data.leads.map((l, i) => ({ ...l, id: leadIds[i] ?? '', orgId, updatedAt: l.createdAt })));
+  await seedLeads(
+    t,
+    orgId,
+    data.leads.map((l, i) => ({ ...l, id: leadIds[i] ?? '', updatedAt: l.createdAt })),
+  );
   const contactIds = data.contacts.map(() => newId());
   if (data.contacts.length > 0) {
-    await db.insert(contacts).values(
-      data.contacts.map(({ lead, ...c }, i) => ({
-        ...c,
-        id: contactIds[i] ?? '',
-        orgId,
-        leadId: leadOf(lead),
-      })),
+    await seedContacts(
+      t,
+      orgId,
+      data.contacts.map(({ lead, ...c }, i) => ({ ...c, id: contactIds[i] ?? '', leadId: leadOf(lead) })),
     );
   }
   if (data.opportunities.length > 0) {
-    await db
-      .insert(opportunities)
-      .values(
-        data.opportunities.map(({ lead, ...o }) => ({ ...o, id: newId(), orgId, leadId: leadOf(lead) })),
-      );
+    await seedOpportunities(
+      t,
+      orgId,
+      data.opportunities.map(({ lead, ...o }) => ({ ...o, leadId: leadOf(lead) })),
+    );
   }
   if (data.tasks.length > 0) {
-    await db.insert(tasks).values(
-      data.tasks.map(({ lead, ...task }) => ({
-        ...task,
-        id: newId(),
-        orgId,
-        leadId: lead === null ? null : leadOf(lead),
-      })),
+    await seedTasks(
+      t,
+      orgId,
+      data.tasks.map(({ lead, ...task }) => ({ ...task, leadId: lead === null ? null : leadOf(lead) })),
     );
   }
   if (data.activities.length > 0) {
-    await db.insert(activities).values(
+    await seedActivities(
+      t,
+      orgId,
       data.activities.map(({ lead, withContact, type, ...a }, i) => ({
         ...a,
-        id: newId(),
-        orgId,
         leadId: leadOf(lead),
         type: type === CUSTOM_PLACEHOLDER ? 'custom' : type,
         customActivityTypeId: type === CUSTOM_PLACEHOLDER ? customTypeId : null,
@@ -303,7 +299,7 @@ async function insertData(data: Data): Promise<{ orgId: string; customTypeId: st
 }
 
 /** The rows as stored (so the evaluator sees what PostgreSQL holds, e.g. numeric rounding). */
-async function readBack(orgId: string) {
+async function readBack(t: TestContext, orgId: string) {
   const db = t.services.db.system;
   return {
     leads: await db.select().from(leads).where(eq(leads.orgId, orgId)),
@@ -314,7 +310,7 @@ async function readBack(orgId: string) {
   };
 }
 
-async function sqlMatches(query: SmartViewQuery, orgId: string): Promise<string[]> {
+async function sqlMatches(t: TestContext, query: SmartViewQuery, orgId: string): Promise<string[]> {
   const rows = await t.services.db.system
     .select({ id: leads.id })
     .from(leads)
@@ -322,18 +318,20 @@ async function sqlMatches(query: SmartViewQuery, orgId: string): Promise<string[
   return rows.map((r) => r.id).sort();
 }
 
-it('compiled SQL and the reference evaluator select the same leads', { timeout: 180_000 }, async () => {
+test('compiled SQL and the reference evaluator select the same leads', { timeout: 180_000 }, async ({
+  t,
+}) => {
   await fc.assert(
     fc.asyncProperty(
       dataArb,
       fc.array(queryArb, { minLength: 4, maxLength: 4 }),
       async (data, rawQueries) => {
-        const { orgId, customTypeId } = await insertData(data);
-        const stored = await readBack(orgId);
+        const { orgId, customTypeId } = await insertData(t, data);
+        const stored = await readBack(t, orgId);
         for (const raw of rawQueries) {
           const query = concreteQuery(raw, customTypeId);
           const expected = [...evaluateSmartViewQuery(query, stored)].sort();
-          expect(await sqlMatches(query, orgId), JSON.stringify(query)).toEqual(expected);
+          expect(await sqlMatches(t, query, orgId), JSON.stringify(query)).toEqual(expected);
         }
       },
     ),

@@ -1,21 +1,23 @@
 // Locks in that hostile strings sent as smart-view values, fields, activity values, sort fields and columns through every field_type/operator combination are either refused with a 400 or matched literally (as the reference evaluator says), and never touch other data.
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { newId } from '../../core/ids.ts';
 import { activities } from '../../tools/activities/tables.ts';
 import { contacts } from '../../tools/contacts/tables.ts';
-import { customActivityTypes } from '../../tools/custom-activity-types/tables.ts';
 import { leads } from '../../tools/leads/tables.ts';
 import { opportunities } from '../../tools/opportunities/tables.ts';
 import { FIELD_CATALOGUE, OPS } from '../../tools/smart-views/query/catalogue.ts';
 import { smartViewQuerySchema } from '../../tools/smart-views/query/filter-schema.ts';
 import { tasks } from '../../tools/tasks/tables.ts';
-import { createTestContext, readOutput, type TestContext, type TestOrg, TOOL } from '../fixtures/index.ts';
+import { seedActivities } from '../activities/seed.ts';
+import { seedContacts } from '../contacts/seed.ts';
+import { seedCustomActivityTypes } from '../custom-activity-types/seed.ts';
+import { fileTest, readOutput, type TestContext, type TestOrg, TOOL } from '../fixtures/index.ts';
+import { seedLeads } from '../leads/seed.ts';
+import { seedOpportunities } from '../opportunities/seed.ts';
+import { seedTasks } from '../tasks/seed.ts';
 import { evaluateSmartViewQuery } from './evaluate.ts';
 
-let t: TestContext;
-let org: TestOrg;
-let other: TestOrg;
 let customTypeId = '';
 
 const PAYLOADS = [
@@ -35,34 +37,32 @@ const PAYLOADS = [
   '*/ or 1=1 /*',
 ];
 
-beforeAll(async () => {
-  t = await createTestContext({}, { withoutRateLimits: true });
-  org = await t.createOrg({ plan: 'starter' });
-  other = await t.createOrg({ plan: 'starter', name: 'Bystander' });
-  await seed();
-});
-afterAll(() => t.close());
+const test = fileTest({ options: { withoutRateLimits: true }, plan: 'starter' });
 
-async function seed(): Promise<void> {
-  const db = t.services.db.system;
+test.beforeAll(async ({ t, org, other }) => {
+  await seed(t, org, other);
+});
+
+async function seed(t: TestContext, org: TestOrg, other: TestOrg): Promise<void> {
   const names = ['Plain', '100% sure', 'snake_case', 'back\\slash', "O'Brien", 'dollar $1'];
   const ids = names.map(() => newId());
-  await db.insert(leads).values(
+  await seedLeads(
+    t,
+    org.orgId,
     names.map((name, i) => ({
       id: ids[i] ?? '',
-      orgId: org.orgId,
       name,
       description: i % 2 === 0 ? name : null,
       tags: [name],
       custom: { note_text: name, size: i },
     })),
   );
-  await db.insert(leads).values({ id: newId(), orgId: other.orgId, name: "' or '1'='1" });
+  await seedLeads(t, other.orgId, [{ name: "' or '1'='1" }]);
   const lead = (i: number) => ids[i % ids.length] ?? '';
-  await db.insert(contacts).values(
+  await seedContacts(
+    t,
+    org.orgId,
     names.map((name, i) => ({
-      id: newId(),
-      orgId: org.orgId,
       leadId: lead(i),
       name,
       title: name,
@@ -70,28 +70,28 @@ async function seed(): Promise<void> {
       phones: [{ phone: name, type: 'work' }],
     })),
   );
-  await db.insert(opportunities).values(
+  await seedOpportunities(
+    t,
+    org.orgId,
     names.map((name, i) => ({
-      id: newId(),
-      orgId: org.orgId,
       leadId: lead(i),
       note: name,
       currency: name,
     })),
   );
-  await db
-    .insert(tasks)
-    .values(names.map((name, i) => ({ id: newId(), orgId: org.orgId, leadId: lead(i), text: name })));
+  await seedTasks(
+    t,
+    org.orgId,
+    names.map((name, i) => ({ leadId: lead(i), text: name })),
+  );
   customTypeId = newId();
-  await db
-    .insert(customActivityTypes)
-    .values({ id: customTypeId, orgId: org.orgId, name: 'Visit', fields: [] });
-  await db.insert(activities).values(
+  await seedCustomActivityTypes(t, org.orgId, [{ id: customTypeId, name: 'Visit', fields: [] }]);
+  await seedActivities(
+    t,
+    org.orgId,
     names.flatMap((name, i) => [
-      { id: newId(), orgId: org.orgId, leadId: lead(i), type: 'call', fields: { outcome: name } },
+      { leadId: lead(i), type: 'call', fields: { outcome: name } },
       {
-        id: newId(),
-        orgId: org.orgId,
         leadId: lead(i),
         type: 'custom',
         customActivityTypeId: customTypeId,
@@ -101,7 +101,7 @@ async function seed(): Promise<void> {
   );
 }
 
-async function storedData() {
+async function storedData(t: TestContext, org: TestOrg) {
   const db = t.services.db.system;
   return {
     leads: await db.select().from(leads).where(eq(leads.orgId, org.orgId)),
@@ -117,7 +117,7 @@ let accepted = 0;
 let refused = 0;
 
 /** Creates the view: a 400 is fine; a 201 must run (200) and return exactly what the evaluator says. */
-async function probe(body: Record<string, unknown>): Promise<number> {
+async function probe(t: TestContext, org: TestOrg, body: Record<string, unknown>): Promise<number> {
   const res = await t.request('POST', '/api/v1/smart-views', { token: org.token, body });
   if (res.status === 400) {
     refused++;
@@ -145,12 +145,15 @@ function valueFor(op: string, payload: string): unknown {
 
 /** Every payload in one `or` view; when that is refused, each payload on its own. */
 async function probeAll(
+  t: TestContext,
+  org: TestOrg,
   makeFilter: (payload: string, index: number) => Record<string, unknown>,
 ): Promise<void> {
   const filters = PAYLOADS.map((p, i) => ({ id: `p${i}`, ...makeFilter(p, i) }));
-  const status = await probe({ name: 'probe', query: { filters, logic: 'or' } });
+  const status = await probe(t, org, { name: 'probe', query: { filters, logic: 'or' } });
   if (status === 201) return;
-  for (const filter of filters) await probe({ name: 'probe', query: { filters: [filter], logic: 'and' } });
+  for (const filter of filters)
+    await probe(t, org, { name: 'probe', query: { filters: [filter], logic: 'and' } });
 }
 
 const FIELDS: [string, string][] = [
@@ -162,23 +165,23 @@ const FIELDS: [string, string][] = [
 ];
 
 describe('hostile input', () => {
-  beforeAll(async () => {
-    data = await storedData();
+  test.beforeAll(async ({ t, org }) => {
+    data = await storedData(t, org);
   });
 
-  it('as values through every field_type and operator', { timeout: 180_000 }, async () => {
+  test('as values through every field_type and operator', { timeout: 180_000 }, async ({ t, org }) => {
     for (const [fieldType, field] of FIELDS) {
       for (const op of OPS) {
-        await probeAll((p) => ({ field_type: fieldType, field, op, value: valueFor(op, p) }));
+        await probeAll(t, org, (p) => ({ field_type: fieldType, field, op, value: valueFor(op, p) }));
       }
     }
   });
 
-  it('as activity field values and activity types', { timeout: 180_000 }, async () => {
+  test('as activity field values and activity types', { timeout: 180_000 }, async ({ t, org }) => {
     for (const activityType of ['call', customTypeId]) {
       for (const activityField of ['outcome', 'occurred_at', 'user_id', 'contact_id']) {
         for (const op of OPS) {
-          await probeAll((p) => ({
+          await probeAll(t, org, (p) => ({
             field_type: 'activity',
             field: 'activity',
             op,
@@ -189,7 +192,7 @@ describe('hostile input', () => {
         }
       }
       for (const op of ['is_empty', 'is_not_empty']) {
-        await probeAll((p) => ({
+        await probeAll(t, org, (p) => ({
           field_type: 'activity',
           field: 'activity',
           op,
@@ -201,10 +204,10 @@ describe('hostile input', () => {
     for (const p of PAYLOADS) {
       const base = { id: 'a', field_type: 'activity', field: 'activity', op: 'is_not_empty' };
       expect(
-        await probe({ name: 'x', query: { filters: [{ ...base, activity_type: p }], logic: 'and' } }),
+        await probe(t, org, { name: 'x', query: { filters: [{ ...base, activity_type: p }], logic: 'and' } }),
       ).toBe(400);
       expect(
-        await probe({
+        await probe(t, org, {
           name: 'x',
           query: {
             filters: [
@@ -217,23 +220,23 @@ describe('hostile input', () => {
     }
   });
 
-  it('as field names, sort fields and display columns (refused)', async () => {
+  test('as field names, sort fields and display columns (refused)', async ({ t, org }) => {
     for (const p of PAYLOADS) {
       for (const fieldType of ['lead', 'contact', 'opportunity', 'task', 'custom_field']) {
         const query = {
           filters: [{ id: 'a', field_type: fieldType, field: p, op: 'eq', value: 'x' }],
           logic: 'and',
         };
-        expect(await probe({ name: 'x', query })).toBe(400);
+        expect(await probe(t, org, { name: 'x', query })).toBe(400);
       }
       const empty = { filters: [], logic: 'and' };
-      expect(await probe({ name: 'x', query: empty, sort: { field: p, direction: 1 } })).toBe(400);
-      expect(await probe({ name: 'x', query: empty, display_columns: [p] })).toBe(400);
-      expect(await probe({ name: 'x', query: { ...empty, logic: p } })).toBe(400);
+      expect(await probe(t, org, { name: 'x', query: empty, sort: { field: p, direction: 1 } })).toBe(400);
+      expect(await probe(t, org, { name: 'x', query: empty, display_columns: [p] })).toBe(400);
+      expect(await probe(t, org, { name: 'x', query: { ...empty, logic: p } })).toBe(400);
     }
   });
 
-  it('as names and filter ids (stored literally)', async () => {
+  test('as names and filter ids (stored literally)', async ({ t, org }) => {
     for (const p of PAYLOADS) {
       const query = {
         filters: [{ id: p, field_type: 'lead', field: 'name', op: 'eq', value: p }],
@@ -250,11 +253,11 @@ describe('hostile input', () => {
     }
   });
 
-  it('leaves every table and the other organization intact', async () => {
+  test('leaves every table and the other organization intact', async ({ t, org, other }) => {
     // Both outcomes happened: some probes ran, some were refused.
     expect(accepted).toBeGreaterThan(100);
     expect(refused).toBeGreaterThan(100);
-    const after = await storedData();
+    const after = await storedData(t, org);
     expect(after).toEqual(data);
     const bystander = await t.services.db.system.select().from(leads).where(eq(leads.orgId, other.orgId));
     expect(bystander.map((l) => l.name)).toEqual(["' or '1'='1"]);

@@ -1,16 +1,13 @@
 // Locks in smart views over REST: CRUD, private/shared visibility, roles, plan gating, validation details, and results per field_type (incl. activity filters), sort, display columns and paging.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { newId } from '../../core/ids.ts';
-import { activities } from '../../tools/activities/tables.ts';
-import { contacts } from '../../tools/contacts/tables.ts';
-import { customActivityTypes } from '../../tools/custom-activity-types/tables.ts';
-import { leads } from '../../tools/leads/tables.ts';
-import { opportunities } from '../../tools/opportunities/tables.ts';
 import { smartViews } from '../../tools/smart-views/tables.ts';
-import { tasks } from '../../tools/tasks/tables.ts';
+import { seedActivities } from '../activities/seed.ts';
+import { seedContacts } from '../contacts/seed.ts';
+import { seedCustomActivityTypes } from '../custom-activity-types/seed.ts';
 import {
   type Caller,
-  createTestContext,
+  fileTest,
   readError,
   readOutput,
   type SmartView,
@@ -18,22 +15,19 @@ import {
   type TestOrg,
   TOOL,
 } from '../fixtures/index.ts';
-
-let t: TestContext;
-let org: TestOrg;
-let other: TestOrg;
+import { type LeadSeed, seedLeads } from '../leads/seed.ts';
+import { seedOpportunities } from '../opportunities/seed.ts';
+import { seedTasks } from '../tasks/seed.ts';
 
 /** Lead ids by a short name, for readable expectations. */
 const ids: Record<string, string> = {};
 let customTypeId = '';
 
-beforeAll(async () => {
-  t = await createTestContext({}, { withoutRateLimits: true });
-  org = await t.createOrg({ plan: 'starter' });
-  other = await t.createOrg({ plan: 'starter', name: 'Other' });
-  await seed();
+const test = fileTest({ options: { withoutRateLimits: true }, plan: 'starter' });
+
+test.beforeAll(async ({ t, org, other }) => {
+  await seed(t, org, other);
 });
-afterAll(() => t.close());
 
 let clock = Date.parse('2026-01-01T00:00:00Z');
 function nextTime(): Date {
@@ -42,37 +36,40 @@ function nextTime(): Date {
 }
 
 async function insertLead(
+  t: TestContext,
+  org: TestOrg,
   key: string,
-  values: Partial<typeof leads.$inferInsert> = {},
+  values: Partial<LeadSeed> = {},
   orgId = org.orgId,
 ): Promise<string> {
   const id = newId();
   const at = nextTime();
-  await t.services.db.system
-    .insert(leads)
-    .values({ id, orgId, name: key, ownerId: org.ownerId, createdAt: at, updatedAt: at, ...values });
+  await seedLeads(t, orgId, [
+    { id, name: key, ownerId: org.ownerId, createdAt: at, updatedAt: at, ...values },
+  ]);
   ids[key] = id;
   return id;
 }
 
 /** Leads a..h with children chosen so each field_type has a distinct answer. */
-async function seed(): Promise<void> {
-  const db = t.services.db.system;
-  await insertLead('Acme', {
+async function seed(t: TestContext, org: TestOrg, other: TestOrg): Promise<void> {
+  await insertLead(t, org, 'Acme', {
     status: 'qualified',
     tags: ['vip', 'eu'],
     custom: { size: 50, region: 'North' },
   });
-  await insertLead('Beta 100%', { status: 'new', tags: ['eu'], custom: { size: 5, active: true } });
-  await insertLead('Gamma_x', { status: 'contacted', description: 'big deal', custom: { size: '50' } });
-  await insertLead('Delta', { status: 'lost', ownerId: null, custom: { region: '' } });
-  await insertLead('Trashed', { status: 'qualified', deletedAt: new Date() });
-  await insertLead('Foreign', { status: 'qualified' }, other.orgId);
+  await insertLead(t, org, 'Beta 100%', { status: 'new', tags: ['eu'], custom: { size: 5, active: true } });
+  await insertLead(t, org, 'Gamma_x', {
+    status: 'contacted',
+    description: 'big deal',
+    custom: { size: '50' },
+  });
+  await insertLead(t, org, 'Delta', { status: 'lost', ownerId: null, custom: { region: '' } });
+  await insertLead(t, org, 'Trashed', { status: 'qualified', deletedAt: new Date() });
+  await insertLead(t, org, 'Foreign', { status: 'qualified' }, other.orgId);
 
-  await db.insert(contacts).values([
+  await seedContacts(t, org.orgId, [
     {
-      id: newId(),
-      orgId: org.orgId,
       leadId: ids.Acme ?? '',
       name: 'Ann Smith',
       title: 'CEO',
@@ -80,8 +77,6 @@ async function seed(): Promise<void> {
       phones: [],
     },
     {
-      id: newId(),
-      orgId: org.orgId,
       leadId: ids['Beta 100%'] ?? '',
       name: 'Bob',
       emails: [],
@@ -89,18 +84,14 @@ async function seed(): Promise<void> {
     },
     // A trashed contact never counts.
     {
-      id: newId(),
-      orgId: org.orgId,
       leadId: ids.Delta ?? '',
       name: 'Ann Gone',
       emails: [{ email: 'ann@delta.test', type: 'work' }],
       deletedAt: new Date(),
     },
   ]);
-  await db.insert(opportunities).values([
+  await seedOpportunities(t, org.orgId, [
     {
-      id: newId(),
-      orgId: org.orgId,
       leadId: ids.Acme ?? '',
       value: 12_000.5,
       confidence: 80,
@@ -108,19 +99,15 @@ async function seed(): Promise<void> {
       expectedCloseDate: '2026-03-01',
     },
     {
-      id: newId(),
-      orgId: org.orgId,
       leadId: ids.Gamma_x ?? '',
       value: 500,
       confidence: 20,
       status: 'won',
     },
   ]);
-  await db.insert(tasks).values([
-    { id: newId(), orgId: org.orgId, leadId: ids.Delta ?? '', text: 'Call back', isComplete: false },
+  await seedTasks(t, org.orgId, [
+    { leadId: ids.Delta ?? '', text: 'Call back', isComplete: false },
     {
-      id: newId(),
-      orgId: org.orgId,
       leadId: ids.Acme ?? '',
       text: 'Send proposal',
       isComplete: true,
@@ -128,46 +115,39 @@ async function seed(): Promise<void> {
     },
   ]);
   customTypeId = newId();
-  await db.insert(customActivityTypes).values({
-    id: customTypeId,
-    orgId: org.orgId,
-    name: 'Site visit',
-    fields: [{ key: 'rating', label: 'Rating', type: 'number', required: false }],
-  });
-  await db.insert(activities).values([
+  await seedCustomActivityTypes(t, org.orgId, [
     {
-      id: newId(),
-      orgId: org.orgId,
+      id: customTypeId,
+      name: 'Site visit',
+      fields: [{ key: 'rating', label: 'Rating', type: 'number', required: false }],
+    },
+  ]);
+  await seedActivities(t, org.orgId, [
+    {
       leadId: ids.Acme ?? '',
       type: 'call',
       fields: { direction: 'outbound', status: 'completed', duration_seconds: 300, outcome: 'connected' },
       occurredAt: new Date('2026-01-10T10:00:00Z'),
     },
     {
-      id: newId(),
-      orgId: org.orgId,
       leadId: ids['Beta 100%'] ?? '',
       type: 'call',
       fields: { direction: 'inbound', status: 'completed', duration_seconds: 30, outcome: 'no_answer' },
       occurredAt: new Date('2026-01-12T10:00:00Z'),
     },
     {
-      id: newId(),
-      orgId: org.orgId,
       leadId: ids.Gamma_x ?? '',
       type: 'note',
       fields: { note: 'hello' },
     },
     {
-      id: newId(),
-      orgId: org.orgId,
       leadId: ids.Delta ?? '',
       type: 'custom',
       customActivityTypeId: customTypeId,
       fields: { rating: 4 },
     },
     // Trashed: Gamma has no live meeting.
-    { id: newId(), orgId: org.orgId, leadId: ids.Gamma_x ?? '', type: 'meeting', deletedAt: new Date() },
+    { leadId: ids.Gamma_x ?? '', type: 'meeting', deletedAt: new Date() },
   ]);
 }
 
@@ -189,26 +169,39 @@ function filter(
 }
 
 /** create_smart_view with a body built from untyped filters (filter() above); the answer parsed. */
-async function createView(body: Record<string, unknown>, as: Caller = org): Promise<SmartView> {
+async function createView(
+  t: TestContext,
+  org: TestOrg,
+  body: Record<string, unknown>,
+  as: Caller = org,
+): Promise<SmartView> {
   const res = await t.request('POST', '/api/v1/smart-views', { token: as.token, body });
   return (await readOutput(res, TOOL.create_smart_view, 201)).smart_view;
 }
 
-async function results(id: string, query = '', as: Caller = org) {
+async function results(t: TestContext, org: TestOrg, id: string, query = '', as: Caller = org) {
   const res = await t.request('GET', `/api/v1/smart-views/${id}/results${query}`, { token: as.token });
   return readOutput(res, TOOL.run_smart_view);
 }
 
 /** Names of the leads matching the filters, sorted. */
-async function matching(filters: Record<string, unknown>[], logic = 'and'): Promise<string[]> {
-  const view = await createView({ name: 'probe', query: { filters, logic } });
-  const page = await results(view._id, '?limit=100');
+async function matching(
+  t: TestContext,
+  org: TestOrg,
+  filters: Record<string, unknown>[],
+  logic = 'and',
+): Promise<string[]> {
+  const view = await createView(t, org, { name: 'probe', query: { filters, logic } });
+  const page = await results(t, org, view._id, '?limit=100');
   return page.leads.map((l) => String(l.name)).sort();
 }
 
 describe('CRUD', () => {
-  it('creates with defaults, reads, lists, updates (PUT and PATCH merge) and deletes', async () => {
-    const view = await createView({
+  test('creates with defaults, reads, lists, updates (PUT and PATCH merge) and deletes', async ({
+    t,
+    org,
+  }) => {
+    const view = await createView(t, org, {
       name: 'Hot leads',
       query: { filters: [filter('lead', 'status', 'eq', 'qualified')], logic: 'and' },
     });
@@ -258,10 +251,10 @@ describe('CRUD', () => {
     expect(gone.status).toBe(404);
   });
 
-  it('pages the list and refuses limit above 100', async () => {
+  test('pages the list and refuses limit above 100', async ({ t, org }) => {
     const fresh = await t.createOrg({ plan: 'starter' });
     for (let i = 0; i < 3; i++) {
-      await createView({ name: `V${i}`, query: { filters: [], logic: 'and' } }, fresh);
+      await createView(t, org, { name: `V${i}`, query: { filters: [], logic: 'and' } }, fresh);
     }
     const res = await t.request('GET', '/api/v1/smart-views?limit=2&page=2&sort=name', {
       token: fresh.token,
@@ -275,13 +268,16 @@ describe('CRUD', () => {
 });
 
 describe('visibility and roles', () => {
-  it("hides other users' private views, shows shared ones, and limits who may change them", async () => {
+  test("hides other users' private views, shows shared ones, and limits who may change them", async ({
+    t,
+    org,
+  }) => {
     const member = await t.createUser(org.orgId, 'member');
     const manager = await t.createUser(org.orgId, 'manager');
     const viewer = await t.createUser(org.orgId, 'viewer');
     const query = { filters: [], logic: 'and' };
-    const mine = await createView({ name: 'Mine', query }, member);
-    const shared = await createView({ name: 'Shared', query, visibility: 'shared' }, member);
+    const mine = await createView(t, org, { name: 'Mine', query }, member);
+    const shared = await createView(t, org, { name: 'Shared', query, visibility: 'shared' }, member);
 
     // The owner of the organization does not see the member's private view.
     for (const path of [`/api/v1/smart-views/${mine._id}`, `/api/v1/smart-views/${mine._id}/results`]) {
@@ -347,8 +343,10 @@ describe('visibility and roles', () => {
     ).toBe(200);
   });
 
-  it("answers 404 for another organization's view", async () => {
+  test("answers 404 for another organization's view", async ({ t, org, other }) => {
     const view = await createView(
+      t,
+      org,
       { name: 'Theirs', query: { filters: [], logic: 'and' }, visibility: 'shared' },
       other,
     );
@@ -360,7 +358,7 @@ describe('visibility and roles', () => {
     ).toBe(404);
   });
 
-  it('needs the smart_views feature (402 on free) and read:leads for results', async () => {
+  test('needs the smart_views feature (402 on free) and read:leads for results', async ({ t, org }) => {
     const free = await t.createOrg({ plan: 'free' });
     const res = await t.request('POST', '/api/v1/smart-views', {
       token: free.token,
@@ -374,7 +372,7 @@ describe('visibility and roles', () => {
     });
     expect((await t.request('GET', '/api/v1/smart-views', { token: free.token })).status).toBe(402);
 
-    const view = await createView({ name: 'Scoped', query: { filters: [], logic: 'and' } });
+    const view = await createView(t, org, { name: 'Scoped', query: { filters: [], logic: 'and' } });
     const noLeads = await t.createPat(org.orgId, org.ownerId, ['read:contacts']);
     expect(
       (await t.request('GET', `/api/v1/smart-views/${view._id}/results`, { token: noLeads.token })).status,
@@ -387,7 +385,7 @@ describe('visibility and roles', () => {
 });
 
 describe('validation', () => {
-  async function detailsOf(body: Record<string, unknown>): Promise<string[]> {
+  async function detailsOf(t: TestContext, org: TestOrg, body: Record<string, unknown>): Promise<string[]> {
     const res = await t.request('POST', '/api/v1/smart-views', { token: org.token, body });
     expect(res.status).toBe(400);
     const error = await readError(res, 400);
@@ -395,73 +393,95 @@ describe('validation', () => {
   }
   const q = (...filters: Record<string, unknown>[]) => ({ name: 'v', query: { filters, logic: 'and' } });
 
-  it('reports field-level problems', async () => {
-    expect(await detailsOf({ query: { filters: [], logic: 'and' } })).toContain('name');
-    expect(await detailsOf({ name: 'v', query: { filters: [] } })).toContain('query.logic');
-    expect(await detailsOf({ name: 'v', query: { filters: [], logic: 'xor' } })).toContain('query.logic');
-    expect(await detailsOf({ ...q(), scope: 'contacts' })).toContain('scope');
-    expect(await detailsOf({ ...q(), visibility: 'public' })).toContain('visibility');
-    expect(await detailsOf(q(filter('lead', 'nope', 'eq', 'x')))).toContain('query.filters.0.field');
-    expect(await detailsOf(q(filter('lead', 'name', 'gt', 'x')))).toContain('query.filters.0.op');
-    expect(await detailsOf(q(filter('opportunity', 'value', 'contains', '1')))).toContain(
+  test('reports field-level problems', async ({ t, org }) => {
+    expect(await detailsOf(t, org, { query: { filters: [], logic: 'and' } })).toContain('name');
+    expect(await detailsOf(t, org, { name: 'v', query: { filters: [] } })).toContain('query.logic');
+    expect(await detailsOf(t, org, { name: 'v', query: { filters: [], logic: 'xor' } })).toContain(
+      'query.logic',
+    );
+    expect(await detailsOf(t, org, { ...q(), scope: 'contacts' })).toContain('scope');
+    expect(await detailsOf(t, org, { ...q(), visibility: 'public' })).toContain('visibility');
+    expect(await detailsOf(t, org, q(filter('lead', 'nope', 'eq', 'x')))).toContain('query.filters.0.field');
+    expect(await detailsOf(t, org, q(filter('lead', 'name', 'gt', 'x')))).toContain('query.filters.0.op');
+    expect(await detailsOf(t, org, q(filter('opportunity', 'value', 'contains', '1')))).toContain(
       'query.filters.0.op',
     );
-    expect(await detailsOf(q(filter('opportunity', 'value', 'eq', '1')))).toContain('query.filters.0.value');
-    expect(await detailsOf(q(filter('lead', 'status', 'in', [])))).toContain('query.filters.0.value');
-    expect(await detailsOf(q(filter('lead', 'status', 'in', Array(501).fill('x'))))).toContain(
+    expect(await detailsOf(t, org, q(filter('opportunity', 'value', 'eq', '1')))).toContain(
       'query.filters.0.value',
     );
-    expect(await detailsOf(q(filter('opportunity', 'value', 'between', [5])))).toContain(
+    expect(await detailsOf(t, org, q(filter('lead', 'status', 'in', [])))).toContain('query.filters.0.value');
+    expect(await detailsOf(t, org, q(filter('lead', 'status', 'in', Array(501).fill('x'))))).toContain(
       'query.filters.0.value',
     );
-    expect(await detailsOf(q(filter('opportunity', 'value', 'between', [5, 1])))).toContain(
+    expect(await detailsOf(t, org, q(filter('opportunity', 'value', 'between', [5])))).toContain(
       'query.filters.0.value',
     );
-    expect(await detailsOf(q(filter('lead', 'name', 'is_empty', 'x')))).toContain('query.filters.0.value');
-    expect(await detailsOf(q(filter('lead', 'created_at', 'gt', '2026-02-30')))).toContain(
+    expect(await detailsOf(t, org, q(filter('opportunity', 'value', 'between', [5, 1])))).toContain(
       'query.filters.0.value',
     );
-    expect(await detailsOf(q(filter('lead', 'created_at', 'gt', 'yesterday')))).toContain(
+    expect(await detailsOf(t, org, q(filter('lead', 'name', 'is_empty', 'x')))).toContain(
       'query.filters.0.value',
     );
-    expect(await detailsOf(q(filter('opportunity', 'expected_close_date', 'eq', '2026-13-01')))).toContain(
+    expect(await detailsOf(t, org, q(filter('lead', 'created_at', 'gt', '2026-02-30')))).toContain(
       'query.filters.0.value',
     );
-    expect(await detailsOf(q(filter('custom_field', 'bad key', 'eq', 'x')))).toContain(
+    expect(await detailsOf(t, org, q(filter('lead', 'created_at', 'gt', 'yesterday')))).toContain(
+      'query.filters.0.value',
+    );
+    expect(
+      await detailsOf(t, org, q(filter('opportunity', 'expected_close_date', 'eq', '2026-13-01'))),
+    ).toContain('query.filters.0.value');
+    expect(await detailsOf(t, org, q(filter('custom_field', 'bad key', 'eq', 'x')))).toContain(
       'query.filters.0.field',
     );
-    expect(await detailsOf(q(filter('custom_field', 'size', 'gt', 'x')))).toContain('query.filters.0.value');
-    expect(await detailsOf(q(filter('activity', 'activity', 'is_not_empty')))).toContain(
+    expect(await detailsOf(t, org, q(filter('custom_field', 'size', 'gt', 'x')))).toContain(
+      'query.filters.0.value',
+    );
+    expect(await detailsOf(t, org, q(filter('activity', 'activity', 'is_not_empty')))).toContain(
       'query.filters.0.activity_type',
     );
     expect(
-      await detailsOf(q(filter('activity', 'activity', 'eq', 'x', { activity_type: 'call' }))),
+      await detailsOf(t, org, q(filter('activity', 'activity', 'eq', 'x', { activity_type: 'call' }))),
     ).toContain('query.filters.0.op');
     expect(
-      await detailsOf(q(filter('activity', 'activity', 'is_not_empty', undefined, { activity_type: 'fax' }))),
+      await detailsOf(
+        t,
+        org,
+        q(filter('activity', 'activity', 'is_not_empty', undefined, { activity_type: 'fax' })),
+      ),
     ).toContain('query.filters.0.activity_type');
     expect(
       await detailsOf(
+        t,
+        org,
         q(filter('activity', 'activity', 'is_not_empty', undefined, { activity_type: newId() })),
       ),
     ).toContain('query.filters.0.activity_type');
-    expect(await detailsOf(q(filter('lead', 'name', 'eq', 'x', { activity_type: 'call' })))).toContain(
-      'query.filters.0.activity_type',
+    expect(
+      await detailsOf(t, org, q(filter('lead', 'name', 'eq', 'x', { activity_type: 'call' }))),
+    ).toContain('query.filters.0.activity_type');
+    expect(await detailsOf(t, org, q(filter('lead', 'name', 'eq', 'a\u0000b')))).toContain(
+      'query.filters.0.value',
     );
-    expect(await detailsOf(q(filter('lead', 'name', 'eq', 'a\u0000b')))).toContain('query.filters.0.value');
     expect(
       await detailsOf(
+        t,
+        org,
         q(
           { ...filter('lead', 'name', 'eq', 'x'), id: 'a' },
           { ...filter('lead', 'name', 'eq', 'y'), id: 'a' },
         ),
       ),
     ).toContain('query.filters.1.id');
-    expect(await detailsOf({ ...q(), sort: { field: 'tags', direction: 1 } })).toContain('sort.field');
-    expect(await detailsOf({ ...q(), sort: { field: 'name', direction: 2 } })).toContain('sort.direction');
-    expect(await detailsOf({ ...q(), display_columns: ['_secret'] })).toContain('display_columns.0');
+    expect(await detailsOf(t, org, { ...q(), sort: { field: 'tags', direction: 1 } })).toContain(
+      'sort.field',
+    );
+    expect(await detailsOf(t, org, { ...q(), sort: { field: 'name', direction: 2 } })).toContain(
+      'sort.direction',
+    );
+    expect(await detailsOf(t, org, { ...q(), display_columns: ['_secret'] })).toContain('display_columns.0');
     expect(
-      await detailsOf({
+      await detailsOf(t, org, {
         name: 'v',
         query: {
           filters: Array.from({ length: 51 }, (_, i) => ({
@@ -476,68 +496,80 @@ describe('validation', () => {
 });
 
 describe('results', () => {
-  it('filters on lead fields', async () => {
-    expect(await matching([filter('lead', 'status', 'eq', 'QUALIFIED')])).toEqual(['Acme']);
-    expect(await matching([filter('lead', 'status', 'neq', 'qualified')])).toEqual([
+  test('filters on lead fields', async ({ t, org }) => {
+    expect(await matching(t, org, [filter('lead', 'status', 'eq', 'QUALIFIED')])).toEqual(['Acme']);
+    expect(await matching(t, org, [filter('lead', 'status', 'neq', 'qualified')])).toEqual([
       'Beta 100%',
       'Delta',
       'Gamma_x',
     ]);
-    expect(await matching([filter('lead', 'name', 'contains', '%')])).toEqual(['Beta 100%']);
-    expect(await matching([filter('lead', 'name', 'contains', '_')])).toEqual(['Gamma_x']);
-    expect(await matching([filter('lead', 'name', 'starts_with', 'de')])).toEqual(['Delta']);
-    expect(await matching([filter('lead', 'tags', 'contains', 'vip')])).toEqual(['Acme']);
-    expect(await matching([filter('lead', 'tags', 'in', ['eu', 'x'])])).toEqual(['Acme', 'Beta 100%']);
-    expect(await matching([filter('lead', 'tags', 'is_empty')])).toEqual(['Delta', 'Gamma_x']);
-    expect(await matching([filter('lead', 'owner_id', 'is_empty')])).toEqual(['Delta']);
-    expect(await matching([filter('lead', 'description', 'is_not_empty')])).toEqual(['Gamma_x']);
-    expect(await matching([filter('lead', 'status', 'in', ['new', 'lost'])])).toEqual(['Beta 100%', 'Delta']);
-    expect(await matching([filter('lead', 'created_at', 'gt', '2026-01-01T00:02:30Z')])).toEqual([
+    expect(await matching(t, org, [filter('lead', 'name', 'contains', '%')])).toEqual(['Beta 100%']);
+    expect(await matching(t, org, [filter('lead', 'name', 'contains', '_')])).toEqual(['Gamma_x']);
+    expect(await matching(t, org, [filter('lead', 'name', 'starts_with', 'de')])).toEqual(['Delta']);
+    expect(await matching(t, org, [filter('lead', 'tags', 'contains', 'vip')])).toEqual(['Acme']);
+    expect(await matching(t, org, [filter('lead', 'tags', 'in', ['eu', 'x'])])).toEqual([
+      'Acme',
+      'Beta 100%',
+    ]);
+    expect(await matching(t, org, [filter('lead', 'tags', 'is_empty')])).toEqual(['Delta', 'Gamma_x']);
+    expect(await matching(t, org, [filter('lead', 'owner_id', 'is_empty')])).toEqual(['Delta']);
+    expect(await matching(t, org, [filter('lead', 'description', 'is_not_empty')])).toEqual(['Gamma_x']);
+    expect(await matching(t, org, [filter('lead', 'status', 'in', ['new', 'lost'])])).toEqual([
+      'Beta 100%',
+      'Delta',
+    ]);
+    expect(await matching(t, org, [filter('lead', 'created_at', 'gt', '2026-01-01T00:02:30Z')])).toEqual([
       'Delta',
       'Gamma_x',
     ]);
   });
 
-  it('filters on custom fields by the type of the value', async () => {
-    expect(await matching([filter('custom_field', 'size', 'eq', 50)])).toEqual(['Acme']);
-    expect(await matching([filter('custom_field', 'size', 'eq', '50')])).toEqual(['Gamma_x']);
-    expect(await matching([filter('custom_field', 'size', 'gte', 5)])).toEqual(['Acme', 'Beta 100%']);
-    expect(await matching([filter('custom_field', 'size', 'between', [1, 10])])).toEqual(['Beta 100%']);
-    expect(await matching([filter('custom_field', 'active', 'eq', true)])).toEqual(['Beta 100%']);
-    expect(await matching([filter('custom_field', 'region', 'is_empty')])).toEqual([
+  test('filters on custom fields by the type of the value', async ({ t, org }) => {
+    expect(await matching(t, org, [filter('custom_field', 'size', 'eq', 50)])).toEqual(['Acme']);
+    expect(await matching(t, org, [filter('custom_field', 'size', 'eq', '50')])).toEqual(['Gamma_x']);
+    expect(await matching(t, org, [filter('custom_field', 'size', 'gte', 5)])).toEqual(['Acme', 'Beta 100%']);
+    expect(await matching(t, org, [filter('custom_field', 'size', 'between', [1, 10])])).toEqual([
+      'Beta 100%',
+    ]);
+    expect(await matching(t, org, [filter('custom_field', 'active', 'eq', true)])).toEqual(['Beta 100%']);
+    expect(await matching(t, org, [filter('custom_field', 'region', 'is_empty')])).toEqual([
       'Beta 100%',
       'Delta',
       'Gamma_x',
     ]);
-    expect(await matching([filter('custom_field', 'region', 'in', ['north', 7])])).toEqual(['Acme']);
+    expect(await matching(t, org, [filter('custom_field', 'region', 'in', ['north', 7])])).toEqual(['Acme']);
   });
 
-  it('filters on contacts, opportunities and tasks (live ones only)', async () => {
-    expect(await matching([filter('contact', 'name', 'starts_with', 'ann')])).toEqual(['Acme']);
-    expect(await matching([filter('contact', 'email', 'contains', '@acme')])).toEqual(['Acme']);
-    expect(await matching([filter('contact', 'email', 'is_empty')])).toEqual(['Beta 100%']);
-    expect(await matching([filter('contact', 'phone', 'contains', '555')])).toEqual(['Beta 100%']);
-    expect(await matching([filter('opportunity', 'value', 'gt', 1000)])).toEqual(['Acme']);
-    expect(await matching([filter('opportunity', 'status', 'in', ['won', 'lost'])])).toEqual(['Gamma_x']);
-    expect(await matching([filter('opportunity', 'expected_close_date', 'lte', '2026-03-01')])).toEqual([
-      'Acme',
+  test('filters on contacts, opportunities and tasks (live ones only)', async ({ t, org }) => {
+    expect(await matching(t, org, [filter('contact', 'name', 'starts_with', 'ann')])).toEqual(['Acme']);
+    expect(await matching(t, org, [filter('contact', 'email', 'contains', '@acme')])).toEqual(['Acme']);
+    expect(await matching(t, org, [filter('contact', 'email', 'is_empty')])).toEqual(['Beta 100%']);
+    expect(await matching(t, org, [filter('contact', 'phone', 'contains', '555')])).toEqual(['Beta 100%']);
+    expect(await matching(t, org, [filter('opportunity', 'value', 'gt', 1000)])).toEqual(['Acme']);
+    expect(await matching(t, org, [filter('opportunity', 'status', 'in', ['won', 'lost'])])).toEqual([
+      'Gamma_x',
     ]);
-    expect(await matching([filter('task', 'is_complete', 'eq', false)])).toEqual(['Delta']);
-    expect(await matching([filter('task', 'due_at', 'between', ['2026-01-15', '2026-02-15'])])).toEqual([
-      'Acme',
-    ]);
+    expect(
+      await matching(t, org, [filter('opportunity', 'expected_close_date', 'lte', '2026-03-01')]),
+    ).toEqual(['Acme']);
+    expect(await matching(t, org, [filter('task', 'is_complete', 'eq', false)])).toEqual(['Delta']);
+    expect(
+      await matching(t, org, [filter('task', 'due_at', 'between', ['2026-01-15', '2026-02-15'])]),
+    ).toEqual(['Acme']);
   });
 
-  it('filters on activities by type and field', async () => {
+  test('filters on activities by type and field', async ({ t, org }) => {
     const has = (type: string, extra: Record<string, unknown> = {}) =>
       filter('activity', 'activity', 'is_not_empty', undefined, { activity_type: type, ...extra });
-    expect(await matching([has('call')])).toEqual(['Acme', 'Beta 100%']);
-    expect(await matching([has('meeting')])).toEqual([]);
+    expect(await matching(t, org, [has('call')])).toEqual(['Acme', 'Beta 100%']);
+    expect(await matching(t, org, [has('meeting')])).toEqual([]);
     expect(
-      await matching([filter('activity', 'activity', 'is_empty', undefined, { activity_type: 'call' })]),
+      await matching(t, org, [
+        filter('activity', 'activity', 'is_empty', undefined, { activity_type: 'call' }),
+      ]),
     ).toEqual(['Delta', 'Gamma_x']);
     expect(
-      await matching([
+      await matching(t, org, [
         filter('activity', 'outcome', 'eq', undefined, {
           activity_type: 'call',
           activity_field: 'outcome',
@@ -546,7 +578,7 @@ describe('results', () => {
       ]),
     ).toEqual(['Acme']);
     expect(
-      await matching([
+      await matching(t, org, [
         filter('activity', 'activity', 'gte', undefined, {
           activity_type: 'call',
           activity_field: 'duration_seconds',
@@ -555,7 +587,7 @@ describe('results', () => {
       ]),
     ).toEqual(['Acme']);
     expect(
-      await matching([
+      await matching(t, org, [
         filter('activity', 'activity', 'gt', undefined, {
           activity_type: 'call',
           activity_field: 'occurred_at',
@@ -563,9 +595,9 @@ describe('results', () => {
         }),
       ]),
     ).toEqual(['Beta 100%']);
-    expect(await matching([has(customTypeId)])).toEqual(['Delta']);
+    expect(await matching(t, org, [has(customTypeId)])).toEqual(['Delta']);
     expect(
-      await matching([
+      await matching(t, org, [
         filter('activity', 'rating', 'lt', undefined, {
           activity_type: customTypeId,
           activity_field: 'rating',
@@ -575,42 +607,42 @@ describe('results', () => {
     ).toEqual([]);
   });
 
-  it('combines filters with and / or', async () => {
+  test('combines filters with and / or', async ({ t, org }) => {
     const a = filter('lead', 'tags', 'contains', 'eu');
     const b = filter('activity', 'activity', 'is_not_empty', undefined, { activity_type: 'note' });
-    expect(await matching([a, b], 'and')).toEqual([]);
-    expect(await matching([a, b], 'or')).toEqual(['Acme', 'Beta 100%', 'Gamma_x']);
-    expect(await matching([], 'or')).toEqual(['Acme', 'Beta 100%', 'Delta', 'Gamma_x']);
+    expect(await matching(t, org, [a, b], 'and')).toEqual([]);
+    expect(await matching(t, org, [a, b], 'or')).toEqual(['Acme', 'Beta 100%', 'Gamma_x']);
+    expect(await matching(t, org, [], 'or')).toEqual(['Acme', 'Beta 100%', 'Delta', 'Gamma_x']);
   });
 
-  it('sorts, reduces to display columns and pages', async () => {
-    const view = await createView({
+  test('sorts, reduces to display columns and pages', async ({ t, org }) => {
+    const view = await createView(t, org, {
       name: 'Sorted',
       query: { filters: [], logic: 'and' },
       sort: { field: 'size', direction: -1 },
       display_columns: ['status', 'size', 'missing'],
     });
-    const first = await results(view._id, '?limit=2');
+    const first = await results(t, org, view._id, '?limit=2');
     expect(first).toMatchObject({ total: 4, page: 1, limit: 2, totalPages: 2 });
     // Numbers sort among themselves (jsonb order puts numbers above strings); missing values last.
     expect(first.leads).toEqual([
       { _id: ids.Acme, name: 'Acme', status: 'qualified', size: 50, missing: null },
       { _id: ids['Beta 100%'], name: 'Beta 100%', status: 'new', size: 5, missing: null },
     ]);
-    const second = await results(view._id, '?limit=2&page=2');
+    const second = await results(t, org, view._id, '?limit=2&page=2');
     expect(second.leads.map((l) => l.name)).toEqual(['Gamma_x', 'Delta']);
 
-    const byName = await createView({
+    const byName = await createView(t, org, {
       name: 'By name',
       query: { filters: [], logic: 'and' },
       sort: { field: 'name', direction: 1 },
     });
-    const named = await results(byName._id);
+    const named = await results(t, org, byName._id);
     expect(named.leads.map((l) => l.name)).toEqual(['Acme', 'Beta 100%', 'Delta', 'Gamma_x']);
     expect(named.leads[0]).toMatchObject({ _id: ids.Acme, tags: ['vip', 'eu'], size: 50, region: 'North' });
 
-    const byDefault = await createView({ name: 'Default', query: { filters: [], logic: 'and' } });
-    expect((await results(byDefault._id)).leads.map((l) => l.name)).toEqual([
+    const byDefault = await createView(t, org, { name: 'Default', query: { filters: [], logic: 'and' } });
+    expect((await results(t, org, byDefault._id)).leads.map((l) => l.name)).toEqual([
       'Delta',
       'Gamma_x',
       'Beta 100%',
@@ -622,7 +654,7 @@ describe('results', () => {
     ).toBe(400);
   });
 
-  it('leaves the stored view rows intact', async () => {
+  test('leaves the stored view rows intact', async ({ t }) => {
     const rows = await t.services.db.system.select().from(smartViews);
     expect(rows.length).toBeGreaterThan(0);
   });

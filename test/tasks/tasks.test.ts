@@ -1,13 +1,13 @@
 // Locks in tasks over REST: CRUD, list filters and conventions, completion (task.completed once), snooze/unsnooze behind task_snooze, the caller's open tasks, trash and access rules.
 import { and, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { tasks } from '../../tools/tasks/tables.ts';
 import {
   type Caller,
   createLead,
   createTask,
-  createTestContext,
   detailFields,
+  fileTest,
   type InputOf,
   eventsOf as outboxEventsOf,
   readError,
@@ -17,46 +17,39 @@ import {
   TOOL,
 } from '../fixtures/index.ts';
 
-let t: TestContext;
-let org: TestOrg;
-let freeOrg: TestOrg;
-let other: TestOrg;
-
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const at = (offsetMs: number) => new Date(Date.now() + offsetMs).toISOString();
 
-beforeAll(async () => {
-  t = await createTestContext({}, { withoutRateLimits: true });
-  org = await t.createOrg({ plan: 'starter' });
-  freeOrg = await t.createOrg({ plan: 'free', name: 'Free Org' });
-  other = await t.createOrg({ name: 'Other Org' });
-});
-afterAll(() => t.close());
+const test = fileTest({ options: { withoutRateLimits: true }, plan: 'starter', otherPlan: 'free' }).extend(
+  'freeOrg',
+  { scope: 'file' },
+  async ({ t }) => t.createOrg({ plan: 'free', name: 'Free Org' }),
+);
 
 /** A new lead's id. */
-async function newLead(as: Caller = org, name = 'Task Lead'): Promise<string> {
+async function newLead(t: TestContext, org: TestOrg, as: Caller = org, name = 'Task Lead'): Promise<string> {
   return (await createLead(t, as, { name }))._id;
 }
 
-async function list(query: string, as: Caller = org) {
+async function list(t: TestContext, org: TestOrg, query: string, as: Caller = org) {
   const res = await t.request('GET', `/api/v1/tasks${query}`, { token: as.token });
   return readOutput(res, TOOL.list_tasks);
 }
 
-async function myTasks(query: string, as: Caller) {
+async function myTasks(t: TestContext, query: string, as: Caller) {
   const res = await t.request('GET', `/api/v1/me/tasks${query}`, { token: as.token });
   return readOutput(res, TOOL.list_my_tasks);
 }
 
 /** The payloads of one task's `event` events. */
-async function eventsOf(taskId: string, event: string): Promise<Record<string, unknown>[]> {
+async function eventsOf(t: TestContext, taskId: string, event: string): Promise<Record<string, unknown>[]> {
   return (await outboxEventsOf(t, taskId)).filter((e) => e.event === event).map((e) => e.data);
 }
 
 describe('create and get', () => {
-  it('creates a task assigned to the caller by default and emits task.created once', async () => {
-    const leadId = await newLead();
+  test('creates a task assigned to the caller by default and emits task.created once', async ({ t, org }) => {
+    const leadId = await newLead(t, org);
     const due = at(2 * DAY);
     const task = await createTask(t, org, {
       text: '  Call back about pricing  ',
@@ -79,12 +72,12 @@ describe('create and get', () => {
     expect(res.status).toBe(200);
     expect((await readOutput(res, TOOL.get_task)).task).toEqual(task);
 
-    const created = await eventsOf(task._id, 'task.created');
+    const created = await eventsOf(t, task._id, 'task.created');
     expect(created).toHaveLength(1);
     expect(created[0]).toMatchObject({ _id: task._id, text: 'Call back about pricing', lead_id: leadId });
   });
 
-  it('creates a standalone task and one assigned to another active user', async () => {
+  test('creates a standalone task and one assigned to another active user', async ({ t, org }) => {
     const member = await t.createUser(org.orgId, 'member');
     const task = await createTask(t, org, { text: 'Prepare the QBR deck', assigned_to: member.userId });
     expect(task.lead_id).toBeNull();
@@ -92,9 +85,13 @@ describe('create and get', () => {
     expect(task.due_at).toBeNull();
   });
 
-  it('answers 404 for a lead that is unknown, trashed or of another organization', async () => {
-    const foreignLead = await newLead(other);
-    const trashed = await newLead();
+  test('answers 404 for a lead that is unknown, trashed or of another organization', async ({
+    t,
+    org,
+    other,
+  }) => {
+    const foreignLead = await newLead(t, org, other);
+    const trashed = await newLead(t, org);
     expect((await t.request('DELETE', `/api/v1/leads/${trashed}`, { token: org.token })).status).toBe(200);
     for (const leadId of [foreignLead, trashed, '0123456789abcdef01234567']) {
       const res = await t.request('POST', '/api/v1/tasks', {
@@ -106,7 +103,7 @@ describe('create and get', () => {
     }
   });
 
-  it('rejects bad input with field details', async () => {
+  test('rejects bad input with field details', async ({ t, org, other }) => {
     const foreignUser = await t.createUser(other.orgId, 'member');
     const cases: [Record<string, unknown>, string][] = [
       [{}, 'text'],
@@ -128,7 +125,7 @@ describe('create and get', () => {
     expect((await t.request('GET', '/api/v1/tasks/nope', { token: org.token })).status).toBe(400);
   });
 
-  it('answers 404 for another organization', async () => {
+  test('answers 404 for another organization', async ({ t, org, other }) => {
     const task = await createTask(t, org, { text: 'Private' });
     expect((await t.request('GET', `/api/v1/tasks/${task._id}`, { token: other.token })).status).toBe(404);
   });
@@ -139,8 +136,8 @@ describe('list_tasks', () => {
   let member: { userId: string; token: string };
   const ids: Record<string, string> = {};
 
-  beforeAll(async () => {
-    leadId = await newLead(org, 'List Lead');
+  test.beforeAll(async ({ t, org }) => {
+    leadId = await newLead(t, org, org, 'List Lead');
     member = await t.createUser(org.orgId, 'member');
     ids.overdue = (
       await createTask(t, org, { text: 'Overdue zebra', lead_id: leadId, due_at: at(-2 * DAY) })
@@ -165,11 +162,11 @@ describe('list_tasks', () => {
     );
   });
 
-  it('filters by lead and pages with total and totalPages', async () => {
-    const page1 = await list(`?lead_id=${leadId}&limit=4`);
+  test('filters by lead and pages with total and totalPages', async ({ t, org }) => {
+    const page1 = await list(t, org, `?lead_id=${leadId}&limit=4`);
     expect(page1).toMatchObject({ total: 6, page: 1, limit: 4, totalPages: 2 });
     expect(page1.tasks).toHaveLength(4);
-    const page2 = await list(`?lead_id=${leadId}&limit=4&page=2`);
+    const page2 = await list(t, org, `?lead_id=${leadId}&limit=4&page=2`);
     expect(page2.tasks).toHaveLength(2);
     const all = [...page1.tasks, ...page2.tasks].map((x) => x._id);
     expect(new Set(all).size).toBe(6);
@@ -177,32 +174,34 @@ describe('list_tasks', () => {
     expect(page1.tasks[0]?._id).toBe(ids.done);
   });
 
-  it('sorts by due_at with undated tasks last, both directions', async () => {
-    const asc = (await list(`?lead_id=${leadId}&sort=due_at`)).tasks.map((x) => x._id);
+  test('sorts by due_at with undated tasks last, both directions', async ({ t, org }) => {
+    const asc = (await list(t, org, `?lead_id=${leadId}&sort=due_at`)).tasks.map((x) => x._id);
     expect(asc).toEqual([ids.done, ids.overdue, ids.member, ids.soon, ids.later, ids.undated]);
-    const desc = (await list(`?lead_id=${leadId}&sort=-due_at`)).tasks.map((x) => x._id);
+    const desc = (await list(t, org, `?lead_id=${leadId}&sort=-due_at`)).tasks.map((x) => x._id);
     expect(desc).toEqual([ids.later, ids.soon, ids.member, ids.overdue, ids.done, ids.undated]);
-    expect((await list(`?lead_id=${leadId}&sort=-updated_at`)).tasks).toHaveLength(6);
+    expect((await list(t, org, `?lead_id=${leadId}&sort=-updated_at`)).tasks).toHaveLength(6);
   });
 
-  it('filters by assignee, completion, due window, overdue and search', async () => {
-    const byMember = await list(`?lead_id=${leadId}&assigned_to=${member.userId}`);
+  test('filters by assignee, completion, due window, overdue and search', async ({ t, org }) => {
+    const byMember = await list(t, org, `?lead_id=${leadId}&assigned_to=${member.userId}`);
     expect(byMember.tasks.map((x) => x._id)).toEqual([ids.member]);
-    const done = await list(`?lead_id=${leadId}&is_complete=true`);
+    const done = await list(t, org, `?lead_id=${leadId}&is_complete=true`);
     expect(done.tasks.map((x) => x._id)).toEqual([ids.done]);
-    expect((await list(`?lead_id=${leadId}&is_complete=false`)).total).toBe(5);
-    const overdue = await list(`?lead_id=${leadId}&overdue=true&sort=due_at`);
+    expect((await list(t, org, `?lead_id=${leadId}&is_complete=false`)).total).toBe(5);
+    const overdue = await list(t, org, `?lead_id=${leadId}&overdue=true&sort=due_at`);
     expect(overdue.tasks.map((x) => x._id)).toEqual([ids.overdue, ids.member]);
     const window = await list(
+      t,
+      org,
       `?lead_id=${leadId}&due_after=${encodeURIComponent(at(0))}&due_before=${encodeURIComponent(at(5 * DAY))}`,
     );
     expect(window.tasks.map((x) => x._id)).toEqual([ids.soon]);
-    const found = await list('?search=undated%20zebra');
+    const found = await list(t, org, '?search=undated%20zebra');
     expect(found.tasks.map((x) => x._id)).toEqual([ids.undated]);
-    expect((await list('?search=50%25')).total).toBe(0);
+    expect((await list(t, org, '?search=50%25')).total).toBe(0);
   });
 
-  it('rejects bad list parameters with 400', async () => {
+  test('rejects bad list parameters with 400', async ({ t, org }) => {
     for (const query of [
       '?limit=101',
       '?limit=0',
@@ -217,17 +216,17 @@ describe('list_tasks', () => {
       expect(res.status, query).toBe(400);
       expect((await readError(res, 400)).details?.length, query).toBeGreaterThan(0);
     }
-    expect((await list('?limit=100')).limit).toBe(100);
+    expect((await list(t, org, '?limit=100')).limit).toBe(100);
   });
 
-  it("does not show another organization's tasks", async () => {
-    expect((await list(`?lead_id=${leadId}`, other)).total).toBe(0);
+  test("does not show another organization's tasks", async ({ t, org, other }) => {
+    expect((await list(t, org, `?lead_id=${leadId}`, other)).total).toBe(0);
   });
 });
 
 describe('update and complete', () => {
-  it('merges the fields sent and clears the due date with null', async () => {
-    const leadId = await newLead();
+  test('merges the fields sent and clears the due date with null', async ({ t, org }) => {
+    const leadId = await newLead(t, org);
     const task = await createTask(t, org, { text: 'Draft', due_at: at(DAY) });
     const res = await t.request('PATCH', `/api/v1/tasks/${task._id}`, {
       token: org.token,
@@ -248,7 +247,7 @@ describe('update and complete', () => {
     expect(bad.status).toBe(400);
   });
 
-  it('answers PUT like PATCH: only the fields sent change', async () => {
+  test('answers PUT like PATCH: only the fields sent change', async ({ t, org }) => {
     const task = await createTask(t, org, { text: 'Call back', due_at: at(DAY) });
     const res = await t.request('PUT', `/api/v1/tasks/${task._id}`, {
       token: org.token,
@@ -263,7 +262,10 @@ describe('update and complete', () => {
     expect(bad.status).toBe(400);
   });
 
-  it('completes once: task.completed is emitted once, repeats return the task unchanged', async () => {
+  test('completes once: task.completed is emitted once, repeats return the task unchanged', async ({
+    t,
+    org,
+  }) => {
     const task = await createTask(t, org, { text: 'Send contract' });
     const first = await t.request('POST', `/api/v1/tasks/${task._id}/complete`, { token: org.token });
     expect(first.status).toBe(200);
@@ -277,12 +279,12 @@ describe('update and complete', () => {
       body: { is_complete: true },
     });
     expect((await readOutput(viaUpdate, TOOL.update_task)).task.completed_at).toBe(done.completed_at);
-    const events = await eventsOf(task._id, 'task.completed');
+    const events = await eventsOf(t, task._id, 'task.completed');
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ _id: task._id, is_complete: true, completed_by: org.ownerId });
   });
 
-  it('treats is_complete true on update as completion and false as reopening', async () => {
+  test('treats is_complete true on update as completion and false as reopening', async ({ t, org }) => {
     const member = await t.createUser(org.orgId, 'member');
     const task = await createTask(t, org, { text: 'Book the demo' });
     const res = await t.request('PATCH', `/api/v1/tasks/${task._id}`, {
@@ -293,7 +295,7 @@ describe('update and complete', () => {
       is_complete: true,
       completed_by: member.userId,
     });
-    expect(await eventsOf(task._id, 'task.completed')).toHaveLength(1);
+    expect(await eventsOf(t, task._id, 'task.completed')).toHaveLength(1);
     const reopen = await t.request('PATCH', `/api/v1/tasks/${task._id}`, {
       token: org.token,
       body: { is_complete: false },
@@ -305,12 +307,12 @@ describe('update and complete', () => {
     });
     // Completing again after a reopen is a new completion.
     await t.request('POST', `/api/v1/tasks/${task._id}/complete`, { token: org.token });
-    expect(await eventsOf(task._id, 'task.completed')).toHaveLength(2);
+    expect(await eventsOf(t, task._id, 'task.completed')).toHaveLength(2);
   });
 });
 
 describe('snooze and unsnooze', () => {
-  it('needs the task_snooze plan feature (402 on free)', async () => {
+  test('needs the task_snooze plan feature (402 on free)', async ({ t, freeOrg }) => {
     const res = await t.request('POST', '/api/v1/tasks', {
       token: freeOrg.token,
       body: { text: 'Free task' },
@@ -330,7 +332,7 @@ describe('snooze and unsnooze', () => {
     expect(unsnooze.status).toBe(402);
   });
 
-  it('snoozes until a future time and unsnoozes (idempotently)', async () => {
+  test('snoozes until a future time and unsnoozes (idempotently)', async ({ t, org }) => {
     const task = await createTask(t, org, { text: 'Snooze me', due_at: at(DAY) });
     const until = at(3 * DAY);
     const res = await t.request('POST', `/api/v1/tasks/${task._id}/snooze`, {
@@ -348,7 +350,7 @@ describe('snooze and unsnooze', () => {
     expect((await readOutput(again, TOOL.unsnooze_task)).task).toEqual(cleared);
   });
 
-  it('rejects a past, too distant or malformed time, and a completed task', async () => {
+  test('rejects a past, too distant or malformed time, and a completed task', async ({ t, org }) => {
     const task = await createTask(t, org, { text: 'Bad snooze' });
     for (const until of [at(-HOUR), at(400 * DAY), 'next week', undefined]) {
       const res = await t.request('POST', `/api/v1/tasks/${task._id}/snooze`, {
@@ -366,7 +368,7 @@ describe('snooze and unsnooze', () => {
     expect(done.status).toBe(409);
   });
 
-  it('forbids a viewer to snooze', async () => {
+  test('forbids a viewer to snooze', async ({ t, org }) => {
     const viewer = await t.createUser(org.orgId, 'viewer');
     const task = await createTask(t, org, { text: 'Viewer cannot' });
     const res = await t.request('POST', `/api/v1/tasks/${task._id}/unsnooze`, { token: viewer.token });
@@ -379,7 +381,7 @@ describe('snooze and unsnooze', () => {
 });
 
 describe('list_my_tasks', () => {
-  it("lists the caller's open, unsnoozed tasks, due first and undated last", async () => {
+  test("lists the caller's open, unsnoozed tasks, due first and undated last", async ({ t, org }) => {
     const me = await t.createUser(org.orgId, 'member');
     const colleague = await t.createUser(org.orgId, 'member');
     const mine = (text: string, extra: Partial<InputOf<'create_task'>> = {}) =>
@@ -404,12 +406,12 @@ describe('list_my_tasks', () => {
     await t.request('DELETE', `/api/v1/tasks/${trashed._id}`, { token: me.token });
     await createTask(t, org, { text: "Colleague's", assigned_to: colleague.userId, due_at: at(-DAY) });
 
-    const all = await myTasks('', me);
+    const all = await myTasks(t, '', me);
     expect(all.tasks.map((x) => x.text)).toEqual(['Late', 'Soon', 'Snooze over', 'Far', 'Undated']);
     expect(all).toMatchObject({ total: 5, page: 1, limit: 25, totalPages: 1 });
-    const dueSoon = await myTasks(`?due_before=${encodeURIComponent(at(DAY))}`, me);
+    const dueSoon = await myTasks(t, `?due_before=${encodeURIComponent(at(DAY))}`, me);
     expect(dueSoon.tasks.map((x) => x._id)).toEqual([late._id, soon._id]);
-    const paged = await myTasks('?limit=2&page=3', me);
+    const paged = await myTasks(t, '?limit=2&page=3', me);
     expect(paged.tasks.map((x) => x._id)).toEqual([undated._id]);
     expect(paged.totalPages).toBe(3);
     expect(far.text).toBe('Far');
@@ -420,7 +422,7 @@ describe('list_my_tasks', () => {
 });
 
 describe('trash', () => {
-  it('deletes to the trash and restores; the trash lists the task by its text', async () => {
+  test('deletes to the trash and restores; the trash lists the task by its text', async ({ t, org }) => {
     const task = await createTask(t, org, { text: 'Trash me' });
     const del = await t.request('DELETE', `/api/v1/tasks/${task._id}`, { token: org.token });
     expect(del.status).toBe(200);
@@ -440,8 +442,11 @@ describe('trash', () => {
     expect((await t.request('GET', `/api/v1/tasks/${task._id}`, { token: org.token })).status).toBe(200);
   });
 
-  it('refuses to restore a task while its lead is in the trash; the lead brings it back', async () => {
-    const leadId = await newLead();
+  test('refuses to restore a task while its lead is in the trash; the lead brings it back', async ({
+    t,
+    org,
+  }) => {
+    const leadId = await newLead(t, org);
     const task = await createTask(t, org, { text: 'Child task', lead_id: leadId });
     await t.request('DELETE', `/api/v1/tasks/${task._id}`, { token: org.token });
     await t.request('DELETE', `/api/v1/leads/${leadId}`, { token: org.token });
@@ -449,7 +454,7 @@ describe('trash', () => {
     expect(refused.status).toBe(409);
     expect((await readError(refused, 409)).message).toBe('Restore its lead first');
 
-    const withLead = await createTask(t, org, { text: 'Goes with lead', lead_id: await newLead() });
+    const withLead = await createTask(t, org, { text: 'Goes with lead', lead_id: await newLead(t, org) });
     const lead2 = withLead.lead_id ?? '';
     await t.request('DELETE', `/api/v1/leads/${lead2}`, { token: org.token });
     expect((await t.request('GET', `/api/v1/tasks/${withLead._id}`, { token: org.token })).status).toBe(404);
@@ -459,7 +464,7 @@ describe('trash', () => {
 });
 
 describe('permissions, scopes and ownership', () => {
-  it('lets a viewer read but not write, and a member delete', async () => {
+  test('lets a viewer read but not write, and a member delete', async ({ t, org }) => {
     const viewer = await t.createUser(org.orgId, 'viewer');
     const member = await t.createUser(org.orgId, 'member');
     const task = await createTask(t, org, { text: 'Perm task' });
@@ -484,7 +489,7 @@ describe('permissions, scopes and ownership', () => {
     );
   });
 
-  it('holds a PAT to the leads scopes', async () => {
+  test('holds a PAT to the leads scopes', async ({ t, org }) => {
     const { token } = await t.createPat(org.orgId, org.ownerId, ['read:leads']);
     const res = await t.request('POST', '/api/v1/tasks', { token, body: { text: 'Scoped' } });
     expect(res.status).toBe(403);
@@ -498,7 +503,7 @@ describe('permissions, scopes and ownership', () => {
     ).toBe(201);
   });
 
-  it("hands a deleted user's tasks to the heir", async () => {
+  test("hands a deleted user's tasks to the heir", async ({ t, org }) => {
     const leaving = await t.createUser(org.orgId, 'member');
     const task = await createTask(t, org, { text: 'Inherited', assigned_to: leaving.userId });
     const refused = await t.request('DELETE', `/api/v1/users/${leaving.userId}`, { token: org.token });

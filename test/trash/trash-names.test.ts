@@ -1,55 +1,37 @@
 // Locks in the names the trash list shows for records without a name column: opportunities, activities and custom object records.
 import { describe, expect } from 'vitest';
-import { newId } from '../../core/ids.ts';
-import { activities } from '../../tools/activities/tables.ts';
-import { customObjectRecords, customObjects } from '../../tools/custom-objects/tables.ts';
-import { leads } from '../../tools/leads/tables.ts';
-import { opportunities } from '../../tools/opportunities/tables.ts';
+import { seedActivities } from '../activities/seed.ts';
+import { seedCustomObject, seedCustomObjectRecords } from '../custom-objects/seed.ts';
 import { fileTest } from '../fixtures/file-test.ts';
 import { readOutput, TOOL } from '../fixtures/index.ts';
+import { seedLeads } from '../leads/seed.ts';
+import { seedOpportunities } from '../opportunities/seed.ts';
 
 const test = fileTest({ options: { withoutRateLimits: true }, plan: 'pro' });
 
 describe('trash item names', () => {
   test('derives a readable name from each record', async ({ t, org }) => {
-    const db = t.services.db.system;
     const deleted = { deletedAt: new Date(), deletedBy: org.ownerId };
-    const leadId = newId();
-    await db.insert(leads).values({ id: leadId, orgId: org.orgId, name: 'Live parent' });
-    const ids = {
-      noted: newId(),
-      staged: newId(),
-      bare: newId(),
-      email: newId(),
-      call: newId(),
-      record: newId(),
-    };
-    await db.insert(opportunities).values([
-      { id: ids.noted, orgId: org.orgId, leadId, note: 'Annual renewal', value: 10, ...deleted },
-      { id: ids.staged, orgId: org.orgId, leadId, pipelineStage: 'Proposal', value: 10, ...deleted },
-      { id: ids.bare, orgId: org.orgId, leadId, value: 1250.5, currency: 'EUR', ...deleted },
+    const [leadId = ''] = await seedLeads(t, org.orgId, [{ name: 'Live parent' }]);
+    const [noted, staged, bare] = await seedOpportunities(t, org.orgId, [
+      { leadId, note: 'Annual renewal', value: 10, ...deleted },
+      { leadId, pipelineStage: 'Proposal', value: 10, ...deleted },
+      { leadId, value: 1250.5, currency: 'EUR', ...deleted },
     ]);
-    await db.insert(activities).values([
-      {
-        id: ids.email,
-        orgId: org.orgId,
-        leadId,
-        type: 'email',
-        fields: { subject: 'Quote attached' },
-        ...deleted,
-      },
-      { id: ids.call, orgId: org.orgId, leadId, type: 'call', fields: { direction: 'inbound' }, ...deleted },
+    const [email, call] = await seedActivities(t, org.orgId, [
+      { leadId, type: 'email', fields: { subject: 'Quote attached' }, ...deleted },
+      { leadId, type: 'call', fields: { direction: 'inbound' }, ...deleted },
     ]);
-    const objectId = newId();
-    await db.insert(customObjects).values({ id: objectId, orgId: org.orgId, name: 'Vehicle' });
-    await db
-      .insert(customObjectRecords)
-      .values({ id: ids.record, orgId: org.orgId, objectId, values: { model: 'VW Golf' }, ...deleted });
+    const objectId = await seedCustomObject(t, org.orgId, { name: 'Vehicle' });
+    const [record] = await seedCustomObjectRecords(t, org.orgId, [
+      { objectId, values: { model: 'VW Golf' }, ...deleted },
+    ]);
+    const ids = { noted, staged, bare, email, call, record };
 
     const res = await t.request('GET', '/api/v1/trash?limit=100', { token: org.token });
     expect(res.status).toBe(200);
     const { items } = await readOutput(res, TOOL.list_trash);
-    const nameOf = (id: string) => items.find((i) => i._id === id)?.name;
+    const nameOf = (id: string | undefined) => items.find((i) => i._id === id)?.name;
     expect(nameOf(ids.noted)).toBe('Annual renewal');
     expect(nameOf(ids.staged)).toBe('Proposal');
     expect(nameOf(ids.bare)).toBe('1250.50 EUR');

@@ -1,32 +1,24 @@
 // Locks in webhook subscriptions and their delivery log over REST: validation, secrets never returned, plan gating, permissions, test and replay entries.
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, vi } from 'vitest';
 import { organizations } from '../../core/db/schema.ts';
 import { newId } from '../../core/ids.ts';
 import { webhookDeliveries, webhooks } from '../../tools/webhooks/tables.ts';
 import {
   type Caller,
   type CreatedWebhook,
-  createTestContext,
   detailFields,
+  fileTest,
   readError,
   readOutput,
   type TestContext,
-  type TestOrg,
   TOOL,
   type Webhook,
 } from '../fixtures/index.ts';
 
 const SECRET = 'a-very-secret-signing-key';
 
-let t: TestContext;
-let org: TestOrg;
-
-beforeAll(async () => {
-  t = await createTestContext({}, { withoutRateLimits: true });
-  org = await t.createOrg({ plan: 'starter' });
-});
-afterAll(() => t.close());
+const test = fileTest({ options: { withoutRateLimits: true }, plan: 'starter' });
 
 const valid = (overrides: Record<string, unknown> = {}) => ({
   name: 'My receiver',
@@ -37,21 +29,30 @@ const valid = (overrides: Record<string, unknown> = {}) => ({
 });
 
 /** POST /webhooks: the answer, unread (createHook when it must succeed). */
-async function postHook(as: Caller, body: Record<string, unknown>): Promise<Response> {
+async function postHook(t: TestContext, as: Caller, body: Record<string, unknown>): Promise<Response> {
   return t.request('POST', '/api/v1/webhooks', { token: as.token, body });
 }
 
 /** POST /webhooks, expecting 201: the body parsed (the record, and a generated secret once). */
-async function createHook(as: Caller, body: Record<string, unknown>): Promise<CreatedWebhook> {
-  return readOutput(await postHook(as, body), TOOL.create_webhook, 201);
+async function createHook(
+  t: TestContext,
+  as: Caller,
+  body: Record<string, unknown>,
+): Promise<CreatedWebhook> {
+  return readOutput(await postHook(t, as, body), TOOL.create_webhook, 201);
 }
 
-async function createOk(as: Caller, overrides: Record<string, unknown> = {}): Promise<Webhook> {
-  return (await createHook(as, valid(overrides))).webhook;
+async function createOk(
+  t: TestContext,
+  as: Caller,
+  overrides: Record<string, unknown> = {},
+): Promise<Webhook> {
+  return (await createHook(t, as, valid(overrides))).webhook;
 }
 
 /** A finished delivery written as the delivery engine would leave it. */
 async function insertDelivery(
+  t: TestContext,
   orgId: string,
   webhookId: string,
   status: 'pending' | 'succeeded' | 'failed',
@@ -91,8 +92,8 @@ function expectNoSecret(payload: unknown): void {
 }
 
 describe('create, read, update, delete', () => {
-  it('creates a subscription and returns the record without the secret or the name', async () => {
-    const body = await createHook(org, valid());
+  test('creates a subscription and returns the record without the secret or the name', async ({ t, org }) => {
+    const body = await createHook(t, org, valid());
     const hook = body.webhook;
     expect(hook).toEqual({
       _id: expect.stringMatching(/^[0-9a-f]{24}$/),
@@ -111,9 +112,12 @@ describe('create, read, update, delete', () => {
     expect(row?.orgId).toBe(org.orgId);
   });
 
-  it('generates a whsec_ secret when none is given and shows it in the create response only', async () => {
+  test('generates a whsec_ secret when none is given and shows it in the create response only', async ({
+    t,
+    org,
+  }) => {
     const { secret: _secret, ...secretless } = valid();
-    const body = await createHook(org, secretless);
+    const body = await createHook(t, org, secretless);
     const generated = body.webhook.secret ?? '';
     // whsec_ + padded base64 of 32 random bytes, as the Standard Webhooks libraries expect.
     expect(generated).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
@@ -128,13 +132,16 @@ describe('create, read, update, delete', () => {
       expect(text).not.toContain('"secret"');
     }
 
-    const again = await createHook(org, secretless);
+    const again = await createHook(t, org, secretless);
     expect(again.webhook.secret).toMatch(/^whsec_/);
     expect(again.webhook.secret).not.toBe(generated);
   });
 
-  it('accepts is_active false, an https URL on a private address, and drops duplicate events', async () => {
-    const hook = await createOk(org, {
+  test('accepts is_active false, an https URL on a private address, and drops duplicate events', async ({
+    t,
+    org,
+  }) => {
+    const hook = await createOk(t, org, {
       url: 'https://10.0.0.5:8443/hook',
       is_active: false,
       events: ['invoice.paid', 'invoice.paid'],
@@ -143,10 +150,10 @@ describe('create, read, update, delete', () => {
     expect(hook.events).toEqual(['invoice.paid']);
   });
 
-  it('gets, lists newest first, updates and deletes, never showing the secret', async () => {
+  test('gets, lists newest first, updates and deletes, never showing the secret', async ({ t }) => {
     const other = await t.createOrg({ plan: 'starter' });
-    const first = await createOk(other, { url: 'https://one.example.test/a' });
-    const second = await createOk(other, { url: 'https://two.example.test/b' });
+    const first = await createOk(t, other, { url: 'https://one.example.test/a' });
+    const second = await createOk(t, other, { url: 'https://two.example.test/b' });
 
     const got = await t.request('GET', `/api/v1/webhooks/${first._id}`, { token: other.token });
     expect(got.status).toBe(200);
@@ -199,7 +206,7 @@ describe('create, read, update, delete', () => {
     expect(badUrl.status).toBe(400);
     expect((await readError(badUrl, 400)).details?.[0]?.field).toBe('url');
 
-    const deliveryId = await insertDelivery(other.orgId, first._id, 'failed');
+    const deliveryId = await insertDelivery(t, other.orgId, first._id, 'failed');
     const del = await t.request('DELETE', `/api/v1/webhooks/${first._id}`, { token: other.token });
     expect(del.status).toBe(200);
     expect(await readOutput(del, TOOL.delete_webhook)).toEqual({ message: 'Webhook deleted' });
@@ -217,7 +224,7 @@ describe('create, read, update, delete', () => {
 });
 
 describe('validation', () => {
-  it('refuses a URL that is not https with 400 on url', async () => {
+  test('refuses a URL that is not https with 400 on url', async ({ t, org }) => {
     for (const url of [
       'http://hooks.example.test/crm',
       'ftp://hooks.example.test',
@@ -225,26 +232,29 @@ describe('validation', () => {
       'https://',
       '',
     ]) {
-      const res = await postHook(org, valid({ url }));
+      const res = await postHook(t, org, valid({ url }));
       expect(res.status, url).toBe(400);
       const body = await readError(res, 400);
       expect(detailFields(body), url).toEqual(['url']);
     }
     const long = await readError(
-      await postHook(org, valid({ url: `https://example.test/${'a'.repeat(2000)}` })),
+      await postHook(t, org, valid({ url: `https://example.test/${'a'.repeat(2000)}` })),
       400,
     );
     expect(detailFields(long)).toEqual(['url']);
   });
 
-  it('refuses a URL carrying a user name or password with 400 on url, on create and on update', async () => {
-    const hook = await createOk(org);
+  test('refuses a URL carrying a user name or password with 400 on url, on create and on update', async ({
+    t,
+    org,
+  }) => {
+    const hook = await createOk(t, org);
     for (const url of [
       'https://user:pass@hooks.example.test/crm',
       'https://user@hooks.example.test/crm',
       'https://:pass@hooks.example.test/crm',
     ]) {
-      const res = await postHook(org, valid({ url }));
+      const res = await postHook(t, org, valid({ url }));
       expect(res.status, url).toBe(400);
       const body = await readError(res, 400);
       expect(body.error, url).toBe('Validation failed');
@@ -258,8 +268,11 @@ describe('validation', () => {
     expect(row?.url).toBe('https://hooks.example.test/crm');
   });
 
-  it('refuses a whsec_ secret that does not decode to a 24-byte key, on create and on update', async () => {
-    const hook = await createOk(org);
+  test('refuses a whsec_ secret that does not decode to a 24-byte key, on create and on update', async ({
+    t,
+    org,
+  }) => {
+    const hook = await createOk(t, org);
     const key = (bytes: number) => Buffer.alloc(bytes, 7).toString('base64');
     for (const secret of [
       'whsec_not*base64*at*all!!',
@@ -268,7 +281,7 @@ describe('validation', () => {
       `whsec_ ${key(32)}`,
       `whsec_${key(16)}`, // valid base64, too short a key
     ]) {
-      const res = await postHook(org, valid({ secret }));
+      const res = await postHook(t, org, valid({ secret }));
       expect(res.status, secret).toBe(400);
       const body = await readError(res, 400);
       expect(detailFields(body), secret).toEqual(['secret']);
@@ -280,7 +293,7 @@ describe('validation', () => {
       expect(detailFields(await readError(put, 400)), secret).toEqual(['secret']);
     }
     const good = `whsec_${key(24)}`;
-    const body = await createHook(org, valid({ secret: good }));
+    const body = await createHook(t, org, valid({ secret: good }));
     expect(JSON.stringify(body)).not.toContain(good);
     const put = await t.request('PUT', `/api/v1/webhooks/${hook._id}`, {
       token: org.token,
@@ -289,40 +302,40 @@ describe('validation', () => {
     expect(put.status).toBe(200);
   });
 
-  it('refuses an unknown event naming it, webhook.test, and an empty list', async () => {
+  test('refuses an unknown event naming it, webhook.test, and an empty list', async ({ t, org }) => {
     const unknown = await readError(
-      await postHook(org, valid({ events: ['lead.created', 'lead.exploded'] })),
+      await postHook(t, org, valid({ events: ['lead.created', 'lead.exploded'] })),
       400,
     );
     expect(unknown.details).toEqual([
       { field: 'events.1', message: expect.stringContaining('"lead.exploded"'), code: 'custom' },
     ]);
-    const test = await readError(await postHook(org, valid({ events: ['webhook.test'] })), 400);
+    const test = await readError(await postHook(t, org, valid({ events: ['webhook.test'] })), 400);
     expect(test.details?.[0]?.message).toContain('"webhook.test"');
-    const empty = await readError(await postHook(org, valid({ events: [] })), 400);
+    const empty = await readError(await postHook(t, org, valid({ events: [] })), 400);
     expect(detailFields(empty)).toEqual(['events']);
   });
 
-  it('refuses a short secret, a missing name and unknown fields', async () => {
-    const short = await readError(await postHook(org, valid({ secret: 'x'.repeat(15) })), 400);
+  test('refuses a short secret, a missing name and unknown fields', async ({ t, org }) => {
+    const short = await readError(await postHook(t, org, valid({ secret: 'x'.repeat(15) })), 400);
     expect(detailFields(short)).toEqual(['secret']);
-    await createHook(org, valid({ secret: 'x'.repeat(16) }));
+    await createHook(t, org, valid({ secret: 'x'.repeat(16) }));
 
     const { name: _name, ...nameless } = valid();
-    const missing = await readError(await postHook(org, nameless), 400);
+    const missing = await readError(await postHook(t, org, nameless), 400);
     expect(detailFields(missing)).toEqual(['name']);
 
-    await readError(await postHook(org, valid({ owner: 'me' })), 400);
+    await readError(await postHook(t, org, valid({ owner: 'me' })), 400);
   });
 
-  it('answers 400 for a path id that is not 24 hex characters', async () => {
+  test('answers 400 for a path id that is not 24 hex characters', async ({ t, org }) => {
     const res = await t.request('GET', '/api/v1/webhooks/nope', { token: org.token });
     expect(res.status).toBe(400);
   });
 });
 
 describe('plan, feature and permission checks', () => {
-  it('answers 402 plan_upgrade_required on the free plan', async () => {
+  test('answers 402 plan_upgrade_required on the free plan', async ({ t }) => {
     const free = await t.createOrg({ plan: 'free' });
     const res = await t.request('POST', '/api/v1/webhooks', { token: free.token, body: valid() });
     expect(res.status).toBe(402);
@@ -335,9 +348,9 @@ describe('plan, feature and permission checks', () => {
     expect(list.status).toBe(402);
   });
 
-  it('answers 402 feature_disabled when the organization switched webhooks off', async () => {
+  test('answers 402 feature_disabled when the organization switched webhooks off', async ({ t }) => {
     const off = await t.createOrg({ plan: 'starter' });
-    const hook = await createOk(off);
+    const hook = await createOk(t, off);
     await t.services.db.system
       .update(organizations)
       .set({ disabledFeatures: ['webhooks'] })
@@ -348,7 +361,7 @@ describe('plan, feature and permission checks', () => {
     expect(await readError(res, 402)).toMatchObject({ error: 'feature_disabled', feature: 'webhooks' });
   });
 
-  it('answers 403 with required_permission for a member', async () => {
+  test('answers 403 with required_permission for a member', async ({ t, org }) => {
     const member = await t.createUser(org.orgId, 'member');
     const res = await t.request('POST', '/api/v1/webhooks', { token: member.token, body: valid() });
     expect(res.status).toBe(403);
@@ -360,9 +373,9 @@ describe('plan, feature and permission checks', () => {
     });
   });
 
-  it('lets a manager (view_own) read only the logs of subscriptions they created', async () => {
+  test('lets a manager (view_own) read only the logs of subscriptions they created', async ({ t, org }) => {
     const manager = await t.createUser(org.orgId, 'manager');
-    const ownersHook = await createOk(org);
+    const ownersHook = await createOk(t, org);
     const res = await t.request('GET', `/api/v1/webhooks/${ownersHook._id}/deliveries`, {
       token: manager.token,
     });
@@ -385,8 +398,8 @@ describe('plan, feature and permission checks', () => {
 });
 
 describe('test deliveries and the log', () => {
-  it('creates a pending webhook.test delivery, also for an inactive subscription', async () => {
-    const hook = await createOk(org, { is_active: false });
+  test('creates a pending webhook.test delivery, also for an inactive subscription', async ({ t, org }) => {
+    const hook = await createOk(t, org, { is_active: false });
     // A spy that passes calls through: the job is really enqueued (and waits, no worker runs here).
     const enqueue = vi.spyOn(t.services.queue, 'enqueue');
     const res = await t.request('POST', `/api/v1/webhooks/test/${hook._id}`, { token: org.token });
@@ -427,12 +440,12 @@ describe('test deliveries and the log', () => {
     expect(log.deliveries[0]?._id).toBe(delivery._id);
   });
 
-  it('filters the log by status, pages newest first, and refuses an unknown status', async () => {
-    const hook = await createOk(org);
+  test('filters the log by status, pages newest first, and refuses an unknown status', async ({ t, org }) => {
+    const hook = await createOk(t, org);
     const base = Date.now() - 60_000;
-    const failedOld = await insertDelivery(org.orgId, hook._id, 'failed', new Date(base));
-    const succeeded = await insertDelivery(org.orgId, hook._id, 'succeeded', new Date(base + 1000));
-    const failedNew = await insertDelivery(org.orgId, hook._id, 'failed', new Date(base + 2000));
+    const failedOld = await insertDelivery(t, org.orgId, hook._id, 'failed', new Date(base));
+    const succeeded = await insertDelivery(t, org.orgId, hook._id, 'succeeded', new Date(base + 1000));
+    const failedNew = await insertDelivery(t, org.orgId, hook._id, 'failed', new Date(base + 2000));
     const url = `/api/v1/webhooks/${hook._id}/deliveries`;
 
     const all = await readOutput(
@@ -465,9 +478,9 @@ describe('test deliveries and the log', () => {
     expect((await t.request('GET', `${url}?limit=101`, { token: org.token })).status).toBe(400);
   });
 
-  it('replays a finished delivery: pending again, same id; refuses a pending one', async () => {
-    const hook = await createOk(org);
-    const id = await insertDelivery(org.orgId, hook._id, 'failed');
+  test('replays a finished delivery: pending again, same id; refuses a pending one', async ({ t, org }) => {
+    const hook = await createOk(t, org);
+    const id = await insertDelivery(t, org.orgId, hook._id, 'failed');
     const enqueue = vi.spyOn(t.services.queue, 'enqueue');
     const res = await t.request('POST', `/api/v1/webhooks/deliveries/${id}/replay`, { token: org.token });
     expect(res.status).toBe(200);
@@ -496,10 +509,13 @@ describe('test deliveries and the log', () => {
     expect((await readError(again, 400)).error).toBe('Operation not allowed');
   });
 
-  it("answers 404 to a replay of another organization's delivery and leaves it alone", async () => {
+  test("answers 404 to a replay of another organization's delivery and leaves it alone", async ({
+    t,
+    org,
+  }) => {
     const other = await t.createOrg({ plan: 'starter' });
-    const hook = await createOk(other);
-    const id = await insertDelivery(other.orgId, hook._id, 'failed');
+    const hook = await createOk(t, other);
+    const id = await insertDelivery(t, other.orgId, hook._id, 'failed');
     const res = await t.request('POST', `/api/v1/webhooks/deliveries/${id}/replay`, { token: org.token });
     expect(res.status).toBe(404);
     expect((await readError(res, 404)).error).toBe('Not found');

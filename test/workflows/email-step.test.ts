@@ -1,33 +1,29 @@
 // Locks in a workflow's email step end to end against a real SMTP peer: the step writes a scheduled
 // email due at once, the 'email.send' handler sends it through the enrolling user's connected
 // account to the enrolled contact, and the sent email points back at the enrollment and its step.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { sendScheduledEmail } from '../fixtures/email.ts';
 import {
   createLeadWithContact,
-  createTestContext,
   createWorkflow,
   enrollLeadIn,
   enrollmentRow,
+  fileTest,
   insertConnectedAccount,
   runStepAt,
   scheduledEmailsOf,
   type TestAccount,
-  type TestContext,
-  type TestOrg,
 } from '../fixtures/index.ts';
 import { type SmtpPeer, startSmtpPeer } from '../support/smtp-peer.ts';
 
 const LOGIN = { username: 'sender', password: 'smtp-secret-1' };
 let peer: SmtpPeer;
-let t: TestContext;
-let org: TestOrg;
 let account: TestAccount;
 
-beforeAll(async () => {
+const test = fileTest({ options: { withoutRateLimits: true } });
+
+test.beforeAll(async ({ t, org }) => {
   peer = await startSmtpPeer({ auth: LOGIN });
-  t = await createTestContext({}, { withoutRateLimits: true });
-  org = await t.createOrg();
   account = await insertConnectedAccount(
     t,
     { orgId: org.orgId, userId: org.ownerId },
@@ -36,12 +32,11 @@ beforeAll(async () => {
   );
 });
 afterAll(async () => {
-  await t?.close();
   await peer?.close();
 });
 
 describe('email step', () => {
-  it('sends through the enrolling user’s account to the contact at the step’s time', async () => {
+  test('sends through the enrolling user’s account to the contact at the step’s time', async ({ t, org }) => {
     const workflow = await createWorkflow(t, org, {
       steps: [
         {

@@ -4,7 +4,7 @@
 // activated, unenrolling and deleting stop it, a reply stops it, a step never runs twice, failures
 // retry then fail, and the sweeper and a restarted in-process runner pick up a lost wake-up.
 import { and, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { users } from '../../core/db/schema.ts';
 import { newId } from '../../core/ids.ts';
 import { SENDER_LEASE } from '../../core/leased-rows.ts';
@@ -18,11 +18,11 @@ import { workflowEnrollments, workflowStepRuns, workflows } from '../../tools/wo
 import { startBackgroundWork } from '../../workers/runtime.ts';
 import {
   createLeadWithContact,
-  createTestContext,
   createWorkflow,
   enrollLeadIn,
   enrollmentRow,
   eventsOf,
+  fileTest,
   insertConnectedAccountRow,
   readOutput,
   runStepAt,
@@ -32,23 +32,19 @@ import {
   WORKFLOW_TOOL,
 } from '../fixtures/index.ts';
 
-let t: TestContext;
-let org: TestOrg;
 let accountId: string;
 
-beforeAll(async () => {
-  // No workers: the tests run each step themselves, at the time they choose.
-  t = await createTestContext({}, { withoutRateLimits: true });
-  org = await t.createOrg();
+const test = fileTest({ options: { withoutRateLimits: true } });
+
+test.beforeAll(async ({ t, org }) => {
   accountId = await insertConnectedAccountRow(t, org.orgId, org.ownerId);
 });
-afterAll(() => t.close());
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 const at = (base: Date, ms: number) => new Date(base.getTime() + ms);
-const api = (method: string, path: string, body?: unknown) =>
+const api = (t: TestContext, org: TestOrg, method: string, path: string, body?: unknown) =>
   t.request(method, `/api/v1${path}`, { token: org.token, body });
 
 const EMAIL = {
@@ -66,7 +62,7 @@ const TASK = {
 } as const;
 const SMS = { type: 'sms', delay: { amount: 3, unit: 'hours' }, body: 'Quick question' } as const;
 
-async function enrolled(steps: unknown[] = [EMAIL, TASK, SMS]) {
+async function enrolled(t: TestContext, org: TestOrg, steps: unknown[] = [EMAIL, TASK, SMS]) {
   const workflow = await createWorkflow(t, org, { steps: steps as never });
   const lead = await createLeadWithContact(t, org);
   const enrollment = await enrollLeadIn(t, org, workflow._id, { lead_id: lead.leadId });
@@ -74,7 +70,7 @@ async function enrolled(steps: unknown[] = [EMAIL, TASK, SMS]) {
   return { workflow, lead, enrollment, due };
 }
 
-const runsOf = (enrollmentId: string) =>
+const runsOf = (t: TestContext, enrollmentId: string) =>
   t.services.db.system
     .select()
     .from(workflowStepRuns)
@@ -82,11 +78,11 @@ const runsOf = (enrollmentId: string) =>
     .orderBy(workflowStepRuns.stepIndex);
 
 describe('steps at their times', () => {
-  it('runs email, task and sms in order, each at its delay, then completes', async () => {
-    const { workflow, lead, enrollment, due } = await enrolled();
+  test('runs email, task and sms in order, each at its delay, then completes', async ({ t, org }) => {
+    const { workflow, lead, enrollment, due } = await enrolled(t, org);
     // Not yet due: nothing happens.
     expect(await runStepAt(t, enrollment._id, at(due, -1))).toBe('skipped');
-    expect(await runsOf(enrollment._id)).toEqual([]);
+    expect(await runsOf(t, enrollment._id)).toEqual([]);
 
     // Step 0, email: a scheduled email due now, through the enrollment's account to the contact.
     expect(await runStepAt(t, enrollment._id, due)).toBe('advanced');
@@ -126,7 +122,7 @@ describe('steps at their times', () => {
     expect(row).toMatchObject({ status: 'completed', currentStep: 3, nextRunAt: null });
     expect(row.completedAt).toEqual(at(due, DAY + 3 * HOUR));
 
-    const runs = await runsOf(enrollment._id);
+    const runs = await runsOf(t, enrollment._id);
     expect(runs.map((r) => [r.stepIndex, r.type, r.status])).toEqual([
       [0, 'email', 'done'],
       [1, 'task', 'done'],
@@ -138,12 +134,12 @@ describe('steps at their times', () => {
 
     // The API shows the runs and the counts.
     const got = await readOutput(
-      await api('GET', `/workflows/${workflow._id}/enrollments/${enrollment._id}`),
+      await api(t, org, 'GET', `/workflows/${workflow._id}/enrollments/${enrollment._id}`),
       WORKFLOW_TOOL.get_workflow_enrollment,
     );
     expect(got.enrollment.step_runs.map((r) => r.status)).toEqual(['done', 'done', 'skipped']);
     const counts = await readOutput(
-      await api('GET', `/workflows/${workflow._id}`),
+      await api(t, org, 'GET', `/workflows/${workflow._id}`),
       WORKFLOW_TOOL.get_workflow,
     );
     expect(counts.workflow.enrollment_counts).toMatchObject({ active: 0, completed: 1 });
@@ -151,13 +147,21 @@ describe('steps at their times', () => {
     expect(await runStepAt(t, enrollment._id, at(due, 10 * DAY))).toBe('skipped');
   });
 
-  it('runs the steps it began with after the workflow’s steps were shortened and reworded', async () => {
-    const { workflow, lead, enrollment, due } = await enrolled([TASK, { ...TASK, text: 'Second call' }]);
+  test('runs the steps it began with after the workflow’s steps were shortened and reworded', async ({
+    t,
+    org,
+  }) => {
+    const { workflow, lead, enrollment, due } = await enrolled(t, org, [
+      TASK,
+      { ...TASK, text: 'Second call' },
+    ]);
     expect(await runStepAt(t, enrollment._id, due)).toBe('advanced');
-    const edit = await api('PATCH', `/workflows/${workflow._id}`, { steps: [{ ...TASK, text: 'Edited' }] });
+    const edit = await api(t, org, 'PATCH', `/workflows/${workflow._id}`, {
+      steps: [{ ...TASK, text: 'Edited' }],
+    });
     expect(edit.status).toBe(200);
     expect(await runStepAt(t, enrollment._id, at(due, DAY))).toBe('completed');
-    expect(await runsOf(enrollment._id)).toHaveLength(2);
+    expect(await runsOf(t, enrollment._id)).toHaveLength(2);
     const texts = await t.services.db.system
       .select({ text: tasks.text })
       .from(tasks)
@@ -168,9 +172,9 @@ describe('steps at their times', () => {
 });
 
 describe('holding and stopping', () => {
-  it('holds a due step while the workflow is paused and runs it once activated', async () => {
-    const { workflow, enrollment, due } = await enrolled([TASK]);
-    await api('POST', `/workflows/${workflow._id}/pause`);
+  test('holds a due step while the workflow is paused and runs it once activated', async ({ t, org }) => {
+    const { workflow, enrollment, due } = await enrolled(t, org, [TASK]);
+    await api(t, org, 'POST', `/workflows/${workflow._id}/pause`);
     expect(await runStepAt(t, enrollment._id, at(due, HOUR))).toBe('skipped');
     expect(await enrollmentRow(t, enrollment._id)).toMatchObject({
       currentStep: 0,
@@ -178,15 +182,18 @@ describe('holding and stopping', () => {
       nextRunAt: due,
     });
     // The sweeper leaves a paused workflow's enrollments alone.
-    const swept = await sweptIds(at(due, HOUR));
+    const swept = await sweptIds(t, at(due, HOUR));
     expect(swept).not.toContain(enrollment._id);
-    await api('POST', `/workflows/${workflow._id}/activate`);
-    expect(await sweptIds(at(due, HOUR))).toContain(enrollment._id);
+    await api(t, org, 'POST', `/workflows/${workflow._id}/activate`);
+    expect(await sweptIds(t, at(due, HOUR))).toContain(enrollment._id);
     expect(await runStepAt(t, enrollment._id, at(due, HOUR))).toBe('completed');
   });
 
-  it('hands the claim back when the workflow is paused between the claim and the step', async () => {
-    const { workflow, lead, enrollment, due } = await enrolled([TASK]);
+  test('hands the claim back when the workflow is paused between the claim and the step', async ({
+    t,
+    org,
+  }) => {
+    const { workflow, lead, enrollment, due } = await enrolled(t, org, [TASK]);
     // The pause lands after the claim, before the step's transaction reads the workflow.
     const pausing: Services = {
       ...t.services,
@@ -209,23 +216,26 @@ describe('holding and stopping', () => {
       nextRunAt: due,
     });
     expect(await t.services.db.system.select().from(tasks).where(eq(tasks.leadId, lead.leadId))).toEqual([]);
-    await api('POST', `/workflows/${workflow._id}/activate`);
+    await api(t, org, 'POST', `/workflows/${workflow._id}/activate`);
     expect(await runStepAt(t, enrollment._id, due)).toBe('completed');
   });
 
-  it('runs nothing after unenrolling or deleting the workflow', async () => {
-    const a = await enrolled([TASK]);
-    await api('DELETE', `/workflows/${a.workflow._id}/enrollments/${a.enrollment._id}`);
+  test('runs nothing after unenrolling or deleting the workflow', async ({ t, org }) => {
+    const a = await enrolled(t, org, [TASK]);
+    await api(t, org, 'DELETE', `/workflows/${a.workflow._id}/enrollments/${a.enrollment._id}`);
     expect(await runStepAt(t, a.enrollment._id, a.due)).toBe('skipped');
-    const b = await enrolled([TASK]);
-    await api('DELETE', `/workflows/${b.workflow._id}`);
+    const b = await enrolled(t, org, [TASK]);
+    await api(t, org, 'DELETE', `/workflows/${b.workflow._id}`);
     expect(await runStepAt(t, b.enrollment._id, b.due)).toBe('skipped');
-    expect([...(await runsOf(a.enrollment._id)), ...(await runsOf(b.enrollment._id))]).toEqual([]);
+    expect([...(await runsOf(t, a.enrollment._id)), ...(await runsOf(t, b.enrollment._id))]).toEqual([]);
   });
 
-  it('stops on a reply from the enrolled contact’s address, or to an email the enrollment sent', async () => {
-    const a = await enrolled([EMAIL, TASK]);
-    const b = await enrolled([EMAIL, TASK]);
+  test('stops on a reply from the enrolled contact’s address, or to an email the enrollment sent', async ({
+    t,
+    org,
+  }) => {
+    const a = await enrolled(t, org, [EMAIL, TASK]);
+    const b = await enrolled(t, org, [EMAIL, TASK]);
     const hookContext = { db: t.services.db.system, orgId: org.orgId, now: new Date(), services: t.services };
     const facts = {
       inboundEmailId: newId(),
@@ -266,8 +276,11 @@ describe('holding and stopping', () => {
     expect(await runStepAt(t, b.enrollment._id, at(b.due, DAY))).toBe('skipped');
   });
 
-  it('stops when the lead went to the trash, and fails when the enrolling user was deactivated', async () => {
-    const a = await enrolled([TASK]);
+  test('stops when the lead went to the trash, and fails when the enrolling user was deactivated', async ({
+    t,
+    org,
+  }) => {
+    const a = await enrolled(t, org, [TASK]);
     await t.services.db.system
       .update(leads)
       .set({ deletedAt: new Date() })
@@ -288,13 +301,13 @@ describe('holding and stopping', () => {
     expect(row.status).toBe('failed');
     expect(row.stopReason).toContain('no longer an active user');
     // Nothing of the step stays: its run row rolled back with it.
-    expect(await runsOf(enrollment._id)).toEqual([]);
+    expect(await runsOf(t, enrollment._id)).toEqual([]);
   });
 });
 
 describe('exactly once', () => {
-  it('never runs a step twice when two step jobs race', async () => {
-    const { lead, enrollment, due } = await enrolled([TASK, TASK]);
+  test('never runs a step twice when two step jobs race', async ({ t, org }) => {
+    const { lead, enrollment, due } = await enrolled(t, org, [TASK, TASK]);
     const outcomes = await Promise.all([
       runStepAt(t, enrollment._id, due),
       runStepAt(t, enrollment._id, due),
@@ -303,11 +316,11 @@ describe('exactly once', () => {
     expect(await t.services.db.system.select().from(tasks).where(eq(tasks.leadId, lead.leadId))).toHaveLength(
       1,
     );
-    expect(await runsOf(enrollment._id)).toHaveLength(1);
+    expect(await runsOf(t, enrollment._id)).toHaveLength(1);
   });
 
-  it('the step-run row stops a second run even when a claim was taken over', async () => {
-    const { lead, enrollment, due } = await enrolled([TASK, TASK]);
+  test('the step-run row stops a second run even when a claim was taken over', async ({ t, org }) => {
+    const { lead, enrollment, due } = await enrolled(t, org, [TASK, TASK]);
     // A run of step 0 recorded by a runner whose claim then expired without advancing (impossible in
     // one transaction, so this is the last line of defence): the next claim must not run it again.
     await t.services.db.system.insert(workflowStepRuns).values({
@@ -322,8 +335,11 @@ describe('exactly once', () => {
     expect(await t.services.db.system.select().from(tasks).where(eq(tasks.leadId, lead.leadId))).toEqual([]);
   });
 
-  it('retries a failed attempt after 1 then 5 minutes, then fails the enrollment with the reason', async () => {
-    const { enrollment, due } = await enrolled([TASK]);
+  test('retries a failed attempt after 1 then 5 minutes, then fails the enrollment with the reason', async ({
+    t,
+    org,
+  }) => {
+    const { enrollment, due } = await enrolled(t, org, [TASK]);
     // A database that fails every tenant transaction: the claim (system access) works, the step does not.
     const broken: Services = {
       ...t.services,
@@ -352,8 +368,8 @@ describe('exactly once', () => {
     });
   });
 
-  it('fails an enrollment whose runner died during its last attempt', async () => {
-    const { enrollment, due } = await enrolled([TASK]);
+  test('fails an enrollment whose runner died during its last attempt', async ({ t, org }) => {
+    const { enrollment, due } = await enrolled(t, org, [TASK]);
     await t.services.db.system
       .update(workflowEnrollments)
       .set({ attempts: 3, nextRunAt: at(due, SENDER_LEASE.leaseMs) })
@@ -367,8 +383,11 @@ describe('exactly once', () => {
 });
 
 describe('lost wake-ups', () => {
-  it('a restarted in-process runner picks up the due step from the database through the sweeper', async () => {
-    const { lead, enrollment } = await enrolled([{ ...TASK, delay: { amount: 0, unit: 'minutes' } }]);
+  test('a restarted in-process runner picks up the due step from the database through the sweeper', async ({
+    t,
+    org,
+  }) => {
+    const { lead, enrollment } = await enrolled(t, org, [{ ...TASK, delay: { amount: 0, unit: 'minutes' } }]);
     // The first runner's queue never ran the job (no workers): a restart loses it. A fresh queue, as
     // after `crm serve` restarts, knows nothing of it until the sweeper reads the database.
     const restarted: Services = { ...t.services, jobs: new InProcessQueue(t.services.logger) };
@@ -388,10 +407,10 @@ describe('lost wake-ups', () => {
     expect(made).toHaveLength(1);
   });
 
-  it('the sweeper re-wakes due active enrollments past the grace only', async () => {
-    const { enrollment, due } = await enrolled([TASK]);
-    expect(await sweptIds(at(due, -1))).not.toContain(enrollment._id);
-    expect(await sweptIds(due)).toContain(enrollment._id);
+  test('the sweeper re-wakes due active enrollments past the grace only', async ({ t, org }) => {
+    const { enrollment, due } = await enrolled(t, org, [TASK]);
+    expect(await sweptIds(t, at(due, -1))).not.toContain(enrollment._id);
+    expect(await sweptIds(t, due)).toContain(enrollment._id);
   });
 });
 
@@ -402,7 +421,7 @@ function runWorkflowStepWith(services: Services, id: string, now: Date) {
 }
 
 /** The enrollment ids the sweeper would enqueue at `now` (grace 0), through a recording queue. */
-async function sweptIds(now: Date): Promise<string[]> {
+async function sweptIds(t: TestContext, now: Date): Promise<string[]> {
   const ids: string[] = [];
   const recording: Services = {
     ...t.services,

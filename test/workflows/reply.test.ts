@@ -1,31 +1,22 @@
 // Locks in stop-on-reply end to end: a signed inbound mail from the enrolled contact's address,
 // posted to the account's public hook, stops the lead's active enrollment (reason replied) in the
 // same transaction that records the mail, and its next step never runs.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
   createConnectedAccount,
   createLeadWithContact,
-  createTestContext,
   createWorkflow,
   enrollLeadIn,
   enrollmentRow,
+  fileTest,
   postInbound,
   runStepAt,
-  type TestContext,
-  type TestOrg,
 } from '../fixtures/index.ts';
 
-let t: TestContext;
-let org: TestOrg;
-
-beforeAll(async () => {
-  t = await createTestContext({}, { withoutRateLimits: true });
-  org = await t.createOrg();
-});
-afterAll(() => t.close());
+const test = fileTest({ options: { withoutRateLimits: true } });
 
 describe('stop on reply through the inbound hook', () => {
-  it('stops the enrollment of the contact who wrote back, and only that one', async () => {
+  test('stops the enrollment of the contact who wrote back, and only that one', async ({ t, org }) => {
     const account = await createConnectedAccount(t, org);
     const workflow = await createWorkflow(t, org, {
       steps: [

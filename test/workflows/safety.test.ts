@@ -7,17 +7,17 @@
 // already_enrolled over REST and MCP, also under parallel enrolls (the services config runs this
 // file on PostgreSQL too).
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import type { StepOutcome } from '../../tools/workflows/steps-runner.ts';
 import { workflowEnrollments } from '../../tools/workflows/tables.ts';
 import { sendScheduledEmail } from '../fixtures/email.ts';
 import {
   type Caller,
   createLeadWithContact,
-  createTestContext,
   createWorkflow,
   enrollLeadIn,
   enrollmentRow,
+  fileTest,
   insertConnectedAccount,
   readError,
   readOutput,
@@ -33,15 +33,13 @@ import { type SmtpPeer, startSmtpPeer } from '../support/smtp-peer.ts';
 
 const LOGIN = { username: 'sender', password: 'smtp-secret-1' };
 let peer: SmtpPeer;
-let t: TestContext;
-let org: TestOrg;
 let ownerAccount: TestAccount;
 let seq = 0;
 
-beforeAll(async () => {
+const test = fileTest({ options: { withoutRateLimits: true } });
+
+test.beforeAll(async ({ t, org }) => {
   peer = await startSmtpPeer({ auth: LOGIN });
-  t = await createTestContext({}, { withoutRateLimits: true });
-  org = await t.createOrg();
   ownerAccount = await insertConnectedAccount(
     t,
     { orgId: org.orgId, userId: org.ownerId },
@@ -50,16 +48,15 @@ beforeAll(async () => {
   );
 });
 afterAll(async () => {
-  await t?.close();
   await peer?.close();
 });
 
-const api = (as: Caller, method: string, path: string, body?: unknown) =>
+const api = (t: TestContext, as: Caller, method: string, path: string, body?: unknown) =>
   t.request(method, `/api/v1${path}`, { token: as.token, body });
 const received = (subject: string) => peer.received.filter((m) => m.subject === subject);
 
 /** A workflow (of `as`, active) whose first step is an email with this subject, then a task a day later. */
-function emailWorkflow(as: Caller, subject: string, text = 'Original text') {
+function emailWorkflow(t: TestContext, as: Caller, subject: string, text = 'Original text') {
   return createWorkflow(t, as, {
     steps: [
       {
@@ -75,7 +72,10 @@ function emailWorkflow(as: Caller, subject: string, text = 'Original text') {
 }
 
 /** A member with a verified account of their own at the peer. */
-async function memberWithAccount(): Promise<{
+async function memberWithAccount(
+  t: TestContext,
+  org: TestOrg,
+): Promise<{
   member: Awaited<ReturnType<TestContext['createUser']>>;
   account: TestAccount;
 }> {
@@ -91,7 +91,12 @@ async function memberWithAccount(): Promise<{
 }
 
 /** Runs the enrollment's email step at its time (`outcome` its answer) and returns the scheduled email it wrote. */
-async function runEmailStep(enrollmentId: string, due: Date, outcome: StepOutcome = 'advanced') {
+async function runEmailStep(
+  t: TestContext,
+  enrollmentId: string,
+  due: Date,
+  outcome: StepOutcome = 'advanced',
+) {
   expect(await runStepAt(t, enrollmentId, due)).toBe(outcome);
   const [email] = await scheduledEmailsOf(t, enrollmentId);
   if (!email) throw new Error('the email step wrote no scheduled email');
@@ -99,9 +104,12 @@ async function runEmailStep(enrollmentId: string, due: Date, outcome: StepOutcom
 }
 
 describe('who changes a workflow', () => {
-  it('members change only the workflows they created; owners, admins and managers change any', async () => {
-    const owners = await emailWorkflow(org, 'Owner sequence');
-    const { member } = await memberWithAccount();
+  test('members change only the workflows they created; owners, admins and managers change any', async ({
+    t,
+    org,
+  }) => {
+    const owners = await emailWorkflow(t, org, 'Owner sequence');
+    const { member } = await memberWithAccount(t, org);
     const hijack = {
       steps: [
         { type: 'email', delay: { amount: 0, unit: 'minutes' }, subject: 'Wire me', body_html: '<p>x</p>' },
@@ -113,14 +121,14 @@ describe('who changes a workflow', () => {
       ['POST', `/workflows/${owners._id}/pause`, undefined],
       ['POST', `/workflows/${owners._id}/activate`, undefined],
     ] as const) {
-      const refused = await readError(await api(member, method, path, body), 403);
+      const refused = await readError(await api(t, member, method, path, body), 403);
       expect(refused, `${method} ${path}`).toMatchObject({
         code: 'forbidden',
         required_permission: 'workflows.manage_any',
       });
     }
     const unchanged = await readOutput(
-      await api(org, 'GET', `/workflows/${owners._id}`),
+      await api(t, org, 'GET', `/workflows/${owners._id}`),
       WORKFLOW_TOOL.get_workflow,
     );
     expect(unchanged.workflow).toMatchObject({ name: owners.name, status: 'active', steps: owners.steps });
@@ -142,22 +150,27 @@ describe('who changes a workflow', () => {
     }
 
     // Their own workflow is theirs to change; a manager (and the owner) change anyone's.
-    const own = await emailWorkflow(member, 'Member sequence');
-    expect((await api(member, 'PATCH', `/workflows/${own._id}`, { name: 'Mine' })).status).toBe(200);
-    expect((await api(member, 'POST', `/workflows/${own._id}/pause`)).status).toBe(200);
+    const own = await emailWorkflow(t, member, 'Member sequence');
+    expect((await api(t, member, 'PATCH', `/workflows/${own._id}`, { name: 'Mine' })).status).toBe(200);
+    expect((await api(t, member, 'POST', `/workflows/${own._id}/pause`)).status).toBe(200);
     const manager = await t.createUser(org.orgId, 'manager');
-    expect((await api(manager, 'POST', `/workflows/${own._id}/activate`)).status).toBe(200);
-    expect((await api(manager, 'PATCH', `/workflows/${owners._id}`, { name: 'Renamed' })).status).toBe(200);
-    expect((await api(org, 'DELETE', `/workflows/${own._id}`)).status).toBe(200);
+    expect((await api(t, manager, 'POST', `/workflows/${own._id}/activate`)).status).toBe(200);
+    expect((await api(t, manager, 'PATCH', `/workflows/${owners._id}`, { name: 'Renamed' })).status).toBe(
+      200,
+    );
+    expect((await api(t, org, 'DELETE', `/workflows/${own._id}`)).status).toBe(200);
   });
 });
 
 describe('what an enrollment sends', () => {
-  it('runs the steps it began with: an edit after enrolling changes no running mail, only new enrollments', async () => {
-    const workflow = await emailWorkflow(org, 'Before the edit', 'What the owner wrote');
+  test('runs the steps it began with: an edit after enrolling changes no running mail, only new enrollments', async ({
+    t,
+    org,
+  }) => {
+    const workflow = await emailWorkflow(t, org, 'Before the edit', 'What the owner wrote');
     const lead = await createLeadWithContact(t, org);
     const enrollment = await enrollLeadIn(t, org, workflow._id, { lead_id: lead.leadId });
-    const edit = await api(org, 'PATCH', `/workflows/${workflow._id}`, {
+    const edit = await api(t, org, 'PATCH', `/workflows/${workflow._id}`, {
       steps: [
         {
           type: 'email',
@@ -171,7 +184,7 @@ describe('what an enrollment sends', () => {
     expect(edit.status).toBe(200);
 
     const due = new Date(enrollment.next_run_at ?? '');
-    const email = await runEmailStep(enrollment._id, due);
+    const email = await runEmailStep(t, enrollment._id, due);
     expect(await sendScheduledEmail(t.services, email.id, { now: due })).toBe('sent');
     const [mail] = received('Before the edit');
     expect(mail?.text?.trim()).toBe('What the owner wrote');
@@ -182,18 +195,21 @@ describe('what an enrollment sends', () => {
     // A lead enrolled after the edit runs the new steps.
     const next = await createLeadWithContact(t, org);
     const later = await enrollLeadIn(t, org, workflow._id, { lead_id: next.leadId });
-    const laterEmail = await runEmailStep(later._id, new Date(later.next_run_at ?? ''), 'completed');
+    const laterEmail = await runEmailStep(t, later._id, new Date(later.next_run_at ?? ''), 'completed');
     expect(laterEmail.subject).toBe('After the edit');
   });
 
-  it('sends an email step from the enrolling user’s own account, not the workflow owner’s', async () => {
-    const workflow = await emailWorkflow(org, 'From the enroller');
-    const { member, account } = await memberWithAccount();
+  test('sends an email step from the enrolling user’s own account, not the workflow owner’s', async ({
+    t,
+    org,
+  }) => {
+    const workflow = await emailWorkflow(t, org, 'From the enroller');
+    const { member, account } = await memberWithAccount(t, org);
     const lead = await createLeadWithContact(t, org);
     const enrollment = await enrollLeadIn(t, member, workflow._id, { lead_id: lead.leadId });
     expect(enrollment).toMatchObject({ enrolled_by: member.userId, connected_account_id: account.id });
     const due = new Date(enrollment.next_run_at ?? '');
-    const email = await runEmailStep(enrollment._id, due);
+    const email = await runEmailStep(t, enrollment._id, due);
     expect(email).toMatchObject({ userId: member.userId, connectedAccountId: account.id });
     expect(await sendScheduledEmail(t.services, email.id, { now: due })).toBe('sent');
     const [mail] = received('From the enroller');
@@ -203,12 +219,15 @@ describe('what an enrollment sends', () => {
 });
 
 describe('the sender checked again', () => {
-  it('a demoted enrolling user: the email step fails with the reason and nothing is written or sent', async () => {
-    const workflow = await emailWorkflow(org, 'Demoted before the step');
-    const { member } = await memberWithAccount();
+  test('a demoted enrolling user: the email step fails with the reason and nothing is written or sent', async ({
+    t,
+    org,
+  }) => {
+    const workflow = await emailWorkflow(t, org, 'Demoted before the step');
+    const { member } = await memberWithAccount(t, org);
     const lead = await createLeadWithContact(t, org);
     const enrollment = await enrollLeadIn(t, member, workflow._id, { lead_id: lead.leadId });
-    expect((await api(org, 'PUT', `/users/${member.userId}`, { role: 'viewer' })).status).toBe(200);
+    expect((await api(t, org, 'PUT', `/users/${member.userId}`, { role: 'viewer' })).status).toBe(200);
 
     expect(await runStepAt(t, enrollment._id, new Date(enrollment.next_run_at ?? ''))).toBe('failed');
     expect(await enrollmentRow(t, enrollment._id)).toMatchObject({
@@ -220,26 +239,29 @@ describe('the sender checked again', () => {
     expect(received('Demoted before the step')).toHaveLength(0);
   });
 
-  it('demoted or deactivated after the step wrote its email: the mail fails with the reason, the enrollment stops, nothing sent', async () => {
+  test('demoted or deactivated after the step wrote its email: the mail fails with the reason, the enrollment stops, nothing sent', async ({
+    t,
+    org,
+  }) => {
     const cases = [
       {
         subject: 'Demoted before the send',
-        change: (userId: string) => api(org, 'PUT', `/users/${userId}`, { role: 'viewer' }),
+        change: (userId: string) => api(t, org, 'PUT', `/users/${userId}`, { role: 'viewer' }),
         reason: "the sender's role (viewer) no longer allows sending e-mail",
       },
       {
         subject: 'Deactivated before the send',
-        change: (userId: string) => api(org, 'POST', `/users/${userId}/deactivate`),
+        change: (userId: string) => api(t, org, 'POST', `/users/${userId}/deactivate`),
         reason: 'the sender is no longer an active user of the organization',
       },
     ];
     for (const { subject, change, reason } of cases) {
-      const workflow = await emailWorkflow(org, subject);
-      const { member } = await memberWithAccount();
+      const workflow = await emailWorkflow(t, org, subject);
+      const { member } = await memberWithAccount(t, org);
       const lead = await createLeadWithContact(t, org);
       const enrollment = await enrollLeadIn(t, member, workflow._id, { lead_id: lead.leadId });
       const due = new Date(enrollment.next_run_at ?? '');
-      const email = await runEmailStep(enrollment._id, due);
+      const email = await runEmailStep(t, enrollment._id, due);
       expect((await change(member.userId)).status, subject).toBe(200);
 
       expect(await sendScheduledEmail(t.services, email.id, { now: due }), subject).toBe('failed');
@@ -254,8 +276,8 @@ describe('the sender checked again', () => {
     }
   });
 
-  it('an account no longer verified: the email step fails with the reason', async () => {
-    const workflow = await emailWorkflow(org, 'Unverified account');
+  test('an account no longer verified: the email step fails with the reason', async ({ t, org }) => {
+    const workflow = await emailWorkflow(t, org, 'Unverified account');
     seq += 1;
     const member = await t.createUser(org.orgId, 'member');
     // A wrong password: verifying it against the peer records status error.
@@ -267,7 +289,7 @@ describe('the sender checked again', () => {
     );
     const lead = await createLeadWithContact(t, org);
     const enrollment = await enrollLeadIn(t, member, workflow._id, { lead_id: lead.leadId });
-    const verify = await api(member, 'POST', `/connected-accounts/${account.id}/verify`);
+    const verify = await api(t, member, 'POST', `/connected-accounts/${account.id}/verify`);
     expect(verify.status).toBe(200);
 
     expect(await runStepAt(t, enrollment._id, new Date(enrollment.next_run_at ?? ''))).toBe('failed');
@@ -279,12 +301,15 @@ describe('the sender checked again', () => {
 });
 
 describe('one active enrollment per lead and workflow', () => {
-  it('a second enrollment is a 409 already_enrolled naming the first, over REST and MCP', async () => {
-    const workflow = await emailWorkflow(org, 'Once only');
+  test('a second enrollment is a 409 already_enrolled naming the first, over REST and MCP', async ({
+    t,
+    org,
+  }) => {
+    const workflow = await emailWorkflow(t, org, 'Once only');
     const lead = await createLeadWithContact(t, org);
     const first = await enrollLeadIn(t, org, workflow._id, { lead_id: lead.leadId });
     const again = await readError(
-      await api(org, 'POST', `/workflows/${workflow._id}/enrollments`, { lead_id: lead.leadId }),
+      await api(t, org, 'POST', `/workflows/${workflow._id}/enrollments`, { lead_id: lead.leadId }),
       409,
     );
     expect(again).toMatchObject({ code: 'already_enrolled', enrollment_id: first._id });
@@ -311,13 +336,16 @@ describe('one active enrollment per lead and workflow', () => {
     expect(rows.map((r) => r.id)).toEqual([first._id]);
   });
 
-  it('five parallel enrolls of one lead give one enrollment and four 409 already_enrolled', async () => {
+  test('five parallel enrolls of one lead give one enrollment and four 409 already_enrolled', async ({
+    t,
+    org,
+  }) => {
     for (let round = 0; round < 3; round++) {
-      const workflow = await emailWorkflow(org, `Parallel ${round}`);
+      const workflow = await emailWorkflow(t, org, `Parallel ${round}`);
       const lead = await createLeadWithContact(t, org);
       const answers = await Promise.all(
         Array.from({ length: 5 }, () =>
-          api(org, 'POST', `/workflows/${workflow._id}/enrollments`, { lead_id: lead.leadId }),
+          api(t, org, 'POST', `/workflows/${workflow._id}/enrollments`, { lead_id: lead.leadId }),
         ),
       );
       expect(answers.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409]);

@@ -4,17 +4,17 @@
 // account), one active enrollment per lead and workflow (also under parallel enrolls), unenroll,
 // the MCP preview without confirm, roles and PAT scopes.
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { workflowEnrollments, workflows } from '../../tools/workflows/tables.ts';
 import {
   createLead,
   createLeadWithContact,
-  createTestContext,
   createWorkflow,
   detailFields,
   enrollLeadIn,
   enrollmentRow,
   eventsOf,
+  fileTest,
   insertConnectedAccountRow,
   readError,
   readOutput,
@@ -23,20 +23,15 @@ import {
   WORKFLOW_TOOL,
 } from '../fixtures/index.ts';
 
-let t: TestContext;
-let org: TestOrg;
-let other: TestOrg;
 let accountId: string;
 
-beforeAll(async () => {
-  t = await createTestContext({}, { withoutRateLimits: true });
-  org = await t.createOrg();
-  other = await t.createOrg({ name: 'Other Org' });
+const test = fileTest({ options: { withoutRateLimits: true } });
+
+test.beforeAll(async ({ t, org }) => {
   accountId = await insertConnectedAccountRow(t, org.orgId, org.ownerId);
 });
-afterAll(() => t.close());
 
-const api = (method: string, path: string, body?: unknown, token = org.token) =>
+const api = (t: TestContext, org: TestOrg, method: string, path: string, body?: unknown, token = org.token) =>
   t.request(method, `/api/v1${path}`, { token, body });
 
 const EMAIL_STEP = {
@@ -47,14 +42,17 @@ const EMAIL_STEP = {
 } as const;
 const TASK_STEP = { type: 'task', delay: { amount: 2, unit: 'days' }, text: 'Call back' } as const;
 
-async function badCreate(body: Record<string, unknown>): Promise<string[]> {
-  const res = await api('POST', '/workflows', { name: 'Bad', ...body });
+async function badCreate(t: TestContext, org: TestOrg, body: Record<string, unknown>): Promise<string[]> {
+  const res = await api(t, org, 'POST', '/workflows', { name: 'Bad', ...body });
   return detailFields(await readError(res, 400));
 }
 
 describe('definitions', () => {
-  it('creates a paused workflow by default with its steps as sent, and reads it with enrollment counts', async () => {
-    const res = await api('POST', '/workflows', {
+  test('creates a paused workflow by default with its steps as sent, and reads it with enrollment counts', async ({
+    t,
+    org,
+  }) => {
+    const res = await api(t, org, 'POST', '/workflows', {
       name: 'Onboarding',
       description: 'Welcome sequence',
       steps: [
@@ -70,18 +68,25 @@ describe('definitions', () => {
       { ...TASK_STEP, due_in: { amount: 1, unit: 'hours' } },
       { type: 'sms', delay: { amount: 3, unit: 'hours' }, body: 'Ping' },
     ]);
-    const got = await readOutput(await api('GET', `/workflows/${workflow._id}`), WORKFLOW_TOOL.get_workflow);
+    const got = await readOutput(
+      await api(t, org, 'GET', `/workflows/${workflow._id}`),
+      WORKFLOW_TOOL.get_workflow,
+    );
     expect(got.workflow.enrollment_counts).toEqual({ active: 0, completed: 0, stopped: 0, failed: 0 });
   });
 
-  it('answers 400 naming the field for every bound of a workflow and its steps', async () => {
-    expect(await badCreate({ name: '', steps: [TASK_STEP] })).toEqual(['name']);
-    expect(await badCreate({ name: 'x'.repeat(201), steps: [TASK_STEP] })).toEqual(['name']);
-    expect(await badCreate({ description: 'x'.repeat(2001), steps: [TASK_STEP] })).toEqual(['description']);
-    expect(await badCreate({ steps: [] })).toEqual(['steps']);
-    expect(await badCreate({ steps: Array.from({ length: 51 }, () => TASK_STEP) })).toEqual(['steps']);
-    expect(await badCreate({ steps: [TASK_STEP], status: 'running' })).toEqual(['status']);
-    const step = (s: Record<string, unknown>) => badCreate({ steps: [TASK_STEP, s] });
+  test('answers 400 naming the field for every bound of a workflow and its steps', async ({ t, org }) => {
+    expect(await badCreate(t, org, { name: '', steps: [TASK_STEP] })).toEqual(['name']);
+    expect(await badCreate(t, org, { name: 'x'.repeat(201), steps: [TASK_STEP] })).toEqual(['name']);
+    expect(await badCreate(t, org, { description: 'x'.repeat(2001), steps: [TASK_STEP] })).toEqual([
+      'description',
+    ]);
+    expect(await badCreate(t, org, { steps: [] })).toEqual(['steps']);
+    expect(await badCreate(t, org, { steps: Array.from({ length: 51 }, () => TASK_STEP) })).toEqual([
+      'steps',
+    ]);
+    expect(await badCreate(t, org, { steps: [TASK_STEP], status: 'running' })).toEqual(['status']);
+    const step = (s: Record<string, unknown>) => badCreate(t, org, { steps: [TASK_STEP, s] });
     expect(await step({ ...TASK_STEP, delay: { amount: 366, unit: 'days' } })).toEqual([
       'steps.1.delay.amount',
     ]);
@@ -110,7 +115,7 @@ describe('definitions', () => {
     expect(await step({ type: 'fax', delay: TASK_STEP.delay })).toEqual(['steps.1.type']);
     expect(await step({ ...TASK_STEP, subject: 'not a task field' })).toEqual(['steps.1']);
     // The largest values are accepted.
-    const max = await api('POST', '/workflows', {
+    const max = await api(t, org, 'POST', '/workflows', {
       name: 'x'.repeat(200),
       steps: [
         { type: 'sms', delay: { amount: 365, unit: 'days' }, body: 'x'.repeat(1600) },
@@ -120,28 +125,31 @@ describe('definitions', () => {
     expect(max.status).toBe(201);
   });
 
-  it('lists newest first under workflows, filtered by status and name', async () => {
+  test('lists newest first under workflows, filtered by status and name', async ({ t, org, other }) => {
     const paused = await createWorkflow(t, org, { name: 'Zebra follow-up', status: 'paused' });
     const active = await createWorkflow(t, org, { name: 'Zebra welcome' });
     const list = async (query: string) =>
-      (await readOutput(await api('GET', `/workflows?${query}`), WORKFLOW_TOOL.list_workflows)).workflows.map(
-        (w) => w._id,
-      );
+      (
+        await readOutput(await api(t, org, 'GET', `/workflows?${query}`), WORKFLOW_TOOL.list_workflows)
+      ).workflows.map((w) => w._id);
     expect(await list('search=zebra')).toEqual([active._id, paused._id]);
     expect(await list('search=zebra&status=paused')).toEqual([paused._id]);
     expect(await list('search=zebra&sort=name&limit=1')).toEqual([paused._id]);
     // Another organization sees none of them.
     const theirs = await readOutput(
-      await api('GET', '/workflows?search=zebra', undefined, other.token),
+      await api(t, org, 'GET', '/workflows?search=zebra', undefined, other.token),
       WORKFLOW_TOOL.list_workflows,
     );
     expect(theirs.total).toBe(0);
   });
 
-  it('PATCH and PUT change only the fields sent; steps replace the list; null clears the description', async () => {
+  test('PATCH and PUT change only the fields sent; steps replace the list; null clears the description', async ({
+    t,
+    org,
+  }) => {
     const w = await createWorkflow(t, org, { description: 'Old' });
     const patched = await readOutput(
-      await api('PATCH', `/workflows/${w._id}`, { name: 'Renamed', description: null }),
+      await api(t, org, 'PATCH', `/workflows/${w._id}`, { name: 'Renamed', description: null }),
       WORKFLOW_TOOL.update_workflow,
     );
     expect(patched.workflow).toMatchObject({
@@ -151,36 +159,43 @@ describe('definitions', () => {
       steps: w.steps,
     });
     const put = await readOutput(
-      await api('PUT', `/workflows/${w._id}`, { steps: [EMAIL_STEP], status: 'paused' }),
+      await api(t, org, 'PUT', `/workflows/${w._id}`, { steps: [EMAIL_STEP], status: 'paused' }),
       WORKFLOW_TOOL.update_workflow,
     );
     expect(put.workflow).toMatchObject({ name: 'Renamed', status: 'paused', steps: [EMAIL_STEP] });
     expect(
-      detailFields(await readError(await api('PATCH', `/workflows/${w._id}`, { steps: [] }), 400)),
+      detailFields(await readError(await api(t, org, 'PATCH', `/workflows/${w._id}`, { steps: [] }), 400)),
     ).toEqual(['steps']);
   });
 
-  it('activates and pauses through the machine; repeating a move changes nothing', async () => {
+  test('activates and pauses through the machine; repeating a move changes nothing', async ({ t, org }) => {
     const w = await createWorkflow(t, org, { status: 'paused' });
     const move = async (to: 'activate' | 'pause') =>
-      (await readOutput(await api('POST', `/workflows/${w._id}/${to}`), WORKFLOW_TOOL.activate_workflow))
-        .workflow.status;
+      (
+        await readOutput(
+          await api(t, org, 'POST', `/workflows/${w._id}/${to}`),
+          WORKFLOW_TOOL.activate_workflow,
+        )
+      ).workflow.status;
     expect(await move('activate')).toBe('active');
     expect(await move('activate')).toBe('active');
     expect(await move('pause')).toBe('paused');
     expect(await move('pause')).toBe('paused');
   });
 
-  it('deletes softly: gone from reads and lists, its active enrollments stopped with workflow_deleted', async () => {
+  test('deletes softly: gone from reads and lists, its active enrollments stopped with workflow_deleted', async ({
+    t,
+    org,
+  }) => {
     const w = await createWorkflow(t, org);
     const { leadId } = await createLeadWithContact(t, org);
     const enrollment = await enrollLeadIn(t, org, w._id, { lead_id: leadId });
-    const res = await api('DELETE', `/workflows/${w._id}`);
+    const res = await api(t, org, 'DELETE', `/workflows/${w._id}`);
     expect(await readOutput(res, WORKFLOW_TOOL.delete_workflow)).toEqual({
       message: 'Workflow deleted; 1 active enrollment(s) stopped',
     });
-    expect((await api('GET', `/workflows/${w._id}`)).status).toBe(404);
-    expect((await api('DELETE', `/workflows/${w._id}`)).status).toBe(404);
+    expect((await api(t, org, 'GET', `/workflows/${w._id}`)).status).toBe(404);
+    expect((await api(t, org, 'DELETE', `/workflows/${w._id}`)).status).toBe(404);
     const row = await enrollmentRow(t, enrollment._id);
     expect(row).toMatchObject({ status: 'stopped', stopReason: 'workflow_deleted', nextRunAt: null });
     const [stored] = await t.services.db.system.select().from(workflows).where(eq(workflows.id, w._id));
@@ -189,7 +204,10 @@ describe('definitions', () => {
 });
 
 describe('enrollments', () => {
-  it('enrolls a lead (201, workflow.triggered), lists and reads it, and refuses a second active one (409 naming it)', async () => {
+  test('enrolls a lead (201, workflow.triggered), lists and reads it, and refuses a second active one (409 naming it)', async ({
+    t,
+    org,
+  }) => {
     const w = await createWorkflow(t, org, { steps: [TASK_STEP] });
     const { leadId, contactId } = await createLeadWithContact(t, org);
     const before = Date.now();
@@ -214,37 +232,45 @@ describe('enrollments', () => {
     expect(events[0]?.data).toMatchObject({ _id: enrollment._id, workflow_name: 'Nurture', step_count: 1 });
 
     const again = await readError(
-      await api('POST', `/workflows/${w._id}/enrollments`, { lead_id: leadId }),
+      await api(t, org, 'POST', `/workflows/${w._id}/enrollments`, { lead_id: leadId }),
       409,
     );
     expect(again.message).toContain(enrollment._id);
     expect(again.enrollment_id).toBe(enrollment._id);
 
     const list = await readOutput(
-      await api('GET', `/workflows/${w._id}/enrollments?status=active`),
+      await api(t, org, 'GET', `/workflows/${w._id}/enrollments?status=active`),
       WORKFLOW_TOOL.list_workflow_enrollments,
     );
     expect(list).toMatchObject({ total: 1, page: 1, totalPages: 1 });
     expect(list.enrollments).toEqual([enrollment]);
     const none = await readOutput(
-      await api('GET', `/workflows/${w._id}/enrollments?status=stopped`),
+      await api(t, org, 'GET', `/workflows/${w._id}/enrollments?status=stopped`),
       WORKFLOW_TOOL.list_workflow_enrollments,
     );
     expect(none.total).toBe(0);
     const got = await readOutput(
-      await api('GET', `/workflows/${w._id}/enrollments/${enrollment._id}`),
+      await api(t, org, 'GET', `/workflows/${w._id}/enrollments/${enrollment._id}`),
       WORKFLOW_TOOL.get_workflow_enrollment,
     );
     expect(got.enrollment).toEqual({ ...enrollment, step_runs: [] });
-    const counts = await readOutput(await api('GET', `/workflows/${w._id}`), WORKFLOW_TOOL.get_workflow);
+    const counts = await readOutput(
+      await api(t, org, 'GET', `/workflows/${w._id}`),
+      WORKFLOW_TOOL.get_workflow,
+    );
     expect(counts.workflow.enrollment_counts.active).toBe(1);
   });
 
-  it('keeps one active enrollment per lead and workflow under five parallel enrolls', async () => {
+  test('keeps one active enrollment per lead and workflow under five parallel enrolls', async ({
+    t,
+    org,
+  }) => {
     const w = await createWorkflow(t, org);
     const { leadId } = await createLeadWithContact(t, org);
     const answers = await Promise.all(
-      Array.from({ length: 5 }, () => api('POST', `/workflows/${w._id}/enrollments`, { lead_id: leadId })),
+      Array.from({ length: 5 }, () =>
+        api(t, org, 'POST', `/workflows/${w._id}/enrollments`, { lead_id: leadId }),
+      ),
     );
     expect(answers.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409]);
     const rows = await t.services.db.system
@@ -255,11 +281,11 @@ describe('enrollments', () => {
     expect((await eventsOf(t, rows[0]?.id ?? '', org.orgId)).length).toBe(1);
   });
 
-  it('refuses a paused workflow, an unknown lead, a contact of another lead', async () => {
+  test('refuses a paused workflow, an unknown lead, a contact of another lead', async ({ t, org, other }) => {
     const paused = await createWorkflow(t, org, { status: 'paused' });
     const { leadId } = await createLeadWithContact(t, org);
     const refused = await readError(
-      await api('POST', `/workflows/${paused._id}/enrollments`, { lead_id: leadId }),
+      await api(t, org, 'POST', `/workflows/${paused._id}/enrollments`, { lead_id: leadId }),
       409,
     );
     expect(refused.message).toContain('paused');
@@ -267,13 +293,13 @@ describe('enrollments', () => {
     const w = await createWorkflow(t, org);
     const theirLead = await createLead(t, other, { name: 'Not yours' });
     const unknown = await readError(
-      await api('POST', `/workflows/${w._id}/enrollments`, { lead_id: theirLead._id }),
+      await api(t, org, 'POST', `/workflows/${w._id}/enrollments`, { lead_id: theirLead._id }),
       400,
     );
     expect(detailFields(unknown)).toEqual(['lead_id']);
     const elsewhere = await createLeadWithContact(t, org);
     const wrongContact = await readError(
-      await api('POST', `/workflows/${w._id}/enrollments`, {
+      await api(t, org, 'POST', `/workflows/${w._id}/enrollments`, {
         lead_id: leadId,
         contact_id: elsewhere.contactId,
       }),
@@ -281,11 +307,14 @@ describe('enrollments', () => {
     );
     expect(detailFields(wrongContact)).toEqual(['contact_id']);
     expect(
-      (await api('POST', `/workflows/${w._id}/enrollments`, { lead_id: leadId }, other.token)).status,
+      (await api(t, org, 'POST', `/workflows/${w._id}/enrollments`, { lead_id: leadId }, other.token)).status,
     ).toBe(404);
   });
 
-  it('needs, for a workflow that sends e-mail, a contact with an address and the user’s own connected account', async () => {
+  test('needs, for a workflow that sends e-mail, a contact with an address and the user’s own connected account', async ({
+    t,
+    org,
+  }) => {
     const w = await createWorkflow(t, org, { steps: [EMAIL_STEP, TASK_STEP] });
     const { leadId, contactId } = await createLeadWithContact(t, org, 'Buyer@Prospect.test');
     // The default account is the user's own (the only one here), the contact the lead's with an address.
@@ -294,7 +323,7 @@ describe('enrollments', () => {
 
     const bare = await createLead(t, org, { name: 'No contacts' });
     const noContact = await readError(
-      await api('POST', `/workflows/${w._id}/enrollments`, { lead_id: bare._id }),
+      await api(t, org, 'POST', `/workflows/${w._id}/enrollments`, { lead_id: bare._id }),
       400,
     );
     expect(detailFields(noContact)).toEqual(['contact_id']);
@@ -302,7 +331,7 @@ describe('enrollments', () => {
     const member = await t.createUser(org.orgId, 'member');
     const second = await createLeadWithContact(t, org);
     const noAccount = await readError(
-      await api('POST', `/workflows/${w._id}/enrollments`, { lead_id: second.leadId }, member.token),
+      await api(t, org, 'POST', `/workflows/${w._id}/enrollments`, { lead_id: second.leadId }, member.token),
       400,
     );
     expect(detailFields(noAccount)).toEqual(['connected_account_id']);
@@ -310,6 +339,8 @@ describe('enrollments', () => {
     // Someone else's account is refused like an unknown one.
     const notTheirs = await readError(
       await api(
+        t,
+        org,
         'POST',
         `/workflows/${w._id}/enrollments`,
         { lead_id: second.leadId, connected_account_id: accountId },
@@ -323,31 +354,42 @@ describe('enrollments', () => {
     expect(ok).toMatchObject({ connected_account_id: own, enrolled_by: member.userId });
   });
 
-  it('unenrolls: stopped with reason unenrolled, a second time 409, another organization 404', async () => {
+  test('unenrolls: stopped with reason unenrolled, a second time 409, another organization 404', async ({
+    t,
+    org,
+    other,
+  }) => {
     const w = await createWorkflow(t, org);
     const { leadId } = await createLeadWithContact(t, org);
     const enrollment = await enrollLeadIn(t, org, w._id, { lead_id: leadId });
     const path = `/workflows/${w._id}/enrollments/${enrollment._id}`;
-    expect((await api('DELETE', path, undefined, other.token)).status).toBe(404);
-    expect(await readOutput(await api('DELETE', path), WORKFLOW_TOOL.unenroll_from_workflow)).toEqual({
-      message: 'Enrollment stopped',
-    });
+    expect((await api(t, org, 'DELETE', path, undefined, other.token)).status).toBe(404);
+    expect(await readOutput(await api(t, org, 'DELETE', path), WORKFLOW_TOOL.unenroll_from_workflow)).toEqual(
+      {
+        message: 'Enrollment stopped',
+      },
+    );
     expect(await enrollmentRow(t, enrollment._id)).toMatchObject({
       status: 'stopped',
       stopReason: 'unenrolled',
     });
-    expect((await readError(await api('DELETE', path), 409)).message).toContain('already stopped');
+    expect((await readError(await api(t, org, 'DELETE', path), 409)).message).toContain('already stopped');
     // The lead may be enrolled again once the previous enrollment is over.
-    expect((await api('POST', `/workflows/${w._id}/enrollments`, { lead_id: leadId })).status).toBe(201);
+    expect((await api(t, org, 'POST', `/workflows/${w._id}/enrollments`, { lead_id: leadId })).status).toBe(
+      201,
+    );
   });
 
-  it('over MCP previews (writes nothing) unless confirm is true; REST enrolls unless confirm is false', async () => {
+  test('over MCP previews (writes nothing) unless confirm is true; REST enrolls unless confirm is false', async ({
+    t,
+    org,
+  }) => {
     const w = await createWorkflow(t, org, {
       steps: [EMAIL_STEP, TASK_STEP, { type: 'sms', delay: { amount: 1, unit: 'hours' }, body: 'Hi' }],
     });
     const { leadId, contactId, email } = await createLeadWithContact(t, org);
     const restPreview = await readOutput(
-      await api('POST', `/workflows/${w._id}/enrollments`, { lead_id: leadId, confirm: false }),
+      await api(t, org, 'POST', `/workflows/${w._id}/enrollments`, { lead_id: leadId, confirm: false }),
       WORKFLOW_TOOL.enroll_in_workflow,
     );
     expect(restPreview).toEqual({ sent: false, preview: expect.any(Object) });
@@ -392,36 +434,44 @@ describe('enrollments', () => {
 });
 
 describe('roles and scopes', () => {
-  it('lets a viewer read but not create, enroll or delete', async () => {
+  test('lets a viewer read but not create, enroll or delete', async ({ t, org }) => {
     const w = await createWorkflow(t, org);
     const viewer = await t.createUser(org.orgId, 'viewer');
-    expect((await api('GET', '/workflows', undefined, viewer.token)).status).toBe(200);
-    expect((await api('GET', `/workflows/${w._id}/enrollments`, undefined, viewer.token)).status).toBe(200);
+    expect((await api(t, org, 'GET', '/workflows', undefined, viewer.token)).status).toBe(200);
+    expect(
+      (await api(t, org, 'GET', `/workflows/${w._id}/enrollments`, undefined, viewer.token)).status,
+    ).toBe(200);
     const { leadId } = await createLeadWithContact(t, org);
-    expect((await api('POST', '/workflows', { name: 'V', steps: [TASK_STEP] }, viewer.token)).status).toBe(
+    expect(
+      (await api(t, org, 'POST', '/workflows', { name: 'V', steps: [TASK_STEP] }, viewer.token)).status,
+    ).toBe(403);
+    expect(
+      (await api(t, org, 'POST', `/workflows/${w._id}/enrollments`, { lead_id: leadId }, viewer.token))
+        .status,
+    ).toBe(403);
+    expect((await api(t, org, 'POST', `/workflows/${w._id}/pause`, undefined, viewer.token)).status).toBe(
       403,
     );
-    expect(
-      (await api('POST', `/workflows/${w._id}/enrollments`, { lead_id: leadId }, viewer.token)).status,
-    ).toBe(403);
-    expect((await api('POST', `/workflows/${w._id}/pause`, undefined, viewer.token)).status).toBe(403);
-    expect((await api('DELETE', `/workflows/${w._id}`, undefined, viewer.token)).status).toBe(403);
+    expect((await api(t, org, 'DELETE', `/workflows/${w._id}`, undefined, viewer.token)).status).toBe(403);
     // Members create and enroll but do not delete workflows.
     const member = await t.createUser(org.orgId, 'member');
-    expect((await api('POST', '/workflows', { name: 'M', steps: [TASK_STEP] }, member.token)).status).toBe(
-      201,
-    );
-    expect((await api('DELETE', `/workflows/${w._id}`, undefined, member.token)).status).toBe(403);
+    expect(
+      (await api(t, org, 'POST', '/workflows', { name: 'M', steps: [TASK_STEP] }, member.token)).status,
+    ).toBe(201);
+    expect((await api(t, org, 'DELETE', `/workflows/${w._id}`, undefined, member.token)).status).toBe(403);
   });
 
-  it('needs read:email to read and write:email to change, for personal access tokens', async () => {
+  test('needs read:email to read and write:email to change, for personal access tokens', async ({
+    t,
+    org,
+  }) => {
     const w = await createWorkflow(t, org);
     const none = await t.createPat(org.orgId, org.ownerId, ['read:leads', 'write:leads']);
     const read = await t.createPat(org.orgId, org.ownerId, ['read:email']);
     const write = await t.createPat(org.orgId, org.ownerId, ['read:email', 'write:email']);
-    expect((await api('GET', '/workflows', undefined, none.token)).status).toBe(403);
-    expect((await api('GET', `/workflows/${w._id}`, undefined, read.token)).status).toBe(200);
-    expect((await api('POST', `/workflows/${w._id}/pause`, undefined, read.token)).status).toBe(403);
-    expect((await api('POST', `/workflows/${w._id}/pause`, undefined, write.token)).status).toBe(200);
+    expect((await api(t, org, 'GET', '/workflows', undefined, none.token)).status).toBe(403);
+    expect((await api(t, org, 'GET', `/workflows/${w._id}`, undefined, read.token)).status).toBe(200);
+    expect((await api(t, org, 'POST', `/workflows/${w._id}/pause`, undefined, read.token)).status).toBe(403);
+    expect((await api(t, org, 'POST', `/workflows/${w._id}/pause`, undefined, write.token)).status).toBe(200);
   });
 });
