@@ -4,16 +4,22 @@ import { eq, gte, lte } from 'drizzle-orm';
 import { z } from 'zod';
 import type { InvoiceProjectsHook } from '../../core/area.ts';
 import { confirmShape, sendResultShape } from '../../core/confirm.ts';
-import { currencyField, lineItemsInput } from '../../core/line-items.ts';
 import { queuedMailSchema } from '../../core/mail-outbox.ts';
 import { numberOrWordsMatch, type SortColumn } from '../../core/records.ts';
-import { fileOutput, fileOutputShape } from '../../core/route.ts';
+import { fileOutputShape } from '../../core/route.ts';
 import { dateString, listParams, objectId, pagedOutput } from '../../core/schemas.ts';
 import { describeMoves } from '../../core/state-machine.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
 import { defineTool, type Tool } from '../../core/tool.ts';
-import { deleteDraftTool } from '../documents/draft-tools.ts';
-import { documentSenderLabel } from '../documents/parties.ts';
+import {
+  documentIdShape,
+  documentPdfAnswer,
+  documentSendPreview,
+  documentTools,
+  messageDetails,
+  pricedInputFields,
+  pricedInputs,
+} from '../documents/document-tools.ts';
 import { invoicePdfFilename, previewSend, renderInvoicePdf, sendInvoice as sendByMail } from './delivery.ts';
 import {
   deleteDraft,
@@ -33,57 +39,29 @@ import { invoices } from './tables.ts';
 // ---------------------------------------------------------------------------------------------
 // Input fields
 
-const leadIdField = objectId('lead').describe('Id of a live lead of this organization (24 hex characters)');
-const contactIdField = objectId('contact')
-  .nullable()
-  .describe("Id of a live contact of the invoice's lead to bill; null for none");
-const opportunityIdField = objectId('opportunity')
-  .nullable()
-  .describe("Id of a live opportunity of the invoice's lead being invoiced; null for none");
+const fields = pricedInputFields({
+  noun: 'invoice',
+  contactRole: 'bill',
+  dealRole: 'invoiced',
+  issuedBy: 'finalize',
+});
 const projectIdField = objectId('project')
   .nullable()
   .describe(
     "Id of a project of this organization whose lead is the invoice's lead (the time it bills); null for none",
   );
-const issueDateField = dateString('Issue date')
-  .nullable()
-  .describe('Issue date (YYYY-MM-DD); null clears it (finalize sets today when empty)');
 const dueDateField = dateString('Due date')
   .nullable()
   .describe('Due date (YYYY-MM-DD), not before issue_date; null clears it');
-const notesField = z
-  .string()
-  .max(10_000)
-  .refine(NO_NUL, nulMessage)
-  .nullable()
-  .describe('Free-text notes printed on the invoice, at most 10000 characters; null clears them');
 
-const invoiceIdShape = { id: objectId('invoice') };
+const invoiceIdShape = documentIdShape('invoice');
 
-const createInvoiceInput = z.strictObject({
-  lead_id: leadIdField,
-  contact_id: contactIdField.optional(),
-  opportunity_id: opportunityIdField.optional(),
-  project_id: projectIdField.optional(),
-  currency: currencyField,
-  issue_date: issueDateField.optional(),
-  due_date: dueDateField.optional(),
-  line_items: lineItemsInput,
-  notes: notesField.optional(),
-});
-
-const updateInvoiceInput = z.strictObject({
-  ...invoiceIdShape,
-  lead_id: leadIdField
-    .optional()
-    .describe('Bills another live lead; its contact and opportunity must then belong to it'),
-  contact_id: contactIdField.optional(),
-  opportunity_id: opportunityIdField.optional(),
-  currency: currencyField.optional(),
-  issue_date: issueDateField.optional(),
-  due_date: dueDateField.optional(),
-  line_items: lineItemsInput.optional().describe('Replaces every line (1-500 lines)'),
-  notes: notesField.optional(),
+const inputs = pricedInputs({
+  kind: 'invoice',
+  fields,
+  leadChange: 'Bills another live lead; its contact and opportunity must then belong to it',
+  createRefs: { project_id: projectIdField.optional() },
+  dated: { due_date: dueDateField.optional() },
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -95,7 +73,13 @@ const access = (kind: 'read' | 'write', permission: InvoicePermission) =>
 
 const invoiceOutput = z.object({ invoice: invoiceSchema });
 const MOVES = describeMoves(invoiceStatusMachine);
-const notDraft = { code: 'invalid_transition', when: 'the invoice is no longer a draft' } as const;
+const invoiceTool = documentTools({
+  kind: 'invoice',
+  records: invoiceRecords,
+  serialize: serializeInvoice,
+  output: invoiceOutput,
+  answer: (invoice) => ({ invoice }),
+});
 
 const SORT_FIELDS = ['created_at', 'updated_at', 'issue_date', 'due_date', 'total', 'number'] as const;
 const SORT_COLUMNS = {
@@ -107,8 +91,7 @@ const SORT_COLUMNS = {
   number: { column: invoices.number, nullsLast: true },
 } satisfies Record<(typeof SORT_FIELDS)[number], SortColumn>;
 
-export const listInvoices = defineTool({
-  name: 'list_invoices',
+export const listInvoices = invoiceTool.list({
   title: 'List invoices',
   description:
     'Lists the invoices of the organization, newest first by default. Filter by `status` (draft/open/paid/void/uncollectible), ' +
@@ -128,80 +111,55 @@ export const listInvoices = defineTool({
   }),
   output: pagedOutput('invoices', invoiceSchema),
   access: access('read', 'invoices.view'),
-  toolset: 'billing',
-  async handler(input, { db, auth }) {
-    const conditions = invoiceRecords.liveConditions(auth.orgId);
-    if (input.status) conditions.push(eq(invoices.status, input.status));
-    if (input.lead_id) conditions.push(eq(invoices.leadId, input.lead_id));
-    if (input.is_overdue) conditions.push(eq(invoices.isOverdue, input.is_overdue === 'true'));
-    if (input.issue_date_from) conditions.push(gte(invoices.issueDate, input.issue_date_from));
-    if (input.issue_date_to) conditions.push(lte(invoices.issueDate, input.issue_date_to));
-    return invoiceRecords.list(db, 'invoices', serializeInvoice, input, {
-      conditions,
-      sortColumns: SORT_COLUMNS,
-      match: (text) => numberOrWordsMatch(invoices.number, invoices.search, text),
-    });
+  columns: invoices,
+  filters: (input) => [
+    ...(input.is_overdue ? [eq(invoices.isOverdue, input.is_overdue === 'true')] : []),
+    ...(input.issue_date_from ? [gte(invoices.issueDate, input.issue_date_from)] : []),
+    ...(input.issue_date_to ? [lte(invoices.issueDate, input.issue_date_to)] : []),
+  ],
+  query: {
+    sortColumns: SORT_COLUMNS,
+    match: (text) => numberOrWordsMatch(invoices.number, invoices.search, text),
   },
+  page: (db, input, query) => invoiceRecords.list(db, 'invoices', serializeInvoice, input, query),
 });
 
-export const getInvoice = defineTool({
-  name: 'get_invoice',
+export const getInvoice = invoiceTool.get({
   title: 'Get an invoice',
   description:
     'Returns one invoice by id with its priced lines, totals, payments, amount_paid and amount_due. Find ids with list_invoices.',
-  input: z.strictObject(invoiceIdShape),
-  output: invoiceOutput,
   access: access('read', 'invoices.view'),
-  toolset: 'billing',
-  async handler(input, { db, auth }) {
-    return { invoice: serializeInvoice(await invoiceRecords.getLive(db, auth.orgId, input.id)) };
-  },
 });
 
 /** create_invoice, checking a named project with the invoice-project hooks (tools/index.ts collects them). */
 export function createInvoiceTool(projects: readonly InvoiceProjectsHook[]) {
-  return defineTool({
-    name: 'create_invoice',
+  return invoiceTool.create({
     title: 'Create an invoice',
-    errors: [{ code: 'not_found', when: 'lead_id names no live lead of the organization' }],
     description:
       'Creates a draft invoice (number null) for a live lead: `currency` (ISO 4217) and `line_items` ({description, quantity, ' +
       'unit_price, discount_percent?, tax_percent?}) are required; optional contact_id and opportunity_id (of the same lead), ' +
       'issue_date, due_date and notes. Returns it priced: each line with amount and tax_amount, subtotal, tax_total, total. ' +
       'Finalize it with finalize_invoice to give it a number.',
-    input: createInvoiceInput,
-    output: invoiceOutput,
+    input: inputs.create,
     access: access('write', 'invoices.create'),
-    toolset: 'billing',
-    async handler(input, ctx) {
-      return { invoice: await insertInvoice(ctx, input, projects) };
-    },
+    create: (ctx, input) => insertInvoice(ctx, input, projects),
   });
 }
 
 /** update_invoice, keeping the lines of a draft billed from project time (the invoice-project hooks). */
 export function updateInvoiceTool(projects: readonly InvoiceProjectsHook[]) {
-  return defineTool({
-    name: 'update_invoice',
+  return invoiceTool.update({
     title: 'Update a draft invoice',
     description:
       'Changes only the fields sent of a draft invoice and returns it; a field sent as null is cleared, line_items replaces every ' +
       'line. A finalized invoice (open, paid, void, uncollectible) is frozen: 400 invalid_transition.',
-    input: updateInvoiceInput,
-    output: invoiceOutput,
+    input: inputs.update,
     access: access('write', 'invoices.edit'),
-    errors: [notDraft],
-    annotations: { idempotentHint: true },
-    toolset: 'billing',
-    async handler(input, ctx) {
-      const { id, ...changes } = input;
-      return { invoice: await patchInvoice(ctx, id, changes, projects) };
-    },
+    update: (ctx, id, changes) => patchInvoice(ctx, id, changes, projects),
   });
 }
 
-export const deleteInvoice = deleteDraftTool({
-  kind: 'invoice',
+export const deleteInvoice = invoiceTool.remove({
   label: 'Invoice',
   description:
     'Deletes a draft invoice for good (it has no number yet). A finalized invoice is never deleted: void it instead ' +
@@ -350,22 +308,18 @@ export const sendInvoice = defineTool({
         amounts.push({ label: 'amount_due', amount: draft.amount_due, currency: draft.currency });
       }
       const name = draft.number ?? 'draft (finalized first, it gets its number)';
-      return {
+      return documentSendPreview(ctx, {
         action: `E-mail invoice ${name} as a PDF to ${draft.to}`,
-        sender: await documentSenderLabel(ctx),
-        to: [draft.to],
-        cc: [],
-        bcc: [],
+        to: draft.to,
         subject: draft.subject,
         amounts,
-        send_at: null,
         attachments: [
           draft.number
             ? invoicePdfFilename({ id, number: draft.number })
             : 'the invoice PDF, named by its number',
         ],
-        details: send.message ? [`Message: ${send.message.split('\n')[0] ?? ''}`] : [],
-      };
+        details: messageDetails(send.message),
+      });
     },
   },
   async handler(input, ctx) {
@@ -390,15 +344,16 @@ export const getInvoicePdf = defineTool({
   }),
   access: access('read', 'invoices.view'),
   toolset: 'billing',
-  async handler(input, { db, auth, services, surface }) {
-    const row = await invoiceRecords.getLive(db, auth.orgId, input.id);
-    const pdf = await renderInvoicePdf(db, row, services.config.mailFrom);
-    return {
-      ...fileOutput(pdf, { filename: invoicePdfFilename(row), contentType: 'application/pdf' }, surface),
+  async handler(input, ctx) {
+    const row = await invoiceRecords.getLive(ctx.db, ctx.auth.orgId, input.id);
+    return documentPdfAnswer(ctx, {
+      kind: 'invoice',
+      id: row.id,
       number: row.number,
       status: serializeInvoice(row).status,
-      download_path: `/api/v1/invoices/${row.id}/pdf`,
-    };
+      filename: invoicePdfFilename(row),
+      render: () => renderInvoicePdf(ctx.db, row, ctx.services.config.mailFrom),
+    });
   },
 });
 
