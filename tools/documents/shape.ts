@@ -46,10 +46,15 @@ export interface PricedDocumentInput {
   line_items?: LineItemInput[] | undefined;
 }
 
+/** The shared fields of a create body: the lead, the currency and the lines are required. */
+export interface NewPricedDocument extends PricedDocumentInput {
+  lead_id: string;
+  currency: string;
+  line_items: LineItemInput[];
+}
+
 /** The shared state of a new document: absent optional fields are null. */
-export function newPricedState(
-  input: PricedDocumentInput & { lead_id: string; currency: string; line_items: LineItemInput[] },
-): PricedDocumentState {
+function newPricedState(input: NewPricedDocument): PricedDocumentState {
   return {
     leadId: input.lead_id,
     contactId: input.contact_id ?? null,
@@ -84,7 +89,7 @@ function pricedPatchOf(input: PricedDocumentInput) {
  * A PATCH of a priced document: the shared fields of `input` merged into those of `before`, and the
  * document's own field (`own`: its value before and as the body sends it) the same way.
  */
-export function mergePricedPatch<Own extends object>(
+function mergePricedPatch<Own extends object>(
   before: PricedDocumentState,
   input: PricedDocumentInput,
   own: { before: Own; patch: Patch<Own> },
@@ -93,7 +98,7 @@ export function mergePricedPatch<Own extends object>(
 }
 
 /** The total columns of a priced state. */
-export function pricedTotals(state: PricedDocumentState) {
+function pricedTotals(state: PricedDocumentState) {
   return totalColumns(state.lineItems, state.currency);
 }
 
@@ -102,7 +107,7 @@ export function pricedTotals(state: PricedDocumentState) {
  * document's own date (`dated`, e.g. due_date) not before issue_date, and the references of its
  * lead (`noun` names the document).
  */
-export async function checkPricedState(
+async function checkPricedState(
   ctx: RecordContext,
   state: PricedDocumentState,
   noun: string,
@@ -117,12 +122,25 @@ export async function checkPricedState(
 }
 
 /** The priced part of an invoice's or an estimate's record: the lines with their amounts and the totals. */
-export const pricedRecordShape = {
+const pricedRecordShape = {
   line_items: z.array(pricedLineSchema).describe('The lines with their amounts'),
   ...documentTotalsShape,
 };
 
 /** The values of pricedRecordShape, from a row's lines and currency. */
-export function pricedRecordValues(row: { lineItems: readonly LineItemInput[]; currency: string }) {
+function pricedRecordValues(row: { lineItems: readonly LineItemInput[]; currency: string }) {
   return priceLines(row.lineItems, row.currency);
 }
+
+/**
+ * What an invoice's and an estimate's store take of the kit, as one face: the record's priced
+ * fields and their values, the state of a new document, the checks, the totals and the PATCH merge.
+ */
+export const pricedDocument = {
+  recordShape: pricedRecordShape,
+  recordValues: pricedRecordValues,
+  newState: newPricedState,
+  check: checkPricedState,
+  totals: pricedTotals,
+  merge: mergePricedPatch,
+};

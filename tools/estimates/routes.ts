@@ -5,24 +5,14 @@ import { documentRoutes, pdfRoute } from '../documents/routes.ts';
 import {
   acceptEstimateTool,
   convertEstimateToInvoice,
-  createEstimate,
   declineEstimateTool,
-  deleteEstimate,
-  getEstimate,
+  estimateTools,
   getEstimatePdf,
-  listEstimates,
   sendEstimate,
-  updateEstimate,
 } from './tools.ts';
 
 export const estimateRoutes: Route[] = [
-  ...documentRoutes('/estimates', {
-    list: listEstimates,
-    create: createEstimate,
-    get: getEstimate,
-    update: updateEstimate,
-    remove: deleteEstimate,
-  }),
+  ...documentRoutes('estimate', estimateTools),
   route('POST', '/estimates/:id/send', sendEstimate),
   route('POST', '/estimates/:id/accept', acceptEstimateTool),
   route('POST', '/estimates/:id/decline', declineEstimateTool),

@@ -7,7 +7,6 @@ import { getTableColumns } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../../core/db/client.ts';
 import { AppError } from '../../core/errors.ts';
-import type { LineItemInput } from '../../core/line-items.ts';
 import { auditFields, auditValues, defineRecordTable, type RecordContext } from '../../core/records.ts';
 import { iso } from '../../core/schemas.ts';
 import { defineStateMachine } from '../../core/state-machine.ts';
@@ -15,15 +14,7 @@ import { defineDraftRules } from '../documents/drafts.ts';
 import { expireDocuments, expiringStates } from '../documents/expiry.ts';
 import { nextDocumentNumber } from '../documents/numbering.ts';
 import { keptReferences } from '../documents/references.ts';
-import {
-  checkPricedState,
-  mergePricedPatch,
-  newPricedState,
-  type PricedDocumentState,
-  pricedRecordShape,
-  pricedRecordValues,
-  pricedTotals,
-} from '../documents/shape.ts';
+import { type NewPricedDocument, type PricedDocumentState, pricedDocument } from '../documents/shape.ts';
 import { type InvoiceRecord, insertInvoice } from '../invoices/store.ts';
 import { type EstimateRow, estimates } from './tables.ts';
 
@@ -69,7 +60,7 @@ export const estimateSchema = z
     issue_date: z.string().nullable().describe('Issue date (YYYY-MM-DD), or null'),
     valid_until: z.string().nullable().describe('Last day the estimate is valid (YYYY-MM-DD), or null'),
     notes: z.string().nullable().describe('Free-text notes, or null'),
-    ...pricedRecordShape,
+    ...pricedDocument.recordShape,
     sent_at: z.string().nullable().describe('When it was last sent (ISO 8601), or null'),
     accepted_at: z.string().nullable().describe('When it was accepted (ISO 8601), or null'),
     declined_at: z.string().nullable().describe('When it was declined (ISO 8601), or null'),
@@ -103,7 +94,7 @@ export function serializeEstimate(row: EstimateData): EstimateRecord {
     issue_date: row.issueDate,
     valid_until: row.validUntil,
     notes: row.notes,
-    ...pricedRecordValues(row),
+    ...pricedDocument.recordValues(row),
     sent_at: iso(row.sentAt),
     accepted_at: iso(row.acceptedAt),
     declined_at: iso(row.declinedAt),
@@ -129,21 +120,14 @@ interface EstimateState extends PricedDocumentState {
   validUntil: string | null;
 }
 
-export interface NewEstimate {
-  lead_id: string;
-  contact_id?: string | null | undefined;
-  opportunity_id?: string | null | undefined;
-  currency: string;
-  issue_date?: string | null | undefined;
+export interface NewEstimate extends NewPricedDocument {
   valid_until?: string | null | undefined;
-  notes?: string | null | undefined;
-  line_items: LineItemInput[];
 }
 export type EstimateInput = Partial<NewEstimate>;
 
 /** The lines' amounts need the currency; the references must belong to the estimate's lead. */
 function checkState(ctx: RecordContext, state: EstimateState): Promise<void> {
-  return checkPricedState(ctx, state, 'estimate', { field: 'valid_until', value: state.validUntil });
+  return pricedDocument.check(ctx, state, 'estimate', { field: 'valid_until', value: state.validUntil });
 }
 
 /** Only a draft may be created, edited or deleted, and is deleted for good (tools/documents/drafts.ts). */
@@ -151,13 +135,13 @@ const drafts = defineDraftRules({
   records: estimateRecords,
   machine: estimateStatusMachine,
   check: checkState,
-  totals: (state: EstimateState) => pricedTotals(state),
+  totals: (state: EstimateState) => pricedDocument.totals(state),
 });
 
 /** Creates a draft with the next number; every check runs before the counter moves. */
 export async function insertEstimate(ctx: RecordContext, input: NewEstimate): Promise<EstimateRecord> {
   const values = await drafts.newDraft(ctx, {
-    ...newPricedState(input),
+    ...pricedDocument.newState(input),
     validUntil: input.valid_until ?? null,
   });
   // Gap-free: concurrent creates queue behind the counter row (tools/documents/numbering.ts).
@@ -177,7 +161,7 @@ export async function patchEstimate(
 ): Promise<EstimateRecord> {
   const row = await drafts.patchDraft(ctx, id, {
     merge: (before) =>
-      mergePricedPatch(before, input, {
+      pricedDocument.merge(before, input, {
         before: { validUntil: before.validUntil },
         patch: { validUntil: input.valid_until },
       }),

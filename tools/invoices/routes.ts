@@ -4,11 +4,9 @@ import { type Route, route } from '../../core/route.ts';
 import type { Tool } from '../../core/tool.ts';
 import { documentRoutes, pdfRoute } from '../documents/routes.ts';
 import {
-  deleteInvoice,
   finalizeInvoice,
-  getInvoice,
   getInvoicePdf,
-  listInvoices,
+  invoiceTools,
   markInvoiceUncollectible,
   recordInvoicePayment,
   sendInvoice,
@@ -18,13 +16,7 @@ import {
 /** The invoice routes, with create and update as built from the invoice-project hooks (index.ts). */
 export function invoiceRoutes(createInvoice: Tool, updateInvoice: Tool): Route[] {
   return [
-    ...documentRoutes('/invoices', {
-      list: listInvoices,
-      create: createInvoice,
-      get: getInvoice,
-      update: updateInvoice,
-      remove: deleteInvoice,
-    }),
+    ...documentRoutes('invoice', invoiceTools(createInvoice, updateInvoice)),
     route('POST', '/invoices/:id/finalize', finalizeInvoice),
     route('POST', '/invoices/:id/payments', recordInvoicePayment, { status: 201 }),
     route('POST', '/invoices/:id/void', voidInvoice),

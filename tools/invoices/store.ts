@@ -14,15 +14,7 @@ import { iso } from '../../core/schemas.ts';
 import { defineStateMachine } from '../../core/state-machine.ts';
 import { defineDraftRules } from '../documents/drafts.ts';
 import { nextDocumentNumber } from '../documents/numbering.ts';
-import {
-  checkPricedState,
-  mergePricedPatch,
-  newPricedState,
-  type PricedDocumentState,
-  pricedRecordShape,
-  pricedRecordValues,
-  pricedTotals,
-} from '../documents/shape.ts';
+import { type NewPricedDocument, type PricedDocumentState, pricedDocument } from '../documents/shape.ts';
 import { type InvoiceRow, invoices, type StoredPayment } from './tables.ts';
 
 export const INVOICE_STATUSES = ['draft', 'open', 'paid', 'void', 'uncollectible'] as const;
@@ -72,7 +64,7 @@ export const invoiceSchema = z
     issue_date: z.string().nullable().describe('Issue date (YYYY-MM-DD), or null'),
     due_date: z.string().nullable().describe('Due date (YYYY-MM-DD), or null'),
     notes: z.string().nullable().describe('Free-text notes, or null'),
-    ...pricedRecordShape,
+    ...pricedDocument.recordShape,
     amount_paid: z.number().describe('Sum of the recorded payments'),
     amount_due: z.number().describe('total - amount_paid'),
     payments: z.array(paymentSchema).describe('The recorded payments, oldest first'),
@@ -116,7 +108,7 @@ export function serializeInvoice(row: InvoiceData): InvoiceRecord {
     issue_date: row.issueDate,
     due_date: row.dueDate,
     notes: row.notes,
-    ...pricedRecordValues(row),
+    ...pricedDocument.recordValues(row),
     amount_paid: fromMinor(BigInt(row.amountPaidMinor), row.currency),
     amount_due: fromMinor(BigInt(row.totalMinor) - BigInt(row.amountPaidMinor), row.currency),
     payments: row.payments.map((p) => ({
@@ -149,22 +141,15 @@ interface InvoiceState extends PricedDocumentState {
   dueDate: string | null;
 }
 
-export interface NewInvoice {
-  lead_id: string;
-  contact_id?: string | null | undefined;
-  opportunity_id?: string | null | undefined;
+export interface NewInvoice extends NewPricedDocument {
   project_id?: string | null | undefined;
-  currency: string;
-  issue_date?: string | null | undefined;
   due_date?: string | null | undefined;
-  notes?: string | null | undefined;
-  line_items: LineItemInput[];
 }
 export type InvoiceInput = Partial<NewInvoice>;
 
 /** The lines' amounts need the currency; the references must belong to the invoice's lead. */
 function checkState(ctx: RecordContext, state: InvoiceState): Promise<void> {
-  return checkPricedState(ctx, state, 'invoice', { field: 'due_date', value: state.dueDate });
+  return pricedDocument.check(ctx, state, 'invoice', { field: 'due_date', value: state.dueDate });
 }
 
 /**
@@ -193,7 +178,7 @@ const drafts = defineDraftRules({
   records: invoiceRecords,
   machine: invoiceStatusMachine,
   check: checkState,
-  totals: (state: InvoiceState) => pricedTotals(state),
+  totals: (state: InvoiceState) => pricedDocument.totals(state),
 });
 
 /**
@@ -205,7 +190,10 @@ export async function insertInvoice(
   input: NewInvoice,
   projects: readonly InvoiceProjectsHook[],
 ): Promise<InvoiceRecord> {
-  const values = await drafts.newDraft(ctx, { ...newPricedState(input), dueDate: input.due_date ?? null });
+  const values = await drafts.newDraft(ctx, {
+    ...pricedDocument.newState(input),
+    dueDate: input.due_date ?? null,
+  });
   const projectId = input.project_id ?? null;
   if (projectId !== null) await assertProjectOfLead(ctx, projects, projectId, values.leadId, 'project_id');
   const rows = await ctx.db
@@ -275,7 +263,7 @@ export async function patchInvoice(
   const row = await drafts.patchDraft(ctx, id, {
     async merge(before) {
       if (await holdsTime(ctx, projects, before.id)) assertTimeLinesKept(before, input);
-      return mergePricedPatch(before, input, {
+      return pricedDocument.merge(before, input, {
         before: { dueDate: before.dueDate },
         patch: { dueDate: input.due_date },
       });

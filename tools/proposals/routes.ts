@@ -2,25 +2,10 @@
 // suggest-questions route of the specification (no body; the path id is validated like the others).
 import { type Route, route } from '../../core/route.ts';
 import { documentRoutes } from '../documents/routes.ts';
-import {
-  createProposal,
-  deleteProposal,
-  expireProposal,
-  getProposal,
-  listProposals,
-  sendProposal,
-  suggestProposalQuestions,
-  updateProposal,
-} from './tools.ts';
+import { expireProposal, proposalTools, sendProposal, suggestProposalQuestions } from './tools.ts';
 
 export const proposalRoutes: Route[] = [
-  ...documentRoutes('/proposals', {
-    list: listProposals,
-    create: createProposal,
-    get: getProposal,
-    update: updateProposal,
-    remove: deleteProposal,
-  }),
+  ...documentRoutes('proposal', proposalTools),
   route('POST', '/proposals/:id/send', sendProposal),
   route('POST', '/proposals/:id/expire', expireProposal),
   route('POST', '/proposal-ai/:id/suggest-questions', suggestProposalQuestions, {
