@@ -3,17 +3,31 @@
 // is its own of a tool (title, description, input, errors, annotations, access) and the data
 // function it calls; the wiring (the id input, the `{ <kind>: record }` answer, the list's status and
 // lead filters, the `billing` toolset) is written here. docs/areas/documents.md.
-import { eq, type SQL } from 'drizzle-orm';
+import { eq, gte, lte, type SQL } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import { z } from 'zod';
 import type { SendPreview } from '../../core/confirm.ts';
 import type { Executor } from '../../core/db/client.ts';
 import { currencyField, lineItemsInput } from '../../core/line-items.ts';
-import type { ListParams, ListQuery, RecordContext, RecordRow, RecordTable } from '../../core/records.ts';
+import type {
+  ListQuery,
+  RecordContext,
+  RecordRow,
+  RecordTable,
+  SortColumn,
+  TextMatch,
+} from '../../core/records.ts';
 import { fileOutput } from '../../core/route.ts';
-import { dateString, messageOutput, objectId } from '../../core/schemas.ts';
+import { dateString, listParams, messageOutput, objectId } from '../../core/schemas.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
-import { defineTool, type ToolAccess, type ToolContext, type ToolInputSchema } from '../../core/tool.ts';
+import {
+  defineTool,
+  type ToolAccess,
+  type ToolAnnotations,
+  type ToolContext,
+  type ToolError,
+  type ToolInputSchema,
+} from '../../core/tool.ts';
 import { documentSenderLabel } from './parties.ts';
 import type { DocumentKind } from './send.ts';
 
@@ -29,14 +43,12 @@ interface ToolDeclaration {
   access: ToolAccess;
 }
 
-/** A document kind as its tools read and answer it. */
-export interface DocumentToolsSpec<Row extends RecordRow, Rec, O extends z.ZodType> {
-  kind: DocumentKind;
-  records: RecordTable<Row>;
-  serialize(row: Row): Rec;
-  /** The answer of get, create and update: `{ <kind>: record }`. */
-  output: O;
-  answer(record: Rec): z.input<O>;
+/** The answer of get, create and update: `{ <kind>: record }`. */
+function documentAnswer<K extends DocumentKind, S extends z.ZodType>(kind: K, schema: S) {
+  // A computed key widens to string; the object has exactly `kind` (as core/schemas.ts pagedOutput).
+  const output = z.object({ [kind]: schema } as { [P in K]: S });
+  const answer = (record: z.input<S>) => ({ [kind]: record }) as z.input<typeof output>;
+  return { output, answer };
 }
 
 /** The id of one document, as every tool about one takes it. */
@@ -44,40 +56,84 @@ export function documentIdShape(kind: DocumentKind) {
   return { id: objectId(kind) };
 }
 
+/** A list tool's input: the list parameters, `status`, `lead_id`, then the area's own filters. */
+function listInput<
+  const F extends readonly [string, ...string[]],
+  const St extends readonly [string, ...string[]],
+  Own extends z.ZodRawShape,
+>(kind: DocumentKind, decl: { sortFields: F; statuses: St; leadFilter?: string | undefined; own: Own }) {
+  return z.strictObject({
+    ...listParams(decl.sortFields),
+    status: z.enum(decl.statuses).optional().describe(`Only ${kind}s in this status`),
+    lead_id: objectId('lead')
+      .optional()
+      .describe(decl.leadFilter ?? `Only ${kind}s of this lead`),
+    ...decl.own,
+  });
+}
+type ListInput<
+  F extends readonly [string, ...string[]],
+  St extends readonly [string, ...string[]],
+  Own extends z.ZodRawShape,
+> = ReturnType<typeof listInput<F, St, Own>>;
+
 /** The tools a document kind builds from its spec. */
-export function documentTools<Row extends RecordRow, Rec, O extends z.ZodType>(
-  spec: DocumentToolsSpec<Row, Rec, O>,
+export function documentTools<K extends DocumentKind, Row extends RecordRow, S extends z.ZodType>(
+  kind: K,
+  records: RecordTable<Row>,
+  serialize: (row: Row) => z.input<S>,
+  schema: S,
 ) {
-  const { kind } = spec;
+  const spec = { records, serialize, ...documentAnswer(kind, schema) };
+  type Rec = z.input<S>;
   const idInput = z.strictObject(documentIdShape(kind));
   return {
-    /** list_<kind>s: the organization's live documents, by status and lead, then the area's own filters. */
-    list<I extends ToolInputSchema, LO extends z.ZodType, F extends string>(decl: {
+    /**
+     * list_<kind>s: the organization's live documents. The input is the list parameters, then
+     * `status` and `lead_id`, then the area's own filters (`own`, applied by `filters`).
+     */
+    list<
+      const F extends readonly [string, ...string[]],
+      const St extends readonly [string, ...string[]],
+      Own extends z.ZodRawShape,
+      LO extends z.ZodType,
+    >(decl: {
       title: string;
       description: string;
-      input: I;
+      sortFields: F;
+      sortColumns: Readonly<Record<F[number], SortColumn>>;
+      statuses: St;
+      /** How the lead filter reads: `Only proposals to this lead`; default `Only <kind>s of this lead`. */
+      leadFilter?: string;
+      own: Own;
       output: LO;
       access: ToolAccess;
       columns: { status: PgColumn; leadId: PgColumn };
       /** The area's own filters, after status and lead. */
-      filters?(input: z.output<I>): SQL[];
-      query: Omit<ListQuery<F>, 'conditions'>;
-      page(db: Executor, input: z.output<I>, query: ListQuery<F>): Promise<z.input<LO>>;
+      filters?(input: z.output<ListInput<F, St, Own>>): SQL[];
+      match(text: string): TextMatch | null;
+      page(
+        db: Executor,
+        input: z.output<ListInput<F, St, Own>>,
+        query: ListQuery<F[number]>,
+      ): Promise<z.input<LO>>;
     }) {
+      const input = listInput(kind, decl);
       return defineTool({
         name: `list_${kind}s`,
         title: decl.title,
         description: decl.description,
-        input: decl.input,
+        input,
         output: decl.output,
         access: decl.access,
         toolset: 'billing',
-        async handler(input: z.output<I> & ListParams & { status?: string; lead_id?: string }, { db, auth }) {
+        async handler(params, { db, auth }) {
           const conditions = spec.records.liveConditions(auth.orgId);
-          if (input.status) conditions.push(eq(decl.columns.status, input.status));
-          if (input.lead_id) conditions.push(eq(decl.columns.leadId, input.lead_id));
-          conditions.push(...(decl.filters?.(input) ?? []));
-          return decl.page(db, input, { ...decl.query, conditions });
+          const { status, lead_id }: { status?: unknown; lead_id?: unknown } = params;
+          if (status) conditions.push(eq(decl.columns.status, status));
+          if (lead_id) conditions.push(eq(decl.columns.leadId, lead_id));
+          conditions.push(...(decl.filters?.(params) ?? []));
+          return decl.page(db, params, { conditions, sortColumns: decl.sortColumns, match: decl.match });
         },
       });
     },
@@ -138,6 +194,31 @@ export function documentTools<Row extends RecordRow, Rec, O extends z.ZodType>(
         async handler(input: z.output<I> & { id: string }, ctx) {
           const { id, ...changes } = input;
           return spec.answer(await decl.update(ctx, id, changes));
+        },
+      });
+    },
+
+    /** A move of one document by id (finalize, accept, void, expire...), answered with the document. */
+    move(
+      decl: ToolDeclaration & {
+        name: string;
+        errors: readonly ToolError[];
+        annotations?: Partial<ToolAnnotations>;
+        move(ctx: ToolContext, id: string): Promise<Rec>;
+      },
+    ) {
+      return defineTool({
+        name: decl.name,
+        title: decl.title,
+        description: decl.description,
+        input: idInput,
+        output: spec.output,
+        access: decl.access,
+        errors: decl.errors,
+        ...(decl.annotations ? { annotations: decl.annotations } : {}),
+        toolset: 'billing',
+        async handler(input, ctx) {
+          return spec.answer(await decl.move(ctx, input.id));
         },
       });
     },
@@ -282,4 +363,38 @@ export async function documentPdfAnswer<N, S>(
     status: doc.status,
     download_path: `/api/v1/${doc.kind}s/${doc.id}/pdf`,
   };
+}
+
+/** The issue date range filter of a priced document's list (both ends inclusive). */
+export function issueDateRange(plural: 'invoices' | 'estimates') {
+  return {
+    issue_date_from: dateString(`Only ${plural} issued on or after this date`).optional(),
+    issue_date_to: dateString(`Only ${plural} issued on or before this date`).optional(),
+  };
+}
+
+/** The conditions of issueDateRange. */
+export function issueDateFilters(
+  column: PgColumn,
+  input: { issue_date_from?: string | undefined; issue_date_to?: string | undefined },
+): SQL[] {
+  const conditions: SQL[] = [];
+  if (input.issue_date_from) conditions.push(gte(column, input.issue_date_from));
+  if (input.issue_date_to) conditions.push(lte(column, input.issue_date_to));
+  return conditions;
+}
+
+/** The sort columns a priced document's list shares: its times, its issue date (nulls last), its total. */
+export function pricedSortColumns(t: {
+  createdAt: PgColumn;
+  updatedAt: PgColumn;
+  issueDate: PgColumn;
+  totalMinor: PgColumn;
+}) {
+  return {
+    created_at: t.createdAt,
+    updated_at: t.updatedAt,
+    issue_date: { column: t.issueDate, nullsLast: true },
+    total: t.totalMinor,
+  } as const;
 }

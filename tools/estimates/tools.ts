@@ -1,14 +1,10 @@
-// Estimate tools: list, get, create, update and delete drafts, send, accept, decline and convert to
-// an invoice. Every one needs the plan feature `estimates` and the invoices scope family (docs/contracts.md
-// "Scopes for every tool"). The data functions, the record shape and the status machine are in store.ts.
-import { gte, lte } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Permission } from '../../core/access.ts';
 import { confirmShape, sendResultShape } from '../../core/confirm.ts';
 import { queuedMailSchema } from '../../core/mail-outbox.ts';
-import { numberOrWordsMatch, type SortColumn } from '../../core/records.ts';
+import { numberOrWordsMatch } from '../../core/records.ts';
 import { fileOutputShape } from '../../core/route.ts';
-import { dateString, listParams, objectId, pagedOutput } from '../../core/schemas.ts';
+import { dateString, pagedOutput } from '../../core/schemas.ts';
 import { describeMoves } from '../../core/state-machine.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
 import { defineTool, type Tool } from '../../core/tool.ts';
@@ -17,9 +13,12 @@ import {
   documentPdfAnswer,
   documentSendPreview,
   documentTools,
+  issueDateFilters,
+  issueDateRange,
   messageDetails,
   pricedInputFields,
   pricedInputs,
+  pricedSortColumns,
 } from '../documents/document-tools.ts';
 import { invoiceSchema } from '../invoices/store.ts';
 import {
@@ -77,23 +76,7 @@ const access = (kind: 'read' | 'write', permission: EstimatePermission) =>
 
 const estimateOutput = z.object({ estimate: estimateSchema });
 const MOVES = describeMoves(estimateStatusMachine);
-const estimateTool = documentTools({
-  kind: 'estimate',
-  records: estimateRecords,
-  serialize: serializeEstimate,
-  output: estimateOutput,
-  answer: (estimate) => ({ estimate }),
-});
-
-const SORT_FIELDS = ['created_at', 'updated_at', 'issue_date', 'valid_until', 'total', 'number'] as const;
-const SORT_COLUMNS = {
-  created_at: estimates.createdAt,
-  updated_at: estimates.updatedAt,
-  issue_date: { column: estimates.issueDate, nullsLast: true },
-  valid_until: { column: estimates.validUntil, nullsLast: true },
-  total: estimates.totalMinor,
-  number: estimates.number,
-} satisfies Record<(typeof SORT_FIELDS)[number], SortColumn>;
+const estimateTool = documentTools('estimate', estimateRecords, serializeEstimate, estimateSchema);
 
 export const listEstimates = estimateTool.list({
   title: 'List estimates',
@@ -102,24 +85,19 @@ export const listEstimates = estimateTool.list({
     '(draft/sent/accepted/declined/expired), `lead_id` and issue date range (`issue_date_from`/`issue_date_to`, ' +
     'inclusive). `search` matches words at the start of words in the number and notes. Paginated: returns ' +
     '`estimates` plus `total`, `page`, `limit`, `totalPages`; `limit` is 1-100 (default 25). Needs a plan with estimates.',
-  input: z.strictObject({
-    ...listParams(SORT_FIELDS),
-    status: z.enum(ESTIMATE_STATUSES).optional().describe('Only estimates in this status'),
-    lead_id: objectId('lead').optional().describe('Only estimates of this lead'),
-    issue_date_from: dateString('Only estimates issued on or after this date').optional(),
-    issue_date_to: dateString('Only estimates issued on or before this date').optional(),
-  }),
+  sortFields: ['created_at', 'updated_at', 'issue_date', 'valid_until', 'total', 'number'],
+  sortColumns: {
+    ...pricedSortColumns(estimates),
+    valid_until: { column: estimates.validUntil, nullsLast: true },
+    number: estimates.number,
+  },
+  statuses: ESTIMATE_STATUSES,
+  own: issueDateRange('estimates'),
   output: pagedOutput('estimates', estimateSchema),
   access: access('read', 'estimates.view'),
   columns: estimates,
-  filters: (input) => [
-    ...(input.issue_date_from ? [gte(estimates.issueDate, input.issue_date_from)] : []),
-    ...(input.issue_date_to ? [lte(estimates.issueDate, input.issue_date_to)] : []),
-  ],
-  query: {
-    sortColumns: SORT_COLUMNS,
-    match: (text) => numberOrWordsMatch(estimates.number, estimates.search, text),
-  },
+  filters: (input) => issueDateFilters(estimates.issueDate, input),
+  match: (text) => numberOrWordsMatch(estimates.number, estimates.search, text),
   page: (db, input, query) => estimateRecords.list(db, 'estimates', serializeEstimate, input, query),
 });
 
@@ -223,21 +201,16 @@ export const sendEstimate = defineTool({
   },
 });
 
-export const acceptEstimateTool = defineTool({
+export const acceptEstimateTool = estimateTool.move({
   name: 'accept_estimate',
   title: 'Accept an estimate',
   description:
     'Records that the customer accepted a sent estimate (accepted_at now); convert it with convert_estimate_to_invoice. ' +
     `Accepting it again returns it unchanged. The moves: ${MOVES}.`,
-  input: z.strictObject(estimateIdShape),
-  output: estimateOutput,
   access: access('write', 'estimates.edit'),
   errors: [{ code: 'invalid_transition', when: 'the estimate is not sent (draft, declined or expired)' }],
   annotations: { idempotentHint: true },
-  toolset: 'billing',
-  async handler(input, ctx) {
-    return { estimate: await acceptEstimate(ctx, input.id) };
-  },
+  move: acceptEstimate,
 });
 
 export const declineEstimateTool = defineTool({

@@ -1,13 +1,13 @@
 // Invoice tools: list, get, create, update and delete drafts, finalize, record payments, void and
 // mark uncollectible. The data functions, the record shape and the status machine are in store.ts.
-import { eq, gte, lte } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { InvoiceProjectsHook } from '../../core/area.ts';
 import { confirmShape, sendResultShape } from '../../core/confirm.ts';
 import { queuedMailSchema } from '../../core/mail-outbox.ts';
-import { numberOrWordsMatch, type SortColumn } from '../../core/records.ts';
+import { numberOrWordsMatch } from '../../core/records.ts';
 import { fileOutputShape } from '../../core/route.ts';
-import { dateString, listParams, objectId, pagedOutput } from '../../core/schemas.ts';
+import { dateString, objectId, pagedOutput } from '../../core/schemas.ts';
 import { describeMoves } from '../../core/state-machine.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
 import { defineTool, type Tool } from '../../core/tool.ts';
@@ -16,9 +16,12 @@ import {
   documentPdfAnswer,
   documentSendPreview,
   documentTools,
+  issueDateFilters,
+  issueDateRange,
   messageDetails,
   pricedInputFields,
   pricedInputs,
+  pricedSortColumns,
 } from '../documents/document-tools.ts';
 import { invoicePdfFilename, previewSend, renderInvoicePdf, sendInvoice as sendByMail } from './delivery.ts';
 import {
@@ -73,23 +76,7 @@ const access = (kind: 'read' | 'write', permission: InvoicePermission) =>
 
 const invoiceOutput = z.object({ invoice: invoiceSchema });
 const MOVES = describeMoves(invoiceStatusMachine);
-const invoiceTool = documentTools({
-  kind: 'invoice',
-  records: invoiceRecords,
-  serialize: serializeInvoice,
-  output: invoiceOutput,
-  answer: (invoice) => ({ invoice }),
-});
-
-const SORT_FIELDS = ['created_at', 'updated_at', 'issue_date', 'due_date', 'total', 'number'] as const;
-const SORT_COLUMNS = {
-  created_at: invoices.createdAt,
-  updated_at: invoices.updatedAt,
-  issue_date: { column: invoices.issueDate, nullsLast: true },
-  due_date: { column: invoices.dueDate, nullsLast: true },
-  total: invoices.totalMinor,
-  number: { column: invoices.number, nullsLast: true },
-} satisfies Record<(typeof SORT_FIELDS)[number], SortColumn>;
+const invoiceTool = documentTools('invoice', invoiceRecords, serializeInvoice, invoiceSchema);
 
 export const listInvoices = invoiceTool.list({
   title: 'List invoices',
@@ -98,29 +85,28 @@ export const listInvoices = invoiceTool.list({
     '`lead_id`, `is_overdue` and issue date range (`issue_date_from`/`issue_date_to`, inclusive). `search` matches words at the ' +
     'start of words in the number and notes. Paginated: returns `invoices` plus `total`, `page`, `limit`, `totalPages`; ' +
     '`limit` is 1-100 (default 25).',
-  input: z.strictObject({
-    ...listParams(SORT_FIELDS),
-    status: z.enum(INVOICE_STATUSES).optional().describe('Only invoices in this status'),
-    lead_id: objectId('lead').optional().describe('Only invoices of this lead'),
+  sortFields: ['created_at', 'updated_at', 'issue_date', 'due_date', 'total', 'number'],
+  sortColumns: {
+    ...pricedSortColumns(invoices),
+    due_date: { column: invoices.dueDate, nullsLast: true },
+    number: { column: invoices.number, nullsLast: true },
+  },
+  statuses: INVOICE_STATUSES,
+  own: {
     is_overdue: z
       .enum(['true', 'false'])
       .optional()
       .describe('true: only invoices flagged overdue; false: only those not flagged'),
-    issue_date_from: dateString('Only invoices issued on or after this date').optional(),
-    issue_date_to: dateString('Only invoices issued on or before this date').optional(),
-  }),
+    ...issueDateRange('invoices'),
+  },
   output: pagedOutput('invoices', invoiceSchema),
   access: access('read', 'invoices.view'),
   columns: invoices,
   filters: (input) => [
     ...(input.is_overdue ? [eq(invoices.isOverdue, input.is_overdue === 'true')] : []),
-    ...(input.issue_date_from ? [gte(invoices.issueDate, input.issue_date_from)] : []),
-    ...(input.issue_date_to ? [lte(invoices.issueDate, input.issue_date_to)] : []),
+    ...issueDateFilters(invoices.issueDate, input),
   ],
-  query: {
-    sortColumns: SORT_COLUMNS,
-    match: (text) => numberOrWordsMatch(invoices.number, invoices.search, text),
-  },
+  match: (text) => numberOrWordsMatch(invoices.number, invoices.search, text),
   page: (db, input, query) => invoiceRecords.list(db, 'invoices', serializeInvoice, input, query),
 });
 
@@ -168,21 +154,16 @@ export const deleteInvoice = invoiceTool.remove({
   deleteDraft,
 });
 
-export const finalizeInvoice = defineTool({
+export const finalizeInvoice = invoiceTool.move({
   name: 'finalize_invoice',
   title: 'Finalize an invoice',
   description:
     'Moves a draft invoice to open: it gets the next number of the organization (INV-000001, gap-free), its issue date ' +
     `(today when empty) and its lines freeze. The moves: ${MOVES}. Finalizing an open invoice again returns it unchanged.`,
-  input: z.strictObject(invoiceIdShape),
-  output: invoiceOutput,
   access: access('write', 'invoices.edit'),
   errors: [{ code: 'invalid_transition', when: 'the invoice is paid, void or uncollectible' }],
   annotations: { idempotentHint: true },
-  toolset: 'billing',
-  async handler(input, ctx) {
-    return { invoice: await finalizeDraft(ctx, input.id) };
-  },
+  move: finalizeDraft,
 });
 
 export const recordInvoicePayment = defineTool({
@@ -229,38 +210,28 @@ export const recordInvoicePayment = defineTool({
   },
 });
 
-export const voidInvoice = defineTool({
+export const voidInvoice = invoiceTool.move({
   name: 'void_invoice',
   title: 'Void an invoice',
   description:
     'Voids an open or uncollectible invoice: it stays on record with its number but is no longer owed. A draft is deleted ' +
     'instead; a paid invoice cannot be voided (400 invalid_transition).',
-  input: z.strictObject(invoiceIdShape),
-  output: invoiceOutput,
   access: access('write', 'invoices.edit'),
   errors: [{ code: 'invalid_transition', when: 'the invoice is a draft or paid' }],
   annotations: { destructiveHint: true, idempotentHint: true },
-  toolset: 'billing',
-  async handler(input, ctx) {
-    return { invoice: await moveInvoice(ctx, input.id, 'void') };
-  },
+  move: (ctx, id) => moveInvoice(ctx, id, 'void'),
 });
 
-export const markInvoiceUncollectible = defineTool({
+export const markInvoiceUncollectible = invoiceTool.move({
   name: 'mark_invoice_uncollectible',
   title: 'Mark an invoice uncollectible',
   description:
     'Marks an open invoice uncollectible (written off); payments may still be recorded on it, or it may be voided. Any ' +
     'other state is a 400 invalid_transition.',
-  input: z.strictObject(invoiceIdShape),
-  output: invoiceOutput,
   access: access('write', 'invoices.edit'),
   errors: [{ code: 'invalid_transition', when: 'the invoice is not open' }],
   annotations: { destructiveHint: true, idempotentHint: true },
-  toolset: 'billing',
-  async handler(input, ctx) {
-    return { invoice: await moveInvoice(ctx, input.id, 'uncollectible') };
-  },
+  move: (ctx, id) => moveInvoice(ctx, id, 'uncollectible'),
 });
 
 export const sendInvoice = defineTool({

@@ -5,8 +5,8 @@ import { z } from 'zod';
 import { confirmShape, sendResultShape } from '../../core/confirm.ts';
 import { currencyField, lineItemsInput } from '../../core/line-items.ts';
 import { queuedMailSchema } from '../../core/mail-outbox.ts';
-import { prefixMatch, type SortColumn } from '../../core/records.ts';
-import { dateString, listParams, objectId, pagedOutput } from '../../core/schemas.ts';
+import { prefixMatch } from '../../core/records.ts';
+import { dateString, objectId, pagedOutput } from '../../core/schemas.ts';
 import { describeMoves } from '../../core/state-machine.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
 import { defineTool, type Tool } from '../../core/tool.ts';
@@ -112,24 +112,14 @@ type ProposalPermission = 'proposals.view' | 'proposals.create' | 'proposals.edi
 const access = (kind: 'read' | 'write', permission: ProposalPermission) =>
   ({ kind, resource: 'proposals', permission }) as const;
 
-const proposalOutput = z.object({ proposal: proposalSchema });
+const _proposalOutput = z.object({ proposal: proposalSchema });
 const MOVES = describeMoves(proposalStatusMachine);
-const proposalTool = documentTools({
-  kind: 'proposal',
-  records: proposalRecords,
-  serialize: (row: ProposalData) => serializeProposal(row),
-  output: proposalOutput,
-  answer: (proposal) => ({ proposal }),
-});
-
-const SORT_FIELDS = ['created_at', 'updated_at', 'title', 'valid_until', 'total'] as const;
-const SORT_COLUMNS = {
-  created_at: proposals.createdAt,
-  updated_at: proposals.updatedAt,
-  title: proposals.title,
-  valid_until: { column: proposals.validUntil, nullsLast: true },
-  total: { column: proposals.totalMinor, nullsLast: true },
-} satisfies Record<(typeof SORT_FIELDS)[number], SortColumn>;
+const proposalTool = documentTools(
+  'proposal',
+  proposalRecords,
+  (row: ProposalData) => serializeProposal(row),
+  proposalSchema,
+);
 
 export const listProposals = proposalTool.list({
   title: 'List proposals',
@@ -137,15 +127,21 @@ export const listProposals = proposalTool.list({
     'Lists the proposals of the organization, newest first by default. Filter by `status` (draft/sent/accepted/declined/' +
     'expired) and `lead_id`; `search` matches words at the start of words in the title. Paginated: returns `proposals` ' +
     'plus `total`, `page`, `limit`, `totalPages`; `limit` is 1-100 (default 25).',
-  input: z.strictObject({
-    ...listParams(SORT_FIELDS),
-    status: z.enum(PROPOSAL_STATUSES).optional().describe('Only proposals in this status'),
-    lead_id: objectId('lead').optional().describe('Only proposals to this lead'),
-  }),
+  sortFields: ['created_at', 'updated_at', 'title', 'valid_until', 'total'],
+  sortColumns: {
+    created_at: proposals.createdAt,
+    updated_at: proposals.updatedAt,
+    title: proposals.title,
+    valid_until: { column: proposals.validUntil, nullsLast: true },
+    total: { column: proposals.totalMinor, nullsLast: true },
+  },
+  statuses: PROPOSAL_STATUSES,
+  leadFilter: 'Only proposals to this lead',
+  own: {},
   output: pagedOutput('proposals', proposalSchema),
   access: access('read', 'proposals.view'),
   columns: proposals,
-  query: { sortColumns: SORT_COLUMNS, match: (text) => prefixMatch(proposals.search, text) },
+  match: (text) => prefixMatch(proposals.search, text),
   page: (db, input, query) =>
     proposalRecords.list(db, 'proposals', (row) => serializeProposal(row), input, query),
 });
@@ -247,22 +243,17 @@ export const sendProposal = defineTool({
   },
 });
 
-export const expireProposal = defineTool({
+export const expireProposal = proposalTool.move({
   name: 'expire_proposal',
   title: 'Withdraw a proposal',
   description:
     'Withdraws a draft or sent proposal now: it becomes expired and its public link stops accepting answers (the daily ' +
     'job does the same past valid_until). Expiring an expired proposal again changes nothing; an accepted or declined ' +
     'proposal cannot expire (400 invalid_transition).',
-  input: z.strictObject(proposalIdShape),
-  output: proposalOutput,
   access: access('write', 'proposals.edit'),
   errors: [{ code: 'invalid_transition', when: 'the proposal is accepted or declined' }],
   annotations: { destructiveHint: true, idempotentHint: true },
-  toolset: 'billing',
-  async handler(input, ctx) {
-    return { proposal: await expireNow(ctx, input.id) };
-  },
+  move: expireNow,
 });
 
 export const suggestProposalQuestions = defineTool({
