@@ -251,7 +251,7 @@ export function documentTools<K extends DocumentKind, Row extends RecordRow, S e
 }
 
 /** The input fields of a priced document (an invoice, an estimate), in its own words. */
-export function pricedInputFields(words: {
+function pricedInputFields(words: {
   noun: 'invoice' | 'estimate';
   /** What the contact is to it: `bill`, `address`. */
   contactRole: string;
@@ -286,7 +286,7 @@ export function pricedInputFields(words: {
  * document's own references on create after opportunity_id (`createRefs`), its own date after
  * issue_date (`dated`, optional in both).
  */
-export function pricedInputs<R extends z.ZodRawShape, D extends z.ZodRawShape>(spec: {
+function pricedInputs<R extends z.ZodRawShape, D extends z.ZodRawShape>(spec: {
   kind: 'invoice' | 'estimate';
   fields: ReturnType<typeof pricedInputFields>;
   /** What lead_id does on update: `Bills another live lead; …`. */
@@ -344,7 +344,7 @@ export async function documentSendPreview(
 }
 
 /** The first line of the sender's message, as a preview shows it. */
-export function messageDetails(message: string | undefined): string[] {
+function messageDetails(message: string | undefined): string[] {
   return message ? [`Message: ${message.split('\n')[0] ?? ''}`] : [];
 }
 
@@ -352,7 +352,7 @@ export function messageDetails(message: string | undefined): string[] {
  * What get_<kind>_pdf answers: the file as a summary (its bytes only over REST), the number and
  * status it prints, and the REST path answering the file itself.
  */
-export async function documentPdfAnswer<N, S>(
+async function documentPdfAnswer<N, S>(
   ctx: Pick<ToolContext, 'surface'>,
   doc: { kind: DocumentKind; id: string; number: N; status: S; filename: string; render(): Promise<Buffer> },
 ) {
@@ -366,7 +366,7 @@ export async function documentPdfAnswer<N, S>(
 }
 
 /** The issue date range filter of a priced document's list (both ends inclusive). */
-export function issueDateRange(plural: 'invoices' | 'estimates') {
+function issueDateRange(plural: 'invoices' | 'estimates') {
   return {
     issue_date_from: dateString(`Only ${plural} issued on or after this date`).optional(),
     issue_date_to: dateString(`Only ${plural} issued on or before this date`).optional(),
@@ -374,7 +374,7 @@ export function issueDateRange(plural: 'invoices' | 'estimates') {
 }
 
 /** The conditions of issueDateRange. */
-export function issueDateFilters(
+function issueDateFilters(
   column: PgColumn,
   input: { issue_date_from?: string | undefined; issue_date_to?: string | undefined },
 ): SQL[] {
@@ -385,7 +385,7 @@ export function issueDateFilters(
 }
 
 /** The sort columns a priced document's list shares: its times, its issue date (nulls last), its total. */
-export function pricedSortColumns(t: {
+function pricedSortColumns(t: {
   createdAt: PgColumn;
   updatedAt: PgColumn;
   issueDate: PgColumn;
@@ -398,3 +398,19 @@ export function pricedSortColumns(t: {
     total: t.totalMinor,
   } as const;
 }
+
+/**
+ * What an invoice's and an estimate's tools take of the kit beside documentTools, as one face: the
+ * input fields and bodies, the list's sort columns and issue-date range, the send preview and the
+ * PDF summary.
+ */
+export const pricedTools = {
+  inputFields: pricedInputFields,
+  inputs: pricedInputs,
+  sortColumns: pricedSortColumns,
+  issueDateRange,
+  issueDateFilters,
+  sendPreview: documentSendPreview,
+  messageDetails,
+  pdfAnswer: documentPdfAnswer,
+};

@@ -127,8 +127,8 @@ const pricedRecordShape = {
   ...documentTotalsShape,
 };
 
-/** The values of pricedRecordShape, from a row's lines and currency. */
-function pricedRecordValues(row: { lineItems: readonly LineItemInput[]; currency: string }) {
+/** The values of pricedRecordShape (the lines priced, the totals), from a row's lines and currency. */
+export function pricedRecordValues(row: { lineItems: readonly LineItemInput[]; currency: string }) {
   return priceLines(row.lineItems, row.currency);
 }
 

@@ -8,18 +8,7 @@ import { dateString, pagedOutput } from '../../core/schemas.ts';
 import { describeMoves } from '../../core/state-machine.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
 import { defineTool, type Tool } from '../../core/tool.ts';
-import {
-  documentIdShape,
-  documentPdfAnswer,
-  documentSendPreview,
-  documentTools,
-  issueDateFilters,
-  issueDateRange,
-  messageDetails,
-  pricedInputFields,
-  pricedInputs,
-  pricedSortColumns,
-} from '../documents/document-tools.ts';
+import { documentIdShape, documentTools, pricedTools } from '../documents/document-tools.ts';
 import { invoiceSchema } from '../invoices/store.ts';
 import {
   estimatePdfFilename,
@@ -45,7 +34,7 @@ import { estimates } from './tables.ts';
 // ---------------------------------------------------------------------------------------------
 // Input fields
 
-const fields = pricedInputFields({
+const fields = pricedTools.inputFields({
   noun: 'estimate',
   contactRole: 'address',
   dealRole: 'estimated',
@@ -57,7 +46,7 @@ const validUntilField = dateString('Valid until')
 
 const estimateIdShape = documentIdShape('estimate');
 
-const inputs = pricedInputs({
+const inputs = pricedTools.inputs({
   kind: 'estimate',
   fields,
   leadChange: 'Addresses another live lead; its contact and opportunity must then belong to it',
@@ -87,16 +76,16 @@ export const listEstimates = estimateTool.list({
     '`estimates` plus `total`, `page`, `limit`, `totalPages`; `limit` is 1-100 (default 25). Needs a plan with estimates.',
   sortFields: ['created_at', 'updated_at', 'issue_date', 'valid_until', 'total', 'number'],
   sortColumns: {
-    ...pricedSortColumns(estimates),
+    ...pricedTools.sortColumns(estimates),
     valid_until: { column: estimates.validUntil, nullsLast: true },
     number: estimates.number,
   },
   statuses: ESTIMATE_STATUSES,
-  own: issueDateRange('estimates'),
+  own: pricedTools.issueDateRange('estimates'),
   output: pagedOutput('estimates', estimateSchema),
   access: access('read', 'estimates.view'),
   columns: estimates,
-  filters: (input) => issueDateFilters(estimates.issueDate, input),
+  filters: (input) => pricedTools.issueDateFilters(estimates.issueDate, input),
   match: (text) => numberOrWordsMatch(estimates.number, estimates.search, text),
   page: (db, input, query) => estimateRecords.list(db, 'estimates', serializeEstimate, input, query),
 });
@@ -184,13 +173,13 @@ export const sendEstimate = defineTool({
     async preview(input, ctx) {
       const { id, ...send } = input;
       const { preview } = await previewSend(ctx, id, send);
-      return documentSendPreview(ctx, {
+      return pricedTools.sendPreview(ctx, {
         action: `E-mail estimate ${preview.number} as a PDF to ${preview.to}`,
         to: preview.to,
         subject: preview.subject,
         amounts: [{ label: 'total', amount: preview.total, currency: preview.currency }],
         attachments: [estimatePdfFilename(preview)],
-        details: messageDetails(send.message),
+        details: pricedTools.messageDetails(send.message),
       });
     },
   },
@@ -278,7 +267,7 @@ export const getEstimatePdf = defineTool({
   toolset: 'billing',
   async handler(input, ctx) {
     const row = await estimateRecords.getLive(ctx.db, ctx.auth.orgId, input.id);
-    return documentPdfAnswer(ctx, {
+    return pricedTools.pdfAnswer(ctx, {
       kind: 'estimate',
       id: row.id,
       number: row.number,

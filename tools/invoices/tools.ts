@@ -11,18 +11,7 @@ import { dateString, objectId, pagedOutput } from '../../core/schemas.ts';
 import { describeMoves } from '../../core/state-machine.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
 import { defineTool, type Tool } from '../../core/tool.ts';
-import {
-  documentIdShape,
-  documentPdfAnswer,
-  documentSendPreview,
-  documentTools,
-  issueDateFilters,
-  issueDateRange,
-  messageDetails,
-  pricedInputFields,
-  pricedInputs,
-  pricedSortColumns,
-} from '../documents/document-tools.ts';
+import { documentIdShape, documentTools, pricedTools } from '../documents/document-tools.ts';
 import { invoicePdfFilename, previewSend, renderInvoicePdf, sendInvoice as sendByMail } from './delivery.ts';
 import {
   deleteDraft,
@@ -42,7 +31,7 @@ import { invoices } from './tables.ts';
 // ---------------------------------------------------------------------------------------------
 // Input fields
 
-const fields = pricedInputFields({
+const fields = pricedTools.inputFields({
   noun: 'invoice',
   contactRole: 'bill',
   dealRole: 'invoiced',
@@ -59,7 +48,7 @@ const dueDateField = dateString('Due date')
 
 const invoiceIdShape = documentIdShape('invoice');
 
-const inputs = pricedInputs({
+const inputs = pricedTools.inputs({
   kind: 'invoice',
   fields,
   leadChange: 'Bills another live lead; its contact and opportunity must then belong to it',
@@ -87,7 +76,7 @@ export const listInvoices = invoiceTool.list({
     '`limit` is 1-100 (default 25).',
   sortFields: ['created_at', 'updated_at', 'issue_date', 'due_date', 'total', 'number'],
   sortColumns: {
-    ...pricedSortColumns(invoices),
+    ...pricedTools.sortColumns(invoices),
     due_date: { column: invoices.dueDate, nullsLast: true },
     number: { column: invoices.number, nullsLast: true },
   },
@@ -97,14 +86,14 @@ export const listInvoices = invoiceTool.list({
       .enum(['true', 'false'])
       .optional()
       .describe('true: only invoices flagged overdue; false: only those not flagged'),
-    ...issueDateRange('invoices'),
+    ...pricedTools.issueDateRange('invoices'),
   },
   output: pagedOutput('invoices', invoiceSchema),
   access: access('read', 'invoices.view'),
   columns: invoices,
   filters: (input) => [
     ...(input.is_overdue ? [eq(invoices.isOverdue, input.is_overdue === 'true')] : []),
-    ...issueDateFilters(invoices.issueDate, input),
+    ...pricedTools.issueDateFilters(invoices.issueDate, input),
   ],
   match: (text) => numberOrWordsMatch(invoices.number, invoices.search, text),
   page: (db, input, query) => invoiceRecords.list(db, 'invoices', serializeInvoice, input, query),
@@ -279,7 +268,7 @@ export const sendInvoice = defineTool({
         amounts.push({ label: 'amount_due', amount: draft.amount_due, currency: draft.currency });
       }
       const name = draft.number ?? 'draft (finalized first, it gets its number)';
-      return documentSendPreview(ctx, {
+      return pricedTools.sendPreview(ctx, {
         action: `E-mail invoice ${name} as a PDF to ${draft.to}`,
         to: draft.to,
         subject: draft.subject,
@@ -289,7 +278,7 @@ export const sendInvoice = defineTool({
             ? invoicePdfFilename({ id, number: draft.number })
             : 'the invoice PDF, named by its number',
         ],
-        details: messageDetails(send.message),
+        details: pricedTools.messageDetails(send.message),
       });
     },
   },
@@ -317,7 +306,7 @@ export const getInvoicePdf = defineTool({
   toolset: 'billing',
   async handler(input, ctx) {
     const row = await invoiceRecords.getLive(ctx.db, ctx.auth.orgId, input.id);
-    return documentPdfAnswer(ctx, {
+    return pricedTools.pdfAnswer(ctx, {
       kind: 'invoice',
       id: row.id,
       number: row.number,

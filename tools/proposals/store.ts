@@ -15,7 +15,6 @@ import {
   type LineItemInput,
   lineItemProblems,
   pricedLineSchema,
-  priceLines,
 } from '../../core/line-items.ts';
 import { safeSubject } from '../../core/mail.ts';
 import {
@@ -31,7 +30,7 @@ import { defineDraftRules } from '../documents/drafts.ts';
 import { expireDocuments, expiringStates, isPastValidity } from '../documents/expiry.ts';
 import { referenceProblems } from '../documents/references.ts';
 import { documentRecipient } from '../documents/send.ts';
-import { totalColumns } from '../documents/shape.ts';
+import { pricedRecordValues, totalColumns } from '../documents/shape.ts';
 import { type ProposalRow, proposals, type StoredSection } from './tables.ts';
 
 export const PROPOSAL_STATUSES = ['draft', 'sent', 'accepted', 'declined', 'expired'] as const;
@@ -118,7 +117,7 @@ function totalsOut(row: ProposalData) {
   if (row.lineItems.length === 0 || row.currency === null) {
     return { line_items: [], subtotal: null, tax_total: null, total: null };
   }
-  return priceLines(row.lineItems, row.currency);
+  return pricedRecordValues({ lineItems: row.lineItems, currency: row.currency });
 }
 
 export function serializeProposal(row: ProposalData, publicUrl: string | null = null): ProposalRecord {
