@@ -72,6 +72,7 @@ function attachedDocumentText(
 /** What the PDF of a priced document (an invoice, an estimate) prints of its record. */
 interface PricedRecord {
   number: string | null;
+  issue_date: string | null;
   status: string;
   currency: string;
   line_items: readonly PricedLine[];
@@ -83,7 +84,8 @@ interface PricedRecord {
 
 /**
  * The PDF of a priced document: its number, status, lines, notes and totals (subtotal, tax, the
- * emphasised total, then `moreTotals`), the dates it has (a null value is left out), dated
+ * emphasised total, then `moreTotals`), its issue date then its own `dates` (a null value is left
+ * out), dated
  * `createdAt` so the same document gives the same bytes.
  */
 function renderPricedDocument(
@@ -103,7 +105,9 @@ function renderPricedDocument(
     title: pdf.title,
     number: record.number,
     status: record.status,
-    dates: pdf.dates.flatMap(([label, value]) => (value ? [{ label, value }] : [])),
+    dates: [['Issue date', record.issue_date] as const, ...pdf.dates].flatMap(([label, value]) =>
+      value ? [{ label, value }] : [],
+    ),
     currency: record.currency,
     lines: record.line_items,
     totals: [

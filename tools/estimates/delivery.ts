@@ -17,10 +17,7 @@ export function renderEstimatePdf(db: Executor, row: EstimateData, mailFrom: str
   return pricedDelivery.render(db, row, mailFrom, {
     title: 'Estimate',
     record,
-    dates: [
-      ['Issue date', record.issue_date],
-      ['Valid until', record.valid_until],
-    ],
+    dates: [['Valid until', record.valid_until]],
     // Same estimate, same bytes.
     createdAt: row.createdAt,
   });

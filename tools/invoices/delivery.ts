@@ -52,10 +52,7 @@ export function renderInvoicePdf(db: Executor, row: InvoiceData, mailFrom: strin
   return pricedDelivery.render(db, row, mailFrom, {
     title: 'Invoice',
     record,
-    dates: [
-      ['Issue date', record.issue_date],
-      ['Due date', record.due_date],
-    ],
+    dates: [['Due date', record.due_date]],
     moreTotals: [
       { label: 'Paid', amount: record.amount_paid },
       { label: 'Amount due', amount: record.amount_due, emphasis: true },
