@@ -88,6 +88,9 @@ export function documentTools<K extends DocumentKind, Row extends RecordRow, S e
   type Rec = z.input<S>;
   const idInput = z.strictObject(documentIdShape(kind));
   return {
+    /** The answer of get, create, update and the moves: `{ <kind>: record }`. */
+    output: spec.output,
+
     /**
      * list_<kind>s: the organization's live documents. The input is the list parameters, then
      * `status` and `lead_id`, then the area's own filters (`own`, applied by `filters`).

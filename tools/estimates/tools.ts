@@ -63,7 +63,6 @@ type EstimatePermission = Extract<Permission, `estimates.${string}`>;
 const access = (kind: 'read' | 'write', permission: EstimatePermission) =>
   ({ kind, resource: 'invoices', permission, feature: FEATURE }) as const;
 
-const estimateOutput = z.object({ estimate: estimateSchema });
 const MOVES = describeMoves(estimateStatusMachine);
 const estimateTool = documentTools('estimate', estimateRecords, serializeEstimate, estimateSchema);
 
@@ -219,7 +218,7 @@ export const declineEstimateTool = defineTool({
       .optional()
       .describe('Why the customer declined, 1-2000 characters'),
   }),
-  output: estimateOutput,
+  output: estimateTool.output,
   access: access('write', 'estimates.edit'),
   errors: [{ code: 'invalid_transition', when: 'the estimate is not sent (draft, accepted or expired)' }],
   annotations: { idempotentHint: true },

@@ -63,7 +63,6 @@ type InvoicePermission = 'invoices.view' | 'invoices.create' | 'invoices.edit' |
 const access = (kind: 'read' | 'write', permission: InvoicePermission) =>
   ({ kind, resource: 'invoices', permission }) as const;
 
-const invoiceOutput = z.object({ invoice: invoiceSchema });
 const MOVES = describeMoves(invoiceStatusMachine);
 const invoiceTool = documentTools('invoice', invoiceRecords, serializeInvoice, invoiceSchema);
 
@@ -189,7 +188,7 @@ export const recordInvoicePayment = defineTool({
       .optional()
       .describe('Payment reference, 1-200 characters (e.g. a transfer id)'),
   }),
-  output: invoiceOutput,
+  output: invoiceTool.output,
   access: access('write', 'invoices.edit'),
   errors: [{ code: 'invalid_transition', when: 'the invoice is a draft, paid or void' }],
   toolset: 'billing',

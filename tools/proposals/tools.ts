@@ -112,7 +112,6 @@ type ProposalPermission = 'proposals.view' | 'proposals.create' | 'proposals.edi
 const access = (kind: 'read' | 'write', permission: ProposalPermission) =>
   ({ kind, resource: 'proposals', permission }) as const;
 
-const _proposalOutput = z.object({ proposal: proposalSchema });
 const MOVES = describeMoves(proposalStatusMachine);
 const proposalTool = documentTools(
   'proposal',
