@@ -6,10 +6,11 @@
 // sender's own verified connected account when they have one (parties.ts documentSender).
 import type { Executor } from '../../core/db/client.ts';
 import { validationError } from '../../core/errors.ts';
+import type { PricedLine } from '../../core/line-items.ts';
 import { safeSubject } from '../../core/mail.ts';
 import { type QueuedMail, queueMail, wakeMail } from '../../core/mail-outbox.ts';
 import { organizationName } from '../../core/organizations.ts';
-import { type PdfDocumentInput, renderDocumentPdf } from '../../core/pdf.ts';
+import { formatAmount, type PdfDocumentInput, renderDocumentPdf } from '../../core/pdf.ts';
 import type { ToolContext } from '../../core/tool.ts';
 import { mailableContact } from '../contacts/store.ts';
 import { type DocumentRef, documentDelivery, documentParties, documentSender } from './parties.ts';
@@ -45,7 +46,7 @@ export async function documentRecipient(
 }
 
 /** `<title> from <organization>` (the organization's name when it has one), safe as a header. */
-export async function documentSubject(db: Executor, orgId: string, title: string): Promise<string> {
+async function documentSubject(db: Executor, orgId: string, title: string): Promise<string> {
   const orgName = await organizationName(db, orgId);
   return safeSubject(`${title}${orgName ? ` from ${orgName}` : ''}`);
 }
@@ -58,21 +59,70 @@ export function documentMailText(message: string | undefined, lines: readonly st
   return `${parts.join('\n')}\n`;
 }
 
-/** The totals every priced document prints: subtotal, tax and the emphasised total. */
-export function documentTotalRows(totals: {
+/** The body of a document mailed as a PDF: the line naming it and its total first, then `more`. */
+function attachedDocumentText(
+  message: string | undefined,
+  doc: { noun: string; number: string | null; total: number; currency: string },
+  more: readonly string[],
+): string {
+  const first = `Please find attached ${doc.noun} ${doc.number} for ${formatAmount(doc.total, doc.currency)}.`;
+  return documentMailText(message, [first, ...more]);
+}
+
+/** What the PDF of a priced document (an invoice, an estimate) prints of its record. */
+interface PricedRecord {
+  number: string | null;
+  issue_date: string | null;
+  status: string;
+  currency: string;
+  line_items: readonly PricedLine[];
   subtotal: number;
   tax_total: number;
   total: number;
-}): PdfDocumentInput['totals'] {
-  return [
-    { label: 'Subtotal', amount: totals.subtotal },
-    { label: 'Tax', amount: totals.tax_total },
-    { label: 'Total', amount: totals.total, emphasis: true },
-  ];
+  notes: string | null;
+}
+
+/**
+ * The PDF of a priced document: its number, status, lines, notes and totals (subtotal, tax, the
+ * emphasised total, then `moreTotals`), its issue date then its own `dates` (a null value is left
+ * out), dated
+ * `createdAt` so the same document gives the same bytes.
+ */
+function renderPricedDocument(
+  db: Executor,
+  doc: DocumentRef,
+  mailFrom: string,
+  pdf: {
+    title: PdfDocumentInput['title'];
+    record: PricedRecord;
+    dates: ReadonlyArray<readonly [label: string, value: string | null]>;
+    moreTotals?: PdfDocumentInput['totals'];
+    createdAt: Date;
+  },
+): Promise<Buffer> {
+  const { record } = pdf;
+  return renderDocument(db, doc, mailFrom, {
+    title: pdf.title,
+    number: record.number,
+    status: record.status,
+    dates: [['Issue date', record.issue_date] as const, ...pdf.dates].flatMap(([label, value]) =>
+      value ? [{ label, value }] : [],
+    ),
+    currency: record.currency,
+    lines: record.line_items,
+    totals: [
+      { label: 'Subtotal', amount: record.subtotal },
+      { label: 'Tax', amount: record.tax_total },
+      { label: 'Total', amount: record.total, emphasis: true },
+      ...(pdf.moreTotals ?? []),
+    ],
+    notes: record.notes,
+    createdAt: pdf.createdAt,
+  });
 }
 
 /** The PDF of a document: the organization as seller, the lead (and contact) as buyer. */
-export async function renderDocument(
+async function renderDocument(
   db: Executor,
   doc: DocumentRef,
   mailFrom: string,
@@ -135,3 +185,15 @@ export async function queueDocumentMail(ctx: ToolContext, mail: DocumentMail): P
     delivery: documentDelivery(sender, services.mailer.delivery),
   };
 }
+
+/**
+ * What an invoice's and an estimate's delivery take of the kit, as one face: the recipient, the
+ * subject, the body naming the attached document, its PDF and the queued mail.
+ */
+export const pricedDelivery = {
+  recipient: documentRecipient,
+  subject: documentSubject,
+  text: attachedDocumentText,
+  render: renderPricedDocument,
+  queue: queueDocumentMail,
+};

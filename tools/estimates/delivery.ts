@@ -2,17 +2,8 @@
 // (draft -> sent, or a resend) under the kit's key `estimate:<id>:send:<n>`.
 import type { Executor } from '../../core/db/client.ts';
 import type { QueuedMail } from '../../core/mail-outbox.ts';
-import { formatAmount, type PdfDocumentInput } from '../../core/pdf.ts';
 import type { ToolContext } from '../../core/tool.ts';
-import {
-  type DocumentSendInput,
-  documentMailText,
-  documentRecipient,
-  documentSubject,
-  documentTotalRows,
-  queueDocumentMail,
-  renderDocument,
-} from '../documents/send.ts';
+import { type DocumentSendInput, pricedDelivery } from '../documents/send.ts';
 import { type EstimateData, type EstimateRecord, lockForMove, markSent, serializeEstimate } from './store.ts';
 
 /** The file name of an estimate's PDF: its number. */
@@ -23,21 +14,22 @@ export function estimatePdfFilename(row: Pick<EstimateData, 'number'>): string {
 /** The PDF of an estimate: the organization as seller, the lead (and contact) as buyer. */
 export function renderEstimatePdf(db: Executor, row: EstimateData, mailFrom: string): Promise<Buffer> {
   const record = serializeEstimate(row);
-  const dates: PdfDocumentInput['dates'] = [];
-  if (record.issue_date) dates.push({ label: 'Issue date', value: record.issue_date });
-  if (record.valid_until) dates.push({ label: 'Valid until', value: record.valid_until });
-  return renderDocument(db, row, mailFrom, {
+  return pricedDelivery.render(db, row, mailFrom, {
     title: 'Estimate',
-    number: record.number,
-    status: record.status,
-    dates,
-    currency: record.currency,
-    lines: record.line_items,
-    totals: documentTotalRows(record),
-    notes: record.notes,
+    record,
+    dates: [['Valid until', record.valid_until]],
     // Same estimate, same bytes.
     createdAt: row.createdAt,
   });
+}
+
+/** The PDF as a file: named by its number. */
+export async function estimatePdfFile(
+  db: Executor,
+  row: EstimateData,
+  mailFrom: string,
+): Promise<{ filename: string; content: Buffer }> {
+  return { filename: estimatePdfFilename(row), content: await renderEstimatePdf(db, row, mailFrom) };
 }
 
 /** What a send mails (or, previewed, would mail). */
@@ -59,8 +51,8 @@ async function prepareSend(
   return {
     before,
     preview: {
-      to: await documentRecipient(ctx.db, before, to, 'estimate'),
-      subject: await documentSubject(ctx.db, before.orgId, `Estimate ${before.number}`),
+      to: await pricedDelivery.recipient(ctx.db, before, to, 'estimate'),
+      subject: await pricedDelivery.subject(ctx.db, before.orgId, `Estimate ${before.number}`),
       total: serializeEstimate(before).total,
       currency: before.currency,
       number: before.number,
@@ -78,14 +70,6 @@ export async function previewSend(
   return { preview, estimate: serializeEstimate(before) };
 }
 
-function bodyText(record: EstimateRecord, message: string | undefined): string {
-  const lines = [
-    `Please find attached estimate ${record.number} for ${formatAmount(record.total, record.currency)}.`,
-  ];
-  if (record.valid_until) lines.push(`It is valid until ${record.valid_until}.`);
-  return documentMailText(message, lines);
-}
-
 /** Sends the estimate: draft -> sent (or a resend), renders the PDF, queues one mail. */
 export async function sendEstimate(
   ctx: ToolContext,
@@ -100,17 +84,19 @@ export async function sendEstimate(
   const { before, preview } = await prepareSend(ctx, id, input.to);
   const row = await markSent(ctx, before);
   const record = serializeEstimate(row);
-  const mail = await queueDocumentMail(ctx, {
+  const mail = await pricedDelivery.queue(ctx, {
     kind: 'estimate',
     id: row.id,
     sendNumber: row.sendCount,
     to: preview.to,
     subject: preview.subject,
-    text: bodyText(record, input.message),
-    pdf: {
-      filename: estimatePdfFilename(row),
-      content: await renderEstimatePdf(ctx.db, row, ctx.services.config.mailFrom),
-    },
+    text: pricedDelivery.text(input.message, { noun: 'estimate', ...record }, validityLines(record)),
+    pdf: await estimatePdfFile(ctx.db, row, ctx.services.config.mailFrom),
   });
   return { preview, estimate: record, mail };
+}
+
+/** What the mail says of the estimate's validity. */
+function validityLines(record: EstimateRecord): string[] {
+  return record.valid_until ? [`It is valid until ${record.valid_until}.`] : [];
 }

@@ -1,4 +1,5 @@
 import { defineArea } from '../../core/area.ts';
+import { documentAreaParts } from '../documents/area.ts';
 import { estimatesCatalogue } from './catalogue.ts';
 import { estimatesExpiry } from './jobs.ts';
 import { estimateRoutes } from './routes.ts';
@@ -19,8 +20,5 @@ export const estimatesArea = defineArea({
   permissions: ['estimates.view', 'estimates.create', 'estimates.edit', 'estimates.delete'],
   // convert-to-invoice creates the invoice through the invoices area, which emits invoice.created.
   events: ['invoice.created'],
-  toolsets: ['billing'],
-  stateMachines: [estimateStatusMachine],
-  jobs: [estimatesExpiry.job],
-  schedules: [estimatesExpiry.schedule],
+  ...documentAreaParts(estimateStatusMachine, estimatesExpiry),
 });

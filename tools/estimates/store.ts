@@ -3,38 +3,18 @@
 // sending, accepting, declining, the daily expiry and the conversion into a draft invoice (through
 // the invoices area's own insertInvoice). Every status move goes through estimateStatusMachine, so a
 // refused move is the 400 invalid_transition; editing or deleting a non-draft is refused the same way.
-import { and, eq, getTableColumns } from 'drizzle-orm';
+import { getTableColumns } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../../core/db/client.ts';
-import { AppError, type ErrorDetail, validationError } from '../../core/errors.ts';
-import {
-  documentTotalsShape,
-  type LineItemInput,
-  lineItemProblems,
-  pricedLineSchema,
-  priceLines,
-} from '../../core/line-items.ts';
-import {
-  auditFields,
-  auditValues,
-  defineRecordTable,
-  mergePatch,
-  newRecordStamp,
-  type RecordContext,
-} from '../../core/records.ts';
+import { AppError } from '../../core/errors.ts';
+import { auditFields, auditValues, defineRecordTable, type RecordContext } from '../../core/records.ts';
 import { iso } from '../../core/schemas.ts';
 import { defineStateMachine } from '../../core/state-machine.ts';
 import { defineDraftRules } from '../documents/drafts.ts';
-import { dueForExpiry, expiredAt, expiringStates } from '../documents/expiry.ts';
+import { expireDocuments, expiringStates } from '../documents/expiry.ts';
 import { nextDocumentNumber } from '../documents/numbering.ts';
-import { assertLiveLead, keptReferences, referenceProblems } from '../documents/references.ts';
-import {
-  newPricedState,
-  type PricedDocumentState,
-  pricedPatchOf,
-  pricedStateOf,
-  totalColumns,
-} from '../documents/shape.ts';
+import { keptReferences } from '../documents/references.ts';
+import { type NewPricedDocument, type PricedDocumentState, pricedDocument } from '../documents/shape.ts';
 import { type InvoiceRecord, insertInvoice } from '../invoices/store.ts';
 import { type EstimateRow, estimates } from './tables.ts';
 
@@ -80,8 +60,7 @@ export const estimateSchema = z
     issue_date: z.string().nullable().describe('Issue date (YYYY-MM-DD), or null'),
     valid_until: z.string().nullable().describe('Last day the estimate is valid (YYYY-MM-DD), or null'),
     notes: z.string().nullable().describe('Free-text notes, or null'),
-    line_items: z.array(pricedLineSchema).describe('The lines with their amounts'),
-    ...documentTotalsShape,
+    ...pricedDocument.recordShape,
     sent_at: z.string().nullable().describe('When it was last sent (ISO 8601), or null'),
     accepted_at: z.string().nullable().describe('When it was accepted (ISO 8601), or null'),
     declined_at: z.string().nullable().describe('When it was declined (ISO 8601), or null'),
@@ -115,7 +94,7 @@ export function serializeEstimate(row: EstimateData): EstimateRecord {
     issue_date: row.issueDate,
     valid_until: row.validUntil,
     notes: row.notes,
-    ...priceLines(row.lineItems, row.currency),
+    ...pricedDocument.recordValues(row),
     sent_at: iso(row.sentAt),
     accepted_at: iso(row.acceptedAt),
     declined_at: iso(row.declinedAt),
@@ -141,73 +120,51 @@ interface EstimateState extends PricedDocumentState {
   validUntil: string | null;
 }
 
-export interface NewEstimate {
-  lead_id: string;
-  contact_id?: string | null | undefined;
-  opportunity_id?: string | null | undefined;
-  currency: string;
-  issue_date?: string | null | undefined;
+export interface NewEstimate extends NewPricedDocument {
   valid_until?: string | null | undefined;
-  notes?: string | null | undefined;
-  line_items: LineItemInput[];
 }
 export type EstimateInput = Partial<NewEstimate>;
 
 /** The lines' amounts need the currency; the references must belong to the estimate's lead. */
-async function checkState(ctx: RecordContext, state: EstimateState): Promise<void> {
-  const details: ErrorDetail[] = [...lineItemProblems(state.lineItems, state.currency)];
-  if (state.issueDate !== null && state.validUntil !== null && state.validUntil < state.issueDate) {
-    details.push({ field: 'valid_until', message: 'must not be before issue_date', code: 'invalid_date' });
-  }
-  details.push(...(await referenceProblems(ctx, state, 'estimate')));
-  if (details.length > 0) throw validationError(details);
+function checkState(ctx: RecordContext, state: EstimateState): Promise<void> {
+  return pricedDocument.check(ctx, state, 'estimate', { field: 'valid_until', value: state.validUntil });
 }
+
+/** Only a draft may be created, edited or deleted, and is deleted for good (tools/documents/drafts.ts). */
+const drafts = defineDraftRules({
+  records: estimateRecords,
+  machine: estimateStatusMachine,
+  check: checkState,
+  totals: (state: EstimateState) => pricedDocument.totals(state),
+});
 
 /** Creates a draft with the next number; every check runs before the counter moves. */
 export async function insertEstimate(ctx: RecordContext, input: NewEstimate): Promise<EstimateRecord> {
-  await assertLiveLead(ctx, input.lead_id);
-  const state: EstimateState = { ...newPricedState(input), validUntil: input.valid_until ?? null };
-  await checkState(ctx, state);
+  const values = await drafts.newDraft(ctx, {
+    ...pricedDocument.newState(input),
+    validUntil: input.valid_until ?? null,
+  });
   // Gap-free: concurrent creates queue behind the counter row (tools/documents/numbering.ts).
   const number = await nextDocumentNumber(ctx, 'estimate');
   const [row] = await ctx.db
     .insert(estimates)
-    .values({
-      ...newRecordStamp(ctx),
-      ...state,
-      ...totalColumns(state.lineItems, state.currency),
-      number,
-      status: 'draft',
-    })
+    .values({ ...values, number })
     .returning(estimateColumns);
   if (!row) throw new Error('the estimate insert returned no row');
   return serializeEstimate(row);
 }
-
-/** Only a draft may be edited or deleted, and a draft is deleted for good (tools/documents/drafts.ts). */
-const drafts = defineDraftRules({
-  records: estimateRecords,
-  machine: estimateStatusMachine,
-  remove: (db, orgId, id) =>
-    db.delete(estimates).where(and(eq(estimates.id, id), eq(estimates.orgId, orgId))),
-});
 
 export async function patchEstimate(
   ctx: RecordContext,
   id: string,
   input: EstimateInput,
 ): Promise<EstimateRecord> {
-  const before = await drafts.getDraft(ctx, id);
-  const next = mergePatch<EstimateState>(
-    { ...pricedStateOf(before), validUntil: before.validUntil },
-    { ...pricedPatchOf(input), validUntil: input.valid_until },
-  );
-  if (next.leadId !== before.leadId) await assertLiveLead(ctx, next.leadId);
-  await checkState(ctx, next);
-  const row = await estimateRecords.write(ctx.db, ctx.auth.orgId, before.id, {
-    ...next,
-    ...totalColumns(next.lineItems, next.currency),
-    updatedAt: ctx.now,
+  const row = await drafts.patchDraft(ctx, id, {
+    merge: (before) =>
+      pricedDocument.merge(before, input, {
+        before: { validUntil: before.validUntil },
+        patch: { validUntil: input.valid_until },
+      }),
   });
   return serializeEstimate(row);
 }
@@ -322,10 +279,5 @@ export async function convertToInvoice(ctx: RecordContext, id: string): Promise<
  * Returns the ids it expired.
  */
 export async function expireEstimates(db: Executor, now: Date, orgId?: string): Promise<string[]> {
-  const rows = await db
-    .update(estimates)
-    .set(expiredAt(now))
-    .where(dueForExpiry(estimates, EXPIRING_STATUSES, now, orgId))
-    .returning({ id: estimates.id });
-  return rows.map((r) => r.id);
+  return expireDocuments(db, estimates, EXPIRING_STATUSES, now, orgId);
 }

@@ -1,20 +1,14 @@
-// Estimate tools: list, get, create, update and delete drafts, send, accept, decline and convert to
-// an invoice. Every one needs the plan feature `estimates` and the invoices scope family (docs/contracts.md
-// "Scopes for every tool"). The data functions, the record shape and the status machine are in store.ts.
-import { eq, gte, lte } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Permission } from '../../core/access.ts';
 import { confirmShape, sendResultShape } from '../../core/confirm.ts';
-import { currencyField, lineItemsInput } from '../../core/line-items.ts';
 import { queuedMailSchema } from '../../core/mail-outbox.ts';
-import { numberOrWordsMatch, type SortColumn } from '../../core/records.ts';
-import { fileOutput, fileOutputShape } from '../../core/route.ts';
-import { dateString, listParams, objectId, pagedOutput } from '../../core/schemas.ts';
+import { numberOrWordsMatch } from '../../core/records.ts';
+import { fileOutputShape } from '../../core/route.ts';
+import { dateString, pagedOutput } from '../../core/schemas.ts';
 import { describeMoves } from '../../core/state-machine.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
-import { defineTool } from '../../core/tool.ts';
-import { deleteDraftTool } from '../documents/draft-tools.ts';
-import { documentSenderLabel } from '../documents/parties.ts';
+import { defineTool, type Tool } from '../../core/tool.ts';
+import { documentIdShape, documentTools, pricedTools } from '../documents/document-tools.ts';
 import { invoiceSchema } from '../invoices/store.ts';
 import {
   estimatePdfFilename,
@@ -40,51 +34,24 @@ import { estimates } from './tables.ts';
 // ---------------------------------------------------------------------------------------------
 // Input fields
 
-const leadIdField = objectId('lead').describe('Id of a live lead of this organization (24 hex characters)');
-const contactIdField = objectId('contact')
-  .nullable()
-  .describe("Id of a live contact of the estimate's lead to address; null for none");
-const opportunityIdField = objectId('opportunity')
-  .nullable()
-  .describe("Id of a live opportunity of the estimate's lead being estimated; null for none");
-const issueDateField = dateString('Issue date')
-  .nullable()
-  .describe('Issue date (YYYY-MM-DD); null clears it (sending sets today when empty)');
+const fields = pricedTools.inputFields({
+  noun: 'estimate',
+  contactRole: 'address',
+  dealRole: 'estimated',
+  issuedBy: 'sending',
+});
 const validUntilField = dateString('Valid until')
   .nullable()
   .describe('Last day the estimate is valid (YYYY-MM-DD), not before issue_date; null clears it');
-const notesField = z
-  .string()
-  .max(10_000)
-  .refine(NO_NUL, nulMessage)
-  .nullable()
-  .describe('Free-text notes printed on the estimate, at most 10000 characters; null clears them');
 
-const estimateIdShape = { id: objectId('estimate') };
+const estimateIdShape = documentIdShape('estimate');
 
-const createEstimateInput = z.strictObject({
-  lead_id: leadIdField,
-  contact_id: contactIdField.optional(),
-  opportunity_id: opportunityIdField.optional(),
-  currency: currencyField,
-  issue_date: issueDateField.optional(),
-  valid_until: validUntilField.optional(),
-  line_items: lineItemsInput,
-  notes: notesField.optional(),
-});
-
-const updateEstimateInput = z.strictObject({
-  ...estimateIdShape,
-  lead_id: leadIdField
-    .optional()
-    .describe('Addresses another live lead; its contact and opportunity must then belong to it'),
-  contact_id: contactIdField.optional(),
-  opportunity_id: opportunityIdField.optional(),
-  currency: currencyField.optional(),
-  issue_date: issueDateField.optional(),
-  valid_until: validUntilField.optional(),
-  line_items: lineItemsInput.optional().describe('Replaces every line (1-500 lines)'),
-  notes: notesField.optional(),
+const inputs = pricedTools.inputs({
+  kind: 'estimate',
+  fields,
+  leadChange: 'Addresses another live lead; its contact and opportunity must then belong to it',
+  createRefs: {},
+  dated: { valid_until: validUntilField.optional() },
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -96,106 +63,64 @@ type EstimatePermission = Extract<Permission, `estimates.${string}`>;
 const access = (kind: 'read' | 'write', permission: EstimatePermission) =>
   ({ kind, resource: 'invoices', permission, feature: FEATURE }) as const;
 
-const estimateOutput = z.object({ estimate: estimateSchema });
 const MOVES = describeMoves(estimateStatusMachine);
-const notDraft = { code: 'invalid_transition', when: 'the estimate is no longer a draft' } as const;
+const estimateTool = documentTools('estimate', estimateRecords, serializeEstimate, estimateSchema);
 
-const SORT_FIELDS = ['created_at', 'updated_at', 'issue_date', 'valid_until', 'total', 'number'] as const;
-const SORT_COLUMNS = {
-  created_at: estimates.createdAt,
-  updated_at: estimates.updatedAt,
-  issue_date: { column: estimates.issueDate, nullsLast: true },
-  valid_until: { column: estimates.validUntil, nullsLast: true },
-  total: estimates.totalMinor,
-  number: estimates.number,
-} satisfies Record<(typeof SORT_FIELDS)[number], SortColumn>;
-
-export const listEstimates = defineTool({
-  name: 'list_estimates',
+export const listEstimates = estimateTool.list({
   title: 'List estimates',
   description:
     'Lists the estimates (quotes) of the organization, newest first by default. Filter by `status` ' +
     '(draft/sent/accepted/declined/expired), `lead_id` and issue date range (`issue_date_from`/`issue_date_to`, ' +
     'inclusive). `search` matches words at the start of words in the number and notes. Paginated: returns ' +
     '`estimates` plus `total`, `page`, `limit`, `totalPages`; `limit` is 1-100 (default 25). Needs a plan with estimates.',
-  input: z.strictObject({
-    ...listParams(SORT_FIELDS),
-    status: z.enum(ESTIMATE_STATUSES).optional().describe('Only estimates in this status'),
-    lead_id: objectId('lead').optional().describe('Only estimates of this lead'),
-    issue_date_from: dateString('Only estimates issued on or after this date').optional(),
-    issue_date_to: dateString('Only estimates issued on or before this date').optional(),
-  }),
+  sortFields: ['created_at', 'updated_at', 'issue_date', 'valid_until', 'total', 'number'],
+  sortColumns: {
+    ...pricedTools.sortColumns(estimates),
+    valid_until: { column: estimates.validUntil, nullsLast: true },
+    number: estimates.number,
+  },
+  statuses: ESTIMATE_STATUSES,
+  own: pricedTools.issueDateRange('estimates'),
   output: pagedOutput('estimates', estimateSchema),
   access: access('read', 'estimates.view'),
-  toolset: 'billing',
-  async handler(input, { db, auth }) {
-    const conditions = estimateRecords.liveConditions(auth.orgId);
-    if (input.status) conditions.push(eq(estimates.status, input.status));
-    if (input.lead_id) conditions.push(eq(estimates.leadId, input.lead_id));
-    if (input.issue_date_from) conditions.push(gte(estimates.issueDate, input.issue_date_from));
-    if (input.issue_date_to) conditions.push(lte(estimates.issueDate, input.issue_date_to));
-    return estimateRecords.list(db, 'estimates', serializeEstimate, input, {
-      conditions,
-      sortColumns: SORT_COLUMNS,
-      match: (text) => numberOrWordsMatch(estimates.number, estimates.search, text),
-    });
-  },
+  columns: estimates,
+  filters: (input) => pricedTools.issueDateFilters(estimates.issueDate, input),
+  match: (text) => numberOrWordsMatch(estimates.number, estimates.search, text),
+  page: (db, input, query) => estimateRecords.list(db, 'estimates', serializeEstimate, input, query),
 });
 
-export const getEstimate = defineTool({
-  name: 'get_estimate',
+export const getEstimate = estimateTool.get({
   title: 'Get an estimate',
   description:
     'Returns one estimate by id with its priced lines, totals, status dates and the invoice_id it was converted to. ' +
     'Find ids with list_estimates.',
-  input: z.strictObject(estimateIdShape),
-  output: estimateOutput,
   access: access('read', 'estimates.view'),
-  toolset: 'billing',
-  async handler(input, { db, auth }) {
-    return { estimate: serializeEstimate(await estimateRecords.getLive(db, auth.orgId, input.id)) };
-  },
 });
 
-export const createEstimate = defineTool({
-  name: 'create_estimate',
+export const createEstimate = estimateTool.create({
   title: 'Create an estimate',
-  errors: [{ code: 'not_found', when: 'lead_id names no live lead of the organization' }],
   description:
     'Creates a draft estimate (quote) for a live lead with the next number of the organization (EST-000001, ' +
     'gap-free): `currency` (ISO 4217) and `line_items` ({description, quantity, unit_price, discount_percent?, ' +
     'tax_percent?}) are required; optional contact_id and opportunity_id (of the same lead), issue_date, valid_until ' +
     '(not before issue_date) and notes. Returns it priced: each line with amount and tax_amount, subtotal, tax_total, ' +
     'total. Send it with send_estimate.',
-  input: createEstimateInput,
-  output: estimateOutput,
+  input: inputs.create,
   access: access('write', 'estimates.create'),
-  toolset: 'billing',
-  async handler(input, ctx) {
-    return { estimate: await insertEstimate(ctx, input) };
-  },
+  create: insertEstimate,
 });
 
-export const updateEstimate = defineTool({
-  name: 'update_estimate',
+export const updateEstimate = estimateTool.update({
   title: 'Update a draft estimate',
   description:
     'Changes only the fields sent of a draft estimate and returns it; a field sent as null is cleared, line_items ' +
     'replaces every line. A sent, accepted, declined or expired estimate is frozen: 400 invalid_transition.',
-  input: updateEstimateInput,
-  output: estimateOutput,
+  input: inputs.update,
   access: access('write', 'estimates.edit'),
-  errors: [notDraft],
-  annotations: { idempotentHint: true },
-  toolset: 'billing',
-  async handler(input, ctx) {
-    const { id, ...changes } = input;
-    return { estimate: await patchEstimate(ctx, id, changes) };
-  },
+  update: patchEstimate,
 });
 
-export const deleteEstimate = deleteDraftTool({
-  kind: 'estimate',
+export const deleteEstimate = estimateTool.remove({
   label: 'Estimate',
   description:
     'Deletes a draft estimate for good (its number is not reused). An estimate that was sent is never deleted ' +
@@ -247,18 +172,14 @@ export const sendEstimate = defineTool({
     async preview(input, ctx) {
       const { id, ...send } = input;
       const { preview } = await previewSend(ctx, id, send);
-      return {
+      return pricedTools.sendPreview(ctx, {
         action: `E-mail estimate ${preview.number} as a PDF to ${preview.to}`,
-        sender: await documentSenderLabel(ctx),
-        to: [preview.to],
-        cc: [],
-        bcc: [],
+        to: preview.to,
         subject: preview.subject,
         amounts: [{ label: 'total', amount: preview.total, currency: preview.currency }],
-        send_at: null,
         attachments: [estimatePdfFilename(preview)],
-        details: send.message ? [`Message: ${send.message.split('\n')[0] ?? ''}`] : [],
-      };
+        details: pricedTools.messageDetails(send.message),
+      });
     },
   },
   async handler(input, ctx) {
@@ -268,21 +189,16 @@ export const sendEstimate = defineTool({
   },
 });
 
-export const acceptEstimateTool = defineTool({
+export const acceptEstimateTool = estimateTool.move({
   name: 'accept_estimate',
   title: 'Accept an estimate',
   description:
     'Records that the customer accepted a sent estimate (accepted_at now); convert it with convert_estimate_to_invoice. ' +
     `Accepting it again returns it unchanged. The moves: ${MOVES}.`,
-  input: z.strictObject(estimateIdShape),
-  output: estimateOutput,
   access: access('write', 'estimates.edit'),
   errors: [{ code: 'invalid_transition', when: 'the estimate is not sent (draft, declined or expired)' }],
   annotations: { idempotentHint: true },
-  toolset: 'billing',
-  async handler(input, ctx) {
-    return { estimate: await acceptEstimate(ctx, input.id) };
-  },
+  move: acceptEstimate,
 });
 
 export const declineEstimateTool = defineTool({
@@ -302,7 +218,7 @@ export const declineEstimateTool = defineTool({
       .optional()
       .describe('Why the customer declined, 1-2000 characters'),
   }),
-  output: estimateOutput,
+  output: estimateTool.output,
   access: access('write', 'estimates.edit'),
   errors: [{ code: 'invalid_transition', when: 'the estimate is not sent (draft, accepted or expired)' }],
   annotations: { idempotentHint: true },
@@ -348,15 +264,16 @@ export const getEstimatePdf = defineTool({
   }),
   access: access('read', 'estimates.view'),
   toolset: 'billing',
-  async handler(input, { db, auth, services, surface }) {
-    const row = await estimateRecords.getLive(db, auth.orgId, input.id);
-    const pdf = await renderEstimatePdf(db, row, services.config.mailFrom);
-    return {
-      ...fileOutput(pdf, { filename: estimatePdfFilename(row), contentType: 'application/pdf' }, surface),
+  async handler(input, ctx) {
+    const row = await estimateRecords.getLive(ctx.db, ctx.auth.orgId, input.id);
+    return pricedTools.pdfAnswer(ctx, {
+      kind: 'estimate',
+      id: row.id,
       number: row.number,
       status: serializeEstimate(row).status,
-      download_path: `/api/v1/estimates/${row.id}/pdf`,
-    };
+      filename: estimatePdfFilename(row),
+      render: () => renderEstimatePdf(ctx.db, row, ctx.services.config.mailFrom),
+    });
   },
 });
 

@@ -16,17 +16,9 @@ import { and, eq, getTableColumns, isNull, lt } from 'drizzle-orm';
 import type { Executor } from '../../core/db/client.ts';
 import { recordEvent } from '../../core/events.ts';
 import type { QueuedMail } from '../../core/mail-outbox.ts';
-import { formatAmount, type PdfDocumentInput } from '../../core/pdf.ts';
+import { formatAmount } from '../../core/pdf.ts';
 import type { ToolContext } from '../../core/tool.ts';
-import {
-  type DocumentSendInput,
-  documentMailText,
-  documentRecipient,
-  documentSubject,
-  documentTotalRows,
-  queueDocumentMail,
-  renderDocument,
-} from '../documents/send.ts';
+import { type DocumentSendInput, pricedDelivery } from '../documents/send.ts';
 import {
   finalizeInvoice,
   type InvoiceData,
@@ -54,32 +46,20 @@ export function invoicePdfFilename(row: Pick<InvoiceData, 'number' | 'id'>): str
   return row.number ? `${row.number}.pdf` : `draft-${row.id}.pdf`;
 }
 
-/** What the PDF prints of an invoice; the kit adds the organization as seller, the lead as buyer. */
-function invoicePdfBody(row: InvoiceData): Omit<PdfDocumentInput, 'seller' | 'buyer'> {
+/** The PDF of an invoice: what is paid and due after the totals; the kit adds the parties. */
+export function renderInvoicePdf(db: Executor, row: InvoiceData, mailFrom: string): Promise<Buffer> {
   const record = serializeInvoice(row);
-  const dates: PdfDocumentInput['dates'] = [];
-  if (record.issue_date) dates.push({ label: 'Issue date', value: record.issue_date });
-  if (record.due_date) dates.push({ label: 'Due date', value: record.due_date });
-  return {
+  return pricedDelivery.render(db, row, mailFrom, {
     title: 'Invoice',
-    number: record.number,
-    status: record.status,
-    dates,
-    currency: record.currency,
-    lines: record.line_items,
-    totals: [
-      ...documentTotalRows(record),
+    record,
+    dates: [['Due date', record.due_date]],
+    moreTotals: [
       { label: 'Paid', amount: record.amount_paid },
       { label: 'Amount due', amount: record.amount_due, emphasis: true },
     ],
-    notes: record.notes,
     // Same invoice state, same bytes.
     createdAt: row.finalizedAt ?? row.createdAt,
-  };
-}
-
-export function renderInvoicePdf(db: Executor, row: InvoiceData, mailFrom: string): Promise<Buffer> {
-  return renderDocument(db, row, mailFrom, invoicePdfBody(row));
+  });
 }
 
 export interface SendPreview {
@@ -92,7 +72,7 @@ export interface SendPreview {
 }
 
 function subjectOf(db: Executor, row: InvoiceData, number: string | null): Promise<string> {
-  return documentSubject(db, row.orgId, `Invoice ${number ?? '(number on sending)'}`);
+  return pricedDelivery.subject(db, row.orgId, `Invoice ${number ?? '(number on sending)'}`);
 }
 
 /** What a send would do, without doing it: the recipient, subject and amounts (MCP without confirm). */
@@ -105,7 +85,7 @@ export async function previewSend(
   assertSendable(row);
   const record = serializeInvoice(row);
   return {
-    to: await documentRecipient(ctx.db, row, input.to, 'invoice'),
+    to: await pricedDelivery.recipient(ctx.db, row, input.to, 'invoice'),
     subject: await subjectOf(ctx.db, row, row.number),
     total: record.total,
     amount_due: record.amount_due,
@@ -114,13 +94,12 @@ export async function previewSend(
   };
 }
 
-function bodyText(record: InvoiceRecord, message: string | undefined): string {
-  const lines = [
-    `Please find attached invoice ${record.number} for ${formatAmount(record.total, record.currency)}.`,
-  ];
+/** What the mail says of the payment: what is still due once part is paid, and by when. */
+function paymentLines(record: InvoiceRecord): string[] {
+  const lines: string[] = [];
   if (record.amount_paid > 0) lines.push(`Amount due: ${formatAmount(record.amount_due, record.currency)}.`);
   if (record.due_date) lines.push(`Payment is due by ${record.due_date}.`);
-  return documentMailText(message, lines);
+  return lines;
 }
 
 /**
@@ -135,7 +114,7 @@ export async function sendInvoice(
   const before = await invoiceRecords.getLive(ctx.db, ctx.auth.orgId, id, true);
   assertSendable(before);
   // The address is checked before finalizing, so a refused send leaves the draft a draft.
-  const to = await documentRecipient(ctx.db, before, input.to, 'invoice');
+  const to = await pricedDelivery.recipient(ctx.db, before, input.to, 'invoice');
   if (before.status === 'draft') await finalizeInvoice(ctx, id);
   const current = await invoiceRecords.getLive(ctx.db, ctx.auth.orgId, id, true);
   const sends = current.sendCount + 1;
@@ -145,17 +124,15 @@ export async function sendInvoice(
     updatedAt: ctx.now,
   });
   const record = serializeInvoice(row);
-  const mail = await queueDocumentMail(ctx, {
+  const { mailFrom } = ctx.services.config;
+  const mail = await pricedDelivery.queue(ctx, {
     kind: 'invoice',
     id,
     sendNumber: sends,
     to,
     subject: await subjectOf(ctx.db, row, row.number),
-    text: bodyText(record, input.message),
-    pdf: {
-      filename: invoicePdfFilename(row),
-      content: await renderInvoicePdf(ctx.db, row, ctx.services.config.mailFrom),
-    },
+    text: pricedDelivery.text(input.message, { noun: 'invoice', ...record }, paymentLines(record)),
+    pdf: { filename: invoicePdfFilename(row), content: await renderInvoicePdf(ctx.db, row, mailFrom) },
   });
   await ctx.emit('invoice.sent', { ...record, sent_to: to, mail_id: mail.id });
   return { invoice: record, mail };

@@ -1,4 +1,5 @@
-import { defineArea, type InvoiceProjectsHook } from '../../core/area.ts';
+import { type Area, defineArea, type InvoiceProjectsHook } from '../../core/area.ts';
+import { documentAreaParts } from '../documents/area.ts';
 import { invoicesCatalogue } from './catalogue.ts';
 import { invoicesOverdue } from './jobs.ts';
 import { invoiceRoutes } from './routes.ts';
@@ -26,9 +27,6 @@ export function createInvoicesArea(projects: readonly InvoiceProjectsHook[]) {
     brings: invoicesCatalogue,
     permissions: ['invoices.view', 'invoices.create', 'invoices.edit', 'invoices.delete'],
     events: ['invoice.created', 'invoice.paid', 'invoice.sent', 'invoice.overdue'],
-    toolsets: ['billing'],
-    stateMachines: [invoiceStatusMachine],
-    jobs: [invoicesOverdue.job],
-    schedules: [invoicesOverdue.schedule],
+    ...documentAreaParts(invoiceStatusMachine, invoicesOverdue),
   });
 }

@@ -3,38 +3,18 @@
 // payments, void and uncollectible. Every status move goes through invoiceStatusMachine, so a
 // refused move is the 400 invalid_transition; editing or deleting a non-draft is refused the same
 // way. A draft is deleted for good (docs/decisions.md "Invoices"); finalized invoices are never deleted.
-import { and, eq, getTableColumns } from 'drizzle-orm';
+import { getTableColumns } from 'drizzle-orm';
 import { z } from 'zod';
 import type { InvoiceProjectsHook } from '../../core/area.ts';
 import { type ErrorDetail, validationError } from '../../core/errors.ts';
-import {
-  documentTotalsShape,
-  type LineItemInput,
-  lineItemProblems,
-  pricedLineSchema,
-  priceLines,
-} from '../../core/line-items.ts';
+import type { LineItemInput } from '../../core/line-items.ts';
 import { decimalPlaces, formatMinor, fromMinor, minorDigits, toMinor } from '../../core/money.ts';
-import {
-  auditFields,
-  auditValues,
-  defineRecordTable,
-  mergePatch,
-  newRecordStamp,
-  type RecordContext,
-} from '../../core/records.ts';
+import { auditFields, auditValues, defineRecordTable, type RecordContext } from '../../core/records.ts';
 import { iso } from '../../core/schemas.ts';
 import { defineStateMachine, type StateMachine } from '../../core/state-machine.ts';
 import { defineDraftRules } from '../documents/drafts.ts';
 import { nextDocumentNumber } from '../documents/numbering.ts';
-import { assertLiveLead, referenceProblems } from '../documents/references.ts';
-import {
-  newPricedState,
-  type PricedDocumentState,
-  pricedPatchOf,
-  pricedStateOf,
-  totalColumns,
-} from '../documents/shape.ts';
+import { type NewPricedDocument, type PricedDocumentState, pricedDocument } from '../documents/shape.ts';
 import { type InvoiceRow, invoices, type StoredPayment } from './tables.ts';
 
 export const INVOICE_STATUSES = ['draft', 'open', 'paid', 'void', 'uncollectible'] as const;
@@ -89,8 +69,7 @@ export const invoiceSchema = z
     issue_date: z.string().nullable().describe('Issue date (YYYY-MM-DD), or null'),
     due_date: z.string().nullable().describe('Due date (YYYY-MM-DD), or null'),
     notes: z.string().nullable().describe('Free-text notes, or null'),
-    line_items: z.array(pricedLineSchema).describe('The lines with their amounts'),
-    ...documentTotalsShape,
+    ...pricedDocument.recordShape,
     amount_paid: z.number().describe('Sum of the recorded payments'),
     amount_due: z.number().describe('total - amount_paid'),
     payments: z.array(paymentSchema).describe('The recorded payments, oldest first'),
@@ -122,7 +101,6 @@ export function toStatus(value: string): InvoiceStatus {
 }
 
 export function serializeInvoice(row: InvoiceData): InvoiceRecord {
-  const priced = priceLines(row.lineItems, row.currency);
   return {
     _id: row.id,
     lead_id: row.leadId,
@@ -135,7 +113,7 @@ export function serializeInvoice(row: InvoiceData): InvoiceRecord {
     issue_date: row.issueDate,
     due_date: row.dueDate,
     notes: row.notes,
-    ...priced,
+    ...pricedDocument.recordValues(row),
     amount_paid: fromMinor(BigInt(row.amountPaidMinor), row.currency),
     amount_due: fromMinor(BigInt(row.totalMinor) - BigInt(row.amountPaidMinor), row.currency),
     payments: row.payments.map((p) => ({
@@ -168,27 +146,15 @@ interface InvoiceState extends PricedDocumentState {
   dueDate: string | null;
 }
 
-export interface NewInvoice {
-  lead_id: string;
-  contact_id?: string | null | undefined;
-  opportunity_id?: string | null | undefined;
+export interface NewInvoice extends NewPricedDocument {
   project_id?: string | null | undefined;
-  currency: string;
-  issue_date?: string | null | undefined;
   due_date?: string | null | undefined;
-  notes?: string | null | undefined;
-  line_items: LineItemInput[];
 }
 export type InvoiceInput = Partial<NewInvoice>;
 
 /** The lines' amounts need the currency; the references must belong to the invoice's lead. */
-async function checkState(ctx: RecordContext, state: InvoiceState): Promise<void> {
-  const details: ErrorDetail[] = [...lineItemProblems(state.lineItems, state.currency)];
-  if (state.issueDate !== null && state.dueDate !== null && state.dueDate < state.issueDate) {
-    details.push({ field: 'due_date', message: 'must not be before issue_date', code: 'invalid_date' });
-  }
-  details.push(...(await referenceProblems(ctx, state, 'invoice')));
-  if (details.length > 0) throw validationError(details);
+function checkState(ctx: RecordContext, state: InvoiceState): Promise<void> {
+  return pricedDocument.check(ctx, state, 'invoice', { field: 'due_date', value: state.dueDate });
 }
 
 /**
@@ -212,6 +178,14 @@ async function assertProjectOfLead(
   throw validationError([{ field, message, code: 'invalid_project' }]);
 }
 
+/** Only a draft may be created, edited or deleted, and is deleted for good (tools/documents/drafts.ts). */
+const drafts = defineDraftRules({
+  records: invoiceRecords,
+  machine: invoiceStatusMachine,
+  check: checkState,
+  totals: (state: InvoiceState) => pricedDocument.totals(state),
+});
+
 /**
  * Creates a draft invoice. `projects` are the invoice-project hooks (tools/index.ts collects them);
  * a caller that names no project passes none.
@@ -221,30 +195,18 @@ export async function insertInvoice(
   input: NewInvoice,
   projects: readonly InvoiceProjectsHook[],
 ): Promise<InvoiceRecord> {
-  await assertLiveLead(ctx, input.lead_id);
-  const state: InvoiceState = { ...newPricedState(input), dueDate: input.due_date ?? null };
-  await checkState(ctx, state);
+  const values = await drafts.newDraft(ctx, {
+    ...pricedDocument.newState(input),
+    dueDate: input.due_date ?? null,
+  });
   const projectId = input.project_id ?? null;
-  if (projectId !== null) await assertProjectOfLead(ctx, projects, projectId, state.leadId, 'project_id');
+  if (projectId !== null) await assertProjectOfLead(ctx, projects, projectId, values.leadId, 'project_id');
   const rows = await ctx.db
     .insert(invoices)
-    .values({
-      ...newRecordStamp(ctx),
-      ...state,
-      projectId,
-      ...totalColumns(state.lineItems, state.currency),
-      status: 'draft',
-    })
+    .values({ ...values, projectId })
     .returning(invoiceColumns);
   return invoiceRecords.created(ctx, 'invoice.created', serializeInvoice, rows);
 }
-
-/** Only a draft may be edited or deleted, and a draft is deleted for good (tools/documents/drafts.ts). */
-const drafts = defineDraftRules({
-  records: invoiceRecords,
-  machine: invoiceStatusMachine,
-  remove: (db, orgId, id) => db.delete(invoices).where(and(eq(invoices.id, id), eq(invoices.orgId, orgId))),
-});
 
 /** Whether another area's records were billed on this invoice (it was made by POST /projects/{id}/invoice). */
 async function holdsTime(
@@ -303,21 +265,19 @@ export async function patchInvoice(
   input: InvoiceInput,
   projects: readonly InvoiceProjectsHook[],
 ): Promise<InvoiceRecord> {
-  const before = await drafts.getDraft(ctx, id);
-  if (await holdsTime(ctx, projects, before.id)) assertTimeLinesKept(before, input);
-  const next = mergePatch<InvoiceState>(
-    { ...pricedStateOf(before), dueDate: before.dueDate },
-    { ...pricedPatchOf(input), dueDate: input.due_date },
-  );
-  if (next.leadId !== before.leadId) await assertLiveLead(ctx, next.leadId);
-  if (next.leadId !== before.leadId && before.projectId !== null) {
-    await assertProjectOfLead(ctx, projects, before.projectId, next.leadId, 'lead_id');
-  }
-  await checkState(ctx, next);
-  const row = await invoiceRecords.write(ctx.db, ctx.auth.orgId, before.id, {
-    ...next,
-    ...totalColumns(next.lineItems, next.currency),
-    updatedAt: ctx.now,
+  const row = await drafts.patchDraft(ctx, id, {
+    async merge(before) {
+      if (await holdsTime(ctx, projects, before.id)) assertTimeLinesKept(before, input);
+      return pricedDocument.merge(before, input, {
+        before: { dueDate: before.dueDate },
+        patch: { dueDate: input.due_date },
+      });
+    },
+    async leadChanged(next, before) {
+      if (before.projectId !== null) {
+        await assertProjectOfLead(ctx, projects, before.projectId, next.leadId, 'lead_id');
+      }
+    },
   });
   return serializeInvoice(row);
 }

@@ -1,19 +1,17 @@
 // Invoice tools: list, get, create, update and delete drafts, finalize, record payments, void and
 // mark uncollectible. The data functions, the record shape and the status machine are in store.ts.
-import { eq, gte, lte } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { InvoiceProjectsHook } from '../../core/area.ts';
 import { confirmShape, sendResultShape } from '../../core/confirm.ts';
-import { currencyField, lineItemsInput } from '../../core/line-items.ts';
 import { queuedMailSchema } from '../../core/mail-outbox.ts';
-import { numberOrWordsMatch, type SortColumn } from '../../core/records.ts';
-import { fileOutput, fileOutputShape } from '../../core/route.ts';
-import { dateString, listParams, objectId, pagedOutput } from '../../core/schemas.ts';
+import { numberOrWordsMatch } from '../../core/records.ts';
+import { fileOutputShape } from '../../core/route.ts';
+import { dateString, objectId, pagedOutput } from '../../core/schemas.ts';
 import { describeMoves } from '../../core/state-machine.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
 import { defineTool, type Tool } from '../../core/tool.ts';
-import { deleteDraftTool } from '../documents/draft-tools.ts';
-import { documentSenderLabel } from '../documents/parties.ts';
+import { documentIdShape, documentTools, pricedTools } from '../documents/document-tools.ts';
 import { invoicePdfFilename, previewSend, renderInvoicePdf, sendInvoice as sendByMail } from './delivery.ts';
 import {
   deleteDraft,
@@ -33,57 +31,29 @@ import { invoices } from './tables.ts';
 // ---------------------------------------------------------------------------------------------
 // Input fields
 
-const leadIdField = objectId('lead').describe('Id of a live lead of this organization (24 hex characters)');
-const contactIdField = objectId('contact')
-  .nullable()
-  .describe("Id of a live contact of the invoice's lead to bill; null for none");
-const opportunityIdField = objectId('opportunity')
-  .nullable()
-  .describe("Id of a live opportunity of the invoice's lead being invoiced; null for none");
+const fields = pricedTools.inputFields({
+  noun: 'invoice',
+  contactRole: 'bill',
+  dealRole: 'invoiced',
+  issuedBy: 'finalize',
+});
 const projectIdField = objectId('project')
   .nullable()
   .describe(
     "Id of a project of this organization whose lead is the invoice's lead (the time it bills); null for none",
   );
-const issueDateField = dateString('Issue date')
-  .nullable()
-  .describe('Issue date (YYYY-MM-DD); null clears it (finalize sets today when empty)');
 const dueDateField = dateString('Due date')
   .nullable()
   .describe('Due date (YYYY-MM-DD), not before issue_date; null clears it');
-const notesField = z
-  .string()
-  .max(10_000)
-  .refine(NO_NUL, nulMessage)
-  .nullable()
-  .describe('Free-text notes printed on the invoice, at most 10000 characters; null clears them');
 
-const invoiceIdShape = { id: objectId('invoice') };
+const invoiceIdShape = documentIdShape('invoice');
 
-const createInvoiceInput = z.strictObject({
-  lead_id: leadIdField,
-  contact_id: contactIdField.optional(),
-  opportunity_id: opportunityIdField.optional(),
-  project_id: projectIdField.optional(),
-  currency: currencyField,
-  issue_date: issueDateField.optional(),
-  due_date: dueDateField.optional(),
-  line_items: lineItemsInput,
-  notes: notesField.optional(),
-});
-
-const updateInvoiceInput = z.strictObject({
-  ...invoiceIdShape,
-  lead_id: leadIdField
-    .optional()
-    .describe('Bills another live lead; its contact and opportunity must then belong to it'),
-  contact_id: contactIdField.optional(),
-  opportunity_id: opportunityIdField.optional(),
-  currency: currencyField.optional(),
-  issue_date: issueDateField.optional(),
-  due_date: dueDateField.optional(),
-  line_items: lineItemsInput.optional().describe('Replaces every line (1-500 lines)'),
-  notes: notesField.optional(),
+const inputs = pricedTools.inputs({
+  kind: 'invoice',
+  fields,
+  leadChange: 'Bills another live lead; its contact and opportunity must then belong to it',
+  createRefs: { project_id: projectIdField.optional() },
+  dated: { due_date: dueDateField.optional() },
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -93,115 +63,77 @@ type InvoicePermission = 'invoices.view' | 'invoices.create' | 'invoices.edit' |
 const access = (kind: 'read' | 'write', permission: InvoicePermission) =>
   ({ kind, resource: 'invoices', permission }) as const;
 
-const invoiceOutput = z.object({ invoice: invoiceSchema });
 const MOVES = describeMoves(invoiceStatusMachine);
-const notDraft = { code: 'invalid_transition', when: 'the invoice is no longer a draft' } as const;
+const invoiceTool = documentTools('invoice', invoiceRecords, serializeInvoice, invoiceSchema);
 
-const SORT_FIELDS = ['created_at', 'updated_at', 'issue_date', 'due_date', 'total', 'number'] as const;
-const SORT_COLUMNS = {
-  created_at: invoices.createdAt,
-  updated_at: invoices.updatedAt,
-  issue_date: { column: invoices.issueDate, nullsLast: true },
-  due_date: { column: invoices.dueDate, nullsLast: true },
-  total: invoices.totalMinor,
-  number: { column: invoices.number, nullsLast: true },
-} satisfies Record<(typeof SORT_FIELDS)[number], SortColumn>;
-
-export const listInvoices = defineTool({
-  name: 'list_invoices',
+export const listInvoices = invoiceTool.list({
   title: 'List invoices',
   description:
     'Lists the invoices of the organization, newest first by default. Filter by `status` (draft/open/paid/void/uncollectible), ' +
     '`lead_id`, `is_overdue` and issue date range (`issue_date_from`/`issue_date_to`, inclusive). `search` matches words at the ' +
     'start of words in the number and notes. Paginated: returns `invoices` plus `total`, `page`, `limit`, `totalPages`; ' +
     '`limit` is 1-100 (default 25).',
-  input: z.strictObject({
-    ...listParams(SORT_FIELDS),
-    status: z.enum(INVOICE_STATUSES).optional().describe('Only invoices in this status'),
-    lead_id: objectId('lead').optional().describe('Only invoices of this lead'),
+  sortFields: ['created_at', 'updated_at', 'issue_date', 'due_date', 'total', 'number'],
+  sortColumns: {
+    ...pricedTools.sortColumns(invoices),
+    due_date: { column: invoices.dueDate, nullsLast: true },
+    number: { column: invoices.number, nullsLast: true },
+  },
+  statuses: INVOICE_STATUSES,
+  own: {
     is_overdue: z
       .enum(['true', 'false'])
       .optional()
       .describe('true: only invoices flagged overdue; false: only those not flagged'),
-    issue_date_from: dateString('Only invoices issued on or after this date').optional(),
-    issue_date_to: dateString('Only invoices issued on or before this date').optional(),
-  }),
+    ...pricedTools.issueDateRange('invoices'),
+  },
   output: pagedOutput('invoices', invoiceSchema),
   access: access('read', 'invoices.view'),
-  toolset: 'billing',
-  async handler(input, { db, auth }) {
-    const conditions = invoiceRecords.liveConditions(auth.orgId);
-    if (input.status) conditions.push(eq(invoices.status, input.status));
-    if (input.lead_id) conditions.push(eq(invoices.leadId, input.lead_id));
-    if (input.is_overdue) conditions.push(eq(invoices.isOverdue, input.is_overdue === 'true'));
-    if (input.issue_date_from) conditions.push(gte(invoices.issueDate, input.issue_date_from));
-    if (input.issue_date_to) conditions.push(lte(invoices.issueDate, input.issue_date_to));
-    return invoiceRecords.list(db, 'invoices', serializeInvoice, input, {
-      conditions,
-      sortColumns: SORT_COLUMNS,
-      match: (text) => numberOrWordsMatch(invoices.number, invoices.search, text),
-    });
-  },
+  columns: invoices,
+  filters: (input) => [
+    ...(input.is_overdue ? [eq(invoices.isOverdue, input.is_overdue === 'true')] : []),
+    ...pricedTools.issueDateFilters(invoices.issueDate, input),
+  ],
+  match: (text) => numberOrWordsMatch(invoices.number, invoices.search, text),
+  page: (db, input, query) => invoiceRecords.list(db, 'invoices', serializeInvoice, input, query),
 });
 
-export const getInvoice = defineTool({
-  name: 'get_invoice',
+export const getInvoice = invoiceTool.get({
   title: 'Get an invoice',
   description:
     'Returns one invoice by id with its priced lines, totals, payments, amount_paid and amount_due. Find ids with list_invoices.',
-  input: z.strictObject(invoiceIdShape),
-  output: invoiceOutput,
   access: access('read', 'invoices.view'),
-  toolset: 'billing',
-  async handler(input, { db, auth }) {
-    return { invoice: serializeInvoice(await invoiceRecords.getLive(db, auth.orgId, input.id)) };
-  },
 });
 
 /** create_invoice, checking a named project with the invoice-project hooks (tools/index.ts collects them). */
 export function createInvoiceTool(projects: readonly InvoiceProjectsHook[]) {
-  return defineTool({
-    name: 'create_invoice',
+  return invoiceTool.create({
     title: 'Create an invoice',
-    errors: [{ code: 'not_found', when: 'lead_id names no live lead of the organization' }],
     description:
       'Creates a draft invoice (number null) for a live lead: `currency` (ISO 4217) and `line_items` ({description, quantity, ' +
       'unit_price, discount_percent?, tax_percent?}) are required; optional contact_id and opportunity_id (of the same lead), ' +
       'issue_date, due_date and notes. Returns it priced: each line with amount and tax_amount, subtotal, tax_total, total. ' +
       'Finalize it with finalize_invoice to give it a number.',
-    input: createInvoiceInput,
-    output: invoiceOutput,
+    input: inputs.create,
     access: access('write', 'invoices.create'),
-    toolset: 'billing',
-    async handler(input, ctx) {
-      return { invoice: await insertInvoice(ctx, input, projects) };
-    },
+    create: (ctx, input) => insertInvoice(ctx, input, projects),
   });
 }
 
 /** update_invoice, keeping the lines of a draft billed from project time (the invoice-project hooks). */
 export function updateInvoiceTool(projects: readonly InvoiceProjectsHook[]) {
-  return defineTool({
-    name: 'update_invoice',
+  return invoiceTool.update({
     title: 'Update a draft invoice',
     description:
       'Changes only the fields sent of a draft invoice and returns it; a field sent as null is cleared, line_items replaces every ' +
       'line. A finalized invoice (open, paid, void, uncollectible) is frozen: 400 invalid_transition.',
-    input: updateInvoiceInput,
-    output: invoiceOutput,
+    input: inputs.update,
     access: access('write', 'invoices.edit'),
-    errors: [notDraft],
-    annotations: { idempotentHint: true },
-    toolset: 'billing',
-    async handler(input, ctx) {
-      const { id, ...changes } = input;
-      return { invoice: await patchInvoice(ctx, id, changes, projects) };
-    },
+    update: (ctx, id, changes) => patchInvoice(ctx, id, changes, projects),
   });
 }
 
-export const deleteInvoice = deleteDraftTool({
-  kind: 'invoice',
+export const deleteInvoice = invoiceTool.remove({
   label: 'Invoice',
   description:
     'Deletes a draft invoice for good (it has no number yet). A finalized invoice is never deleted: void it instead ' +
@@ -210,21 +142,16 @@ export const deleteInvoice = deleteDraftTool({
   deleteDraft,
 });
 
-export const finalizeInvoice = defineTool({
+export const finalizeInvoice = invoiceTool.move({
   name: 'finalize_invoice',
   title: 'Finalize an invoice',
   description:
     'Moves a draft invoice to open: it gets the next number of the organization (INV-000001, gap-free), its issue date ' +
     `(today when empty) and its lines freeze. The moves: ${MOVES}. Finalizing an open invoice again returns it unchanged.`,
-  input: z.strictObject(invoiceIdShape),
-  output: invoiceOutput,
   access: access('write', 'invoices.edit'),
   errors: [{ code: 'invalid_transition', when: 'the invoice is paid, void or uncollectible' }],
   annotations: { idempotentHint: true },
-  toolset: 'billing',
-  async handler(input, ctx) {
-    return { invoice: await finalizeDraft(ctx, input.id) };
-  },
+  move: finalizeDraft,
 });
 
 export const recordInvoicePayment = defineTool({
@@ -261,7 +188,7 @@ export const recordInvoicePayment = defineTool({
       .optional()
       .describe('Payment reference, 1-200 characters (e.g. a transfer id)'),
   }),
-  output: invoiceOutput,
+  output: invoiceTool.output,
   access: access('write', 'invoices.edit'),
   errors: [{ code: 'invalid_transition', when: 'the invoice is a draft, paid or void' }],
   toolset: 'billing',
@@ -271,38 +198,28 @@ export const recordInvoicePayment = defineTool({
   },
 });
 
-export const voidInvoice = defineTool({
+export const voidInvoice = invoiceTool.move({
   name: 'void_invoice',
   title: 'Void an invoice',
   description:
     'Voids an open or uncollectible invoice: it stays on record with its number but is no longer owed. A draft is deleted ' +
     'instead; a paid invoice cannot be voided (400 invalid_transition).',
-  input: z.strictObject(invoiceIdShape),
-  output: invoiceOutput,
   access: access('write', 'invoices.edit'),
   errors: [{ code: 'invalid_transition', when: 'the invoice is a draft or paid' }],
   annotations: { destructiveHint: true, idempotentHint: true },
-  toolset: 'billing',
-  async handler(input, ctx) {
-    return { invoice: await moveInvoice(ctx, input.id, 'void') };
-  },
+  move: (ctx, id) => moveInvoice(ctx, id, 'void'),
 });
 
-export const markInvoiceUncollectible = defineTool({
+export const markInvoiceUncollectible = invoiceTool.move({
   name: 'mark_invoice_uncollectible',
   title: 'Mark an invoice uncollectible',
   description:
     'Marks an open invoice uncollectible (written off); payments may still be recorded on it, or it may be voided. Any ' +
     'other state is a 400 invalid_transition.',
-  input: z.strictObject(invoiceIdShape),
-  output: invoiceOutput,
   access: access('write', 'invoices.edit'),
   errors: [{ code: 'invalid_transition', when: 'the invoice is not open' }],
   annotations: { destructiveHint: true, idempotentHint: true },
-  toolset: 'billing',
-  async handler(input, ctx) {
-    return { invoice: await moveInvoice(ctx, input.id, 'uncollectible') };
-  },
+  move: (ctx, id) => moveInvoice(ctx, id, 'uncollectible'),
 });
 
 export const sendInvoice = defineTool({
@@ -350,22 +267,18 @@ export const sendInvoice = defineTool({
         amounts.push({ label: 'amount_due', amount: draft.amount_due, currency: draft.currency });
       }
       const name = draft.number ?? 'draft (finalized first, it gets its number)';
-      return {
+      return pricedTools.sendPreview(ctx, {
         action: `E-mail invoice ${name} as a PDF to ${draft.to}`,
-        sender: await documentSenderLabel(ctx),
-        to: [draft.to],
-        cc: [],
-        bcc: [],
+        to: draft.to,
         subject: draft.subject,
         amounts,
-        send_at: null,
         attachments: [
           draft.number
             ? invoicePdfFilename({ id, number: draft.number })
             : 'the invoice PDF, named by its number',
         ],
-        details: send.message ? [`Message: ${send.message.split('\n')[0] ?? ''}`] : [],
-      };
+        details: pricedTools.messageDetails(send.message),
+      });
     },
   },
   async handler(input, ctx) {
@@ -390,15 +303,16 @@ export const getInvoicePdf = defineTool({
   }),
   access: access('read', 'invoices.view'),
   toolset: 'billing',
-  async handler(input, { db, auth, services, surface }) {
-    const row = await invoiceRecords.getLive(db, auth.orgId, input.id);
-    const pdf = await renderInvoicePdf(db, row, services.config.mailFrom);
-    return {
-      ...fileOutput(pdf, { filename: invoicePdfFilename(row), contentType: 'application/pdf' }, surface),
+  async handler(input, ctx) {
+    const row = await invoiceRecords.getLive(ctx.db, ctx.auth.orgId, input.id);
+    return pricedTools.pdfAnswer(ctx, {
+      kind: 'invoice',
+      id: row.id,
       number: row.number,
       status: serializeInvoice(row).status,
-      download_path: `/api/v1/invoices/${row.id}/pdf`,
-    };
+      filename: invoicePdfFilename(row),
+      render: () => renderInvoicePdf(ctx.db, row, ctx.services.config.mailFrom),
+    });
   },
 });
 

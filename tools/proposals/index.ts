@@ -1,4 +1,5 @@
 import { defineArea } from '../../core/area.ts';
+import { documentAreaParts } from '../documents/area.ts';
 import { proposalsCatalogue } from './catalogue.ts';
 import { proposalsExpiry } from './jobs.ts';
 import { proposalPublicRoutes } from './public.ts';
@@ -29,9 +30,6 @@ export const proposalsArea = defineArea({
   brings: proposalsCatalogue,
   permissions: ['proposals.view', 'proposals.create', 'proposals.edit', 'proposals.delete'],
   events: ['proposal.sent', 'proposal.accepted', 'proposal.declined', 'contract.signed'],
-  toolsets: ['billing'],
-  stateMachines: [proposalStatusMachine],
+  ...documentAreaParts(proposalStatusMachine, proposalsExpiry),
   publicRoutes: proposalPublicRoutes,
-  jobs: [proposalsExpiry.job],
-  schedules: [proposalsExpiry.schedule],
 });

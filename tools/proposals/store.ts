@@ -15,7 +15,6 @@ import {
   type LineItemInput,
   lineItemProblems,
   pricedLineSchema,
-  priceLines,
 } from '../../core/line-items.ts';
 import { safeSubject } from '../../core/mail.ts';
 import {
@@ -23,16 +22,15 @@ import {
   auditValues,
   defineRecordTable,
   mergePatch,
-  newRecordStamp,
   type RecordContext,
 } from '../../core/records.ts';
 import { iso } from '../../core/schemas.ts';
 import { defineStateMachine, type StateMachine } from '../../core/state-machine.ts';
 import { defineDraftRules } from '../documents/drafts.ts';
-import { dueForExpiry, expiredAt, expiringStates, isPastValidity } from '../documents/expiry.ts';
-import { assertLiveLead, referenceProblems } from '../documents/references.ts';
+import { expireDocuments, expiringStates, isPastValidity } from '../documents/expiry.ts';
+import { referenceProblems } from '../documents/references.ts';
 import { documentRecipient } from '../documents/send.ts';
-import { totalColumns } from '../documents/shape.ts';
+import { pricedRecordValues, totalColumns } from '../documents/shape.ts';
 import { type ProposalRow, proposals, type StoredSection } from './tables.ts';
 
 export const PROPOSAL_STATUSES = ['draft', 'sent', 'accepted', 'declined', 'expired'] as const;
@@ -124,7 +122,7 @@ function totalsOut(row: ProposalData) {
   if (row.lineItems.length === 0 || row.currency === null) {
     return { line_items: [], subtotal: null, tax_total: null, total: null };
   }
-  return priceLines(row.lineItems, row.currency);
+  return pricedRecordValues({ lineItems: row.lineItems, currency: row.currency });
 }
 
 export function serializeProposal(row: ProposalData, publicUrl: string | null = null): ProposalRecord {
@@ -212,9 +210,16 @@ function totalsOf(lines: readonly LineItemInput[], currency: string | null) {
   return totalColumns(lines, currency);
 }
 
+/** Only a draft may be created, edited or deleted, and is deleted for good (tools/documents/drafts.ts). */
+const drafts = defineDraftRules({
+  records: proposalRecords,
+  machine: proposalStatusMachine,
+  check: checkState,
+  totals: (state: ProposalState) => totalsOf(state.lineItems, state.currency),
+});
+
 export async function insertProposal(ctx: RecordContext, input: NewProposal): Promise<ProposalRecord> {
-  await assertLiveLead(ctx, input.lead_id);
-  const state: ProposalState = {
+  const values = await drafts.newDraft(ctx, {
     leadId: input.lead_id,
     opportunityId: input.opportunity_id ?? null,
     title: input.title,
@@ -222,62 +227,40 @@ export async function insertProposal(ctx: RecordContext, input: NewProposal): Pr
     currency: input.currency ?? null,
     lineItems: input.line_items ?? [],
     validUntil: input.valid_until ?? null,
-  };
-  await checkState(ctx, state);
-  const [row] = await ctx.db
-    .insert(proposals)
-    .values({
-      ...newRecordStamp(ctx),
-      ...state,
-      ...totalsOf(state.lineItems, state.currency),
-      status: 'draft',
-    })
-    .returning(proposalColumns);
+  });
+  const [row] = await ctx.db.insert(proposals).values(values).returning(proposalColumns);
   if (!row) throw new Error('the proposal insert returned no row');
   return serializeProposal(row);
 }
-
-/** Only a draft may be edited or deleted, and a draft is deleted for good (tools/documents/drafts.ts). */
-const drafts = defineDraftRules({
-  records: proposalRecords,
-  machine: proposalStatusMachine,
-  remove: (db, orgId, id) =>
-    db.delete(proposals).where(and(eq(proposals.id, id), eq(proposals.orgId, orgId))),
-});
 
 export async function patchProposal(
   ctx: RecordContext,
   id: string,
   input: ProposalInput,
 ): Promise<ProposalRecord> {
-  const before = await drafts.getDraft(ctx, id);
-  const next = mergePatch<ProposalState>(
-    {
-      leadId: before.leadId,
-      opportunityId: before.opportunityId,
-      title: before.title,
-      sections: before.sections,
-      currency: before.currency,
-      lineItems: before.lineItems,
-      validUntil: before.validUntil,
-    },
-    {
-      leadId: input.lead_id,
-      opportunityId: input.opportunity_id,
-      title: input.title,
-      sections: input.sections,
-      currency: input.currency,
-      // null clears the lines (an unpriced proposal).
-      lineItems: input.line_items === null ? [] : input.line_items,
-      validUntil: input.valid_until,
-    },
-  );
-  if (next.leadId !== before.leadId) await assertLiveLead(ctx, next.leadId);
-  await checkState(ctx, next);
-  const row = await proposalRecords.write(ctx.db, ctx.auth.orgId, before.id, {
-    ...next,
-    ...totalsOf(next.lineItems, next.currency),
-    updatedAt: ctx.now,
+  const row = await drafts.patchDraft(ctx, id, {
+    merge: (before) =>
+      mergePatch<ProposalState>(
+        {
+          leadId: before.leadId,
+          opportunityId: before.opportunityId,
+          title: before.title,
+          sections: before.sections,
+          currency: before.currency,
+          lineItems: before.lineItems,
+          validUntil: before.validUntil,
+        },
+        {
+          leadId: input.lead_id,
+          opportunityId: input.opportunity_id,
+          title: input.title,
+          sections: input.sections,
+          currency: input.currency,
+          // null clears the lines (an unpriced proposal).
+          lineItems: input.line_items === null ? [] : input.line_items,
+          validUntil: input.valid_until,
+        },
+      ),
   });
   return serializeProposal(row);
 }
@@ -511,10 +494,6 @@ export async function expireNow(ctx: RecordContext, id: string): Promise<Proposa
  * event of its own (the catalogue has none). Returns how many expired.
  */
 export async function expireProposals(system: Executor, now: Date, orgId?: string): Promise<number> {
-  const rows = await system
-    .update(proposals)
-    .set(expiredAt(now))
-    .where(dueForExpiry(proposals, expiringStates(proposalStatusMachine, 'expired'), now, orgId))
-    .returning({ id: proposals.id });
-  return rows.length;
+  const states = expiringStates(proposalStatusMachine, 'expired');
+  return (await expireDocuments(system, proposals, states, now, orgId)).length;
 }

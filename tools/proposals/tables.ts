@@ -2,11 +2,17 @@
 // jsonb (money as exact integer minor units), and the SHA-256 hash of its public page token (the
 // raw token is never stored: it appears once, in the answer of send and in the mail).
 import { sql } from 'drizzle-orm';
-import { bigint, date, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { createdAt, deletedAt, deletedBy, id, orgId, ts, tsvector, updatedAt } from '../../core/db/schema.ts';
+import { bigint, date, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { ts } from '../../core/db/schema.ts';
 import type { LineItemInput } from '../../core/line-items.ts';
-import { leadRef } from '../leads/tables.ts';
-import { opportunities } from '../opportunities/tables.ts';
+import {
+  documentHeadColumns,
+  documentIndexes,
+  documentTailColumns,
+  expiryIndex,
+  opportunityColumn,
+  sendColumns,
+} from '../documents/tables.ts';
 
 /** One section of a proposal: a heading and its Markdown body (rendered safely on the public page). */
 export interface StoredSection {
@@ -17,10 +23,8 @@ export interface StoredSection {
 export const proposals = pgTable(
   'proposals',
   {
-    id: id(),
-    orgId: orgId(),
-    leadId: leadRef().notNull(),
-    opportunityId: text('opportunity_id').references(() => opportunities.id, { onDelete: 'set null' }),
+    ...documentHeadColumns(),
+    opportunityId: opportunityColumn(),
     title: text('title').notNull(),
     sections: jsonb('sections').$type<StoredSection[]>().notNull(),
     /** Required when there are lines; may be set without them. */
@@ -35,9 +39,7 @@ export const proposals = pgTable(
     validUntil: date('valid_until', { mode: 'string' }),
     /** SHA-256 (hex) of the current public token; null until sent. Each send issues a new one. */
     publicTokenHash: text('public_token_hash'),
-    /** How many times it was sent (the mail idempotency key carries it). */
-    sendCount: integer('send_count').notNull().default(0),
-    sentAt: ts('sent_at'),
+    ...sendColumns(),
     sentTo: text('sent_to'),
     acceptedAt: ts('accepted_at'),
     acceptedByName: text('accepted_by_name'),
@@ -47,22 +49,12 @@ export const proposals = pgTable(
     declinedAt: ts('declined_at'),
     declineReason: text('decline_reason'),
     expiredAt: ts('expired_at'),
-    createdBy: text('created_by'),
-    deletedAt: deletedAt(),
-    deletedBy: deletedBy(),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
-    search: tsvector('search').generatedAlwaysAs(sql`to_tsvector('simple', coalesce(title, ''))`),
+    ...documentTailColumns(sql`to_tsvector('simple', coalesce(title, ''))`),
   },
   (t) => [
-    index('proposals_live_created_idx')
-      .on(t.orgId, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst())
-      .where(sql`${t.deletedAt} is null`),
-    index('proposals_lead_idx').on(t.leadId),
-    index('proposals_opportunity_idx').on(t.opportunityId),
+    ...documentIndexes('proposals', t),
     uniqueIndex('proposals_public_token_idx').on(t.publicTokenHash),
-    index('proposals_expiry_idx').on(t.validUntil).where(sql`${t.status} in ('draft', 'sent')`),
-    index('proposals_search_idx').using('gin', t.search),
+    expiryIndex('proposals', t),
   ],
 );
 

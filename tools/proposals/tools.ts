@@ -1,18 +1,21 @@
 // Proposal tools: list, get, create, update and delete drafts, send (a link to the public page),
 // and suggest discovery questions. The data functions, the record shape and the status machine are
 // in store.ts; the public page in page.ts and public.ts; the questions in questions.ts.
-import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { confirmShape, sendResultShape } from '../../core/confirm.ts';
 import { currencyField, lineItemsInput } from '../../core/line-items.ts';
 import { queuedMailSchema } from '../../core/mail-outbox.ts';
-import { prefixMatch, type SortColumn } from '../../core/records.ts';
-import { dateString, listParams, objectId, pagedOutput } from '../../core/schemas.ts';
+import { prefixMatch } from '../../core/records.ts';
+import { dateString, objectId, pagedOutput } from '../../core/schemas.ts';
 import { describeMoves } from '../../core/state-machine.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
-import { defineTool } from '../../core/tool.ts';
-import { deleteDraftTool } from '../documents/draft-tools.ts';
-import { documentSenderLabel } from '../documents/parties.ts';
+import { defineTool, type Tool } from '../../core/tool.ts';
+import {
+  documentIdShape,
+  documentLeadField,
+  documentSendPreview,
+  documentTools,
+} from '../documents/document-tools.ts';
 import { deliverProposal } from './mail.ts';
 import { loadContext, suggestionsSchema, suggestQuestions } from './questions.ts';
 import {
@@ -22,6 +25,7 @@ import {
   insertProposal,
   markSent,
   PROPOSAL_STATUSES,
+  type ProposalData,
   patchProposal,
   planSend,
   proposalRecords,
@@ -34,7 +38,7 @@ import { proposals } from './tables.ts';
 // ---------------------------------------------------------------------------------------------
 // Input fields
 
-const leadIdField = objectId('lead').describe('Id of a live lead of this organization (24 hex characters)');
+const leadIdField = documentLeadField;
 const opportunityIdField = objectId('opportunity')
   .nullable()
   .describe("Id of a live opportunity of the proposal's lead; null for none");
@@ -76,7 +80,7 @@ const validUntilField = dateString('Last day it may be accepted')
   .nullable()
   .describe('Last day it may be accepted (YYYY-MM-DD); the daily job expires it afterwards; null clears it');
 
-const proposalIdShape = { id: objectId('proposal') };
+const proposalIdShape = documentIdShape('proposal');
 
 const createProposalInput = z.strictObject({
   lead_id: leadIdField,
@@ -108,99 +112,70 @@ type ProposalPermission = 'proposals.view' | 'proposals.create' | 'proposals.edi
 const access = (kind: 'read' | 'write', permission: ProposalPermission) =>
   ({ kind, resource: 'proposals', permission }) as const;
 
-const proposalOutput = z.object({ proposal: proposalSchema });
 const MOVES = describeMoves(proposalStatusMachine);
-const notDraft = { code: 'invalid_transition', when: 'the proposal is no longer a draft' } as const;
+const proposalTool = documentTools(
+  'proposal',
+  proposalRecords,
+  (row: ProposalData) => serializeProposal(row),
+  proposalSchema,
+);
 
-const SORT_FIELDS = ['created_at', 'updated_at', 'title', 'valid_until', 'total'] as const;
-const SORT_COLUMNS = {
-  created_at: proposals.createdAt,
-  updated_at: proposals.updatedAt,
-  title: proposals.title,
-  valid_until: { column: proposals.validUntil, nullsLast: true },
-  total: { column: proposals.totalMinor, nullsLast: true },
-} satisfies Record<(typeof SORT_FIELDS)[number], SortColumn>;
-
-export const listProposals = defineTool({
-  name: 'list_proposals',
+export const listProposals = proposalTool.list({
   title: 'List proposals',
   description:
     'Lists the proposals of the organization, newest first by default. Filter by `status` (draft/sent/accepted/declined/' +
     'expired) and `lead_id`; `search` matches words at the start of words in the title. Paginated: returns `proposals` ' +
     'plus `total`, `page`, `limit`, `totalPages`; `limit` is 1-100 (default 25).',
-  input: z.strictObject({
-    ...listParams(SORT_FIELDS),
-    status: z.enum(PROPOSAL_STATUSES).optional().describe('Only proposals in this status'),
-    lead_id: objectId('lead').optional().describe('Only proposals to this lead'),
-  }),
+  sortFields: ['created_at', 'updated_at', 'title', 'valid_until', 'total'],
+  sortColumns: {
+    created_at: proposals.createdAt,
+    updated_at: proposals.updatedAt,
+    title: proposals.title,
+    valid_until: { column: proposals.validUntil, nullsLast: true },
+    total: { column: proposals.totalMinor, nullsLast: true },
+  },
+  statuses: PROPOSAL_STATUSES,
+  leadFilter: 'Only proposals to this lead',
+  own: {},
   output: pagedOutput('proposals', proposalSchema),
   access: access('read', 'proposals.view'),
-  toolset: 'billing',
-  async handler(input, { db, auth }) {
-    const conditions = proposalRecords.liveConditions(auth.orgId);
-    if (input.status) conditions.push(eq(proposals.status, input.status));
-    if (input.lead_id) conditions.push(eq(proposals.leadId, input.lead_id));
-    return proposalRecords.list(db, 'proposals', (row) => serializeProposal(row), input, {
-      conditions,
-      sortColumns: SORT_COLUMNS,
-      match: (text) => prefixMatch(proposals.search, text),
-    });
-  },
+  columns: proposals,
+  match: (text) => prefixMatch(proposals.search, text),
+  page: (db, input, query) =>
+    proposalRecords.list(db, 'proposals', (row) => serializeProposal(row), input, query),
 });
 
-export const getProposal = defineTool({
-  name: 'get_proposal',
+export const getProposal = proposalTool.get({
   title: 'Get a proposal',
   description:
     'Returns one proposal by id with its sections, priced lines and totals (when it has lines), status, and who accepted ' +
     'or declined it. The public link is not shown again after send (the token is stored hashed). Find ids with list_proposals.',
-  input: z.strictObject(proposalIdShape),
-  output: proposalOutput,
   access: access('read', 'proposals.view'),
-  toolset: 'billing',
-  async handler(input, { db, auth }) {
-    return { proposal: serializeProposal(await proposalRecords.getLive(db, auth.orgId, input.id)) };
-  },
 });
 
-export const createProposal = defineTool({
-  name: 'create_proposal',
+export const createProposal = proposalTool.create({
   title: 'Create a proposal',
-  errors: [{ code: 'not_found', when: 'lead_id names no live lead of the organization' }],
   description:
     'Creates a draft proposal for a live lead: `title` and `sections` ([{heading, body_markdown}], 1-50) are required; ' +
     'optional `line_items` ({description, quantity, unit_price, discount_percent?, tax_percent?}, then `currency` is ' +
     'required), `opportunity_id` (of the same lead) and `valid_until`. Returns it with totals when priced. Send it with ' +
     'send_proposal.',
   input: createProposalInput,
-  output: proposalOutput,
   access: access('write', 'proposals.create'),
-  toolset: 'billing',
-  async handler(input, ctx) {
-    return { proposal: await insertProposal(ctx, input) };
-  },
+  create: insertProposal,
 });
 
-export const updateProposal = defineTool({
-  name: 'update_proposal',
+export const updateProposal = proposalTool.update({
   title: 'Update a draft proposal',
   description:
     'Changes only the fields sent of a draft proposal and returns it; a field sent as null is cleared, sections and ' +
     'line_items replace the whole list. A sent, accepted, declined or expired proposal is frozen: 400 invalid_transition.',
   input: updateProposalInput,
-  output: proposalOutput,
   access: access('write', 'proposals.edit'),
-  errors: [notDraft],
-  annotations: { idempotentHint: true },
-  toolset: 'billing',
-  async handler(input, ctx) {
-    const { id, ...changes } = input;
-    return { proposal: await patchProposal(ctx, id, changes) };
-  },
+  update: patchProposal,
 });
 
-export const deleteProposal = deleteDraftTool({
-  kind: 'proposal',
+export const deleteProposal = proposalTool.remove({
   label: 'Proposal',
   description:
     'Deletes a draft proposal for good (it was never sent). A sent or answered proposal is kept as the record of what ' +
@@ -245,21 +220,17 @@ export const sendProposal = defineTool({
     async preview(input, ctx) {
       const plan = await planSend(ctx, input.id, input.to);
       const current = serializeProposal(plan.row);
-      return {
+      return documentSendPreview(ctx, {
         action: `E-mail a link to the public page of proposal "${plan.row.title}" to ${plan.to}; earlier links stop working`,
-        sender: await documentSenderLabel(ctx),
-        to: [plan.to],
-        cc: [],
-        bcc: [],
+        to: plan.to,
         subject: plan.subject,
         amounts:
           current.total !== null && current.currency !== null
             ? [{ label: 'total', amount: current.total, currency: current.currency }]
             : [],
-        send_at: null,
         attachments: [],
         details: current.valid_until ? [`Valid until ${current.valid_until}`] : [],
-      };
+      });
     },
   },
   async handler(input, ctx) {
@@ -271,22 +242,17 @@ export const sendProposal = defineTool({
   },
 });
 
-export const expireProposal = defineTool({
+export const expireProposal = proposalTool.move({
   name: 'expire_proposal',
   title: 'Withdraw a proposal',
   description:
     'Withdraws a draft or sent proposal now: it becomes expired and its public link stops accepting answers (the daily ' +
     'job does the same past valid_until). Expiring an expired proposal again changes nothing; an accepted or declined ' +
     'proposal cannot expire (400 invalid_transition).',
-  input: z.strictObject(proposalIdShape),
-  output: proposalOutput,
   access: access('write', 'proposals.edit'),
   errors: [{ code: 'invalid_transition', when: 'the proposal is accepted or declined' }],
   annotations: { destructiveHint: true, idempotentHint: true },
-  toolset: 'billing',
-  async handler(input, ctx) {
-    return { proposal: await expireNow(ctx, input.id) };
-  },
+  move: expireNow,
 });
 
 export const suggestProposalQuestions = defineTool({
