@@ -125,7 +125,7 @@ export const createCustomActivityType = defineTool({
 });
 
 /** update_custom_activity_type, built with the hooks of the areas holding records of a type. */
-export function updateCustomActivityTypeTool(hooks: readonly CustomActivityTypeChangingHook[]) {
+function updateCustomActivityTypeTool(hooks: readonly CustomActivityTypeChangingHook[]) {
   return defineTool({
     name: 'update_custom_activity_type',
     title: 'Update a custom activity type',
@@ -174,7 +174,7 @@ export function updateCustomActivityTypeTool(hooks: readonly CustomActivityTypeC
 }
 
 /** replace_custom_activity_type, built with the hooks of the areas holding records of a type. */
-export function replaceCustomActivityTypeTool(hooks: readonly CustomActivityTypeChangingHook[]) {
+function replaceCustomActivityTypeTool(hooks: readonly CustomActivityTypeChangingHook[]) {
   return defineTool({
     name: 'replace_custom_activity_type',
     title: 'Replace a custom activity type',
@@ -218,7 +218,7 @@ export function replaceCustomActivityTypeTool(hooks: readonly CustomActivityType
 }
 
 /** delete_custom_activity_type, built with the hooks of the areas holding records of a type. */
-export function deleteCustomActivityTypeTool(hooks: readonly CustomActivityTypeChangingHook[]) {
+function deleteCustomActivityTypeTool(hooks: readonly CustomActivityTypeChangingHook[]) {
   return defineTool({
     name: 'delete_custom_activity_type',
     title: 'Delete a custom activity type',

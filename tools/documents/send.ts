@@ -52,7 +52,7 @@ async function documentSubject(db: Executor, orgId: string, title: string): Prom
 }
 
 /** The body: the sender's own message first when there is one, then the document's lines. */
-export function documentMailText(message: string | undefined, lines: readonly string[]): string {
+function documentMailText(message: string | undefined, lines: readonly string[]): string {
   const parts: string[] = [];
   if (message) parts.push(message.trim(), '');
   parts.push(...lines);

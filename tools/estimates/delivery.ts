@@ -24,7 +24,7 @@ export function renderEstimatePdf(db: Executor, row: EstimateData, mailFrom: str
 }
 
 /** The PDF as a file: named by its number. */
-export async function estimatePdfFile(
+async function estimatePdfFile(
   db: Executor,
   row: EstimateData,
   mailFrom: string,

@@ -7,7 +7,7 @@ import { fileOutputShape } from '../../core/route.ts';
 import { dateString, pagedOutput } from '../../core/schemas.ts';
 import { describeMoves } from '../../core/state-machine.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
-import { defineTool, type Tool } from '../../core/tool.ts';
+import { defineTool } from '../../core/tool.ts';
 import { documentIdShape, documentTools, pricedTools } from '../documents/document-tools.ts';
 import { invoiceSchema } from '../invoices/store.ts';
 import {
@@ -66,7 +66,7 @@ const access = (kind: 'read' | 'write', permission: EstimatePermission) =>
 const MOVES = describeMoves(estimateStatusMachine);
 const estimateTool = documentTools('estimate', estimateRecords, serializeEstimate, estimateSchema);
 
-export const listEstimates = estimateTool.list({
+const listEstimates = estimateTool.list({
   title: 'List estimates',
   description:
     'Lists the estimates (quotes) of the organization, newest first by default. Filter by `status` ' +
@@ -89,7 +89,7 @@ export const listEstimates = estimateTool.list({
   page: (db, input, query) => estimateRecords.list(db, 'estimates', serializeEstimate, input, query),
 });
 
-export const getEstimate = estimateTool.get({
+const getEstimate = estimateTool.get({
   title: 'Get an estimate',
   description:
     'Returns one estimate by id with its priced lines, totals, status dates and the invoice_id it was converted to. ' +
@@ -97,7 +97,7 @@ export const getEstimate = estimateTool.get({
   access: access('read', 'estimates.view'),
 });
 
-export const createEstimate = estimateTool.create({
+const createEstimate = estimateTool.create({
   title: 'Create an estimate',
   description:
     'Creates a draft estimate (quote) for a live lead with the next number of the organization (EST-000001, ' +
@@ -110,7 +110,7 @@ export const createEstimate = estimateTool.create({
   create: insertEstimate,
 });
 
-export const updateEstimate = estimateTool.update({
+const updateEstimate = estimateTool.update({
   title: 'Update a draft estimate',
   description:
     'Changes only the fields sent of a draft estimate and returns it; a field sent as null is cleared, line_items ' +
@@ -120,7 +120,7 @@ export const updateEstimate = estimateTool.update({
   update: patchEstimate,
 });
 
-export const deleteEstimate = estimateTool.remove({
+const deleteEstimate = estimateTool.remove({
   label: 'Estimate',
   description:
     'Deletes a draft estimate for good (its number is not reused). An estimate that was sent is never deleted ' +

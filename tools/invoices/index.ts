@@ -1,4 +1,4 @@
-import { type Area, defineArea, type InvoiceProjectsHook } from '../../core/area.ts';
+import { defineArea, type InvoiceProjectsHook } from '../../core/area.ts';
 import { documentAreaParts } from '../documents/area.ts';
 import { invoicesCatalogue } from './catalogue.ts';
 import { invoicesOverdue } from './jobs.ts';

@@ -66,7 +66,7 @@ const access = (kind: 'read' | 'write', permission: InvoicePermission) =>
 const MOVES = describeMoves(invoiceStatusMachine);
 const invoiceTool = documentTools('invoice', invoiceRecords, serializeInvoice, invoiceSchema);
 
-export const listInvoices = invoiceTool.list({
+const listInvoices = invoiceTool.list({
   title: 'List invoices',
   description:
     'Lists the invoices of the organization, newest first by default. Filter by `status` (draft/open/paid/void/uncollectible), ' +
@@ -98,7 +98,7 @@ export const listInvoices = invoiceTool.list({
   page: (db, input, query) => invoiceRecords.list(db, 'invoices', serializeInvoice, input, query),
 });
 
-export const getInvoice = invoiceTool.get({
+const getInvoice = invoiceTool.get({
   title: 'Get an invoice',
   description:
     'Returns one invoice by id with its priced lines, totals, payments, amount_paid and amount_due. Find ids with list_invoices.',
@@ -133,7 +133,7 @@ export function updateInvoiceTool(projects: readonly InvoiceProjectsHook[]) {
   });
 }
 
-export const deleteInvoice = invoiceTool.remove({
+const deleteInvoice = invoiceTool.remove({
   label: 'Invoice',
   description:
     'Deletes a draft invoice for good (it has no number yet). A finalized invoice is never deleted: void it instead ' +

@@ -9,7 +9,7 @@ import { prefixMatch } from '../../core/records.ts';
 import { dateString, objectId, pagedOutput } from '../../core/schemas.ts';
 import { describeMoves } from '../../core/state-machine.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
-import { defineTool, type Tool } from '../../core/tool.ts';
+import { defineTool } from '../../core/tool.ts';
 import {
   documentIdShape,
   documentLeadField,
@@ -120,7 +120,7 @@ const proposalTool = documentTools(
   proposalSchema,
 );
 
-export const listProposals = proposalTool.list({
+const listProposals = proposalTool.list({
   title: 'List proposals',
   description:
     'Lists the proposals of the organization, newest first by default. Filter by `status` (draft/sent/accepted/declined/' +
@@ -145,7 +145,7 @@ export const listProposals = proposalTool.list({
     proposalRecords.list(db, 'proposals', (row) => serializeProposal(row), input, query),
 });
 
-export const getProposal = proposalTool.get({
+const getProposal = proposalTool.get({
   title: 'Get a proposal',
   description:
     'Returns one proposal by id with its sections, priced lines and totals (when it has lines), status, and who accepted ' +
@@ -153,7 +153,7 @@ export const getProposal = proposalTool.get({
   access: access('read', 'proposals.view'),
 });
 
-export const createProposal = proposalTool.create({
+const createProposal = proposalTool.create({
   title: 'Create a proposal',
   description:
     'Creates a draft proposal for a live lead: `title` and `sections` ([{heading, body_markdown}], 1-50) are required; ' +
@@ -165,7 +165,7 @@ export const createProposal = proposalTool.create({
   create: insertProposal,
 });
 
-export const updateProposal = proposalTool.update({
+const updateProposal = proposalTool.update({
   title: 'Update a draft proposal',
   description:
     'Changes only the fields sent of a draft proposal and returns it; a field sent as null is cleared, sections and ' +
@@ -175,7 +175,7 @@ export const updateProposal = proposalTool.update({
   update: patchProposal,
 });
 
-export const deleteProposal = proposalTool.remove({
+const deleteProposal = proposalTool.remove({
   label: 'Proposal',
   description:
     'Deletes a draft proposal for good (it was never sent). A sent or answered proposal is kept as the record of what ' +
