@@ -14,12 +14,12 @@ const SCOPES = ['read:leads', 'write:leads', 'write:settings'];
 // On PostgreSQL the cache needs Redis (without it nothing is cached), so the context gets REDIS_URL there;
 // the request limits stay off so no other file's counters mix in.
 const REDIS_URL = process.env.TEST_REDIS_URL;
+// Each test changes its organization (suspends it, changes its plan): `cacheOrg` is a new one per test
+// (a fixture without a scope is built for each test that names it).
 const test = fileTest({
   env: { CRM_ADMIN_TOKEN: ADMIN_TOKEN, ...(onPostgres && REDIS_URL ? { REDIS_URL } : {}) },
   options: { withoutRateLimits: true },
-});
-// Each test changes its organization (suspends it, changes its plan): a new one per test.
-test.override('org', async ({ t }) => t.createOrg({ name: 'Cache Org' }));
+}).extend('cacheOrg', async ({ t }) => t.createOrg({ name: 'Cache Org' }));
 
 function request(
   t: TestContext,
@@ -48,26 +48,28 @@ describe('verified-credential cache', () => {
     expect(t.services.authCache.mode).toBe(TEST_DATABASE_URL ? 'redis' : 'local');
   });
 
-  test('serves a PAT and a session from memory after the first request', async ({ t, org }) => {
-    const { token } = await t.createPat(org.orgId, org.ownerId, SCOPES);
+  test('serves a PAT and a session from memory after the first request', async ({ t, cacheOrg }) => {
+    const { token } = await t.createPat(cacheOrg.orgId, cacheOrg.ownerId, SCOPES);
     await warm(t, token);
-    await warm(t, org.token);
+    await warm(t, cacheOrg.token);
   });
 
-  test('refuses a revoked key on the very next request', async ({ t, org }) => {
-    const { token, keyId } = await t.createPat(org.orgId, org.ownerId, SCOPES);
+  test('refuses a revoked key on the very next request', async ({ t, cacheOrg }) => {
+    const { token, keyId } = await t.createPat(cacheOrg.orgId, cacheOrg.ownerId, SCOPES);
     await warm(t, token);
-    expect((await request(t, 'DELETE', `/api/v1/settings/api-keys/${keyId}`, org.token)).status).toBe(200);
+    expect((await request(t, 'DELETE', `/api/v1/settings/api-keys/${keyId}`, cacheOrg.token)).status).toBe(
+      200,
+    );
     expect((await request(t, 'GET', '/api/v1/me', token)).status).toBe(401);
   });
 
   test('refuses the old token of a rotated key on the very next request, and accepts the new one', async ({
     t,
-    org,
+    cacheOrg,
   }) => {
-    const { token, keyId } = await t.createPat(org.orgId, org.ownerId, SCOPES);
+    const { token, keyId } = await t.createPat(cacheOrg.orgId, cacheOrg.ownerId, SCOPES);
     await warm(t, token);
-    const res = await request(t, 'POST', `/api/v1/settings/api-keys/${keyId}/rotate`, org.token);
+    const res = await request(t, 'POST', `/api/v1/settings/api-keys/${keyId}/rotate`, cacheOrg.token);
     expect(res.status).toBe(201);
     const { plain_token: fresh } = await json<{ plain_token: string }>(res);
     expect((await request(t, 'GET', '/api/v1/me', token)).status).toBe(401);
@@ -76,56 +78,56 @@ describe('verified-credential cache', () => {
 
   test("refuses a deactivated user's key and session at once, and accepts them after reactivation", async ({
     t,
-    org,
+    cacheOrg,
   }) => {
-    const member = await t.createUser(org.orgId, 'member');
-    const { token } = await t.createPat(org.orgId, member.userId, SCOPES);
+    const member = await t.createUser(cacheOrg.orgId, 'member');
+    const { token } = await t.createPat(cacheOrg.orgId, member.userId, SCOPES);
     await warm(t, token);
     await warm(t, member.token);
-    expect((await request(t, 'POST', `/api/v1/users/${member.userId}/deactivate`, org.token)).status).toBe(
-      200,
-    );
+    expect(
+      (await request(t, 'POST', `/api/v1/users/${member.userId}/deactivate`, cacheOrg.token)).status,
+    ).toBe(200);
     expect((await request(t, 'GET', '/api/v1/me', token)).status).toBe(401);
     expect((await request(t, 'GET', '/api/v1/me', member.token)).status).toBe(401);
-    expect((await request(t, 'POST', `/api/v1/users/${member.userId}/reactivate`, org.token)).status).toBe(
-      200,
-    );
+    expect(
+      (await request(t, 'POST', `/api/v1/users/${member.userId}/reactivate`, cacheOrg.token)).status,
+    ).toBe(200);
     expect((await request(t, 'GET', '/api/v1/me', token)).status).toBe(200);
   });
 
-  test("refuses a deleted user's key and session at once", async ({ t, org }) => {
-    const member = await t.createUser(org.orgId, 'member');
-    const { token } = await t.createPat(org.orgId, member.userId, SCOPES);
+  test("refuses a deleted user's key and session at once", async ({ t, cacheOrg }) => {
+    const member = await t.createUser(cacheOrg.orgId, 'member');
+    const { token } = await t.createPat(cacheOrg.orgId, member.userId, SCOPES);
     await warm(t, token);
     await warm(t, member.token);
-    expect((await request(t, 'DELETE', `/api/v1/users/${member.userId}`, org.token)).status).toBe(200);
+    expect((await request(t, 'DELETE', `/api/v1/users/${member.userId}`, cacheOrg.token)).status).toBe(200);
     expect((await request(t, 'GET', '/api/v1/me', token)).status).toBe(401);
     expect((await request(t, 'GET', '/api/v1/me', member.token)).status).toBe(401);
   });
 
   test('answers 403 on the very next request after the admin API suspends the organization', async ({
     t,
-    org,
+    cacheOrg,
   }) => {
-    const { token } = await t.createPat(org.orgId, org.ownerId, SCOPES);
+    const { token } = await t.createPat(cacheOrg.orgId, cacheOrg.ownerId, SCOPES);
     await warm(t, token);
-    await warm(t, org.token);
-    const res = await admin(t, 'PATCH', `/admin/v1/organizations/${org.orgId}`, { status: 'suspended' });
+    await warm(t, cacheOrg.token);
+    const res = await admin(t, 'PATCH', `/admin/v1/organizations/${cacheOrg.orgId}`, { status: 'suspended' });
     expect(res.status).toBe(200);
-    for (const credential of [token, org.token]) {
+    for (const credential of [token, cacheOrg.token]) {
       const next = await request(t, 'GET', '/api/v1/me', credential);
       expect(next.status).toBe(403);
       expect(await json(next)).toMatchObject({ error: 'Organization is inactive' });
     }
-    await admin(t, 'PATCH', `/admin/v1/organizations/${org.orgId}`, { status: 'active' });
+    await admin(t, 'PATCH', `/admin/v1/organizations/${cacheOrg.orgId}`, { status: 'active' });
     expect((await request(t, 'GET', '/api/v1/me', token)).status).toBe(200);
   });
 
-  test('shows a plan change and disabled features on the very next request', async ({ t, org }) => {
-    const { token } = await t.createPat(org.orgId, org.ownerId, SCOPES);
+  test('shows a plan change and disabled features on the very next request', async ({ t, cacheOrg }) => {
+    const { token } = await t.createPat(cacheOrg.orgId, cacheOrg.ownerId, SCOPES);
     await warm(t, token);
     expect((await authenticate(`Bearer ${token}`, t.services)).plan).toBe('free');
-    const res = await admin(t, 'PATCH', `/admin/v1/organizations/${org.orgId}`, {
+    const res = await admin(t, 'PATCH', `/admin/v1/organizations/${cacheOrg.orgId}`, {
       plan: 'pro',
       disabled_features: ['webhooks'],
     });
@@ -138,12 +140,12 @@ describe('verified-credential cache', () => {
     expect(auth.disabledFeatures).toEqual(['webhooks']);
   });
 
-  test("applies a role change to the user's next request", async ({ t, org }) => {
-    const member = await t.createUser(org.orgId, 'member');
-    const { token } = await t.createPat(org.orgId, member.userId, SCOPES);
+  test("applies a role change to the user's next request", async ({ t, cacheOrg }) => {
+    const member = await t.createUser(cacheOrg.orgId, 'member');
+    const { token } = await t.createPat(cacheOrg.orgId, member.userId, SCOPES);
     await warm(t, token);
     expect((await request(t, 'POST', '/api/v1/leads', token, { name: 'Before' })).status).toBe(201);
-    const res = await request(t, 'PUT', `/api/v1/users/${member.userId}`, org.token, { role: 'viewer' });
+    const res = await request(t, 'PUT', `/api/v1/users/${member.userId}`, cacheOrg.token, { role: 'viewer' });
     expect(res.status).toBe(200);
     const denied = await request(t, 'POST', '/api/v1/leads', token, { name: 'After' });
     expect(denied.status).toBe(403);
@@ -152,10 +154,10 @@ describe('verified-credential cache', () => {
 
   test('refuses an OAuth token on the very next request after the admin API revokes it', async ({
     t,
-    org,
+    cacheOrg,
   }) => {
     const issued = await admin(t, 'POST', '/admin/v1/oauth-tokens', {
-      user_id: org.ownerId,
+      user_id: cacheOrg.ownerId,
       app_name: 'Cache test app',
       scopes: SCOPES,
     });
@@ -166,8 +168,8 @@ describe('verified-credential cache', () => {
     expect((await request(t, 'GET', '/api/v1/me', token)).status).toBe(401);
   });
 
-  test('keeps serving from memory when an attempted change was refused', async ({ t, org }) => {
-    const { token } = await t.createPat(org.orgId, org.ownerId, SCOPES);
+  test('keeps serving from memory when an attempted change was refused', async ({ t, cacheOrg }) => {
+    const { token } = await t.createPat(cacheOrg.orgId, cacheOrg.ownerId, SCOPES);
     const other = await t.createOrg({ name: 'Cache Org' });
     const { keyId: foreignKey } = await t.createPat(other.orgId, other.ownerId, SCOPES);
     await warm(t, token);
