@@ -1,242 +1,182 @@
 // Locks in the verified-credential cache: hot callers are served from it, and every change to what authentication would answer shows on the very next request.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createServices } from '../app/services.ts';
-import type { Role } from '../core/access.ts';
+import { describe, expect } from 'vitest';
 import { authenticate } from '../core/auth/authenticate.ts';
 import { CredentialCache } from '../core/auth/cache.ts';
-import { signSession } from '../core/auth/jwt.ts';
-import { generatePat, hashToken, tokenPrefix } from '../core/auth/tokens.ts';
 import type { AuthContext } from '../core/auth-context.ts';
-import { loadConfig } from '../core/config.ts';
-import { apiKeys } from '../core/db/schema.ts';
-import { newId } from '../core/ids.ts';
 import { createLogger } from '../core/logger.ts';
-import { createOrganizationWithOwner } from '../core/organizations.ts';
-import type { Services } from '../core/services.ts';
-import { insertUser } from '../core/users.ts';
-import { createApp } from '../http/app.ts';
-import { createScratchDatabase, json, TEST_DATABASE_URL } from './helpers.ts';
+import { fileTest, onPostgres, TEST_DATABASE_URL, type TestContext } from './fixtures/index.ts';
+import { json } from './helpers.ts';
 
 const ADMIN_TOKEN = 'admin-token-for-cache-tests-0123';
 // write:settings lets a key reach the API-key routes, where a refused cross-tenant change is tried.
 const SCOPES = ['read:leads', 'write:leads', 'write:settings'];
 
-let services: Services;
-let app: ReturnType<typeof createApp>;
-let drop: (() => Promise<void>) | undefined;
+// On PostgreSQL the cache needs Redis (without it nothing is cached), so the context gets REDIS_URL there;
+// the request limits stay off so no other file's counters mix in.
+const REDIS_URL = process.env.TEST_REDIS_URL;
+// Each test changes its organization (suspends it, changes its plan): `cacheOrg` is a new one per test
+// (a fixture without a scope is built for each test that names it).
+const test = fileTest({
+  env: { CRM_ADMIN_TOKEN: ADMIN_TOKEN, ...(onPostgres && REDIS_URL ? { REDIS_URL } : {}) },
+  options: { withoutRateLimits: true },
+}).extend('cacheOrg', async ({ t }) => t.createOrg({ name: 'Cache Org' }));
 
-// Built by hand rather than with createTestContext: on PostgreSQL the cache needs Redis (without it
-// nothing is cached), and the request limits must stay in memory so no other file's counters mix in.
-beforeAll(async () => {
-  const scratch = TEST_DATABASE_URL ? await createScratchDatabase(TEST_DATABASE_URL) : undefined;
-  drop = scratch?.drop;
-  const redisUrl = process.env.TEST_REDIS_URL;
-  const config = loadConfig({
-    LOG_LEVEL: 'silent',
-    DATA_DIR: '/nonexistent',
-    CRM_ADMIN_TOKEN: ADMIN_TOKEN,
-    ...(scratch ? { DATABASE_URL: scratch.url } : {}),
-    ...(scratch && redisUrl ? { REDIS_URL: redisUrl } : {}),
-  });
-  services = await createServices(config, {
-    inMemory: true,
-    withoutRateLimits: true,
-    logger: createLogger('silent'),
-  });
-  app = createApp(services);
-});
-afterAll(async () => {
-  await services?.close();
-  await drop?.();
-});
-
-function request(method: string, path: string, token: string, body?: unknown): Promise<Response> {
-  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  return Promise.resolve(
-    app.request(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }),
-  );
-}
-
-let seq = 0;
-async function createOrg(): Promise<{ orgId: string; ownerId: string; owner: string }> {
-  const { organization, owner } = await services.db.transaction((tx) =>
-    createOrganizationWithOwner(tx, {
-      name: 'Cache Org',
-      plan: 'free',
-      owner: {
-        name: 'Owner',
-        email: `cache-owner-${Date.now()}-${seq++}@example.test`,
-        password: 'pw-12345678',
-      },
-    }),
-  );
-  return {
-    orgId: organization.id,
-    ownerId: owner.id,
-    owner: await signSession(services.jwtKey, { sub: owner.id, org: organization.id }),
-  };
-}
-
-async function createUser(orgId: string, role: Role): Promise<{ userId: string; session: string }> {
-  const user = await insertUser(services.db.system, {
-    orgId,
-    role,
-    email: `cache-${role}-${Date.now()}-${seq++}@example.test`,
-    name: `${role} user`,
-    password: 'pw-12345678',
-  });
-  return { userId: user.id, session: await signSession(services.jwtKey, { sub: user.id, org: orgId }) };
-}
-
-async function createPat(orgId: string, userId: string): Promise<{ token: string; keyId: string }> {
-  const token = generatePat();
-  const keyId = newId();
-  await services.db.system.insert(apiKeys).values({
-    id: keyId,
-    orgId,
-    userId,
-    label: `key ${keyId}`,
-    tokenHash: hashToken(token),
-    tokenPrefix: tokenPrefix(token),
-    scopes: SCOPES,
-  });
-  return { token, keyId };
+function request(
+  t: TestContext,
+  method: string,
+  path: string,
+  token: string,
+  body?: unknown,
+): Promise<Response> {
+  return t.request(method, path, { token, body });
 }
 
 /** Two requests: the first fills the cache, the second must be served from it. */
-async function warm(token: string, expected = 200): Promise<void> {
-  expect((await request('GET', '/api/v1/me', token)).status).toBe(expected);
-  const hits = services.authCache.stats.hits;
-  expect((await request('GET', '/api/v1/me', token)).status).toBe(expected);
-  expect(services.authCache.stats.hits).toBe(hits + 1);
+async function warm(t: TestContext, token: string, expected = 200): Promise<void> {
+  expect((await request(t, 'GET', '/api/v1/me', token)).status).toBe(expected);
+  const hits = t.services.authCache.stats.hits;
+  expect((await request(t, 'GET', '/api/v1/me', token)).status).toBe(expected);
+  expect(t.services.authCache.stats.hits).toBe(hits + 1);
 }
 
-function admin(method: string, path: string, body?: unknown): Promise<Response> {
-  return request(method, path, ADMIN_TOKEN, body);
+function admin(t: TestContext, method: string, path: string, body?: unknown): Promise<Response> {
+  return request(t, method, path, ADMIN_TOKEN, body);
 }
-
-let org: Awaited<ReturnType<typeof createOrg>>;
-beforeEach(async () => {
-  org = await createOrg();
-});
 
 describe('verified-credential cache', () => {
-  it('caches on both backends (local on PGlite, Redis-checked on PostgreSQL)', () => {
-    expect(services.authCache.mode).toBe(TEST_DATABASE_URL ? 'redis' : 'local');
+  test('caches on both backends (local on PGlite, Redis-checked on PostgreSQL)', ({ t }) => {
+    expect(t.services.authCache.mode).toBe(TEST_DATABASE_URL ? 'redis' : 'local');
   });
 
-  it('serves a PAT and a session from memory after the first request', async () => {
-    const { token } = await createPat(org.orgId, org.ownerId);
-    await warm(token);
-    await warm(org.owner);
+  test('serves a PAT and a session from memory after the first request', async ({ t, cacheOrg }) => {
+    const { token } = await t.createPat(cacheOrg.orgId, cacheOrg.ownerId, SCOPES);
+    await warm(t, token);
+    await warm(t, cacheOrg.token);
   });
 
-  it('refuses a revoked key on the very next request', async () => {
-    const { token, keyId } = await createPat(org.orgId, org.ownerId);
-    await warm(token);
-    expect((await request('DELETE', `/api/v1/settings/api-keys/${keyId}`, org.owner)).status).toBe(200);
-    expect((await request('GET', '/api/v1/me', token)).status).toBe(401);
+  test('refuses a revoked key on the very next request', async ({ t, cacheOrg }) => {
+    const { token, keyId } = await t.createPat(cacheOrg.orgId, cacheOrg.ownerId, SCOPES);
+    await warm(t, token);
+    expect((await request(t, 'DELETE', `/api/v1/settings/api-keys/${keyId}`, cacheOrg.token)).status).toBe(
+      200,
+    );
+    expect((await request(t, 'GET', '/api/v1/me', token)).status).toBe(401);
   });
 
-  it('refuses the old token of a rotated key on the very next request, and accepts the new one', async () => {
-    const { token, keyId } = await createPat(org.orgId, org.ownerId);
-    await warm(token);
-    const res = await request('POST', `/api/v1/settings/api-keys/${keyId}/rotate`, org.owner);
+  test('refuses the old token of a rotated key on the very next request, and accepts the new one', async ({
+    t,
+    cacheOrg,
+  }) => {
+    const { token, keyId } = await t.createPat(cacheOrg.orgId, cacheOrg.ownerId, SCOPES);
+    await warm(t, token);
+    const res = await request(t, 'POST', `/api/v1/settings/api-keys/${keyId}/rotate`, cacheOrg.token);
     expect(res.status).toBe(201);
     const { plain_token: fresh } = await json<{ plain_token: string }>(res);
-    expect((await request('GET', '/api/v1/me', token)).status).toBe(401);
-    expect((await request('GET', '/api/v1/me', fresh)).status).toBe(200);
+    expect((await request(t, 'GET', '/api/v1/me', token)).status).toBe(401);
+    expect((await request(t, 'GET', '/api/v1/me', fresh)).status).toBe(200);
   });
 
-  it("refuses a deactivated user's key and session at once, and accepts them after reactivation", async () => {
-    const member = await createUser(org.orgId, 'member');
-    const { token } = await createPat(org.orgId, member.userId);
-    await warm(token);
-    await warm(member.session);
-    expect((await request('POST', `/api/v1/users/${member.userId}/deactivate`, org.owner)).status).toBe(200);
-    expect((await request('GET', '/api/v1/me', token)).status).toBe(401);
-    expect((await request('GET', '/api/v1/me', member.session)).status).toBe(401);
-    expect((await request('POST', `/api/v1/users/${member.userId}/reactivate`, org.owner)).status).toBe(200);
-    expect((await request('GET', '/api/v1/me', token)).status).toBe(200);
+  test("refuses a deactivated user's key and session at once, and accepts them after reactivation", async ({
+    t,
+    cacheOrg,
+  }) => {
+    const member = await t.createUser(cacheOrg.orgId, 'member');
+    const { token } = await t.createPat(cacheOrg.orgId, member.userId, SCOPES);
+    await warm(t, token);
+    await warm(t, member.token);
+    expect(
+      (await request(t, 'POST', `/api/v1/users/${member.userId}/deactivate`, cacheOrg.token)).status,
+    ).toBe(200);
+    expect((await request(t, 'GET', '/api/v1/me', token)).status).toBe(401);
+    expect((await request(t, 'GET', '/api/v1/me', member.token)).status).toBe(401);
+    expect(
+      (await request(t, 'POST', `/api/v1/users/${member.userId}/reactivate`, cacheOrg.token)).status,
+    ).toBe(200);
+    expect((await request(t, 'GET', '/api/v1/me', token)).status).toBe(200);
   });
 
-  it("refuses a deleted user's key and session at once", async () => {
-    const member = await createUser(org.orgId, 'member');
-    const { token } = await createPat(org.orgId, member.userId);
-    await warm(token);
-    await warm(member.session);
-    expect((await request('DELETE', `/api/v1/users/${member.userId}`, org.owner)).status).toBe(200);
-    expect((await request('GET', '/api/v1/me', token)).status).toBe(401);
-    expect((await request('GET', '/api/v1/me', member.session)).status).toBe(401);
+  test("refuses a deleted user's key and session at once", async ({ t, cacheOrg }) => {
+    const member = await t.createUser(cacheOrg.orgId, 'member');
+    const { token } = await t.createPat(cacheOrg.orgId, member.userId, SCOPES);
+    await warm(t, token);
+    await warm(t, member.token);
+    expect((await request(t, 'DELETE', `/api/v1/users/${member.userId}`, cacheOrg.token)).status).toBe(200);
+    expect((await request(t, 'GET', '/api/v1/me', token)).status).toBe(401);
+    expect((await request(t, 'GET', '/api/v1/me', member.token)).status).toBe(401);
   });
 
-  it('answers 403 on the very next request after the admin API suspends the organization', async () => {
-    const { token } = await createPat(org.orgId, org.ownerId);
-    await warm(token);
-    await warm(org.owner);
-    const res = await admin('PATCH', `/admin/v1/organizations/${org.orgId}`, { status: 'suspended' });
+  test('answers 403 on the very next request after the admin API suspends the organization', async ({
+    t,
+    cacheOrg,
+  }) => {
+    const { token } = await t.createPat(cacheOrg.orgId, cacheOrg.ownerId, SCOPES);
+    await warm(t, token);
+    await warm(t, cacheOrg.token);
+    const res = await admin(t, 'PATCH', `/admin/v1/organizations/${cacheOrg.orgId}`, { status: 'suspended' });
     expect(res.status).toBe(200);
-    for (const credential of [token, org.owner]) {
-      const next = await request('GET', '/api/v1/me', credential);
+    for (const credential of [token, cacheOrg.token]) {
+      const next = await request(t, 'GET', '/api/v1/me', credential);
       expect(next.status).toBe(403);
       expect(await json(next)).toMatchObject({ error: 'Organization is inactive' });
     }
-    await admin('PATCH', `/admin/v1/organizations/${org.orgId}`, { status: 'active' });
-    expect((await request('GET', '/api/v1/me', token)).status).toBe(200);
+    await admin(t, 'PATCH', `/admin/v1/organizations/${cacheOrg.orgId}`, { status: 'active' });
+    expect((await request(t, 'GET', '/api/v1/me', token)).status).toBe(200);
   });
 
-  it('shows a plan change and disabled features on the very next request', async () => {
-    const { token } = await createPat(org.orgId, org.ownerId);
-    await warm(token);
-    expect((await authenticate(`Bearer ${token}`, services)).plan).toBe('free');
-    const res = await admin('PATCH', `/admin/v1/organizations/${org.orgId}`, {
+  test('shows a plan change and disabled features on the very next request', async ({ t, cacheOrg }) => {
+    const { token } = await t.createPat(cacheOrg.orgId, cacheOrg.ownerId, SCOPES);
+    await warm(t, token);
+    expect((await authenticate(`Bearer ${token}`, t.services)).plan).toBe('free');
+    const res = await admin(t, 'PATCH', `/admin/v1/organizations/${cacheOrg.orgId}`, {
       plan: 'pro',
       disabled_features: ['webhooks'],
     });
     expect(res.status).toBe(200);
-    const me = await request('GET', '/api/v1/me', token);
+    const me = await request(t, 'GET', '/api/v1/me', token);
     expect(await json(me)).toMatchObject({ organization: { plan: 'pro' } });
     // The access checks read the authenticated context, so it must have been refreshed too.
-    const auth = await authenticate(`Bearer ${token}`, services);
+    const auth = await authenticate(`Bearer ${token}`, t.services);
     expect(auth.plan).toBe('pro');
     expect(auth.disabledFeatures).toEqual(['webhooks']);
   });
 
-  it("applies a role change to the user's next request", async () => {
-    const member = await createUser(org.orgId, 'member');
-    const { token } = await createPat(org.orgId, member.userId);
-    await warm(token);
-    expect((await request('POST', '/api/v1/leads', token, { name: 'Before' })).status).toBe(201);
-    const res = await request('PUT', `/api/v1/users/${member.userId}`, org.owner, { role: 'viewer' });
+  test("applies a role change to the user's next request", async ({ t, cacheOrg }) => {
+    const member = await t.createUser(cacheOrg.orgId, 'member');
+    const { token } = await t.createPat(cacheOrg.orgId, member.userId, SCOPES);
+    await warm(t, token);
+    expect((await request(t, 'POST', '/api/v1/leads', token, { name: 'Before' })).status).toBe(201);
+    const res = await request(t, 'PUT', `/api/v1/users/${member.userId}`, cacheOrg.token, { role: 'viewer' });
     expect(res.status).toBe(200);
-    const denied = await request('POST', '/api/v1/leads', token, { name: 'After' });
+    const denied = await request(t, 'POST', '/api/v1/leads', token, { name: 'After' });
     expect(denied.status).toBe(403);
     expect(await json(denied)).toMatchObject({ required_permission: 'leads.create' });
   });
 
-  it('refuses an OAuth token on the very next request after the admin API revokes it', async () => {
-    const issued = await admin('POST', '/admin/v1/oauth-tokens', {
-      user_id: org.ownerId,
+  test('refuses an OAuth token on the very next request after the admin API revokes it', async ({
+    t,
+    cacheOrg,
+  }) => {
+    const issued = await admin(t, 'POST', '/admin/v1/oauth-tokens', {
+      user_id: cacheOrg.ownerId,
       app_name: 'Cache test app',
       scopes: SCOPES,
     });
     expect(issued.status).toBe(201);
     const { token, oauth_token } = await json<{ token: string; oauth_token: { _id: string } }>(issued);
-    await warm(token);
-    expect((await admin('DELETE', `/admin/v1/oauth-tokens/${oauth_token._id}`)).status).toBe(200);
-    expect((await request('GET', '/api/v1/me', token)).status).toBe(401);
+    await warm(t, token);
+    expect((await admin(t, 'DELETE', `/admin/v1/oauth-tokens/${oauth_token._id}`)).status).toBe(200);
+    expect((await request(t, 'GET', '/api/v1/me', token)).status).toBe(401);
   });
 
-  it('keeps serving from memory when an attempted change was refused', async () => {
-    const { token } = await createPat(org.orgId, org.ownerId);
-    const other = await createOrg();
-    const { keyId: foreignKey } = await createPat(other.orgId, other.ownerId);
-    await warm(token);
-    expect((await request('DELETE', `/api/v1/settings/api-keys/${foreignKey}`, token)).status).toBe(404);
-    const hits = services.authCache.stats.hits;
-    expect((await request('GET', '/api/v1/me', token)).status).toBe(200);
-    expect(services.authCache.stats.hits).toBe(hits + 1);
+  test('keeps serving from memory when an attempted change was refused', async ({ t, cacheOrg }) => {
+    const { token } = await t.createPat(cacheOrg.orgId, cacheOrg.ownerId, SCOPES);
+    const other = await t.createOrg({ name: 'Cache Org' });
+    const { keyId: foreignKey } = await t.createPat(other.orgId, other.ownerId, SCOPES);
+    await warm(t, token);
+    expect((await request(t, 'DELETE', `/api/v1/settings/api-keys/${foreignKey}`, token)).status).toBe(404);
+    const hits = t.services.authCache.stats.hits;
+    expect((await request(t, 'GET', '/api/v1/me', token)).status).toBe(200);
+    expect(t.services.authCache.stats.hits).toBe(hits + 1);
   });
 });
 
@@ -253,7 +193,7 @@ describe('CredentialCache in local mode', () => {
   };
   const cache = () => new CredentialCache({ mode: 'local', logger: createLogger('silent') });
 
-  it('does not keep what was loaded while an invalidation ran', async () => {
+  test('does not keep what was loaded while an invalidation ran', async () => {
     const c = cache();
     // The load read the database before the change committed; its answer may be stale.
     await c.lookup('k', new Date(), async () => {
@@ -265,7 +205,7 @@ describe('CredentialCache in local mode', () => {
     expect(c.size).toBe(1);
   });
 
-  it('re-verifies a credential once it has expired, even if still cached', async () => {
+  test('re-verifies a credential once it has expired, even if still cached', async () => {
     const c = cache();
     const start = new Date('2030-01-01T00:00:00Z');
     let loads = 0;
@@ -280,7 +220,7 @@ describe('CredentialCache in local mode', () => {
     expect(loads).toBe(2);
   });
 
-  it('reloads an entry past its time to live once, serving concurrent callers meanwhile', async () => {
+  test('reloads an entry past its time to live once, serving concurrent callers meanwhile', async () => {
     const c = new CredentialCache({ mode: 'local', logger: createLogger('silent'), ttlMs: 100 });
     let loads = 0;
     let release = () => {};
@@ -304,7 +244,7 @@ describe('CredentialCache in local mode', () => {
     expect(c.size).toBe(1);
   });
 
-  it('forgets entries after its time to live', async () => {
+  test('forgets entries after its time to live', async () => {
     const c = new CredentialCache({ mode: 'local', logger: createLogger('silent'), ttlMs: 100 });
     let loads = 0;
     const load = async () => {

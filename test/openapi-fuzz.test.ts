@@ -1,9 +1,10 @@
 // Locks in that the OpenAPI document tells the truth: a schema-derived fuzz over every operation never gets a 5xx, only statuses the operation lists, and 2xx/4xx bodies matching the document.
 import type { ValidateFunction } from 'ajv/dist/2020.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { OpenApiDocument, OperationObject, ParameterObject } from '../rest/openapi.ts';
+import { fileTest } from './fixtures/file-test.ts';
 import { loadKits } from './fixtures/load-kits.ts';
-import { createTestContext, json, type TestContext } from './helpers.ts';
+import { json, type TestContext } from './helpers.ts';
 import {
   asParameterText,
   bodyText,
@@ -39,10 +40,14 @@ interface SentRequest {
   pathValues: string[];
 }
 
-let t: TestContext;
-let doc: OpenApiDocument;
-let ownerToken: string;
-let patToken: string;
+/** The file's context, its document, and the two callers the fuzz sends as. */
+interface FuzzScope {
+  t: TestContext;
+  doc: OpenApiDocument;
+  ownerToken: string;
+  patToken: string;
+}
+
 const ids: IdPool = new Map();
 
 const KITS = await loadKits();
@@ -172,25 +177,31 @@ function buildRequest(entry: Operation, gen: GenerationContext): SentRequest {
   return request;
 }
 
-async function send(request: SentRequest): Promise<Response> {
+async function send(fuzz: FuzzScope, request: SentRequest): Promise<Response> {
   const headers: Record<string, string> = {
-    authorization: `Bearer ${request.token === 'owner' ? ownerToken : patToken}`,
+    authorization: `Bearer ${request.token === 'owner' ? fuzz.ownerToken : fuzz.patToken}`,
   };
   if (request.contentType) headers['content-type'] = request.contentType;
-  return t.app.request(request.url, { method: request.method, headers, body: request.body });
+  return fuzz.t.app.request(request.url, { method: request.method, headers, body: request.body });
 }
 
-beforeAll(async () => {
-  t = await createTestContext({}, { withoutRateLimits: true });
-  const org = await t.createOrg({ plan: 'enterprise' });
-  ownerToken = org.token;
-  // The narrow key belongs to another user, so the owner's fuzzed key routes cannot revoke it.
-  const admin = await t.createUser(org.orgId, 'admin');
-  patToken = (await t.createPat(org.orgId, admin.userId, ['read:leads'])).token;
-  doc = await json<OpenApiDocument>(await t.request('GET', '/api/v1/openapi.json'));
+const test = fileTest({ options: { withoutRateLimits: true }, plan: 'enterprise' }).extend(
+  'fuzz',
+  { scope: 'file' },
+  async ({ t, org }): Promise<FuzzScope> => {
+    // The narrow key belongs to another user, so the owner's fuzzed key routes cannot revoke it.
+    const admin = await t.createUser(org.orgId, 'admin');
+    const patToken = (await t.createPat(org.orgId, admin.userId, ['read:leads'])).token;
+    const doc = await json<OpenApiDocument>(await t.request('GET', '/api/v1/openapi.json'));
+    return { t, doc, ownerToken: org.token, patToken };
+  },
+);
 
-  // Real records of every kind, so valid paths and references also hit existing rows: each area's
-  // kit seeds its own, in registry order (an area finds the records of those it depends on pooled).
+// Real records of every kind, so valid paths and references also hit existing rows: each area's
+// kit seeds its own, in registry order (an area finds the records of those it depends on pooled).
+// Seeded in a hook, under its own minute rather than the test's time.
+test.beforeAll(async ({ fuzz }) => {
+  const { t, ownerToken } = fuzz;
   const seed = async (path: string, body: unknown): Promise<Record<string, unknown>> => {
     const res = await t.request('POST', path, { token: ownerToken, body });
     const out = await json(res);
@@ -213,10 +224,9 @@ beforeAll(async () => {
   }
 }, 60_000);
 
-afterAll(() => t.close());
-
 describe('schema-derived fuzz over every operation of the OpenAPI document', () => {
-  it('never answers 5xx, answers only listed statuses, and bodies match the document', async () => {
+  test('never answers 5xx, answers only listed statuses, and bodies match the document', async ({ fuzz }) => {
+    const { doc } = fuzz;
     const rng = new Rng(SEED);
     const gen: GenerationContext = { rng, ids };
     const operations = operationsOf(doc);
@@ -234,7 +244,7 @@ describe('schema-derived fuzz over every operation of the OpenAPI document', () 
     for (let round = 0; round < ROUNDS; round++) {
       for (const entry of operations) {
         const request = buildRequest(entry, gen);
-        const res = await send(request);
+        const res = await send(fuzz, request);
         requests++;
         const text = await res.text();
         const where = `${request.method} ${request.url} [${request.token}] body=${(request.body ?? '').slice(0, 300)}`;

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { outboxEvents } from '../core/db/schema.ts';
 import { ERROR_TABLE } from '../core/errors.ts';
 import type { HttpMethod } from '../core/route.ts';
@@ -28,6 +28,7 @@ import {
   createProposal,
   createWorkflow,
   enrollLeadIn,
+  fileTest,
   insertConnectedAccountRow,
   postInbound,
   scheduleBody,
@@ -36,24 +37,20 @@ import {
   sendScheduledEmail,
 } from './fixtures/index.ts';
 import { createAt } from './fixtures/kit-helpers.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
+import { json, type TestContext, type TestOrg } from './helpers.ts';
 import { createSchemaValidator } from './openapi-fuzz-inputs.ts';
-
-let t: TestContext;
-let doc: OpenApiDocument;
 
 const ERROR_REF = '#/components/schemas/Error';
 const SUBSCRIBABLE_EVENTS = subscribableEvents(CATALOGUE.eventNames);
 const createWebhook = createWebhookTool(CATALOGUE.eventNames);
 const AUTH_PATHS = ['/api/v1/auth/signup', '/api/v1/auth/login', '/api/v1/auth/refresh'];
 
-beforeAll(async () => {
-  t = await createTestContext();
+// The file's context and the document it serves, read once (built on first use).
+const test = fileTest().extend('doc', { scope: 'file' }, async ({ t }) => {
   const res = await t.request('GET', '/api/v1/openapi.json');
   expect(res.status).toBe(200);
-  doc = await json<OpenApiDocument>(res);
+  return json<OpenApiDocument>(res);
 });
-afterAll(() => t.close());
 
 /** Written independently of the generator: Hono's `:id` becomes OpenAPI's `{id}` under /api/v1. */
 function expectedPath(honoPath: string): string {
@@ -74,7 +71,7 @@ function operations(d: OpenApiDocument): { path: string; method: string; op: Ope
   );
 }
 
-function operationAt(path: string, method: OperationMethod): OperationObject {
+function operationAt(doc: OpenApiDocument, path: string, method: OperationMethod): OperationObject {
   const op = doc.paths[path]?.[method];
   if (!op) throw new Error(`no ${method.toUpperCase()} ${path} in the document`);
   return op;
@@ -85,7 +82,10 @@ function isRef(value: ResponseObject | RefObject): value is RefObject {
 }
 
 /** Follows a `#/components/responses/X` reference, failing on anything it cannot resolve. */
-function resolveResponse(value: ResponseObject | RefObject | undefined): ResponseObject | undefined {
+function resolveResponse(
+  doc: OpenApiDocument,
+  value: ResponseObject | RefObject | undefined,
+): ResponseObject | undefined {
   if (value === undefined || !isRef(value)) return value;
   const prefix = '#/components/responses/';
   if (!value.$ref.startsWith(prefix)) throw new Error(`unexpected response reference ${value.$ref}`);
@@ -103,12 +103,12 @@ async function validate(document: unknown): Promise<{ valid: boolean; errors: un
   return { valid: result.valid, errors: result.errors, version: validator.version };
 }
 
-function errorSchemaRef(value: ResponseObject | RefObject | undefined): unknown {
-  return resolveResponse(value)?.content?.['application/json']?.schema.$ref;
+function errorSchemaRef(doc: OpenApiDocument, value: ResponseObject | RefObject | undefined): unknown {
+  return resolveResponse(doc, value)?.content?.['application/json']?.schema.$ref;
 }
 
 describe('GET /api/v1/openapi.json', () => {
-  it('is served without a token as an OpenAPI 3.1.0 document of this package', async () => {
+  test('is served without a token as an OpenAPI 3.1.0 document of this package', async ({ t, doc }) => {
     const res = await t.request('GET', '/api/v1/openapi.json');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
@@ -119,14 +119,14 @@ describe('GET /api/v1/openapi.json', () => {
     expect(doc.servers).toEqual([expect.objectContaining({ url: '/' })]);
   });
 
-  it('passes the OpenAPI 3.1 schema validator', async () => {
+  test('passes the OpenAPI 3.1 schema validator', async ({ doc }) => {
     const result = await validate(doc);
     if (!result.valid) console.error(JSON.stringify(result.errors, null, 2));
     expect(result.valid).toBe(true);
     expect(result.version).toBe('3.1');
   });
 
-  it('uses a validator that does reject broken documents', async () => {
+  test('uses a validator that does reject broken documents', async ({ doc }) => {
     const { info: _info, ...withoutInfo } = structuredClone(doc);
     expect((await validate(withoutInfo)).valid).toBe(false);
 
@@ -138,7 +138,7 @@ describe('GET /api/v1/openapi.json', () => {
     expect((await validate(optionalPathParam)).valid).toBe(false);
   });
 
-  it('has every registered route with its method, operationId, summary and resource tag', () => {
+  test('has every registered route with its method, operationId, summary and resource tag', ({ doc }) => {
     for (const route of ROUTES) {
       const op = doc.paths[expectedPath(route.path)]?.[METHOD_KEYS[route.method]];
       expect(op, `${route.method} ${route.path}`).toBeDefined();
@@ -155,47 +155,57 @@ describe('GET /api/v1/openapi.json', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
-  it('tags operations by resource area and lists every tag used', () => {
-    expect(operationAt('/api/v1/leads', 'get').tags).toEqual(['leads']);
-    expect(operationAt('/api/v1/leads/{id}/convert-to-client', 'post').tags).toEqual(['leads']);
-    expect(operationAt('/api/v1/settings/api-keys', 'get').tags).toEqual(['api-keys']);
-    expect(operationAt('/api/v1/users/{id}', 'get').tags).toEqual(['users']);
-    expect(operationAt('/api/v1/trash', 'get').tags).toEqual(['trash']);
-    expect(operationAt('/api/v1/me', 'get').tags).toEqual(['me']);
-    expect(operationAt('/api/v1/auth/login', 'post').tags).toEqual(['auth']);
+  test('tags operations by resource area and lists every tag used', ({ doc }) => {
+    expect(operationAt(doc, '/api/v1/leads', 'get').tags).toEqual(['leads']);
+    expect(operationAt(doc, '/api/v1/leads/{id}/convert-to-client', 'post').tags).toEqual(['leads']);
+    expect(operationAt(doc, '/api/v1/settings/api-keys', 'get').tags).toEqual(['api-keys']);
+    expect(operationAt(doc, '/api/v1/users/{id}', 'get').tags).toEqual(['users']);
+    expect(operationAt(doc, '/api/v1/trash', 'get').tags).toEqual(['trash']);
+    expect(operationAt(doc, '/api/v1/me', 'get').tags).toEqual(['me']);
+    expect(operationAt(doc, '/api/v1/auth/login', 'post').tags).toEqual(['auth']);
     const declared = doc.tags.map((tag) => tag.name);
     for (const { op } of operations(doc)) for (const tag of op.tags) expect(declared).toContain(tag);
   });
 
-  it('gives every operation 401 (all but signup, which takes no credential) and 429 with the Error envelope', () => {
+  test('gives every operation 401 (all but signup, which takes no credential) and 429 with the Error envelope', ({
+    doc,
+  }) => {
     for (const { path, method, op } of operations(doc)) {
       const where = `${method.toUpperCase()} ${path}`;
-      if (path !== '/api/v1/auth/signup') expect(errorSchemaRef(op.responses['401']), where).toBe(ERROR_REF);
-      expect(errorSchemaRef(op.responses['429']), where).toBe(ERROR_REF);
-      expect(errorSchemaRef(op.responses['400']), where).toBe(ERROR_REF);
+      if (path !== '/api/v1/auth/signup')
+        expect(errorSchemaRef(doc, op.responses['401']), where).toBe(ERROR_REF);
+      expect(errorSchemaRef(doc, op.responses['429']), where).toBe(ERROR_REF);
+      expect(errorSchemaRef(doc, op.responses['400']), where).toBe(ERROR_REF);
       for (const [status, response] of Object.entries(op.responses)) {
-        if (Number(status) >= 400) expect(errorSchemaRef(response), `${where} ${status}`).toBe(ERROR_REF);
+        if (Number(status) >= 400)
+          expect(errorSchemaRef(doc, response), `${where} ${status}`).toBe(ERROR_REF);
       }
     }
   });
 
-  it('declares the Idempotency-Key header, Idempotent-Replayed and its 409/422 on every POST, and only there', () => {
+  test('declares the Idempotency-Key header, Idempotent-Replayed and its 409/422 on every POST, and only there', ({
+    doc,
+  }) => {
     for (const route of ROUTES) {
-      const op = operationAt(expectedPath(route.path), METHOD_KEYS[route.method]);
+      const op = operationAt(doc, expectedPath(route.path), METHOD_KEYS[route.method]);
       const where = `${route.method} ${route.path}`;
       const header = (op.parameters ?? []).find((p) => p.in === 'header' && p.name === 'Idempotency-Key');
       expect(header !== undefined, where).toBe(route.method === 'POST');
       if (route.method !== 'POST') continue;
-      expect(resolveResponse(op.responses['409'])?.description, where).toContain('idempotency_key_in_use');
-      expect(resolveResponse(op.responses['422'])?.description, where).toContain('idempotency_key_reused');
-      const success = resolveResponse(op.responses[String(route.status)]);
+      expect(resolveResponse(doc, op.responses['409'])?.description, where).toContain(
+        'idempotency_key_in_use',
+      );
+      expect(resolveResponse(doc, op.responses['422'])?.description, where).toContain(
+        'idempotency_key_reused',
+      );
+      const success = resolveResponse(doc, op.responses[String(route.status)]);
       expect(Object.keys(success?.headers ?? {}), where).toContain('Idempotent-Replayed');
     }
   });
 
-  it('declares 404 for routes with ids, 402 for plan features, 413 for bodies', () => {
+  test('declares 404 for routes with ids, 402 for plan features, 413 for bodies', ({ doc }) => {
     for (const route of ROUTES) {
-      const op = operationAt(expectedPath(route.path), METHOD_KEYS[route.method]);
+      const op = operationAt(doc, expectedPath(route.path), METHOD_KEYS[route.method]);
       const where = `${route.method} ${route.path}`;
       const declared = (route.tool.errors ?? []).map((e) => ERROR_TABLE[e.code].status);
       expect('404' in op.responses, where).toBe(route.path.includes(':') || declared.includes(404));
@@ -207,19 +217,21 @@ describe('GET /api/v1/openapi.json', () => {
     }
   });
 
-  it('declares a required path parameter for every {param} and no others', () => {
+  test('declares a required path parameter for every {param} and no others', ({ doc }) => {
     for (const { path, method, op } of operations(doc)) {
       const inPath = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
       const declared = (op.parameters ?? []).filter((p) => p.in === 'path');
       expect(declared.map((p) => p.name).sort(), `${method} ${path}`).toEqual(inPath.sort());
       for (const p of declared) expect(p.required).toBe(true);
     }
-    const id = operationAt('/api/v1/leads/{id}', 'get').parameters?.find((p) => p.name === 'id');
+    const id = operationAt(doc, '/api/v1/leads/{id}', 'get').parameters?.find((p) => p.name === 'id');
     expect(id?.schema).toMatchObject({ type: 'string', pattern: '^[0-9a-fA-F]{24}$' });
   });
 
-  it('documents GET inputs as described query parameters and other inputs as a JSON body without path params', () => {
-    const list = operationAt('/api/v1/leads', 'get');
+  test('documents GET inputs as described query parameters and other inputs as a JSON body without path params', ({
+    doc,
+  }) => {
+    const list = operationAt(doc, '/api/v1/leads', 'get');
     const query = (list.parameters ?? []).filter((p) => p.in === 'query');
     expect(query.map((p) => p.name)).toEqual(
       expect.arrayContaining(['page', 'limit', 'sort', 'search', 'status', 'owner_id', 'tag']),
@@ -230,15 +242,17 @@ describe('GET /api/v1/openapi.json', () => {
     }
     expect(list.requestBody).toBeUndefined();
 
-    const create = operationAt('/api/v1/leads', 'post');
+    const create = operationAt(doc, '/api/v1/leads', 'post');
     const createBody = create.requestBody?.content['application/json']?.schema;
     expect(create.requestBody?.required).toBe(true);
     expect(createBody?.required).toEqual(['name']);
-    expect(resolveResponse(create.responses['201'])?.content?.['application/json']?.schema).toMatchObject({
+    expect(
+      resolveResponse(doc, create.responses['201'])?.content?.['application/json']?.schema,
+    ).toMatchObject({
       properties: { lead: { type: 'object' } },
     });
 
-    const patch = operationAt('/api/v1/leads/{id}', 'patch');
+    const patch = operationAt(doc, '/api/v1/leads/{id}', 'patch');
     const patchBody = patch.requestBody?.content['application/json']?.schema;
     expect(patchBody?.properties).not.toHaveProperty('id');
     expect(patchBody?.properties).toHaveProperty('name');
@@ -246,25 +260,27 @@ describe('GET /api/v1/openapi.json', () => {
     expect((patch.parameters ?? []).some((p) => p.in === 'query')).toBe(false);
 
     // A DELETE whose only input is the path id has no body to document.
-    expect(operationAt('/api/v1/leads/{id}', 'delete').requestBody).toBeUndefined();
+    expect(operationAt(doc, '/api/v1/leads/{id}', 'delete').requestBody).toBeUndefined();
   });
 
-  it('documents the public auth routes without a security requirement', () => {
+  test('documents the public auth routes without a security requirement', ({ doc }) => {
     for (const path of AUTH_PATHS) {
-      const op = operationAt(path, 'post');
+      const op = operationAt(doc, path, 'post');
       expect(op.security, path).toEqual([]);
       expect(op.requestBody?.content['application/json']?.schema).toMatchObject({ type: 'object' });
       expect(op.responses['429']).toBeDefined();
     }
-    expect(operationAt('/api/v1/auth/signup', 'post').responses['201']).toBeDefined();
-    const login = operationAt('/api/v1/auth/login', 'post');
+    expect(operationAt(doc, '/api/v1/auth/signup', 'post').responses['201']).toBeDefined();
+    const login = operationAt(doc, '/api/v1/auth/login', 'post');
     expect(login.requestBody?.content['application/json']?.schema.required).toEqual(['email', 'password']);
-    expect(resolveResponse(login.responses['200'])?.content?.['application/json']?.schema).toMatchObject({
-      properties: { token: { type: 'string' }, refresh_token: { type: 'string' } },
-    });
+    expect(resolveResponse(doc, login.responses['200'])?.content?.['application/json']?.schema).toMatchObject(
+      {
+        properties: { token: { type: 'string' }, refresh_token: { type: 'string' } },
+      },
+    );
   });
 
-  it('declares the bearer scheme globally, describing the three token kinds', () => {
+  test('declares the bearer scheme globally, describing the three token kinds', ({ doc }) => {
     expect(doc.security).toEqual([{ bearerAuth: [] }]);
     const scheme = doc.components.securitySchemes.bearerAuth;
     expect(scheme).toMatchObject({ type: 'http', scheme: 'bearer' });
@@ -276,7 +292,7 @@ describe('GET /api/v1/openapi.json', () => {
     }
   });
 
-  it('defines the Error envelope with details and room for extra keys', () => {
+  test('defines the Error envelope with details and room for extra keys', ({ doc }) => {
     const error = doc.components.schemas.Error;
     expect(error).toMatchObject({
       type: 'object',
@@ -294,7 +310,7 @@ describe('GET /api/v1/openapi.json', () => {
     expect(error?.additionalProperties).not.toBe(false);
   });
 
-  it('holds plain 2020-12 schemas: no $schema dialect and no 3.0 nullable anywhere', () => {
+  test('holds plain 2020-12 schemas: no $schema dialect and no 3.0 nullable anywhere', ({ doc }) => {
     const text = JSON.stringify(doc);
     expect(text).not.toContain('"$schema"');
     expect(text).not.toContain('"nullable"');
@@ -303,8 +319,8 @@ describe('GET /api/v1/openapi.json', () => {
   });
 });
 
-function bodySchemaOf(path: string, method: OperationMethod): Record<string, unknown> {
-  const schema = operationAt(path, method).requestBody?.content['application/json']?.schema;
+function bodySchemaOf(doc: OpenApiDocument, path: string, method: OperationMethod): Record<string, unknown> {
+  const schema = operationAt(doc, path, method).requestBody?.content['application/json']?.schema;
   if (!schema) throw new Error(`${method.toUpperCase()} ${path} has no JSON body`);
   return schema;
 }
@@ -320,30 +336,32 @@ function propertyOf(schema: Record<string, unknown>, name: string): Record<strin
 }
 
 describe('the document tells the truth', () => {
-  it('describes every tag', () => {
+  test('describes every tag', ({ doc }) => {
     expect(doc.tags.length).toBeGreaterThan(10);
     for (const tag of doc.tags) expect(tag.description?.trim().length ?? 0, tag.name).toBeGreaterThan(10);
   });
 
-  it("lists every failure a tool declares under that failure's status, naming its code", () => {
+  test("lists every failure a tool declares under that failure's status, naming its code", ({ doc }) => {
     let declared = 0;
     for (const route of ROUTES) {
-      const op = operationAt(expectedPath(route.path), METHOD_KEYS[route.method]);
+      const op = operationAt(doc, expectedPath(route.path), METHOD_KEYS[route.method]);
       for (const error of route.tool.errors ?? []) {
         declared++;
-        const response = resolveResponse(op.responses[String(ERROR_TABLE[error.code].status)]);
+        const response = resolveResponse(doc, op.responses[String(ERROR_TABLE[error.code].status)]);
         const where = `${route.method} ${route.path} ${error.code}`;
         expect(response, where).toBeDefined();
         expect(response?.description, where).toContain(error.code);
-        expect(errorSchemaRef(response), where).toBe(ERROR_REF);
+        expect(errorSchemaRef(doc, response), where).toBe(ERROR_REF);
       }
     }
     expect(declared).toBeGreaterThan(20);
   });
 
-  it('states the server rules for webhook URLs and events in JSON Schema, agreeing with the server', () => {
+  test('states the server rules for webhook URLs and events in JSON Schema, agreeing with the server', ({
+    doc,
+  }) => {
     const ajv = createSchemaValidator();
-    const body = bodySchemaOf('/api/v1/webhooks', 'post');
+    const body = bodySchemaOf(doc, '/api/v1/webhooks', 'post');
     const url = ajv.compile(propertyOf(body, 'url'));
     const samples = [
       'https://example.com/hook',
@@ -376,13 +394,13 @@ describe('the document tells the truth', () => {
     }
 
     // PUT needs at least one field besides the path id; the document says so with anyOf.
-    const update = ajv.compile(bodySchemaOf('/api/v1/webhooks/{id}', 'put'));
+    const update = ajv.compile(bodySchemaOf(doc, '/api/v1/webhooks/{id}', 'put'));
     expect(update({})).toBe(false);
     expect(update({ is_active: false })).toBe(true);
   });
 
-  it('states sort fields as enums and calendar dates as format date', () => {
-    const sort = operationAt('/api/v1/leads', 'get').parameters?.find((p) => p.name === 'sort');
+  test('states sort fields as enums and calendar dates as format date', ({ doc }) => {
+    const sort = operationAt(doc, '/api/v1/leads', 'get').parameters?.find((p) => p.name === 'sort');
     const values = sort?.schema.enum;
     expect(Array.isArray(values) && values.length).toBeGreaterThan(2);
     for (const value of Array.isArray(values) ? values : []) {
@@ -394,11 +412,14 @@ describe('the document tells the truth', () => {
       const param = op.parameters?.find((p) => p.name === 'sort');
       if (param) expect(param.schema.enum, `${method} ${path}`).toBeDefined();
     }
-    const close = propertyOf(bodySchemaOf('/api/v1/opportunities', 'post'), 'expected_close_date');
+    const close = propertyOf(bodySchemaOf(doc, '/api/v1/opportunities', 'post'), 'expected_close_date');
     expect(JSON.stringify(close)).toContain('"format":"date"');
   });
 
-  it('lists the statuses answered for missing references and conflicts (found by the fuzz)', async () => {
+  test('lists the statuses answered for missing references and conflicts (found by the fuzz)', async ({
+    t,
+    doc,
+  }) => {
     const org = await t.createOrg({ plan: 'enterprise' });
     const call = async (method: string, path: string, body?: unknown) => {
       const res = await t.request(method, path, {
@@ -495,7 +516,7 @@ describe('the document tells the truth', () => {
       const out = await call(c.method, c.path, c.body);
       const where = `${c.method} ${c.path} ${JSON.stringify(out.body)}`;
       expect(out.status, where).toBe(c.status);
-      const op = operationAt(c.doc, METHOD_KEYS[c.method as HttpMethod]);
+      const op = operationAt(doc, c.doc, METHOD_KEYS[c.method as HttpMethod]);
       expect(Object.keys(op.responses), where).toContain(String(c.status));
     }
     expect(lead).toBeTruthy();
@@ -503,7 +524,7 @@ describe('the document tells the truth', () => {
 });
 
 describe('GET /docs', () => {
-  it('is an HTML page whose scripts and styles all come from this server and are served', async () => {
+  test('is an HTML page whose scripts and styles all come from this server and are served', async ({ t }) => {
     const res = await t.request('GET', '/docs');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
@@ -531,7 +552,7 @@ describe('GET /docs', () => {
     }
   });
 
-  it('starts Swagger UI on the local document', async () => {
+  test('starts Swagger UI on the local document', async ({ t }) => {
     const init = await (await t.request('GET', '/docs/assets/docs-init.js')).text();
     expect(init).toContain('"/api/v1/openapi.json"');
     expect(init).not.toMatch(/https?:\/\//);
@@ -539,7 +560,7 @@ describe('GET /docs', () => {
     expect(bundle).toContain('SwaggerUIBundle');
   });
 
-  it('serves no file outside its fixed asset list', async () => {
+  test('serves no file outside its fixed asset list', async ({ t }) => {
     for (const path of [
       '/docs/assets/package.json',
       '/docs/assets/index.html',
@@ -554,13 +575,13 @@ describe('GET /docs', () => {
 
 describe('the webhooks section', () => {
   /** The request body schema of one event's delivery. */
-  function deliverySchema(event: string): Record<string, unknown> {
+  function deliverySchema(doc: OpenApiDocument, event: string): Record<string, unknown> {
     const schema = doc.webhooks[event]?.post?.requestBody?.content['application/json']?.schema;
     if (!schema) throw new Error(`no webhook entry for ${event}`);
     return schema;
   }
 
-  it('describes a POST for every event, webhook.test included, and nothing else', () => {
+  test('describes a POST for every event, webhook.test included, and nothing else', ({ doc }) => {
     expect(Object.keys(doc.webhooks).sort()).toEqual([...CATALOGUE.eventNames].sort());
     for (const event of CATALOGUE.eventNames) {
       const operation = doc.webhooks[event]?.post;
@@ -577,10 +598,10 @@ describe('the webhooks section', () => {
     }
   });
 
-  it('gives the envelope workers/deliver.ts sends: event, org_id, timestamp and data', () => {
+  test('gives the envelope workers/deliver.ts sends: event, org_id, timestamp and data', ({ doc }) => {
     const ajv = createSchemaValidator();
     for (const event of CATALOGUE.eventNames) {
-      const schema = deliverySchema(event);
+      const schema = deliverySchema(doc, event);
       expect(schema.required, event).toEqual(['event', 'org_id', 'timestamp', 'data']);
       // The envelope alone: the shape of a declared payload is the next test's subject.
       const valid = ajv.compile(withAnyData(schema));
@@ -594,7 +615,10 @@ describe('the webhooks section', () => {
     }
   });
 
-  it("gives a declared event's payload schema as data: the payloads really written validate, a wrong one does not", async () => {
+  test("gives a declared event's payload schema as data: the payloads really written validate, a wrong one does not", async ({
+    t,
+    doc,
+  }) => {
     const ajv = createSchemaValidator();
     const org = await t.createOrg({ plan: 'starter' });
     const scope = { t, org };
@@ -657,7 +681,7 @@ describe('the webhooks section', () => {
       new Set(CATALOGUE.eventNames.filter((e) => !reserved.includes(e))),
     );
     for (const row of written) {
-      const valid = ajv.compile(deliverySchema(row.event));
+      const valid = ajv.compile(deliverySchema(doc, row.event));
       const body = {
         event: row.event,
         org_id: org.orgId,
@@ -667,7 +691,7 @@ describe('the webhooks section', () => {
       expect(valid(body), `${row.event}: ${JSON.stringify(valid.errors)}`).toBe(true);
       // A payload without its record's id (or, for one naming no record of its own, without its
       // first field) does not match.
-      const key = '_id' in row.data ? '_id' : firstRequired(deliverySchema(row.event));
+      const key = '_id' in row.data ? '_id' : firstRequired(deliverySchema(doc, row.event));
       const { [key]: _left, ...without } = row.data;
       expect(valid({ ...body, data: without }), `${row.event} without ${key}`).toBe(false);
     }
@@ -684,7 +708,7 @@ function firstRequired(schema: Record<string, unknown>): string {
 
 /** invoice.created, sent, overdue and paid; proposal.sent, accepted (with contract.signed) and declined. */
 async function writeBillingEvents(scope: { t: TestContext; org: TestOrg }): Promise<void> {
-  const { org } = scope;
+  const { t, org } = scope;
   const lead = await createLead(t, org);
   const invoice = await createInvoice(t, org, {
     lead_id: lead._id,
@@ -718,7 +742,7 @@ async function writeBillingEvents(scope: { t: TestContext; org: TestOrg }): Prom
 
 /** email.received (an inbound mail), email.sent (a failed send) and workflow.triggered (an enrollment). */
 async function writeMailAndWorkflowEvents(scope: { t: TestContext; org: TestOrg }): Promise<void> {
-  const { org } = scope;
+  const { t, org } = scope;
   const { leadId } = await createLeadWithContact(t, org, 'buyer@mail.example');
   const account = await createConnectedAccount(t, org, { email: 'sales@example.com' });
   expect((await postInbound(t, account, { from: 'Buyer <buyer@mail.example>' })).status).toBe(200);

@@ -1,15 +1,15 @@
 // Locks in the outbox relay: one delivery per committed event and matching active subscription, none for rolled-back changes, never twice.
 import { eq, inArray } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { describe, expect } from 'vitest';
 import { outboxEvents } from '../core/db/schema.ts';
 import { recordEvent } from '../core/events.ts';
 import { relayOutbox } from '../tools/webhooks/relay.ts';
 import { webhookDeliveries } from '../tools/webhooks/tables.ts';
 import { startBackgroundWork } from '../workers/runtime.ts';
-import { leadCreatedPayload } from './fixtures/events.ts';
+import { leadCreatedPayload, startReceiverContext } from './fixtures/events.ts';
 import { fileTest } from './fixtures/file-test.ts';
-import { createTestContext, json, type TestContext, type TestOrg } from './helpers.ts';
-import { HttpsReceiver } from './support/https-receiver.ts';
+import { harnessTest } from './fixtures/harness-test.ts';
+import { json, type TestContext, type TestOrg } from './helpers.ts';
 import { seedWebhook } from './webhooks/kit.ts';
 
 const test = fileTest({ options: { withoutRateLimits: true }, plan: 'starter' });
@@ -166,40 +166,36 @@ describe('relayOutbox', () => {
   });
 });
 
+// The workers block's own context, whose workers deliver to a local receiver: started on first use, closed with the file.
+const workersTest = harnessTest(async () => {
+  const started = await startReceiverContext();
+  return { ...started, org: await started.t.createOrg({ plan: 'starter' }) };
+});
+
 describe('createTestContext({ withWorkers })', () => {
-  let receiver: HttpsReceiver;
-  let w: TestContext;
-
-  beforeAll(async () => {
-    receiver = await HttpsReceiver.start();
-    w = await createTestContext(
-      { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
-      { withoutRateLimits: true, withWorkers: { ca: receiver.ca } },
-    );
-  });
-  afterAll(async () => {
-    await w.close();
-    await receiver.close();
-  });
-
-  test('relays a committed lead change and delivers it to the subscriber with its delivery id', async () => {
-    const owner = await w.createOrg({ plan: 'starter' });
-    const webhookId = await seedWebhook(w, owner, {
-      url: receiver.url('/leads'),
-      secret: 'whsec_end_to_end',
-    });
-    const res = await w.request('POST', '/api/v1/leads', { token: owner.token, body: { name: 'Delivered' } });
-    expect(res.status).toBe(201);
-    const [hit] = await receiver.waitForRequests(1, 10_000);
-    const [row] = await w.services.db.system
-      .select()
-      .from(webhookDeliveries)
-      .where(eq(webhookDeliveries.webhookId, webhookId));
-    expect(hit?.headers['x-crm-delivery-id']).toBe(row?.id);
-    expect(hit?.headers['x-crm-event']).toBe('lead.created');
-    expect(JSON.parse(hit?.body.toString('utf8') ?? '{}')).toMatchObject({
-      event: 'lead.created',
-      data: { name: 'Delivered' },
-    });
-  });
+  workersTest(
+    'relays a committed lead change and delivers it to the subscriber with its delivery id',
+    async ({ t: w, org: owner, harness: { receiver } }) => {
+      const webhookId = await seedWebhook(w, owner, {
+        url: receiver.url('/leads'),
+        secret: 'whsec_end_to_end',
+      });
+      const res = await w.request('POST', '/api/v1/leads', {
+        token: owner.token,
+        body: { name: 'Delivered' },
+      });
+      expect(res.status).toBe(201);
+      const [hit] = await receiver.waitForRequests(1, 10_000);
+      const [row] = await w.services.db.system
+        .select()
+        .from(webhookDeliveries)
+        .where(eq(webhookDeliveries.webhookId, webhookId));
+      expect(hit?.headers['x-crm-delivery-id']).toBe(row?.id);
+      expect(hit?.headers['x-crm-event']).toBe('lead.created');
+      expect(JSON.parse(hit?.body.toString('utf8') ?? '{}')).toMatchObject({
+        event: 'lead.created',
+        data: { name: 'Delivered' },
+      });
+    },
+  );
 });

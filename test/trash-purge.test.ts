@@ -12,8 +12,13 @@ import { leads } from '../tools/leads/tables.ts';
 import { opportunities } from '../tools/opportunities/tables.ts';
 import { tasks } from '../tools/tasks/tables.ts';
 import { purgeExpiredTrash } from '../tools/trash/jobs.ts';
+import { seedActivities } from './activities/seed.ts';
+import { seedContacts } from './contacts/seed.ts';
 import { fileTest } from './fixtures/file-test.ts';
 import { createTestContext, type TestContext } from './helpers.ts';
+import { seedLeads } from './leads/seed.ts';
+import { seedOpportunities } from './opportunities/seed.ts';
+import { seedTasks } from './tasks/seed.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 const daysAgo = (n: number) => new Date(Date.now() - n * DAY);
@@ -41,41 +46,40 @@ interface Fixture {
 
 /** One organization's records: an old trashed lead with children, old trashed single records, newer trash, live ones. */
 async function seedOrganization(t: TestContext, orgId: string): Promise<Fixture> {
-  const db = t.services.db.system;
   const old = daysAgo(31);
   const recent = daysAgo(29);
   const oldLead = newId();
   const recentLead = newId();
   const liveLead = newId();
-  await db.insert(leads).values([
-    { id: oldLead, orgId, name: 'Old trashed lead', deletedAt: old },
-    { id: recentLead, orgId, name: 'Recently trashed lead', deletedAt: recent },
-    { id: liveLead, orgId, name: 'Live lead' },
+  await seedLeads(t, orgId, [
+    { id: oldLead, name: 'Old trashed lead', deletedAt: old },
+    { id: recentLead, name: 'Recently trashed lead', deletedAt: recent },
+    { id: liveLead, name: 'Live lead' },
   ]);
   // The old lead's children went to the trash with it (same deleted_at), as core/trash.ts trashChildren does.
   const [oldLeadContact, oldContact, recentContact, liveContact] = [newId(), newId(), newId(), newId()];
-  await db.insert(contacts).values([
-    { id: oldLeadContact, orgId, leadId: oldLead, name: 'Child of old lead', deletedAt: old },
-    { id: oldContact, orgId, leadId: liveLead, name: 'Old trashed contact', deletedAt: old },
-    { id: recentContact, orgId, leadId: liveLead, name: 'Recent trashed contact', deletedAt: recent },
-    { id: liveContact, orgId, leadId: liveLead, name: 'Live contact' },
+  await seedContacts(t, orgId, [
+    { id: oldLeadContact, leadId: oldLead, name: 'Child of old lead', deletedAt: old },
+    { id: oldContact, leadId: liveLead, name: 'Old trashed contact', deletedAt: old },
+    { id: recentContact, leadId: liveLead, name: 'Recent trashed contact', deletedAt: recent },
+    { id: liveContact, leadId: liveLead, name: 'Live contact' },
   ]);
   const [oldLeadOpportunity, liveOpportunity] = [newId(), newId()];
-  await db.insert(opportunities).values([
-    { id: oldLeadOpportunity, orgId, leadId: oldLead, deletedAt: old },
-    { id: liveOpportunity, orgId, leadId: liveLead, contactId: oldContact },
+  await seedOpportunities(t, orgId, [
+    { id: oldLeadOpportunity, leadId: oldLead, deletedAt: old },
+    { id: liveOpportunity, leadId: liveLead, contactId: oldContact },
   ]);
   const [oldLeadActivity, liveActivity] = [newId(), newId()];
-  await db.insert(activities).values([
-    { id: oldLeadActivity, orgId, leadId: oldLead, type: 'note', fields: { note: 'x' }, deletedAt: old },
-    { id: liveActivity, orgId, leadId: liveLead, type: 'note', fields: { note: 'y' } },
+  await seedActivities(t, orgId, [
+    { id: oldLeadActivity, leadId: oldLead, type: 'note', fields: { note: 'x' }, deletedAt: old },
+    { id: liveActivity, leadId: liveLead, type: 'note', fields: { note: 'y' } },
   ]);
   const [oldLeadTask, oldTask, recentTask, liveTask] = [newId(), newId(), newId(), newId()];
-  await db.insert(tasks).values([
-    { id: oldLeadTask, orgId, leadId: oldLead, text: 'Child task', deletedAt: old },
-    { id: oldTask, orgId, leadId: liveLead, text: 'Old trashed task', deletedAt: old },
-    { id: recentTask, orgId, leadId: liveLead, text: 'Recent trashed task', deletedAt: recent },
-    { id: liveTask, orgId, leadId: liveLead, text: 'Live task' },
+  await seedTasks(t, orgId, [
+    { id: oldLeadTask, leadId: oldLead, text: 'Child task', deletedAt: old },
+    { id: oldTask, leadId: liveLead, text: 'Old trashed task', deletedAt: old },
+    { id: recentTask, leadId: liveLead, text: 'Recent trashed task', deletedAt: recent },
+    { id: liveTask, leadId: liveLead, text: 'Live task' },
   ]);
   return {
     gone: {
@@ -182,9 +186,9 @@ describe('the purge in background work', () => {
       const org = await ctx.createOrg({ name: 'Timed purge' });
       const oldLead = newId();
       const recentLead = newId();
-      await ctx.services.db.system.insert(leads).values([
-        { id: oldLead, orgId: org.orgId, name: 'Old', deletedAt: daysAgo(40) },
-        { id: recentLead, orgId: org.orgId, name: 'Recent', deletedAt: daysAgo(1) },
+      await seedLeads(ctx, org.orgId, [
+        { id: oldLead, name: 'Old', deletedAt: daysAgo(40) },
+        { id: recentLead, name: 'Recent', deletedAt: daysAgo(1) },
       ]);
       await expect
         .poll(

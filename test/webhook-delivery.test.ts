@@ -4,14 +4,14 @@
 import { createServer } from 'node:net';
 import { Writable } from 'node:stream';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { newId } from '../core/ids.ts';
 import { createLogger } from '../core/logger.ts';
 import type { EnqueueOptions, JobPayloads, JobQueue } from '../core/queue.ts';
 import { attemptDelivery, type DeliveryOptions, WEBHOOK_USER_AGENT } from '../tools/webhooks/deliver.ts';
 import { verifyStandardWebhook, verifyWebhookSignature } from '../tools/webhooks/signing.ts';
 import { webhookDeliveries } from '../tools/webhooks/tables.ts';
-import { createTestContext, type TestContext } from './helpers.ts';
+import { createTestContext, fileTest, type TestContext } from './fixtures/index.ts';
 import { HttpsReceiver, type ReceivedRequest } from './support/https-receiver.ts';
 import { seedWebhook, seedWebhookDelivery } from './webhooks/kit.ts';
 
@@ -21,18 +21,6 @@ const ENV = {
   WEBHOOK_RETRY_DELAYS_MS: '200,400',
   WEBHOOK_TIMEOUT_MS: '1000',
 };
-
-let receiver: HttpsReceiver;
-
-beforeAll(async () => {
-  receiver = await HttpsReceiver.start();
-});
-afterAll(async () => {
-  await receiver.close();
-});
-beforeEach(() => {
-  receiver.reset();
-});
 
 interface Fixture {
   webhookId: string;
@@ -44,6 +32,7 @@ interface Fixture {
 async function insertDelivery(
   t: TestContext,
   orgId: string,
+  receiver: HttpsReceiver,
   options: { url?: string; event?: string; isActive?: boolean } = {},
 ): Promise<Fixture> {
   const event = options.event ?? 'lead.created';
@@ -103,28 +92,69 @@ class RecordingQueue implements JobQueue {
   async close() {}
 }
 
+// One HTTPS receiver for the file, reset before each test that names it. The file's context (`t`, `org`)
+// serves the first block, its queue replaced by a recording one; the other blocks have contexts of
+// their own (private targets refused and a captured log; job workers running deliveries).
+const test = fileTest({ env: ENV, plan: 'starter' })
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern; the receiver has none.
+  .extend('server', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const server = await HttpsReceiver.start();
+    onCleanup(() => server.close());
+    return server;
+  })
+  .extend('receiver', async ({ server }) => {
+    server.reset();
+    return server;
+  })
+  .extend('recording', { scope: 'file' }, async ({ t }) => {
+    const recording = new RecordingQueue();
+    t.services.queue = recording;
+    return recording;
+  })
+  // The first block's scope: the file's context with its recording queue emptied, and the receiver's CA.
+  .extend('direct', async ({ t, org, recording, server }) => {
+    recording.jobs.length = 0;
+    const options: DeliveryOptions = { ca: server.ca };
+    return { t, orgId: org.orgId, queue: recording, options };
+  })
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern; the context has none.
+  .extend('blocked', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const logLines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        logLines.push(String(chunk));
+        done();
+      },
+    });
+    const t = await createTestContext(
+      { WEBHOOK_RETRY_DELAYS_MS: '200,400', WEBHOOK_TIMEOUT_MS: '1000' },
+      { logger: createLogger('info', sink) },
+    );
+    onCleanup(() => t.close());
+    const orgId = (await t.createOrg({ plan: 'starter' })).orgId;
+    return { t, orgId, logLines };
+  })
+  .extend('retrying', { scope: 'file' }, async ({ server }, { onCleanup }) => {
+    const t = await createTestContext(ENV);
+    onCleanup(() => t.close());
+    const orgId = (await t.createOrg({ plan: 'starter' })).orgId;
+    const services = t.services;
+    await services.queue.startWorkers(
+      {
+        'webhook.deliver': (payload) =>
+          attemptDelivery(services, payload, { ca: server.ca, random: () => 0.5 }),
+      },
+      { concurrency: 2 },
+    );
+    return { t, orgId };
+  });
+
 describe('one attempt at a time (private targets allowed)', () => {
-  let t: TestContext;
-  let orgId: string;
-  let queue: RecordingQueue;
-  let options: DeliveryOptions;
-
-  beforeAll(async () => {
-    t = await createTestContext(ENV);
-    orgId = (await t.createOrg({ plan: 'starter' })).orgId;
-    queue = new RecordingQueue();
-    t.services.queue = queue;
-    options = { ca: receiver.ca };
-  });
-  afterAll(async () => {
-    await t.close();
-  });
-  beforeEach(() => {
-    queue.jobs.length = 0;
-  });
-
-  it('sends a signed POST that a receiver verifies over the raw bytes, and logs success', async () => {
-    const f = await insertDelivery(t, orgId);
+  test('sends a signed POST that a receiver verifies over the raw bytes, and logs success', async ({
+    direct: { t, orgId, queue, options },
+    receiver,
+  }) => {
+    const f = await insertDelivery(t, orgId, receiver);
     await attemptDelivery(t.services, { deliveryId: f.deliveryId }, options);
 
     expect(receiver.requests).toHaveLength(1);
@@ -169,8 +199,11 @@ describe('one attempt at a time (private targets allowed)', () => {
     expect(queue.jobs).toHaveLength(0);
   });
 
-  it('retries after failures on the configured schedule with jitter, then fails for good', async () => {
-    const f = await insertDelivery(t, orgId);
+  test('retries after failures on the configured schedule with jitter, then fails for good', async ({
+    direct: { t, orgId, queue, options },
+    receiver,
+  }) => {
+    const f = await insertDelivery(t, orgId, receiver);
     receiver.respondWith({ status: 500, body: 'boom' }, { status: 503 }, { status: 500 });
 
     await attemptDelivery(t.services, { deliveryId: f.deliveryId }, { ...options, random: () => 0 });
@@ -207,8 +240,11 @@ describe('one attempt at a time (private targets allowed)', () => {
     expect((await loadDelivery(t, f.deliveryId)).attempts).toHaveLength(3);
   });
 
-  it('stores at most 1,000 characters of the answer', async () => {
-    const f = await insertDelivery(t, orgId);
+  test('stores at most 1,000 characters of the answer', async ({
+    direct: { t, orgId, options },
+    receiver,
+  }) => {
+    const f = await insertDelivery(t, orgId, receiver);
     receiver.respondWith({ status: 422, body: 'x'.repeat(100_000) });
     await attemptDelivery(t.services, { deliveryId: f.deliveryId, single: true }, options);
     const row = await loadDelivery(t, f.deliveryId);
@@ -216,8 +252,11 @@ describe('one attempt at a time (private targets allowed)', () => {
     expect(row.attempts[0]?.response_excerpt).toBe('x'.repeat(1000));
   });
 
-  it('does not follow a redirect: a 3xx is a failure', async () => {
-    const f = await insertDelivery(t, orgId);
+  test('does not follow a redirect: a 3xx is a failure', async ({
+    direct: { t, orgId, options },
+    receiver,
+  }) => {
+    const f = await insertDelivery(t, orgId, receiver);
     receiver.respondWith({ redirectTo: '/elsewhere' });
     await attemptDelivery(t.services, { deliveryId: f.deliveryId, single: true }, options);
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -228,8 +267,8 @@ describe('one attempt at a time (private targets allowed)', () => {
     expect(row.attempts[0]).toMatchObject({ status_code: 302, error: 'redirect' });
   });
 
-  it('cuts slow response headers at the deadline', async () => {
-    const f = await insertDelivery(t, orgId);
+  test('cuts slow response headers at the deadline', async ({ direct: { t, orgId, options }, receiver }) => {
+    const f = await insertDelivery(t, orgId, receiver);
     receiver.respondWith({ headersDelayMs: 3000 });
     const started = Date.now();
     await attemptDelivery(t.services, { deliveryId: f.deliveryId, single: true }, options);
@@ -240,8 +279,11 @@ describe('one attempt at a time (private targets allowed)', () => {
     expect(row.attempts[0]?.duration_ms).toBeLessThan(2000);
   });
 
-  it('cuts a slowly trickled body at the same deadline, even after a 200', async () => {
-    const f = await insertDelivery(t, orgId);
+  test('cuts a slowly trickled body at the same deadline, even after a 200', async ({
+    direct: { t, orgId, options },
+    receiver,
+  }) => {
+    const f = await insertDelivery(t, orgId, receiver);
     receiver.respondWith({ status: 200, trickleBodyMs: 4000 });
     const started = Date.now();
     await attemptDelivery(t.services, { deliveryId: f.deliveryId, single: true }, options);
@@ -253,8 +295,11 @@ describe('one attempt at a time (private targets allowed)', () => {
     expect(row.attempts[0]?.duration_ms).toBeLessThan(2000);
   });
 
-  it('reports an untrusted certificate as tls and a closed port as network', async () => {
-    const untrusted = await insertDelivery(t, orgId);
+  test('reports an untrusted certificate as tls and a closed port as network', async ({
+    direct: { t, orgId, options },
+    receiver,
+  }) => {
+    const untrusted = await insertDelivery(t, orgId, receiver);
     await attemptDelivery(t.services, { deliveryId: untrusted.deliveryId, single: true }, {});
     expect((await loadDelivery(t, untrusted.deliveryId)).attempts[0]?.error).toBe('tls');
 
@@ -265,7 +310,7 @@ describe('one attempt at a time (private targets allowed)', () => {
         server.close(() => resolve(free));
       });
     });
-    const closed = await insertDelivery(t, orgId, { url: `https://127.0.0.1:${port}/hook` });
+    const closed = await insertDelivery(t, orgId, receiver, { url: `https://127.0.0.1:${port}/hook` });
     await attemptDelivery(t.services, { deliveryId: closed.deliveryId, single: true }, options);
     expect((await loadDelivery(t, closed.deliveryId)).attempts[0]).toMatchObject({
       status_code: null,
@@ -273,8 +318,11 @@ describe('one attempt at a time (private targets allowed)', () => {
     });
   });
 
-  it('makes exactly one attempt for a single (test, replay) job, even for a delivered event', async () => {
-    const f = await insertDelivery(t, orgId);
+  test('makes exactly one attempt for a single (test, replay) job, even for a delivered event', async ({
+    direct: { t, orgId, queue, options },
+    receiver,
+  }) => {
+    const f = await insertDelivery(t, orgId, receiver);
     await attemptDelivery(t.services, { deliveryId: f.deliveryId }, options);
     // Another automatic job does nothing; a replay sends again.
     await attemptDelivery(t.services, { deliveryId: f.deliveryId }, options);
@@ -284,7 +332,7 @@ describe('one attempt at a time (private targets allowed)', () => {
     expect(header(receiver.requests[1], 'x-crm-delivery-id')).toBe(f.deliveryId);
     expect((await loadDelivery(t, f.deliveryId)).status).toBe('succeeded');
 
-    const failing = await insertDelivery(t, orgId);
+    const failing = await insertDelivery(t, orgId, receiver);
     receiver.respondWith({ status: 500 });
     await attemptDelivery(t.services, { deliveryId: failing.deliveryId, single: true }, options);
     const row = await loadDelivery(t, failing.deliveryId);
@@ -294,8 +342,11 @@ describe('one attempt at a time (private targets allowed)', () => {
     expect(queue.jobs).toHaveLength(0);
   });
 
-  it('signs every attempt afresh: new timestamp, new signatures, same delivery id', async () => {
-    const f = await insertDelivery(t, orgId);
+  test('signs every attempt afresh: new timestamp, new signatures, same delivery id', async ({
+    direct: { t, orgId, options },
+    receiver,
+  }) => {
+    const f = await insertDelivery(t, orgId, receiver);
     receiver.respondWith({ status: 500 });
     await attemptDelivery(t.services, { deliveryId: f.deliveryId }, options);
     await new Promise((resolve) => setTimeout(resolve, 1100));
@@ -314,8 +365,11 @@ describe('one attempt at a time (private targets allowed)', () => {
     expect((await loadDelivery(t, f.deliveryId)).status).toBe('succeeded');
   });
 
-  it('sends nothing for an inactive subscription, except its test event', async () => {
-    const f = await insertDelivery(t, orgId, { isActive: false });
+  test('sends nothing for an inactive subscription, except its test event', async ({
+    direct: { t, orgId, options },
+    receiver,
+  }) => {
+    const f = await insertDelivery(t, orgId, receiver, { isActive: false });
     await attemptDelivery(t.services, { deliveryId: f.deliveryId }, options);
     expect(receiver.requests).toHaveLength(0);
     const row = await loadDelivery(t, f.deliveryId);
@@ -323,88 +377,57 @@ describe('one attempt at a time (private targets allowed)', () => {
     expect(row.attempts).toHaveLength(1);
     expect(row.attempts[0]).toMatchObject({ status_code: null, error: 'subscription_inactive' });
 
-    const test = await insertDelivery(t, orgId, { isActive: false, event: 'webhook.test' });
-    await attemptDelivery(t.services, { deliveryId: test.deliveryId, single: true }, options);
+    const testEvent = await insertDelivery(t, orgId, receiver, {
+      isActive: false,
+      event: 'webhook.test',
+    });
+    await attemptDelivery(t.services, { deliveryId: testEvent.deliveryId, single: true }, options);
     expect(receiver.requests).toHaveLength(1);
     expect(header(receiver.requests[0], 'x-crm-event')).toBe('webhook.test');
-    expect((await loadDelivery(t, test.deliveryId)).status).toBe('succeeded');
+    expect((await loadDelivery(t, testEvent.deliveryId)).status).toBe('succeeded');
   });
 
-  it('ignores a job for a delivery that does not exist', async () => {
+  test('ignores a job for a delivery that does not exist', async ({ direct: { t, options }, receiver }) => {
     await expect(attemptDelivery(t.services, { deliveryId: newId() }, options)).resolves.toBeUndefined();
     expect(receiver.requests).toHaveLength(0);
   });
 });
 
 describe('private targets not allowed (the default)', () => {
-  let t: TestContext;
-  let orgId: string;
-  const logLines: string[] = [];
-
-  beforeAll(async () => {
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        logLines.push(String(chunk));
-        done();
-      },
-    });
-    t = await createTestContext(
-      { WEBHOOK_RETRY_DELAYS_MS: '200,400', WEBHOOK_TIMEOUT_MS: '1000' },
-      { logger: createLogger('info', sink) },
-    );
-    orgId = (await t.createOrg({ plan: 'starter' })).orgId;
-  });
-  afterAll(async () => {
-    await t.close();
-  });
-
-  it.each([
-    ['an IP literal', () => receiver.url()],
-    ['a name resolving to loopback', () => `https://localhost:${new URL(receiver.origin).port}/hook`],
-    ['a hex IPv4 spelling', () => `https://0x7f.1:${new URL(receiver.origin).port}/hook`],
-  ])('refuses %s as blocked_target without reaching it', async (_label, url) => {
-    const f = await insertDelivery(t, orgId, { url: url() });
-    logLines.length = 0;
-    await attemptDelivery(t.services, { deliveryId: f.deliveryId, single: true }, { ca: receiver.ca });
-    expect(receiver.requests).toHaveLength(0);
-    const row = await loadDelivery(t, f.deliveryId);
-    expect(row.status).toBe('failed');
-    expect(row.attempts[0]).toMatchObject({
-      status_code: null,
-      error: 'blocked_target',
-      response_excerpt: null,
-    });
-    // The detailed reason is logged for the operator, the secret and signatures never are.
-    const log = logLines.join('');
-    expect(log).toMatch(/loopback/);
-    expect(log).toContain(f.deliveryId);
-    expect(log).not.toContain(SECRET);
-    expect(log).not.toMatch(/[0-9a-f]{64}/);
-  });
+  test.for([
+    ['an IP literal', (r: HttpsReceiver) => r.url()],
+    [
+      'a name resolving to loopback',
+      (r: HttpsReceiver) => `https://localhost:${new URL(r.origin).port}/hook`,
+    ],
+    ['a hex IPv4 spelling', (r: HttpsReceiver) => `https://0x7f.1:${new URL(r.origin).port}/hook`],
+  ] as const)(
+    'refuses %s as blocked_target without reaching it',
+    async ([_label, url], { blocked: { t, orgId, logLines }, receiver }) => {
+      const f = await insertDelivery(t, orgId, receiver, { url: url(receiver) });
+      logLines.length = 0;
+      await attemptDelivery(t.services, { deliveryId: f.deliveryId, single: true }, { ca: receiver.ca });
+      expect(receiver.requests).toHaveLength(0);
+      const row = await loadDelivery(t, f.deliveryId);
+      expect(row.status).toBe('failed');
+      expect(row.attempts[0]).toMatchObject({
+        status_code: null,
+        error: 'blocked_target',
+        response_excerpt: null,
+      });
+      // The detailed reason is logged for the operator, the secret and signatures never are.
+      const log = logLines.join('');
+      expect(log).toMatch(/loopback/);
+      expect(log).toContain(f.deliveryId);
+      expect(log).not.toContain(SECRET);
+      expect(log).not.toMatch(/[0-9a-f]{64}/);
+    },
+  );
 });
 
 describe('retries through the job queue', () => {
-  let t: TestContext;
-  let orgId: string;
-
-  beforeAll(async () => {
-    t = await createTestContext(ENV);
-    orgId = (await t.createOrg({ plan: 'starter' })).orgId;
-    const services = t.services;
-    await services.queue.startWorkers(
-      {
-        'webhook.deliver': (payload) =>
-          attemptDelivery(services, payload, { ca: receiver.ca, random: () => 0.5 }),
-      },
-      { concurrency: 2 },
-    );
-  });
-  afterAll(async () => {
-    await t.close();
-  });
-
-  it('delivers on the retry after a 500', async () => {
-    const f = await insertDelivery(t, orgId);
+  test('delivers on the retry after a 500', async ({ retrying: { t, orgId }, receiver }) => {
+    const f = await insertDelivery(t, orgId, receiver);
     receiver.respondWith({ status: 500 });
     await t.services.queue.enqueue('webhook.deliver', { deliveryId: f.deliveryId }, { jobId: f.deliveryId });
     const row = await waitForStatus(t, f.deliveryId, 'succeeded');
@@ -413,8 +436,11 @@ describe('retries through the job queue', () => {
     expect((second?.receivedAt ?? 0) - (first?.receivedAt ?? 0)).toBeGreaterThanOrEqual(200);
   });
 
-  it('makes three attempts with growing gaps, then marks the delivery failed', async () => {
-    const f = await insertDelivery(t, orgId);
+  test('makes three attempts with growing gaps, then marks the delivery failed', async ({
+    retrying: { t, orgId },
+    receiver,
+  }) => {
+    const f = await insertDelivery(t, orgId, receiver);
     receiver.setFallback({ status: 500, body: 'down' });
     await t.services.queue.enqueue('webhook.deliver', { deliveryId: f.deliveryId }, { jobId: f.deliveryId });
     const row = await waitForStatus(t, f.deliveryId, 'failed');

@@ -1,6 +1,6 @@
 // Locks in that verifying a connected account opens a real SMTP session (login, TLS from the first byte, STARTTLS required before AUTH unless require_tls is false) and records each failure with its code and reason as a 200: unreachable, bad credentials, no STARTTLS (tls_required), no AUTH (auth_unsupported), untrusted certificate, and (with the SSRF guard on) a private host; sending refuses a plain session when TLS is required.
 import { createServer, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { SmtpAccountMailer } from '../../providers/smtp-account.ts';
 import {
   type ConnectedAccount,
@@ -232,35 +232,37 @@ describe('verify against a real SMTP peer', () => {
   });
 });
 
-describe('the SSRF guard (CONNECTED_ACCOUNTS_ALLOW_PRIVATE_HOSTS off)', () => {
-  let guarded: TestContext;
-  let guardedOrg: TestOrg;
-  beforeAll(async () => {
-    guarded = await createTestContext(
+// A second context, with the guard on, for the SSRF block: built on first use, closed with the file.
+const guardedTest = test
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern; the context has none.
+  .extend('guarded', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const guarded = await createTestContext(
       { CONNECTED_ACCOUNTS_ALLOW_PRIVATE_HOSTS: 'false' },
       { withoutRateLimits: true },
     );
-    guardedOrg = await guarded.createOrg();
-  });
-  afterAll(() => guarded.close());
+    onCleanup(() => guarded.close());
+    return guarded;
+  })
+  .extend('guardedOrg', { scope: 'file' }, async ({ guarded }) => guarded.createOrg());
 
-  test('refuses loopback, private and link-local servers with private_host, connecting to none', async ({
-    t,
-    org,
-  }) => {
-    const p = await peer({ auth: LOGIN });
-    for (const host of ['127.0.0.1', 'localhost', '10.1.2.3', '169.254.169.254', '::1', '192.168.0.10']) {
-      const account = await createConnectedAccount(guarded, guardedOrg, {
-        smtp: { ...smtpOf(p, LOGIN), host },
-      });
-      const failed = await verify(t, org, account, guarded, guardedOrg);
-      expect(failed, host).toMatchObject({ status: 'error', status_code: 'private_host' });
-      expect(failed.status_reason).toMatch(/private, loopback or otherwise internal/);
-    }
-    expect(p.logins).toEqual([]);
-  });
+describe('the SSRF guard (CONNECTED_ACCOUNTS_ALLOW_PRIVATE_HOSTS off)', () => {
+  guardedTest(
+    'refuses loopback, private and link-local servers with private_host, connecting to none',
+    async ({ t, org, guarded, guardedOrg }) => {
+      const p = await peer({ auth: LOGIN });
+      for (const host of ['127.0.0.1', 'localhost', '10.1.2.3', '169.254.169.254', '::1', '192.168.0.10']) {
+        const account = await createConnectedAccount(guarded, guardedOrg, {
+          smtp: { ...smtpOf(p, LOGIN), host },
+        });
+        const failed = await verify(t, org, account, guarded, guardedOrg);
+        expect(failed, host).toMatchObject({ status: 'error', status_code: 'private_host' });
+        expect(failed.status_reason).toMatch(/private, loopback or otherwise internal/);
+      }
+      expect(p.logins).toEqual([]);
+    },
+  );
 
-  test('refuses them at send time too', async () => {
+  guardedTest('refuses them at send time too', async () => {
     const p = await peer({});
     const mailer = new SmtpAccountMailer({ allowPrivateHosts: false });
     await expect(

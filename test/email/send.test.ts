@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { and, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { users } from '../../core/db/schema.ts';
 import { newId } from '../../core/ids.ts';
 import { activities } from '../../tools/activities/tables.ts';
@@ -18,6 +18,7 @@ import {
   createLead,
   createTestContext,
   eventsOf,
+  fileTest,
   insertConnectedAccount,
   scheduleBody,
   scheduledEmailRow,
@@ -33,36 +34,50 @@ import { seedWorkflows } from '../workflows/seed.ts';
 const LOGIN = { username: 'sender', password: 'smtp-secret-1' };
 /** Recipients the peer answers 451 (try again later). */
 const busy = new Set<string>();
-let peer: SmtpPeer;
-let t: TestContext;
-let org: TestOrg;
-let account: TestAccount;
-let dataDir: string;
 
-beforeAll(async () => {
-  peer = await startSmtpPeer({ auth: LOGIN, refuse: (address) => busy.has(address) });
-  dataDir = await mkdtemp(join(tmpdir(), 'crm-email-send-'));
-  t = await createTestContext({ DATA_DIR: dataDir }, { withoutRateLimits: true });
-  org = await t.createOrg();
-  account = await insertConnectedAccount(
-    t,
-    { orgId: org.orgId, userId: org.ownerId },
-    { host: peer.host, port: peer.port, ...LOGIN },
-    { email: 'dee@acme.example', displayName: 'Dee Sales' },
-  );
-});
+/** What a scheduled email needs: the context, the organization and the owner's verified account. */
+interface Sender {
+  t: TestContext;
+  org: TestOrg;
+  account: TestAccount;
+}
 
-afterAll(async () => {
-  await t?.close();
-  await peer?.close();
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+// The SMTP peer and a data directory (the attachments' store) come first: the file's context reads
+// the directory, so `t` is overridden; `sender` is the owner with an account on the peer.
+const test = fileTest()
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern; the peer has none.
+  .extend('peer', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const peer = await startSmtpPeer({ auth: LOGIN, refuse: (address) => busy.has(address) });
+    onCleanup(() => peer.close());
+    return peer;
+  })
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern; the directory has none.
+  .extend('dataDir', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'crm-email-send-'));
+    onCleanup(() => rm(dataDir, { recursive: true, force: true }));
+    return dataDir;
+  })
+  .extend('sender', { scope: 'file' }, async ({ t, org, peer }): Promise<Sender> => {
+    const account = await insertConnectedAccount(
+      t,
+      { orgId: org.orgId, userId: org.ownerId },
+      { host: peer.host, port: peer.port, ...LOGIN },
+      { email: 'dee@acme.example', displayName: 'Dee Sales' },
+    );
+    return { t, org, account };
+  });
+test.override('t', { scope: 'file' }, async ({ dataDir }, { onCleanup }) => {
+  const t = await createTestContext({ DATA_DIR: dataDir }, { withoutRateLimits: true });
+  onCleanup(() => t.close());
+  return t;
 });
 
 const minutes = (n: number) => n * 60_000;
 let seq = 0;
 
 /** A lead with a contact, and an email scheduled to it 2 minutes ahead; returns ids and the due time. */
-async function scheduled(overrides: Parameters<typeof scheduleBody>[2] = {}) {
+async function scheduled(sender: Sender, overrides: Parameters<typeof scheduleBody>[2] = {}) {
+  const { t, org, account } = sender;
   seq += 1;
   const lead = await createLead(t, org, { name: `Globex ${seq}` });
   const contact = await createContact(t, org, { lead_id: lead._id, name: 'Hank' });
@@ -82,12 +97,17 @@ async function scheduled(overrides: Parameters<typeof scheduleBody>[2] = {}) {
 }
 
 const later = (at: Date, ms: number) => new Date(at.getTime() + ms);
-const received = (subject: string) => peer.received.filter((m) => m.subject === subject);
+const received = (peer: SmtpPeer, subject: string) => peer.received.filter((m) => m.subject === subject);
 
 describe('sending', () => {
-  it('sends nothing before its time, then one message with everything the row says and a Message-ID of the row', async () => {
+  test('sends nothing before its time, then one message with everything the row says and a Message-ID of the row', async ({
+    t,
+    org,
+    peer,
+    sender,
+  }) => {
     const pdf = Buffer.from('%PDF-1.4 fake offer bytes \u0000\u00ff', 'latin1');
-    const email = await scheduled({
+    const email = await scheduled(sender, {
       cc: ['boss@globex.example'],
       bcc: ['archive@acme.example'],
       body_html: '<p>Hello <b>Hank</b></p>',
@@ -95,10 +115,10 @@ describe('sending', () => {
       attachments: [await uploadAttachment(t, org, { filename: 'Offer.pdf', bytes: pdf })],
     });
     expect(await sendScheduledEmail(t.services, email.id, { now: later(email.at, -1000) })).toBe('skipped');
-    expect(received(`Proposal ${seq}`)).toHaveLength(0);
+    expect(received(peer, `Proposal ${seq}`)).toHaveLength(0);
 
     expect(await sendScheduledEmail(t.services, email.id, { now: email.at })).toBe('sent');
-    const [mail, ...more] = received(`Proposal ${seq}`);
+    const [mail, ...more] = received(peer, `Proposal ${seq}`);
     expect(more).toHaveLength(0);
     const envelope = peer.envelopes[peer.received.indexOf(mail ?? peer.received[0]!)];
     expect(envelope?.to.sort()).toEqual(['archive@acme.example', 'boss@globex.example', email.to].sort());
@@ -158,8 +178,12 @@ describe('sending', () => {
     ]);
   });
 
-  it('sends once when its job runs twice, even at once, and the sweeper finds nothing left', async () => {
-    const email = await scheduled();
+  test('sends once when its job runs twice, even at once, and the sweeper finds nothing left', async ({
+    t,
+    peer,
+    sender,
+  }) => {
+    const email = await scheduled(sender);
     const outcomes = await Promise.all([
       sendScheduledEmail(t.services, email.id, { now: email.at }),
       sendScheduledEmail(t.services, email.id, { now: email.at }),
@@ -169,22 +193,27 @@ describe('sending', () => {
       'skipped',
     );
     expect(await sweepDueEmails(t.services, 0, later(email.at, minutes(60)))).toBe(0);
-    expect(received(`Proposal ${seq}`)).toHaveLength(1);
+    expect(received(peer, `Proposal ${seq}`)).toHaveLength(1);
   });
 
-  it('never sends a cancelled email', async () => {
-    const email = await scheduled();
+  test('never sends a cancelled email', async ({ t, org, peer, sender }) => {
+    const email = await scheduled(sender);
     expect(
       (await t.request('DELETE', `/api/v1/email/scheduled/${email.id}`, { token: org.token })).status,
     ).toBe(200);
     expect(await sendScheduledEmail(t.services, email.id, { now: email.at })).toBe('skipped');
-    expect(received(`Proposal ${seq}`)).toHaveLength(0);
+    expect(received(peer, `Proposal ${seq}`)).toHaveLength(0);
   });
 });
 
 describe('failures', () => {
-  it('retries a refused send after 1 then 5 minutes, then fails with the reason and email.sent status failed', async () => {
-    const email = await scheduled();
+  test('retries a refused send after 1 then 5 minutes, then fails with the reason and email.sent status failed', async ({
+    t,
+    org,
+    peer,
+    sender,
+  }) => {
+    const email = await scheduled(sender);
     busy.add(email.to);
     try {
       expect(await sendScheduledEmail(t.services, email.id, { now: email.at })).toBe('retry');
@@ -215,25 +244,30 @@ describe('failures', () => {
     } finally {
       busy.delete(email.to);
     }
-    expect(received(`Proposal ${seq}`)).toHaveLength(0);
+    expect(received(peer, `Proposal ${seq}`)).toHaveLength(0);
   });
 
-  it('fails at once, without retries, on a refused login', async () => {
+  test('fails at once, without retries, on a refused login', async ({ t, org, peer, sender }) => {
     const wrong = await insertConnectedAccount(
       t,
       { orgId: org.orgId, userId: org.ownerId },
       { host: peer.host, port: peer.port, username: 'sender', password: 'wrong' },
     );
-    const email = await scheduled({ connected_account_id: wrong.id });
+    const email = await scheduled(sender, { connected_account_id: wrong.id });
     expect(await sendScheduledEmail(t.services, email.id, { now: email.at })).toBe('failed');
     const row = await scheduledEmailRow(t, email.id);
     expect(row).toMatchObject({ status: 'failed', attempts: 1 });
     expect(row.lastError).toBeTruthy();
   });
 
-  it('fails at once when an attachment is missing from storage, naming it', async () => {
+  test('fails at once when an attachment is missing from storage, naming it', async ({
+    t,
+    org,
+    peer,
+    sender,
+  }) => {
     const gone = await uploadAttachment(t, org, { filename: 'Gone.pdf' });
-    const email = await scheduled({ attachments: [gone] });
+    const email = await scheduled(sender, { attachments: [gone] });
     await t.services.files.delete(gone.storage_key);
     expect(await sendScheduledEmail(t.services, email.id, { now: email.at })).toBe('failed');
     const row = await scheduledEmailRow(t, email.id);
@@ -241,12 +275,17 @@ describe('failures', () => {
     const reason = `attachment Gone.pdf not found in storage (${gone.storage_key})`;
     expect(row.lastError).toBe(reason);
     expect((await eventsOf(t, email.id, org.orgId))[0]?.data).toMatchObject({ status: 'failed', reason });
-    expect(received(`Proposal ${seq}`)).toHaveLength(0);
+    expect(received(peer, `Proposal ${seq}`)).toHaveLength(0);
   });
 
-  it('checks the attachment again at send time: replaced by another size, it fails at once', async () => {
+  test('checks the attachment again at send time: replaced by another size, it fails at once', async ({
+    t,
+    org,
+    peer,
+    sender,
+  }) => {
     const file = await uploadAttachment(t, org, { filename: 'Swap.pdf', bytes: 'twelve bytes' });
-    const email = await scheduled({ attachments: [file] });
+    const email = await scheduled(sender, { attachments: [file] });
     await t.services.files.put(file.storage_key, 'a much longer file than before', {
       contentType: 'application/pdf',
     });
@@ -254,13 +293,18 @@ describe('failures', () => {
     expect((await scheduledEmailRow(t, email.id)).lastError).toBe(
       'attachment Swap.pdf has 30 bytes in storage, not the 12 it was scheduled with',
     );
-    expect(received(`Proposal ${seq}`)).toHaveLength(0);
+    expect(received(peer, `Proposal ${seq}`)).toHaveLength(0);
   });
 
-  it("never mails another organization's file, even from a row that names one (scheduled before the check)", async () => {
+  test("never mails another organization's file, even from a row that names one (scheduled before the check)", async ({
+    t,
+    org,
+    peer,
+    sender,
+  }) => {
     const other = await t.createOrg();
     const theirs = await uploadAttachment(t, other, { filename: 'Secret.pdf', bytes: 'their secret' });
-    const email = await scheduled({ attachments: [await uploadAttachment(t, org)] });
+    const email = await scheduled(sender, { attachments: [await uploadAttachment(t, org)] });
     await t.services.db.system
       .update(scheduledEmails)
       .set({ attachments: [theirs] })
@@ -269,16 +313,21 @@ describe('failures', () => {
     expect((await scheduledEmailRow(t, email.id)).lastError).toBe(
       `attachment Secret.pdf is not an upload of this organization (${theirs.storage_key})`,
     );
-    expect(received(`Proposal ${seq}`)).toHaveLength(0);
+    expect(received(peer, `Proposal ${seq}`)).toHaveLength(0);
   });
 
-  it('fails at once when the account is no longer verified at send time', async () => {
+  test('fails at once when the account is no longer verified at send time', async ({
+    t,
+    org,
+    peer,
+    sender,
+  }) => {
     const changing = await insertConnectedAccount(
       t,
       { orgId: org.orgId, userId: org.ownerId },
       { host: peer.host, port: peer.port, ...LOGIN },
     );
-    const email = await scheduled({ connected_account_id: changing.id });
+    const email = await scheduled(sender, { connected_account_id: changing.id });
     await t.services.db.system
       .update(connectedAccounts)
       .set({ status: 'unverified' })
@@ -287,11 +336,11 @@ describe('failures', () => {
     expect((await scheduledEmailRow(t, email.id)).lastError).toMatch(
       /connected account is not verified \(status unverified\)/,
     );
-    expect(received(`Proposal ${seq}`)).toHaveLength(0);
+    expect(received(peer, `Proposal ${seq}`)).toHaveLength(0);
   });
 
-  it('fails at once when the lead was trashed before its time', async () => {
-    const email = await scheduled();
+  test('fails at once when the lead was trashed before its time', async ({ t, org, peer, sender }) => {
+    const email = await scheduled(sender);
     expect((await t.request('DELETE', `/api/v1/leads/${email.leadId}`, { token: org.token })).status).toBe(
       200,
     );
@@ -299,10 +348,15 @@ describe('failures', () => {
     expect((await scheduledEmailRow(t, email.id)).lastError).toBe(
       'the lead was deleted before the email was sent',
     );
-    expect(received(`Proposal ${seq}`)).toHaveLength(0);
+    expect(received(peer, `Proposal ${seq}`)).toHaveLength(0);
   });
 
-  it('fails at once when the sender was deactivated, or the account removed after a failed attempt', async () => {
+  test('fails at once when the sender was deactivated, or the account removed after a failed attempt', async ({
+    t,
+    org,
+    peer,
+    sender,
+  }) => {
     const member = await t.createUser(org.orgId, 'member');
     const memberAccount = await insertConnectedAccount(
       t,
@@ -324,9 +378,9 @@ describe('failures', () => {
     expect((await scheduledEmailRow(t, out.job_id)).lastError).toBe(
       'the sender is no longer an active user of the organization',
     );
-    expect(received('From a leaver')).toHaveLength(0);
+    expect(received(peer, 'From a leaver')).toHaveLength(0);
 
-    const email = await scheduled();
+    const email = await scheduled(sender);
     busy.add(email.to);
     expect(await sendScheduledEmail(t.services, email.id, { now: email.at })).toBe('retry');
     busy.delete(email.to);
@@ -344,7 +398,11 @@ describe('failures', () => {
     });
   });
 
-  it('fails at once when the sender was demoted to a role that does not send, or the account lost its verification', async () => {
+  test('fails at once when the sender was demoted to a role that does not send, or the account lost its verification', async ({
+    t,
+    org,
+    peer,
+  }) => {
     const member = await t.createUser(org.orgId, 'member');
     const memberAccount = await insertConnectedAccount(
       t,
@@ -370,7 +428,7 @@ describe('failures', () => {
       attempts: 1,
       lastError: "the sender's role (viewer) no longer allows sending e-mail",
     });
-    expect(received('From a viewer')).toHaveLength(0);
+    expect(received(peer, 'From a viewer')).toHaveLength(0);
 
     // The owner's own account fails its verification (wrong password) after the email was scheduled.
     const failing = await insertConnectedAccount(
@@ -395,11 +453,15 @@ describe('failures', () => {
     expect((await scheduledEmailRow(t, email.job_id)).lastError).toBe(
       'the connected account is not verified (status error)',
     );
-    expect(received('From a lapsed account')).toHaveLength(0);
+    expect(received(peer, 'From a lapsed account')).toHaveLength(0);
   });
 
-  it('takes over a claim whose sender died once its lease expired, and sends once', async () => {
-    const email = await scheduled();
+  test('takes over a claim whose sender died once its lease expired, and sends once', async ({
+    t,
+    peer,
+    sender,
+  }) => {
+    const email = await scheduled(sender);
     // A sender that claimed the row and died: status sending, attempt 1, lease until at + 5 minutes.
     await t.services.db.system
       .update(scheduledEmails)
@@ -410,13 +472,14 @@ describe('failures', () => {
     );
     expect(await sendScheduledEmail(t.services, email.id, { now: later(email.at, minutes(5)) })).toBe('sent');
     expect(await scheduledEmailRow(t, email.id)).toMatchObject({ status: 'sent', attempts: 2 });
-    expect(received(`Proposal ${seq}`)).toHaveLength(1);
+    expect(received(peer, `Proposal ${seq}`)).toHaveLength(1);
   });
 });
 
 describe('follow-ups', () => {
-  async function sentWithFollowUp() {
-    const email = await scheduled({ follow_up: { amount: 2, unit: 'hours' } });
+  async function sentWithFollowUp(sender: Sender) {
+    const { t } = sender;
+    const email = await scheduled(sender, { follow_up: { amount: 2, unit: 'hours' } });
     expect(await sendScheduledEmail(t.services, email.id, { now: email.at })).toBe('sent');
     const row = await scheduledEmailRow(t, email.id);
     expect(row.followUpStatus).toBe('pending');
@@ -424,16 +487,20 @@ describe('follow-ups', () => {
     return { ...email, row };
   }
 
-  const tasksOfLead = (leadId: string) =>
+  const tasksOfLead = (t: TestContext, leadId: string) =>
     t.services.db.system.select().from(tasks).where(eq(tasks.leadId, leadId));
 
-  it('creates one task for the sender when no reply came in time (task.created), not before', async () => {
-    const email = await sentWithFollowUp();
+  test('creates one task for the sender when no reply came in time (task.created), not before', async ({
+    t,
+    org,
+    sender,
+  }) => {
+    const email = await sentWithFollowUp(sender);
     await createDueFollowUps(t.services, later(email.at, minutes(119)));
-    expect(await tasksOfLead(email.leadId)).toHaveLength(0);
+    expect(await tasksOfLead(t, email.leadId)).toHaveLength(0);
     await createDueFollowUps(t.services, later(email.at, minutes(120)));
     await createDueFollowUps(t.services, later(email.at, minutes(180)));
-    const [task, ...more] = await tasksOfLead(email.leadId);
+    const [task, ...more] = await tasksOfLead(t, email.leadId);
     expect(more).toHaveLength(0);
     expect(task).toMatchObject({
       text: `Follow up: Proposal ${seq} (no reply from ${email.to})`,
@@ -448,13 +515,17 @@ describe('follow-ups', () => {
     expect((await eventsOf(t, task?.id ?? '', org.orgId)).map((e) => e.event)).toEqual(['task.created']);
   });
 
-  it('a reply cancels it: by In-Reply-To, or from the recipient on the same lead (any case)', async () => {
-    const byThread = await sentWithFollowUp();
-    const bySender = await sentWithFollowUp();
-    const untouched = await sentWithFollowUp();
+  test('a reply cancels it: by In-Reply-To, or from the recipient on the same lead (any case)', async ({
+    t,
+    org,
+    sender,
+  }) => {
+    const byThread = await sentWithFollowUp(sender);
+    const bySender = await sentWithFollowUp(sender);
+    const untouched = await sentWithFollowUp(sender);
     const facts = {
       inboundEmailId: newId(),
-      connectedAccountId: account.id,
+      connectedAccountId: sender.account.id,
       accountUserId: org.ownerId,
       contactId: null,
       messageId: `<${newId()}@globex.example>`,
@@ -489,14 +560,14 @@ describe('follow-ups', () => {
     expect((await scheduledEmailRow(t, bySender.id)).followUpStatus).toBe('cancelled');
     expect((await scheduledEmailRow(t, untouched.id)).followUpStatus).toBe('pending');
     await createDueFollowUps(t.services, later(untouched.at, minutes(200)));
-    expect(await tasksOfLead(byThread.leadId)).toHaveLength(0);
-    expect(await tasksOfLead(bySender.leadId)).toHaveLength(0);
-    expect(await tasksOfLead(untouched.leadId)).toHaveLength(1);
+    expect(await tasksOfLead(t, byThread.leadId)).toHaveLength(0);
+    expect(await tasksOfLead(t, bySender.leadId)).toHaveLength(0);
+    expect(await tasksOfLead(t, untouched.leadId)).toHaveLength(1);
   });
 });
 
 describe('enroll_in_workflow_id', () => {
-  async function workflow(status: 'active' | 'paused'): Promise<string> {
+  async function workflow(t: TestContext, org: TestOrg, status: 'active' | 'paused'): Promise<string> {
     const [id = ''] = await seedWorkflows(t, org.orgId, [
       {
         name: `Nurture ${status}`,
@@ -507,9 +578,13 @@ describe('enroll_in_workflow_id', () => {
     return id;
   }
 
-  it('enrolls the lead after sending in an active workflow (workflow.triggered), and records the enrollment', async () => {
-    const workflowId = await workflow('active');
-    const email = await scheduled({ enroll_in_workflow_id: workflowId });
+  test('enrolls the lead after sending in an active workflow (workflow.triggered), and records the enrollment', async ({
+    t,
+    org,
+    sender,
+  }) => {
+    const workflowId = await workflow(t, org, 'active');
+    const email = await scheduled(sender, { enroll_in_workflow_id: workflowId });
     expect(await sendScheduledEmail(t.services, email.id, { now: email.at })).toBe('sent');
     const row = await scheduledEmailRow(t, email.id);
     const [enrollment] = await t.services.db.system
@@ -526,9 +601,13 @@ describe('enroll_in_workflow_id', () => {
     ]);
   });
 
-  it('sends but does not enroll a lead already active in the workflow: no second enrollment, already_enrolled recorded', async () => {
-    const workflowId = await workflow('active');
-    const first = await scheduled({ enroll_in_workflow_id: workflowId });
+  test('sends but does not enroll a lead already active in the workflow: no second enrollment, already_enrolled recorded', async ({
+    t,
+    org,
+    sender,
+  }) => {
+    const workflowId = await workflow(t, org, 'active');
+    const first = await scheduled(sender, { enroll_in_workflow_id: workflowId });
     expect(await sendScheduledEmail(t.services, first.id, { now: first.at })).toBe('sent');
     const [enrollment] = await t.services.db.system
       .select()
@@ -539,7 +618,7 @@ describe('enroll_in_workflow_id', () => {
     const second = await scheduleEmail(
       t,
       org,
-      scheduleBody(account.id, first.leadId, {
+      scheduleBody(sender.account.id, first.leadId, {
         to: first.to,
         subject: 'Second in the workflow',
         contact_id: first.contactId,
@@ -561,9 +640,13 @@ describe('enroll_in_workflow_id', () => {
     expect((await eventsOf(t, enrollment.id, org.orgId)).map((e) => e.event)).toEqual(['workflow.triggered']);
   });
 
-  it('sends but does not enroll when the workflow is paused by then, saying so', async () => {
-    const workflowId = await workflow('paused');
-    const email = await scheduled({ enroll_in_workflow_id: workflowId });
+  test('sends but does not enroll when the workflow is paused by then, saying so', async ({
+    t,
+    org,
+    sender,
+  }) => {
+    const workflowId = await workflow(t, org, 'paused');
+    const email = await scheduled(sender, { enroll_in_workflow_id: workflowId });
     expect(await sendScheduledEmail(t.services, email.id, { now: email.at })).toBe('sent');
     const row = await scheduledEmailRow(t, email.id);
     expect(row).toMatchObject({

@@ -1,6 +1,6 @@
 // Locks in who a document comes from and how its names print: an invoice, an estimate and a proposal's link sent by a user with a verified connected account leave through that account's own SMTP server (From its address, logged in as it, nothing through the system mailer); without one (or with an account that is not verified) they are system mail with the sender's address as Reply-To; and the PDFs attached name Ελληνική ΑΕ, Łódź Trading and 株式会社 exactly (read back with pdftotext).
 import type { ParsedMail } from 'mailparser';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { InProcessQueue } from '../../core/queue-in-process.ts';
 import {
   type Caller,
@@ -10,11 +10,11 @@ import {
   createLead,
   createProposal,
   createTestContext,
+  fileTest,
   insertConnectedAccount,
   readOutput,
   sendProposal,
   type TestContext,
-  type TestOrg,
   TOOL,
 } from '../fixtures/index.ts';
 import { hasPoppler, pdfText } from '../support/poppler.ts';
@@ -24,63 +24,64 @@ const LOGIN = { username: 'dee-login', password: 'smtp-secret-1' };
 const SELLER_ADDRESS = 'dee@sales.example';
 const NAMES = ['Ελληνική ΑΕ', 'Łódź Trading', '株式会社'];
 
-/** The system mailer's server (SMTP_URL) and the seller's own server (their connected account). */
-let system: SmtpPeer;
-let own: SmtpPeer;
-let t: TestContext;
-let org: TestOrg;
-/** A member with a verified connected account. */
-let seller: Caller & { email: string; userId: string };
-/** A member without any account. */
-let plain: Caller & { email: string };
-/** A member whose only account failed its verification. */
-let lapsed: Caller & { email: string };
-let leadId: string;
-let contactId: string;
 const CONTACT_EMAIL = 'yamada@lodz.example';
 
-beforeAll(async () => {
-  system = await startSmtpPeer();
-  own = await startSmtpPeer({ auth: LOGIN });
-  t = await createTestContext(
+/** A file fixture: an SMTP peer (the options of startSmtpPeer), closed after the file's last test. */
+function smtpPeer(options?: Parameters<typeof startSmtpPeer>[0]) {
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern; the peer has none.
+  return async ({}, { onCleanup }: { onCleanup: (cleanup: () => Promise<void>) => void }) => {
+    const peer = await startSmtpPeer(options);
+    onCleanup(() => peer.close());
+    return peer;
+  };
+}
+
+// The system mailer's server (SMTP_URL, so `t` is overridden to read it) and the seller's own server
+// (their connected account); the members who send, and the lead and contact the documents are for.
+const test = fileTest()
+  .extend('system', { scope: 'file' }, smtpPeer())
+  .extend('own', { scope: 'file' }, smtpPeer({ auth: LOGIN }))
+  .extend('senders', { scope: 'file' }, async ({ t, org, own }) => {
+    /** A member with a verified connected account. */
+    const seller = await t.createUser(org.orgId, 'member');
+    await insertConnectedAccount(
+      t,
+      { orgId: org.orgId, userId: seller.userId },
+      { host: own.host, port: own.port, ...LOGIN },
+      { email: SELLER_ADDRESS, displayName: 'Dee Sales' },
+    );
+    /** A member without any account. */
+    const plain = await t.createUser(org.orgId, 'member');
+    /** A member whose only account failed its verification. */
+    const lapsed = await t.createUser(org.orgId, 'member');
+    await insertConnectedAccount(
+      t,
+      { orgId: org.orgId, userId: lapsed.userId },
+      { host: own.host, port: own.port, ...LOGIN },
+      { email: 'lapsed@sales.example', status: 'error' },
+    );
+    return { seller, plain, lapsed };
+  })
+  .extend('deal', { scope: 'file' }, async ({ t, org }) => {
+    const lead = await createLead(t, org, { name: 'Łódź Trading' });
+    const contact = await createContact(t, org, {
+      lead_id: lead._id,
+      name: '株式会社 山田',
+      emails: [{ email: CONTACT_EMAIL, type: 'work' }],
+    });
+    return { leadId: lead._id, contactId: contact._id };
+  });
+test.override('t', { scope: 'file' }, async ({ system }, { onCleanup }) => {
+  const t = await createTestContext(
     { SMTP_URL: system.url, MAIL_FROM: 'CRM Billing <billing@crm.example>' },
     { withWorkers: true, withoutRateLimits: true },
   );
-  org = await t.createOrg({ name: 'Ελληνική ΑΕ', plan: 'pro' });
-  seller = await t.createUser(org.orgId, 'member');
-  await insertConnectedAccount(
-    t,
-    { orgId: org.orgId, userId: seller.userId },
-    { host: own.host, port: own.port, ...LOGIN },
-    { email: SELLER_ADDRESS, displayName: 'Dee Sales' },
-  );
-  plain = await t.createUser(org.orgId, 'member');
-  const lapsedUser = await t.createUser(org.orgId, 'member');
-  lapsed = lapsedUser;
-  await insertConnectedAccount(
-    t,
-    { orgId: org.orgId, userId: lapsedUser.userId },
-    { host: own.host, port: own.port, ...LOGIN },
-    { email: 'lapsed@sales.example', status: 'error' },
-  );
-  const lead = await createLead(t, org, { name: 'Łódź Trading' });
-  leadId = lead._id;
-  contactId = (
-    await createContact(t, org, {
-      lead_id: leadId,
-      name: '株式会社 山田',
-      emails: [{ email: CONTACT_EMAIL, type: 'work' }],
-    })
-  )._id;
+  onCleanup(() => t.close());
+  return t;
 });
+test.override('org', { scope: 'file' }, async ({ t }) => t.createOrg({ name: 'Ελληνική ΑΕ', plan: 'pro' }));
 
-afterAll(async () => {
-  await t?.close();
-  await system?.close();
-  await own?.close();
-});
-
-async function workersIdle(): Promise<void> {
+async function workersIdle(t: TestContext): Promise<void> {
   const jobs = t.services.jobs;
   if (!(jobs instanceof InProcessQueue)) throw new Error('these tests drive the in-process queue');
   await jobs.idle();
@@ -99,9 +100,9 @@ async function attachedText(mail: ParsedMail | undefined): Promise<string> {
 }
 
 describe('who a document comes from', () => {
-  it.skipIf(!hasPoppler)(
+  test.skipIf(!hasPoppler)(
     "an invoice sent by a user with a verified account leaves through the account's server, its PDF naming every party as written",
-    async () => {
+    async ({ t, system, own, senders: { seller }, deal: { leadId, contactId } }) => {
       const invoice = await createInvoice(t, seller, {
         lead_id: leadId,
         contact_id: contactId,
@@ -113,7 +114,7 @@ describe('who a document comes from', () => {
         TOOL.send_invoice,
       );
       const subject = sent.mail?.subject ?? '';
-      await workersIdle();
+      await workersIdle(t);
 
       const [mail, ...more] = withSubject(own, subject);
       expect(more).toHaveLength(0);
@@ -130,9 +131,9 @@ describe('who a document comes from', () => {
     },
   );
 
-  it.skipIf(!hasPoppler)(
+  test.skipIf(!hasPoppler)(
     'an estimate sent without a verified account is system mail answered to the sender, its PDF naming every party as written',
-    async () => {
+    async ({ t, system, own, senders: { plain, lapsed }, deal: { leadId, contactId } }) => {
       for (const sender of [plain, lapsed]) {
         const estimate = await createEstimate(t, sender, {
           lead_id: leadId,
@@ -148,7 +149,7 @@ describe('who a document comes from', () => {
           TOOL.send_estimate,
         );
         const subject = sent.mail?.subject ?? '';
-        await workersIdle();
+        await workersIdle(t);
 
         const [mail, ...more] = withSubject(system, subject);
         expect(more).toHaveLength(0);
@@ -162,7 +163,11 @@ describe('who a document comes from', () => {
     },
   );
 
-  it('a preview (confirm: false) names the sender the mail would leave from', async () => {
+  test('a preview (confirm: false) names the sender the mail would leave from', async ({
+    t,
+    senders: { seller, plain },
+    deal: { leadId, contactId },
+  }) => {
     const invoice = await createInvoice(t, seller, {
       lead_id: leadId,
       contact_id: contactId,
@@ -184,12 +189,18 @@ describe('who a document comes from', () => {
     expect(byPlain.preview?.sender).toContain(plain.email);
   });
 
-  it("a proposal's link leaves through the sender's verified account, and as system mail answered to a sender without one", async () => {
+  test("a proposal's link leaves through the sender's verified account, and as system mail answered to a sender without one", async ({
+    t,
+    system,
+    own,
+    senders: { seller, plain },
+    deal: { leadId },
+  }) => {
     const bySeller = await createProposal(t, seller, { lead_id: leadId, title: 'Proposal for Łódź' });
     await sendProposal(t, seller, bySeller._id);
     const byPlain = await createProposal(t, plain, { lead_id: leadId, title: 'Another proposal for Łódź' });
     await sendProposal(t, plain, byPlain._id);
-    await workersIdle();
+    await workersIdle(t);
 
     const [fromAccount] = withSubject(own, 'Proposal: Proposal for Łódź');
     expect(address(fromAccount?.from)).toBe(SELLER_ADDRESS);

@@ -4,18 +4,15 @@ import { createServices } from '../../app/services.ts';
 import { updateOrganization } from '../../core/admin.ts';
 import { CredentialCache, connectInvalidationPublisher } from '../../core/auth/cache.ts';
 import { signSession } from '../../core/auth/jwt.ts';
-import { generatePat, hashToken, tokenPrefix } from '../../core/auth/tokens.ts';
 import { loadConfig } from '../../core/config.ts';
 import { openDatabase } from '../../core/db/client.ts';
-import { apiKeys } from '../../core/db/schema.ts';
-import { newId } from '../../core/ids.ts';
 import { createLogger } from '../../core/logger.ts';
 import { createOrganizationWithOwner } from '../../core/organizations.ts';
 import type { Services } from '../../core/services.ts';
 import { insertUser } from '../../core/users.ts';
 import { createApp } from '../../http/app.ts';
 import { CATALOGUE } from '../../tools/index.ts';
-import { createScratchDatabase } from '../helpers.ts';
+import { createScratchDatabase, insertPat } from '../helpers.ts';
 
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -108,19 +105,8 @@ async function fixture(): Promise<Fixture> {
   };
 }
 
-async function createPat(orgId: string, userId: string): Promise<{ token: string; keyId: string }> {
-  const token = generatePat();
-  const keyId = newId();
-  await node1.services.db.system.insert(apiKeys).values({
-    id: keyId,
-    orgId,
-    userId,
-    label: `key ${keyId}`,
-    tokenHash: hashToken(token),
-    tokenPrefix: tokenPrefix(token),
-    scopes: ['read:leads'],
-  });
-  return { token, keyId };
+function createPat(orgId: string, userId: string): Promise<{ token: string; keyId: string }> {
+  return insertPat(node1.services, orgId, userId, ['read:leads']);
 }
 
 /** Fills a node's cache for `token` and checks that its next request is served from memory. */

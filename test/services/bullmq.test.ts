@@ -21,11 +21,12 @@ import type { Services } from '../../core/services.ts';
 import { JOBS } from '../../tools/index.ts';
 import { attemptDelivery } from '../../tools/webhooks/deliver.ts';
 import { relayOutbox } from '../../tools/webhooks/relay.ts';
-import { webhookDeliveries, webhooks } from '../../tools/webhooks/tables.ts';
+import { webhookDeliveries } from '../../tools/webhooks/tables.ts';
 import { startBackgroundWork } from '../../workers/runtime.ts';
 import { leadCreatedPayload } from '../fixtures/events.ts';
 import { createScratchDatabase } from '../helpers.ts';
 import { HttpsReceiver } from '../support/https-receiver.ts';
+import { seedWebhook } from '../webhooks/kit.ts';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -236,14 +237,11 @@ async function subscribedOrg(services: Services, url: string): Promise<{ orgId: 
       owner: { name: 'Owner', email: `owner-${newId()}@example.test`, password: 'correct horse battery' },
     }),
   );
-  const webhookId = newId();
-  await services.db.system.insert(webhooks).values({
-    id: webhookId,
-    orgId: organization.id,
-    url,
-    events: ['lead.created'],
-    secret: 'whsec_queue_test',
-  });
+  const webhookId = await seedWebhook(
+    { services },
+    { orgId: organization.id },
+    { url, events: ['lead.created'], secret: 'whsec_queue_test' },
+  );
   return { orgId: organization.id, webhookId };
 }
 

@@ -1,59 +1,33 @@
 // Locks in that /docs renders in a real browser (Debian chromium, headless) with the leads operations, loading nothing from elsewhere.
-import { existsSync } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
+import { mkdtemp, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type ServerType, serve } from '@hono/node-server';
-import { type BrowserContext, chromium } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext } from '../helpers.ts';
+import { describe, expect } from 'vitest';
+import { fileTest } from '../fixtures/index.ts';
+import { launchChromiumForFile, serveAppForFile } from '../support/browser.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-
-let t: TestContext;
-let server: ServerType;
-let origin: string;
-let browser: BrowserContext;
-let profileDir: string;
-let shotDir: string;
-
-beforeAll(async () => {
-  // .ci/run installs Debian's chromium; without it this test must fail, not pass by skipping.
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install chromium`);
-  t = await createTestContext();
-  server = serve({ fetch: t.app.fetch, hostname: '127.0.0.1', port: 0 });
-  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-  const address: AddressInfo | string | null = server.address();
-  if (address === null || typeof address === 'string') throw new Error('expected a TCP address');
-  origin = `http://127.0.0.1:${address.port}`;
-  profileDir = await mkdtemp(join(tmpdir(), 'crm-docs-profile-'));
-  shotDir = await mkdtemp(join(tmpdir(), 'crm-docs-shot-'));
-  browser = await chromium.launchPersistentContext(profileDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: { width: 1280, height: 1000 },
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+// The file's app served on a local port and a chromium to open it; the shots go to a temp dir.
+const test = fileTest()
+  .extend('origin', { scope: 'file' }, serveAppForFile)
+  .extend(
+    'browser',
+    { scope: 'file' },
+    launchChromiumForFile('crm-docs-profile-', { width: 1280, height: 1000 }),
+  )
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern; the directory has none.
+  .extend('shotDir', { scope: 'file' }, async ({}) => mkdtemp(join(tmpdir(), 'crm-docs-shot-')));
+// Chromium and the app start in a hook with its own minute, not inside the test's.
+test.beforeAll(async ({ origin, browser }) => {
+  expect(origin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  expect(browser.pages()).toBeDefined();
 }, 60_000);
 
-afterAll(async () => {
-  await browser?.close();
-  if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
-  await t?.close();
-  if (profileDir) await rm(profileDir, { recursive: true, force: true });
-});
-
 describe('the /docs page in Chromium', () => {
-  it('shows the leads operations from the local document and saves a screenshot', async () => {
+  test('shows the leads operations from the local document and saves a screenshot', async ({
+    browser,
+    origin,
+    shotDir,
+  }) => {
     const page = await browser.newPage();
     const requested: string[] = [];
     const problems: string[] = [];

@@ -2,20 +2,19 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { scheduledEmails } from '../../tools/email/tables.ts';
 import {
   createLead,
-  createTestContext,
+  fileTest,
   insertConnectedAccount,
   scheduleBody,
   scheduledEmailRow,
   scheduleEmail,
   type TestContext,
-  type TestOrg,
 } from '../fixtures/index.ts';
 import { BIN, ROOT } from '../support/cli.ts';
-import { type SmtpPeer, startSmtpPeer } from '../support/smtp-peer.ts';
+import { startSmtpPeer } from '../support/smtp-peer.ts';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const LOGIN = { username: 'durable', password: 'durable-secret' };
@@ -24,40 +23,45 @@ const RUN = `email-durability-${Date.now().toString(36)}`;
 const SECRETS_KEY = randomBytes(32).toString('base64');
 const JWT_SECRET = randomBytes(32).toString('hex');
 
-let peer: SmtpPeer;
-let t: TestContext;
-let org: TestOrg;
 /** While set, the next MAIL FROM waits here (the first worker is killed while it waits). */
 let hold: { reached: () => void; release: Promise<void> } | undefined;
-const workers: ChildProcess[] = [];
 
-beforeAll(async () => {
-  peer = await startSmtpPeer({
-    auth: LOGIN,
-    onMailFrom: async () => {
-      const held = hold;
-      if (!held) return;
-      hold = undefined;
-      held.reached();
-      await held.release;
-    },
+// The SMTP peer the account sends through, and `crm worker` processes on the file's database, killed
+// after the file's last test if still running.
+const test = fileTest({ env: { SECRETS_KEY, JWT_SECRET }, options: { withoutRateLimits: true } })
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern; the peer has none.
+  .extend('peer', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const peer = await startSmtpPeer({
+      auth: LOGIN,
+      onMailFrom: async () => {
+        const held = hold;
+        if (!held) return;
+        hold = undefined;
+        held.reached();
+        await held.release;
+      },
+    });
+    onCleanup(() => peer.close());
+    return peer;
+  })
+  .extend('startWorker', { scope: 'file' }, async ({ t }, { onCleanup }) => {
+    const workers: ChildProcess[] = [];
+    onCleanup(async () => {
+      for (const child of workers)
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    });
+    return (prefix: string) => {
+      const child = spawnWorker(t, prefix);
+      workers.push(child);
+      return child;
+    };
   });
-  t = await createTestContext({ SECRETS_KEY, JWT_SECRET }, { withoutRateLimits: true });
-  org = await t.createOrg();
-});
-
-afterAll(async () => {
-  for (const child of workers)
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  await t?.close();
-  await peer?.close();
-});
 
 /** `crm worker` on the test database and Redis, its queue under `prefix`. */
-function startWorker(prefix: string): ChildProcess {
+function spawnWorker(t: TestContext, prefix: string): ChildProcess {
   const databaseUrl = t.config.databaseUrl;
   if (!databaseUrl) throw new Error('the services suite runs on PostgreSQL');
-  const child = spawn(process.execPath, [BIN, 'worker'], {
+  return spawn(process.execPath, [BIN, 'worker'], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -71,8 +75,6 @@ function startWorker(prefix: string): ChildProcess {
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  workers.push(child);
-  return child;
 }
 
 const exited = (child: ChildProcess) =>
@@ -91,9 +93,9 @@ async function eventually(check: () => Promise<boolean>, limitMs = 60_000): Prom
 }
 
 describe('a worker killed between claim and send', () => {
-  it('is replaced by a worker on a fresh queue that sends the email once after the lease', {
+  test('is replaced by a worker on a fresh queue that sends the email once after the lease', {
     timeout: 180_000,
-  }, async () => {
+  }, async ({ t, org, peer, startWorker }) => {
     const account = await insertConnectedAccount(
       t,
       { orgId: org.orgId, userId: org.ownerId },

@@ -1,71 +1,36 @@
 // Locks in that a lead can accept a proposal in a real browser (Debian chromium, headless): the
 // page from the link of send_proposal renders under its strict CSP without errors, the plain HTML
 // form posts name, e-mail and typed signature, the confirmation shows, and the API then reads it accepted and signed.
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type ServerType, serve } from '@hono/node-server';
-import { type BrowserContext, chromium } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createProposal,
-  createTestContext,
-  readOutput,
-  sendProposal,
-  type TestContext,
-  type TestOrg,
-  TOOL,
-} from '../fixtures/index.ts';
+import { describe, expect } from 'vitest';
+import { createProposal, fileTest, readOutput, sendProposal, TOOL } from '../fixtures/index.ts';
+import { launchChromiumForFile, serveAppForFile } from '../support/browser.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
 
-let t: TestContext;
-let org: TestOrg;
-let server: ServerType;
-let origin: string;
-let browser: BrowserContext;
-let profileDir: string;
-
-beforeAll(async () => {
-  // .ci/run installs Debian's chromium; without it this test must fail, not pass by skipping.
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install chromium`);
-  t = await createTestContext({}, { withoutRateLimits: true });
-  org = await t.createOrg();
-  server = serve({ fetch: t.app.fetch, hostname: '127.0.0.1', port: 0 });
-  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
-  const address: AddressInfo | string | null = server.address();
-  if (address === null || typeof address === 'string') throw new Error('expected a TCP address');
-  origin = `http://127.0.0.1:${address.port}`;
-  profileDir = await mkdtemp(join(tmpdir(), 'crm-proposal-profile-'));
-  browser = await chromium.launchPersistentContext(profileDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: { width: 1000, height: 1200 },
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+// The file's app served on a local port and a chromium to open the public page.
+const test = fileTest({ options: { withoutRateLimits: true } })
+  .extend('origin', { scope: 'file' }, serveAppForFile)
+  .extend(
+    'browser',
+    { scope: 'file' },
+    launchChromiumForFile('crm-proposal-profile-', { width: 1000, height: 1200 }),
+  );
+// Chromium and the app start in a hook with its own minute, not inside the test's.
+test.beforeAll(async ({ origin, browser }) => {
+  expect(origin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  expect(browser.pages()).toBeDefined();
 }, 60_000);
 
-afterAll(async () => {
-  await browser?.close();
-  if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
-  await t?.close();
-  if (profileDir) await rm(profileDir, { recursive: true, force: true });
-});
-
 describe('the public proposal page in Chromium', () => {
-  it('accepts with name, e-mail and signature, shows the confirmation and saves screenshots', async () => {
+  test('accepts with name, e-mail and signature, shows the confirmation and saves screenshots', async ({
+    t,
+    org,
+    browser,
+    origin,
+  }) => {
     const proposal = await createProposal(t, org, {
       title: 'Website redesign',
       sections: [

@@ -3,11 +3,18 @@
 // deleted user. Each case is repeated for several rounds, because one round of a race may happen to
 // run in a harmless order.
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { describe, expect } from 'vitest';
 import { rowsOf } from '../../core/db/sql.ts';
 import { fileTest } from '../fixtures/file-test.ts';
-import { createTestContext, json, onPostgres, type TestContext, type TestOrg } from '../helpers.ts';
-import { HttpsReceiver } from '../support/https-receiver.ts';
+import { harnessTest } from '../fixtures/harness-test.ts';
+import {
+  onPostgres,
+  type ReceiverContext,
+  startReceiverContext,
+  type TestContext,
+  type TestOrg,
+} from '../fixtures/index.ts';
+import { json } from '../helpers.ts';
 
 const ROUNDS = 12;
 
@@ -131,38 +138,38 @@ describe.skipIf(!onPostgres)('parallel user deletions', { timeout: 240_000 }, ()
   });
 });
 
-describe.skipIf(!onPostgres)('parallel webhook replays', { timeout: 240_000 }, () => {
-  let receiver: HttpsReceiver;
-  let hooks: TestContext;
-  let hooksOrg: TestOrg;
-  let deliveryId: string;
-  let webhookId: string;
+/** A delivery's status as its webhook's delivery list reads it. */
+async function deliveryStatus(replays: ReplayHarness): Promise<string | undefined> {
+  const { t, org, webhookId, deliveryId } = replays;
+  const res = await t.request('GET', `/api/v1/webhooks/${webhookId}/deliveries?limit=100`, {
+    token: org.token,
+  });
+  const { deliveries } = await json<{ deliveries: { _id: string; status: string }[] }>(res);
+  return deliveries.find((d) => d._id === deliveryId)?.status;
+}
 
-  async function deliveryStatus(): Promise<string | undefined> {
-    const res = await hooks.request('GET', `/api/v1/webhooks/${webhookId}/deliveries?limit=100`, {
-      token: hooksOrg.token,
-    });
-    const { deliveries } = await json<{ deliveries: { _id: string; status: string }[] }>(res);
-    return deliveries.find((d) => d._id === deliveryId)?.status;
+async function untilDelivered(replays: ReplayHarness): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if ((await deliveryStatus(replays)) === 'succeeded') return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
+  throw new Error(`delivery ${replays.deliveryId} never succeeded`);
+}
 
-  async function untilDelivered(): Promise<void> {
-    for (let i = 0; i < 200; i++) {
-      if ((await deliveryStatus()) === 'succeeded') return;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`delivery ${deliveryId} never succeeded`);
-  }
+/** The receiver's context, with an organization subscribed to it and one delivery made. */
+interface ReplayHarness extends ReceiverContext {
+  org: TestOrg;
+  webhookId: string;
+  deliveryId: string;
+}
 
-  beforeAll(async () => {
-    receiver = await HttpsReceiver.start();
-    hooks = await createTestContext(
-      { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
-      { withoutRateLimits: true, withWorkers: { ca: receiver.ca } },
-    );
-    hooksOrg = await hooks.createOrg({ plan: 'starter' });
-    const created = await hooks.request('POST', '/api/v1/webhooks', {
-      token: hooksOrg.token,
+/** A context whose workers deliver to a local receiver, and one delivery of a test event already made. */
+async function startReplays(): Promise<ReplayHarness> {
+  const { t, receiver, close } = await startReceiverContext();
+  try {
+    const org = await t.createOrg({ plan: 'starter' });
+    const created = await t.request('POST', '/api/v1/webhooks', {
+      token: org.token,
       body: {
         name: 'Races',
         url: receiver.url('/races'),
@@ -170,35 +177,43 @@ describe.skipIf(!onPostgres)('parallel webhook replays', { timeout: 240_000 }, (
         secret: 'races-secret-0123456789',
       },
     });
-    webhookId = (await json<{ webhook: { _id: string } }>(created)).webhook._id;
-    const test = await hooks.request('POST', `/api/v1/webhooks/test/${webhookId}`, { token: hooksOrg.token });
-    deliveryId = (await json<{ delivery: { _id: string } }>(test)).delivery._id;
-    await untilDelivered();
-  });
-  afterAll(async () => {
-    await hooks?.close();
-    await receiver?.close();
-  });
+    const webhookId = (await json<{ webhook: { _id: string } }>(created)).webhook._id;
+    const testEvent = await t.request('POST', `/api/v1/webhooks/test/${webhookId}`, { token: org.token });
+    const deliveryId = (await json<{ delivery: { _id: string } }>(testEvent)).delivery._id;
+    const replays = { t, org, receiver, webhookId, deliveryId, close };
+    await untilDelivered(replays);
+    return replays;
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
 
-  test('twenty parallel replays of one delivery: exactly one succeeds and exactly one request is sent', async () => {
-    for (let round = 0; round < ROUNDS; round++) {
-      const sentBefore = receiver.hits('/races').length;
-      // The receiver holds its answer until every replay has been answered: the accepted replay's
-      // attempt stays in flight, so no later replay may legitimately find the delivery finished.
-      let release = () => {};
-      receiver.setFallback({ until: new Promise<void>((resolve) => (release = resolve)) });
-      const responses = await Promise.all(
-        Array.from({ length: 20 }, () =>
-          hooks.request('POST', `/api/v1/webhooks/deliveries/${deliveryId}/replay`, {
-            token: hooksOrg.token,
-          }),
-        ),
-      );
-      release();
-      expect(statusesOf(responses)).toEqual([200, ...Array<number>(19).fill(400)]);
-      await untilDelivered();
-      // Only an accepted replay enqueues an attempt: once it has run, nothing more is on its way.
-      expect(receiver.hits('/races').length).toBe(sentBefore + 1);
-    }
-  });
+// The replays' own context (workers trusting the receiver's CA), started on first use and closed with the file.
+const replayTest = harnessTest(startReplays);
+
+describe.skipIf(!onPostgres)('parallel webhook replays', { timeout: 240_000 }, () => {
+  replayTest(
+    'twenty parallel replays of one delivery: exactly one succeeds and exactly one request is sent',
+    async ({ harness }) => {
+      const { t, org, receiver, deliveryId } = harness;
+      for (let round = 0; round < ROUNDS; round++) {
+        const sentBefore = receiver.hits('/races').length;
+        // The receiver holds its answer until every replay has been answered: the accepted replay's
+        // attempt stays in flight, so no later replay may legitimately find the delivery finished.
+        let release = () => {};
+        receiver.setFallback({ until: new Promise<void>((resolve) => (release = resolve)) });
+        const responses = await Promise.all(
+          Array.from({ length: 20 }, () =>
+            t.request('POST', `/api/v1/webhooks/deliveries/${deliveryId}/replay`, { token: org.token }),
+          ),
+        );
+        release();
+        expect(statusesOf(responses)).toEqual([200, ...Array<number>(19).fill(400)]);
+        await untilDelivered(harness);
+        // Only an accepted replay enqueues an attempt: once it has run, nothing more is on its way.
+        expect(receiver.hits('/races').length).toBe(sentBefore + 1);
+      }
+    },
+  );
 });

@@ -1,27 +1,25 @@
 // Locks in the Redis-backed limits: API nodes sharing one Redis share one budget, and an
 // unreachable Redis falls back to per-node memory counters instead of leaving requests unlimited.
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestContext, type TestContext } from '../helpers.ts';
+import { describe, expect } from 'vitest';
+import { createTestContext, fileTest, type TestContext } from '../fixtures/index.ts';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 // A client address no earlier run has used, since Redis keeps counters between test runs.
 const runIp = `198.18.${randomBytes(1)[0]}.${randomBytes(1)[0]}`;
 
-let nodeA: TestContext;
-let nodeB: TestContext;
-
-beforeAll(async () => {
-  nodeA = await createTestContext({ TRUST_PROXY: '1', REDIS_URL });
-  nodeB = await createTestContext({ TRUST_PROXY: '1', REDIS_URL });
-});
-afterAll(async () => {
-  await nodeA.close();
-  await nodeB.close();
-});
+// Two API nodes on one Redis: the file's context is node A, and node B is a second context built the same way.
+const NODE_ENV = { TRUST_PROXY: '1', REDIS_URL };
+const test = fileTest({ env: NODE_ENV })
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern; the node has none.
+  .extend('nodeB', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const nodeB = await createTestContext(NODE_ENV);
+    onCleanup(() => nodeB.close());
+    return nodeB;
+  });
 
 describe('rate limits in Redis', () => {
-  it('shares the 300 per-IP budget between two API nodes', async () => {
+  test('shares the 300 per-IP budget between two API nodes', async ({ t: nodeA, nodeB }) => {
     const statuses: number[] = [];
     for (let i = 0; i < 300; i++) {
       const node = i % 2 === 0 ? nodeA : nodeB;
@@ -37,7 +35,7 @@ describe('rate limits in Redis', () => {
     }
   });
 
-  it('still limits when Redis is unreachable, with per-node memory counters', async () => {
+  test('still limits when Redis is unreachable, with per-node memory counters', async () => {
     // Port 1 on loopback: nothing listens, so every Redis command fails at once.
     const isolated = await createTestContext({ TRUST_PROXY: '1', REDIS_URL: 'redis://127.0.0.1:1' });
     try {
@@ -57,7 +55,10 @@ describe('rate limits in Redis', () => {
     }
   });
 
-  it('shares the failed-authentication budget of /mcp between API nodes, checked before the token', async () => {
+  test('shares the failed-authentication budget of /mcp between API nodes, checked before the token', async ({
+    t: nodeA,
+    nodeB,
+  }) => {
     const ip = `198.18.${randomBytes(1)[0]}.${randomBytes(1)[0]}`;
     const guess = (node: TestContext, token: string) =>
       node.request('POST', '/mcp', {

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { tasks } from '../../tools/tasks/tables.ts';
 import { sweepDueEnrollments } from '../../tools/workflows/steps-runner.ts';
 import { workflowStepRuns } from '../../tools/workflows/tables.ts';
@@ -13,30 +13,29 @@ import {
   createWorkflow,
   enrollLeadIn,
   enrollmentRow,
+  fileTest,
   onPostgres,
-  type TestContext,
-  type TestOrg,
 } from '../fixtures/index.ts';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PREFIX = `crmtest-workflows-${randomBytes(4).toString('hex')}`;
 
-let t: TestContext;
-let org: TestOrg;
-
-beforeAll(async () => {
-  t = await createTestContext(
+// The file's context runs its workers on BullMQ under a prefix of its own; its keys go after it closes.
+const test = fileTest();
+// biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern; the context has none.
+test.override('t', { scope: 'file' }, async ({}, { onCleanup }) => {
+  const t = await createTestContext(
     { REDIS_URL },
     { withoutRateLimits: true, withWorkers: true, queue: { prefix: PREFIX } },
   );
-  org = await t.createOrg();
-});
-afterAll(async () => {
-  await t?.close();
-  const cleanup = new Redis(REDIS_URL);
-  const keys = await cleanup.keys(`${PREFIX}*`);
-  if (keys.length > 0) await cleanup.del(...keys);
-  cleanup.disconnect();
+  onCleanup(async () => {
+    await t.close();
+    const cleanup = new Redis(REDIS_URL);
+    const keys = await cleanup.keys(`${PREFIX}*`);
+    if (keys.length > 0) await cleanup.del(...keys);
+    cleanup.disconnect();
+  });
+  return t;
 });
 
 /** Polls until `done` holds; gives up after 20 seconds. */
@@ -50,7 +49,7 @@ async function until(done: () => Promise<boolean>): Promise<void> {
 }
 
 describe.runIf(onPostgres)('workflow steps through BullMQ', () => {
-  it('runs each step once at its time and completes the enrollment', async () => {
+  test('runs each step once at its time and completes the enrollment', async ({ t, org }) => {
     expect(t.services.jobs.kind).toBe('bullmq');
     const workflow = await createWorkflow(t, org, {
       steps: [

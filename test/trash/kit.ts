@@ -4,6 +4,7 @@ import { eq } from 'drizzle-orm';
 import { newId } from '../../core/ids.ts';
 import { leads } from '../../tools/leads/tables.ts';
 import { defineKit, NO_BODY } from '../fixtures/kit.ts';
+import { seedLeads } from '../leads/seed.ts';
 
 export const kit = defineKit({
   area: 'trash',
@@ -11,14 +12,15 @@ export const kit = defineKit({
   victims: {
     '/trash': async ({ t, org }) => {
       const id = newId();
-      await t.services.db.system.insert(leads).values({
-        id,
-        orgId: org.orgId,
-        name: 'Trashed victim lead',
-        ownerId: org.ownerId,
-        deletedAt: new Date(),
-        deletedBy: org.ownerId,
-      });
+      await seedLeads(t, org.orgId, [
+        {
+          id,
+          name: 'Trashed victim lead',
+          ownerId: org.ownerId,
+          deletedAt: new Date(),
+          deletedBy: org.ownerId,
+        },
+      ]);
       return { id, read: () => t.services.db.system.select().from(leads).where(eq(leads.id, id)) };
     },
   },

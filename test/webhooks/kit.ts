@@ -96,7 +96,8 @@ type DeliveryRow = typeof webhookDeliveries.$inferInsert;
 
 /** A subscription of `org` (to lead.created at a public placeholder URL unless overridden); its id. */
 export async function seedWebhook(
-  t: KitScope['t'],
+  // Only the services: a test that builds its services by hand (test/services/bullmq.test.ts) seeds here too.
+  t: Pick<KitScope['t'], 'services'>,
   org: Pick<KitScope['org'], 'orgId'>,
   overrides: Partial<Omit<WebhookRow, 'orgId'>> = {},
 ): Promise<string> {
