@@ -1,14 +1,10 @@
-import { and, eq } from 'drizzle-orm';
-import type { ParsedMail } from 'mailparser';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { outgoingMails } from '../../core/db/schema.ts';
-import { InProcessQueue } from '../../core/queue-in-process.ts';
+import { describe, expect } from 'vitest';
 import { flagOverdue } from '../../tools/invoices/jobs.ts';
 import {
+  type Caller,
   createContact,
   createInvoice,
   createLead,
-  createTestContext,
   eventsOf,
   finalizeInvoice,
   type Invoice,
@@ -18,35 +14,16 @@ import {
   type TestOrg,
   TOOL,
 } from '../fixtures/index.ts';
+import { mailRowsOf, mailsTo, mailTest, workersIdle } from '../fixtures/mail-test.ts';
 import { bearer, ERAS, serveMcp } from '../mcp-clients.ts';
 import { hasPoppler, pdfText } from '../support/poppler.ts';
-import { type SmtpPeer, startSmtpPeer } from '../support/smtp-peer.ts';
 
-let peer: SmtpPeer;
-let t: TestContext;
-let org: TestOrg;
-let other: TestOrg;
-
-beforeAll(async () => {
-  peer = await startSmtpPeer();
-  t = await createTestContext(
-    { SMTP_URL: peer.url, MAIL_FROM: 'Acme Billing <billing@acme.example>' },
-    { withWorkers: true, withoutRateLimits: true },
-  );
-  org = await t.createOrg({ name: 'Acme Widgets' });
-  other = await t.createOrg({ name: 'Other Org' });
+// The SMTP peer starts first and the file's context mails through it (test/fixtures/mail-test.ts).
+const test = mailTest({
+  env: { MAIL_FROM: 'Acme Billing <billing@acme.example>' },
+  options: { withWorkers: true, withoutRateLimits: true },
 });
-
-afterAll(async () => {
-  await t?.close();
-  await peer?.close();
-});
-
-async function workersIdle(): Promise<void> {
-  const jobs = t.services.jobs;
-  if (!(jobs instanceof InProcessQueue)) throw new Error('these tests drive the in-process queue');
-  await jobs.idle();
-}
+test.override('org', { scope: 'file' }, async ({ t }) => t.createOrg({ name: 'Acme Widgets' }));
 
 const LINES = [
   { description: 'Consulting', quantity: 2, unit_price: 1000, tax_percent: 10 },
@@ -54,7 +31,11 @@ const LINES = [
 ];
 
 /** A draft for a lead with one contact e-mail. */
-async function draftWithContact(email = `ap-${Math.random().toString(36).slice(2)}@globex.example`) {
+async function draftWithContact(
+  t: TestContext,
+  org: TestOrg,
+  email = `ap-${Math.random().toString(36).slice(2)}@globex.example`,
+) {
   const lead = await createLead(t, org, { name: 'Globex' });
   await createContact(t, org, { lead_id: lead._id, name: 'Hank Scorpio', emails: [{ email, type: 'work' }] });
   const invoice = await createInvoice(t, org, {
@@ -67,30 +48,18 @@ async function draftWithContact(email = `ap-${Math.random().toString(36).slice(2
   return { lead, invoice, email };
 }
 
-const send = (id: string, body: Record<string, unknown> = {}, token = org.token) =>
-  t.request('POST', `/api/v1/invoices/${id}/send`, { token, body });
+/** POST /invoices/{id}/send as `caller` (an organization or one of its tokens). */
+const send = (t: TestContext, caller: Caller, id: string, body: Record<string, unknown> = {}) =>
+  t.request('POST', `/api/v1/invoices/${id}/send`, { token: caller.token, body });
 
-async function mailRows(invoiceId: string) {
-  return t.services.db.system
-    .select()
-    .from(outgoingMails)
-    .where(and(eq(outgoingMails.subjectType, 'invoice'), eq(outgoingMails.subjectId, invoiceId)))
-    .orderBy(outgoingMails.createdAt);
-}
-
-function mailsTo(address: string): ParsedMail[] {
-  return peer.received.filter((mail) => {
-    const to = Array.isArray(mail.to) ? mail.to : mail.to ? [mail.to] : [];
-    return to.some((a) => a.value.some((v) => v.address === address));
-  });
-}
+const mailRows = (t: TestContext, invoiceId: string) => mailRowsOf(t, 'invoice', invoiceId);
 
 describe('POST /invoices/{id}/send', () => {
-  it.skipIf(!hasPoppler)(
+  test.skipIf(!hasPoppler)(
     'finalizes a draft, mails its PDF once to the contact, sets sent_at and emits invoice.sent',
-    async () => {
-      const { invoice, email } = await draftWithContact();
-      const res = await send(invoice._id, { message: 'Thanks for your business!' });
+    async ({ t, org, peer }) => {
+      const { invoice, email } = await draftWithContact(t, org);
+      const res = await send(t, org, invoice._id, { message: 'Thanks for your business!' });
       const body = await readOutput(res, TOOL.send_invoice);
       expect(body.sent).toBe(true);
       const sent = body.invoice as Invoice;
@@ -101,8 +70,8 @@ describe('POST /invoices/{id}/send', () => {
       expect(body.mail?.to).toBe(email);
       expect(body.mail?.subject).toBe(`Invoice ${sent.number} from Acme Widgets`);
 
-      await workersIdle();
-      const [mail, ...more] = mailsTo(email);
+      await workersIdle(t);
+      const [mail, ...more] = mailsTo(peer, email);
       expect(more).toHaveLength(0);
       expect(mail?.subject).toBe(`Invoice ${sent.number} from Acme Widgets`);
       expect(mail?.text).toContain('Thanks for your business!');
@@ -117,7 +86,7 @@ describe('POST /invoices/{id}/send', () => {
       expect(text).toContain('Acme Widgets');
       expect(text).not.toContain('DRAFT');
 
-      const rows = await mailRows(invoice._id);
+      const rows = await mailRows(t, invoice._id);
       expect(rows.map((r) => [r.key, r.status])).toEqual([[`invoice:${invoice._id}:send:1`, 'sent']]);
       const events = (await eventsOf(t, invoice._id, org.orgId)).filter((e) => e.event === 'invoice.sent');
       expect(events).toHaveLength(1);
@@ -125,16 +94,19 @@ describe('POST /invoices/{id}/send', () => {
     },
   );
 
-  it('sends to `to` when given, and a resend is a second mail', async () => {
-    const { invoice, email } = await draftWithContact();
-    const first = await readOutput(await send(invoice._id, { to: 'cfo@globex.example' }), TOOL.send_invoice);
+  test('sends to `to` when given, and a resend is a second mail', async ({ t, org, peer }) => {
+    const { invoice, email } = await draftWithContact(t, org);
+    const first = await readOutput(
+      await send(t, org, invoice._id, { to: 'cfo@globex.example' }),
+      TOOL.send_invoice,
+    );
     expect(first.mail?.to).toBe('cfo@globex.example');
-    const again = await readOutput(await send(invoice._id), TOOL.send_invoice);
+    const again = await readOutput(await send(t, org, invoice._id), TOOL.send_invoice);
     expect(again.invoice?.number).toBe(first.invoice?.number);
-    await workersIdle();
-    expect(mailsTo('cfo@globex.example')).toHaveLength(1);
-    expect(mailsTo(email)).toHaveLength(1);
-    const rows = await mailRows(invoice._id);
+    await workersIdle(t);
+    expect(mailsTo(peer, 'cfo@globex.example')).toHaveLength(1);
+    expect(mailsTo(peer, email)).toHaveLength(1);
+    const rows = await mailRows(t, invoice._id);
     expect(rows.map((r) => r.key)).toEqual([
       `invoice:${invoice._id}:send:1`,
       `invoice:${invoice._id}:send:2`,
@@ -144,7 +116,7 @@ describe('POST /invoices/{id}/send', () => {
     ).toHaveLength(2);
   });
 
-  it("prefers the invoice contact's e-mail over the lead's first contact", async () => {
+  test("prefers the invoice contact's e-mail over the lead's first contact", async ({ t, org }) => {
     const lead = await createLead(t, org);
     await createContact(t, org, {
       lead_id: lead._id,
@@ -155,15 +127,18 @@ describe('POST /invoices/{id}/send', () => {
       emails: [{ email: 'billing@globex.example', type: 'work' }],
     });
     const invoice = await createInvoice(t, org, { lead_id: lead._id, contact_id: billed._id });
-    const body = await readOutput(await send(invoice._id), TOOL.send_invoice);
+    const body = await readOutput(await send(t, org, invoice._id), TOOL.send_invoice);
     expect(body.mail?.to).toBe('billing@globex.example');
   });
 
-  it('answers 400 naming `to` when there is no address, and leaves the draft a draft', async () => {
+  test('answers 400 naming `to` when there is no address, and leaves the draft a draft', async ({
+    t,
+    org,
+  }) => {
     const lead = await createLead(t, org);
     await createContact(t, org, { lead_id: lead._id, name: 'No Mail' });
     const invoice = await createInvoice(t, org, { lead_id: lead._id });
-    const error = await readError(await send(invoice._id), 400);
+    const error = await readError(await send(t, org, invoice._id), 400);
     expect(error.code).toBe('validation_failed');
     expect(error.details?.map((d) => d.field)).toEqual(['to']);
     const after = await readOutput(
@@ -171,54 +146,54 @@ describe('POST /invoices/{id}/send', () => {
       TOOL.get_invoice,
     );
     expect(after.invoice).toMatchObject({ status: 'draft', number: null, sent_at: null });
-    expect(await mailRows(invoice._id)).toHaveLength(0);
-    const bad = await readError(await send(invoice._id, { to: 'not an address' }), 400);
+    expect(await mailRows(t, invoice._id)).toHaveLength(0);
+    const bad = await readError(await send(t, org, invoice._id, { to: 'not an address' }), 400);
     expect(bad.details?.map((d) => d.field)).toEqual(['to']);
   });
 
-  it('refuses void and paid invoices with invalid_transition and queues nothing', async () => {
-    const { invoice } = await draftWithContact();
+  test('refuses void and paid invoices with invalid_transition and queues nothing', async ({ t, org }) => {
+    const { invoice } = await draftWithContact(t, org);
     await finalizeInvoice(t, org, invoice._id);
     await t.request('POST', `/api/v1/invoices/${invoice._id}/void`, { token: org.token, body: {} });
-    const voided = await readError(await send(invoice._id), 400);
+    const voided = await readError(await send(t, org, invoice._id), 400);
     expect(voided.code).toBe('invalid_transition');
     expect(voided.details?.[0]?.field).toBe('status');
 
-    const paid = (await draftWithContact()).invoice;
+    const paid = (await draftWithContact(t, org)).invoice;
     await finalizeInvoice(t, org, paid._id);
     await t.request('POST', `/api/v1/invoices/${paid._id}/payments`, {
       token: org.token,
       body: { amount: 2450.5 },
     });
-    expect((await readError(await send(paid._id), 400)).code).toBe('invalid_transition');
-    expect(await mailRows(invoice._id)).toHaveLength(0);
-    expect(await mailRows(paid._id)).toHaveLength(0);
+    expect((await readError(await send(t, org, paid._id), 400)).code).toBe('invalid_transition');
+    expect(await mailRows(t, invoice._id)).toHaveLength(0);
+    expect(await mailRows(t, paid._id)).toHaveLength(0);
   });
 
-  it('sends an uncollectible invoice (it still takes payments)', async () => {
-    const { invoice } = await draftWithContact();
+  test('sends an uncollectible invoice (it still takes payments)', async ({ t, org }) => {
+    const { invoice } = await draftWithContact(t, org);
     await finalizeInvoice(t, org, invoice._id);
     await t.request('POST', `/api/v1/invoices/${invoice._id}/mark-uncollectible`, {
       token: org.token,
       body: {},
     });
-    const body = await readOutput(await send(invoice._id), TOOL.send_invoice);
+    const body = await readOutput(await send(t, org, invoice._id), TOOL.send_invoice);
     expect(body.invoice?.status).toBe('uncollectible');
   });
 
-  it('is 404 for another organization, and needs write:invoices', async () => {
-    const { invoice } = await draftWithContact();
-    expect((await readError(await send(invoice._id, {}, other.token), 404)).code).toBe('not_found');
+  test('is 404 for another organization, and needs write:invoices', async ({ t, org, other }) => {
+    const { invoice } = await draftWithContact(t, org);
+    expect((await readError(await send(t, other, invoice._id), 404)).code).toBe('not_found');
     const reader = await t.createPat(org.orgId, org.ownerId, ['read:invoices']);
-    expect((await send(invoice._id, {}, reader.token)).status).toBe(403);
+    expect((await send(t, reader, invoice._id)).status).toBe(403);
     const writer = await t.createPat(org.orgId, org.ownerId, ['write:invoices']);
-    expect((await send(invoice._id, {}, writer.token)).status).toBe(200);
+    expect((await send(t, writer, invoice._id)).status).toBe(200);
   });
 });
 
 describe('MCP send_invoice and get_invoice_pdf', () => {
-  it('previews without confirm (nothing queued), sends with confirm: true', async () => {
-    const { invoice, email } = await draftWithContact();
+  test('previews without confirm (nothing queued), sends with confirm: true', async ({ t, org }) => {
+    const { invoice, email } = await draftWithContact(t, org);
     const { url, stop } = await serveMcp(t);
     const era = ERAS[0];
     if (!era) throw new Error('no MCP client era');
@@ -242,7 +217,7 @@ describe('MCP send_invoice and get_invoice_pdf', () => {
           details: [],
         },
       });
-      expect(await mailRows(invoice._id)).toHaveLength(0);
+      expect(await mailRows(t, invoice._id)).toHaveLength(0);
       const still = await readOutput(
         await t.request('GET', `/api/v1/invoices/${invoice._id}`, { token: org.token }),
         TOOL.get_invoice,
@@ -254,7 +229,7 @@ describe('MCP send_invoice and get_invoice_pdf', () => {
       );
       expect(sent.sent).toBe(true);
       expect(sent.invoice?.status).toBe('open');
-      expect(await mailRows(invoice._id)).toHaveLength(1);
+      expect(await mailRows(t, invoice._id)).toHaveLength(1);
 
       const pdf = TOOL.get_invoice_pdf.output.parse(
         (await client.callTool('get_invoice_pdf', { id: invoice._id })).structuredContent,
@@ -274,57 +249,71 @@ describe('MCP send_invoice and get_invoice_pdf', () => {
 });
 
 describe('GET /invoices/{id}/pdf', () => {
-  const getPdf = (id: string, token = org.token) => t.request('GET', `/api/v1/invoices/${id}/pdf`, { token });
+  /** GET /invoices/{id}/pdf as `caller` (an organization or one of its tokens). */
+  const getPdf = (t: TestContext, caller: Caller, id: string) =>
+    t.request('GET', `/api/v1/invoices/${id}/pdf`, { token: caller.token });
 
-  it.skipIf(!hasPoppler)('answers a draft as a PDF saying DRAFT, named draft-<id>.pdf', async () => {
-    const { invoice } = await draftWithContact();
-    const res = await getPdf(invoice._id);
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toBe('application/pdf');
-    expect(res.headers.get('content-disposition')).toBe(`attachment; filename="draft-${invoice._id}.pdf"`);
-    const bytes = Buffer.from(await res.arrayBuffer());
-    expect(bytes.subarray(0, 5).toString('latin1')).toBe('%PDF-');
-    const text = await pdfText(bytes);
-    expect(text).toContain('DRAFT');
-    expect(text).toContain('Consulting');
-    expect(text).toContain('Setup fee');
-    expect(text).toContain('2030-01-31');
-    expect(text).toContain('Bank transfer please');
-  });
+  test.skipIf(!hasPoppler)(
+    'answers a draft as a PDF saying DRAFT, named draft-<id>.pdf',
+    async ({ t, org }) => {
+      const { invoice } = await draftWithContact(t, org);
+      const res = await getPdf(t, org, invoice._id);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('application/pdf');
+      expect(res.headers.get('content-disposition')).toBe(`attachment; filename="draft-${invoice._id}.pdf"`);
+      const bytes = Buffer.from(await res.arrayBuffer());
+      expect(bytes.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+      const text = await pdfText(bytes);
+      expect(text).toContain('DRAFT');
+      expect(text).toContain('Consulting');
+      expect(text).toContain('Setup fee');
+      expect(text).toContain('2030-01-31');
+      expect(text).toContain('Bank transfer please');
+    },
+  );
 
-  it.skipIf(!hasPoppler)('answers an open invoice with its number, totals, amount paid and due', async () => {
-    const { invoice } = await draftWithContact();
-    const open = await finalizeInvoice(t, org, invoice._id);
-    await t.request('POST', `/api/v1/invoices/${invoice._id}/payments`, {
-      token: org.token,
-      body: { amount: 450.5 },
-    });
-    const res = await getPdf(invoice._id);
-    expect(res.headers.get('content-disposition')).toBe(`attachment; filename="${open.number}.pdf"`);
-    const text = await pdfText(Buffer.from(await res.arrayBuffer()));
-    expect(text).toContain(String(open.number));
-    expect(text).not.toContain('DRAFT');
-    expect(text).toMatch(/Subtotal\s+EUR 2,250.50/);
-    expect(text).toMatch(/Tax\s+EUR 200.00/);
-    expect(text).toMatch(/Total\s+EUR 2,450.50/);
-    expect(text).toMatch(/Paid\s+EUR 450.50/);
-    expect(text).toMatch(/Amount due\s+EUR 2,000.00/);
-    expect(text).toContain(String(open.issue_date));
-  });
+  test.skipIf(!hasPoppler)(
+    'answers an open invoice with its number, totals, amount paid and due',
+    async ({ t, org }) => {
+      const { invoice } = await draftWithContact(t, org);
+      const open = await finalizeInvoice(t, org, invoice._id);
+      await t.request('POST', `/api/v1/invoices/${invoice._id}/payments`, {
+        token: org.token,
+        body: { amount: 450.5 },
+      });
+      const res = await getPdf(t, org, invoice._id);
+      expect(res.headers.get('content-disposition')).toBe(`attachment; filename="${open.number}.pdf"`);
+      const text = await pdfText(Buffer.from(await res.arrayBuffer()));
+      expect(text).toContain(String(open.number));
+      expect(text).not.toContain('DRAFT');
+      expect(text).toMatch(/Subtotal\s+EUR 2,250.50/);
+      expect(text).toMatch(/Tax\s+EUR 200.00/);
+      expect(text).toMatch(/Total\s+EUR 2,450.50/);
+      expect(text).toMatch(/Paid\s+EUR 450.50/);
+      expect(text).toMatch(/Amount due\s+EUR 2,000.00/);
+      expect(text).toContain(String(open.issue_date));
+    },
+  );
 
-  it('is 404 for another organization and for a malformed id 400, and needs read:invoices', async () => {
-    const { invoice } = await draftWithContact();
-    expect((await getPdf(invoice._id, other.token)).status).toBe(404);
-    expect((await readError(await getPdf('not-an-id'), 400)).details?.[0]?.field).toBe('id');
+  test('is 404 for another organization and for a malformed id 400, and needs read:invoices', async ({
+    t,
+    org,
+    other,
+  }) => {
+    const { invoice } = await draftWithContact(t, org);
+    expect((await getPdf(t, other, invoice._id)).status).toBe(404);
+    expect((await readError(await getPdf(t, org, 'not-an-id'), 400)).details?.[0]?.field).toBe('id');
     const reader = await t.createPat(org.orgId, org.ownerId, ['read:invoices']);
-    expect((await getPdf(invoice._id, reader.token)).status).toBe(200);
+    expect((await getPdf(t, reader, invoice._id)).status).toBe(200);
     const leadsOnly = await t.createPat(org.orgId, org.ownerId, ['read:leads']);
-    expect((await getPdf(invoice._id, leadsOnly.token)).status).toBe(403);
+    expect((await getPdf(t, leadsOnly, invoice._id)).status).toBe(403);
   });
 });
 
 describe('the overdue job', () => {
-  it('flags each open invoice past its due date once, across runs, and paying or voiding clears the flag', async () => {
+  test('flags each open invoice past its due date once, across runs, and paying or voiding clears the flag', async ({
+    t,
+  }) => {
     const overdueOrg = await t.createOrg();
     const lead = await createLead(t, overdueOrg);
     const make = (due: string) =>
