@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { bindCredentialCache, CredentialCache } from '../core/auth/cache.ts';
 import { type Config, startupWarnings } from '../core/config.ts';
-import { openDatabase } from '../core/db/client.ts';
+import { openDatabase, type PgliteLease } from '../core/db/client.ts';
 import type { JobRegistry, Jobs } from '../core/jobs.ts';
 import { createLogger, type Logger } from '../core/logger.ts';
 import { EmlMailer, type Mailer } from '../core/mail.ts';
@@ -30,6 +30,8 @@ export interface CreateServicesOptions {
   inMemory?: boolean;
   /** With inMemory: start PGlite from this migrated image (core/db/client.ts buildPgliteImage). */
   pgliteImage?: Blob;
+  /** With inMemory: use this lent PGlite instead of starting one (core/db/client.ts `lease`). */
+  pgliteLease?: PgliteLease;
   /**
    * Leave the request limits out, for benchmarks and tests that measure something else. A
    * deployment turns them off with RATE_LIMITS=off (logged as a warning at start).
@@ -111,6 +113,7 @@ export async function createServices(config: Config, options: CreateServicesOpti
     poolMax: config.dbPoolMax,
     timeouts: config.dbTimeouts,
     image: embedded && options.inMemory ? options.pgliteImage : undefined,
+    lease: embedded && options.inMemory ? options.pgliteLease : undefined,
   });
   await db.migrate();
   const usage = new CredentialUsage(db.system);
