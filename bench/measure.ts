@@ -24,6 +24,12 @@ export const loadResult = z.object({
   errors: z.number(),
   timeouts: z.number(),
   statusCodes: z.record(z.string(), z.number()),
+  /**
+   * The server process's CPU time (user + system) per answered request, in milliseconds, when the
+   * server runs in the measuring process (bench/run.ts). Unlike requests/s it hardly moves when other
+   * processes share the machine, so it is the figure to compare across commits on a busy machine.
+   */
+  serverCpuMsPerRequest: z.number().optional(),
 });
 export type LoadResult = z.infer<typeof loadResult>;
 
@@ -124,11 +130,11 @@ export function markdownTable(report: BackendReport): string {
     '',
     ...report.notes.map((n) => `- ${n}`),
     ...(report.notes.length ? [''] : []),
-    '| scenario | requests/s | p50 ms | p99 ms | requests |',
-    '|---|---:|---:|---:|---:|',
+    '| scenario | requests/s | p50 ms | p99 ms | requests | server CPU ms/request |',
+    '|---|---:|---:|---:|---:|---:|',
     ...SCENARIOS.map((s) => {
       const r = report.results[s];
-      return `| ${SCENARIO_LABELS[s]} | ${r.requestsPerSecond.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.total} |`;
+      return `| ${SCENARIO_LABELS[s]} | ${r.requestsPerSecond.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.total} | ${r.serverCpuMsPerRequest?.toFixed(2) ?? '-'} |`;
     }),
     '',
     '| target | result | measured |',

@@ -222,9 +222,15 @@ async function benchBackend(backend: Backend, bareUrl: string): Promise<BackendR
     const problems: string[] = [];
     const measure = async (scenario: Scenario): Promise<LoadResult> => {
       await runLoad({ ...specs[scenario], seconds: WARMUP_SECONDS });
-      const result = await runLoad(specs[scenario]);
+      const cpuBefore = process.cpuUsage();
+      const load = await runLoad(specs[scenario]);
+      const cpu = process.cpuUsage(cpuBefore);
+      const result = {
+        ...load,
+        serverCpuMsPerRequest: (cpu.user + cpu.system) / 1000 / Math.max(1, load.total),
+      };
       log(
-        `${SCENARIO_LABELS[scenario]}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms`,
+        `${SCENARIO_LABELS[scenario]}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, server CPU ${result.serverCpuMsPerRequest.toFixed(2)} ms/request`,
       );
       problems.push(...problemsOf(scenario, result));
       return result;
