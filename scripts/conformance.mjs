@@ -37,9 +37,9 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-export const SUITE_PACKAGE = '@modelcontextprotocol/conformance';
-export const SUITE_VERSION = '0.2.0-alpha.12';
-export const REVISIONS = ['2025-11-25', '2026-07-28'];
+const SUITE_PACKAGE = '@modelcontextprotocol/conformance';
+const SUITE_VERSION = '0.2.0-alpha.12';
+const REVISIONS = ['2025-11-25', '2026-07-28'];
 const SUITE_NODE_MAJOR = '22';
 const EXPECTED_FILE = join(ROOT, 'conformance', 'expected-failures.json');
 const RESULTS_DIR = join(ROOT, 'test-artifacts', 'conformance');
@@ -58,7 +58,7 @@ const log = (message) => process.stderr.write(`conformance: ${message}\n`);
  * shape is fixed (frozen sets), so a line reader is enough: `server:` lists names, `not_scored:`
  * lists `- scenario:` entries with `leg:` and `reason:`.
  */
-export function serverScenariosOf(yamlText) {
+function serverScenariosOf(yamlText) {
   const scored = [];
   const notScored = new Map();
   let section = '';
@@ -101,7 +101,7 @@ export function serverScenariosOf(yamlText) {
  * A check id can occur more than once; its verdict is the worst. A scenario whose run crashed
  * leaves no checks.json (`ran: false`), which counts as a failure.
  */
-export function readResults(dir, scenarios) {
+function readResults(dir, scenarios) {
   const folders = existsSync(dir) ? readdirSync(dir) : [];
   const outcomes = new Map();
   for (const scenario of scenarios) {
@@ -130,7 +130,7 @@ export function readResults(dir, scenarios) {
  * The expected-failures file, checked: each entry names a scenario, a known revision and the
  * reason; with `check` it excuses that one check of the scenario instead of the whole scenario.
  */
-export function readExpectedFailures(path) {
+function readExpectedFailures(path) {
   const file = JSON.parse(readFileSync(path, 'utf8'));
   if (!Array.isArray(file.failures)) throw new Error(`${path}: "failures" must be a list`);
   const seen = new Set();
@@ -170,7 +170,7 @@ const kindOf = (entry) => entry.reason.split(':')[0];
  * excuses that check (a check the scenario never reached is tolerated, as the suite's own baseline
  * does: a failed prerequisite reports itself).
  */
-export function judge(revision, sets, outcomes, expected) {
+function judge(revision, sets, outcomes, expected) {
   const mine = expected.filter((e) => e.version === revision);
   const rows = [];
   const unexpected = [];
@@ -223,7 +223,7 @@ function printTable(rows) {
 }
 
 /** Judges every revision's results folder, prints the table and the verdict; returns the exit code. */
-export function report(resultsDir, revisions, expectedPath) {
+function report(resultsDir, revisions, expectedPath) {
   const expected = readExpectedFailures(expectedPath);
   const rows = [];
   const problems = [];
