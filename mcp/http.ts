@@ -191,7 +191,7 @@ function mountMcp(app: Hono<AppEnv>, services: Services, options: McpAppOptions)
       );
     }
 
-    const invalidInitialize = invalidInitializeResponse(parsedBody);
+    const invalidInitialize = await invalidInitializeResponse(c.req.raw, parsedBody);
     if (invalidInitialize) return invalidInitialize;
 
     // A misspelt toolset is a configuration error worth a clear 400, not a silently shorter tool list.

@@ -4,7 +4,12 @@
 // fix that uses only public SDK API is to validate the message here, with the SDK's own schema
 // (specTypeSchemas.InitializeRequest), before handing the request to the SDK, and answer the
 // JSON-RPC -32602 Invalid params the specification calls for, with a short message.
-import { specTypeSchemas } from '@modelcontextprotocol/server';
+//
+// Only the 2025 eras have an initialize. The 2026-07-28 revision removed the method, and the SDK
+// answers it there with 404 and -32601 Method not found; so the check applies only to a request the
+// SDK itself routes to its 2025-era serving (isLegacyRequest, the SDK's own era decision from the
+// `MCP-Protocol-Version` header and the per-request `_meta` envelope), never to a 2026-07-28 one.
+import { isLegacyRequest, specTypeSchemas } from '@modelcontextprotocol/server';
 
 const MAX_ISSUES = 3;
 
@@ -18,10 +23,15 @@ function describeIssue(issue: Issue): string {
   return path ? `${path}: ${issue.message}` : issue.message;
 }
 
-function initializeIssues(message: unknown): { id: string | number; problems: string } | undefined {
+async function initializeIssues(
+  request: Request,
+  message: unknown,
+): Promise<{ id: string | number; problems: string } | undefined> {
   if (typeof message !== 'object' || message === null || Array.isArray(message)) return undefined;
   const { method, id } = message as { method?: unknown; id?: unknown };
   if (method !== 'initialize' || (typeof id !== 'string' && typeof id !== 'number')) return undefined;
+  // A 2026-07-28 initialize is the SDK's to answer (404, -32601): the method does not exist there.
+  if (!(await isLegacyRequest(request, message))) return undefined;
   const result = specTypeSchemas.InitializeRequest['~standard'].validate(message);
   if (result instanceof Promise) return undefined; // The schemas are synchronous; never expected.
   if (!result.issues) return undefined;
@@ -29,9 +39,15 @@ function initializeIssues(message: unknown): { id: string | number; problems: st
   return { id, problems };
 }
 
-/** The -32602 answer to an invalid initialize, or undefined when the body is anything else. */
-export function invalidInitializeResponse(body: unknown): Response | undefined {
-  const invalid = initializeIssues(body);
+/**
+ * The -32602 answer to an invalid 2025-era initialize, or undefined when the body is anything else
+ * (a 2026-07-28 initialize included). `body` is the request's JSON body, already parsed.
+ */
+export async function invalidInitializeResponse(
+  request: Request,
+  body: unknown,
+): Promise<Response | undefined> {
+  const invalid = await initializeIssues(request, body);
   if (!invalid) return undefined;
   return Response.json(
     {

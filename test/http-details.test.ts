@@ -1,6 +1,6 @@
 // Locks in the HTTP and auth details of issue 9: 413 closes the connection cleanly, a wrong method
 // is 405 with Allow, query-string tokens are never used, session JWTs must look like ours, an
-// invalid MCP initialize is -32602, and /mcp on loopback checks the Host header (DNS rebinding).
+// invalid MCP initialize is -32602 (a 2026-07-28 initialize, a removed method, is 404 -32601), and /mcp on loopback checks the Host header (DNS rebinding).
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { SignJWT } from 'jose';
@@ -250,6 +250,44 @@ describe('MCP initialize with invalid params', () => {
     expect(answer.error.message).toMatch(/^Invalid params for initialize: /);
     expect(answer.error.message.length).toBeLessThan(300);
     expect(answer.error.message).not.toContain('"code"');
+  });
+
+  // 2026-07-28 removed initialize: the SDK answers it 404 -32601, and the 2025 check above must not
+  // claim it (it used to answer 400 -32602, since such a request has no protocolVersion or clientInfo).
+  const modernInitialize = (t: TestContext, org: TestOrg, headers: Record<string, string>) =>
+    t.request('POST', '/mcp', {
+      token: org.token,
+      headers: { accept: 'application/json, text/event-stream', ...headers },
+      body: {
+        jsonrpc: '2.0',
+        id: 8,
+        method: 'initialize',
+        params: {
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientInfo': { name: 'c', version: '1' },
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        },
+      },
+    });
+
+  test('leaves a 2026-07-28 initialize to the SDK: 404 and -32601 Method not found', async ({ t, org }) => {
+    const res = await modernInitialize(t, org, {
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'initialize',
+    });
+    expect(res.status).toBe(404);
+    expect(await json(res)).toMatchObject({ jsonrpc: '2.0', id: 8, error: { code: -32601 } });
+  });
+
+  test('leaves a 2026-07-28 initialize without its headers to the SDK too (-32020, not -32602)', async ({
+    t,
+    org,
+  }) => {
+    const res = await modernInitialize(t, org, {});
+    expect(res.status).toBe(400);
+    expect(await json(res)).toMatchObject({ jsonrpc: '2.0', id: 8, error: { code: -32020 } });
   });
 });
 
