@@ -11,7 +11,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { AppError } from '../core/errors.ts';
 import { type CallContext, canSee, invokeTool } from '../core/invoke.ts';
-import { jsonSchemasOf } from '../core/json-schema.ts';
+import { mcpSchemasOf } from '../core/json-schema.ts';
 import { assertSafeInput } from '../core/safe-input.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../core/schemas.ts';
 import type { Services } from '../core/services.ts';
@@ -62,18 +62,22 @@ function instructionsFor(selection: ToolsetSelection): string {
 
 const listings = new WeakMap<Tool, McpTool>();
 
-/** The tool as tools/list shows it; built once per tool from the precomputed JSON Schemas. */
+/**
+ * The tool as tools/list shows it; built once per tool from the compact JSON Schemas (every byte
+ * is paid for in each conversation, docs/mcp.md "Tool list size"). The title is the tool's own
+ * `title` only: `annotations.title` is its older place and would repeat it.
+ */
 function listingOf(tool: Tool): McpTool {
   let listing = listings.get(tool);
   if (!listing) {
-    const schemas = jsonSchemasOf(tool);
+    const schemas = mcpSchemasOf(tool);
     listing = {
       name: tool.name,
       title: tool.title,
       description: tool.description,
       inputSchema: schemas.input,
       outputSchema: schemas.output,
-      annotations: { title: tool.title, ...tool.annotations },
+      annotations: { ...tool.annotations },
     };
     listings.set(tool, listing);
   }
@@ -114,15 +118,18 @@ function notEnabled(tool: Tool, selection: ToolsetSelection): AppError {
   });
 }
 
+/** The tools/list result: the selection's tools the caller may use, as listed. */
+export function listedTools(call: CallContext, selection: ToolsetSelection): { tools: McpTool[] } {
+  return { tools: TOOLS.filter((tool) => isEnabled(tool, selection) && canSee(tool, call)).map(listingOf) };
+}
+
 export function createCrmServer(call: CallContext, services: Services, selection: ToolsetSelection): Server {
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: false } },
     instructions: instructionsFor(selection),
   });
 
-  server.setRequestHandler('tools/list', () => ({
-    tools: TOOLS.filter((tool) => isEnabled(tool, selection) && canSee(tool, call)).map(listingOf),
-  }));
+  server.setRequestHandler('tools/list', () => listedTools(call, selection));
 
   server.setRequestHandler('tools/call', async (request) => {
     const tool = findTool(request.params.name);
