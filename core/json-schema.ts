@@ -119,11 +119,12 @@ const saysOnlyString = (node: unknown) =>
   Object.keys(node).every((key) => key === 'type' || key === 'description');
 
 /**
- * An input schema as a model needs it: the same shape, fields, descriptions, enums, defaults and
- * limits, without what repeats or says nothing: a `pattern` beside the `format` it spells out, the
- * record-id pattern (the server instructions say once that ids are 24 hex characters, and the
- * field descriptions say which id), the safe-integer bounds zod adds to every integer, and `anyOf`
- * for a nullable scalar.
+ * An input schema as a model needs it: the same shape, fields, descriptions, enums, defaults,
+ * number ranges and list sizes, without what repeats or rarely matters to a model: a `pattern`
+ * beside the `format` it spells out, the record-id pattern (the server instructions say once that
+ * ids are 24 hex characters, and the field descriptions say which id), string lengths (a text over
+ * its limit is refused with a 400 naming the field and the limit), the safe-integer bounds zod adds
+ * to every integer, and `anyOf` for a nullable scalar.
  */
 function compactInput(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(compactInput);
@@ -136,6 +137,7 @@ function compactInput(value: unknown): unknown {
     if (key === 'minimum' && child === Number.MIN_SAFE_INTEGER) continue;
     if (key === 'maximum' && child === Number.MAX_SAFE_INTEGER) continue;
     if (key === 'propertyNames' && saysOnlyString(child)) continue;
+    if (key === 'minLength' || key === 'maxLength') continue;
     if (key === 'properties' && isNode(child)) {
       out.properties = Object.fromEntries(
         Object.entries(child).map(([name, field]) => [name, compactInput(field)]),
@@ -184,7 +186,11 @@ function outputField(value: unknown, depth: number): unknown {
   return out;
 }
 
-/** An output schema as a model needs it: the result's own fields, their types and descriptions. */
+/**
+ * An output schema as a model needs it: the result's own fields and their types. Descriptions and
+ * `required` are left out: the description of the tool says what it returns, and every result
+ * carries its fields anyway.
+ */
 function compactOutput(schema: ObjectJsonSchema): Node {
   const out: Node = { type: 'object' };
   if (typeof schema.description === 'string') out.description = schema.description;
@@ -193,12 +199,18 @@ function compactOutput(schema: ObjectJsonSchema): Node {
       Object.entries(schema.properties).map(([name, field]) => [name, outputField(field, 1)]),
     );
   }
-  if (schema.required) out.required = schema.required;
   if (schema.additionalProperties !== undefined) {
     // Kept as it is when false (the fields are all listed); else any extra field is allowed.
     out.additionalProperties = schema.additionalProperties === false ? false : {};
   }
   return out;
+}
+
+/** The root's own description: over MCP the tool's description is where a model reads what to send. */
+function withoutRootDescription(schema: unknown): unknown {
+  if (!isNode(schema)) return schema;
+  const { description: _description, ...rest } = schema;
+  return rest;
 }
 
 const mcpCache = new WeakMap<Tool, ToolJsonSchemas>();
@@ -209,7 +221,7 @@ export function mcpSchemasOf(tool: Tool): ToolJsonSchemas {
   if (!schemas) {
     const full = jsonSchemasOf(tool);
     schemas = {
-      input: asObjectSchema(tool, compactInput(full.input), 'input'),
+      input: asObjectSchema(tool, withoutRootDescription(compactInput(full.input)), 'input'),
       output: asObjectSchema(tool, compactOutput(full.output), 'output'),
     };
     mcpCache.set(tool, schemas);

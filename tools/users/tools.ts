@@ -40,7 +40,7 @@ export const listUsers = defineTool({
   name: 'list_users',
   title: 'List users',
   description:
-    "Lists the users of the caller's organization (deleted users never appear), newest first by default. Filter by `role` or `status`; `search` matches part of the name or email. Use it to find a user's `_id` (for owner_id and similar fields). Paged: returns `users` plus `total`, `page`, `limit`, `totalPages`; request page 1, then increment `page` until page >= totalPages. `limit` is 1-100 (default 25).",
+    "Lists the users of the organization by role, status or a name or email search; use it to find a user's `_id` for owner fields. Paged.",
   input: z.strictObject({
     ...listParams(['created_at', 'name', 'email', 'role']),
     role: roleField.optional().describe('Only users with this role'),

@@ -251,7 +251,7 @@ export const enrollInWorkflow = defineTool({
     'stops the enrollment.',
   input: z.strictObject({
     ...workflowIdShape,
-    lead_id: objectId('lead').describe('Id of a live lead of this organization (24 hex characters)'),
+    lead_id: objectId('lead').describe('Id of a live lead'),
     contact_id: objectId('contact')
       .optional()
       .describe("Id of a live contact of the lead; default the lead's oldest contact with an e-mail"),
