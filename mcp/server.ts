@@ -18,7 +18,13 @@ import type { Services } from '../core/services.ts';
 import type { Tool } from '../core/tool.ts';
 import { CATALOGUE, findTool, TOOLS } from '../tools/index.ts';
 import { successResult } from './results.ts';
-import { describeSelection, isEnabled, TOOLSETS_HEADER, type ToolsetSelection } from './toolsets.ts';
+import {
+  describeSelection,
+  disabledBy,
+  isEnabled,
+  TOOLSETS_HEADER,
+  type ToolsetSelection,
+} from './toolsets.ts';
 
 export const SERVER_INFO = { name: 'crm-server', version: '0.1.0' };
 
@@ -35,6 +41,9 @@ const TOOLSET_LINES = CATALOGUE.toolsetNames
   .map((name) => `- ${name} (${TOOLS_PER_TOOLSET.get(name) ?? 0} tools): ${CATALOGUE.toolsets.get(name)}`)
   .join('\n');
 
+const READ_ONLY_NOTE =
+  ' The connection is read-only (its URL ends in /readonly): only tools that change nothing are listed.';
+
 /** The server instructions: how the CRM works for a model, and which toolsets this connection has. */
 function instructionsFor(selection: ToolsetSelection): string {
   return [
@@ -50,13 +59,14 @@ function instructionsFor(selection: ToolsetSelection): string {
     'Failures come back as error results whose text is a JSON envelope with `error`, `code` and, for ' +
       'invalid input, `details` naming each field.',
     `Tools come in toolsets. This connection has: ${describeSelection(selection)} (get_me is always ` +
-      'listed). All toolsets:\n' +
+      `listed).${selection.readOnly ? READ_ONLY_NOTE : ''} All toolsets:\n` +
       TOOLSET_LINES,
     `To use another toolset, the connection must enable it: the HTTP header ${TOOLSETS_HEADER} with a ` +
-      "comma-separated list (for example `core,admin`) or `all`, or the API key's saved `toolsets` " +
-      '(update_api_key; the header wins). Calling a tool whose toolset is not enabled returns a ' +
-      '`tool_not_enabled` error naming the toolset; ask the user to enable it. Toolsets never grant ' +
-      'anything: scopes, role and plan still decide what you may use.',
+      'comma-separated list (for example `core,admin`) or `all`; for a client that cannot set headers, ' +
+      "the same list in the URL (`/mcp/x/core,admin`); or the API key's saved `toolsets` " +
+      '(update_api_key). The header wins over the URL, the URL over the key. Calling a tool whose toolset ' +
+      'is not enabled returns a `tool_not_enabled` error naming the toolset; ask the user to enable it. ' +
+      'Toolsets never grant anything: scopes, role and plan still decide what you may use.',
   ].join('\n\n');
 }
 
@@ -106,9 +116,17 @@ function failureResult(tool: Tool, err: unknown, call: CallContext, services: Se
   });
 }
 
-/** A tool the caller may use but whose toolset this connection has not enabled. */
+/** A tool the caller may use but that this connection has not enabled: read-only, or its toolset is off. */
 function notEnabled(tool: Tool, selection: ToolsetSelection): AppError {
   const enabled = CATALOGUE.toolsetNames.filter((name) => selection.has(name));
+  if (disabledBy(tool, selection) === 'read_only') {
+    return new AppError('tool_not_enabled', {
+      message:
+        `${tool.name} changes data, and this connection is read-only (its URL ends in /readonly). ` +
+        'Connect without /readonly to use it.',
+      extra: { toolset: tool.toolset, enabled_toolsets: enabled, read_only: true },
+    });
+  }
   return new AppError('tool_not_enabled', {
     message:
       `${tool.name} belongs to the "${tool.toolset}" toolset, which this connection has not enabled ` +
