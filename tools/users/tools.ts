@@ -71,7 +71,7 @@ export const createUser = defineTool({
   title: 'Create user',
   errors: [{ code: 'conflict', when: 'a user with this email already exists' }],
   description:
-    "Adds a user to the caller's organization with an initial password they can sign in with. Owners and admins may call it. The role is admin, manager, member or viewer: the owner role cannot be granted (400), and only the owner may create admins (an admin gets 403 with required_permission users.delete). The email must not belong to any live user of the service (409).",
+    'Invites a new user (a team member) to the organization with a role and an initial password to sign in with. Only the owner may create admins; the owner role cannot be granted.',
   input: z.strictObject({
     email: emailField,
     name: nameField,
