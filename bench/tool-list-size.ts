@@ -11,8 +11,8 @@ import { CATALOGUE } from '../tools/index.ts';
 import { gitCommit } from './environment.ts';
 
 /** The budgets issue 21 sets: the default list and every toolset together, in bytes of JSON. */
-export const DEFAULT_LIST_BUDGET = 40_000;
-export const ALL_TOOLSETS_BUDGET = 250_000;
+const DEFAULT_LIST_BUDGET = 40_000;
+const ALL_TOOLSETS_BUDGET = 250_000;
 
 const bytes = (value: unknown) => (value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value)));
 
