@@ -69,9 +69,9 @@ export const previewResultSchema = z.object({
 
 /** The rule, in the words both surfaces show (tool descriptions and the OpenAPI document). */
 export const CONFIRM_RULE =
-  'Sending needs a decision: over MCP nothing is sent unless `confirm` is true (without it the answer is ' +
-  '{sent: false, preview} naming the sender, recipients, subject, amounts); over REST the route sends unless the ' +
-  'body says "confirm": false, which answers 200 with that preview and changes nothing.';
+  'Sending needs a decision: over MCP nothing is sent unless `confirm` is true (else the answer is ' +
+  '{sent: false, preview}, the preview naming sender, recipients and subject); over REST the route sends unless ' +
+  'the body says "confirm": false, which answers with that preview and changes nothing.';
 
 /** Whether this call acts (true) or only previews (false), per surface. */
 export function actsOn(surface: Surface, confirm: boolean | undefined): boolean {

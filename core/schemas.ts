@@ -4,10 +4,7 @@ import { z } from 'zod';
 import { OBJECT_ID_PATTERN } from './ids.ts';
 
 export const objectId = (what = 'record') =>
-  z
-    .string()
-    .regex(OBJECT_ID_PATTERN, 'must be a 24-character hexadecimal id')
-    .describe(`The ${what}'s id (24 hex characters)`);
+  z.string().regex(OBJECT_ID_PATTERN, 'must be a 24-character hexadecimal id').describe(`The ${what}'s id`);
 
 /** True for a YYYY-MM-DD string naming a day that exists (2025-02-30 does not). */
 function isRealDate(value: string): boolean {
@@ -39,35 +36,22 @@ export function listParams<const F extends readonly [string, ...string[]]>(
   const maxLimit = options.maxLimit ?? MAX_LIMIT;
   const sortValues = sortFields.flatMap((f) => [f, `-${f}`]);
   return {
-    page: z.coerce
-      .number()
-      .int()
-      .min(1)
-      .default(1)
-      .describe('Page number, 1-based. Request the next page until page >= totalPages.'),
+    page: z.coerce.number().int().min(1).default(1).describe('Page number, 1-based'),
     limit: z.coerce
       .number()
       .int()
       .min(1)
       .max(maxLimit)
       .default(options.defaultLimit ?? DEFAULT_LIMIT)
-      .describe(`Items per page, 1 to ${maxLimit} (default ${options.defaultLimit ?? DEFAULT_LIMIT})`),
+      .describe('Items per page'),
     sort: z
       .string()
       .refine((s) => sortValues.includes(s), { message: `must be one of: ${sortValues.join(', ')}` })
       // The refinement as JSON Schema sees it (kept a refinement for its error message).
       .meta({ enum: sortValues })
       .optional()
-      .describe(
-        `Sort field, ascending; prefix "-" for descending. One of: ${sortFields.join(', ')}. Default newest first.`,
-      ),
-    search: z
-      .string()
-      .trim()
-      .min(1)
-      .max(200)
-      .optional()
-      .describe("Free-text search over the resource's main text fields"),
+      .describe('Sort order; "-" prefix for descending. Default newest first'),
+    search: z.string().trim().min(1).max(200).optional().describe('Words to search for'),
   };
 }
 

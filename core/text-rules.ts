@@ -75,7 +75,7 @@ export function withAdditionalProperties<S extends z.core.$ZodLooseShape>(
   const known = new Set(Object.keys(shape));
   return z
     .object(shape)
-    .catchall(z.unknown().describe(`An additional property of any JSON type, kept with the ${rules.record}`))
+    .catchall(z.unknown().describe(`Any JSON value, kept with the ${rules.record}`))
     .superRefine(checkAdditionalProperties(known, rules), {
       // Run even when a declared field failed, so one response lists every problem.
       when: (payload) => typeof payload.value === 'object' && payload.value !== null,

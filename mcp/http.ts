@@ -1,9 +1,10 @@
 // The /mcp endpoint: Origin and Host checks, bearer authentication (the middleware http/ hands in,
-// http/authenticate.ts), the MCP entry scope and the toolset selection (X-MCP-Toolsets header or
-// the key's setting), then the official SDK's createMcpHandler serving both protocol eras (2025
-// stateless and 2026-07-28) from a fresh server per request. There are no sessions and no OAuth
-// discovery: a caller brings a token, so the 401 challenge names no metadata URL and the OAuth
-// well-known paths answer 404.
+// http/authenticate.ts), the MCP entry scope and the toolset selection (X-MCP-Toolsets header, the
+// URL, or the key's setting), then the official SDK's createMcpHandler serving both protocol eras
+// (2025 stateless and 2026-07-28) from a fresh server per request. The same endpoint also answers
+// at `/mcp/x/{toolsets}` and with a `/readonly` suffix (MCP_PATHS), through the same handlers.
+// There are no sessions and no OAuth discovery: a caller brings a token, so the 401 challenge names
+// no metadata URL and the OAuth well-known paths answer 404.
 import {
   type AuthInfo,
   createMcpHandler,
@@ -25,9 +26,26 @@ import { CATALOGUE } from '../tools/index.ts';
 import { batchRejection, judgeBatch } from './batches.ts';
 import { invalidInitializeResponse } from './initialize.ts';
 import { createCrmServer } from './server.ts';
-import { selectToolsets, TOOLSETS_HEADER, type ToolsetSelection } from './toolsets.ts';
+import { selectToolsets, TOOLSETS_HEADER, type ToolsetSelection, type UrlSelection } from './toolsets.ts';
 
 export const MCP_PATH = '/mcp';
+const READ_ONLY_SUFFIX = '/readonly';
+/**
+ * Every URL of the endpoint: toolsets in the path for clients that cannot set headers, and a
+ * `/readonly` suffix on any of them (docs/mcp.md "Toolsets"). One handler chain serves them all.
+ */
+const MCP_PATHS = [
+  MCP_PATH,
+  `${MCP_PATH}${READ_ONLY_SUFFIX}`,
+  `${MCP_PATH}/x/:toolsets`,
+  `${MCP_PATH}/x/:toolsets${READ_ONLY_SUFFIX}`,
+];
+
+/** What the request's URL selects (Hono has percent-decoded the `{toolsets}` segment). */
+function urlSelectionOf(c: Context<AppEnv>): UrlSelection {
+  return { toolsets: c.req.param('toolsets'), readOnly: c.req.path.endsWith(READ_ONLY_SUFFIX) };
+}
+
 /** Either scope opens the endpoint; which tools a token then sees is decided per tool. */
 const MCP_ENTRY_SCOPES = ['mcp:read', 'mcp:write'];
 
@@ -155,7 +173,8 @@ function mountMcp(app: Hono<AppEnv>, services: Services, options: McpAppOptions)
     );
   for (const path of OAUTH_DISCOVERY_PATHS) app.all(path, notFound);
 
-  app.all(MCP_PATH, guardOriginAndHost(config, logger), options.authenticate, async (c) => {
+  const guard = guardOriginAndHost(config, logger);
+  const serveMcp = async (c: Context<AppEnv>) => {
     const auth = callerOf(c);
     const parsedBody = await peekJsonBody(c.req.raw);
     if (parsedBody === NOT_UTF8) {
@@ -197,7 +216,7 @@ function mountMcp(app: Hono<AppEnv>, services: Services, options: McpAppOptions)
     // A misspelt toolset is a configuration error worth a clear 400, not a silently shorter tool list.
     let selection: ToolsetSelection;
     try {
-      selection = selectToolsets(auth, c.req.header(TOOLSETS_HEADER));
+      selection = selectToolsets(auth, c.req.header(TOOLSETS_HEADER), urlSelectionOf(c));
     } catch (err) {
       return errorResponse(c, err, logger);
     }
@@ -214,5 +233,6 @@ function mountMcp(app: Hono<AppEnv>, services: Services, options: McpAppOptions)
       selection,
     });
     return handler.fetch(c.req.raw, { authInfo, ...(parsedBody !== undefined && { parsedBody }) });
-  });
+  };
+  for (const path of MCP_PATHS) app.all(path, guard, options.authenticate, serveMcp);
 }

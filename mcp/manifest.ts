@@ -1,10 +1,11 @@
-// mcp-manifest.json: every tool of the registry as MCP clients and reviewers see it (schemas,
-// annotations) plus what it takes to call it (scopes, permission, plan feature). Generated, never
-// edited by hand: `npm run manifest` rewrites it and a test fails when it is out of date.
+// mcp-manifest.json: every tool of the registry as MCP clients and reviewers see it (the compact
+// schemas tools/list shows, annotations) plus what it takes to call it (scopes, permission, plan
+// feature). Generated, never edited by hand: `npm run manifest` rewrites it and a test fails when
+// it is out of date.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { requiredScopes } from '../core/access.ts';
-import { jsonSchemasOf, type ObjectJsonSchema } from '../core/json-schema.ts';
+import { mcpSchemasOf, type ObjectJsonSchema } from '../core/json-schema.ts';
 import type { Tool } from '../core/tool.ts';
 import { TOOLS } from '../tools/index.ts';
 import { MCP_PATH } from './http.ts';
@@ -44,7 +45,7 @@ export interface Manifest {
 // only changes when a tool does.
 function manifestTool(tool: Tool): ManifestTool {
   const { kind, resource, permission, feature } = tool.access;
-  const schemas = jsonSchemasOf(tool);
+  const schemas = mcpSchemasOf(tool);
   return {
     name: tool.name,
     title: tool.title,

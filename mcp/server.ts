@@ -11,14 +11,20 @@ import {
 } from '@modelcontextprotocol/server';
 import { AppError } from '../core/errors.ts';
 import { type CallContext, canSee, invokeTool } from '../core/invoke.ts';
-import { jsonSchemasOf } from '../core/json-schema.ts';
+import { mcpSchemasOf } from '../core/json-schema.ts';
 import { assertSafeInput } from '../core/safe-input.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../core/schemas.ts';
 import type { Services } from '../core/services.ts';
 import type { Tool } from '../core/tool.ts';
 import { CATALOGUE, findTool, TOOLS } from '../tools/index.ts';
 import { successResult } from './results.ts';
-import { describeSelection, isEnabled, TOOLSETS_HEADER, type ToolsetSelection } from './toolsets.ts';
+import {
+  describeSelection,
+  disabledBy,
+  isEnabled,
+  TOOLSETS_HEADER,
+  type ToolsetSelection,
+} from './toolsets.ts';
 
 export const SERVER_INFO = { name: 'crm-server', version: '0.1.0' };
 
@@ -35,6 +41,9 @@ const TOOLSET_LINES = CATALOGUE.toolsetNames
   .map((name) => `- ${name} (${TOOLS_PER_TOOLSET.get(name) ?? 0} tools): ${CATALOGUE.toolsets.get(name)}`)
   .join('\n');
 
+const READ_ONLY_NOTE =
+  ' The connection is read-only (its URL ends in /readonly): only tools that change nothing are listed.';
+
 /** The server instructions: how the CRM works for a model, and which toolsets this connection has. */
 function instructionsFor(selection: ToolsetSelection): string {
   return [
@@ -50,30 +59,35 @@ function instructionsFor(selection: ToolsetSelection): string {
     'Failures come back as error results whose text is a JSON envelope with `error`, `code` and, for ' +
       'invalid input, `details` naming each field.',
     `Tools come in toolsets. This connection has: ${describeSelection(selection)} (get_me is always ` +
-      'listed). All toolsets:\n' +
+      `listed).${selection.readOnly ? READ_ONLY_NOTE : ''} All toolsets:\n` +
       TOOLSET_LINES,
     `To use another toolset, the connection must enable it: the HTTP header ${TOOLSETS_HEADER} with a ` +
-      "comma-separated list (for example `core,admin`) or `all`, or the API key's saved `toolsets` " +
-      '(update_api_key; the header wins). Calling a tool whose toolset is not enabled returns a ' +
-      '`tool_not_enabled` error naming the toolset; ask the user to enable it. Toolsets never grant ' +
-      'anything: scopes, role and plan still decide what you may use.',
+      'comma-separated list (for example `core,admin`) or `all`; for a client that cannot set headers, ' +
+      "the same list in the URL (`/mcp/x/core,admin`); or the API key's saved `toolsets` " +
+      '(update_api_key). The header wins over the URL, the URL over the key. Calling a tool whose toolset ' +
+      'is not enabled returns a `tool_not_enabled` error naming the toolset; ask the user to enable it. ' +
+      'Toolsets never grant anything: scopes, role and plan still decide what you may use.',
   ].join('\n\n');
 }
 
 const listings = new WeakMap<Tool, McpTool>();
 
-/** The tool as tools/list shows it; built once per tool from the precomputed JSON Schemas. */
+/**
+ * The tool as tools/list shows it; built once per tool from the compact JSON Schemas (every byte
+ * is paid for in each conversation, docs/mcp.md "Tool list size"). The title is the tool's own
+ * `title` only: `annotations.title` is its older place and would repeat it.
+ */
 function listingOf(tool: Tool): McpTool {
   let listing = listings.get(tool);
   if (!listing) {
-    const schemas = jsonSchemasOf(tool);
+    const schemas = mcpSchemasOf(tool);
     listing = {
       name: tool.name,
       title: tool.title,
       description: tool.description,
       inputSchema: schemas.input,
       outputSchema: schemas.output,
-      annotations: { title: tool.title, ...tool.annotations },
+      annotations: { ...tool.annotations },
     };
     listings.set(tool, listing);
   }
@@ -102,9 +116,17 @@ function failureResult(tool: Tool, err: unknown, call: CallContext, services: Se
   });
 }
 
-/** A tool the caller may use but whose toolset this connection has not enabled. */
+/** A tool the caller may use but that this connection has not enabled: read-only, or its toolset is off. */
 function notEnabled(tool: Tool, selection: ToolsetSelection): AppError {
   const enabled = CATALOGUE.toolsetNames.filter((name) => selection.has(name));
+  if (disabledBy(tool, selection) === 'read_only') {
+    return new AppError('tool_not_enabled', {
+      message:
+        `${tool.name} changes data, and this connection is read-only (its URL ends in /readonly). ` +
+        'Connect without /readonly to use it.',
+      extra: { toolset: tool.toolset, enabled_toolsets: enabled, read_only: true },
+    });
+  }
   return new AppError('tool_not_enabled', {
     message:
       `${tool.name} belongs to the "${tool.toolset}" toolset, which this connection has not enabled ` +
@@ -114,15 +136,18 @@ function notEnabled(tool: Tool, selection: ToolsetSelection): AppError {
   });
 }
 
+/** The tools/list result: the selection's tools the caller may use, as listed. */
+export function listedTools(call: CallContext, selection: ToolsetSelection): { tools: McpTool[] } {
+  return { tools: TOOLS.filter((tool) => isEnabled(tool, selection) && canSee(tool, call)).map(listingOf) };
+}
+
 export function createCrmServer(call: CallContext, services: Services, selection: ToolsetSelection): Server {
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: false } },
     instructions: instructionsFor(selection),
   });
 
-  server.setRequestHandler('tools/list', () => ({
-    tools: TOOLS.filter((tool) => isEnabled(tool, selection) && canSee(tool, call)).map(listingOf),
-  }));
+  server.setRequestHandler('tools/list', () => listedTools(call, selection));
 
   server.setRequestHandler('tools/call', async (request) => {
     const tool = findTool(request.params.name);

@@ -40,11 +40,7 @@ export const logActivity = defineTool({
     },
   ],
   description:
-    'Records something that happened with a lead: a note, a call, an email, a meeting, or a custom activity of a custom activity type. ' +
-    '`type` and `lead_id` are required; then the fields of that type: note needs `note`; call needs `direction` (status defaults ' +
-    'to completed, which emits call.completed); email needs `direction` and `subject`; meeting needs `title` and `starts_at`; custom ' +
-    'needs `custom_activity_type_id` and its `values` (errors name `values.<key>`; needs the custom_activity_types plan feature). ' +
-    'Fields of another type are refused. user_id defaults to the caller, occurred_at to now. Emits activity.created.',
+    'Logs something that happened with a lead: a note, a call, an email, a meeting or a custom activity; `type` decides which fields apply.',
   input: logActivityInput,
   output: activityOutput,
   access: access('write', 'activities.create'),
@@ -57,9 +53,7 @@ export const listLeadActivities = defineTool({
   name: 'list_lead_activities',
   title: "Read a lead's timeline",
   description:
-    "Lists every activity of one lead (notes, calls, emails, meetings, custom activities) newest first by occurred_at: the lead's " +
-    'timeline. Filter with `type`. Paginated: returns `activities` plus `total`, `page`, `limit`, `totalPages`; request page 1, then ' +
-    'increment `page` until page >= totalPages. `limit` is 1-100 (default 25). A trashed or unknown lead answers 404.',
+    'Lists the timeline of one lead: its notes, calls, emails, meetings and custom activities, newest first; filter by `type`. Paged.',
   input: z.strictObject({ id: objectId('lead'), page, limit, type: typeFilter }),
   output: pagedOutput('activities', activitySchema),
   access: access('read', 'activities.view'),

@@ -146,9 +146,7 @@ const typeFieldInputShape = {
   status: z
     .enum(CALL_STATUSES)
     .optional()
-    .describe(
-      'call: completed (default: a logged call has ended) or in_progress (a call still running; set completed later with update_activity)',
-    ),
+    .describe('call: completed (the default) or in_progress (a call still running)'),
   duration_seconds: z
     .number()
     .int()
@@ -156,7 +154,7 @@ const typeFieldInputShape = {
     .max(MAX_CALL_SECONDS)
     .nullable()
     .optional()
-    .describe(`call: length of the call in whole seconds, 0-${MAX_CALL_SECONDS}; null clears it`),
+    .describe('call: length in whole seconds; null clears it'),
   outcome: z
     .enum(CALL_OUTCOMES)
     .nullable()
@@ -167,7 +165,7 @@ const typeFieldInputShape = {
     .max(2000)
     .nullable()
     .optional()
-    .describe('call: https URL of the call recording (at most 2000 characters); null clears it'),
+    .describe('call: https URL of the recording; null clears it'),
   phone: z
     .string()
     .trim()
@@ -176,7 +174,7 @@ const typeFieldInputShape = {
     .refine(NO_NUL, nulMessage)
     .nullable()
     .optional()
-    .describe('call: the phone number called or calling (at most 50 characters); null clears it'),
+    .describe('call: the phone number called or calling; null clears it'),
   subject: z
     .string()
     .trim()
@@ -184,24 +182,20 @@ const typeFieldInputShape = {
     .max(998)
     .refine(NO_NUL, nulMessage)
     .optional()
-    .describe('email (required): subject line, 1-998 characters'),
+    .describe('email (required): subject line'),
   body_text: z
     .string()
     .max(MAX_BODY)
     .refine(NO_NUL, nulMessage)
     .nullable()
     .optional()
-    .describe(`email: plain-text body, at most ${MAX_BODY} characters; null clears it`),
+    .describe('email: plain-text body; null clears it'),
   from: emailAddress.nullable().optional().describe('email: sender address; null clears it'),
-  to: z
-    .array(emailAddress)
-    .max(50)
-    .optional()
-    .describe('email: recipient addresses, at most 50 (default none)'),
+  to: z.array(emailAddress).max(50).optional().describe('email: recipient addresses'),
   opened_at: isoDateTime('email: when the recipient opened it (ISO 8601 date-time)')
     .nullable()
     .optional()
-    .describe('email: when the recipient opened it (ISO 8601 date-time); null clears it'),
+    .describe('email: when the recipient opened it; null clears it'),
   title: z
     .string()
     .trim()
@@ -209,14 +203,14 @@ const typeFieldInputShape = {
     .max(500)
     .refine(NO_NUL, nulMessage)
     .optional()
-    .describe('meeting (required): title, 1-500 characters'),
+    .describe('meeting (required): title'),
   starts_at: isoDateTime(
     'meeting (required): start (ISO 8601 date-time); also the default occurred_at of the meeting',
   ).optional(),
   ends_at: isoDateTime('meeting: end (ISO 8601 date-time), not before starts_at')
     .nullable()
     .optional()
-    .describe('meeting: end (ISO 8601 date-time), not before starts_at; null clears it'),
+    .describe('meeting: end, not before starts_at; null clears it'),
   location: z
     .string()
     .trim()
@@ -224,19 +218,18 @@ const typeFieldInputShape = {
     .refine(NO_NUL, nulMessage)
     .nullable()
     .optional()
-    .describe('meeting: where it takes place (at most 500 characters); null clears it'),
+    .describe('meeting: where it takes place; null clears it'),
   attendees: z
     .array(z.string().trim().min(1).max(320).refine(NO_NUL, nulMessage).describe('An attendee name or email'))
     .max(100)
     .optional()
-    .describe('meeting: attendees, names or email addresses, at most 100 (default none)'),
+    .describe('meeting: attendees, names or email addresses'),
   values: z
     .record(z.string().describe('A field key of the custom activity type'), z.unknown().describe('The value'))
     .optional()
     .describe(
-      "custom: values keyed by the custom activity type's field keys (see get_custom_activity_type). Text <= 10000 chars, number, " +
-        'date YYYY-MM-DD, boolean, choice (one of its options), user (active user id), lead (live lead id); null clears an optional field. ' +
-        'On update only the keys sent change.',
+      "custom: values keyed by the custom activity type's field keys (see get_custom_activity_type); null clears an " +
+        'optional field. On update only the keys sent change.',
     ),
 };
 
@@ -257,9 +250,7 @@ export const logActivityInput = z.strictObject({
   type: z
     .enum(ACTIVITY_TYPES)
     .describe(
-      'The kind of activity; it decides which other fields apply: note (note), call (direction, status, duration_seconds, outcome, ' +
-        'recording_url, phone, note), email (direction, subject, body_text, from, to, opened_at), meeting (title, starts_at, ends_at, ' +
-        'location, attendees, note), custom (custom_activity_type_id, values)',
+      'The kind of activity; each other field says which kinds it applies to (`call: ...`, `email (required): ...`)',
     ),
   lead_id: objectId('lead').describe('Id of the live lead the activity belongs to'),
   ...commonShape,

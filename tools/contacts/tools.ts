@@ -28,13 +28,7 @@ import { contacts } from './tables.ts';
 const DEFAULT_EMAIL_TYPE = 'work';
 const DEFAULT_PHONE_TYPE = 'office';
 const typeLabel = (what: string) =>
-  z
-    .string()
-    .trim()
-    .min(1)
-    .max(50)
-    .refine(NO_NUL, nulMessage)
-    .describe(`Kind of ${what}: any label of 1-50 characters`);
+  z.string().trim().min(1).max(50).refine(NO_NUL, nulMessage).describe(`Kind of ${what}`);
 const MAX_EMAILS = 20;
 const MAX_PHONES = 20;
 
@@ -61,29 +55,27 @@ const RESERVED_CONTACT_KEYS: ReadonlySet<string> = new Set([
 // ---------------------------------------------------------------------------------------------
 // Input fields
 
-const leadIdField = objectId('lead').describe(
-  'Id of the live lead of this organization the contact belongs to (24 hex characters)',
-);
+const leadIdField = objectId('lead').describe('Id of the live lead the contact belongs to');
 const nameField = z
   .string()
   .trim()
   .min(1)
   .max(500)
   .refine(NO_NUL, nulMessage)
-  .describe("The person's full name (1-500 characters)");
+  .describe("The person's full name");
 const titleField = z
   .string()
   .trim()
   .max(200)
   .refine(NO_NUL, nulMessage)
   .nullable()
-  .describe('Job title, at most 200 characters; null clears it');
+  .describe('Job title; null clears it');
 const emailInput = z.strictObject({
   email: z
     .email({ message: 'must be a valid email address' })
     .max(320)
     .describe('Email address, e.g. jane@acme.example'),
-  type: typeLabel('address, e.g. work (the default), home, personal or other').default(DEFAULT_EMAIL_TYPE),
+  type: typeLabel('address, any label such as work, home, personal or other').default(DEFAULT_EMAIL_TYPE),
 });
 // Spaces, dashes, dots and brackets are formatting; what is stored is + and the digits (E.164).
 const PHONE_MESSAGE = 'must be an international number: + then 7 to 15 digits (spaces and dashes allowed)';
@@ -96,10 +88,8 @@ const phoneInput = z.strictObject({
     .regex(/^[\s\-.()]*\+[\d\s\-.()]+$/, PHONE_MESSAGE)
     .overwrite((s) => s.replace(/[\s\-.()]/g, ''))
     .refine((s) => /^\+\d{7,15}$/.test(s), PHONE_MESSAGE)
-    .describe(
-      'Phone number in international form, e.g. +1 415-555-0100; stored as + and digits (+14155550100)',
-    ),
-  type: typeLabel('number, e.g. office (the default), mobile, direct, home or fax').default(
+    .describe('Phone number in international form, e.g. +1 415-555-0100'),
+  type: typeLabel('number, any label such as office, mobile, direct, home or fax').default(
     DEFAULT_PHONE_TYPE,
   ),
 });
@@ -122,9 +112,7 @@ const createShape = {
 };
 const updateShape = {
   ...contactIdShape,
-  lead_id: leadIdField
-    .optional()
-    .describe('Moves the contact to this live lead of the organization (24 hex characters)'),
+  lead_id: leadIdField.optional().describe('Moves the contact to this live lead'),
   name: nameField.optional(),
   title: titleField.optional(),
   emails: emailsField.optional(),
@@ -207,10 +195,7 @@ export const listContacts = defineTool({
   name: 'list_contacts',
   title: 'List contacts',
   description:
-    'Lists the live contacts (people at leads) of the organization, newest first by default. Filter by `lead_id` to get the ' +
-    'people of one lead. `search` finds contacts whose name, title, email address or phone number contain words starting with the given words (results ranked by relevance unless `sort` is given). ' +
-    'Paginated: returns `contacts` plus `total`, `page`, `limit`, `totalPages`; request page 1, then increment `page` ' +
-    'until page >= totalPages. `limit` is 1-100 (default 25).',
+    "Lists contacts (the people at leads), newest first: filter by `lead_id` for one lead's people, or search name, title, email or phone. Paged.",
   input: z.strictObject({
     ...listParams(SORT_FIELDS),
     lead_id: objectId('lead').optional().describe('Only contacts of this lead'),
@@ -232,8 +217,7 @@ export const getContact = defineTool({
   name: 'get_contact',
   title: 'Get a contact',
   description:
-    'Returns one contact by id, with its emails, phones and additional properties. Use it when you hold an `_id`; find ids ' +
-    'with list_contacts (filter by lead_id or search by name, email or phone). Trashed contacts and ids of other organizations answer 404.',
+    'Returns one contact (a person at a lead) by `_id`, with emails, phones and additional properties. Find ids with list_contacts.',
   input: z.strictObject(contactIdShape),
   output: contactOutput,
   access: access('read', 'contacts.view'),
@@ -247,9 +231,7 @@ export const createContact = defineTool({
   title: 'Create a contact',
   errors: [{ code: 'not_found', when: 'lead_id names no live lead of the organization' }],
   description:
-    'Adds a person to a lead. `lead_id` (a live lead; 404 otherwise) and `name` are required; title, emails ' +
-    '([{email, type: work|home|other}]) and phones ([{phone in international form, type: office|mobile|home|fax|other}]) are optional. ' +
-    'Any other property (name starting with a letter, letters/digits/underscores, at most 100) is stored as an additional property. Returns the new contact.',
+    'Adds a contact person to a lead: `lead_id` and `name`, optional title, emails and phones; other properties are kept as additional properties.',
   input: createContactInput,
   output: contactOutput,
   access: access('write', 'contacts.create'),
@@ -274,9 +256,7 @@ export function updateContactTool(moving: readonly ContactMovingHook[]) {
       },
     ],
     description:
-      'Changes only the fields sent of one contact and returns it. `emails` or `phones`, when sent, replace the whole list. ' +
-      'Additional properties merge into the existing ones; one sent as null is removed; title sent as null is cleared. ' +
-      '`lead_id` moves the contact to another live lead (refused with 409 while opportunities of its lead name it). A change that changes nothing emits no event.',
+      'Changes some fields of a contact; only the fields sent change. `emails` or `phones` replace the whole list; `lead_id` moves the contact to another lead.',
     input: updateContactInput,
     output: contactOutput,
     access: access('write', 'contacts.edit'),

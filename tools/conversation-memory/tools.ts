@@ -45,9 +45,7 @@ export const getConversationMemory = defineTool({
   name: 'get_conversation_memory',
   title: "Get a lead's conversation memory",
   description:
-    'Returns what is remembered of the conversations with a lead: the running `summary` and the `commitments` made (text, ' +
-    'due time, status open/kept/missed, each with its `index`). Read it before contacting a lead to pick up where the last ' +
-    'conversation ended. A lead with nothing recorded returns an empty memory.',
+    'Returns what is remembered of the conversations with a lead: a running summary and the commitments made. Read it before contacting the lead.',
   input: z.strictObject(leadIdShape),
   output: memoryOutput,
   access: readAccess,
@@ -84,9 +82,7 @@ export const addCommitment = defineTool({
   name: 'add_commitment',
   title: 'Record a commitment',
   description:
-    'Records a commitment made in a conversation with a lead ("send the pricing by Friday"), with an optional due time, as ' +
-    `open. It is appended, so its index is the last one. At most ${MAX_COMMITMENTS} commitments per lead. Returns the memory. ` +
-    'Later mark it with mark_commitment_kept or mark_commitment_missed; missed or overdue commitments lower the lead health.',
+    'Records a commitment made to a lead ("send pricing by Friday"), optionally due at a time; later mark it kept or missed.',
   input: z.strictObject({
     ...leadIdShape,
     text: z
@@ -130,9 +126,7 @@ export const markCommitmentMissed = defineTool({
   name: 'mark_commitment_missed',
   title: 'Mark a commitment missed',
   description:
-    'Marks the commitment at `index` of a lead as missed, with an optional `note` (what happened, what was agreed instead). ' +
-    'Marking it missed again keeps the first resolved_at. An index that is not a whole number or is out of range answers 400 ' +
-    'with the valid range. Missed commitments lower the lead health. Returns the memory.',
+    "Marks a lead's commitment (by `index`) as missed, with an optional note on what happened. Missed commitments lower the lead health.",
   input: resolveInput,
   output: memoryOutput,
   access: writeAccess,

@@ -32,9 +32,7 @@ import { documentSenderLabel } from './parties.ts';
 import type { DocumentKind } from './send.ts';
 
 /** The lead a document is for. */
-export const documentLeadField = objectId('lead').describe(
-  'Id of a live lead of this organization (24 hex characters)',
-);
+export const documentLeadField = objectId('lead').describe('Id of a live lead');
 
 /** What a tool declares of its own. */
 interface ToolDeclaration {

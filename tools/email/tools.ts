@@ -140,12 +140,7 @@ export function scheduleEmailTool(hooks: EmailHooks) {
     name: 'schedule_email',
     title: 'Schedule an email to a lead',
     description:
-      'Schedules an email to a lead, sent at `scheduled_at` (1 minute to 30 days ahead) through one of your own connected ' +
-      'SMTP accounts, which must be verified. Attachments are uploaded first (create_upload_url) and named by that `key` as ' +
-      '`storage_key` with the same `size_bytes`; they are read from storage when it is sent. Once sent it is logged as an outgoing ' +
-      'email activity on the lead (email.sent); with `follow_up` a task for you is created when no reply arrives in time; with ' +
-      '`enroll_in_workflow_id` the lead is enrolled in that workflow after sending. Returns `job_id`, the id to read or ' +
-      'cancel it with.',
+      'Schedules an email to a lead for later (1 minute to 30 days ahead) through one of your verified connected accounts, with optional attachments (create_upload_url), a follow-up task if nobody replies, and a workflow to enroll the lead in afterwards. Returns `job_id`.',
     input: z.strictObject({
       ...scheduleInputShape,
       ...confirmShape,

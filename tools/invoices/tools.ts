@@ -226,10 +226,7 @@ export const sendInvoice = defineTool({
   name: 'send_invoice',
   title: 'Send an invoice by e-mail',
   description:
-    'E-mails the invoice as a PDF attachment to `to`, or by default to the e-mail of the invoice contact, else of the first ' +
-    'contact of the lead that has one. A draft is finalized first (it gets its number). Sets sent_at and emits invoice.sent; ' +
-    'each call sends a new mail. Paid and void invoices cannot be sent (400 invalid_transition); no address at all is a ' +
-    '400 naming `to`.',
+    "Sends an invoice to the customer by e-mail as a PDF attachment: to `to`, else the invoice contact's or the lead's first contact's e-mail. A draft is finalized first; paid and void invoices cannot be sent.",
   input: z.strictObject({
     ...invoiceIdShape,
     to: z

@@ -13,10 +13,7 @@ export const getLeadHealth = defineTool({
   name: 'get_lead_health',
   title: "Get a lead's health score",
   description:
-    'Scores how well a lead is being worked, 0-100, with a grade (healthy >= 70, at_risk 40-69, critical < 40) and the five ' +
-    'factors behind it: recency of activity, open opportunities and their value, overdue tasks, missed commitments and email ' +
-    'engagement over 30 days. Each factor gives its weight, score (0-1), contribution (points) and an explanation; ' +
-    '`recommendations` lists what to do first. Use it to decide which lead needs attention and why.',
+    'Scores how well a lead is being worked (0-100: healthy, at_risk or critical), with the factors and recommendations. Use it to pick leads needing attention.',
   input: z.strictObject({ id: objectId('lead') }),
   output: z.object({ health: healthSchema }),
   access: { kind: 'read', resource: 'leads', permission: 'leads.view' },

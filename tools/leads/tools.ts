@@ -66,31 +66,23 @@ const nameField = z
   .min(1)
   .max(500)
   .refine(NO_NUL, nulMessage)
-  .describe('Lead name, usually the company name (1-500 characters)');
+  .describe('Lead name, usually the company');
 const descriptionField = z
   .string()
   .max(10_000)
   .refine(NO_NUL, nulMessage)
   .nullable()
-  .describe('Free-text description, at most 10000 characters; null clears it');
+  .describe('Free-text description; null clears it');
 const urlField = z
   .url({ protocol: /^https?$/, message: 'must be an http or https URL' })
   .max(2000)
   .nullable()
-  .describe('Website URL (http or https, at most 2000 characters); null clears it');
-const statusField = z
-  .enum(LEAD_STATUSES)
-  .describe('Pipeline status: new, contacted, qualified, unqualified, client or lost');
+  .describe('Website URL (http or https); null clears it');
+const statusField = z.enum(LEAD_STATUSES).describe('Pipeline status');
 const ownerField = objectId('owner user')
   .nullable()
-  .describe('Id of an active user of the organization who owns the lead; null leaves it unassigned');
-const tagField = z
-  .string()
-  .trim()
-  .min(1)
-  .max(100)
-  .refine(NO_NUL, nulMessage)
-  .describe('A tag, 1-100 characters');
+  .describe("Owner: an active user's id; null leaves the lead unassigned");
+const tagField = z.string().trim().min(1).max(100).refine(NO_NUL, nulMessage).describe('A tag');
 const tagsField = z
   .array(tagField)
   .max(MAX_TAGS)
@@ -150,11 +142,7 @@ export const listLeads = defineTool({
   name: 'list_leads',
   title: 'List leads',
   description:
-    'Lists the live leads of the organization (trashed leads are not included), newest first by default. ' +
-    'Filter by `status`, `owner_id` or `tag`; `search` finds leads whose name, description, URL or status contain ' +
-    'words starting with the given words (ranked by relevance unless `sort` is given; when more than 1,000 leads match, newest first, so add words to narrow it). ' +
-    'Paginated: returns `leads` plus `total`, `page`, `limit`, `totalPages`; request page 1, then increment `page` ' +
-    'until page >= totalPages. `limit` is 1-100 (default 25). Prefer `search` and the filters to reading every page.',
+    'Finds and lists leads (companies or people you sell to) by name search, status, owner or tag, newest first. Paged.',
   input: z.strictObject({
     ...listParams(SORT_FIELDS),
     status: statusField.optional().describe('Only leads with this status'),
@@ -187,7 +175,7 @@ export const getLead = defineTool({
   name: 'get_lead',
   title: 'Get a lead',
   description:
-    'Returns one lead by id, with all of its additional properties at the top level. Use it when you already hold an `_id`; find ids with list_leads (`search` matches names). Trashed leads and ids of other organizations answer 404.',
+    'Returns the details of one lead by `_id`, with its additional properties. Find ids with list_leads.',
   input: z.strictObject(leadIdShape),
   output: leadOutput,
   access: access('read', 'leads.view'),
@@ -200,9 +188,7 @@ export const createLead = defineTool({
   name: 'create_lead',
   title: 'Create a lead',
   description:
-    'Creates a lead. `name` is required; description, url, status (default new), owner_id (default: the caller) and tags are optional. ' +
-    'Any other property (name starting with a letter, letters/digits/underscores, at most 100 of them) is stored as an additional ' +
-    'property and returned with the lead. Returns the new lead. To create many leads at once use bulk_upsert_leads.',
+    'Creates a lead (a prospect company or person); properties beyond the listed fields are kept as additional properties. For many leads use bulk_upsert_leads.',
   input: createLeadInput,
   output: leadOutput,
   access: access('write', 'leads.create'),
@@ -215,8 +201,7 @@ export const replaceLead = defineTool({
   name: 'replace_lead',
   title: 'Replace a lead',
   description:
-    'Replaces every editable field of a lead (PUT semantics): fields left out are reset — description, url and owner_id to null, ' +
-    'status to new, tags to empty — and the additional properties become exactly those sent. Use update_lead to change only some fields.',
+    'Replaces a whole lead (PUT): fields left out are reset and the additional properties become exactly those sent. Use update_lead to change some fields.',
   input: replaceLeadInput,
   output: leadOutput,
   access: access('write', 'leads.edit'),
@@ -240,8 +225,7 @@ export const updateLead = defineTool({
   name: 'update_lead',
   title: 'Update a lead',
   description:
-    'Changes only the fields sent of one lead (PATCH semantics) and returns the updated lead. Additional properties are merged into the existing ones; sending an additional ' +
-    'property as null removes it; description, url or owner_id sent as null are cleared. A change that changes nothing emits no event.',
+    'Changes some fields of a lead (status, owner, tags, name, additional properties): only the fields sent change; null clears or removes one.',
   input: updateLeadInput,
   output: leadOutput,
   access: access('write', 'leads.edit'),
@@ -275,8 +259,7 @@ export function convertLeadToClientTool(hooks: readonly LeadConvertedHook[]) {
     name: 'convert_lead_to_client',
     title: 'Convert a lead to a client',
     description:
-      'Marks a lead as won: sets its status to client and stamps converted_at, and starts its client onboarding ' +
-      "(the organization's default onboarding project template, if any). Converting a lead that is already a client changes nothing.",
+      'Converts a lead into a client (a won customer): sets status client, stamps converted_at and starts the client onboarding. Repeating it changes nothing.',
     input: z.strictObject(leadIdShape),
     output: leadOutput,
     access: access('write', 'leads.edit'),
@@ -325,9 +308,7 @@ export const bulkUpsertLeads = defineTool({
   name: 'bulk_upsert_leads',
   title: 'Create or update many leads',
   description:
-    'Creates or updates up to 100 leads in one call. Each item without `_id` is created like create_lead; each item with `_id` ' +
-    'is updated like update_lead (only sent fields change). Items succeed or fail independently: the response lists one result ' +
-    'per item (by `index`) with status created, updated or error, plus the counts. Updating needs the leads.edit permission.',
+    'Imports a batch of up to 100 leads: items without `_id` are created, items with `_id` updated. Each item succeeds or fails on its own.',
   input: z.strictObject({
     items: z
       .array(
@@ -412,9 +393,7 @@ export const bulkTagLeads = defineTool({
   name: 'bulk_tag_leads',
   title: 'Add or remove tags on many leads',
   description:
-    'Adds and/or removes tags on up to 500 leads at once. Send `lead_ids` and at least one non-empty `add` or `remove` list. ' +
-    'Each lead gets its own result: updated, unchanged (it already had the requested tags), not_found (unknown or trashed id) ' +
-    `or error (e.g. it would exceed ${MAX_TAGS} tags). Other leads are unaffected by one lead's failure.`,
+    'Adds and/or removes tags on up to 500 leads at once (`lead_ids` plus `add` and/or `remove`), with one result per lead.',
   input: z
     .strictObject({
       lead_ids: z.array(objectId('lead')).min(1).max(500).describe('Ids of the leads to change, 1 to 500'),

@@ -37,7 +37,7 @@ export function getMeTool(plans: () => PlanTable) {
     name: 'get_me',
     title: 'Who am I',
     description:
-      'Returns the caller: their organization (with plan and status), their user record and role, the features the plan includes, the token kind and its scopes (null for a session, which is not scope-limited). Call it first to learn what you are allowed to do.',
+      'Returns the caller: organization, plan features, user, role, token kind and scopes. Call it first to learn what you may do.',
     input: z.strictObject({}),
     output: z.object({
       organization: organizationSchema,

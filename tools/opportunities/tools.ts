@@ -30,7 +30,7 @@ function hasAtMostTwoDecimals(value: number): boolean {
   return Number(value.toFixed(2)) === value;
 }
 
-const leadIdField = objectId('lead').describe('Id of a live lead of this organization (24 hex characters)');
+const leadIdField = objectId('lead').describe('Id of a live lead');
 const contactIdField = objectId('contact')
   .nullable()
   .describe('Id of a live contact of the same lead the deal is with; null for none');
@@ -39,7 +39,7 @@ const noteField = z
   .max(10_000)
   .refine(NO_NUL, nulMessage)
   .nullable()
-  .describe('Free-text note about the deal, at most 10000 characters; null clears it');
+  .describe('Free-text note about the deal; null clears it');
 const valueField = z
   .number()
   .min(0)
@@ -66,13 +66,13 @@ const stageField = z
   .max(100)
   .refine(NO_NUL, nulMessage)
   .nullable()
-  .describe('Pipeline stage, free text of 1-100 characters (e.g. "Proposal sent"); null clears it');
+  .describe('Pipeline stage, free text (e.g. "Proposal sent"); null clears it');
 const closeDateField = dateString('Expected close date')
   .nullable()
-  .describe('Expected close date (YYYY-MM-DD, a real calendar date); null clears it');
+  .describe('Expected close date (YYYY-MM-DD); null clears it');
 const ownerField = objectId('owner user')
   .nullable()
-  .describe('Id of an active user of the organization who owns the deal; null leaves it unassigned');
+  .describe("Owner: an active user's id; null leaves the deal unassigned");
 
 const opportunityIdShape = { id: objectId('opportunity') };
 
@@ -102,8 +102,7 @@ const updateOpportunityInput = z.strictObject({
   status: statusField
     .optional()
     .describe(
-      `New status; the allowed moves: ${describeMoves(opportunityStatusMachine)}. Another move (won <-> lost) is a ` +
-        '400 invalid_transition: reopen the deal first. Moving to won or lost stamps closed_at, back to active clears it',
+      `New status; the allowed moves: ${describeMoves(opportunityStatusMachine)}. Reopen a closed deal before closing it the other way`,
     ),
   pipeline_stage: stageField.optional(),
   expected_close_date: closeDateField.optional(),
@@ -138,11 +137,7 @@ export const listOpportunities = defineTool({
   name: 'list_opportunities',
   title: 'List opportunities',
   description:
-    'Lists the live opportunities (deals) of the organization, newest first by default. Filter by `lead_id`, `contact_id`, ' +
-    '`status` (active/won/lost), `owner_id`, expected close date range (`expected_close_after`/`expected_close_before`, inclusive) ' +
-    'and value range (`min_value`/`max_value`, inclusive). `search` matches words at the start of words in the note and pipeline stage. ' +
-    'Paginated: returns `opportunities` plus `total`, `page`, `limit`, `totalPages`; request page 1, then increment `page` ' +
-    'until page >= totalPages. `limit` is 1-100 (default 25).',
+    'Lists opportunities (deals) in the pipeline, newest first, filtered by lead, contact, status, owner, close date or value, or searched. Paged.',
   input: z.strictObject({
     ...listParams(SORT_FIELDS),
     lead_id: objectId('lead').optional().describe('Only deals of this lead'),
@@ -184,9 +179,7 @@ export const listOpportunities = defineTool({
 export const getOpportunity = defineTool({
   name: 'get_opportunity',
   title: 'Get an opportunity',
-  description:
-    'Returns one opportunity (deal) by id. Use it when you hold an `_id`; find ids with list_opportunities (filter by lead_id, ' +
-    'status or owner). Trashed opportunities and ids of other organizations answer 404.',
+  description: 'Returns one opportunity (deal) by `_id`. Find ids with list_opportunities.',
   input: z.strictObject(opportunityIdShape),
   output: opportunityOutput,
   access: access('read', 'opportunities.view'),
@@ -200,10 +193,7 @@ export const createOpportunity = defineTool({
   title: 'Create an opportunity',
   errors: [{ code: 'not_found', when: 'lead_id names no live lead of the organization' }],
   description:
-    'Creates a deal on a lead. `lead_id` is required (a live lead; 404 otherwise). Optional: contact_id (a contact of that lead), ' +
-    'note, value (default 0, at most 2 decimals), currency (ISO 4217, default USD), confidence 0-100 (default 0), status ' +
-    'active|won|lost (default active; won/lost also stamp closed_at and emit opportunity.won/lost), pipeline_stage, ' +
-    'expected_close_date (YYYY-MM-DD) and owner_id (default: the caller). Returns the new opportunity.',
+    'Creates an opportunity (a deal) on a lead: value, currency, confidence, status, pipeline stage, expected close date.',
   input: createOpportunityInput,
   output: opportunityOutput,
   access: access('write', 'opportunities.create'),
@@ -216,10 +206,7 @@ export const updateOpportunity = defineTool({
   name: 'update_opportunity',
   title: 'Update an opportunity',
   description:
-    'Changes only the fields sent of one opportunity and returns it; a field sent as null is cleared. Setting status to won or ' +
-    'lost closes the deal (closed_at stamped, opportunity.won/lost emitted); back to active reopens it. A closed deal is reopened ' +
-    'before it closes the other way: won -> lost or lost -> won directly is a 400 invalid_transition. Moving it to another lead ' +
-    'with `lead_id` needs its contact_id to be a contact of that lead (or null). A change that changes nothing emits no event.',
+    'Changes some fields of an opportunity (deal); null clears one. Set `status` won or lost to close the deal, active to reopen it.',
   input: updateOpportunityInput,
   output: opportunityOutput,
   access: access('write', 'opportunities.edit'),

@@ -204,9 +204,7 @@ export const getLeadOnboarding = defineTool({
   name: 'get_lead_onboarding',
   title: "Get a lead's client onboarding",
   description:
-    "Returns a lead's client onboarding progress (`id` is the lead id): its onboarding project (made from the default " +
-    'onboarding template when the lead was converted to a client), status not_started / in_progress / completed, ' +
-    'percent done by task weight, tasks_total, tasks_done, overdue_tasks and next_task {id, text, due_date}.',
+    "Returns a client lead's onboarding progress: its onboarding project's status, percent done, task counts, overdue tasks and the next task.",
   input: z.strictObject({ id: objectId('lead') }),
   output: z.object({ onboarding: onboardingSchema }),
   access: access('read', 'projects.view'),

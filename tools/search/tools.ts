@@ -40,8 +40,7 @@ export function searchCrmTool(sources: readonly SearchSource[], access: () => Ro
       .max(200)
       .refine(NO_NUL, 'must not contain NUL characters')
       .describe(
-        'What to look for, 1-200 characters: words of a name, title, email, phone, description or note. Each word matches as a ' +
-          'prefix ("acm" finds "Acme"); all words must match. Punctuation is ignored; no search operators.',
+        'Words of a name, title, email, phone, description or note; each matches as a prefix ("acm" finds "Acme"), all must match',
       ),
     types: z
       .union([
@@ -128,11 +127,7 @@ export function searchCrmTool(sources: readonly SearchSource[], access: () => Ro
     name: 'search_crm',
     title: 'Search leads, contacts and opportunities',
     description:
-      'Finds records by words when you do not know their type or id: one ranked list over leads, contacts (name, title, ' +
-      'email, phone) and opportunities (note, pipeline stage, status), best match first. Use it to resolve a name someone ' +
-      'mentions ("Jane from Acme") to a record. Use list_leads instead to browse or filter leads by status, tag or owner, ' +
-      'or to page through many results; search_crm returns at most `limit` (default 10, max 50) matches and has no pages. ' +
-      'Each result has `type`, `_id`, `name`, the `lead_id`/`lead_name` it belongs to and a short `snippet`.',
+      'Searches the whole CRM by words when you do not know a record\'s type or id: one ranked list of leads, contacts and opportunities ("Jane from Acme").',
     input: searchInput,
     output: searchOutput,
     access: { kind: 'read', resource: 'leads', permission: 'leads.view' },

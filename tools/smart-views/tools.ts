@@ -75,8 +75,7 @@ export const listSmartViews = defineTool({
   name: 'list_smart_views',
   title: 'List smart views',
   description:
-    "Lists the smart views the caller can use: their own (private or shared) and everyone's shared views, newest first by default. " +
-    '`search` matches view names. Paginated: returns `smart_views` plus `total`, `page`, `limit`, `totalPages`. Run one with run_smart_view.',
+    'Lists the saved smart views (lead filters) the caller can use, their own and shared ones; `search` matches names. Run one with run_smart_view.',
   input: z.strictObject({
     ...listParams(['created_at', 'updated_at', 'name'] as const),
     visibility: visibilityField.optional().describe('Only views with this visibility'),
@@ -156,8 +155,7 @@ export const runSmartView = defineTool({
   name: 'run_smart_view',
   title: 'Run a smart view',
   description:
-    "Returns the live leads matching a smart view's filters, in the view's sort order (default newest first). Find view ids with list_smart_views. " +
-    'Paginated: returns `leads` plus `total`, `page`, `limit`, `totalPages`; request page 1, then increment `page` until page >= totalPages.',
+    'Runs a saved smart view: returns the live leads matching its filters, in its sort order. Paged; find view ids with list_smart_views.',
   input: z.strictObject({
     ...idShape,
     page: listParams(['created_at'] as const).page,

@@ -71,8 +71,7 @@ export const createTask = defineTool({
   title: 'Create a task',
   errors: [{ code: 'not_found', when: 'lead_id names no live lead of the organization' }],
   description:
-    'Creates a task (a to-do) and returns it. `text` is required; `lead_id` ties it to a lead, `project_id` to a project, `assigned_to` defaults to the ' +
-    'caller, `due_at` is an ISO 8601 date-time. Use it to schedule a follow-up ("call back Tuesday 10:00"). Emits task.created.',
+    'Creates a task (a to-do or reminder), optionally for a lead or project, with an assignee and a due time. Use it to schedule a follow-up.',
   input: z.strictObject({
     text: textField,
     lead_id: leadField.optional(),
@@ -149,10 +148,7 @@ export const listMyTasks = defineTool({
   name: 'list_my_tasks',
   title: "List the caller's open tasks",
   description:
-    "Lists the caller's open tasks: assigned to the caller, not complete and not currently snoozed, the earliest due first " +
-    '(tasks without a due date last). `due_before` (ISO date-time) keeps only tasks due before that time, e.g. the end of ' +
-    'today for "what\'s due today"; by default every open task is listed. Paginated: returns `tasks` plus `total`, `page`, ' +
-    '`limit`, `totalPages`; request page 1, then increment `page` until page >= totalPages. `limit` is 1-100 (default 25).',
+    "Lists the caller's open tasks (not done, not snoozed), earliest due first; `due_before` keeps what is due by then, e.g. the end of today. Paged.",
   input: z.strictObject({
     page: listParams(SORT_FIELDS).page,
     limit: listParams(SORT_FIELDS).limit,
@@ -173,9 +169,7 @@ export const updateTask = defineTool({
   title: 'Update a task',
   errors: [{ code: 'not_found', when: 'lead_id names no live lead of the organization' }],
   description:
-    'Changes only the fields sent of one task and returns it. `due_at: null` removes the due date. Setting `is_complete` to true ' +
-    'is the same as complete_task (stamps completed_at and emits task.completed once); false reopens a completed task and ' +
-    'clears completed_at/completed_by.',
+    'Changes some fields of a task (text, due time, assignee); only the fields sent change. `is_complete` true completes it, false reopens it.',
   input: z.strictObject({
     ...taskIdShape,
     text: textField.optional(),
@@ -215,8 +209,7 @@ export const completeTask = defineTool({
   name: 'complete_task',
   title: 'Complete a task',
   description:
-    'Marks a task as done (stamps completed_at and completed_by, emits task.completed) and returns it. Completing a task that is ' +
-    'already complete returns it unchanged and emits nothing, so retrying is safe.',
+    'Marks a task as done and returns it; completing a completed task changes nothing, so retrying is safe.',
   input: z.strictObject(taskIdShape),
   output: taskOutput,
   access: access('write', 'tasks.edit'),

@@ -25,9 +25,7 @@ export function trashTools(types: readonly TrashType[]) {
     name: 'list_trash',
     title: 'List the trash',
     description:
-      'Lists records that were deleted and can still be restored (leads, and records deleted with their owner), most recently ' +
-      'deleted first. Filter with `type`. Paginated: returns `items` plus `total`, `page`, `limit`, `totalPages`; request page 1, ' +
-      'then increment `page` until page >= totalPages. `limit` is 1-100 (default 25). Use restore_trash_item to bring one back.',
+      'Lists deleted records that can still be restored, most recently deleted first; filter by `type`. Restore one with restore_trash_item.',
     input: z.strictObject({ page, limit, type: typeField.optional() }),
     output: pagedOutput('items', trashItemSchema),
     // No family of its own: one trash holds several record types, each checked by its own family.
@@ -59,8 +57,7 @@ export function trashTools(types: readonly TrashType[]) {
       },
     ],
     description:
-      'Brings a trashed record back (use an `_id` from list_trash). It becomes visible again to its tools. If its owner has been ' +
-      'deleted or deactivated meanwhile, the caller becomes the owner. Returns `type` and the record under its type name (e.g. `lead`).',
+      'Restores a deleted record from the trash (an `_id` from list_trash) and returns it under its type name, e.g. `lead`.',
     input: z.strictObject({ id: objectId('trashed record') }),
     output: z.object({
       type: z.string().describe(`Record type: ${typeNames.join(', ')}`),

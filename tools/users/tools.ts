@@ -40,7 +40,7 @@ export const listUsers = defineTool({
   name: 'list_users',
   title: 'List users',
   description:
-    "Lists the users of the caller's organization (deleted users never appear), newest first by default. Filter by `role` or `status`; `search` matches part of the name or email. Use it to find a user's `_id` (for owner_id and similar fields). Paged: returns `users` plus `total`, `page`, `limit`, `totalPages`; request page 1, then increment `page` until page >= totalPages. `limit` is 1-100 (default 25).",
+    "Lists the users of the organization by role, status or a name or email search; use it to find a user's `_id` for owner fields. Paged.",
   input: z.strictObject({
     ...listParams(['created_at', 'name', 'email', 'role']),
     role: roleField.optional().describe('Only users with this role'),
@@ -71,7 +71,7 @@ export const createUser = defineTool({
   title: 'Create user',
   errors: [{ code: 'conflict', when: 'a user with this email already exists' }],
   description:
-    "Adds a user to the caller's organization with an initial password they can sign in with. Owners and admins may call it. The role is admin, manager, member or viewer: the owner role cannot be granted (400), and only the owner may create admins (an admin gets 403 with required_permission users.delete). The email must not belong to any live user of the service (409).",
+    'Invites a new user (a team member) to the organization with a role and an initial password to sign in with. Only the owner may create admins; the owner role cannot be granted.',
   input: z.strictObject({
     email: emailField,
     name: nameField,

@@ -241,17 +241,10 @@ export const enrollInWorkflow = defineTool({
   name: 'enroll_in_workflow',
   title: 'Enroll a lead in a workflow',
   description:
-    'Enrolls a live lead in an active workflow (workflow.triggered); its steps then run at their times: e-mails to ' +
-    "`contact_id` (default: the lead's oldest contact with an e-mail) through `connected_account_id` (default: your " +
-    'most recently verified account; it must be yours), tasks for you. The enrollment keeps the steps as they are now ' +
-    '(later edits apply to new enrollments only); each e-mail step checks again that you may still send through the ' +
-    'account (active, a role that sends e-mail, the account verified), else the enrollment fails with the reason. One ' +
-    'active enrollment per lead and workflow (409 already_enrolled naming the existing one); a paused workflow is a ' +
-    '409 conflict. The preview names the contact, the account and each step’s due time. A reply from the contact ' +
-    'stops the enrollment.',
+    "Enrolls a lead in an active workflow (an e-mail nurture sequence): its steps then e-mail the lead's contact through your connected account and create tasks at their times. One active enrollment per lead and workflow; a reply stops it.",
   input: z.strictObject({
     ...workflowIdShape,
-    lead_id: objectId('lead').describe('Id of a live lead of this organization (24 hex characters)'),
+    lead_id: objectId('lead').describe('Id of a live lead'),
     contact_id: objectId('contact')
       .optional()
       .describe("Id of a live contact of the lead; default the lead's oldest contact with an e-mail"),
