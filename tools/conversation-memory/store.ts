@@ -10,7 +10,7 @@ import type { ToolContext } from '../../core/tool.ts';
 import { getLiveLead } from '../leads/store.ts';
 import { type Commitment, conversationMemories } from './tables.ts';
 
-export const MAX_COMMITMENTS = 200;
+const MAX_COMMITMENTS = 200;
 
 // ---------------------------------------------------------------------------------------------
 // Record shape

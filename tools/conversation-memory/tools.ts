@@ -9,7 +9,6 @@ import { defineTool } from '../../core/tool.ts';
 import {
   appendCommitment,
   getLeadMemory,
-  MAX_COMMITMENTS,
   memorySchema,
   replaceSummary,
   resolveCommitment,
