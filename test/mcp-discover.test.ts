@@ -11,7 +11,7 @@ import { parseToolsetsHeader } from '../mcp/toolsets.ts';
 import { CATALOGUE } from '../tools/index.ts';
 import { fileTest } from './fixtures/file-test.ts';
 import { createLead } from './fixtures/records.ts';
-import { bearer, serveMcpForFile } from './mcp-clients.ts';
+import { bearer, postMcp, serveMcpForFile } from './mcp-clients.ts';
 
 const rpcMessage = z.looseObject({
   id: z.union([z.string(), z.number()]).optional(),
@@ -122,6 +122,21 @@ describe('2026-07-28 era on the wire', () => {
       await client.close();
     }
   });
+});
+
+test('2025 era: logging/setLevel is not offered (stateless: no later request would keep the level)', async ({
+  mcpUrl,
+  key,
+}) => {
+  const res = await postMcp(mcpUrl, bearer(key), {
+    jsonrpc: '2.0',
+    id: 7,
+    method: 'logging/setLevel',
+    params: { level: 'info' },
+  });
+  const text = await res.text();
+  const [message] = messagesOf(text, res.headers.get('content-type') ?? '');
+  expect(message).toMatchObject({ id: 7, error: { code: -32601 } });
 });
 
 it('builds the tool list once per (selection, access) key, and apart for another key', () => {
