@@ -20,7 +20,7 @@ import { z } from 'zod';
 import { previewResultSchema, type SendPreview } from '../core/confirm.ts';
 
 /** The key of the confirmation in the input-required exchange. */
-export const CONFIRM_INPUT = 'confirm_send';
+const CONFIRM_INPUT = 'confirm_send';
 
 const answerSchema = z.object({ confirm: z.boolean() });
 
@@ -46,7 +46,7 @@ export function canAskToConfirm(server: Server): boolean {
 }
 
 /** The preview in a few lines for the person: action, sender, recipients, subject, amounts, timing, attachments. */
-export function describePreview(preview: SendPreview): string {
+function describePreview(preview: SendPreview): string {
   const lines = [preview.action, `From: ${preview.sender}`, `To: ${preview.to.join(', ') || '(nobody)'}`];
   if (preview.cc.length > 0) lines.push(`Cc: ${preview.cc.join(', ')}`);
   if (preview.bcc.length > 0) lines.push(`Bcc: ${preview.bcc.join(', ')}`);

@@ -188,7 +188,7 @@ function notEnabled(tool: Tool, selection: ToolsetSelection): AppError {
  * any time: resources/list and resources/read are stale at once.
  */
 const LIST_TTL_MS = 5 * 60_000;
-export const CACHE_HINTS = {
+const CACHE_HINTS = {
   'server/discover': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
   'tools/list': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
   'prompts/list': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
