@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { RoleTable } from '../core/access.ts';
 import type { CallContext } from '../core/invoke.ts';
+import { definePrompt } from '../core/prompts.ts';
 import { visiblePrompts } from '../mcp/prompts.ts';
 import { readableResources } from '../mcp/resources.ts';
 import { CATALOGUE } from '../tools/index.ts';
@@ -263,4 +264,30 @@ it('lists a prompt, and a resource, only to a caller who may use every read tool
   ]);
   const owner = { ...viewer, auth: { ...viewer.auth, role: 'owner' as const } };
   expect(visiblePrompts(owner)).toHaveLength(3);
+});
+
+it('refuses a prompt whose arguments are undescribed, not strings, or not its own', () => {
+  const base = {
+    name: 'some_prompt',
+    title: 'Some prompt',
+    description: 'A prompt for the test',
+    reads: [],
+    build: async () => ({ description: 'x', messages: [] }),
+  };
+  expect(() => definePrompt({ ...base, arguments: z.strictObject({ lead_id: z.string() }) })).toThrow(
+    /no description/,
+  );
+  expect(() =>
+    definePrompt({ ...base, arguments: z.strictObject({ count: z.number().describe('How many') }) }),
+  ).toThrow(/must be a string or an enum/);
+  expect(() =>
+    definePrompt({
+      ...base,
+      arguments: z.strictObject({ lead_id: z.string().describe('The lead') }),
+      recordArguments: { contact_id: 'contacts' },
+    }),
+  ).toThrow(/no argument contact_id/);
+  expect(() => definePrompt({ ...base, name: 'Bad-Name', arguments: z.strictObject({}) })).toThrow(
+    /snake_case/,
+  );
 });

@@ -2,10 +2,14 @@
 // (crm://leads/{id}...), reading a record as the get tool's JSON, resources/list paged by cursor over
 // the caller's own records, one resource-not-found error (-32602 with data.uri, on both eras) for
 // unknown, malformed and other-organization ids, and that toolsets do not narrow resources.
-import { describe, expect } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { defineArea } from '../core/area.ts';
+import { defineRecordResource } from '../core/resources.ts';
 import { RESOURCE_PAGE_SIZE } from '../mcp/resources.ts';
 import { TOOLSETS_HEADER } from '../mcp/toolsets.ts';
+import { TOOL_BY_NAME } from '../tools/index.ts';
+import { leadResource } from '../tools/leads/resources.ts';
 import { fileTest } from './fixtures/file-test.ts';
 import { createInvoice } from './fixtures/invoices.ts';
 import { createContact, createLead, createOpportunity } from './fixtures/records.ts';
@@ -201,4 +205,26 @@ describe.each(ERAS)('$label', (era) => {
       await client.close();
     }
   });
+});
+
+it("refuses a resource built on a write tool, on a list tool that cannot page, or on another area's tools", () => {
+  expect(() => defineRecordResource({ ...leadResource, get: TOOL_BY_NAME.create_lead })).toThrow(
+    /not a read tool/,
+  );
+  expect(() => defineRecordResource({ ...leadResource, list: TOOL_BY_NAME.get_lead })).toThrow(
+    /takes no `page`/,
+  );
+  expect(() => defineRecordResource({ ...leadResource, collection: 'Leads!' })).toThrow(/kebab-case/);
+  expect(() =>
+    defineArea({
+      name: 'borrower',
+      tools: [],
+      routes: [],
+      tags: {},
+      permissions: [],
+      events: [],
+      toolsets: [],
+      resources: [leadResource],
+    }),
+  ).toThrow(/reads get_lead, not one of its tools/);
 });
