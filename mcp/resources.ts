@@ -2,8 +2,8 @@
 // (`crm://leads/{id}`). Every answer comes from the area's own read tools run through invokeTool,
 // so scopes, role permission, plan feature and tenancy are decided exactly as for tools/call:
 // - resources/templates/list: one template per record type the caller may read;
-// - resources/list: the caller's most recently changed records, one record type after the other,
-//   paged with an opaque cursor over the list tool's page/limit;
+// - resources/list: the caller's most recently changed records (the 200 latest of each type), one
+//   record type after the other, paged with an opaque cursor over the list tool's page/limit;
 // - resources/read: the get tool's JSON. An id that is unknown, malformed, trashed or another
 //   organization's is the SDK's resource-not-found error, the same answer whichever it was: -32602
 //   with `data: {uri}` on every revision. 2026-07-28 requires -32602; the 2025 revisions suggested
@@ -36,6 +36,13 @@ import { protocolErrorOf } from './protocol-errors.ts';
 
 /** Records per resources/list page. */
 export const RESOURCE_PAGE_SIZE = 50;
+/**
+ * Pages of each record type resources/list walks: the 200 most recently changed records of each. A
+ * listing is for browsing what is current; any record stays readable by its URI, and completion finds
+ * it by name. It also keeps a client that follows every cursor (the 2.x client does when called
+ * without one) to a handful of requests.
+ */
+export const RESOURCE_PAGES_PER_TYPE = 4;
 
 /** What the get and list tools answer, as far as resources read it. */
 const recordSchema = z.looseObject({ _id: z.string() });
@@ -75,7 +82,10 @@ export function recordsOf(resource: RecordResource, output: unknown): z.output<t
 
 // The cursor: which record type and which page of its list, base64url JSON. A client gives back
 // what it was given; anything else is -32602.
-const cursorSchema = z.strictObject({ c: z.string(), p: z.number().int().min(1) });
+const cursorSchema = z.strictObject({
+  c: z.string(),
+  p: z.number().int().min(1).max(RESOURCE_PAGES_PER_TYPE),
+});
 type Cursor = z.output<typeof cursorSchema>;
 
 function encodeCursor(cursor: Cursor): string {
@@ -133,8 +143,9 @@ async function listPage(
     }
     if (records.length === 0) continue;
     const next = readable[index + 1];
+    const lastPage = Math.min(totalPages, RESOURCE_PAGES_PER_TYPE);
     position =
-      page < totalPages
+      page < lastPage
         ? { c: resource.collection, p: page + 1 }
         : next
           ? { c: next.collection, p: 1 }

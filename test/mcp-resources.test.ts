@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineArea } from '../core/area.ts';
 import { defineRecordResource } from '../core/resources.ts';
-import { RESOURCE_PAGE_SIZE } from '../mcp/resources.ts';
+import { RESOURCE_PAGE_SIZE, RESOURCE_PAGES_PER_TYPE } from '../mcp/resources.ts';
 import { TOOLSETS_HEADER } from '../mcp/toolsets.ts';
 import { TOOL_BY_NAME } from '../tools/index.ts';
 import { leadResource } from '../tools/leads/resources.ts';
@@ -101,6 +101,35 @@ test('resources/list pages by the kernel page size, then goes on to the next rec
     (await rpc(mcpUrl, paging.key, 'resources/list', { cursor: second.nextCursor })).result,
   );
   expect(rest).toEqual({ resources: [] });
+});
+
+test('resources/list shows the most recently changed records of each type, no more', async ({
+  t,
+  mcpUrl,
+}) => {
+  const crowded = await t.createOrg();
+  const cap = RESOURCE_PAGE_SIZE * RESOURCE_PAGES_PER_TYPE;
+  // Three bulk requests (at most 100 leads each), oldest first.
+  for (const batch of [0, 1, 2]) {
+    const items = Array.from({ length: 100 }, (_, i) => ({ name: `Batch ${batch} lead ${i}` }));
+    const res = await t.request('POST', '/api/v1/leads/bulk', { token: crowded.token, body: { items } });
+    expect(res.status).toBe(200);
+  }
+  const key = (await t.createPat(crowded.orgId, crowded.ownerId, ['mcp:read'])).token;
+  const names: string[] = [];
+  let cursor: string | undefined;
+  for (let requests = 0; requests < 20; requests += 1) {
+    const answer = await rpc(mcpUrl, key, 'resources/list', cursor ? { cursor } : {});
+    expect(answer.error, `request ${requests + 1}`).toBeUndefined();
+    const page = listResult.parse(answer.result);
+    names.push(...page.resources.map((resource) => resource.name));
+    cursor = page.nextCursor;
+    if (cursor === undefined) break;
+  }
+  expect(cursor).toBeUndefined();
+  expect(names).toHaveLength(cap);
+  expect(names.filter((name) => name.startsWith('Batch 2 '))).toHaveLength(100);
+  expect(names.some((name) => name.startsWith('Batch 0 '))).toBe(false);
 });
 
 describe.each(ERAS)('$label', (era) => {
