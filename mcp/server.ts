@@ -222,23 +222,25 @@ export function createCrmServer(call: CallContext, services: Services, selection
       return failureResult(tool, notEnabled(tool, selection), call, services);
     }
     const args = request.params.arguments ?? {};
-    const run = async (input: Record<string, unknown>): Promise<{ output: unknown } | CallToolResult> => {
+    const run = async (
+      input: Record<string, unknown>,
+    ): Promise<{ ok: true; output: unknown } | { ok: false; failure: CallToolResult }> => {
       try {
         // The same input guard as REST bodies, before the pipeline: NUL, lone surrogates, depth, 1e309.
         assertSafeInput(input);
-        return { output: await invokeTool(tool, input, call, services) };
+        return { ok: true, output: await invokeTool(tool, input, call, services) };
       } catch (err) {
-        return failureResult(tool, err, call, services);
+        return { ok: false, failure: failureResult(tool, err, call, services) };
       }
     };
     let ran = await run(args);
     // A sending tool that only previewed, on a client that can ask the person: ask (mcp/elicitation.ts).
-    if ('output' in ran && tool.sends && args.confirm !== true && canAskToConfirm(server)) {
+    if (ran.ok && tool.sends && args.confirm !== true && canAskToConfirm(server)) {
       const decision = confirmDecision(ran.output, ctx);
       if (decision.kind === 'ask') return decision.result;
       if (decision.kind === 'send') ran = await run({ ...args, confirm: true });
     }
-    if (!('output' in ran)) return ran;
+    if (!ran.ok) return ran.failure;
     return server.projectCallToolResult(successResult(tool, ran.output), listingOf(tool).outputSchema);
   });
 
