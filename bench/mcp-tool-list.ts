@@ -1,10 +1,15 @@
 // What building the tools/list answer costs the server per MCP request (every request builds a fresh
 // server instance): the caller's filtered tool list and the server's instructions, for a few callers
 // and selections, timed over many rounds in one process. Run: node --import tsx bench/mcp-tool-list.ts
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { createServices } from '../app/services.ts';
 import type { AuthContext } from '../core/auth-context.ts';
+import { loadConfig } from '../core/config.ts';
 import type { CallContext } from '../core/invoke.ts';
-import type { Services } from '../core/services.ts';
+import { createLogger } from '../core/logger.ts';
 import { createCrmServer, toolListFor } from '../mcp/server.ts';
 import { parseToolsetsHeader, type ToolsetSelection } from '../mcp/toolsets.ts';
 import { CATALOGUE } from '../tools/index.ts';
@@ -48,8 +53,15 @@ const cases: { label: string; call: CallContext; selection: ToolsetSelection }[]
   },
 ];
 
-// The server's construction only needs the services it stores; nothing here calls a tool.
-const services = {} as Services;
+// Real services on a throw-away embedded database; nothing here calls a tool.
+const dir = mkdtempSync(join(tmpdir(), 'crm-mcp-bench-'));
+const services = await createServices(
+  loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'warn', JWT_SECRET: 'b'.repeat(64) }),
+  {
+    withoutRateLimits: true,
+    logger: createLogger('warn'),
+  },
+);
 
 function time(fn: () => unknown): number {
   for (let i = 0; i < 200; i += 1) fn();
@@ -67,3 +79,6 @@ for (const { label, call, selection } of cases) {
       `tool list ${list.toFixed(1)} µs, new server ${server.toFixed(1)} µs (mean of ${ROUNDS})`,
   );
 }
+
+await services.close();
+rmSync(dir, { recursive: true, force: true });
