@@ -11,6 +11,8 @@ import type { Executor } from './db/client.ts';
 import type { Emit, EventName } from './events.ts';
 import type { DefinedJob, Relay, Schedule, Sweep } from './jobs.ts';
 import type { OwnedRecordTable } from './ownership.ts';
+import type { Prompt } from './prompts.ts';
+import type { RecordResource } from './resources.ts';
 import type { Route } from './route.ts';
 import type { Services } from './services.ts';
 import type { StateMachine } from './state-machine.ts';
@@ -81,6 +83,13 @@ export interface Area<T extends readonly Tool[] = readonly Tool[]> extends AreaH
   /** MCP toolsets its tools belong to. */
   toolsets: readonly ToolsetName[];
   /**
+   * Its record types readable as MCP resources (`crm://leads/{id}`), each built on its own read
+   * tools (core/resources.ts): the MCP surface lists, reads and completes them through those tools.
+   */
+  resources?: readonly RecordResource[];
+  /** Its MCP prompt templates (core/prompts.ts), grounded in records read through read tools. */
+  prompts?: readonly Prompt[];
+  /**
    * The other areas (and shared kits, folders of tools/ that are no area) whose exports its files
    * import. test/layers.test.ts derives the area-to-area allow-list from it and refuses a cycle, so
    * what would close one is a hook instead (docs/architecture.md "Boundaries").
@@ -100,6 +109,15 @@ export function defineArea<const T extends readonly Tool[]>(area: Area<T>): Area
       throw new Error(
         `Area ${area.name}: route ${route.method} ${route.path} serves ${route.tool.name}, not one of its tools`,
       );
+    }
+  }
+  for (const resource of area.resources ?? []) {
+    for (const tool of [resource.get, resource.list]) {
+      if (!own.has(tool)) {
+        throw new Error(
+          `Area ${area.name}: resource ${resource.collection} reads ${tool.name}, not one of its tools`,
+        );
+      }
     }
   }
   for (const tool of area.tools) {

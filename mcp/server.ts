@@ -1,8 +1,11 @@
 // One MCP server instance per HTTP request, bound to the authenticated caller and the toolsets the
 // request selected. It only translates: tools/list is the registry filtered by the selection and by
 // what the caller may use, tools/call runs the same invoke pipeline as REST, and failures keep the
-// meaning ERROR_TABLE gives them.
+// meaning ERROR_TABLE gives them. Resources, prompts and completion are served from the areas'
+// declarations (mcp/resources.ts, mcp/prompts.ts, mcp/completion.ts); a sending tool may ask the
+// person to confirm its preview (mcp/elicitation.ts). docs/mcp.md.
 import {
+  type CacheHint,
   type CallToolResult,
   type Tool as McpTool,
   ProtocolError,
@@ -17,6 +20,10 @@ import { DEFAULT_LIMIT, MAX_LIMIT } from '../core/schemas.ts';
 import type { Services } from '../core/services.ts';
 import type { Tool } from '../core/tool.ts';
 import { CATALOGUE, findTool, TOOLS } from '../tools/index.ts';
+import { registerCompletion } from './completion.ts';
+import { canAskToConfirm, confirmDecision } from './elicitation.ts';
+import { registerPrompts } from './prompts.ts';
+import { registerResources } from './resources.ts';
 import { successResult } from './results.ts';
 import {
   describeSelection,
@@ -45,7 +52,7 @@ const READ_ONLY_NOTE =
   ' The connection is read-only (its URL ends in /readonly): only tools that change nothing are listed.';
 
 /** The server instructions: how the CRM works for a model, and which toolsets this connection has. */
-function instructionsFor(selection: ToolsetSelection): string {
+function buildInstructions(selection: ToolsetSelection): string {
   return [
     "A multi-tenant sales CRM: leads and the records around them, the organization's users and API " +
       "keys. Everything you do happens inside the caller's organization. Call get_me first: it names " +
@@ -70,6 +77,24 @@ function instructionsFor(selection: ToolsetSelection): string {
   ].join('\n\n');
 }
 
+/** The selection as a cache key: its toolset names in catalogue order, and whether it is read-only. */
+function selectionKey(selection: ToolsetSelection): string {
+  return `${describeSelection(selection)}${selection.readOnly ? '|read-only' : ''}`;
+}
+
+const instructionsBySelection = new Map<string, string>();
+
+/** The instructions for a selection, built once per selection (there are finitely many). */
+function instructionsFor(selection: ToolsetSelection): string {
+  const key = selectionKey(selection);
+  let instructions = instructionsBySelection.get(key);
+  if (instructions === undefined) {
+    instructions = buildInstructions(selection);
+    instructionsBySelection.set(key, instructions);
+  }
+  return instructions;
+}
+
 const listings = new WeakMap<Tool, McpTool>();
 
 /**
@@ -92,6 +117,47 @@ function listingOf(tool: Tool): McpTool {
     listings.set(tool, listing);
   }
   return listing;
+}
+
+/**
+ * Everything canSee reads of a caller on the MCP surface: the role, the plan and the features the
+ * organization switched off, and which MCP scope the token holds (on /mcp a tool needs mcp:read or
+ * mcp:write by its kind, whatever its family); a session holds no scope limit.
+ */
+function accessKey(call: CallContext): string {
+  const { role, plan, disabledFeatures, scopes } = call.auth;
+  const mcpScopes =
+    scopes === null ? 'session' : ['mcp:read', 'mcp:write'].filter((s) => scopes.includes(s)).join(' ');
+  return JSON.stringify([role, plan, [...disabledFeatures].sort(), mcpScopes]);
+}
+
+/** Tool lists by role/plan table, then by selection and access key; few distinct keys exist, so the bound is loose. */
+const toolLists = new WeakMap<CallContext['access'], Map<string, McpTool[]>>();
+const MAX_CACHED_LISTS = 512;
+
+/**
+ * The tools/list answer for a caller and a toolset selection, built once per (selection, access)
+ * key: every MCP request builds a new server, and the list only depends on those.
+ */
+export function toolListFor(call: CallContext, selection: ToolsetSelection): McpTool[] {
+  if (call.surface !== 'mcp') throw new Error('toolListFor serves the MCP surface only');
+  let lists = toolLists.get(call.access);
+  if (!lists) {
+    lists = new Map();
+    toolLists.set(call.access, lists);
+  }
+  const key = `${selectionKey(selection)}|${accessKey(call)}`;
+  let list = lists.get(key);
+  if (!list) {
+    list = TOOLS.filter((tool) => isEnabled(tool, selection) && canSee(tool, call)).map(listingOf);
+    // A bound against an unforeseen variety of keys (each plan and feature mix is one): drop the oldest.
+    if (lists.size >= MAX_CACHED_LISTS) {
+      const oldest = lists.keys().next();
+      if (!oldest.done) lists.delete(oldest.value);
+    }
+    lists.set(key, list);
+  }
+  return list;
 }
 
 /**
@@ -138,18 +204,41 @@ function notEnabled(tool: Tool, selection: ToolsetSelection): AppError {
 
 /** The tools/list result: the selection's tools the caller may use, as listed. */
 export function listedTools(call: CallContext, selection: ToolsetSelection): { tools: McpTool[] } {
-  return { tools: TOOLS.filter((tool) => isEnabled(tool, selection) && canSee(tool, call)).map(listingOf) };
+  return { tools: toolListFor(call, selection) };
 }
+
+/**
+ * Cache hints of the 2026-07-28 results (`ttlMs`, `cacheScope`; the 2025 revisions have none). Every
+ * list depends on the caller (tools on scopes, role, plan and toolsets; prompts and templates on
+ * what they may read; the discovery's instructions name the connection's toolsets), so every one is
+ * `private`. The lists change only with a role, plan or key change: five minutes. Records change at
+ * any time: resources/list and resources/read are stale at once.
+ */
+const LIST_TTL_MS = 5 * 60_000;
+const CACHE_HINTS = {
+  'server/discover': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
+  'tools/list': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
+  'prompts/list': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
+  'resources/templates/list': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
+  'resources/list': { ttlMs: 0, cacheScope: 'private' },
+  'resources/read': { ttlMs: 0, cacheScope: 'private' },
+} as const satisfies Record<string, CacheHint>;
 
 export function createCrmServer(call: CallContext, services: Services, selection: ToolsetSelection): Server {
   const server = new Server(SERVER_INFO, {
-    capabilities: { tools: { listChanged: false } },
+    capabilities: {
+      tools: { listChanged: false },
+      resources: { subscribe: false, listChanged: false },
+      prompts: { listChanged: false },
+      completions: {},
+    },
     instructions: instructionsFor(selection),
+    cacheHints: CACHE_HINTS,
   });
 
   server.setRequestHandler('tools/list', () => listedTools(call, selection));
 
-  server.setRequestHandler('tools/call', async (request) => {
+  server.setRequestHandler('tools/call', async (request, ctx) => {
     const tool = findTool(request.params.name);
     if (!tool) {
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
@@ -159,16 +248,31 @@ export function createCrmServer(call: CallContext, services: Services, selection
     if (!isEnabled(tool, selection) && canSee(tool, call)) {
       return failureResult(tool, notEnabled(tool, selection), call, services);
     }
-    let output: unknown;
-    try {
-      // The same input guard as REST bodies, before the pipeline: NUL, lone surrogates, depth, 1e309.
-      assertSafeInput(request.params.arguments ?? {});
-      output = await invokeTool(tool, request.params.arguments ?? {}, call, services);
-    } catch (err) {
-      return failureResult(tool, err, call, services);
+    const args = request.params.arguments ?? {};
+    const run = async (
+      input: Record<string, unknown>,
+    ): Promise<{ ok: true; output: unknown } | { ok: false; failure: CallToolResult }> => {
+      try {
+        // The same input guard as REST bodies, before the pipeline: NUL, lone surrogates, depth, 1e309.
+        assertSafeInput(input);
+        return { ok: true, output: await invokeTool(tool, input, call, services) };
+      } catch (err) {
+        return { ok: false, failure: failureResult(tool, err, call, services) };
+      }
+    };
+    let ran = await run(args);
+    // A sending tool that only previewed, on a client that can ask the person: ask (mcp/elicitation.ts).
+    if (ran.ok && tool.sends && args.confirm !== true && canAskToConfirm(server)) {
+      const decision = confirmDecision(ran.output, ctx);
+      if (decision.kind === 'ask') return decision.result;
+      if (decision.kind === 'send') ran = await run({ ...args, confirm: true });
     }
-    return server.projectCallToolResult(successResult(tool, output), listingOf(tool).outputSchema);
+    if (!ran.ok) return ran.failure;
+    return server.projectCallToolResult(successResult(tool, ran.output), listingOf(tool).outputSchema);
   });
 
+  registerResources(server, call, services);
+  registerPrompts(server, call, services);
+  registerCompletion(server, call, services);
   return server;
 }

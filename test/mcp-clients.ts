@@ -54,7 +54,19 @@ export interface Connection {
   instructions: string | undefined;
   listTools(): Promise<z.infer<typeof listResult>>;
   callTool(name: string, args: Record<string, unknown>): Promise<CallResult>;
+  // Resources, prompts and completion, answered as the client returned them (tests parse them).
+  listResources(cursor?: string): Promise<unknown>;
+  listResourceTemplates(): Promise<unknown>;
+  readResource(uri: string): Promise<unknown>;
+  listPrompts(): Promise<unknown>;
+  getPrompt(name: string, args: Record<string, string>): Promise<unknown>;
+  complete(params: CompleteParams): Promise<unknown>;
   close(): Promise<void>;
+}
+
+export interface CompleteParams {
+  ref: { type: 'ref/resource'; uri: string } | { type: 'ref/prompt'; name: string };
+  argument: { name: string; value: string };
 }
 
 export interface Era {
@@ -78,6 +90,12 @@ function clientEra(label: string, version: RegExp, mode: VersionNegotiationMode)
         instructions: client.getInstructions(),
         listTools: async () => listResult.parse(await client.listTools()),
         callTool: async (name, args) => callResult.parse(await client.callTool({ name, arguments: args })),
+        listResources: (cursor) => client.listResources(cursor === undefined ? {} : { cursor }),
+        listResourceTemplates: () => client.listResourceTemplates(),
+        readResource: (uri) => client.readResource({ uri }),
+        listPrompts: () => client.listPrompts(),
+        getPrompt: (name, args) => client.getPrompt({ name, arguments: args }),
+        complete: (params) => client.complete(params),
         close: () => client.close(),
       };
     },
@@ -97,6 +115,12 @@ export const ERAS: Era[] = [
         instructions: client.getInstructions(),
         listTools: async () => listResult.parse(await client.listTools()),
         callTool: async (name, args) => callResult.parse(await client.callTool({ name, arguments: args })),
+        listResources: (cursor) => client.listResources(cursor === undefined ? {} : { cursor }),
+        listResourceTemplates: () => client.listResourceTemplates(),
+        readResource: (uri) => client.readResource({ uri }),
+        listPrompts: () => client.listPrompts(),
+        getPrompt: (name, args) => client.getPrompt({ name, arguments: args }),
+        complete: (params) => client.complete(params),
         close: () => client.close(),
       };
     },

@@ -15,6 +15,8 @@ import {
   type Sweep,
 } from '../core/jobs.ts';
 import { kernelBackground } from '../core/kernel-jobs.ts';
+import type { Prompt } from '../core/prompts.ts';
+import type { RecordResource } from '../core/resources.ts';
 import type { Route } from '../core/route.ts';
 import { checkMachineEvents, type StateMachine } from '../core/state-machine.ts';
 import type { Tool } from '../core/tool.ts';
@@ -212,6 +214,36 @@ export const SWEEPS: readonly Sweep[] = [...KERNEL.sweeps, ...collect(AREAS, 'sw
 
 /** What the runtime's relay loop runs (the outbox to webhook deliveries). */
 export const RELAYS: readonly Relay[] = collect(AREAS, 'relays');
+
+/** The record types readable as MCP resources, every area's in area order (core/resources.ts). */
+export const RESOURCES: readonly RecordResource[] = AREAS.flatMap((area) => area.resources ?? []);
+
+/** The MCP prompts, every area's in area order (core/prompts.ts). */
+export const PROMPTS: readonly Prompt[] = AREAS.flatMap((area) => area.prompts ?? []);
+
+// Checked when the registry loads: one collection or prompt name each, and every tool a prompt reads
+// is a read tool that exists, so a renamed tool fails here and not at a caller's request.
+for (const [kind, names] of [
+  ['resource collection', RESOURCES.map((resource) => resource.collection)],
+  ['prompt', PROMPTS.map((prompt) => prompt.name)],
+] as const) {
+  const twice = names.find((name, i) => names.indexOf(name) !== i);
+  if (twice) throw new Error(`The ${kind} ${twice} is declared twice`);
+}
+for (const prompt of PROMPTS) {
+  for (const name of [...prompt.reads, ...(prompt.optionalReads ?? [])]) {
+    const tool = TOOLS.find((t) => t.name === name);
+    if (tool?.access.kind !== 'read')
+      throw new Error(`Prompt ${prompt.name} reads ${name}, which is no read tool`);
+  }
+  for (const collection of Object.values(prompt.recordArguments ?? {})) {
+    if (!RESOURCES.some((resource) => resource.collection === collection)) {
+      throw new Error(
+        `Prompt ${prompt.name} completes ids of ${collection}, which is no resource collection`,
+      );
+    }
+  }
+}
 
 export function findTool(name: string): Tool | undefined {
   return TOOLS.find((t) => t.name === name);

@@ -1,6 +1,7 @@
 import { type ContactMovingHook, defineArea } from '../../core/area.ts';
 import { leadChild } from '../leads/children.ts';
 import { contactsCatalogue } from './catalogue.ts';
+import { contactResource } from './resources.ts';
 import { contactRoutes } from './routes.ts';
 import { contactSearchSource } from './search.ts';
 import { contactTrashTypes } from './store.ts';
@@ -27,5 +28,6 @@ export function createContactsArea(moving: readonly ContactMovingHook[]) {
     trashTypes: contactTrashTypes,
     leadChildren: [leadChild(contacts)],
     searchSources: [contactSearchSource],
+    resources: [contactResource],
   });
 }

@@ -2,6 +2,7 @@ import { defineArea, type InvoiceProjectsHook } from '../../core/area.ts';
 import { documentAreaParts } from '../documents/area.ts';
 import { invoicesCatalogue } from './catalogue.ts';
 import { invoicesOverdue } from './jobs.ts';
+import { invoiceResource } from './resources.ts';
 import { invoiceRoutes } from './routes.ts';
 import { invoiceStatusMachine } from './store.ts';
 import { createInvoiceTool, invoiceTools, updateInvoiceTool } from './tools.ts';
@@ -27,6 +28,7 @@ export function createInvoicesArea(projects: readonly InvoiceProjectsHook[]) {
     brings: invoicesCatalogue,
     permissions: ['invoices.view', 'invoices.create', 'invoices.edit', 'invoices.delete'],
     events: ['invoice.created', 'invoice.paid', 'invoice.sent', 'invoice.overdue'],
+    resources: [invoiceResource],
     ...documentAreaParts(invoiceStatusMachine, invoicesOverdue),
   });
 }

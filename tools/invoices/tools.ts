@@ -66,7 +66,7 @@ const access = (kind: 'read' | 'write', permission: InvoicePermission) =>
 const MOVES = describeMoves(invoiceStatusMachine);
 const invoiceTool = documentTools('invoice', invoiceRecords, serializeInvoice, invoiceSchema);
 
-const listInvoices = invoiceTool.list({
+export const listInvoices = invoiceTool.list({
   title: 'List invoices',
   description:
     'Lists the invoices of the organization, newest first by default. Filter by `status` (draft/open/paid/void/uncollectible), ' +
@@ -98,7 +98,7 @@ const listInvoices = invoiceTool.list({
   page: (db, input, query) => invoiceRecords.list(db, 'invoices', serializeInvoice, input, query),
 });
 
-const getInvoice = invoiceTool.get({
+export const getInvoice = invoiceTool.get({
   title: 'Get an invoice',
   description:
     'Returns one invoice by id with its priced lines, totals, payments, amount_paid and amount_due. Find ids with list_invoices.',

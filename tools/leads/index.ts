@@ -1,6 +1,8 @@
 import { defineArea, type LeadConvertedHook } from '../../core/area.ts';
 import type { ChildTable } from '../../core/trash.ts';
 import { leadsCatalogue } from './catalogue.ts';
+import { leadPrompts } from './prompts.ts';
+import { leadResource } from './resources.ts';
 import { leadRoutes } from './routes.ts';
 import { leadSearchSource } from './search.ts';
 import { leadOwnership, leadTrashType } from './store.ts';
@@ -49,5 +51,7 @@ export function createLeadsArea(
     trashTypes: [leadTrashType(children)],
     ownedRecords: [leadOwnership(children)],
     searchSources: [leadSearchSource],
+    resources: [leadResource],
+    prompts: leadPrompts,
   });
 }

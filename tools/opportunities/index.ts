@@ -2,6 +2,8 @@ import { defineArea } from '../../core/area.ts';
 import { leadChild } from '../leads/children.ts';
 import { opportunitiesCatalogue } from './catalogue.ts';
 import { refuseMoveOfLinkedContact } from './contact-links.ts';
+import { opportunityPrompts } from './prompts.ts';
+import { opportunityResource } from './resources.ts';
 import { opportunityRoutes } from './routes.ts';
 import { opportunitySearchSource } from './search.ts';
 import { opportunityOwnership, opportunityStatusMachine, opportunityTrashTypes } from './store.ts';
@@ -25,6 +27,8 @@ export const opportunitiesArea = defineArea({
   ownedRecords: opportunityOwnership,
   leadChildren: [leadChild(opportunities)],
   searchSources: [opportunitySearchSource],
+  resources: [opportunityResource],
+  prompts: opportunityPrompts,
   stateMachines: [opportunityStatusMachine],
   contactMoving: [refuseMoveOfLinkedContact],
 });
