@@ -1,5 +1,5 @@
 // What the oauth area brings to the kernel's catalogues: its role permissions (owners and admins
-// manage the organization's OAuth apps and every installation; everyone sees and revokes their own
+// manage the organization's OAuth apps; everyone sees and revokes their own
 // installations) and its token scope family. Its tools join the `admin` toolset of the users area.
 import type { AreaCatalogue } from '../../core/catalogue.ts';
 
@@ -7,7 +7,6 @@ export const oauthCatalogue = {
   permissions: {
     'oauth.apps.manage': 'admin',
     'oauth.installations.view_own': 'read',
-    'oauth.installations.manage': 'admin',
   },
   scopes: ['oauth'],
 } as const satisfies AreaCatalogue;

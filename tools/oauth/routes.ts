@@ -15,6 +15,7 @@ export function oauthRoutes(built: { createOauthApp: Tool; updateOauthApp: Tool 
     route('GET', '/oauth/apps', listOauthApps),
     route('GET', '/oauth/apps/:id', getOauthApp),
     route('PATCH', '/oauth/apps/:id', built.updateOauthApp),
+    route('PUT', '/oauth/apps/:id', built.updateOauthApp),
     route('DELETE', '/oauth/apps/:id', deleteOauthApp),
     route('GET', '/oauth/installations', listOauthInstallations),
     route('DELETE', '/oauth/installations/:id', deleteOauthInstallation),
