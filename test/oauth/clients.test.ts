@@ -61,7 +61,10 @@ const test = fileTest({
   return docs;
 });
 
-const tokenBody = z.looseObject({ access_token: z.string().regex(/^[0-9a-f]{64}$/), refresh_token: z.string() });
+const tokenBody = z.looseObject({
+  access_token: z.string().regex(/^[0-9a-f]{64}$/),
+  refresh_token: z.string(),
+});
 const oauthError = z.object({ error: z.string(), error_description: z.string() });
 const registered = z.looseObject({
   client_id: z.string(),
