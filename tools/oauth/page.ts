@@ -151,7 +151,7 @@ ${boxes('toolset', form.toolsets)}
       : '';
   return layout(
     status,
-    `Allow ${form.organization} access?`,
+    `Allow ${client.name} to access ${form.organization}?`,
     `${clientLines(client)}
 <p>Signed in as <strong>${escapeHtml(form.user)}</strong> of <strong>${escapeHtml(form.organization)}</strong>. The app acts as you, never beyond your role, at ${escapeHtml(form.resource)}.</p>
 ${error}
