@@ -52,7 +52,7 @@ export function createOauthArea(catalogue: Pick<Catalogue, 'knownScopes' | 'tool
     brings: oauthCatalogue,
     permissions: ['oauth.apps.manage', 'oauth.installations.view_own'],
     events: [],
-    toolsets: ['admin'],
+    toolsets: ['admin', 'settings'],
     publicRoutes: [
       ...discoveryRoutes(known),
       ...authorizeRoutes(known),

@@ -20,6 +20,8 @@ import {
 } from './store.ts';
 
 const TOOLSET = 'admin';
+/** Everyone's own grants sit with their own API keys: the admin toolset is for owners and admins. */
+const OWN_TOOLSET = 'settings';
 const appId = objectId('OAuth app');
 
 const nameField = z
@@ -144,7 +146,7 @@ export const listOauthInstallations = defineTool({
     installations: z.array(installationSchema).describe('The installations, newest first'),
   }),
   access: { kind: 'read', resource: 'oauth', permission: 'oauth.installations.view_own' },
-  toolset: TOOLSET,
+  toolset: OWN_TOOLSET,
   async handler(_input, ctx) {
     return { installations: await listInstallations(ctx) };
   },
@@ -159,7 +161,7 @@ export const deleteOauthInstallation = defineTool({
   output: messageOutput,
   access: { kind: 'write', resource: 'oauth', permission: 'oauth.installations.view_own' },
   annotations: { destructiveHint: true },
-  toolset: TOOLSET,
+  toolset: OWN_TOOLSET,
   async handler(input, ctx) {
     await deleteInstallation(ctx, input.id);
     return { message: 'OAuth installation revoked' };
