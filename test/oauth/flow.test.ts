@@ -459,6 +459,34 @@ describe('refusals at the token endpoint', () => {
   });
 });
 
+describe('the holder', () => {
+  test("a deactivated user's token stops at once, and its refresh is refused", async ({ t, org }) => {
+    const member = await t.createUser(org.orgId, 'member');
+    const app = await registerApp(t, org, ['read:leads']);
+    const { verifier, challenge } = pkce();
+    const back = await codeFor(
+      t,
+      { ...org, ownerEmail: member.email },
+      { clientId: app.clientId, redirectUri: REDIRECT, challenge, scope: 'read:leads' },
+    );
+    const tokens = await readJson(
+      await exchange(t, app, back.searchParams.get('code') ?? '', verifier),
+      tokenBody,
+    );
+    expect((await t.request('GET', '/api/v1/leads', { token: tokens.access_token })).status).toBe(200);
+    const off = await t.request('POST', `/api/v1/users/${member.userId}/deactivate`, { token: org.token });
+    expect(off.status).toBe(200);
+    expect((await t.request('GET', '/api/v1/leads', { token: tokens.access_token })).status).toBe(401);
+    const refresh = await tokenRequest(
+      fetchOf(t),
+      `${t.config.publicBaseUrl}/oauth/token`,
+      { grant_type: 'refresh_token', refresh_token: tokens.refresh_token },
+      basic(app),
+    );
+    expect((await readJson(refresh, oauthError)).error).toBe('invalid_grant');
+  });
+});
+
 describe('installations', () => {
   test('one per app and person; deleting it revokes every token of it', async ({ t, org }) => {
     const app = await registerApp(t, org, ['read:leads']);
