@@ -55,11 +55,13 @@ async function startDocServer(): Promise<DocServer> {
 const test = fileTest({
   env: { OAUTH_CLIENT_METADATA_ALLOW_PRIVATE: 'true' },
   options: { withoutRateLimits: true },
-}).extend('docs', { scope: 'file' }, async ({}, { onCleanup }) => {
-  const docs = await startDocServer();
-  onCleanup(() => docs.close());
-  return docs;
-});
+})
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern; the server has none.
+  .extend('docs', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const docs = await startDocServer();
+    onCleanup(() => docs.close());
+    return docs;
+  });
 
 const tokenBody = z.looseObject({
   access_token: z.string().regex(/^[0-9a-f]{64}$/),

@@ -28,7 +28,7 @@ import {
 import { defaultScopes, parseScopeParam, scopeLabel } from './scopes.ts';
 import { oauthClients, oauthCodes, oauthInstallations, oauthPendingRequests } from './tables.ts';
 
-export const AUTHORIZE_PATH = '/oauth/authorize';
+const AUTHORIZE_PATH = '/oauth/authorize';
 const CSRF_COOKIE = 'crm_oauth_csrf';
 const PENDING_TTL_MS = 15 * 60 * 1000;
 const CODE_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;

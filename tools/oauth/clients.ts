@@ -37,7 +37,7 @@ const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
  * Why a redirect URI cannot be registered, or null: an absolute https URL without a fragment or
  * credentials, or an http URL on a loopback host (native apps, RFC 8252 section 7.3).
  */
-export function redirectUriProblem(uri: string): string | null {
+function redirectUriProblem(uri: string): string | null {
   let url: URL;
   try {
     url = new URL(uri);

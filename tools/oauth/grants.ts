@@ -13,8 +13,8 @@ import { newId } from '../../core/ids.ts';
 import type { Services } from '../../core/services.ts';
 import { oauthRefreshTokens } from './tables.ts';
 
-export const ACCESS_TOKEN_TTL_SECONDS = 60 * 60;
-export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 60 * 60;
+const ACCESS_TOKEN_TTL_SECONDS = 60 * 60;
+const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 60 * 60;
 /** Between the 60 s and 10 min the flow allows: time to go back to the app and redeem it. */
 export const CODE_TTL_SECONDS = 5 * 60;
 
@@ -37,7 +37,7 @@ export function s256(verifier: string): string {
   return createHash('sha256').update(verifier).digest('base64url');
 }
 
-export interface GrantFacts {
+interface GrantFacts {
   orgId: string;
   userId: string;
   installationId: string;

@@ -6,7 +6,7 @@ import type { ScopeFamily } from '../../core/access.ts';
 import type { TokenResource } from '../../core/auth-context.ts';
 
 /** What each scope family covers, as a person reads it on the consent page. */
-export const SCOPE_FAMILY_LABELS: Readonly<Record<ScopeFamily, string>> = {
+const SCOPE_FAMILY_LABELS: Readonly<Record<ScopeFamily, string>> = {
   leads: 'leads (your prospects and clients)',
   contacts: 'contacts of your leads',
   opportunities: 'deals in your pipeline',

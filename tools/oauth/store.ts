@@ -27,7 +27,7 @@ export const oauthAppSchema = z
     updated_at: z.string().describe('Last change (ISO 8601)'),
   })
   .describe('An OAuth app registered by the organization; its secret is never shown again');
-export type OauthApp = z.infer<typeof oauthAppSchema>;
+type OauthApp = z.infer<typeof oauthAppSchema>;
 
 export const installationSchema = z
   .object({
@@ -50,7 +50,7 @@ export const installationSchema = z
     updated_at: z.string().describe('When last granted again (ISO 8601)'),
   })
   .describe('A grant of one app by one person');
-export type Installation = z.infer<typeof installationSchema>;
+type Installation = z.infer<typeof installationSchema>;
 
 function serializeApp(row: ClientRow): OauthApp {
   return {

@@ -7,7 +7,7 @@ import { index, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { createdAt, id, organizations, orgId, ts, updatedAt, users } from '../../core/db/schema.ts';
 
 /** Where a client's name and redirect URIs come from. */
-export type ClientSource = 'app' | 'dcr' | 'cimd';
+type ClientSource = 'app' | 'dcr' | 'cimd';
 
 export const oauthClients = pgTable(
   'oauth_clients',
