@@ -14,7 +14,9 @@ import {
   FIXTURE_PASSWORD,
   fileTest,
   readJson,
+  readOutput,
   type TestContext,
+  TOOL,
 } from '../fixtures/index.ts';
 import { authorizeThroughForms, authorizeUrl, Browser, type Fetch, pkce, tokenRequest } from './browser.ts';
 
@@ -215,6 +217,16 @@ describe('dynamic client registration', () => {
     const { page, res: token } = await connectPublicClient(t, org.ownerEmail, client.client_id);
     expect(page).toContain('dynamic client registration');
     expect(token.status).toBe(200);
+    // The registration belongs to no organization, yet the grant is listed with its name.
+    const list = await readOutput(
+      await t.request('GET', '/api/v1/oauth/installations', { token: org.token }),
+      TOOL.list_oauth_installations,
+    );
+    expect(list.installations.find((i) => i.app.client_id === client.client_id)?.app).toEqual({
+      client_id: client.client_id,
+      name: 'Registered Assistant',
+      source: 'dcr',
+    });
   });
 
   test('a confidential client gets a secret and must present it', async ({ t, org }) => {
