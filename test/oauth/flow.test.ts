@@ -369,7 +369,10 @@ describe('refusals at the authorization endpoint', () => {
 });
 
 describe('refusals at the token endpoint', () => {
-  test('a wrong verifier, another redirect URI or a wrong secret is refused', async ({ t, org }) => {
+  test('a wrong verifier, another redirect URI, another client or a wrong secret is refused', async ({
+    t,
+    org,
+  }) => {
     const app = await registerApp(t, org, ['mcp:read']);
     const { verifier, challenge } = pkce();
     const back = await codeFor(t, org, { clientId: app.clientId, redirectUri: REDIRECT, challenge });
@@ -379,6 +382,9 @@ describe('refusals at the token endpoint', () => {
     expect((await readJson(wrongVerifier, oauthError)).error).toBe('invalid_grant');
     const otherRedirect = await exchange(t, app, code, verifier, 'https://app.example.test/other');
     expect((await readJson(otherRedirect, oauthError)).error).toBe('invalid_grant');
+    const otherApp = await registerApp(t, org, ['mcp:read']);
+    const otherClient = await exchange(t, otherApp, code, verifier);
+    expect((await readJson(otherClient, oauthError)).error).toBe('invalid_grant');
     const wrongSecret = await exchange(t, { ...app, secret: 'ocs_wrong' }, code, verifier);
     expect(wrongSecret.status).toBe(401);
     expect((await readJson(wrongSecret, oauthError)).error).toBe('invalid_client');
