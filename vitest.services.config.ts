@@ -36,6 +36,9 @@ const EMBEDDED_ONLY: Record<string, string> = {
   'test/mcp-toolsets-url.test.ts': 'the toolsets and /readonly chosen by the MCP URL, before any tool runs',
   'test/mcp-tool-list-size.test.ts': 'the bytes of tools/list, built from the declarations',
   'test/tool-findability.test.ts': "which tool a task's words lead to; the declarations only",
+  'test/mcp-discover.test.ts': 'server/discover and the cache hints of the protocol, before any tool runs',
+  'test/mcp-elicitation.test.ts':
+    "how MCP asks a person to confirm a preview; the sending is the areas' tests",
   'test/conformance-runner.test.ts': "the conformance runner's judging rules and expected-failures file",
   'test/mcp-limits.test.ts': 'JSON-RPC batches and per-IP budgets in front of the tools',
   'test/mcp-results.test.ts': 'how MCP maps results and errors of the tools',

@@ -52,6 +52,8 @@ export interface PublicRequest {
   raw: Request;
   params: Record<string, string>;
   requestId: string;
+  /** The client's address as the rate limits see it (core/client-ip.ts, TRUST_PROXY). */
+  ip: string;
   /**
    * The body as an object, read once by the mount (rest/public-pages.ts) through the same reader
    * and input guard as the REST routes: bytes that are not UTF-8, NUL, lone surrogates or too deep

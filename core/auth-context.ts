@@ -14,6 +14,14 @@ export interface AuthContext {
   scopes: readonly string[] | null;
   /** The API key or OAuth token id, for per-key limits and `last_used_at`. */
   credentialId: string | null;
-  /** MCP toolsets stored on the API key (empty: none chosen); null or absent for sessions and OAuth. */
+  /** MCP toolsets stored on the API key or chosen at OAuth consent (empty: none chosen); null or absent for sessions and operator tokens. */
   toolsets?: readonly string[] | null;
+  /**
+   * The resource an OAuth token was issued for (RFC 8707): 'mcp' or 'api'; null or absent for
+   * other tokens and for operator-minted OAuth tokens, which are accepted on both.
+   */
+  resource?: TokenResource | null;
 }
+
+/** The two protected resources of the server: `/mcp` and `/api/v1`. */
+export type TokenResource = 'mcp' | 'api';

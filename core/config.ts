@@ -114,6 +114,9 @@ const envSchema = z.object({
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool(false),
   // Connected accounts' SMTP servers are tenant input: loopback/private hosts are refused unless true.
   CONNECTED_ACCOUNTS_ALLOW_PRIVATE_HOSTS: bool(false),
+  // OAuth Client ID Metadata Documents are fetched from the URL a client names: loopback/private
+  // hosts (and plain http) are refused unless true (local development and tests).
+  OAUTH_CLIENT_METADATA_ALLOW_PRIVATE: bool(false),
   // Trashed records older than this are deleted for good by the purge job (tools/trash/jobs.ts).
   TRASH_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(30),
   TRASH_PURGE_INTERVAL_MS: z.coerce.number().int().min(10).max(2_147_483_647).default(3_600_000),
@@ -230,6 +233,8 @@ export interface Config {
   webhookRetryDelaysMs: number[];
   webhookTimeoutMs: number;
   webhookAllowPrivateTargets: boolean;
+  /** Fetch OAuth Client ID Metadata Documents from loopback/private hosts and over http (tests only). */
+  oauthClientMetadataAllowPrivate: boolean;
   /** Let connected accounts use SMTP servers on loopback/private addresses (development and tests). */
   connectedAccountsAllowPrivateHosts: boolean;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
@@ -351,6 +356,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
     webhookAllowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS,
     connectedAccountsAllowPrivateHosts: e.CONNECTED_ACCOUNTS_ALLOW_PRIVATE_HOSTS,
+    oauthClientMetadataAllowPrivate: e.OAUTH_CLIENT_METADATA_ALLOW_PRIVATE,
     logLevel: e.LOG_LEVEL,
     trashRetentionDays: e.TRASH_RETENTION_DAYS,
     trashPurgeIntervalMs: e.TRASH_PURGE_INTERVAL_MS,

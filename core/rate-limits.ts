@@ -34,6 +34,12 @@ export const LIMIT_RULES = {
   bulk: { points: 60, duration: 60, message: 'Too many bulk requests, please try again later.' },
   /** Endpoints that send SMS and WhatsApp messages, per user. */
   messaging: { points: 30, duration: 60, message: 'Too many messages sent, please try again later.' },
+  /** Anonymous OAuth dynamic client registrations (POST /oauth/register), per IP. */
+  oauth_register: {
+    points: 20,
+    duration: 3600,
+    message: 'Too many client registrations from this address, please try again later.',
+  },
   /** Public inbound provider-webhook ingest, per IP. */
   ingest: { points: 60, duration: 60, message: 'Too many inbound webhook requests, please try again later.' },
 } as const satisfies Record<string, LimitRule>;
@@ -84,6 +90,7 @@ export class RateLimits {
       auth_failures: build('auth_failures'),
       bulk: build('bulk'),
       messaging: build('messaging'),
+      oauth_register: build('oauth_register'),
       ingest: build('ingest'),
     };
   }

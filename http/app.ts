@@ -13,7 +13,7 @@ import type { Services } from '../core/services.ts';
 import { createMcpApp } from '../mcp/http.ts';
 import { FILES_PATH_PREFIX } from '../rest/file-routes.ts';
 import { createRestApp } from '../rest/index.ts';
-import { authenticateCaller, BEARER_CHALLENGE } from './authenticate.ts';
+import { authenticateCaller, bearerChallenge } from './authenticate.ts';
 import { corsMiddleware, secureHeadersMiddleware } from './browser.ts';
 import type { AppEnv } from './env.ts';
 import { errorResponse } from './errors.ts';
@@ -62,8 +62,13 @@ export function createApp(services: Services): Hono<AppEnv> {
   // One authentication per request, built here for both surfaces; each sub-app places it on the
   // routes that take a user token. REST answers a failure plainly; /mcp spends the per-IP budget of
   // failed authentications on it and sends the Bearer challenge with a 401.
-  const authenticateRest = authenticateCaller(services, { limitFailures: false });
-  const authenticateMcp = authenticateCaller(services, { limitFailures: true, challenge: BEARER_CHALLENGE });
+  // Each names its resource: an OAuth token is accepted only on the one it was issued for (RFC 8707).
+  const authenticateRest = authenticateCaller(services, { limitFailures: false, resource: 'api' });
+  const authenticateMcp = authenticateCaller(services, {
+    limitFailures: true,
+    challenge: bearerChallenge(services.config.publicBaseUrl),
+    resource: 'mcp',
+  });
   app.route('/', createRestApp(services, { authenticate: authenticateRest }));
   app.route('/', createMcpApp(services, { authenticate: authenticateMcp }));
 

@@ -8,19 +8,30 @@
 // (rest/admin-routes.ts) spends the same budget.
 import type { Context, MiddlewareHandler } from 'hono';
 import { authenticate } from '../core/auth/authenticate.ts';
+import type { TokenResource } from '../core/auth-context.ts';
 import { AppError } from '../core/errors.ts';
 import type { Services } from '../core/services.ts';
 import type { AppEnv } from './env.ts';
 import { recordOutcome, refusal, requestIp } from './rate-limit.ts';
 
-/** The challenge a 401 on /mcp carries: no OAuth metadata URL, a caller brings its own token. */
-export const BEARER_CHALLENGE = 'Bearer realm="crm"';
+/**
+ * The challenge a 401 on /mcp carries (RFC 9728 section 5.1): where the protected resource's
+ * metadata is, from which an MCP client discovers the authorization server.
+ */
+export function bearerChallenge(publicBaseUrl: string): string {
+  return `Bearer resource_metadata="${publicBaseUrl}/.well-known/oauth-protected-resource/mcp"`;
+}
 
 export interface AuthenticateOptions {
   /** Spend the per-IP budget of failed authentications on a failure, and refuse once it is spent. */
   limitFailures: boolean;
-  /** The WWW-Authenticate value a 401 carries; none when absent. */
+  /**
+   * The WWW-Authenticate value a 401 carries; none when absent. A presented token that failed adds
+   * `error="invalid_token"` (RFC 6750 section 3.1).
+   */
   challenge?: string;
+  /** The resource these routes are (RFC 8707): an OAuth token issued for the other one is refused. */
+  resource: TokenResource;
 }
 
 /**
@@ -63,18 +74,24 @@ export function authenticateCaller(
   services: Services,
   options: AuthenticateOptions,
 ): MiddlewareHandler<AppEnv> {
-  const { limitFailures, challenge } = options;
+  const { limitFailures, challenge, resource } = options;
   if (typeof limitFailures !== 'boolean') throw new TypeError('authenticateCaller needs limitFailures');
   if (challenge !== undefined && !challenge.startsWith('Bearer ')) {
     throw new TypeError(`authenticateCaller needs a Bearer challenge, got ${JSON.stringify(challenge)}`);
   }
 
   return async function authenticateCallerHandler(c, next) {
-    const verify = () => authenticate(c.req.header('authorization'), services);
+    const verify = () => authenticate(c.req.header('authorization'), services, new Date(), resource);
     try {
       c.set('auth', limitFailures ? await limitFailedAuthentication(c, services, verify) : await verify());
     } catch (err) {
-      if (challenge && err instanceof AppError && err.status === 401) c.header('WWW-Authenticate', challenge);
+      if (challenge && err instanceof AppError && err.status === 401) {
+        const presented = err.code !== 'authentication_required';
+        c.header(
+          'WWW-Authenticate',
+          presented ? challenge.replace(/^Bearer /, 'Bearer error="invalid_token", ') : challenge,
+        );
+      }
       throw err;
     }
     await next();

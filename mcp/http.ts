@@ -3,8 +3,10 @@
 // URL, or the key's setting), then the official SDK's createMcpHandler serving both protocol eras
 // (2025 stateless and 2026-07-28) from a fresh server per request. The same endpoint also answers
 // at `/mcp/x/{toolsets}` and with a `/readonly` suffix (MCP_PATHS), through the same handlers.
-// There are no sessions and no OAuth discovery: a caller brings a token, so the 401 challenge names
-// no metadata URL and the OAuth well-known paths answer 404.
+// There are no sessions. A 401 names the protected resource metadata (http/authenticate.ts) and a
+// token without an MCP scope gets a 403 whose challenge names the scope (RFC 6750
+// insufficient_scope); the OAuth discovery documents and the authorization server are the oauth
+// area's public routes (tools/oauth/).
 import {
   type AuthInfo,
   createMcpHandler,
@@ -48,13 +50,6 @@ function urlSelectionOf(c: Context<AppEnv>): UrlSelection {
 
 /** Either scope opens the endpoint; which tools a token then sees is decided per tool. */
 const MCP_ENTRY_SCOPES = ['mcp:read', 'mcp:write'];
-
-const OAUTH_DISCOVERY_PATHS = [
-  '/.well-known/oauth-protected-resource',
-  '/.well-known/oauth-protected-resource/*',
-  '/.well-known/oauth-authorization-server',
-  '/.well-known/oauth-authorization-server/*',
-];
 
 const LOOPBACK_HOSTNAMES = ['localhost', '127.0.0.1', '[::1]'];
 const LOOPBACK_LISTEN = /^(localhost|127(\.\d{1,3}){3}|::1|\[::1\])$/i;
@@ -145,7 +140,7 @@ export interface McpAppOptions {
   authenticate: MiddlewareHandler<AppEnv>;
 }
 
-/** The MCP surface as a sub-app of the HTTP root: `/mcp` and the OAuth discovery paths it answers 404. */
+/** The MCP surface as a sub-app of the HTTP root: `/mcp` and its toolset and read-only paths (MCP_PATHS). */
 export function createMcpApp(services: Services, options: McpAppOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   mountMcp(app, services, options);
@@ -164,14 +159,6 @@ function mountMcp(app: Hono<AppEnv>, services: Services, options: McpAppOptions)
     },
     { onerror: (err) => logger.warn({ err }, 'MCP request rejected or failed in the transport') },
   );
-
-  const notFound = (c: Context<AppEnv>) =>
-    errorResponse(
-      c,
-      new AppError('route_not_found', { message: `No route for ${c.req.method} ${c.req.path}` }),
-      logger,
-    );
-  for (const path of OAUTH_DISCOVERY_PATHS) app.all(path, notFound);
 
   const guard = guardOriginAndHost(config, logger);
   const serveMcp = async (c: Context<AppEnv>) => {
@@ -200,6 +187,11 @@ function mountMcp(app: Hono<AppEnv>, services: Services, options: McpAppOptions)
     }
 
     if (auth.scopes !== null && !holdsScope(auth.scopes, MCP_ENTRY_SCOPES)) {
+      // RFC 6750 section 3.1: the scope to ask for, so an OAuth client can step up.
+      c.header(
+        'WWW-Authenticate',
+        `Bearer error="insufficient_scope", scope="mcp:read", resource_metadata="${config.publicBaseUrl}/.well-known/oauth-protected-resource/mcp"`,
+      );
       return errorResponse(
         c,
         new AppError('scope_missing', {

@@ -7,7 +7,7 @@ import type { Hono } from 'hono';
 import type { Services } from '../core/services.ts';
 import { readRequestObject } from '../http/body.ts';
 import type { AppEnv } from '../http/env.ts';
-import { ipRateLimit } from '../http/rate-limit.ts';
+import { ipRateLimit, requestIp } from '../http/rate-limit.ts';
 import { PUBLIC_ROUTES } from '../tools/index.ts';
 
 export function mountPublicPages(app: Hono<AppEnv>, services: Services): void {
@@ -19,6 +19,7 @@ export function mountPublicPages(app: Hono<AppEnv>, services: Services): void {
           raw: c.req.raw,
           params: c.req.param(),
           requestId: c.get('requestId'),
+          ip: requestIp(c, services.config.trustProxyHops),
           body: (options) => readRequestObject(c.req.raw, options),
         },
         services,

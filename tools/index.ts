@@ -39,6 +39,8 @@ import { createInvoicesArea } from './invoices/index.ts';
 import { leadHealthArea } from './lead-health/index.ts';
 import { createLeadsArea } from './leads/index.ts';
 import { createMeArea } from './me/index.ts';
+import { oauthCatalogue } from './oauth/catalogue.ts';
+import { createOauthArea } from './oauth/index.ts';
 import { opportunitiesArea } from './opportunities/index.ts';
 import { projectTemplatesArea } from './project-templates/index.ts';
 import { projectsArea } from './projects/index.ts';
@@ -117,6 +119,12 @@ const AREA_LIST = [
     provides: ['jobs', 'sweeps', 'relays'],
     brings: webhooksCatalogue,
     build: (list) => createWebhooksArea(list.catalogue().eventNames),
+  },
+  {
+    name: 'oauth',
+    provides: ['publicRoutes', 'jobs', 'schedules'],
+    brings: oauthCatalogue,
+    build: (list) => createOauthArea(list.catalogue()),
   },
   forecastArea,
   estimatesArea,

@@ -2,7 +2,7 @@
 // validator (JWT, PAT, OAuth); there is no fall-through, so a forged JWT can never be tried as a key.
 import { and, eq, isNull } from 'drizzle-orm';
 import { isRole } from '../access.ts';
-import type { AuthContext } from '../auth-context.ts';
+import type { AuthContext, TokenResource } from '../auth-context.ts';
 import { apiKeys, oauthTokens, organizations, users } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
 import type { Services } from '../services.ts';
@@ -103,7 +103,13 @@ async function loadOauth(tokenHash: string, services: Services, now: Date): Prom
   const [row] = await services.db.system
     .select({
       ...principalColumns,
-      token: { id: oauthTokens.id, scopes: oauthTokens.scopes, expiresAt: oauthTokens.expiresAt },
+      token: {
+        id: oauthTokens.id,
+        scopes: oauthTokens.scopes,
+        expiresAt: oauthTokens.expiresAt,
+        resource: oauthTokens.resource,
+        toolsets: oauthTokens.toolsets,
+      },
     })
     .from(oauthTokens)
     .innerJoin(users, eq(users.id, oauthTokens.userId))
@@ -111,13 +117,24 @@ async function loadOauth(tokenHash: string, services: Services, now: Date): Prom
     .where(and(eq(oauthTokens.tokenHash, tokenHash), isNull(oauthTokens.revokedAt)))
     .limit(1);
   if (!row || (row.token.expiresAt && row.token.expiresAt <= now)) throw new AppError('invalid_token');
-  return { auth: toContext(row, 'oauth', row.token.scopes, row.token.id), expiresAt: row.token.expiresAt };
+  const auth = toContext(row, 'oauth', row.token.scopes, row.token.id, row.token.toolsets);
+  const resource = row.token.resource;
+  return {
+    auth: { ...auth, resource: resource === 'mcp' || resource === 'api' ? resource : null },
+    expiresAt: row.token.expiresAt,
+  };
 }
 
+/**
+ * The caller behind an Authorization header. With `resource`, an OAuth token issued for the other
+ * resource (RFC 8707: a token for /mcp on /api/v1, or the reverse) is refused as invalid; tokens
+ * without a bound resource (sessions, PATs, operator-minted OAuth tokens) pass.
+ */
 export async function authenticate(
   header: string | undefined | null,
   services: Services,
   now = new Date(),
+  resource?: TokenResource,
 ): Promise<AuthContext> {
   const token = bearerToken(header);
   switch (classifyToken(token)) {
@@ -125,8 +142,13 @@ export async function authenticate(
       return authenticateSession(token, services, now);
     case 'pat':
       return authenticatePat(token, services, now);
-    case 'oauth':
-      return authenticateOauth(token, services, now);
+    case 'oauth': {
+      const auth = await authenticateOauth(token, services, now);
+      if (resource && auth.resource && auth.resource !== resource) {
+        throw new AppError('invalid_token', { message: 'This token was issued for another resource' });
+      }
+      return auth;
+    }
     case 'unknown':
       throw new AppError('invalid_token');
   }

@@ -112,7 +112,15 @@ export async function signup(services: Services, raw: unknown, now = new Date())
   });
 }
 
-export async function login(services: Services, raw: unknown, now = new Date()): Promise<LoginResult> {
+/**
+ * The active user (and their active organization) behind an email and password, or
+ * `invalid_credentials` (403 `organization_inactive` for an inactive organization). The sign-in of
+ * login and of the OAuth authorization page.
+ */
+export async function verifyCredentials(
+  services: Services,
+  raw: unknown,
+): Promise<{ user: UserRow; organization: OrganizationRow }> {
   const input = parse(loginInput, raw);
   const db = services.db.system;
   const user = await findUserByEmail(db, input.email);
@@ -127,6 +135,11 @@ export async function login(services: Services, raw: unknown, now = new Date()):
   const [org] = await db.select().from(organizations).where(eq(organizations.id, user.orgId)).limit(1);
   if (!org) throw new AppError('invalid_credentials');
   assertOrganizationActive(org);
+  return { user, organization: org };
+}
+
+export async function login(services: Services, raw: unknown, now = new Date()): Promise<LoginResult> {
+  const { user } = await verifyCredentials(services, raw);
   const tokens = await services.db.transaction((tx) => issueSession(tx, services, user, now));
   return { ...tokens, user: serializeUser(user) };
 }

@@ -127,12 +127,27 @@ export const oauthTokens = pgTable(
     appName: text('app_name').notNull(),
     tokenHash: text('token_hash').notNull(),
     scopes: text('scopes').array().notNull(),
+    /**
+     * The resource the token was issued for (RFC 8707): 'mcp' or 'api'. Null for tokens the
+     * operator minted, which are accepted on both.
+     */
+    resource: text('resource'),
+    /** MCP toolsets the person chose at consent (empty: the default); null for operator tokens. */
+    toolsets: text('toolsets').array(),
+    /** The grant (an OAuth area installation) the token belongs to; null for operator tokens. */
+    installationId: text('installation_id'),
+    /** The authorization code the token's refresh family started from; revoked together on reuse. */
+    familyId: text('family_id'),
     lastUsedAt: ts('last_used_at'),
     expiresAt: ts('expires_at'),
     revokedAt: ts('revoked_at'),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex('oauth_tokens_hash_uq').on(t.tokenHash)],
+  (t) => [
+    uniqueIndex('oauth_tokens_hash_uq').on(t.tokenHash),
+    index('oauth_tokens_installation_idx').on(t.installationId),
+    index('oauth_tokens_family_idx').on(t.familyId),
+  ],
 );
 
 export const outboxEvents = pgTable(

@@ -12,7 +12,8 @@ export const apiKeysCatalogue = {
   },
   scopes: ['settings'],
   toolsets: {
-    settings: "The caller's own API keys: create, list, update (label, toolsets), revoke and rotate.",
+    settings:
+      "The caller's own API keys: create, list, update (label, toolsets), revoke and rotate; and the OAuth apps the caller allowed (installations): list and revoke.",
   },
 } as const satisfies AreaCatalogue;
 

@@ -6,13 +6,7 @@ import { z } from 'zod';
 import { objectId } from '../../core/schemas.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
 import { defineTool } from '../../core/tool.ts';
-import {
-  appendCommitment,
-  getLeadMemory,
-  memorySchema,
-  replaceSummary,
-  resolveCommitment,
-} from './store.ts';
+import { appendCommitment, getLeadMemory, memorySchema, replaceSummary, resolveCommitment } from './store.ts';
 
 const MAX_SUMMARY = 20_000;
 const MAX_COMMITMENT_TEXT = 2000;

@@ -1,0 +1,21 @@
+// What the oauth area brings to the kernel's catalogues: its role permissions (owners and admins
+// manage the organization's OAuth apps; everyone sees and revokes their own
+// installations) and its token scope family. Its tools join the `admin` toolset of the users area.
+import type { AreaCatalogue } from '../../core/catalogue.ts';
+
+export const oauthCatalogue = {
+  permissions: {
+    'oauth.apps.manage': 'admin',
+    'oauth.installations.view_own': 'read',
+  },
+  scopes: ['oauth'],
+} as const satisfies AreaCatalogue;
+
+type OauthPermissions = (typeof oauthCatalogue)['permissions'];
+
+type OauthScopes = Record<(typeof oauthCatalogue)['scopes'][number], true>;
+
+declare module '../../core/access.ts' {
+  interface ScopeFamilyCatalog extends OauthScopes {}
+  interface PermissionCatalog extends OauthPermissions {}
+}

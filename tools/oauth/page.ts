@@ -1,0 +1,168 @@
+// The authorization pages as plain server-rendered HTML (no script): the sign-in form, the consent
+// form (organization, app and where its details came from, each scope in plain words and the
+// toolsets, both narrowable by checkbox, Allow and Deny) and the error page shown when no trusted
+// redirect URI is known. Every value is escaped; one inline style sheet is allowed by a nonce. The
+// CSP names no form-action: browsers apply it to the redirect after a form post, and the consent's
+// answer is a redirect to the client.
+import { randomBytes } from 'node:crypto';
+
+export interface Page {
+  status: number;
+  html: string;
+  csp: string;
+}
+
+function escapeHtml(value: string): string {
+  return value
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+}
+
+const STYLE = `body{font-family:system-ui,sans-serif;max-width:32rem;margin:2rem auto;padding:0 1rem;color:#222}
+h1{font-size:1.4rem}fieldset{border:1px solid #ccc;margin:1rem 0;padding:.5rem 1rem}
+label{display:block;margin:.4rem 0}input[type=email],input[type=password]{width:100%;padding:.4rem;box-sizing:border-box}
+.error{color:#a00;font-weight:600}.muted{color:#666;font-size:.9rem}button{padding:.5rem 1.2rem;margin-right:.5rem}`;
+
+function layout(status: number, title: string, body: string): Page {
+  const nonce = randomBytes(16).toString('base64');
+  const html = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex, nofollow">
+<title>${escapeHtml(title)}</title>
+<style nonce="${nonce}">${STYLE}</style>
+</head>
+<body>
+<h1>${escapeHtml(title)}</h1>
+${body}
+</body>
+</html>
+`;
+  const csp = [
+    "default-src 'none'",
+    `style-src 'nonce-${nonce}'`,
+    "img-src 'none'",
+    "script-src 'none'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+  return { status, html, csp };
+}
+
+export function htmlResponse(page: Page, headers: Record<string, string> = {}): Response {
+  return new Response(page.html, {
+    status: page.status,
+    headers: {
+      'content-type': 'text/html; charset=utf-8',
+      'content-security-policy': page.csp,
+      'cache-control': 'no-store',
+      'x-frame-options': 'DENY',
+      'x-robots-tag': 'noindex, nofollow',
+      ...headers,
+    },
+  });
+}
+
+export function errorPage(status: number, message: string): Page {
+  return layout(
+    status,
+    'Authorization failed',
+    `<p class="error">${escapeHtml(message)}</p><p class="muted">Go back to the app and start again. You were not sent back to it because the request could not be trusted.</p>`,
+  );
+}
+
+/** What both forms show about the request. */
+export interface ClientView {
+  name: string;
+  source: string;
+  redirectHost: string;
+}
+
+function hidden(fields: Record<string, string>): string {
+  return Object.entries(fields)
+    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
+    .join('\n');
+}
+
+function clientLines(client: ClientView): string {
+  return `<p><strong>${escapeHtml(client.name)}</strong> asks to connect to your CRM account.</p>
+<p class="muted">Its details come from ${escapeHtml(client.source)}. After your answer you are sent back to ${escapeHtml(client.redirectHost)}.</p>`;
+}
+
+export function signInPage(
+  client: ClientView,
+  form: { action: string; handle: string; csrf: string; email?: string; error?: string },
+  status = 200,
+): Page {
+  const error = form.error ? `<p class="error" role="alert">${escapeHtml(form.error)}</p>` : '';
+  return layout(
+    status,
+    'Sign in to continue',
+    `${clientLines(client)}
+${error}
+<form method="post" action="${escapeHtml(form.action)}">
+${hidden({ step: 'signin', handle: form.handle, csrf: form.csrf })}
+<label>Email <input type="email" name="email" autocomplete="username" required value="${escapeHtml(form.email ?? '')}"></label>
+<label>Password <input type="password" name="password" autocomplete="current-password" required></label>
+<button type="submit">Sign in</button>
+</form>`,
+  );
+}
+
+export interface ConsentChoice {
+  name: string;
+  label: string;
+  checked: boolean;
+}
+
+export function consentPage(
+  client: ClientView,
+  form: {
+    action: string;
+    handle: string;
+    csrf: string;
+    organization: string;
+    user: string;
+    resource: string;
+    scopes: ConsentChoice[];
+    toolsets: ConsentChoice[];
+    error?: string;
+  },
+  status = 200,
+): Page {
+  const error = form.error ? `<p class="error" role="alert">${escapeHtml(form.error)}</p>` : '';
+  const boxes = (prefix: string, choices: ConsentChoice[]) =>
+    choices
+      .map(
+        (c) =>
+          `<label><input type="checkbox" name="${prefix}:${escapeHtml(c.name)}" value="on"${c.checked ? ' checked' : ''}> ${escapeHtml(c.label)} <span class="muted">(${escapeHtml(c.name)})</span></label>`,
+      )
+      .join('\n');
+  const toolsets =
+    form.toolsets.length > 0
+      ? `<fieldset><legend>Tool groups the assistant lists (none checked: the default, core)</legend>
+${boxes('toolset', form.toolsets)}
+</fieldset>`
+      : '';
+  return layout(
+    status,
+    `Allow ${client.name} to access ${form.organization}?`,
+    `${clientLines(client)}
+<p>Signed in as <strong>${escapeHtml(form.user)}</strong> of <strong>${escapeHtml(form.organization)}</strong>. The app acts as you, never beyond your role, at ${escapeHtml(form.resource)}.</p>
+${error}
+<form method="post" action="${escapeHtml(form.action)}">
+${hidden({ step: 'consent', handle: form.handle, csrf: form.csrf })}
+<fieldset><legend>It may (uncheck what you do not want to allow)</legend>
+${boxes('scope', form.scopes)}
+</fieldset>
+${toolsets}
+<button type="submit" name="decision" value="allow">Allow</button>
+<button type="submit" name="decision" value="deny">Deny</button>
+</form>`,
+  );
+}
