@@ -156,6 +156,16 @@ export const SCOPED_RESOURCES = [
 ] as const;
 export type ScopedResource = (typeof SCOPED_RESOURCES)[number];
 
+/** What each scoped resource's scopes cover, in plain words (the OAuth consent page reads "See <words>"). */
+export const SCOPED_RESOURCE_LABELS: Readonly<Record<ScopedResource, string>> = {
+  leads: 'leads (your prospects and clients)',
+  contacts: 'contacts of your leads',
+  opportunities: 'deals in your pipeline',
+  invoices: 'invoices and payments',
+  proposals: 'proposals',
+  projects: 'projects and logged time',
+};
+
 /**
  * The scope families areas introduce beyond the scoped resources (users, webhooks, settings, ...).
  * Their scopes are never defaults, so a key reaches them only when asked for. Empty here on purpose:

@@ -16,6 +16,7 @@ import {
   type PermissionTiers,
   type PlanTable,
   type RoleTable,
+  SCOPED_RESOURCE_LABELS,
   SCOPED_RESOURCES,
   type ScopeFamily,
   type Tier,
@@ -29,10 +30,11 @@ export interface AreaCatalogue {
   /** Role permissions it introduces, each with the tier of role that holds it (core/access.ts TIERS). */
   permissions?: PermissionTiers;
   /**
-   * Token scope families it introduces (`read:<family>`/`write:<family>`), never defaults. The
-   * specification's scoped resources (leads, contacts, ...) are the kernel's: their scopes are the defaults.
+   * Token scope families it introduces (`read:<family>`/`write:<family>`), never defaults, each with
+   * what it covers in plain words (the OAuth consent page reads "See <words>"). The specification's
+   * scoped resources (leads, contacts, ...) are the kernel's: their scopes are the defaults.
    */
-  scopes?: readonly string[];
+  scopes?: Readonly<Record<string, string>>;
   /** MCP toolsets it introduces, each with the one line the server instructions and docs show. */
   toolsets?: Readonly<Record<string, string>>;
   /** The zod payload schema of each event it owns (core/events.ts EventCatalog), by event name. */
@@ -50,6 +52,8 @@ export interface Catalogue {
   scopeFamilies: readonly ScopeFamily[];
   /** Every scope that grants something: read/write of each family and the MCP scopes. */
   knownScopes: readonly string[];
+  /** What each scope family covers, in plain words, for a person choosing scopes. */
+  scopeLabels: ReadonlyMap<ScopeFamily, string>;
   /** Every toolset with its description: the kernel's `core` first, then the areas' in area order. */
   toolsets: ReadonlyMap<ToolsetName, string>;
   /** The toolset names in that order (the order of messages, instructions and the api-keys enum). */
@@ -72,8 +76,8 @@ function isPermission(declared: PermissionTiers, name: string): name is Permissi
 }
 
 /** Narrows a declared family name (names are checked by the area's declaration merging). */
-function isScopeFamily(declared: readonly string[], name: string): name is ScopeFamily {
-  return declared.includes(name);
+function isScopeFamily(declared: Readonly<Record<string, string>>, name: string): name is ScopeFamily {
+  return Object.hasOwn(declared, name);
 }
 
 /** Narrows a declared event name (names are checked by the area's declaration merging). */
@@ -114,6 +118,9 @@ function owners(kind: string, kernel: readonly string[]) {
 export function buildCatalogue(areas: readonly CatalogueSource[]): Catalogue {
   const tiers = new Map<Permission, Tier>();
   const families: ScopeFamily[] = [...SCOPED_RESOURCES];
+  const scopeLabels = new Map<ScopeFamily, string>(
+    SCOPED_RESOURCES.map((r) => [r, SCOPED_RESOURCE_LABELS[r]]),
+  );
   const toolsets = new Map<ToolsetName, string>([['core', KERNEL_TOOLSETS.core]]);
   const eventSchemas = new Map<EventName, z.ZodType<Record<string, unknown>>>();
   const lowest = new Map<Feature, Plan>();
@@ -137,10 +144,12 @@ export function buildCatalogue(areas: readonly CatalogueSource[]): Catalogue {
       if (isToolsetName(declaredToolsets, name) && toolsetOf.claim(name, area.name))
         toolsets.set(name, description);
     }
-    const scopes = area.brings?.scopes ?? [];
-    for (const family of scopes) {
-      if (isScopeFamily(scopes, family) && familyOf.claim(family, area.name) && !families.includes(family))
+    const scopes = area.brings?.scopes ?? {};
+    for (const [family, label] of Object.entries(scopes)) {
+      if (isScopeFamily(scopes, family) && familyOf.claim(family, area.name) && !families.includes(family)) {
         families.push(family);
+        scopeLabels.set(family, label);
+      }
     }
     const permissions = area.brings?.permissions ?? {};
     for (const [name, tier] of Object.entries(permissions)) {
@@ -154,6 +163,7 @@ export function buildCatalogue(areas: readonly CatalogueSource[]): Catalogue {
     plans: buildPlanTable(lowest),
     scopeFamilies: families,
     knownScopes: knownScopes(families),
+    scopeLabels,
     toolsets,
     toolsetNames: [first, ...rest],
     eventNames: [...eventSchemas.keys()],

@@ -344,7 +344,8 @@ export const ${n.camel}Catalogue = {
     '${n.snake}.edit': 'write',
     '${n.snake}.delete': 'write',
   },
-  scopes: ['${n.snake}'],
+  // What the family covers, in the words the OAuth consent page shows a person ("See …").
+  scopes: { ${n.snake}: '${n.words}' },
   toolsets: {
     ${n.snake}: '${n.label} records: list, read, create, update and delete them.',
   },
@@ -352,7 +353,7 @@ export const ${n.camel}Catalogue = {
 
 type ${n.pascal}Permissions = (typeof ${n.camel}Catalogue)['permissions'];
 
-type ${n.pascal}Scopes = Record<(typeof ${n.camel}Catalogue)['scopes'][number], true>;
+type ${n.pascal}Scopes = (typeof ${n.camel}Catalogue)['scopes'];
 
 type ${n.pascal}Toolsets = (typeof ${n.camel}Catalogue)['toolsets'];
 

@@ -116,14 +116,23 @@ describe('area declarations', () => {
       ...['users', 'webhooks', 'settings', 'custom_objects', 'email'],
     ];
     // An area added later (npm run scaffold:area) adds its own, declared in its catalogue.
-    const later = AREAS.flatMap((area) => area.brings?.scopes ?? []).filter((f) => !locked.includes(f));
+    const later = AREAS.flatMap((area) => Object.keys(area.brings?.scopes ?? {})).filter(
+      (f) => !locked.includes(f),
+    );
     expect([...CATALOGUE.scopeFamilies].sort()).toEqual([...locked, ...later].sort());
+    // Each family says what it covers in plain words, for a person choosing scopes (the OAuth consent page).
+    for (const family of CATALOGUE.scopeFamilies) {
+      expect(CATALOGUE.scopeLabels.get(family), family).toMatch(/\S/);
+    }
     expect(CATALOGUE.knownScopes).toContain('write:custom_objects');
     expect(CATALOGUE.knownScopes).toContain('mcp:read');
   });
 
   it('refuses a scope family declared twice, or one of the kernel’s scoped resources', () => {
-    const area = (name: string, scopes: string[]) => ({ name, brings: { scopes } });
+    const area = (name: string, families: string[]) => ({
+      name,
+      brings: { scopes: Object.fromEntries(families.map((family) => [family, family])) },
+    });
     expect(() => buildCatalogue([area('one', ['users']), area('two', ['users'])])).toThrow(
       /declared by both one and two/,
     );

@@ -270,6 +270,20 @@ describe('the code flow through the forms', () => {
       .where(eq(oauthTokens.tokenHash, hashToken(tokens.access_token)));
     expect(row?.scopes).toEqual(['mcp:read']);
     expect(row?.toolsets).toEqual(['core', 'sales']);
+
+    // The pinned toolsets and the narrowed scope decide what the connection lists: a sales read tool
+    // (not in the default toolsets), no webhooks tool (a toolset the grant did not pin), no write.
+    const listed = await t.request('POST', '/mcp', {
+      token: tokens.access_token,
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
+      headers: { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+    });
+    expect(listed.status).toBe(200);
+    const names = [...(await listed.text()).matchAll(/"name":"([a-z_]+)"/g)].map((match) => match[1]);
+    expect(names).toContain('list_activities');
+    expect(names).toContain('list_leads');
+    expect(names).not.toContain('list_webhooks');
+    expect(names).not.toContain('create_lead');
   });
 });
 

@@ -10,7 +10,7 @@ export const apiKeysCatalogue = {
     'settings.api_keys.view_own': 'read',
     'settings.api_keys.delete': 'read',
   },
-  scopes: ['settings'],
+  scopes: { settings: 'your API keys' },
   toolsets: {
     settings:
       "The caller's own API keys: create, list, update (label, toolsets), revoke and rotate; and the OAuth apps the caller allowed (installations): list and revoke.",
@@ -19,7 +19,7 @@ export const apiKeysCatalogue = {
 
 type ApiKeysPermissions = (typeof apiKeysCatalogue)['permissions'];
 
-type ApiKeysScopes = Record<(typeof apiKeysCatalogue)['scopes'][number], true>;
+type ApiKeysScopes = (typeof apiKeysCatalogue)['scopes'];
 
 type ApiKeysToolsets = (typeof apiKeysCatalogue)['toolsets'];
 

@@ -12,7 +12,7 @@ export const customObjectsCatalogue = {
     // Definitions (the fields of custom objects) are workspace settings, for admins.
     'settings.custom_objects.manage': 'admin',
   },
-  scopes: ['custom_objects'],
+  scopes: { custom_objects: 'custom objects and their records' },
   toolsets: {
     customization:
       'Custom objects (definitions and their records) and custom activity types (definitions). Needs a plan with custom objects or custom activity types.',
@@ -23,7 +23,7 @@ export const customObjectsCatalogue = {
 
 type CustomObjectsPermissions = (typeof customObjectsCatalogue)['permissions'];
 
-type CustomObjectsScopes = Record<(typeof customObjectsCatalogue)['scopes'][number], true>;
+type CustomObjectsScopes = (typeof customObjectsCatalogue)['scopes'];
 
 type CustomObjectsToolsets = (typeof customObjectsCatalogue)['toolsets'];
 

@@ -9,7 +9,7 @@ export const emailCatalogue = {
     'email.view': 'read',
     'email.send': 'write',
   },
-  scopes: ['email'],
+  scopes: { email: 'email: connected mailboxes and scheduled mail' },
   toolsets: {
     email:
       "Email and sequences: the caller's connected SMTP accounts (add, verify, read, update, remove), scheduling email to a lead (sent later through the caller's own account, with an optional follow-up task when no reply comes), reading and cancelling scheduled email, and workflows (sequences of email, task and SMS steps with delays): define, activate, pause, enroll leads and unenroll them. Tools that send or enroll preview unless given confirm: true.",
@@ -19,7 +19,7 @@ export const emailCatalogue = {
 
 type EmailPermissions = (typeof emailCatalogue)['permissions'];
 
-type EmailScopes = Record<(typeof emailCatalogue)['scopes'][number], true>;
+type EmailScopes = (typeof emailCatalogue)['scopes'];
 
 type EmailToolsets = (typeof emailCatalogue)['toolsets'];
 

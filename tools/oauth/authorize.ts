@@ -5,8 +5,10 @@
 // after that, errors go back to the client as RFC 6749 `error` parameters with `state` and `iss`
 // (RFC 9207). PKCE S256 is required. The request lives in oauth_pending_requests between the
 // steps, bound to the browser by a CSRF cookie whose value every form also carries.
+
 import { randomBytes } from 'node:crypto';
 import { and, eq, lt } from 'drizzle-orm';
+import type { ScopeFamily } from '../../core/access.ts';
 import type { PublicRequest, PublicRoute } from '../../core/area.ts';
 import { verifyCredentials } from '../../core/auth/sessions.ts';
 import { hashToken, safeEqual } from '../../core/auth/tokens.ts';
@@ -38,6 +40,8 @@ const RANDOM_VALUE = /^[A-Za-z0-9_-]{43}$/;
 export interface OauthCatalogue {
   knownScopes: readonly string[];
   defaultScopes: readonly string[];
+  /** What each scope family covers, in plain words (each declared beside its family). */
+  scopeLabels: ReadonlyMap<ScopeFamily, string>;
   toolsets: ReadonlyMap<string, string>;
 }
 
@@ -330,7 +334,7 @@ async function consentResponse(
   const resource = step.pending.resource === 'mcp' ? 'mcp' : 'api';
   const scopes: ConsentChoice[] = step.pending.scopes.map((s) => ({
     name: s,
-    label: scopeLabel(s),
+    label: scopeLabel(s, catalogue.scopeLabels),
     checked: true,
   }));
   const toolsets: ConsentChoice[] =

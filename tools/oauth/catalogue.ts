@@ -8,12 +8,12 @@ export const oauthCatalogue = {
     'oauth.apps.manage': 'admin',
     'oauth.installations.view_own': 'read',
   },
-  scopes: ['oauth'],
+  scopes: { oauth: 'OAuth apps and installations' },
 } as const satisfies AreaCatalogue;
 
 type OauthPermissions = (typeof oauthCatalogue)['permissions'];
 
-type OauthScopes = Record<(typeof oauthCatalogue)['scopes'][number], true>;
+type OauthScopes = (typeof oauthCatalogue)['scopes'];
 
 declare module '../../core/access.ts' {
   interface ScopeFamilyCatalog extends OauthScopes {}

@@ -25,9 +25,10 @@ import {
  * may ask for, the toolsets a consent may pin), which tools/index.ts builds first with this area's
  * declaration in its place.
  */
-export function createOauthArea(catalogue: Pick<Catalogue, 'knownScopes' | 'toolsets'>) {
+export function createOauthArea(catalogue: Pick<Catalogue, 'knownScopes' | 'scopeLabels' | 'toolsets'>) {
   const known: OauthCatalogue = {
     knownScopes: catalogue.knownScopes,
+    scopeLabels: catalogue.scopeLabels,
     defaultScopes: DEFAULT_SCOPES,
     toolsets: catalogue.toolsets,
   };

@@ -1,41 +1,21 @@
 // The scopes an OAuth client may ask for, in the words the consent page shows. The scopes are the
 // catalogue's (core/access.ts: `read:<family>`, `write:<family>` of every family, and `mcp:read`,
-// `mcp:write`); this table names each family in plain words next to them. A family an area adds
-// later without a label here is shown by its name.
+// `mcp:write`); each family's plain words come from its declaration (the kernel's scoped resources in
+// core/access.ts, an area's in its catalogue.ts `scopes`), so a new area brings its own.
 import type { ScopeFamily } from '../../core/access.ts';
 import type { TokenResource } from '../../core/auth-context.ts';
-
-/** What each scope family covers, as a person reads it on the consent page. */
-const SCOPE_FAMILY_LABELS: Readonly<Record<ScopeFamily, string>> = {
-  leads: 'leads (your prospects and clients)',
-  contacts: 'contacts of your leads',
-  opportunities: 'deals in your pipeline',
-  invoices: 'invoices and payments',
-  proposals: 'proposals',
-  projects: 'projects and logged time',
-  settings: 'your API keys',
-  custom_objects: 'custom objects and their records',
-  email: 'email: connected mailboxes and scheduled mail',
-  users: "your organization's users",
-  webhooks: 'webhook subscriptions and deliveries',
-  oauth: 'OAuth apps and installations',
-};
 
 const MCP_LABELS: Readonly<Record<string, string>> = {
   'mcp:read': 'Use the CRM from an AI assistant (MCP), reading only',
   'mcp:write': 'Use the CRM from an AI assistant (MCP), reading and making changes',
 };
 
-function isFamily(name: string): name is ScopeFamily {
-  return Object.hasOwn(SCOPE_FAMILY_LABELS, name);
-}
-
-/** One scope in plain words: "See leads (your prospects and clients)". */
-export function scopeLabel(scope: string): string {
+/** One scope in plain words: "See leads (your prospects and clients)"; a family without words by its name. */
+export function scopeLabel(scope: string, families: ReadonlyMap<ScopeFamily, string>): string {
   const mcp = MCP_LABELS[scope];
   if (mcp) return mcp;
   const [kind, family = ''] = scope.split(':');
-  const what = isFamily(family) ? SCOPE_FAMILY_LABELS[family] : family;
+  const what = [...families].find(([name]) => name === family)?.[1] ?? family;
   if (kind === 'read') return `See ${what}`;
   if (kind === 'write') return `Create, change and delete ${what}`;
   return scope;

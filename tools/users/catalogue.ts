@@ -12,7 +12,7 @@ export const usersCatalogue = {
     // Only owners delete users (the specification's state table).
     'users.delete': 'owner',
   },
-  scopes: ['users'],
+  scopes: { users: "your organization's users" },
   toolsets: {
     admin: 'User management for owners and admins: create, update, deactivate, reactivate and delete users.',
   },
@@ -20,7 +20,7 @@ export const usersCatalogue = {
 
 type UsersPermissions = (typeof usersCatalogue)['permissions'];
 
-type UsersScopes = Record<(typeof usersCatalogue)['scopes'][number], true>;
+type UsersScopes = (typeof usersCatalogue)['scopes'];
 
 type UsersToolsets = (typeof usersCatalogue)['toolsets'];
 

@@ -13,7 +13,7 @@ export const webhooksCatalogue = {
     'settings.webhooks.edit': 'admin',
     'settings.webhooks.delete': 'admin',
   },
-  scopes: ['webhooks'],
+  scopes: { webhooks: 'webhook subscriptions and deliveries' },
   toolsets: {
     webhooks:
       'Webhook subscriptions of the organization (create, list, read, update, delete, send a test) and their delivery log (read, replay). Needs a plan with webhooks.',
@@ -25,7 +25,7 @@ export const webhooksCatalogue = {
 
 type WebhooksPermissions = (typeof webhooksCatalogue)['permissions'];
 
-type WebhooksScopes = Record<(typeof webhooksCatalogue)['scopes'][number], true>;
+type WebhooksScopes = (typeof webhooksCatalogue)['scopes'];
 
 type WebhooksToolsets = (typeof webhooksCatalogue)['toolsets'];
 
