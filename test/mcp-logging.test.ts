@@ -7,11 +7,10 @@ import {
   Client as ModernClient,
   StreamableHTTPClientTransport as ModernTransport,
 } from '@modelcontextprotocol/client';
-import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { type LoggingLevel, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { describe, expect, vi } from 'vitest';
+import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
+import { MemoryLogLevelStore } from '../core/log-levels.ts';
 import {
   createInvoice,
   createLead,
@@ -21,34 +20,15 @@ import {
   type TestOrg,
   TOOL,
 } from './fixtures/index.ts';
-import { bearer, callResult, postMcp, serveMcpForFile } from './mcp-clients.ts';
-
-const message = z.object({
-  level: z.string(),
-  logger: z.string().optional(),
-  data: z.looseObject({ event: z.string(), tool: z.string() }),
-});
-type Message = z.infer<typeof message>;
-
-interface Legacy {
-  client: LegacyClient;
-  /** Every notifications/message received, in order. */
-  messages: Message[];
-  close(): Promise<void>;
-}
-
-/** The official 2025 client (SDK 1.x), recording the log messages it receives. */
-async function connectLegacy(url: URL, token: string): Promise<Legacy> {
-  const messages: Message[] = [];
-  const client = new LegacyClient({ name: 'crm-logging-test', version: '1.0.0' });
-  client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
-    messages.push(message.parse(notification.params));
-  });
-  await client.connect(
-    new LegacyTransport(url, { requestInit: { headers: { ...bearer(token), 'X-MCP-Toolsets': 'all' } } }),
-  );
-  return { client, messages, close: () => client.close() };
-}
+import {
+  bearer,
+  callResult,
+  connectLoggingClient,
+  type LoggingClient,
+  type LogMessage,
+  postMcp,
+  serveMcpForFile,
+} from './mcp-clients.ts';
 
 /** A JSON-RPC answer of a raw POST, from JSON or from the data line of an event stream. */
 async function answerOf(res: Response): Promise<unknown> {
@@ -58,10 +38,14 @@ async function answerOf(res: Response): Promise<unknown> {
   return JSON.parse(data?.slice(5) ?? 'null');
 }
 
-const levelsOf = (messages: Message[]) => messages.map((m) => `${m.level}:${m.data.event}`);
+const levelsOf = (messages: LogMessage[]) => messages.map((m) => `${m.level}:${m.data.event}`);
 
-async function withLegacy<T>(url: URL, token: string, run: (legacy: Legacy) => Promise<T>): Promise<T> {
-  const legacy = await connectLegacy(url, token);
+async function withLegacy<T>(
+  url: URL,
+  token: string,
+  run: (legacy: LoggingClient) => Promise<T>,
+): Promise<T> {
+  const legacy = await connectLoggingClient(url, { ...bearer(token), 'X-MCP-Toolsets': 'all' });
   try {
     return await run(legacy);
   } finally {
@@ -273,5 +257,26 @@ describe('2026-07-28 era', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('the in-process level store (no REDIS_URL)', () => {
+  it('forgets a level after its time to live, and the oldest-set one when full', async () => {
+    const store = new MemoryLogLevelStore(30, 2);
+    await store.set('a', 'info');
+    expect(await store.get('a')).toBe('info');
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(await store.get('a')).toBeNull();
+
+    const full = new MemoryLogLevelStore(60_000, 2);
+    await full.set('a', 'debug');
+    await full.set('b', 'notice');
+    await full.set('a', 'error'); // Set again: now the newest.
+    await full.set('c', 'warning');
+    expect([await full.get('a'), await full.get('b'), await full.get('c')]).toEqual([
+      'error',
+      null,
+      'warning',
+    ]);
   });
 });
