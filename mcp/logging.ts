@@ -30,10 +30,10 @@ import { type ResultCut, savedIds } from './results.ts';
 export type Era = McpRequestContext['era'];
 
 /** The `logger` of every message this server sends. */
-export const LOGGER = 'crm';
+const LOGGER = 'crm';
 
 /** Whose level it is: the API key or OAuth token, or the user for a session token (as the MCP rate limit counts). */
-export function levelKeyOf(call: CallContext): string {
+function levelKeyOf(call: CallContext): string {
   return call.auth.credentialId ?? `user:${call.auth.userId}`;
 }
 
