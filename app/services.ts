@@ -11,6 +11,7 @@ import { bindCredentialCache, CredentialCache } from '../core/auth/cache.ts';
 import { type Config, startupWarnings } from '../core/config.ts';
 import { openDatabase, type PgliteLease } from '../core/db/client.ts';
 import type { JobRegistry, Jobs } from '../core/jobs.ts';
+import { MemoryLogLevelStore, RedisLogLevelStore } from '../core/log-levels.ts';
 import { createLogger, type Logger } from '../core/logger.ts';
 import { EmlMailer, type Mailer } from '../core/mail.ts';
 import { BullMqQueue, checkRedisEviction } from '../core/queue-bullmq.ts';
@@ -135,6 +136,8 @@ export async function createServices(config: Config, options: CreateServicesOpti
   });
   authCache.start();
   bindCredentialCache(db, authCache);
+  // Every node must see a level any node stored: Redis when there is one; one process needs only memory.
+  const logLevels = redis ? new RedisLogLevelStore(redis, logger) : new MemoryLogLevelStore();
   const jobs: Jobs = config.redisUrl
     ? new BullMqQueue(config.redisUrl, {
         logger,
@@ -155,6 +158,7 @@ export async function createServices(config: Config, options: CreateServicesOpti
     jwtKey,
     redis,
     rateLimits,
+    logLevels,
     authCache,
     jobs,
     queue: jobs,

@@ -8,6 +8,7 @@ import type { ChatModel } from './ai.ts';
 import type { CredentialCache } from './auth/cache.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
+import type { LogLevelStore } from './log-levels.ts';
 import type { Logger } from './logger.ts';
 import type { Mailer } from './mail.ts';
 import type { RateLimits } from './rate-limits.ts';
@@ -29,6 +30,8 @@ export interface Services {
   // port here would tie the three files in a cycle (docs/decisions.md "The job port adds itself").
   /** The request limits of the specification; null with RATE_LIMITS=off, or when a benchmark or test builds the app without them. */
   rateLimits: RateLimits | null;
+  /** The log level each credential's MCP client set (core/log-levels.ts): Redis with REDIS_URL, memory otherwise. */
+  logLevels: LogLevelStore;
   /** Verified credentials, so hot callers skip the token/user/organization join (core/auth/cache.ts). */
   authCache: CredentialCache;
   /** Files: S3 when S3_BUCKET is set, DATA_DIR/files otherwise (its links served by rest/file-routes.ts). */

@@ -152,10 +152,11 @@ function mountMcp(app: Hono<AppEnv>, services: Services, options: McpAppOptions)
   const callers = new WeakMap<AuthInfo, { call: CallContext; selection: ToolsetSelection }>();
 
   const handler = createMcpHandler(
-    ({ authInfo }) => {
+    ({ authInfo, era }) => {
       const caller = authInfo ? callers.get(authInfo) : undefined;
       if (!caller) throw new Error('An MCP request reached the SDK without an authenticated caller');
-      return createCrmServer(caller.call, services, caller.selection);
+      // The SDK's own era decision (isLegacyRequest): logging exists on the 2025 eras only (mcp/logging.ts).
+      return createCrmServer(caller.call, services, caller.selection, era);
     },
     { onerror: (err) => logger.warn({ err }, 'MCP request rejected or failed in the transport') },
   );

@@ -134,7 +134,7 @@ function shortenedView(output: Record<string, unknown>, budget: number): Record<
 }
 
 /** The `_id`s of the records a write returned (its top level and one level down), to name them. */
-function savedIds(output: Record<string, unknown>): string[] {
+export function savedIds(output: Record<string, unknown>): string[] {
   const ids: string[] = [];
   const idOf = (value: unknown) => (isRecord(value) && typeof value._id === 'string' ? value._id : undefined);
   const own = idOf(output);
@@ -186,35 +186,61 @@ function writeResult(
   };
 }
 
+/** How a result over the budget was cut: a read truncated (an error), or a write shortened (still a success). */
+export interface ResultCut {
+  kind: 'truncated' | 'shortened';
+  /** Characters of the full result's JSON. */
+  fullChars: number;
+  budget: number;
+}
+
 /**
  * The MCP result of a successful call. Within the budget it carries the output twice, as
  * `structuredContent` and as compact JSON text (plus the page note of a list). Over the budget, a
  * read carries only the cut text and the truncation note, and is marked `isError`: MCP requires the
  * structured result of a success to be complete and schema-valid, and the official clients reject a
  * success without one, so a partial read must not pretend to be a success (asking again for less is
- * harmless). A write is never turned into an error once it committed: see writeResult.
+ * harmless). A write is never turned into an error once it committed: see writeResult. `cut` says
+ * when and how the result was cut (mcp/logging.ts tells a client that set a level).
  */
-export function successResult(
+export function shapedResult(
   tool: Tool,
   output: unknown,
   budget: number = RESULT_BUDGET_CHARS,
-): CallToolResult {
+): { result: CallToolResult; cut?: ResultCut } {
   // Output schemas are object schemas (checked in schemas.ts) and invokeTool parsed the output.
   if (!isRecord(output)) throw new Error(`Tool ${tool.name} returned a non-object output`);
   const text = JSON.stringify(output);
   if (text.length > budget) {
-    if (!tool.annotations.readOnlyHint) return writeResult(tool, output, text, budget);
+    if (!tool.annotations.readOnlyHint) {
+      return {
+        result: writeResult(tool, output, text, budget),
+        cut: { kind: 'shortened', fullChars: text.length, budget },
+      };
+    }
     return {
-      isError: true,
-      content: [
-        { type: 'text', text: cutText(text, budget) },
-        { type: 'text', text: truncationNote(tool, output, text.length, budget) },
-      ],
+      result: {
+        isError: true,
+        content: [
+          { type: 'text', text: cutText(text, budget) },
+          { type: 'text', text: truncationNote(tool, output, text.length, budget) },
+        ],
+      },
+      cut: { kind: 'truncated', fullChars: text.length, budget },
     };
   }
   const content: CallToolResult['content'] = [{ type: 'text', text }];
   const info = pageInfoOf(output);
   const note = info ? pageNote(tool.name, info) : undefined;
   if (note) content.push({ type: 'text', text: note });
-  return { content, structuredContent: output };
+  return { result: { content, structuredContent: output } };
+}
+
+/** The MCP result of a successful call (shapedResult without saying how it was cut). */
+export function successResult(
+  tool: Tool,
+  output: unknown,
+  budget: number = RESULT_BUDGET_CHARS,
+): CallToolResult {
+  return shapedResult(tool, output, budget).result;
 }

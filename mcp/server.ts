@@ -3,14 +3,18 @@
 // what the caller may use, tools/call runs the same invoke pipeline as REST, and failures keep the
 // meaning ERROR_TABLE gives them. Resources, prompts and completion are served from the areas'
 // declarations (mcp/resources.ts, mcp/prompts.ts, mcp/completion.ts); a sending tool may ask the
-// person to confirm its preview (mcp/elicitation.ts). docs/mcp.md.
+// person to confirm its preview (mcp/elicitation.ts); on the 2025 eras a call sends log messages at
+// the level the caller set (mcp/logging.ts). docs/mcp.md.
 import {
   type CacheHint,
   type CallToolResult,
+  type InputRequiredResult,
+  isInputRequiredResult,
   type Tool as McpTool,
   ProtocolError,
   ProtocolErrorCode,
   Server,
+  type ServerContext,
 } from '@modelcontextprotocol/server';
 import { AppError } from '../core/errors.ts';
 import { type CallContext, canSee, invokeTool } from '../core/invoke.ts';
@@ -22,9 +26,10 @@ import type { Tool } from '../core/tool.ts';
 import { CATALOGUE, findTool, TOOLS } from '../tools/index.ts';
 import { registerCompletion } from './completion.ts';
 import { canAskToConfirm, confirmDecision } from './elicitation.ts';
+import { type Era, loggingCapability, registerLogging, ToolCallLog } from './logging.ts';
 import { registerPrompts } from './prompts.ts';
 import { registerResources } from './resources.ts';
-import { successResult } from './results.ts';
+import { shapedResult } from './results.ts';
 import {
   describeSelection,
   disabledBy,
@@ -224,13 +229,19 @@ const CACHE_HINTS = {
   'resources/read': { ttlMs: 0, cacheScope: 'private' },
 } as const satisfies Record<string, CacheHint>;
 
-export function createCrmServer(call: CallContext, services: Services, selection: ToolsetSelection): Server {
+export function createCrmServer(
+  call: CallContext,
+  services: Services,
+  selection: ToolsetSelection,
+  era: Era,
+): Server {
   const server = new Server(SERVER_INFO, {
     capabilities: {
       tools: { listChanged: false },
       resources: { subscribe: false, listChanged: false },
       prompts: { listChanged: false },
       completions: {},
+      ...loggingCapability(era),
     },
     instructions: instructionsFor(selection),
     cacheHints: CACHE_HINTS,
@@ -238,17 +249,17 @@ export function createCrmServer(call: CallContext, services: Services, selection
 
   server.setRequestHandler('tools/list', () => listedTools(call, selection));
 
-  server.setRequestHandler('tools/call', async (request, ctx) => {
-    const tool = findTool(request.params.name);
-    if (!tool) {
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-    }
+  const callTool = async (
+    tool: Tool,
+    args: Record<string, unknown>,
+    ctx: ServerContext,
+    log: ToolCallLog,
+  ): Promise<CallToolResult | InputRequiredResult> => {
     // Only a tool the caller could otherwise use says "enable its toolset": for any other, the
     // pipeline's own refusal (scope, permission, plan) is the useful answer.
     if (!isEnabled(tool, selection) && canSee(tool, call)) {
       return failureResult(tool, notEnabled(tool, selection), call, services);
     }
-    const args = request.params.arguments ?? {};
     const run = async (
       input: Record<string, unknown>,
     ): Promise<{ ok: true; output: unknown } | { ok: false; failure: CallToolResult }> => {
@@ -268,9 +279,29 @@ export function createCrmServer(call: CallContext, services: Services, selection
       if (decision.kind === 'send') ran = await run({ ...args, confirm: true });
     }
     if (!ran.ok) return ran.failure;
-    return server.projectCallToolResult(successResult(tool, ran.output), listingOf(tool).outputSchema);
+    const shaped = shapedResult(tool, ran.output);
+    await log.succeeded(tool, ran.output, shaped.cut);
+    return server.projectCallToolResult(shaped.result, listingOf(tool).outputSchema);
+  };
+
+  server.setRequestHandler('tools/call', async (request, ctx) => {
+    const tool = findTool(request.params.name);
+    if (!tool) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    }
+    const log = new ToolCallLog(era, tool.name, call, services, ctx);
+    let result: CallToolResult | InputRequiredResult;
+    try {
+      result = await callTool(tool, request.params.arguments ?? {}, ctx, log);
+    } catch (err) {
+      await log.finished(await log.failed(err));
+      throw err;
+    }
+    await log.finished(isInputRequiredResult(result) ? 'success' : result);
+    return result;
   });
 
+  registerLogging(server, era, call, services);
   registerResources(server, call, services);
   registerPrompts(server, call, services);
   registerCompletion(server, call, services);

@@ -8,6 +8,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { TestContext } from './helpers.ts';
 
@@ -179,4 +180,32 @@ export function postMcp(
     },
     body: JSON.stringify(body),
   });
+}
+
+const logMessage = z.object({
+  level: z.string(),
+  logger: z.string().optional(),
+  data: z.looseObject({ event: z.string(), tool: z.string() }),
+});
+export type LogMessage = z.infer<typeof logMessage>;
+
+export interface LoggingClient {
+  client: LegacyClient;
+  /** Every notifications/message received, in order. */
+  messages: LogMessage[];
+  close(): Promise<void>;
+}
+
+/** The official 2025 client (SDK 1.x), recording the log messages (docs/mcp.md "Logging") it receives. */
+export async function connectLoggingClient(
+  url: URL,
+  headers: Record<string, string>,
+): Promise<LoggingClient> {
+  const messages: LogMessage[] = [];
+  const client = new LegacyClient(clientInfo);
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+    messages.push(logMessage.parse(notification.params));
+  });
+  await client.connect(new LegacyTransport(url, { requestInit: { headers } }));
+  return { client, messages, close: () => client.close() };
 }

@@ -1,5 +1,5 @@
 // Locks in server/discover and the 2026-07-28 caching hints as they cross the wire: discover
-// advertises tools, resources, prompts and completions (no logging: see docs/mcp.md "Logging"), every
+// advertises tools, resources, prompts and completions (no logging on this revision: see docs/mcp.md "Logging"; test/mcp-logging.test.ts has the 2025 side), every
 // list that depends on the caller is `cacheScope: private` with a five-minute `ttlMs`, records are
 // stale at once; and the tool list is built once per (toolset selection, access) key.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -11,7 +11,7 @@ import { parseToolsetsHeader } from '../mcp/toolsets.ts';
 import { CATALOGUE } from '../tools/index.ts';
 import { fileTest } from './fixtures/file-test.ts';
 import { createLead } from './fixtures/records.ts';
-import { bearer, postMcp, serveMcpForFile } from './mcp-clients.ts';
+import { bearer, serveMcpForFile } from './mcp-clients.ts';
 
 const rpcMessage = z.looseObject({
   id: z.union([z.string(), z.number()]).optional(),
@@ -122,21 +122,6 @@ describe('2026-07-28 era on the wire', () => {
       await client.close();
     }
   });
-});
-
-test('2025 era: logging/setLevel is not offered (stateless: no later request would keep the level)', async ({
-  mcpUrl,
-  key,
-}) => {
-  const res = await postMcp(mcpUrl, bearer(key), {
-    jsonrpc: '2.0',
-    id: 7,
-    method: 'logging/setLevel',
-    params: { level: 'info' },
-  });
-  const text = await res.text();
-  const [message] = messagesOf(text, res.headers.get('content-type') ?? '');
-  expect(message).toMatchObject({ id: 7, error: { code: -32601 } });
 });
 
 it('builds the tool list once per (selection, access) key, and apart for another key', () => {
