@@ -7,7 +7,7 @@ import base from './vitest.config.ts';
  * database server or on Redis: it touches no database, or runs the embedded one whatever the suite,
  * or tests a layer in front of the tools (HTTP, the MCP protocol, the documents) whose records the
  * area tests already exercise here. Everything not listed (every area's tests, tenancy, RLS,
- * concurrency, numbering, idempotency, events, queues, input rules, the fuzz) runs on both, and so
+ * concurrency, numbering, idempotency, events, queues, input rules) runs on both, and so
  * does any new test file until it is listed here with its reason.
  */
 const EMBEDDED_ONLY: Record<string, string> = {
@@ -30,6 +30,9 @@ const EMBEDDED_ONLY: Record<string, string> = {
   'test/http-details.test.ts': '413, 405, token placement and Host checks, all before any tool runs',
   'test/aborted-request.test.ts': 'a client closing mid-body, handled before any tool runs',
   'test/logging.test.ts': 'the request log line; the secrets in failed writes stay in log-secrets',
+  'test/openapi-fuzz.test.ts':
+    'whether answers match the OpenAPI document: statuses and bodies come from the validation and the ' +
+    "document, the same on any engine; its valid writes go through the stores every area's tests run here",
   'test/parity.test.ts': 'REST and MCP refusing the same invalid input before the handler',
   'test/mcp.test.ts': 'MCP over HTTP with the official clients: the protocol, not the records',
   'test/mcp-toolsets.test.ts': 'which tools MCP lists for a selection',
