@@ -8,6 +8,7 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import type { PublicRequest, PublicRoute } from '../../core/area.ts';
 import { hashToken } from '../../core/auth/tokens.ts';
+import type { Executor } from '../../core/db/client.ts';
 import { oauthTokens, organizations, users } from '../../core/db/schema.ts';
 import { AppError } from '../../core/errors.ts';
 import type { Services } from '../../core/services.ts';
@@ -148,42 +149,21 @@ async function authorizationCode(
   if (form.resource !== undefined && resourceOf(base, form.resource) !== row.resource) {
     return refused('invalid_target', 'resource differs from the one authorized');
   }
-  const [installation] = await db
-    .select()
-    .from(oauthInstallations)
-    .where(eq(oauthInstallations.id, row.installationId))
-    .limit(1);
-  if (!installation || !(await holderActive(services, installation.userId))) {
-    return refused('invalid_grant', 'the grant is no longer valid');
-  }
-  const tokens = await db.transaction(async (tx) => {
-    const claimed = await tx
-      .update(oauthCodes)
-      .set({ usedAt: now })
-      .where(and(eq(oauthCodes.id, row.id), isNull(oauthCodes.usedAt)))
-      .returning({ id: oauthCodes.id });
-    if (claimed.length === 0) return null;
-    return issueTokens(
-      tx,
-      {
-        orgId: row.orgId,
-        userId: installation.userId,
-        installationId: installation.id,
-        clientRef: client.id,
-        clientName: client.name,
-        familyId: row.id,
-        resource: row.resource === 'mcp' ? 'mcp' : 'api',
-        scopes: row.scopes,
-        toolsets: row.toolsets,
-      },
-      now,
-    );
-  });
-  if (!tokens) {
-    const revoked = await db.transaction((tx) => revokeFamily(tx, row.id, now));
-    return refused('invalid_grant', 'the code was already used; the tokens it issued are revoked', revoked);
-  }
-  return { ok: true, tokens };
+  return redeemOnce(
+    services,
+    client,
+    { ...row, familyId: row.id },
+    async (tx) => {
+      const claimed = await tx
+        .update(oauthCodes)
+        .set({ usedAt: now })
+        .where(and(eq(oauthCodes.id, row.id), isNull(oauthCodes.usedAt)))
+        .returning({ id: oauthCodes.id });
+      return claimed.length > 0;
+    },
+    'the code was already used; the tokens it issued are revoked',
+    now,
+  );
 }
 
 async function refreshToken(
@@ -220,44 +200,76 @@ async function refreshToken(
   const beyond = asked.find((s) => !row.scopes.includes(s));
   if (beyond !== undefined) return refused('invalid_scope', `scope ${beyond} was not granted`);
   const scopes = asked.length > 0 ? asked : row.scopes;
+  return redeemOnce(
+    services,
+    client,
+    { ...row, scopes },
+    async (tx) => {
+      const claimed = await tx
+        .update(oauthRefreshTokens)
+        .set({ rotatedAt: now })
+        .where(and(eq(oauthRefreshTokens.id, row.id), isNull(oauthRefreshTokens.rotatedAt)))
+        .returning({ id: oauthRefreshTokens.id });
+      return claimed.length > 0;
+    },
+    'the refresh token was already used; its whole family is revoked',
+    now,
+  );
+}
+
+/** What a code or a refresh token grants, read from its row. */
+interface Redeemable {
+  orgId: string;
+  installationId: string;
+  familyId: string;
+  resource: string;
+  scopes: readonly string[];
+  toolsets: readonly string[];
+}
+
+/**
+ * Issues tokens for a code or a refresh token, once. The installation's holder must still be active,
+ * and `claim` marks the row used inside the issuing transaction: a row claimed before is a replay,
+ * which revokes its whole family (the tokens issued from it too) and is refused with `replayed`.
+ */
+async function redeemOnce(
+  services: Services,
+  client: ClientRow,
+  grant: Redeemable,
+  claim: (tx: Executor) => Promise<boolean>,
+  replayed: string,
+  now: Date,
+): Promise<Outcome> {
+  const db = services.db.system;
   const [installation] = await db
     .select()
     .from(oauthInstallations)
-    .where(eq(oauthInstallations.id, row.installationId))
+    .where(eq(oauthInstallations.id, grant.installationId))
     .limit(1);
   if (!installation || !(await holderActive(services, installation.userId))) {
     return refused('invalid_grant', 'the grant is no longer valid');
   }
   const tokens = await db.transaction(async (tx) => {
-    const claimed = await tx
-      .update(oauthRefreshTokens)
-      .set({ rotatedAt: now })
-      .where(and(eq(oauthRefreshTokens.id, row.id), isNull(oauthRefreshTokens.rotatedAt)))
-      .returning({ id: oauthRefreshTokens.id });
-    if (claimed.length === 0) return null;
+    if (!(await claim(tx))) return null;
     return issueTokens(
       tx,
       {
-        orgId: row.orgId,
+        orgId: grant.orgId,
         userId: installation.userId,
         installationId: installation.id,
         clientRef: client.id,
         clientName: client.name,
-        familyId: row.familyId,
-        resource: row.resource === 'mcp' ? 'mcp' : 'api',
-        scopes,
-        toolsets: row.toolsets,
+        familyId: grant.familyId,
+        resource: grant.resource === 'mcp' ? 'mcp' : 'api',
+        scopes: grant.scopes,
+        toolsets: grant.toolsets,
       },
       now,
     );
   });
   if (!tokens) {
-    const revoked = await db.transaction((tx) => revokeFamily(tx, row.familyId, now));
-    return refused(
-      'invalid_grant',
-      'the refresh token was already used; its whole family is revoked',
-      revoked,
-    );
+    const revoked = await db.transaction((tx) => revokeFamily(tx, grant.familyId, now));
+    return refused('invalid_grant', replayed, revoked);
   }
   return { ok: true, tokens };
 }
