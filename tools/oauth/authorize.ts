@@ -15,18 +15,12 @@ import { hashToken, safeEqual } from '../../core/auth/tokens.ts';
 import type { TokenResource } from '../../core/auth-context.ts';
 import { organizations, users } from '../../core/db/schema.ts';
 import { AppError } from '../../core/errors.ts';
+import { htmlResponse } from '../../core/html-page.ts';
 import { newId } from '../../core/ids.ts';
 import type { Services } from '../../core/services.ts';
 import { ClientProblem, type ClientRow, resolveClient, sourceLabel } from './clients.ts';
 import { CODE_TTL_SECONDS, resourceOf, resourceUrl } from './grants.ts';
-import {
-  type ClientView,
-  type ConsentChoice,
-  consentPage,
-  errorPage,
-  htmlResponse,
-  signInPage,
-} from './page.ts';
+import { type ClientView, type ConsentChoice, consentPage, errorPage, signInPage } from './page.ts';
 import { defaultScopes, parseScopeParam, scopeLabel } from './scopes.ts';
 import { oauthClients, oauthCodes, oauthInstallations, oauthPendingRequests } from './tables.ts';
 

@@ -4,71 +4,25 @@
 // redirect URI is known. Every value is escaped; one inline style sheet is allowed by a nonce. The
 // CSP names no form-action: browsers apply it to the redirect after a form post, and the consent's
 // answer is a redirect to the client.
-import { randomBytes } from 'node:crypto';
-
-export interface Page {
-  status: number;
-  html: string;
-  csp: string;
-}
-
-function escapeHtml(value: string): string {
-  return value
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
-}
+import { escapeHtml, type HtmlPage, htmlPage } from '../../core/html-page.ts';
 
 const STYLE = `body{font-family:system-ui,sans-serif;max-width:32rem;margin:2rem auto;padding:0 1rem;color:#222}
 h1{font-size:1.4rem}fieldset{border:1px solid #ccc;margin:1rem 0;padding:.5rem 1rem}
 label{display:block;margin:.4rem 0}input[type=email],input[type=password]{width:100%;padding:.4rem;box-sizing:border-box}
 .error{color:#a00;font-weight:600}.muted{color:#666;font-size:.9rem}button{padding:.5rem 1.2rem;margin-right:.5rem}`;
 
-function layout(status: number, title: string, body: string): Page {
-  const nonce = randomBytes(16).toString('base64');
-  const html = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex, nofollow">
-<title>${escapeHtml(title)}</title>
-<style nonce="${nonce}">${STYLE}</style>
-</head>
-<body>
-<h1>${escapeHtml(title)}</h1>
-${body}
-</body>
-</html>
-`;
-  const csp = [
-    "default-src 'none'",
-    `style-src 'nonce-${nonce}'`,
-    "img-src 'none'",
-    "script-src 'none'",
-    "base-uri 'none'",
-    "frame-ancestors 'none'",
-  ].join('; ');
-  return { status, html, csp };
-}
-
-export function htmlResponse(page: Page, headers: Record<string, string> = {}): Response {
-  return new Response(page.html, {
-    status: page.status,
-    headers: {
-      'content-type': 'text/html; charset=utf-8',
-      'content-security-policy': page.csp,
-      'cache-control': 'no-store',
-      'x-frame-options': 'DENY',
-      'x-robots-tag': 'noindex, nofollow',
-      ...headers,
-    },
+function layout(status: number, title: string, body: string): HtmlPage {
+  // No form-action: the consent's answer is a redirect to the client, which browsers check against it.
+  return htmlPage({
+    status,
+    title,
+    style: STYLE,
+    body: `<h1>${escapeHtml(title)}</h1>\n${body}`,
+    formsToSelfOnly: false,
   });
 }
 
-export function errorPage(status: number, message: string): Page {
+export function errorPage(status: number, message: string): HtmlPage {
   return layout(
     status,
     'Authorization failed',
@@ -98,7 +52,7 @@ export function signInPage(
   client: ClientView,
   form: { action: string; handle: string; csrf: string; email?: string; error?: string },
   status = 200,
-): Page {
+): HtmlPage {
   const error = form.error ? `<p class="error" role="alert">${escapeHtml(form.error)}</p>` : '';
   return layout(
     status,
@@ -134,7 +88,7 @@ export function consentPage(
     error?: string;
   },
   status = 200,
-): Page {
+): HtmlPage {
   const error = form.error ? `<p class="error" role="alert">${escapeHtml(form.error)}</p>` : '';
   const boxes = (prefix: string, choices: ConsentChoice[]) =>
     choices

@@ -4,8 +4,8 @@
 // the strict Content-Security-Policy the response must carry. The page names both parties (the
 // sending organization, the client lead and its contact) and prints money exactly as the PDFs and
 // mails do (core/money.ts formatAmount: "USD 48,000.00"), each line with its tax.
-import { randomBytes } from 'node:crypto';
 import MarkdownIt from 'markdown-it';
+import { escapeHtml, type HtmlPage, htmlPage } from '../../core/html-page.ts';
 import { formatAmount } from '../../core/money.ts';
 import type { ProposalRecord } from './store.ts';
 
@@ -37,36 +37,6 @@ function renderMarkdown(source: string): string {
   return markdown.render(source);
 }
 
-function escapeHtml(value: string): string {
-  return value
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
-}
-
-/** A nonce for one response's inline style sheet. */
-function newNonce(): string {
-  return randomBytes(16).toString('base64');
-}
-
-/**
- * No script may run, nothing is loaded from anywhere, forms post to this server only, and the page
- * cannot be framed. Only the page's own inline style sheet (by its nonce) applies.
- */
-function pageCsp(nonce: string): string {
-  return [
-    "default-src 'none'",
-    `style-src 'nonce-${nonce}'`,
-    "img-src 'none'",
-    "script-src 'none'",
-    "form-action 'self'",
-    "base-uri 'none'",
-    "frame-ancestors 'none'",
-  ].join('; ');
-}
-
 const STYLE = `
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#1f2933;line-height:1.5}
 h1{font-size:1.8rem;margin-bottom:.25rem}
@@ -83,29 +53,8 @@ button{margin-top:.8rem;padding:.5rem 1.2rem;font:inherit;cursor:pointer}
 .notice{background:#f0f4f8;border-radius:6px;padding:1rem}
 `;
 
-export interface Page {
-  status: number;
-  html: string;
-  csp: string;
-}
-
-function layout(status: number, title: string, body: string): Page {
-  const nonce = newNonce();
-  const html = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex, nofollow">
-<title>${escapeHtml(title)}</title>
-<style nonce="${nonce}">${STYLE}</style>
-</head>
-<body>
-${body}
-</body>
-</html>
-`;
-  return { status, html, csp: pageCsp(nonce) };
+function layout(status: number, title: string, body: string): HtmlPage {
+  return htmlPage({ status, title, style: STYLE, body, formsToSelfOnly: true });
 }
 
 /** An amount as every document prints it ("USD 48,000.00"); an unpriced figure prints nothing. */
@@ -202,7 +151,7 @@ function stateNotice(p: ProposalRecord): string {
 }
 
 /** The proposal as its recipient sees it; the answer forms only while it is open (sent). */
-export function proposalPage(p: ProposalRecord, parties: ProposalParties, action: string): Page {
+export function proposalPage(p: ProposalRecord, parties: ProposalParties, action: string): HtmlPage {
   const validity = p.valid_until ? `<p class="meta">Valid until ${escapeHtml(p.valid_until)}</p>` : '';
   const body = `<main>
 <h1>${escapeHtml(p.title)}</h1>
@@ -215,7 +164,7 @@ ${p.status === 'sent' ? answerForms(action) : stateNotice(p)}
   return layout(200, p.title, body);
 }
 
-export function messagePage(status: number, heading: string, text: string): Page {
+export function messagePage(status: number, heading: string, text: string): HtmlPage {
   return layout(
     status,
     heading,
@@ -223,5 +172,5 @@ export function messagePage(status: number, heading: string, text: string): Page
   );
 }
 
-export const notFoundPage = (): Page =>
+export const notFoundPage = (): HtmlPage =>
   messagePage(404, 'Not found', 'This link is not valid. Ask the sender for a new one.');

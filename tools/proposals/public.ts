@@ -8,11 +8,12 @@ import { z } from 'zod';
 import type { PublicRequest, PublicRoute } from '../../core/area.ts';
 import { AppError, notFound, toAppError } from '../../core/errors.ts';
 import { recordEvent } from '../../core/events.ts';
+import { type HtmlPage, htmlResponse } from '../../core/html-page.ts';
 import { zodDetails } from '../../core/invoke.ts';
 import type { Services } from '../../core/services.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
 import { documentParties } from '../documents/parties.ts';
-import { messagePage, notFoundPage, type Page, type ProposalParties, proposalPage } from './page.ts';
+import { messagePage, notFoundPage, type ProposalParties, proposalPage } from './page.ts';
 import {
   acceptProposal,
   declineProposal,
@@ -52,18 +53,6 @@ function publicView(p: ProposalRecord) {
   };
 }
 
-function htmlResponse(page: Page): Response {
-  return new Response(page.html, {
-    status: page.status,
-    headers: {
-      'content-type': 'text/html; charset=utf-8',
-      'content-security-policy': page.csp,
-      'cache-control': 'no-store',
-      'x-robots-tag': 'noindex, nofollow',
-    },
-  });
-}
-
 function jsonResponse(body: unknown, status: number): Response {
   return new Response(JSON.stringify(body), {
     status,
@@ -88,7 +77,7 @@ async function proposalOf(services: Services, token: string, forAnswer = false):
   return row;
 }
 
-function errorPage(error: AppError): Page {
+function errorPage(error: AppError): HtmlPage {
   if (error.status === 404) {
     return error.body.message === 'This proposal has expired'
       ? messagePage(404, 'Proposal expired', 'This proposal has expired. Ask the sender for a new one.')
@@ -116,7 +105,7 @@ function errorPage(error: AppError): Page {
 async function answer(
   request: PublicRequest,
   services: Services,
-  act: () => Promise<{ json: unknown; page: Page }>,
+  act: () => Promise<{ json: unknown; page: HtmlPage }>,
 ): Promise<Response> {
   const json = isJson(request.raw);
   try {
