@@ -34,20 +34,26 @@ export const LIMIT_RULES = {
   bulk: { points: 60, duration: 60, message: 'Too many bulk requests, please try again later.' },
   /** Endpoints that send SMS and WhatsApp messages, per user. */
   messaging: { points: 30, duration: 60, message: 'Too many messages sent, please try again later.' },
-  /** Anonymous OAuth dynamic client registrations (POST /oauth/register), per IP. */
-  oauth_register: {
-    points: 20,
-    duration: 3600,
-    message: 'Too many client registrations from this address, please try again later.',
-  },
   /** Public inbound provider-webhook ingest, per IP. */
   ingest: { points: 60, duration: 60, message: 'Too many inbound webhook requests, please try again later.' },
 } as const satisfies Record<string, LimitRule>;
 
 export type LimitName = keyof typeof LIMIT_RULES;
 
+/**
+ * A budget an area brings for its own endpoints (the OAuth area's client registrations): declared
+ * beside the code that spends it, counted like the kernel's, in memory or in Redis. Its name must
+ * not be one of the kernel's.
+ */
+export interface AreaLimit extends LimitRule {
+  name: string;
+}
+
 export interface LimitOutcome {
-  name: LimitName;
+  /** The kernel limit's name, or an area limit's. */
+  name: string;
+  /** The 429 body's `error` sentence. */
+  message: string;
   allowed: boolean;
   limit: number;
   remaining: number;
@@ -55,10 +61,10 @@ export interface LimitOutcome {
   resetSeconds: number;
 }
 
-function outcome(name: LimitName, res: RateLimiterRes, allowed: boolean): LimitOutcome {
-  const rule = LIMIT_RULES[name];
+function outcome(rule: AreaLimit, res: RateLimiterRes, allowed: boolean): LimitOutcome {
   return {
-    name,
+    name: rule.name,
+    message: rule.message,
     allowed,
     limit: rule.points,
     remaining: Math.max(0, res.remainingPoints),
@@ -66,57 +72,80 @@ function outcome(name: LimitName, res: RateLimiterRes, allowed: boolean): LimitO
   };
 }
 
-export class RateLimits {
-  private readonly limiters: Record<LimitName, RateLimiterAbstract>;
+function isKernelLimit(name: string): name is LimitName {
+  return Object.hasOwn(LIMIT_RULES, name);
+}
 
-  constructor(redis?: Redis, prefix = 'crm:rl') {
-    const build = (name: LimitName): RateLimiterAbstract => {
-      const { points, duration } = LIMIT_RULES[name];
-      const keyPrefix = `${prefix}:${name}`;
+export class RateLimits {
+  /** One limiter per limit name, built on first use: the kernel's and the areas' alike. */
+  private readonly limiters = new Map<string, RateLimiterAbstract>();
+
+  constructor(
+    private readonly redis?: Redis,
+    private readonly prefix = 'crm:rl',
+  ) {}
+
+  private limiterFor(rule: AreaLimit): RateLimiterAbstract {
+    let limiter = this.limiters.get(rule.name);
+    if (!limiter) {
+      const { points, duration } = rule;
+      const keyPrefix = `${this.prefix}:${rule.name}`;
       const memory = new RateLimiterMemory({ points, duration, keyPrefix });
-      if (!redis) return memory;
-      return new RateLimiterRedis({
-        storeClient: redis,
-        points,
-        duration,
-        keyPrefix,
-        insuranceLimiter: memory,
-      });
-    };
-    this.limiters = {
-      global: build('global'),
-      auth: build('auth'),
-      mcp: build('mcp'),
-      auth_failures: build('auth_failures'),
-      bulk: build('bulk'),
-      messaging: build('messaging'),
-      oauth_register: build('oauth_register'),
-      ingest: build('ingest'),
-    };
+      limiter = this.redis
+        ? new RateLimiterRedis({
+            storeClient: this.redis,
+            points,
+            duration,
+            keyPrefix,
+            insuranceLimiter: memory,
+          })
+        : memory;
+      this.limiters.set(rule.name, limiter);
+    }
+    return limiter;
   }
 
   /**
-   * Counts `points` requests (one by default; a JSON-RPC batch counts each message) against `name`
-   * for `key`; a refused request still reports its headers.
+   * Counts `points` requests (one by default; a JSON-RPC batch counts each message) against the
+   * kernel limit `name` for `key`; a refused request still reports its headers.
    */
-  async consume(name: LimitName, key: string, points = 1): Promise<LimitOutcome> {
+  consume(name: LimitName, key: string, points = 1): Promise<LimitOutcome> {
+    return this.count({ name, ...LIMIT_RULES[name] }, key, points);
+  }
+
+  /** The same for a limit an area declares beside its endpoint; a kernel limit's name is refused. */
+  async consumeRule(rule: AreaLimit, key: string, points = 1): Promise<LimitOutcome> {
+    if (isKernelLimit(rule.name)) {
+      throw new Error(`Limit ${rule.name} is the kernel's; an area limit needs a name of its own`);
+    }
+    return this.count(rule, key, points);
+  }
+
+  private async count(rule: AreaLimit, key: string, points: number): Promise<LimitOutcome> {
     try {
-      const res = await this.limiters[name].consume(key, points);
-      return outcome(name, res, true);
+      const res = await this.limiterFor(rule).consume(key, points);
+      return outcome(rule, res, true);
     } catch (rejection) {
-      if (rejection instanceof RateLimiterRes) return outcome(name, rejection, false);
+      if (rejection instanceof RateLimiterRes) return outcome(rule, rejection, false);
       throw rejection;
     }
   }
 
   /** The state of `name` for `key` without counting anything: refused once the window is spent. */
   async peek(name: LimitName, key: string): Promise<LimitOutcome> {
-    const rule = LIMIT_RULES[name];
-    const res = await this.limiters[name].get(key);
+    const rule = { name, ...LIMIT_RULES[name] };
+    const res = await this.limiterFor(rule).get(key);
     if (!res) {
-      return { name, allowed: true, limit: rule.points, remaining: rule.points, resetSeconds: rule.duration };
+      return {
+        name,
+        message: rule.message,
+        allowed: true,
+        limit: rule.points,
+        remaining: rule.points,
+        resetSeconds: rule.duration,
+      };
     }
-    return outcome(name, res, res.consumedPoints < rule.points);
+    return outcome(rule, res, res.consumedPoints < rule.points);
   }
 }
 

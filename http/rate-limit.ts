@@ -5,13 +5,7 @@ import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context, MiddlewareHandler } from 'hono';
 import { clientIp } from '../core/client-ip.ts';
 import { AppError } from '../core/errors.ts';
-import {
-  LIMIT_RULES,
-  type LimitName,
-  type LimitOutcome,
-  mostConstrained,
-  rateLimitHeaders,
-} from '../core/rate-limits.ts';
+import { type LimitName, type LimitOutcome, mostConstrained, rateLimitHeaders } from '../core/rate-limits.ts';
 import type { Services } from '../core/services.ts';
 
 /** Outcomes per request, keyed by the request object so any Hono env can use these helpers. */
@@ -40,7 +34,7 @@ export function recordOutcome(c: Context, outcome: LimitOutcome): void {
 /** The 429 a refused limit answers, with its sentence and when to retry. */
 export function refusal(outcome: LimitOutcome): AppError {
   return new AppError('rate_limited', {
-    error: LIMIT_RULES[outcome.name].message,
+    error: outcome.message,
     extra: { retry_after: outcome.resetSeconds },
   });
 }

@@ -173,6 +173,22 @@ describe('limits by name', () => {
     }
   });
 
+  test("counts a limit an area declares like the kernel's, and refuses an area limit named as a kernel one", async () => {
+    const limits = new RateLimits(undefined, `test:${Date.now()}`);
+    const rule = { name: 'area_probe', points: 2, duration: 60, message: 'Too many probes.' };
+    expect((await limits.consumeRule(rule, 'ip:1')).allowed).toBe(true);
+    expect((await limits.consumeRule(rule, 'ip:1')).allowed).toBe(true);
+    const third = await limits.consumeRule(rule, 'ip:1');
+    expect(third).toMatchObject({
+      name: 'area_probe',
+      message: 'Too many probes.',
+      allowed: false,
+      limit: 2,
+    });
+    expect((await limits.consumeRule(rule, 'ip:2')).allowed).toBe(true);
+    await expect(limits.consumeRule({ ...rule, name: 'global' }, 'ip:1')).rejects.toThrow(/kernel's/);
+  });
+
   test('reports a refused limit first, otherwise the one with the smallest share left', () => {
     const o = (
       name: LimitOutcome['name'],
@@ -181,6 +197,7 @@ describe('limits by name', () => {
       allowed = true,
     ): LimitOutcome => ({
       name,
+      message: `${name} spent`,
       limit,
       remaining,
       allowed,

@@ -1,6 +1,6 @@
 // Dynamic client registration (RFC 7591), which MCP clients still use where a Client ID Metadata
 // Document is not available. Anonymous: anyone may register, so each address is held to a budget
-// (LIMIT_RULES.oauth_register), and a registration never used within 24 hours is deleted by the
+// (REGISTRATION_LIMIT below), and a registration never used within 24 hours is deleted by the
 // daily cleanup (jobs.ts). Public clients (`token_endpoint_auth_method: none`) get no secret;
 // confidential ones get a secret shown once and kept hashed.
 import { z } from 'zod';
@@ -8,6 +8,7 @@ import type { PublicRequest, PublicRoute } from '../../core/area.ts';
 import { hashToken } from '../../core/auth/tokens.ts';
 import { AppError } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
+import type { AreaLimit } from '../../core/rate-limits.ts';
 import type { Services } from '../../core/services.ts';
 import type { OauthCatalogue } from './authorize.ts';
 import { newClientCredentials, redirectUrisField } from './clients.ts';
@@ -40,6 +41,14 @@ function refused(error: string, description: string): Response {
   return json({ error, error_description: description }, 400);
 }
 
+/** Anonymous registrations per IP: 20 an hour, this area's own budget (core/rate-limits.ts AreaLimit). */
+const REGISTRATION_LIMIT: AreaLimit = {
+  name: 'oauth_register',
+  points: 20,
+  duration: 3600,
+  message: 'Too many client registrations from this address, please try again later.',
+};
+
 async function register(
   request: PublicRequest,
   services: Services,
@@ -47,7 +56,7 @@ async function register(
 ): Promise<Response> {
   const now = new Date();
   if (services.rateLimits) {
-    const outcome = await services.rateLimits.consume('oauth_register', `ip:${request.ip}`);
+    const outcome = await services.rateLimits.consumeRule(REGISTRATION_LIMIT, `ip:${request.ip}`);
     if (!outcome.allowed) {
       return json(
         { error: 'too_many_requests', error_description: 'Too many client registrations from this address' },
