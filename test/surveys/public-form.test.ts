@@ -170,6 +170,33 @@ describe('JSON responses', () => {
     },
   );
 
+  test('reads only own keys: a question id like `constructor`, an answer keyed `__proto__`', async ({
+    t,
+    org,
+  }) => {
+    const { survey, path } = await activeSurvey(t, org, {
+      questions: [{ id: 'constructor', type: 'nps', text: 'Score?', required: true }],
+    });
+    const missing = await respond(t, path, { answers: {} });
+    expect(await readError(missing, 400)).toMatchObject({
+      details: [{ field: 'answers.constructor', message: 'is required' }],
+    });
+    const proto = await t.app.request(`${path}/responses`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"answers":{"constructor":3,"__proto__":{"x":1}}}',
+    });
+    expect(detailFields(await readError(proto, 400))).toEqual(['answers.__proto__']);
+    const form = await respondWithForm(t, path, [
+      ['answers.constructor', '4'],
+      ['answers.__proto__', 'x'],
+    ]);
+    expect(form.status).toBe(400);
+    expect(await form.text()).toContain('answers.__proto__ is not a question of this survey.</p>');
+    expect((await respond(t, path, { answers: { constructor: 5 } })).status).toBe(201);
+    expect((await responsesOf(t, org, survey._id)).map((r) => r.answers)).toEqual([{ constructor: 5 }]);
+  });
+
   test('names every refused answer at once, and a bad e-mail or a bad body shape', async ({ t, org }) => {
     const { path } = await activeSurvey(t, org);
     const all = await respond(t, path, { answers: { nps: 12, stars: 9 } });

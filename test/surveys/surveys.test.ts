@@ -133,6 +133,11 @@ describe('create and read', () => {
     ],
     ['a bad question id', { questions: [{ id: 'a.b', type: 'text', text: 'W' }] }, 'questions.0.id'],
     [
+      'a question id with a leading _',
+      { questions: [{ id: '__proto__', type: 'text', text: 'W' }] },
+      'questions.0.id',
+    ],
+    [
       'a repeated question id',
       {
         questions: [

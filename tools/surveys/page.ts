@@ -100,7 +100,7 @@ function questionHtml(q: StoredQuestion, state: FormState): string {
   const mark = q.required ? '<span class="req" title="required">*</span>' : '';
   return `<fieldset id="question-${q.id}" data-type="${q.type}">
 <legend id="label-${q.id}">${escapeHtml(q.text)}${mark}</legend>
-${inputsOf(q, state.answers[q.id])}${errorOf(state, `answers.${q.id}`, `error-${q.id}`)}
+${inputsOf(q, Object.hasOwn(state.answers, q.id) ? state.answers[q.id] : undefined)}${errorOf(state, `answers.${q.id}`, `error-${q.id}`)}
 </fieldset>`;
 }
 
@@ -124,9 +124,14 @@ export function surveyFormPage(
   const description = survey.description
     ? `<p class="description">${escapeHtml(survey.description)}</p>`
     : '';
+  // Errors of no field on the form (a field the form never had) are listed with the notice.
+  const shown = new Set(['email', ...survey.questions.map((q) => `answers.${q.id}`)]);
+  const others = [...state.errors].filter(([field]) => !shown.has(field));
   const problem =
     state.errors.size > 0
-      ? '<p class="notice error" id="form-error">Please check the answers marked below.</p>'
+      ? `<p class="notice error" id="form-error">Please check the answers marked below.${others
+          .map(([field, message]) => ` ${escapeHtml(`${field} ${message}.`)}`)
+          .join('')}</p>`
       : '';
   const body = `<main>
 <h1>${escapeHtml(survey.name)}</h1>

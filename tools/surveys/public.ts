@@ -79,7 +79,10 @@ function submissionOf(survey: SurveyRow, body: Record<string, unknown>, json: bo
     const parsed = jsonInput.safeParse(body);
     if (!parsed.success) return { answers: {}, email: undefined, shape: zodDetails(parsed.error) };
     const email = parsed.data.email === '' ? undefined : parsed.data.email;
-    return { answers: parsed.data.answers, email, shape: [] };
+    // The answers as sent, own keys only: zod's copy would drop a `__proto__` key instead of refusing it.
+    const raw = body.answers;
+    const answers = typeof raw === 'object' && raw !== null ? Object.fromEntries(Object.entries(raw)) : {};
+    return { answers, email, shape: [] };
   }
   const raw = typeof body.email === 'string' ? body.email.trim() : '';
   return { answers: answersOfForm(survey.questions, body), email: raw === '' ? undefined : raw, shape: [] };

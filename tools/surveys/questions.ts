@@ -10,8 +10,11 @@ import { QUESTION_TYPES, type StoredAnswer, type StoredQuestion } from './tables
 
 export const MAX_QUESTIONS = 50;
 export const MAX_TEXT_ANSWER = 5000;
-/** A question id: letters, digits, `_` and `-`, 1-40 characters (no `.`: form fields are `answers.<id>`). */
-export const QUESTION_ID = /^[A-Za-z0-9_-]{1,40}$/;
+/**
+ * A question id: a letter or digit, then letters, digits, `_` and `-`, 1-40 characters (no `.`: form
+ * fields are `answers.<id>`; no leading `_`: `__proto__` is no key to store answers under).
+ */
+export const QUESTION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$/;
 export const RATING_BOUNDS = { lowest: 0, highest: 10, defaultMin: 1, defaultMax: 5 } as const;
 export const NPS_SCORES = { lowest: 0, highest: 10 } as const;
 
@@ -23,7 +26,7 @@ export const questionInputSchema = z
   .strictObject({
     id: z
       .string()
-      .regex(QUESTION_ID, 'must be 1-40 letters, digits, _ or -')
+      .regex(QUESTION_ID, 'must be 1-40 letters, digits, _ or -, starting with a letter or digit')
       .optional()
       .describe(
         'Short id of the question, unique within the survey (letters, digits, _ or -, 1-40); assigned (q1, q2, ...) when left out. Answers are keyed by it.',
@@ -221,7 +224,8 @@ export function checkAnswers(
   }
   for (const q of questions) {
     const field = `answers.${q.id}`;
-    const value = answers[q.id];
+    // Own keys only: an id such as `constructor` must not find Object.prototype's.
+    const value = Object.hasOwn(answers, q.id) ? answers[q.id] : undefined;
     if (value === undefined || value === null) {
       if (q.required) details.push({ field, message: 'is required', code: 'required' });
       continue;
@@ -273,7 +277,8 @@ export function answersOfForm(
   form: Readonly<Record<string, unknown>>,
 ): Record<string, unknown> {
   const byId = new Map(questions.map((q) => [q.id, q]));
-  const out: Record<string, unknown> = {};
+  // A Map, made an object at the end with own keys only (a field `answers.__proto__` stays a key).
+  const out = new Map<string, unknown>();
   const ticked = new Map<string, string[]>();
   for (const q of questions) if (q.type === 'multiple_choice') ticked.set(q.id, []);
   for (const [name, raw] of Object.entries(form)) {
@@ -289,9 +294,9 @@ export function answersOfForm(
     const value = raw.trim();
     if (value === '') continue;
     const score = (q?.type === 'nps' || q?.type === 'rating') && /^-?\d{1,3}$/.test(value);
-    out[id] = score ? Number(value) : raw;
+    out.set(id, score ? Number(value) : raw);
   }
   // A multiple-choice question with nothing ticked sends no field at all: an empty list then.
-  for (const [id, list] of ticked) out[id] = list;
-  return out;
+  for (const [id, list] of ticked) out.set(id, list);
+  return Object.fromEntries(out);
 }

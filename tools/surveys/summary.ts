@@ -94,7 +94,7 @@ function scoreSummary(
 }
 
 function questionSummary(q: StoredQuestion, all: readonly Record<string, StoredAnswer>[]): QuestionSummary {
-  const given = all.flatMap((answers) => (q.id in answers ? [answers[q.id]] : []));
+  const given = all.flatMap((answers) => (Object.hasOwn(answers, q.id) ? [answers[q.id]] : []));
   const base = {
     id: q.id,
     type: q.type,
