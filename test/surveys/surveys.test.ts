@@ -2,7 +2,9 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect } from 'vitest';
 import { organizations } from '../../core/db/schema.ts';
-import { CATALOGUE } from '../../tools/index.ts';
+import { CATALOGUE, TRASH_TYPES } from '../../tools/index.ts';
+import { surveyResponses } from '../../tools/surveys/tables.ts';
+import { purgeExpiredTrash } from '../../tools/trash/jobs.ts';
 import { detailFields, fileTest, readError, readOutput, type TestContext, TOOL } from '../fixtures/index.ts';
 import { activateSurvey, activeSurvey, createSurvey, EVERY_TYPE, respond, VALID_ANSWERS } from './helpers.ts';
 
@@ -388,6 +390,21 @@ describe('trash', () => {
       TOOL.list_survey_responses,
     );
     expect(list.total).toBe(1);
+  });
+
+  test('purges its responses with it when the trash is emptied', async ({ t, org }) => {
+    const { survey, path } = await activeSurvey(t, org);
+    expect((await respond(t, path, { answers: VALID_ANSWERS })).status).toBe(201);
+    const kept = await activeSurvey(t, org);
+    expect((await respond(t, kept.path, { answers: VALID_ANSWERS })).status).toBe(201);
+    expect((await api(t, org, 'DELETE', `/surveys/${survey._id}`)).status).toBe(200);
+    const responsesOf = (id: string) =>
+      t.services.db.system.select().from(surveyResponses).where(eq(surveyResponses.surveyId, id));
+    expect(await responsesOf(survey._id)).toHaveLength(1);
+    const purged = await purgeExpiredTrash(TRASH_TYPES, t.services, 0, 100, new Date(Date.now() + 60_000));
+    expect(purged.survey).toBeGreaterThanOrEqual(1);
+    expect(await responsesOf(survey._id)).toEqual([]);
+    expect(await responsesOf(kept.survey._id)).toHaveLength(1);
   });
 });
 
