@@ -1,6 +1,7 @@
-// Locks in surveys over REST: create with every question type and its bounds, get, list, update, the trash; activation (a question needed, questions frozen, public_url), close; the responses list and the summary's numbers; plan feature 402, roles, content scopes, another organization's 404, and the MCP annotations.
+// Locks in surveys over REST: create with every question type and its bounds, get, list, update, the trash; activation (a question needed, questions frozen, public_url), close; the responses list and the summary's numbers; plan feature 402, roles, content scopes, another organization's 404, the tools over MCP and their annotations.
 import { eq } from 'drizzle-orm';
 import { describe, expect } from 'vitest';
+import { z } from 'zod';
 import { organizations } from '../../core/db/schema.ts';
 import { CATALOGUE, TRASH_TYPES } from '../../tools/index.ts';
 import { surveyResponses } from '../../tools/surveys/tables.ts';
@@ -506,6 +507,56 @@ describe('access', () => {
     }
     const got = await readOutput(await api(t, org, 'GET', `/surveys/${survey._id}`), TOOL.get_survey);
     expect(got.survey).toMatchObject({ status: 'active', name: survey.name });
+  });
+});
+
+describe('over MCP', () => {
+  const callResult = z.object({
+    result: z.object({
+      isError: z.boolean().optional(),
+      structuredContent: z.record(z.string(), z.unknown()).optional(),
+    }),
+  });
+  async function mcpCall(
+    t: TestContext,
+    org: { token: string },
+    name: string,
+    args: Record<string, unknown>,
+  ) {
+    const res = await t.request('POST', '/mcp', {
+      token: org.token,
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } },
+      headers: {
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-06-18',
+        'x-mcp-toolsets': 'surveys',
+      },
+    });
+    expect(res.status).toBe(200);
+    // The answer is one server-sent event whose data line is the JSON-RPC response.
+    const data = (await res.text()).split('\n').find((line) => line.startsWith('data: '));
+    return callResult.parse(JSON.parse(data?.slice('data: '.length) ?? 'null')).result;
+  }
+
+  test('creates, activates and summarizes a survey through the surveys toolset', async ({ t, org }) => {
+    const created = await mcpCall(t, org, 'create_survey', {
+      name: 'Over MCP',
+      questions: [{ type: 'nps', text: 'Score?', required: true }],
+    });
+    const surveyOf = (content: unknown) =>
+      z.object({ survey: TOOL.get_survey.output.shape.survey }).parse(content).survey;
+    const { _id: id } = surveyOf(created.structuredContent);
+    const activated = surveyOf((await mcpCall(t, org, 'activate_survey', { id })).structuredContent);
+    expect(activated.status).toBe('active');
+    const url = activated.public_url ?? '';
+    expect(url).toMatch(/\/s\/[A-Za-z0-9_-]{43}$/);
+    expect((await respond(t, new URL(url).pathname, { answers: { q1: 10 } })).status).toBe(201);
+    const summary = await mcpCall(t, org, 'get_survey_summary', { id });
+    expect(summary.structuredContent).toMatchObject({
+      summary: { responses: 1, questions: [{ id: 'q1', nps: { score: 100, promoters: 1 } }] },
+    });
+    const refused = await mcpCall(t, org, 'activate_survey', { id: 'f'.repeat(24) });
+    expect(refused.isError).toBe(true);
   });
 });
 
