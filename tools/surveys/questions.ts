@@ -4,19 +4,19 @@
 // refusal a detail naming `answers.<question id>`), and the answers of an HTML form turned into the
 // same object. No database here: the store and the public form build on it.
 import { z } from 'zod';
-import { AppError, type ErrorDetail } from '../../core/errors.ts';
+import type { ErrorDetail } from '../../core/errors.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
 import { QUESTION_TYPES, type StoredAnswer, type StoredQuestion } from './tables.ts';
 
-export const MAX_QUESTIONS = 50;
+const MAX_QUESTIONS = 50;
 export const MAX_TEXT_ANSWER = 5000;
 /**
  * A question id: a letter or digit, then letters, digits, `_` and `-`, 1-40 characters (no `.`: form
  * fields are `answers.<id>`; no leading `_`: `__proto__` is no key to store answers under).
  */
-export const QUESTION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$/;
-export const RATING_BOUNDS = { lowest: 0, highest: 10, defaultMin: 1, defaultMax: 5 } as const;
-export const NPS_SCORES = { lowest: 0, highest: 10 } as const;
+const QUESTION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$/;
+const RATING_BOUNDS = { lowest: 0, highest: 10, defaultMin: 1, defaultMax: 5 } as const;
+const NPS_SCORES = { lowest: 0, highest: 10 } as const;
 
 const CHOICE_TYPES: ReadonlySet<string> = new Set(['single_choice', 'multiple_choice']);
 
@@ -249,21 +249,6 @@ export function checkAnswers(
     }
   }
   return { answers: out, details };
-}
-
-/** checkAnswers, throwing the 400 with every detail when any answer is refused. */
-export function validAnswers(
-  questions: readonly StoredQuestion[],
-  answers: Readonly<Record<string, unknown>>,
-): Record<string, StoredAnswer> {
-  const checked = checkAnswers(questions, answers);
-  if (checked.details.length > 0) {
-    throw new AppError('validation_failed', {
-      message: 'Some answers are not valid',
-      details: checked.details,
-    });
-  }
-  return checked.answers;
 }
 
 /**

@@ -287,7 +287,7 @@ export const responseSchema = z
   .describe('One response to a survey');
 export type SurveyResponseRecord = z.output<typeof responseSchema>;
 
-export function serializeResponse(row: SurveyResponseRow): SurveyResponseRecord {
+function serializeResponse(row: SurveyResponseRow): SurveyResponseRecord {
   return {
     _id: row.id,
     survey_id: row.surveyId,

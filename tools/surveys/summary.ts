@@ -8,7 +8,7 @@ import { scoresOf } from './questions.ts';
 import { QUESTION_TYPES, type StoredAnswer, type StoredQuestion } from './tables.ts';
 
 /** How many of the latest text answers a summary shows. */
-export const LATEST_TEXT_ANSWERS = 5;
+const LATEST_TEXT_ANSWERS = 5;
 
 const countSchema = z
   .object({
@@ -17,7 +17,7 @@ const countSchema = z
   })
   .describe('One option or score and how many chose it');
 
-export const questionSummarySchema = z
+const questionSummarySchema = z
   .object({
     id: z.string().describe('The question id'),
     type: z.enum(QUESTION_TYPES).describe('The question type'),
@@ -71,7 +71,7 @@ export type SurveySummary = z.output<typeof summarySchema>;
 type QuestionSummary = z.output<typeof questionSummarySchema>;
 
 /** Rounded half away from zero to `digits` decimals. */
-export function roundTo(value: number, digits: number): number {
+function roundTo(value: number, digits: number): number {
   const factor = 10 ** digits;
   return (Math.sign(value) * Math.round(Math.abs(value) * factor)) / factor;
 }
