@@ -186,6 +186,13 @@ const envSchema = z.object({
   AI_API_KEY: z.string().min(1).optional(),
   AI_MODEL: z.string().min(1).max(200).optional(),
   AI_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(20_000),
+  // The telephony port (core/telephony.ts): Twilio's REST API, or a compatible host (a test peer).
+  TWILIO_API_BASE_URL: z
+    .string()
+    .url()
+    .refine((u) => /^https?:\/\//.test(u), { message: 'an http(s) URL such as https://api.twilio.com' })
+    .default('https://api.twilio.com'),
+  TWILIO_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   // Files go to S3 when S3_BUCKET is set, to DATA_DIR/files otherwise (core/storage.ts).
   S3_BUCKET: z.string().min(1).optional(),
   S3_ENDPOINT: z.string().url().optional(),
@@ -266,6 +273,8 @@ export interface Config {
   mailFrom: string;
   /** The chat model (AI_BASE_URL, AI_API_KEY, AI_MODEL); undefined: features answer by their rules. */
   ai: AiSettings | undefined;
+  /** Where the telephony provider's REST API is (TWILIO_API_BASE_URL, no trailing slash) and its time limit. */
+  telephony: { baseUrl: string; timeoutMs: number };
   /** AES-256-GCM key for secrets at rest; undefined uses the key file in DATA_DIR. */
   secretsKey: Buffer | undefined;
   /** Older keys, still accepted for decryption while stored secrets are re-encrypted. */
@@ -370,6 +379,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     smtp: e.SMTP_URL,
     mailFrom: e.MAIL_FROM ?? EMBEDDED_MAIL_FROM,
     ai: parseAi(e),
+    telephony: { baseUrl: e.TWILIO_API_BASE_URL.replace(/\/+$/, ''), timeoutMs: e.TWILIO_TIMEOUT_MS },
     secretsKey: e.SECRETS_KEY,
     secretsPreviousKeys: e.SECRETS_KEY_PREVIOUS,
   };
