@@ -1,0 +1,26 @@
+// Rows the routes cannot make, written straight to the password-reset area's tables: a user's reset
+// tokens moved past their expiry (the context has no clock to move), and the requests of an address.
+import { eq } from 'drizzle-orm';
+import { passwordResetRequests, passwordResetTokens } from '../../tools/password-reset/tables.ts';
+import type { TestContext } from '../fixtures/index.ts';
+
+/** Makes every reset token of the user one that expired a second ago. */
+export async function expireResetTokensOf(t: TestContext, userId: string): Promise<void> {
+  await t.services.db.system
+    .update(passwordResetTokens)
+    .set({ expiresAt: new Date(Date.now() - 1000) })
+    .where(eq(passwordResetTokens.userId, userId));
+}
+
+/** The reset tokens of a user, as stored (hashes only). */
+export function resetTokensOf(t: TestContext, userId: string) {
+  return t.services.db.system
+    .select()
+    .from(passwordResetTokens)
+    .where(eq(passwordResetTokens.userId, userId));
+}
+
+/** Every request row, oldest first. */
+export function resetRequests(t: TestContext) {
+  return t.services.db.system.select().from(passwordResetRequests).orderBy(passwordResetRequests.requestedAt);
+}
