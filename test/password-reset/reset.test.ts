@@ -1,9 +1,10 @@
 // Locks in the password reset over its public routes with a real SMTP peer: one 202 for every address, the mail with a working link only for a live user (3 an hour at most), confirm setting the password once, ending every session, and refusing a used or expired token, with one winner of two concurrent confirms.
 import { describe, expect } from 'vitest';
+import { resetRequestSweep, runResetRequest } from '../../tools/password-reset/jobs.ts';
 import { FIXTURE_PASSWORD, readError, type TestContext } from '../fixtures/index.ts';
 import { mailRowsOf, mailsTo, mailTest, workersIdle } from '../fixtures/mail-test.ts';
 import type { SmtpPeer } from '../support/smtp-peer.ts';
-import { expireResetTokensOf, resetRequests, resetTokensOf } from './seed.ts';
+import { expireResetTokensOf, resetRequests, resetTokensOf, seedLostRequest } from './seed.ts';
 
 const BASE = 'https://crm.reset.example';
 
@@ -114,6 +115,27 @@ describe('POST /api/v1/auth/password-reset', () => {
     await workersIdle(t);
     expect(mailsTo(peer, user.email)).toHaveLength(3);
     expect(await resetTokensOf(t, user.userId)).toHaveLength(3);
+  });
+
+  test('wakes a request whose wake-up was lost from the sweep, and sends its mail once', async ({
+    t,
+    org,
+    peer,
+  }) => {
+    const user = await t.createUser(org.orgId, 'member');
+    // 20 seconds old: inside the context's own sweeper's 30-second grace, so only the calls below wake it.
+    const id = await seedLostRequest(t, user.email, 20_000);
+    // Only requests past the grace are swept: a wake-up merely waiting is not doubled.
+    expect(await resetRequestSweep.run(t.services, 60_000)).toBe(0);
+    expect(await resetRequestSweep.run(t.services, 10_000)).toBe(1);
+    await workersIdle(t);
+    expect(mailsTo(peer, user.email)).toHaveLength(1);
+    // Processed: a second run of its job, or another sweep, sends nothing.
+    expect(await runResetRequest(t.services, id)).toBeUndefined();
+    expect(await resetRequestSweep.run(t.services, 0)).toBe(0);
+    await workersIdle(t);
+    expect(mailsTo(peer, user.email)).toHaveLength(1);
+    expect(await mailRowsOf(t, 'password_reset', id)).toHaveLength(1);
   });
 
   test('refuses a body that is not an object, or without a string email, naming email', async ({ t }) => {
