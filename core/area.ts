@@ -40,6 +40,9 @@ export interface SearchSource {
  * A public page or form outside /api/v1 that takes no user token (a proposal's /p/{token}). The
  * REST sub-app mounts it under the per-IP limit of public pages (docs/contracts.md "Consistency rules"); the
  * handler speaks Fetch API Request/Response and answers its own errors (a plain 404 for any bad token).
+ * A public route under /api/v1 (the password reset's, under /api/v1/auth) is an API route instead:
+ * it has the API's per-IP limits, may throw AppError for the house's envelope, and declares its
+ * OpenAPI `operation`.
  */
 export interface PublicRoute {
   method: 'GET' | 'POST';

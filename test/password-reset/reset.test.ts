@@ -1,6 +1,7 @@
 // Locks in the password reset over its public routes with a real SMTP peer: one 202 for every address, the mail with a working link only for a live user (3 an hour at most), confirm setting the password once, ending every session, and refusing a used or expired token, with one winner of two concurrent confirms.
 import { describe, expect } from 'vitest';
 import { resetRequestSweep, runResetRequest } from '../../tools/password-reset/jobs.ts';
+import { cleanupResets } from '../../tools/password-reset/store.ts';
 import { FIXTURE_PASSWORD, readError, type TestContext } from '../fixtures/index.ts';
 import { mailRowsOf, mailsTo, mailTest, workersIdle } from '../fixtures/mail-test.ts';
 import type { SmtpPeer } from '../support/smtp-peer.ts';
@@ -136,6 +137,28 @@ describe('POST /api/v1/auth/password-reset', () => {
     await workersIdle(t);
     expect(mailsTo(peer, user.email)).toHaveLength(1);
     expect(await mailRowsOf(t, 'password_reset', id)).toHaveLength(1);
+  });
+
+  test('cleans up requests and expired tokens older than a day, and nothing newer', async ({
+    t,
+    org,
+    peer,
+  }) => {
+    const user = await t.createUser(org.orgId, 'member');
+    await linkFor(t, peer, user.email);
+    const fresh = await linkFor(t, peer, user.email);
+    await expireResetTokensOf(t, user.userId, 2 * 24 * 60 * 60 * 1000);
+    const old = await seedLostRequest(t, 'old@example.test', 2 * 24 * 60 * 60 * 1000);
+    const before = await resetRequests(t);
+    expect(before.map((r) => r.id)).toContain(old);
+    const removed = await cleanupResets(t.services);
+    // The old request and the user's two (now long expired) tokens.
+    expect(removed).toBe(3);
+    const after = await resetRequests(t);
+    expect(after.map((r) => r.id)).not.toContain(old);
+    expect(after).toHaveLength(before.length - 1);
+    expect(await resetTokensOf(t, user.userId)).toEqual([]);
+    expect((await confirm(t, { token: fresh, password: 'long enough secret' })).status).toBe(400);
   });
 
   test('refuses a body that is not an object, or without a string email, naming email', async ({ t }) => {

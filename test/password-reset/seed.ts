@@ -6,11 +6,11 @@ import { newId } from '../../core/ids.ts';
 import { passwordResetRequests, passwordResetTokens } from '../../tools/password-reset/tables.ts';
 import type { TestContext } from '../fixtures/index.ts';
 
-/** Makes every reset token of the user one that expired a second ago. */
-export async function expireResetTokensOf(t: TestContext, userId: string): Promise<void> {
+/** Makes every reset token of the user one that expired `agoMs` ago (a second by default). */
+export async function expireResetTokensOf(t: TestContext, userId: string, agoMs = 1000): Promise<void> {
   await t.services.db.system
     .update(passwordResetTokens)
-    .set({ expiresAt: new Date(Date.now() - 1000) })
+    .set({ expiresAt: new Date(Date.now() - agoMs) })
     .where(eq(passwordResetTokens.userId, userId));
 }
 

@@ -68,10 +68,12 @@ describe('the time of a reset request', () => {
       `reset timing: median known ${mKnown.toFixed(2)} ms, unknown ${mUnknown.toFixed(2)} ms, IQR ${spread.toFixed(2)} ms`,
     );
     // The route does one insert and one wake-up for every address, so the medians differ only by
-    // noise. The bound, max(3 ms, 25% of the larger median), holds on a loaded 2-core machine where
-    // these requests take a few milliseconds, yet a scrypt hash (tens of milliseconds, as login
-    // spends), an SMTP session or even a user lookup with a token insert on one branch alone would
-    // move that branch's median past it.
-    expect(Math.abs(mKnown - mUnknown)).toBeLessThan(Math.max(3, 0.25 * Math.max(mKnown, mUnknown)));
+    // noise: a few tenths of a millisecond when measured (2-5 ms medians alone, 10-12 ms with two
+    // test files running beside it on 2 cores, where the spread reached 20 ms; interleaving puts a
+    // slow stretch on both series alike, and a median ignores the outliers). The bound, max(5 ms, 40%
+    // of the larger median), leaves room for that load, yet a scrypt hash on one branch (tens of
+    // milliseconds: it moved the known median from 9 to 105 ms when tried) or an SMTP session with
+    // the mail in the request would put that branch's median beyond it.
+    expect(Math.abs(mKnown - mUnknown)).toBeLessThan(Math.max(5, 0.4 * Math.max(mKnown, mUnknown)));
   });
 });

@@ -22,9 +22,9 @@ import { passwordResetRequests, passwordResetTokens, type ResetOutcome } from '.
 
 const HOUR_MS = 60 * 60 * 1000;
 /** How long a reset link works. */
-export const RESET_TOKEN_TTL_MS = HOUR_MS;
+const RESET_TOKEN_TTL_MS = HOUR_MS;
 /** Mails one user receives at most in an hour, whatever the number of requests: more are dropped silently. */
-export const RESET_MAILS_PER_HOUR = 3;
+const RESET_MAILS_PER_HOUR = 3;
 /** The longest text that can be a user's address (core/users.ts emailField). */
 const MAX_ADDRESS_LENGTH = 254;
 
@@ -115,7 +115,7 @@ async function lockedUserByEmail(tx: Executor, address: string) {
   return row;
 }
 
-export interface ProcessedRequest {
+interface ProcessedRequest {
   outcome: ResetOutcome;
   /** The outbox row of the mail, when one was queued: wake it after the commit. */
   mailId?: string;
