@@ -89,7 +89,7 @@ export async function requestReset(
     await wakeRequest(services, id);
   } catch (err) {
     // The row is the truth: the sweep wakes it. The caller's answer must not differ by address, and does not.
-    services.logger.warn({ err, requestId: id }, 'password reset request not woken; the sweep will');
+    services.logger.warn({ err, resetRequestId: id }, 'password reset request not woken; the sweep will');
   }
 }
 
