@@ -16,6 +16,8 @@ const EMBEDDED_ONLY: Record<string, string> = {
   'test/cli-remote.test.ts': 'the crm client of a server; the server side is the REST tests',
   'test/shutdown.test.ts': 'a crm serve process on an embedded DATA_DIR draining on SIGTERM',
   'test/pdf.test.ts': 'renders PDFs from values; no database',
+  'test/support/twilio-peer.test.ts': 'the Twilio-compatible test peer over HTTP; no database',
+  'test/ports/telephony.test.ts': 'the Twilio adapter against the test peer; no database',
   'test/money.test.ts': 'rounding arithmetic; no database',
   'test/records.test.ts': "the record helper's pure rules; no database",
   'test/webhook-signing.test.ts': 'signature bytes; no database',

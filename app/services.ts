@@ -1,5 +1,5 @@
 // The composition root: chooses the adapter of each kernel port from the configuration (PGlite or
-// PostgreSQL, in-process queue or BullMQ, disk or S3, .eml files or SMTP, the chat model) and
+// PostgreSQL, in-process queue or BullMQ, disk or S3, .eml files or SMTP, the chat model, telephony) and
 // builds the services (core/services.ts) once at start-up. It is the one place that names
 // providers/, and it sits outside the kernel so that core/ knows only the ports
 // (docs/architecture.md, "Ports for the outside world").
@@ -24,6 +24,7 @@ import { CredentialUsage } from '../core/usage.ts';
 import { OpenAiChatModel } from '../providers/ai-chat.ts';
 import { SmtpAccountMailer } from '../providers/smtp-account.ts';
 import { SmtpMailer } from '../providers/smtp-mailer.ts';
+import { TwilioProvider } from '../providers/twilio.ts';
 
 export interface CreateServicesOptions {
   logger?: Logger;
@@ -170,6 +171,7 @@ export async function createServices(config: Config, options: CreateServicesOpti
     }),
     secrets,
     ai: config.ai ? new OpenAiChatModel(config.ai) : null,
+    telephony: new TwilioProvider(config.telephony),
     async close() {
       await jobs.close();
       await files.close();

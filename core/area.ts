@@ -5,6 +5,7 @@
 // adding a resource is an area folder and one line there; test/areas.test.ts fails when an area
 // forgets a declaration.
 import type { SQL } from 'drizzle-orm';
+import type { z } from 'zod';
 import type { Permission, ScopedResource } from './access.ts';
 import type { AreaCatalogue } from './catalogue.ts';
 import type { Executor } from './db/client.ts';
@@ -17,7 +18,7 @@ import type { Route } from './route.ts';
 import type { Services } from './services.ts';
 import type { StateMachine } from './state-machine.ts';
 import type { SearchTerms } from './text-search.ts';
-import type { Tool, ToolContext } from './tool.ts';
+import type { Tool, ToolContext, ToolError } from './tool.ts';
 import type { ToolsetName } from './toolsets.ts';
 import type { ChildTable, TrashType } from './trash.ts';
 
@@ -39,12 +40,40 @@ export interface SearchSource {
  * A public page or form outside /api/v1 that takes no user token (a proposal's /p/{token}). The
  * REST sub-app mounts it under the per-IP limit of public pages (docs/contracts.md "Consistency rules"); the
  * handler speaks Fetch API Request/Response and answers its own errors (a plain 404 for any bad token).
+ * A public route under /api/v1 (the password reset's, under /api/v1/auth) is an API route instead:
+ * it has the API's per-IP limits, may throw AppError for the house's envelope, and declares its
+ * OpenAPI `operation`.
  */
 export interface PublicRoute {
   method: 'GET' | 'POST';
   /** Hono path syntax from the root, e.g. `/p/:token`. */
   path: string;
   handle(request: PublicRequest, services: Services): Promise<Response>;
+  /**
+   * How the route appears in the OpenAPI document, when it is an API route clients call (the
+   * password reset's `/api/v1/auth/password-reset`): rest/openapi/document.ts adds an operation for
+   * every public route that declares one. Pages for people and protocol endpoints (OAuth) declare none.
+   */
+  operation?: PublicOperation;
+}
+
+/**
+ * A public route's OpenAPI operation, in the kernel's terms: a JSON body in, a JSON answer out, and
+ * the failures it declares besides the shared ones every public API route can answer (400
+ * validation, 413, 415, 429, 503). No security requirement: a public route takes no token.
+ */
+export interface PublicOperation {
+  operationId: string;
+  summary: string;
+  description: string;
+  /** Its OpenAPI tag: the REST surface's `auth`, or one its area describes in `tags`. */
+  tag: string;
+  /** The JSON body it reads (its JSON Schema is the request body). */
+  input: z.ZodType;
+  /** The success status and the answer's schema. */
+  status: 200 | 201 | 202;
+  output: z.ZodType;
+  errors?: readonly ToolError[];
 }
 
 export interface PublicRequest {

@@ -21,8 +21,9 @@ import {
   type ScopeFamily,
   type Tier,
 } from './access.ts';
-import type { Plan } from './config.ts';
+import { KERNEL_VARIABLES, type Plan } from './config.ts';
 import type { EventName, EventSchemas } from './events.ts';
+import type { AreaSettings } from './settings.ts';
 import { KERNEL_TOOLSETS, type ToolsetName } from './toolsets.ts';
 
 /** What one area brings to the kernel's catalogues; each part optional. */
@@ -41,6 +42,8 @@ export interface AreaCatalogue {
   events?: EventSchemas;
   /** The plan features it gates, each with the lowest plan that has it (core/access.ts PLANS). */
   features?: FeaturePlans;
+  /** The operator's environment variables only it reads (core/settings.ts `defineSettings`). */
+  settings?: AreaSettings<unknown>;
 }
 
 /** Every area's declarations, collected. */
@@ -58,6 +61,8 @@ export interface Catalogue {
   toolsets: ReadonlyMap<ToolsetName, string>;
   /** The toolset names in that order (the order of messages, instructions and the api-keys enum). */
   toolsetNames: readonly [ToolsetName, ...ToolsetName[]];
+  /** The areas' declared settings, checked against the environment when a process starts. */
+  settings: readonly AreaSettings<unknown>[];
   /** Every event name, in area order (the reserved ones of tools/reserved.ts last). */
   eventNames: readonly EventName[];
   /** The payload schema of every event, in that order. */
@@ -130,6 +135,8 @@ export function buildCatalogue(areas: readonly CatalogueSource[]): Catalogue {
   const toolsetOf = owners('Toolset', [...toolsets.keys()]);
   const eventOf = owners('Event', []);
   const featureOf = owners('Feature', []);
+  const variableOf = owners('Setting', KERNEL_VARIABLES);
+  const settings: AreaSettings<unknown>[] = [];
   for (const area of areas) {
     const features = area.brings?.features ?? {};
     for (const [name, plan] of Object.entries(features)) {
@@ -151,6 +158,11 @@ export function buildCatalogue(areas: readonly CatalogueSource[]): Catalogue {
         scopeLabels.set(family, label);
       }
     }
+    const declared = area.brings?.settings;
+    if (declared) {
+      for (const { name } of declared.variables) variableOf.claim(name, area.name);
+      settings.push(declared);
+    }
     const permissions = area.brings?.permissions ?? {};
     for (const [name, tier] of Object.entries(permissions)) {
       if (isPermission(permissions, name) && permissionOf.claim(name, area.name)) tiers.set(name, tier);
@@ -168,5 +180,6 @@ export function buildCatalogue(areas: readonly CatalogueSource[]): Catalogue {
     toolsetNames: [first, ...rest],
     eventNames: [...eventSchemas.keys()],
     eventSchemas,
+    settings,
   };
 }

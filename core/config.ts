@@ -3,12 +3,9 @@
 import { z } from 'zod';
 import type { AiSettings } from './ai.ts';
 import { parseSenderAddress } from './mail.ts';
+import { booleanSetting } from './settings.ts';
 
-const bool = (fallback: boolean) =>
-  z
-    .enum(['true', 'false', '1', '0', 'yes', 'no'])
-    .optional()
-    .transform((v) => (v === undefined ? fallback : v === 'true' || v === '1' || v === 'yes'));
+const bool = booleanSetting;
 
 function commaList(value: string): string[] {
   return value
@@ -114,9 +111,6 @@ const envSchema = z.object({
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool(false),
   // Connected accounts' SMTP servers are tenant input: loopback/private hosts are refused unless true.
   CONNECTED_ACCOUNTS_ALLOW_PRIVATE_HOSTS: bool(false),
-  // OAuth Client ID Metadata Documents are fetched from the URL a client names: loopback/private
-  // hosts (and plain http) are refused unless true (local development and tests).
-  OAUTH_CLIENT_METADATA_ALLOW_PRIVATE: bool(false),
   // Trashed records older than this are deleted for good by the purge job (tools/trash/jobs.ts).
   TRASH_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(30),
   TRASH_PURGE_INTERVAL_MS: z.coerce.number().int().min(10).max(2_147_483_647).default(3_600_000),
@@ -192,6 +186,13 @@ const envSchema = z.object({
   AI_API_KEY: z.string().min(1).optional(),
   AI_MODEL: z.string().min(1).max(200).optional(),
   AI_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(20_000),
+  // The telephony port (core/telephony.ts): Twilio's REST API, or a compatible host (a test peer).
+  TWILIO_API_BASE_URL: z
+    .string()
+    .url()
+    .refine((u) => /^https?:\/\//.test(u), { message: 'an http(s) URL such as https://api.twilio.com' })
+    .default('https://api.twilio.com'),
+  TWILIO_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   // Files go to S3 when S3_BUCKET is set, to DATA_DIR/files otherwise (core/storage.ts).
   S3_BUCKET: z.string().min(1).optional(),
   S3_ENDPOINT: z.string().url().optional(),
@@ -211,7 +212,15 @@ const envSchema = z.object({
 
 export type Plan = z.infer<typeof envSchema>['DEFAULT_PLAN'];
 
+/** The kernel's variables; an area may not declare one of these names (core/settings.ts). */
+export const KERNEL_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
+
 export interface Config {
+  /**
+   * The environment the configuration was loaded from, frozen: the areas' own variables are read
+   * from it by their declared settings (core/settings.ts), which every serving process checks at start.
+   */
+  env: Readonly<Record<string, string | undefined>>;
   port: number;
   host: string;
   dataDir: string;
@@ -233,8 +242,6 @@ export interface Config {
   webhookRetryDelaysMs: number[];
   webhookTimeoutMs: number;
   webhookAllowPrivateTargets: boolean;
-  /** Fetch OAuth Client ID Metadata Documents from loopback/private hosts and over http (tests only). */
-  oauthClientMetadataAllowPrivate: boolean;
   /** Let connected accounts use SMTP servers on loopback/private addresses (development and tests). */
   connectedAccountsAllowPrivateHosts: boolean;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
@@ -266,6 +273,8 @@ export interface Config {
   mailFrom: string;
   /** The chat model (AI_BASE_URL, AI_API_KEY, AI_MODEL); undefined: features answer by their rules. */
   ai: AiSettings | undefined;
+  /** Where the telephony provider's REST API is (TWILIO_API_BASE_URL, no trailing slash) and its time limit. */
+  telephony: { baseUrl: string; timeoutMs: number };
   /** AES-256-GCM key for secrets at rest; undefined uses the key file in DATA_DIR. */
   secretsKey: Buffer | undefined;
   /** Older keys, still accepted for decryption while stored secrets are re-encrypted. */
@@ -335,6 +344,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new Error('Invalid configuration: MAIL_FROM: required when SMTP_URL is set');
   }
   return {
+    env: Object.freeze({ ...env }),
     port: e.PORT,
     host: e.HOST,
     dataDir: e.DATA_DIR,
@@ -356,7 +366,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
     webhookAllowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS,
     connectedAccountsAllowPrivateHosts: e.CONNECTED_ACCOUNTS_ALLOW_PRIVATE_HOSTS,
-    oauthClientMetadataAllowPrivate: e.OAUTH_CLIENT_METADATA_ALLOW_PRIVATE,
     logLevel: e.LOG_LEVEL,
     trashRetentionDays: e.TRASH_RETENTION_DAYS,
     trashPurgeIntervalMs: e.TRASH_PURGE_INTERVAL_MS,
@@ -370,6 +379,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     smtp: e.SMTP_URL,
     mailFrom: e.MAIL_FROM ?? EMBEDDED_MAIL_FROM,
     ai: parseAi(e),
+    telephony: { baseUrl: e.TWILIO_API_BASE_URL.replace(/\/+$/, ''), timeoutMs: e.TWILIO_TIMEOUT_MS },
     secretsKey: e.SECRETS_KEY,
     secretsPreviousKeys: e.SECRETS_KEY_PREVIOUS,
   };

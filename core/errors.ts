@@ -42,6 +42,9 @@ export const ERROR_TABLE = {
   // A status move its state machine (core/state-machine.ts) does not declare.
   invalid_transition: { status: 400, error: 'Invalid transition', mcp: toolError },
   tool_not_enabled: { status: 400, error: 'Tool not enabled', mcp: toolError },
+  // A password-reset token that is unknown, used or expired (tools/password-reset). Not `invalid_token`:
+  // that code is the 401 of a bad bearer credential, and a code decides one status.
+  invalid_reset_token: { status: 400, error: 'Invalid or expired reset token', mcp: toolError },
   authentication_required: {
     status: 401,
     error: 'Authentication required',

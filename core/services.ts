@@ -14,6 +14,7 @@ import type { Mailer } from './mail.ts';
 import type { RateLimits } from './rate-limits.ts';
 import type { SecretBox } from './secrets.ts';
 import type { FileStore } from './storage.ts';
+import type { TelephonyProvider } from './telephony.ts';
 import type { CredentialUsage } from './usage.ts';
 
 export interface Services {
@@ -44,5 +45,7 @@ export interface Services {
   secrets: SecretBox;
   /** The chat model (core/ai.ts) when AI_BASE_URL, AI_API_KEY and AI_MODEL are set; null otherwise. */
   ai: ChatModel | null;
+  /** Messages, calls and conference participants through the organization's provider account (core/telephony.ts). */
+  telephony: TelephonyProvider;
   close(): Promise<void>;
 }

@@ -13,6 +13,7 @@ import {
 import { type CallContext, invokeTool } from '../core/invoke.ts';
 import { fileOutputSchema, type Route } from '../core/route.ts';
 import type { Services } from '../core/services.ts';
+import { checkSettings } from '../core/settings.ts';
 import { readJsonObject } from '../http/body.ts';
 import { type AppEnv, callerOf } from '../http/env.ts';
 import { enforceLimit } from '../http/rate-limit.ts';
@@ -107,6 +108,8 @@ export interface RestAppOptions {
 }
 
 export function createRestApp(services: Services, options: RestAppOptions): Hono<AppEnv> {
+  // The areas' own variables, checked when the server is built (core/settings.ts).
+  checkSettings(services.config, CATALOGUE.settings);
   const rest = new Hono<AppEnv>();
   // The root says where things are, for someone who opens the server's address in a browser.
   rest.get('/', (c) =>

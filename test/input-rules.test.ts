@@ -98,6 +98,8 @@ for (const route of ROUTES) {
   const body = kitOfTool(KITS, route.tool.name)?.bodies[route.tool.name];
   if (body && route.method !== 'GET') BODIES[`${route.method} /api/v1${route.path}`] = body;
 }
+// The areas' public routes under /api/v1 (no tool) bring theirs by route.
+for (const kit of KITS) Object.assign(BODIES, kit.publicBodies ?? {});
 
 /** Every write route the app serves, REST table and hand-mounted auth/admin routes alike. */
 function writeRoutes(t: TestContext): { method: string; path: string }[] {

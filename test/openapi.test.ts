@@ -13,7 +13,7 @@ import type {
   RefObject,
   ResponseObject,
 } from '../rest/openapi.ts';
-import { CATALOGUE, ROUTES } from '../tools/index.ts';
+import { CATALOGUE, PUBLIC_ROUTES, ROUTES } from '../tools/index.ts';
 import { flagOverdue } from '../tools/invoices/jobs.ts';
 import { listLeads } from '../tools/leads/tools.ts';
 import { reservedCatalogue } from '../tools/reserved.ts';
@@ -46,6 +46,9 @@ const ERROR_REF = '#/components/schemas/Error';
 const SUBSCRIBABLE_EVENTS = subscribableEvents(CATALOGUE.eventNames);
 const createWebhook = createWebhookTool(CATALOGUE.eventNames);
 const AUTH_PATHS = ['/api/v1/auth/signup', '/api/v1/auth/login', '/api/v1/auth/refresh'];
+/** The areas' public routes that declare an operation (core/area.ts PublicRoute.operation). */
+const PUBLIC_OPERATIONS = PUBLIC_ROUTES.filter((route) => route.operation !== undefined);
+const PUBLIC_OPERATION_PATHS = PUBLIC_OPERATIONS.map((route) => route.path);
 
 // The file's context and the document it serves, read once (built on first use).
 const test = fileTest().extend('doc', { scope: 'file' }, async ({ t }) => {
@@ -151,8 +154,8 @@ describe('GET /api/v1/openapi.json', () => {
       expect(op?.tags).toHaveLength(1);
       expect(op?.responses[String(route.status)]).toBeDefined();
     }
-    // Nothing beyond the route table and the three auth routes.
-    expect(operations(doc)).toHaveLength(ROUTES.length + AUTH_PATHS.length);
+    // Nothing beyond the route table, the three auth routes and the public routes declaring an operation.
+    expect(operations(doc)).toHaveLength(ROUTES.length + AUTH_PATHS.length + PUBLIC_OPERATIONS.length);
     const ids = operations(doc).map(({ op }) => op.operationId);
     expect(new Set(ids).size).toBe(ids.length);
   });
@@ -169,12 +172,12 @@ describe('GET /api/v1/openapi.json', () => {
     for (const { op } of operations(doc)) for (const tag of op.tags) expect(declared).toContain(tag);
   });
 
-  test('gives every operation 401 (all but signup, which takes no credential) and 429 with the Error envelope', ({
+  test('gives every operation 401 (all but signup and the public routes, which take no credential) and 429 with the Error envelope', ({
     doc,
   }) => {
     for (const { path, method, op } of operations(doc)) {
       const where = `${method.toUpperCase()} ${path}`;
-      if (path !== '/api/v1/auth/signup')
+      if (path !== '/api/v1/auth/signup' && !PUBLIC_OPERATION_PATHS.includes(path))
         expect(errorSchemaRef(doc, op.responses['401']), where).toBe(ERROR_REF);
       expect(errorSchemaRef(doc, op.responses['429']), where).toBe(ERROR_REF);
       expect(errorSchemaRef(doc, op.responses['400']), where).toBe(ERROR_REF);
@@ -290,8 +293,35 @@ describe('GET /api/v1/openapi.json', () => {
     expect(scheme?.description).toContain('pat_');
     expect(scheme?.description).toMatch(/OAuth/);
     for (const { op } of operations(doc)) {
-      if (op.security !== undefined) expect(AUTH_PATHS.some((p) => doc.paths[p]?.post === op)).toBe(true);
+      if (op.security !== undefined)
+        expect([...AUTH_PATHS, ...PUBLIC_OPERATION_PATHS].some((p) => doc.paths[p]?.post === op)).toBe(true);
     }
+  });
+
+  test('documents the public routes whose area declares an operation (the password reset) like the auth routes', ({
+    doc,
+  }) => {
+    expect(PUBLIC_OPERATION_PATHS).toEqual(
+      expect.arrayContaining(['/api/v1/auth/password-reset', '/api/v1/auth/password-reset/confirm']),
+    );
+    for (const route of PUBLIC_OPERATIONS) {
+      const op = operationAt(doc, route.path, METHOD_KEYS[route.method]);
+      expect(op.operationId).toBe(route.operation?.operationId);
+      expect(op.security, route.path).toEqual([]);
+      expect(op.tags).toEqual([route.operation?.tag]);
+      expect(op.responses[String(route.operation?.status)]).toBeDefined();
+      expect(op.responses['429']).toBeDefined();
+    }
+    const request = operationAt(doc, '/api/v1/auth/password-reset', 'post');
+    expect(request.requestBody?.content['application/json']?.schema.required).toEqual(['email']);
+    expect(
+      resolveResponse(doc, request.responses['202'])?.content?.['application/json']?.schema,
+    ).toMatchObject({ properties: { message: { type: 'string' } } });
+    const confirm = operationAt(doc, '/api/v1/auth/password-reset/confirm', 'post');
+    expect(confirm.requestBody?.content['application/json']?.schema.required).toEqual(['token', 'password']);
+    expect(resolveResponse(doc, confirm.responses['400'])?.description).toContain('invalid_reset_token');
+    // Pages for people declare no operation.
+    expect(doc.paths['/reset-password']).toBeUndefined();
   });
 
   test('defines the Error envelope with details and room for extra keys', ({ doc }) => {

@@ -42,6 +42,7 @@ import { createMeArea } from './me/index.ts';
 import { oauthCatalogue } from './oauth/catalogue.ts';
 import { createOauthArea } from './oauth/index.ts';
 import { opportunitiesArea } from './opportunities/index.ts';
+import { passwordResetArea } from './password-reset/index.ts';
 import { projectTemplatesArea } from './project-templates/index.ts';
 import { projectsArea } from './projects/index.ts';
 import { proposalsArea } from './proposals/index.ts';
@@ -150,6 +151,7 @@ const AREA_LIST = [
   },
   filesArea,
   workflowsArea,
+  passwordResetArea,
   surveysArea,
 ] as const satisfies readonly AreaEntry[];
 

@@ -8,7 +8,8 @@
 import type { Config } from '../core/config.ts';
 import type { JobHandlers, JobRegistry, Relay, Schedule, Sweep } from '../core/jobs.ts';
 import type { Services } from '../core/services.ts';
-import { JOBS, RELAYS, SCHEDULES, SWEEPS } from '../tools/index.ts';
+import { checkSettings } from '../core/settings.ts';
+import { CATALOGUE, JOBS, RELAYS, SCHEDULES, SWEEPS } from '../tools/index.ts';
 
 export interface BackgroundWorkOptions {
   relayIntervalMs?: number;
@@ -102,6 +103,8 @@ export async function startBackgroundWork(
   options: BackgroundWorkOptions = {},
 ): Promise<BackgroundWork> {
   const declared = options.declared ?? DECLARED;
+  // The areas' own variables, checked before any work starts (core/settings.ts).
+  checkSettings(services.config, CATALOGUE.settings);
   const relayIntervalMs = options.relayIntervalMs ?? 250;
   const sweepIntervalMs = options.sweepIntervalMs ?? 5000;
   const sweepGraceMs = options.sweepGraceMs ?? 30_000;

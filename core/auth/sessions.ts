@@ -207,3 +207,32 @@ async function revokeFamily(tx: Executor, familyId: string, now: Date): Promise<
     .set({ revokedAt: now })
     .where(and(eq(refreshTokens.familyId, familyId), isNull(refreshTokens.revokedAt)));
 }
+
+/**
+ * Ends every session of a user: each of their refresh tokens not yet revoked is revoked, so no
+ * login, signup or refresh of theirs can renew a session (the JWTs already issued live out their
+ * SESSION_TTL_SECONDS). Answers how many were revoked.
+ */
+export async function revokeUserRefreshTokens(tx: Executor, userId: string, now: Date): Promise<number> {
+  const revoked = await tx
+    .update(refreshTokens)
+    .set({ revokedAt: now })
+    .where(and(eq(refreshTokens.userId, userId), isNull(refreshTokens.revokedAt)))
+    .returning({ id: refreshTokens.id });
+  return revoked.length;
+}
+
+/**
+ * Sets a user's password (its hash, made with core/auth/passwords.ts hashPassword before the
+ * transaction: scrypt is slow) and ends every session of theirs, in the caller's transaction: the
+ * password reset's confirm. Answers how many refresh tokens were revoked.
+ */
+export async function replacePassword(
+  tx: Executor,
+  userId: string,
+  passwordHash: string,
+  now: Date,
+): Promise<number> {
+  await tx.update(users).set({ passwordHash, updatedAt: now }).where(eq(users.id, userId));
+  return revokeUserRefreshTokens(tx, userId, now);
+}

@@ -1,11 +1,12 @@
-// The OpenAPI 3.1 document: the auth operations, the route table's operations, the tags the
-// areas describe and the shared components.
+// The OpenAPI 3.1 document: the auth operations, the operations the areas' public routes declare
+// (core/area.ts PublicRoute.operation), the route table's operations, the tags the areas describe and
+// the shared components.
 import { createRequire } from 'node:module';
 import { z } from 'zod';
 import { SESSION_TTL_SECONDS } from '../../core/auth/jwt.ts';
 import type { Route } from '../../core/route.ts';
-import { TAG_DESCRIPTIONS as AREA_TAG_DESCRIPTIONS } from '../../tools/index.ts';
-import { authOperations } from './auth-operations.ts';
+import { TAG_DESCRIPTIONS as AREA_TAG_DESCRIPTIONS, PUBLIC_ROUTES } from '../../tools/index.ts';
+import { authOperations, publicRouteOperations } from './auth-operations.ts';
 import { errorEnvelopeSchema, RATE_LIMIT_HEADERS, SHARED_RESPONSES, schemaOf } from './components.ts';
 import { toolOperation } from './paths.ts';
 import type { OpenApiDocument, OperationMethod, OperationObject, PathItemObject } from './types.ts';
@@ -34,7 +35,7 @@ const DOCUMENT_DESCRIPTION = [
 
 /** The auth routes are the REST surface's own; every other tag is described by the area that introduces it. */
 const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
-  auth: 'Sign up, log in and refresh a session. These routes need no token.',
+  auth: 'Sign up, log in, refresh a session and reset a forgotten password. These routes need no token.',
   ...AREA_TAG_DESCRIPTIONS,
 };
 
@@ -46,8 +47,8 @@ function packageVersion(): string {
 }
 
 /**
- * Builds the OpenAPI 3.1 document of the public auth routes, the given REST route table and the
- * webhook deliveries of the given events.
+ * Builds the OpenAPI 3.1 document of the public auth routes, the areas' public routes that declare
+ * an operation, the given REST route table and the webhook deliveries of the given events.
  */
 export function buildOpenApiDocument(
   routes: readonly Route[],
@@ -69,7 +70,10 @@ export function buildOpenApiDocument(
     for (const tag of operation.tags) if (!tags.includes(tag)) tags.push(tag);
   };
 
-  for (const { path, operation } of authOperations()) add(path, 'post', operation);
+  for (const { path, method, operation } of authOperations()) add(path, method, operation);
+  // The areas' public API routes that declare an operation (the password reset), beside the auth routes.
+  for (const { path, method, operation } of publicRouteOperations(PUBLIC_ROUTES))
+    add(path, method, operation);
   for (const route of routes) {
     const { path, method, operation } = toolOperation(route);
     // One tool may serve two methods (PUT and PATCH both merge on the sales records), and

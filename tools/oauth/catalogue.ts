@@ -1,7 +1,8 @@
 // What the oauth area brings to the kernel's catalogues: its role permissions (owners and admins
 // manage the organization's OAuth apps; everyone sees and revokes their own
-// installations) and its token scope family. Its tools join the `admin` toolset of the users area.
+// installations), its token scope family and its operator setting (settings.ts). Its tools join the `admin` toolset of the users area.
 import type { AreaCatalogue } from '../../core/catalogue.ts';
+import { oauthSettings } from './settings.ts';
 
 export const oauthCatalogue = {
   permissions: {
@@ -9,6 +10,7 @@ export const oauthCatalogue = {
     'oauth.installations.view_own': 'read',
   },
   scopes: { oauth: 'OAuth apps and installations' },
+  settings: oauthSettings,
 } as const satisfies AreaCatalogue;
 
 type OauthPermissions = (typeof oauthCatalogue)['permissions'];

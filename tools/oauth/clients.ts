@@ -14,6 +14,7 @@ import { hashToken, safeEqual } from '../../core/auth/tokens.ts';
 import { newId } from '../../core/ids.ts';
 import { resolvePublicAddress } from '../../core/network-guard.ts';
 import type { Services } from '../../core/services.ts';
+import { oauthSettings } from './settings.ts';
 import { oauthClients } from './tables.ts';
 
 export type ClientRow = typeof oauthClients.$inferSelect;
@@ -149,7 +150,7 @@ async function fetchMetadata(
   url: URL,
   services: Services,
 ): Promise<{ doc: z.infer<typeof metadataDocument>; seconds: number }> {
-  const allowPrivate = services.config.oauthClientMetadataAllowPrivate;
+  const allowPrivate = oauthSettings.of(services.config).OAUTH_CLIENT_METADATA_ALLOW_PRIVATE;
   let agent: Agent | undefined;
   try {
     if (!allowPrivate) {
@@ -229,7 +230,7 @@ async function metadataClient(url: URL, services: Services, now: Date): Promise<
 export async function resolveClient(clientId: string, services: Services, now: Date): Promise<ClientRow> {
   if (clientId.length === 0) throw new ClientProblem('The request names no client_id.');
   if (clientId.length > 2000) throw new ClientProblem('The client_id is too long.');
-  const url = metadataUrl(clientId, services.config.oauthClientMetadataAllowPrivate);
+  const url = metadataUrl(clientId, oauthSettings.of(services.config).OAUTH_CLIENT_METADATA_ALLOW_PRIVATE);
   if (url) return metadataClient(url, services, now);
   const [row] = await services.db.system
     .select()
