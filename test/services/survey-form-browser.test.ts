@@ -4,7 +4,7 @@ import type { BrowserContext } from 'playwright-core';
 import { describe, expect } from 'vitest';
 import { fileTest, readOutput, type TestContext, type TestOrg, TOOL } from '../fixtures/index.ts';
 import { launchChromiumForFile, serveAppForFile } from '../support/browser.ts';
-import { activeSurvey } from './helpers.ts';
+import { activeSurvey } from '../surveys/helpers.ts';
 
 // The file's app served on a local port, a chromium with script on and one with script off.
 const test = fileTest({ plan: 'pro', options: { withoutRateLimits: true } })
