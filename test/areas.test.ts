@@ -216,6 +216,7 @@ describe('area declarations', () => {
       'project',
       'proposal',
       'scheduled email',
+      'survey',
       'task',
       'workflow',
     ]);

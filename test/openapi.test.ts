@@ -31,10 +31,12 @@ import {
   fileTest,
   insertConnectedAccountRow,
   postInbound,
+  readOutput,
   scheduleBody,
   scheduleEmail,
   sendProposal,
   sendScheduledEmail,
+  TOOL,
 } from './fixtures/index.ts';
 import { createAt } from './fixtures/kit-helpers.ts';
 import { json, type TestContext, type TestOrg } from './helpers.ts';
@@ -650,7 +652,8 @@ describe('the webhooks section', () => {
     doc,
   }) => {
     const ajv = createSchemaValidator();
-    const org = await t.createOrg({ plan: 'starter' });
+    // pro: surveys (form.submitted) need the plan feature.
+    const org = await t.createOrg({ plan: 'pro' });
     const scope = { t, org };
     const send = async (method: HttpMethod, path: string, body?: Record<string, unknown>) => {
       const res = await t.request(method, `/api/v1${path}`, { token: org.token, ...(body ? { body } : {}) });
@@ -687,6 +690,7 @@ describe('the webhooks section', () => {
     });
     await writeBillingEvents(scope);
     await writeMailAndWorkflowEvents(scope);
+    await writeSurveyEvent(scope);
     await send('DELETE', `/leads/${leadId}`);
     const rows = await t.services.db.system
       .select({ event: outboxEvents.event, data: outboxEvents.data })
@@ -790,6 +794,21 @@ async function writeMailAndWorkflowEvents(scope: { t: TestContext; org: TestOrg 
   }
   const workflow = await createWorkflow(t, org);
   await enrollLeadIn(t, org, workflow._id, { lead_id: leadId });
+}
+
+/** form.submitted: a JSON response on the public form of an activated survey. */
+async function writeSurveyEvent(scope: { t: TestContext; org: TestOrg }): Promise<void> {
+  const { t, org } = scope;
+  const surveyId = await createAt(scope, '/api/v1/surveys', 'survey', {
+    name: 'Payload survey',
+    questions: [{ id: 'score', type: 'nps', text: 'How likely?', required: true }],
+  });
+  const activated = await t.request('POST', `/api/v1/surveys/${surveyId}/activate`, { token: org.token });
+  const { survey } = await readOutput(activated, TOOL.activate_survey);
+  const answered = await t.request('POST', `${new URL(survey.public_url ?? '').pathname}/responses`, {
+    body: { answers: { score: 9 }, email: 'buyer@mail.example' },
+  });
+  expect(answered.status).toBe(201);
 }
 
 /** A delivery schema whose `data` is any object, as it was before payloads were declared. */

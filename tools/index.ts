@@ -49,6 +49,7 @@ import { proposalsArea } from './proposals/index.ts';
 import { reservedCatalogue } from './reserved.ts';
 import { createSearchArea } from './search/index.ts';
 import { smartViewsArea } from './smart-views/index.ts';
+import { surveysArea } from './surveys/index.ts';
 import { tasksArea } from './tasks/index.ts';
 import { createTrashArea } from './trash/index.ts';
 import { createUsersArea } from './users/index.ts';
@@ -151,6 +152,7 @@ const AREA_LIST = [
   filesArea,
   workflowsArea,
   passwordResetArea,
+  surveysArea,
 ] as const satisfies readonly AreaEntry[];
 
 /**

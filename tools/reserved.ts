@@ -1,8 +1,9 @@
 // What the specification names for areas not built yet: events a webhook subscription may already
 // list (nothing emits them) and plan features no tool checks yet. Collected with the areas in
 // tools/index.ts, so the catalogues hold every name of the specification while core/ holds none.
-// When an area is built (telephony, forms, surveys), it moves its entries from here into its own
-// folder's declaration (docs/decisions.md "Event names and plan features declared by areas").
+// When an area is built (telephony), it moves its entries from here into its own folder's
+// declaration (docs/decisions.md "Event names and plan features declared by areas"): the surveys
+// area took `form.submitted` and the `surveys` feature (tools/surveys/events.ts, catalogue.ts).
 import { z } from 'zod';
 import type { AreaCatalogue } from '../core/catalogue.ts';
 import type { PayloadsOf } from '../core/events.ts';
@@ -15,13 +16,12 @@ const unspecifiedPayload = z
 const reservedEvents = {
   'sms.received': unspecifiedPayload,
   'sms.sent': unspecifiedPayload,
-  'form.submitted': unspecifiedPayload,
 };
 
 export const reservedCatalogue = {
   events: reservedEvents,
   // Plan features whose areas are not built yet, with the lowest plan that has each.
-  features: { surveys: 'pro', call_monitoring: 'enterprise' },
+  features: { call_monitoring: 'enterprise' },
 } as const satisfies AreaCatalogue;
 
 type ReservedEvents = PayloadsOf<typeof reservedEvents>;

@@ -24,8 +24,15 @@ export async function serveAppForFile({ t }: { t: TestContext }, { onCleanup }: 
   return `http://127.0.0.1:${address.port}`;
 }
 
-/** A fixture launching chromium with `viewport`, for `test.extend('browser', { scope: 'file' }, ...)`. */
-export function launchChromiumForFile(profilePrefix: string, viewport: { width: number; height: number }) {
+/**
+ * A fixture launching chromium with `viewport`, for `test.extend('browser', { scope: 'file' }, ...)`;
+ * `javaScriptEnabled: false` for a browser with script off (a page that must work without it).
+ */
+export function launchChromiumForFile(
+  profilePrefix: string,
+  viewport: { width: number; height: number },
+  options: { javaScriptEnabled?: boolean } = {},
+) {
   // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern; the browser has none.
   return async ({}, { onCleanup }: OnCleanup): Promise<BrowserContext> => {
     // .ci/run installs Debian's chromium; without it these tests must fail, not pass by skipping.
@@ -37,6 +44,7 @@ export function launchChromiumForFile(profilePrefix: string, viewport: { width: 
         executablePath: CHROMIUM,
         headless: true,
         viewport,
+        javaScriptEnabled: options.javaScriptEnabled ?? true,
         args: [
           '--no-sandbox',
           '--disable-gpu',
