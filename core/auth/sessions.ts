@@ -213,7 +213,7 @@ async function revokeFamily(tx: Executor, familyId: string, now: Date): Promise<
  * login, signup or refresh of theirs can renew a session (the JWTs already issued live out their
  * SESSION_TTL_SECONDS). Answers how many were revoked.
  */
-export async function revokeUserRefreshTokens(tx: Executor, userId: string, now: Date): Promise<number> {
+async function revokeUserRefreshTokens(tx: Executor, userId: string, now: Date): Promise<number> {
   const revoked = await tx
     .update(refreshTokens)
     .set({ revokedAt: now })
