@@ -52,6 +52,11 @@ export interface FileStore {
   /** Size and type, or null when there is no such file. */
   head(key: string): Promise<StoredFileInfo | null>;
   get(key: string): Promise<StoredFile | null>;
+  /**
+   * The first `bytes` bytes of the file (fewer when it is shorter), or null when there is no such
+   * file: enough to check what a file is by its leading bytes without reading all of it.
+   */
+  readStart(key: string, bytes: number): Promise<Uint8Array | null>;
   /** Deleting a missing file is not an error. */
   delete(key: string): Promise<void>;
   signedUploadUrl(key: string, options: SignedUploadOptions): Promise<SignedUpload>;
@@ -100,6 +105,14 @@ export function assertContentType(contentType: string): void {
 export function assertLinkSeconds(expiresIn: number): void {
   if (!Number.isInteger(expiresIn) || expiresIn < 1 || expiresIn > MAX_LINK_SECONDS)
     throw invalid('expires_in', `must be a whole number of seconds from 1 to ${MAX_LINK_SECONDS}`);
+}
+
+/** How many leading bytes readStart may ask for: a check of a file's kind, not a download. */
+const MAX_START_BYTES = 64 * 1024;
+
+export function assertStartBytes(bytes: number): void {
+  if (!Number.isInteger(bytes) || bytes < 1 || bytes > MAX_START_BYTES)
+    throw invalid('bytes', `must be a whole number of bytes from 1 to ${MAX_START_BYTES}`);
 }
 
 export function assertMaxBytes(maxBytes: number): void {
@@ -328,6 +341,20 @@ export class DiskFileStore implements FileStore {
     const file = await this.openFile(key);
     if (!file) return null;
     return { ...file.info, body: streamFrom(file.handle, file.start) };
+  }
+
+  async readStart(key: string, bytes: number): Promise<Uint8Array | null> {
+    assertFileKey(key);
+    assertStartBytes(bytes);
+    const file = await this.openFile(key);
+    if (!file) return null;
+    try {
+      const start = new Uint8Array(Math.min(bytes, file.info.size));
+      const { bytesRead } = await file.handle.read(start, 0, start.length, file.start);
+      return start.subarray(0, bytesRead);
+    } finally {
+      await file.handle.close();
+    }
   }
 
   async delete(key: string): Promise<void> {

@@ -14,6 +14,7 @@ import {
   assertFileKey,
   assertLinkSeconds,
   assertMaxBytes,
+  assertStartBytes,
   contentDisposition,
   type FileStore,
   type SignedDownloadOptions,
@@ -93,6 +94,24 @@ export class S3FileStore implements FileStore {
       };
     } catch (err) {
       if (isMissing(err)) return null;
+      throw err;
+    }
+  }
+
+  async readStart(key: string, bytes: number): Promise<Uint8Array | null> {
+    assertFileKey(key);
+    assertStartBytes(bytes);
+    try {
+      const out = await this.client.send(
+        new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: `bytes=0-${bytes - 1}` }),
+      );
+      if (!out.Body) throw new Error(`S3 answered GET ${key} without a body`);
+      // A service that ignores Range answers the whole object: only the asked-for bytes are kept.
+      return (await out.Body.transformToByteArray()).subarray(0, bytes);
+    } catch (err) {
+      if (isMissing(err)) return null;
+      // An empty object has no byte 0: S3 answers 416 to any range of it.
+      if (err instanceof S3ServiceException && err.$metadata.httpStatusCode === 416) return new Uint8Array(0);
       throw err;
     }
   }

@@ -1,0 +1,262 @@
+// The avatars store: who may set whose avatar, the keys avatars are uploaded under, the check of
+// the stored bytes (size and leading bytes), and the switch of a target's `avatar_url` to a newly
+// confirmed upload. The stored object is never trusted for what the client declared: its size is
+// read from the store and its kind from its first bytes (docs/security.md "Avatars").
+import { randomBytes } from 'node:crypto';
+import { and, eq, isNotNull } from 'drizzle-orm';
+import { type RoleTable, roleHas } from '../../core/access.ts';
+import type { AuthContext } from '../../core/auth-context.ts';
+import type { Executor } from '../../core/db/client.ts';
+import { organizations, users } from '../../core/db/schema.ts';
+import { AppError } from '../../core/errors.ts';
+import { getOrganization, type OrganizationRecord, serializeOrganization } from '../../core/organizations.ts';
+import type { FileStore } from '../../core/storage.ts';
+import { getLiveUser, lockLiveUser, serializeUser, type UserRecord } from '../../core/users.ts';
+import { type AvatarRow, avatars } from './tables.ts';
+
+/** The image types an avatar may have. */
+export const AVATAR_TYPES = ['image/png', 'image/jpeg', 'image/webp'] as const;
+export type AvatarType = (typeof AVATAR_TYPES)[number];
+
+/** What an avatar is the picture of. */
+export const TARGET_TYPES = ['user', 'organization'] as const;
+export type TargetType = (typeof TARGET_TYPES)[number];
+
+/** 5 MiB: the largest avatar. */
+export const MAX_AVATAR_BYTES = 5_242_880;
+
+/** How long an upload link stays valid: 15 minutes. */
+export const AVATAR_UPLOAD_SECONDS = 900;
+
+/** How long the download link an avatar URL redirects to stays valid: 10 minutes. */
+export const AVATAR_VIEW_SECONDS = 600;
+
+/**
+ * How long a browser may reuse the redirect: well inside the link's lifetime, so a cached redirect
+ * never points at an expired link, and short enough that a replaced avatar shows within minutes.
+ */
+export const AVATAR_REDIRECT_CACHE_SECONDS = 300;
+
+const EXTENSIONS: Record<AvatarType, string> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/webp': 'webp',
+};
+
+/** An avatar's public id: 128 random bits as 32 hex characters, unguessable (its URL needs no token). */
+export const AVATAR_ID = /^[0-9a-f]{32}$/;
+
+const random128 = () => randomBytes(16).toString('hex');
+
+/** `org/<orgId>/avatars/<32 hex>.<ext>`: a fresh key, never chosen by the caller. */
+function newAvatarKey(orgId: string, type: AvatarType): string {
+  return `org/${orgId}/avatars/${random128()}.${EXTENSIONS[type]}`;
+}
+
+/** The stable URL of an avatar: PUBLIC_BASE_URL + /avatars/<id>, served without a token. */
+export function avatarUrl(publicBaseUrl: string, id: string): string {
+  return `${publicBaseUrl}/avatars/${id}`;
+}
+
+/** How many leading bytes tell the three image types apart. */
+export const MAGIC_BYTES = 12;
+
+/**
+ * The image type the leading bytes show, or null for anything else: PNG `89 50 4E 47 0D 0A 1A 0A`,
+ * JPEG `FF D8 FF`, WEBP `RIFF` <4 bytes of size> `WEBP`.
+ */
+export function imageTypeOf(start: Uint8Array): AvatarType | null {
+  const starts = (offset: number, bytes: readonly number[]) =>
+    start.length >= offset + bytes.length && bytes.every((b, i) => start[offset + i] === b);
+  if (starts(0, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'image/png';
+  if (starts(0, [0xff, 0xd8, 0xff])) return 'image/jpeg';
+  if (starts(0, [0x52, 0x49, 0x46, 0x46]) && starts(8, [0x57, 0x45, 0x42, 0x50])) return 'image/webp';
+  return null;
+}
+
+export interface AvatarTarget {
+  type: TargetType;
+  id: string;
+}
+
+function keyProblem(message: string): AppError {
+  return new AppError('validation_failed', { details: [{ field: 'key', message, code: 'invalid' }] });
+}
+
+/**
+ * Checks that the caller may set the avatar of `target`, in the caller's tenant: their own user
+ * always; another user of the organization with `users.edit`; the organization itself only as its
+ * owner. A user or organization the tenant cannot see is a 404, before any 403, so another
+ * organization's ids answer as if they did not exist.
+ */
+export async function assertMayTarget(
+  db: Executor,
+  auth: AuthContext,
+  access: RoleTable,
+  target: AvatarTarget,
+): Promise<void> {
+  if (target.type === 'user') {
+    if (target.id !== auth.userId) {
+      await getLiveUser(db, auth.orgId, target.id);
+      if (!roleHas(access, auth.role, 'users.edit'))
+        throw new AppError('forbidden', {
+          message: "Setting another user's avatar needs the users.edit permission",
+          extra: { required_permission: 'users.edit' },
+        });
+    }
+    return;
+  }
+  if (target.id !== auth.orgId) throw new AppError('not_found', { message: 'Organization not found' });
+  if (auth.role !== 'owner')
+    throw new AppError('forbidden', { message: "Only the owner may set the organization's avatar" });
+}
+
+/** Writes the pending upload of an avatar and answers its key; the link is signed by the caller. */
+export async function insertPendingAvatar(
+  db: Executor,
+  auth: AuthContext,
+  input: { target: AvatarTarget; contentType: AvatarType; sizeBytes: number },
+  now: Date,
+): Promise<string> {
+  const key = newAvatarKey(auth.orgId, input.contentType);
+  await db.insert(avatars).values({
+    id: random128(),
+    orgId: auth.orgId,
+    targetType: input.target.type,
+    targetId: input.target.id,
+    storageKey: key,
+    contentType: input.contentType,
+    sizeBytes: input.sizeBytes,
+    createdBy: auth.userId,
+    createdAt: now,
+    updatedAt: now,
+  });
+  return key;
+}
+
+/**
+ * The avatar upload `key` names for `target` in the caller's organization, or a 400 naming `key`:
+ * another organization's key is invisible under row-level security and answers the same.
+ */
+export async function uploadOf(
+  db: Executor,
+  orgId: string,
+  key: string,
+  target: AvatarTarget,
+): Promise<AvatarRow> {
+  const [row] = await db
+    .select()
+    .from(avatars)
+    .where(and(eq(avatars.orgId, orgId), eq(avatars.storageKey, key)))
+    .limit(1);
+  if (!row)
+    throw keyProblem(
+      'must be a key returned by POST /api/v1/files/avatar/upload-url for your organization (and not replaced since)',
+    );
+  if (row.targetType !== target.type || row.targetId !== target.id)
+    throw keyProblem(`was issued for the avatar of another ${row.targetType}, not of this ${target.type}`);
+  return row;
+}
+
+/**
+ * Checks the stored object of a pending upload against what its link was asked for: it must exist,
+ * have exactly the declared size (at most 5 MiB) and start with the bytes of the declared image
+ * type. An object that fails is deleted, so it can never become an avatar; the answer is a 400
+ * naming `key`. Runs outside the request's transaction (network calls to the store).
+ */
+export async function checkStoredAvatar(store: FileStore, upload: AvatarRow): Promise<void> {
+  const key = upload.storageKey;
+  const info = await store.head(key);
+  if (!info) throw keyProblem('no file was uploaded under this key (PUT it to upload_url first)');
+  if (info.size > MAX_AVATAR_BYTES || info.size !== upload.sizeBytes) {
+    await store.delete(key);
+    throw keyProblem(
+      `the uploaded file has ${info.size} bytes, not the ${upload.sizeBytes} declared in size_bytes (at most ${MAX_AVATAR_BYTES}); it was deleted`,
+    );
+  }
+  const shown = imageTypeOf((await store.readStart(key, MAGIC_BYTES)) ?? new Uint8Array(0));
+  if (shown !== upload.contentType) {
+    await store.delete(key);
+    throw keyProblem(
+      shown === null
+        ? `the uploaded file is not a PNG, JPEG or WEBP image (its first bytes say so), though ${upload.contentType} was declared; it was deleted`
+        : `the uploaded file is ${shown} by its first bytes, not the ${upload.contentType} declared in mime_type; it was deleted`,
+    );
+  }
+}
+
+export type ConfirmedTarget = { user: UserRecord } | { organization: OrganizationRecord };
+
+async function targetRecord(db: Executor, orgId: string, target: AvatarTarget): Promise<ConfirmedTarget> {
+  if (target.type === 'user') {
+    const [row] = await db
+      .select()
+      .from(users)
+      .where(and(eq(users.orgId, orgId), eq(users.id, target.id)));
+    if (!row) throw new AppError('not_found', { message: 'User not found' });
+    return { user: serializeUser(row) };
+  }
+  return { organization: serializeOrganization(await getOrganization(db, orgId)) };
+}
+
+/**
+ * Makes a checked upload the target's avatar: the target's previous avatar row goes (its object is
+ * returned for deletion after the commit), the upload is confirmed, and the target's `avatar_url`
+ * points at it. Confirming the current avatar again changes nothing.
+ */
+export async function confirmAvatar(
+  db: Executor,
+  orgId: string,
+  upload: AvatarRow,
+  url: string,
+  now: Date,
+): Promise<{ record: ConfirmedTarget; replacedKey: string | null }> {
+  const target: AvatarTarget = {
+    type: upload.targetType === 'user' ? 'user' : 'organization',
+    id: upload.targetId,
+  };
+  // The target first, then the upload: every confirmation of one target takes the same locks in
+  // the same order, so two of them take turns instead of both replacing "the previous" avatar.
+  if (target.type === 'user') await lockLiveUser(db, orgId, target.id);
+  else
+    await db
+      .select({ id: organizations.id })
+      .from(organizations)
+      .where(eq(organizations.id, orgId))
+      .for('update');
+  const [fresh] = await db.select().from(avatars).where(eq(avatars.id, upload.id)).for('update');
+  if (!fresh) throw keyProblem('the upload was replaced by another avatar meanwhile');
+  if (fresh.confirmedAt !== null) return { record: await targetRecord(db, orgId, target), replacedKey: null };
+  const [previous] = await db
+    .delete(avatars)
+    .where(
+      and(
+        eq(avatars.orgId, orgId),
+        eq(avatars.targetType, target.type),
+        eq(avatars.targetId, target.id),
+        isNotNull(avatars.confirmedAt),
+      ),
+    )
+    .returning({ storageKey: avatars.storageKey });
+  await db.update(avatars).set({ confirmedAt: now, updatedAt: now }).where(eq(avatars.id, upload.id));
+  if (target.type === 'user') {
+    await db
+      .update(users)
+      .set({ avatarUrl: url, updatedAt: now })
+      .where(and(eq(users.orgId, orgId), eq(users.id, target.id)));
+  } else {
+    await db.update(organizations).set({ avatarUrl: url, updatedAt: now }).where(eq(organizations.id, orgId));
+  }
+  return { record: await targetRecord(db, orgId, target), replacedKey: previous?.storageKey ?? null };
+}
+
+/** The storage key of the avatar a public URL names, found without a tenant (the id is the credential). */
+export async function findServedAvatar(system: Executor, id: string): Promise<string | null> {
+  if (!AVATAR_ID.test(id)) return null;
+  const [row] = await system
+    .select({ storageKey: avatars.storageKey })
+    .from(avatars)
+    .where(and(eq(avatars.id, id), isNotNull(avatars.confirmedAt)))
+    .limit(1);
+  return row?.storageKey ?? null;
+}
