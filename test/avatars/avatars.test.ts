@@ -484,3 +484,37 @@ describe('bounds', () => {
     },
   );
 });
+
+describe('removing an avatar', () => {
+  avatarTest(
+    'clears avatar_url, deletes the object, 404s the URL, and changes nothing when repeated',
+    async ({ t, org }) => {
+      const target = userTarget(org.ownerId);
+      const { link, out } = await setAvatar(t, org, target);
+      const url = out.user?.avatar_url ?? '';
+      const remove = () => t.request('DELETE', '/api/v1/files/avatar', { token: org.token, body: target });
+      const removed = await readOutput(await remove(), TOOL.remove_avatar);
+      expect(removed.user?.avatar_url).toBeNull();
+      expect(await t.services.files.head(link.key)).toBeNull();
+      expect((await t.app.request(url)).status).toBe(404);
+      const again = await readOutput(await remove(), TOOL.remove_avatar);
+      expect(again.user?.avatar_url).toBeNull();
+    },
+  );
+
+  avatarTest("follows the same rules: a member may not remove another user's avatar", async ({ t, org }) => {
+    const alice = await member(t, org.orgId);
+    const bob = await member(t, org.orgId);
+    await setAvatar(t, bob.caller, userTarget(bob.userId));
+    const res = await t.request('DELETE', '/api/v1/files/avatar', {
+      token: alice.caller.token,
+      body: userTarget(bob.userId),
+    });
+    expect((await readError(res, 403)).code).toBe('forbidden');
+    const kept = await readOutput(
+      await t.request('GET', `/api/v1/users/${bob.userId}`, { token: org.token }),
+      TOOL.get_user,
+    );
+    expect(kept.user.avatar_url).toEqual(expect.any(String));
+  });
+});

@@ -11,6 +11,15 @@ export const kit = defineKit({
       text: 'filename',
     },
     confirm_avatar_upload: { body: { key: 'org/x/avatars/none.png', ...target }, text: 'key' },
+    remove_avatar: { body: target, text: 'target_type' },
   },
   victims: {},
+  fuzz: {
+    // A `target_id` is drawn from the `targets` pool: the owner's own user and organization, the
+    // targets the owner may set, so valid requests get through.
+    seed: async ({ t, token, collect }) => {
+      const me = await t.request('GET', '/api/v1/me', { token });
+      collect('/api/v1/targets', await me.json());
+    },
+  },
 });

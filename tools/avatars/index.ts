@@ -12,11 +12,11 @@ import { avatarTools } from './tools.ts';
  * catalogue), which the tools read when called to check `users.edit`.
  */
 export function createAvatarsArea(roles: () => RoleTable) {
-  const [createUploadUrl, confirm] = avatarTools(roles);
+  const [createUploadUrl, confirm, remove] = avatarTools(roles);
   return defineArea({
     name: 'avatars',
-    tools: [createUploadUrl, confirm],
-    routes: avatarRoutes({ createUploadUrl, confirm }),
+    tools: [createUploadUrl, confirm, remove],
+    routes: avatarRoutes({ createUploadUrl, confirm, remove }),
     // Its routes lie under /files, whose tag the files area introduces.
     tags: {},
     brings: avatarsCatalogue,

@@ -215,8 +215,36 @@ export async function confirmAvatar(
     type: upload.targetType === 'user' ? 'user' : 'organization',
     id: upload.targetId,
   };
-  // The target first, then the upload: every confirmation of one target takes the same locks in
+  // The target first, then the upload: every change of one target's avatar takes the same locks in
   // the same order, so two of them take turns instead of both replacing "the previous" avatar.
+  await lockTarget(db, orgId, target);
+  const [fresh] = await db.select().from(avatars).where(eq(avatars.id, upload.id)).for('update');
+  if (!fresh) throw keyProblem('the upload was replaced by another avatar meanwhile');
+  if (fresh.confirmedAt !== null) return { record: await targetRecord(db, orgId, target), replacedKey: null };
+  const replacedKey = await dropCurrent(db, orgId, target);
+  await db.update(avatars).set({ confirmedAt: now, updatedAt: now }).where(eq(avatars.id, upload.id));
+  await setAvatarUrl(db, orgId, target, url, now);
+  return { record: await targetRecord(db, orgId, target), replacedKey };
+}
+
+/**
+ * Removes the target's avatar: its row goes and `avatar_url` becomes null; answers the target and
+ * the key of the stored object to delete after the commit (null when there was no avatar).
+ */
+export async function removeAvatar(
+  db: Executor,
+  orgId: string,
+  target: AvatarTarget,
+  now: Date,
+): Promise<{ record: ConfirmedTarget; removedKey: string | null }> {
+  await lockTarget(db, orgId, target);
+  const removedKey = await dropCurrent(db, orgId, target);
+  if (removedKey !== null) await setAvatarUrl(db, orgId, target, null, now);
+  return { record: await targetRecord(db, orgId, target), removedKey };
+}
+
+/** Locks the target's row (a live user, or the organization) for the rest of the transaction. */
+async function lockTarget(db: Executor, orgId: string, target: AvatarTarget): Promise<void> {
   if (target.type === 'user') await lockLiveUser(db, orgId, target.id);
   else
     await db
@@ -224,10 +252,11 @@ export async function confirmAvatar(
       .from(organizations)
       .where(eq(organizations.id, orgId))
       .for('update');
-  const [fresh] = await db.select().from(avatars).where(eq(avatars.id, upload.id)).for('update');
-  if (!fresh) throw keyProblem('the upload was replaced by another avatar meanwhile');
-  if (fresh.confirmedAt !== null) return { record: await targetRecord(db, orgId, target), replacedKey: null };
-  const [previous] = await db
+}
+
+/** Deletes the target's confirmed avatar row, answering its storage key (null when it had none). */
+async function dropCurrent(db: Executor, orgId: string, target: AvatarTarget): Promise<string | null> {
+  const [current] = await db
     .delete(avatars)
     .where(
       and(
@@ -238,7 +267,16 @@ export async function confirmAvatar(
       ),
     )
     .returning({ storageKey: avatars.storageKey });
-  await db.update(avatars).set({ confirmedAt: now, updatedAt: now }).where(eq(avatars.id, upload.id));
+  return current?.storageKey ?? null;
+}
+
+async function setAvatarUrl(
+  db: Executor,
+  orgId: string,
+  target: AvatarTarget,
+  url: string | null,
+  now: Date,
+): Promise<void> {
   if (target.type === 'user') {
     await db
       .update(users)
@@ -247,7 +285,6 @@ export async function confirmAvatar(
   } else {
     await db.update(organizations).set({ avatarUrl: url, updatedAt: now }).where(eq(organizations.id, orgId));
   }
-  return { record: await targetRecord(db, orgId, target), replacedKey: previous?.storageKey ?? null };
 }
 
 /** The storage key of the avatar a public URL names, found without a tenant (the id is the credential). */

@@ -19,6 +19,7 @@ import {
   confirmAvatar,
   insertPendingAvatar,
   MAX_AVATAR_BYTES,
+  removeAvatar,
   TARGET_TYPES,
   uploadOf,
 } from './store.ts';
@@ -45,6 +46,15 @@ const uploadLinkSchema = z
   .describe('A signed upload link for an avatar');
 
 const access = { kind: 'write', resource: 'users', permission: null } as const;
+
+const targetOutput = z
+  .object({
+    user: userSchema.optional().describe('The user with its avatar_url (target_type "user")'),
+    organization: organizationSchema
+      .optional()
+      .describe('The organization with its avatar_url (target_type "organization")'),
+  })
+  .describe('The target, with its avatar_url');
 
 const RULES =
   "You may set your own user's avatar; another user's needs the users.edit permission (admins); the organization's, the owner role.";
@@ -127,14 +137,7 @@ export function avatarTools(roles: () => RoleTable) {
         ),
       ...targetShape,
     }),
-    output: z
-      .object({
-        user: userSchema.optional().describe('The user with the new avatar_url (target_type "user")'),
-        organization: organizationSchema
-          .optional()
-          .describe('The organization with the new avatar_url (target_type "organization")'),
-      })
-      .describe('The target, with its avatar_url'),
+    output: targetOutput,
     access,
     annotations: { idempotentHint: true },
     toolset: 'avatars',
@@ -161,5 +164,27 @@ export function avatarTools(roles: () => RoleTable) {
     },
   });
 
-  return [createAvatarUploadUrl, confirmAvatarUpload] as const;
+  const removeAvatarTool = defineTool({
+    name: 'remove_avatar',
+    title: 'Remove an avatar',
+    description:
+      "Removes a user's or the organization's avatar: `avatar_url` becomes null, the stored image is deleted and its " +
+      'URL answers 404. Removing when there is none changes nothing. ' +
+      RULES,
+    errors: [{ code: 'not_found', when: 'the target user or organization is not one of your organization' }],
+    input: z.strictObject(targetShape),
+    output: targetOutput,
+    access,
+    annotations: { destructiveHint: true, idempotentHint: true },
+    toolset: 'avatars',
+    async handler(input, ctx) {
+      const target: AvatarTarget = { type: input.target_type, id: input.target_id };
+      await assertMayTarget(ctx.db, ctx.auth, roles(), target);
+      const { record, removedKey } = await removeAvatar(ctx.db, ctx.auth.orgId, target, ctx.now);
+      if (removedKey !== null) ctx.afterCommit(() => ctx.services.files.delete(removedKey));
+      return record;
+    },
+  });
+
+  return [createAvatarUploadUrl, confirmAvatarUpload, removeAvatarTool] as const;
 }
