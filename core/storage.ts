@@ -7,7 +7,8 @@
 // A presigned S3 PUT cannot limit the size of what is sent, so after a browser upload the code that
 // receives "uploaded" calls confirmUpload(), which checks size and type on every adapter alike.
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
-import { type FileHandle, mkdir, open, rename, rm } from 'node:fs/promises';
+import { constants as fsConstants } from 'node:fs';
+import { copyFile, type FileHandle, mkdir, open, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { AppError } from './errors.ts';
 
@@ -57,6 +58,12 @@ export interface FileStore {
    * file: enough to check what a file is by its leading bytes without reading all of it.
    */
   readStart(key: string, bytes: number): Promise<Uint8Array | null>;
+  /**
+   * Copies the file at `from` to `to` (replacing what is there) in one step, inside the store;
+   * false when there is no file at `from`. The copy is a file of its own: a later upload to `from`
+   * (through a link still valid) leaves it as it was.
+   */
+  copy(from: string, to: string): Promise<boolean>;
   /** Deleting a missing file is not an error. */
   delete(key: string): Promise<void>;
   signedUploadUrl(key: string, options: SignedUploadOptions): Promise<SignedUpload>;
@@ -354,6 +361,24 @@ export class DiskFileStore implements FileStore {
       return start.subarray(0, bytesRead);
     } finally {
       await file.handle.close();
+    }
+  }
+
+  async copy(from: string, to: string): Promise<boolean> {
+    const source = this.pathOf(from);
+    const target = this.pathOf(to);
+    await mkdir(dirname(target), { recursive: true });
+    const temp = join(dirname(target), `.tmp-${randomUUID()}`);
+    try {
+      // A copy beside the target renamed into place, as write() does: readers never see half a file.
+      await copyFile(source, temp, fsConstants.COPYFILE_EXCL);
+      await rename(temp, target);
+      return true;
+    } catch (err) {
+      await rm(temp, { force: true });
+      // The target's folder exists (made above): a missing file is the source.
+      if (err instanceof Error && 'code' in err && err.code === 'ENOENT') return false;
+      throw err;
     }
   }
 

@@ -1,11 +1,13 @@
 // Locks in avatars on both file stores (disk served by the app, S3 on a real s3rver): the signed upload link under org/<id>/avatars, the confirmation that checks the stored size and leading bytes (deleting what fails), avatar_url on the user or organization as a stable public URL redirecting to the same bytes, replacement, who may set whose avatar, tenancy and input bounds.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { eq } from 'drizzle-orm';
 import { afterAll, describe, expect } from 'vitest';
 import { DiskFileStore, deriveFileSigningKey } from '../../core/storage.ts';
+import { avatars } from '../../tools/avatars/tables.ts';
 import {
   type Caller,
   createTestContext,
@@ -100,6 +102,39 @@ async function fetchAvatar(t: TestContext, avatarUrl: string) {
   return { redirect, got, bytes: new Uint8Array(await got.arrayBuffer()) };
 }
 
+/** The key of the checked copy an avatar URL serves, read back from the area's table. */
+async function storedKeyOf(t: TestContext, avatarUrl: string): Promise<string> {
+  const id = avatarUrl.slice(avatarUrl.lastIndexOf('/') + 1);
+  const [row] = await t.services.db.system
+    .select({ storedKey: avatars.storedKey })
+    .from(avatars)
+    .where(eq(avatars.id, id));
+  expect(row?.storedKey).toEqual(expect.any(String));
+  return row?.storedKey ?? '';
+}
+
+/** Every object the store holds under the organization's avatars folder (disk: the files; S3: a listing). */
+async function avatarObjects(t: TestContext, orgId: string): Promise<string[]> {
+  const prefix = `org/${orgId}/avatars/`;
+  const s3 = t.config.s3;
+  if (!s3) {
+    const dir = join(dataDir, 'files', prefix);
+    return existsSync(dir) ? readdirSync(dir).map((name) => `${prefix}${name.replace(/~$/, '')}`) : [];
+  }
+  const client = new S3Client({
+    region: s3.region,
+    endpoint: s3.endpoint,
+    forcePathStyle: true,
+    credentials: s3.credentials,
+  });
+  try {
+    const out = await client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: prefix }));
+    return (out.Contents ?? []).map((object) => object.Key ?? '');
+  } finally {
+    client.destroy();
+  }
+}
+
 async function member(t: TestContext, orgId: string, role: 'member' | 'admin' | 'viewer' = 'member') {
   const user = await t.createUser(orgId, role);
   return { ...user, caller: { token: user.token } };
@@ -158,7 +193,9 @@ describe.each(['disk', 's3'] as const)('avatars on the %s store', (store) => {
       const firstUrl = first.out.user?.avatar_url ?? '';
       const secondUrl = second.out.user?.avatar_url ?? '';
       expect(secondUrl).not.toBe(firstUrl);
-      expect(await t.services.files.head(first.link.key)).toBeNull();
+      const secondKey = await storedKeyOf(t, secondUrl);
+      // Only the new avatar's copy is left: the old copy and both uploads' own objects are gone.
+      expect(await avatarObjects(t, org.orgId)).toEqual([secondKey]);
       expect((await t.app.request(firstUrl)).status).toBe(404);
       expect(Array.from((await fetchAvatar(t, secondUrl)).bytes)).toEqual(Array.from(IMAGES['image/webp']));
 
@@ -167,10 +204,24 @@ describe.each(['disk', 's3'] as const)('avatars on the %s store', (store) => {
         TOOL.confirm_avatar_upload,
       );
       expect(again.user?.avatar_url).toBe(secondUrl);
-      expect(await t.services.files.head(second.link.key)).not.toBeNull();
+      expect(await avatarObjects(t, org.orgId)).toEqual([secondKey]);
       // The replaced upload's key is no avatar key any more.
       const stale = await readError(await confirm(t, org, first.link.key, target), 400);
       expect(detailFields(stale)).toEqual(['key']);
+    },
+  );
+
+  avatarTest(
+    'serves the checked copy: bytes PUT again through the still valid link after the confirmation change nothing',
+    async ({ t: disk, s3 }) => {
+      const t = store === 'disk' ? disk : s3;
+      const org = await t.createOrg();
+      const { link, out } = await setAvatar(t, org, userTarget(org.ownerId), 'image/png');
+      const url = out.user?.avatar_url ?? '';
+      const script = new Uint8Array(IMAGES['image/png'].length).fill(0x3c);
+      expect((await put(t, link, script)).status).toBe(200);
+      const served = await fetchAvatar(t, url);
+      expect(Array.from(served.bytes)).toEqual(Array.from(IMAGES['image/png']));
     },
   );
 
@@ -203,7 +254,7 @@ describe.each(['disk', 's3'] as const)('avatars on the %s store', (store) => {
       else expect(sent.status).toBe(200);
       const refused = await readError(await confirm(t, org, link.key, target), 400);
       expect(detailFields(refused)).toEqual(['key']);
-      expect(await t.services.files.head(link.key)).toBeNull();
+      expect(await avatarObjects(t, org.orgId)).toEqual([]);
       const me = await readOutput(await t.request('GET', '/api/v1/me', { token: org.token }), TOOL.get_me);
       expect(me.user.avatar_url).toBeNull();
     },
@@ -219,7 +270,7 @@ describe.each(['disk', 's3'] as const)('avatars on the %s store', (store) => {
     const refused = await readError(await confirm(t, org, link.key, target), 400);
     expect(detailFields(refused)).toEqual(['key']);
     expect(refused.details?.[0]?.message).toContain(`has ${png.length} bytes`);
-    expect(await t.services.files.head(link.key)).toBeNull();
+    expect(await avatarObjects(t, org.orgId)).toEqual([]);
   });
 
   avatarTest('refuses a file over 5 MiB whatever was declared', async ({ t: disk, s3 }) => {
@@ -234,7 +285,7 @@ describe.each(['disk', 's3'] as const)('avatars on the %s store', (store) => {
     else expect(sent.status).toBe(200);
     const refused = await readError(await confirm(t, org, link.key, target), 400);
     expect(detailFields(refused)).toEqual(['key']);
-    expect(await t.services.files.head(link.key)).toBeNull();
+    expect(await avatarObjects(t, org.orgId)).toEqual([]);
   });
 
   avatarTest(
@@ -255,7 +306,7 @@ describe.each(['disk', 's3'] as const)('avatars on the %s store', (store) => {
       const refused = await readError(await confirm(t, org, link.key, target), 400);
       expect(detailFields(refused)).toEqual(['key']);
       expect(refused.details?.[0]?.message).toContain('not a PNG, JPEG or WEBP image');
-      expect(await t.services.files.head(link.key)).toBeNull();
+      expect(await avatarObjects(t, org.orgId)).toEqual([]);
     },
   );
 
@@ -269,7 +320,7 @@ describe.each(['disk', 's3'] as const)('avatars on the %s store', (store) => {
     const refused = await readError(await confirm(t, org, link.key, target), 400);
     expect(detailFields(refused)).toEqual(['key']);
     expect(refused.details?.[0]?.message).toContain('is image/png by its first bytes');
-    expect(await t.services.files.head(link.key)).toBeNull();
+    expect(await avatarObjects(t, org.orgId)).toEqual([]);
   });
 
   avatarTest('refuses to confirm a key nothing was uploaded under', async ({ t: disk, s3 }) => {
@@ -324,7 +375,7 @@ describe.each(['disk', 's3'] as const)('avatars on the %s store', (store) => {
     const res = await send(t, expired, { method: 'PUT', headers: link.headers, body: IMAGES['image/png'] });
     expect(res.status).toBe(403);
     expect(await res.text()).toMatch(/expired/i);
-    expect(await t.services.files.head(link.key)).toBeNull();
+    expect(await avatarObjects(t, org.orgId)).toEqual([]);
   });
 });
 
@@ -488,14 +539,16 @@ describe('bounds', () => {
 describe('removing an avatar', () => {
   avatarTest(
     'clears avatar_url, deletes the object, 404s the URL, and changes nothing when repeated',
-    async ({ t, org }) => {
+    async ({ t }) => {
+      const org = await t.createOrg();
       const target = userTarget(org.ownerId);
-      const { link, out } = await setAvatar(t, org, target);
+      const { out } = await setAvatar(t, org, target);
       const url = out.user?.avatar_url ?? '';
+      expect(await avatarObjects(t, org.orgId)).toEqual([await storedKeyOf(t, url)]);
       const remove = () => t.request('DELETE', '/api/v1/files/avatar', { token: org.token, body: target });
       const removed = await readOutput(await remove(), TOOL.remove_avatar);
       expect(removed.user?.avatar_url).toBeNull();
-      expect(await t.services.files.head(link.key)).toBeNull();
+      expect(await avatarObjects(t, org.orgId)).toEqual([]);
       expect((await t.app.request(url)).status).toBe(404);
       const again = await readOutput(await remove(), TOOL.remove_avatar);
       expect(again.user?.avatar_url).toBeNull();

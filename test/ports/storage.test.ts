@@ -1,4 +1,4 @@
-// Locks in the storage port: one contract (put/head/get/readStart/delete, signed upload and download links, upload confirmation, key rules) met alike by the disk store served by the app and by S3 on a real s3rver, plus the disk links' signature, expiry, size and type checks.
+// Locks in the storage port: one contract (put/head/get/readStart/copy/delete, signed upload and download links, upload confirmation, key rules) met alike by the disk store served by the app and by S3 on a real s3rver, plus the disk links' signature, expiry, size and type checks.
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -109,6 +109,19 @@ describe.each(harnesses)('the storage contract on the %s', (_name, h) => {
     });
   });
 
+  it('copies a file inside the store: the copy stays as it was when the source changes; a missing source is false', async () => {
+    const store = h.store();
+    const from = uniqueKey('upload.png');
+    const to = uniqueKey('final.png');
+    await store.put(from, 'first bytes', { contentType: 'image/png' });
+    expect(await store.copy(from, to)).toBe(true);
+    await store.put(from, 'replaced later', { contentType: 'text/plain' });
+    expect(await store.head(to)).toEqual({ size: 11, contentType: 'image/png' });
+    const copied = await store.get(to);
+    expect(copied && (await textOf(copied.body))).toBe('first bytes');
+    expect(await store.copy(uniqueKey('none.png'), uniqueKey('never.png'))).toBe(false);
+  });
+
   it('keeps a file and the folder of a longer key apart', async () => {
     const store = h.store();
     const key = uniqueKey('a');
@@ -208,6 +221,8 @@ describe.each(harnesses)('the storage contract on the %s', (_name, h) => {
       store.get(key),
       store.delete(key),
       store.readStart(key, 8),
+      store.copy(key, 'tests/valid-target'),
+      store.copy('tests/valid-source', key),
       store.signedUploadUrl(key, { contentType: 'text/plain', maxBytes: 10, expiresIn: 60 }),
       store.signedDownloadUrl(key, { expiresIn: 60 }),
     ];

@@ -1,7 +1,8 @@
 // The avatars store: who may set whose avatar, the keys avatars are uploaded under, the check of
-// the stored bytes (size and leading bytes), and the switch of a target's `avatar_url` to a newly
-// confirmed upload. The stored object is never trusted for what the client declared: its size is
-// read from the store and its kind from its first bytes (docs/security.md "Avatars").
+// the stored bytes (size and leading bytes, on a copy no upload link can change), and the switch of
+// a target's `avatar_url` to a newly confirmed upload. The stored object is never trusted for what
+// the client declared: its size is read from the store and its kind from its first bytes
+// (docs/security.md "Files and secrets at rest").
 import { randomBytes } from 'node:crypto';
 import { and, eq, isNotNull } from 'drizzle-orm';
 import { type RoleTable, roleHas } from '../../core/access.ts';
@@ -124,7 +125,7 @@ export async function insertPendingAvatar(
     orgId: auth.orgId,
     targetType: input.target.type,
     targetId: input.target.id,
-    storageKey: key,
+    uploadKey: key,
     contentType: input.contentType,
     sizeBytes: input.sizeBytes,
     createdBy: auth.userId,
@@ -147,7 +148,7 @@ export async function uploadOf(
   const [row] = await db
     .select()
     .from(avatars)
-    .where(and(eq(avatars.orgId, orgId), eq(avatars.storageKey, key)))
+    .where(and(eq(avatars.orgId, orgId), eq(avatars.uploadKey, key)))
     .limit(1);
   if (!row)
     throw keyProblem(
@@ -159,30 +160,45 @@ export async function uploadOf(
 }
 
 /**
- * Checks the stored object of a pending upload against what its link was asked for: it must exist,
- * have exactly the declared size (at most 5 MiB) and start with the bytes of the declared image
- * type. An object that fails is deleted, so it can never become an avatar; the answer is a 400
- * naming `key`. Runs outside the request's transaction (network calls to the store).
+ * Checks a pending upload and answers the key of its checked copy. The uploaded object is first
+ * copied inside the store to a fresh key no link names, and the copy is what is checked and served:
+ * an upload link stays valid for its 15 minutes, and bytes PUT through it after the check must not
+ * change the avatar. The copy must have exactly the declared size (at most 5 MiB) and start with
+ * the bytes of the declared image type; otherwise the upload and the copy are deleted, so they can
+ * never become an avatar, and the answer is a 400 naming `key`. Runs outside the request's
+ * transaction (network calls to the store).
  */
-export async function checkStoredAvatar(store: FileStore, upload: AvatarRow): Promise<void> {
-  const key = upload.storageKey;
-  const info = await store.head(key);
-  if (!info) throw keyProblem('no file was uploaded under this key (PUT it to upload_url first)');
-  if (info.size > MAX_AVATAR_BYTES || info.size !== upload.sizeBytes) {
-    await store.delete(key);
-    throw keyProblem(
-      `the uploaded file has ${info.size} bytes, not the ${upload.sizeBytes} declared in size_bytes (at most ${MAX_AVATAR_BYTES}); it was deleted`,
+export async function checkedCopy(store: FileStore, orgId: string, upload: AvatarRow): Promise<string> {
+  const type = avatarType(upload.contentType);
+  const copy = newAvatarKey(orgId, type);
+  if (!(await store.copy(upload.uploadKey, copy)))
+    throw keyProblem('no file was uploaded under this key (PUT it to upload_url first)');
+  const refuse = async (message: string) => {
+    await Promise.all([store.delete(copy), store.delete(upload.uploadKey)]);
+    return keyProblem(`${message}; it was deleted`);
+  };
+  const info = await store.head(copy);
+  if (!info) throw keyProblem('the uploaded file went away while it was checked');
+  if (info.size > MAX_AVATAR_BYTES || info.size !== upload.sizeBytes)
+    throw await refuse(
+      `the uploaded file has ${info.size} bytes, not the ${upload.sizeBytes} declared in size_bytes (at most ${MAX_AVATAR_BYTES})`,
     );
-  }
-  const shown = imageTypeOf((await store.readStart(key, MAGIC_BYTES)) ?? new Uint8Array(0));
-  if (shown !== upload.contentType) {
-    await store.delete(key);
-    throw keyProblem(
-      shown === null
-        ? `the uploaded file is not a PNG, JPEG or WEBP image (its first bytes say so), though ${upload.contentType} was declared; it was deleted`
-        : `the uploaded file is ${shown} by its first bytes, not the ${upload.contentType} declared in mime_type; it was deleted`,
+  const shown = imageTypeOf((await store.readStart(copy, MAGIC_BYTES)) ?? new Uint8Array(0));
+  if (shown === null)
+    throw await refuse(
+      `the uploaded file is not a PNG, JPEG or WEBP image (its first bytes say so), though ${type} was declared`,
     );
-  }
+  if (shown !== type)
+    throw await refuse(
+      `the uploaded file is ${shown} by its first bytes, not the ${type} declared in mime_type`,
+    );
+  return copy;
+}
+
+function avatarType(contentType: string): AvatarType {
+  const type = AVATAR_TYPES.find((t) => t === contentType);
+  if (!type) throw new Error(`avatar upload with content type ${contentType}`);
+  return type;
 }
 
 export type ConfirmedTarget = { user: UserRecord } | { organization: OrganizationRecord };
@@ -200,17 +216,19 @@ async function targetRecord(db: Executor, orgId: string, target: AvatarTarget): 
 }
 
 /**
- * Makes a checked upload the target's avatar: the target's previous avatar row goes (its object is
- * returned for deletion after the commit), the upload is confirmed, and the target's `avatar_url`
- * points at it. Confirming the current avatar again changes nothing.
+ * Makes a checked upload the target's avatar, served from `storedKey` (its checked copy): the
+ * target's previous avatar row goes (its object is returned for deletion after the commit), the
+ * upload is confirmed, and the target's `avatar_url` points at it. Confirming the current avatar
+ * again changes nothing (`confirmed` false: the caller's copy is not used).
  */
 export async function confirmAvatar(
   db: Executor,
   orgId: string,
   upload: AvatarRow,
+  storedKey: string | null,
   url: string,
   now: Date,
-): Promise<{ record: ConfirmedTarget; replacedKey: string | null }> {
+): Promise<{ record: ConfirmedTarget; confirmed: boolean; replacedKey: string | null }> {
   const target: AvatarTarget = {
     type: upload.targetType === 'user' ? 'user' : 'organization',
     id: upload.targetId,
@@ -220,11 +238,16 @@ export async function confirmAvatar(
   await lockTarget(db, orgId, target);
   const [fresh] = await db.select().from(avatars).where(eq(avatars.id, upload.id)).for('update');
   if (!fresh) throw keyProblem('the upload was replaced by another avatar meanwhile');
-  if (fresh.confirmedAt !== null) return { record: await targetRecord(db, orgId, target), replacedKey: null };
+  if (fresh.confirmedAt !== null)
+    return { record: await targetRecord(db, orgId, target), confirmed: false, replacedKey: null };
+  if (storedKey === null) throw new Error(`avatar upload ${upload.id} confirmed without a checked copy`);
   const replacedKey = await dropCurrent(db, orgId, target);
-  await db.update(avatars).set({ confirmedAt: now, updatedAt: now }).where(eq(avatars.id, upload.id));
+  await db
+    .update(avatars)
+    .set({ storedKey, confirmedAt: now, updatedAt: now })
+    .where(eq(avatars.id, upload.id));
   await setAvatarUrl(db, orgId, target, url, now);
-  return { record: await targetRecord(db, orgId, target), replacedKey };
+  return { record: await targetRecord(db, orgId, target), confirmed: true, replacedKey };
 }
 
 /**
@@ -266,8 +289,8 @@ async function dropCurrent(db: Executor, orgId: string, target: AvatarTarget): P
         isNotNull(avatars.confirmedAt),
       ),
     )
-    .returning({ storageKey: avatars.storageKey });
-  return current?.storageKey ?? null;
+    .returning({ storedKey: avatars.storedKey });
+  return current?.storedKey ?? null;
 }
 
 async function setAvatarUrl(
@@ -291,9 +314,9 @@ async function setAvatarUrl(
 export async function findServedAvatar(system: Executor, id: string): Promise<string | null> {
   if (!AVATAR_ID.test(id)) return null;
   const [row] = await system
-    .select({ storageKey: avatars.storageKey })
+    .select({ storedKey: avatars.storedKey })
     .from(avatars)
     .where(and(eq(avatars.id, id), isNotNull(avatars.confirmedAt)))
     .limit(1);
-  return row?.storageKey ?? null;
+  return row?.storedKey ?? null;
 }

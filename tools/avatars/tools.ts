@@ -15,7 +15,7 @@ import {
   type AvatarTarget,
   assertMayTarget,
   avatarUrl,
-  checkStoredAvatar,
+  checkedCopy,
   confirmAvatar,
   insertPendingAvatar,
   MAX_AVATAR_BYTES,
@@ -141,26 +141,46 @@ export function avatarTools(roles: () => RoleTable) {
     access,
     annotations: { idempotentHint: true },
     toolset: 'avatars',
-    // The store's HEAD and first-bytes read are network calls on S3: outside the transaction.
+    // The store's copy, HEAD and first-bytes read are network calls on S3: outside the transaction.
     async outside(input, ctx) {
       const target: AvatarTarget = { type: input.target_type, id: input.target_id };
       const upload = await ctx.read(async (db) => {
         await assertMayTarget(db, ctx.auth, roles(), target);
         return uploadOf(db, ctx.auth.orgId, input.key, target);
       });
-      await checkStoredAvatar(ctx.services.files, upload);
+      // Confirmed already: the answer is the target as it is (idempotent), nothing to check.
+      if (upload.confirmedAt !== null) return { storedKey: null };
+      return { storedKey: await checkedCopy(ctx.services.files, ctx.auth.orgId, upload) };
     },
     async handler(input, ctx) {
-      const target: AvatarTarget = { type: input.target_type, id: input.target_id };
-      await assertMayTarget(ctx.db, ctx.auth, roles(), target);
-      const upload = await uploadOf(ctx.db, ctx.auth.orgId, input.key, target);
-      const url = avatarUrl(ctx.services.config.publicBaseUrl, upload.id);
-      const { record, replacedKey } = await confirmAvatar(ctx.db, ctx.auth.orgId, upload, url, ctx.now);
-      if (replacedKey !== null) {
-        // The old picture goes once the new one is committed; its URL already answers 404.
-        ctx.afterCommit(() => ctx.services.files.delete(replacedKey));
+      const { storedKey } = ctx.outside;
+      const files = ctx.services.files;
+      try {
+        const target: AvatarTarget = { type: input.target_type, id: input.target_id };
+        await assertMayTarget(ctx.db, ctx.auth, roles(), target);
+        const upload = await uploadOf(ctx.db, ctx.auth.orgId, input.key, target);
+        const url = avatarUrl(ctx.services.config.publicBaseUrl, upload.id);
+        const done = await confirmAvatar(ctx.db, ctx.auth.orgId, upload, storedKey, url, ctx.now);
+        if (done.confirmed) {
+          // The upload's own object is no longer needed; the old picture goes once the new one is
+          // committed (its URL already answers 404).
+          const replaced = done.replacedKey;
+          ctx.afterCommit(async () => {
+            await Promise.all([
+              files.delete(upload.uploadKey),
+              replaced ? files.delete(replaced) : undefined,
+            ]);
+          });
+        } else if (storedKey !== null) {
+          // A concurrent confirmation of the same key won: this call's copy is not used.
+          ctx.afterCommit(() => files.delete(storedKey));
+        }
+        return done.record;
+      } catch (err) {
+        // Nothing will serve this call's copy; the error itself goes on to the caller.
+        if (storedKey !== null) await files.delete(storedKey);
+        throw err;
       }
-      return record;
     },
   });
 
