@@ -152,7 +152,7 @@ const AREA_LIST = [
   workflowsArea,
   {
     name: 'avatars',
-    provides: ['publicRoutes'],
+    provides: ['publicRoutes', 'jobs', 'schedules'],
     build: (list) => createAvatarsArea(() => list.catalogue().access),
   },
 ] as const satisfies readonly AreaEntry[];

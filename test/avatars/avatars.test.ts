@@ -7,6 +7,7 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { eq } from 'drizzle-orm';
 import { afterAll, describe, expect } from 'vitest';
 import { DiskFileStore, deriveFileSigningKey } from '../../core/storage.ts';
+import { cleanupAvatarUploads } from '../../tools/avatars/jobs.ts';
 import { avatars } from '../../tools/avatars/tables.ts';
 import {
   type Caller,
@@ -570,4 +571,33 @@ describe('removing an avatar', () => {
     );
     expect(kept.user.avatar_url).toEqual(expect.any(String));
   });
+});
+
+describe('the daily cleanup', () => {
+  avatarTest(
+    'removes uploads never confirmed a day after their link, and objects written after a confirmation, never an avatar',
+    async ({ t }) => {
+      const org = await t.createOrg();
+      const png = IMAGES['image/png'];
+      const pending = await linkFor(t, org, userTarget(org.ownerId), 'image/png', png.length);
+      expect((await put(t, pending, png)).status).toBe(200);
+      const admin = await member(t, org.orgId, 'admin');
+      const { link, out } = await setAvatar(t, admin.caller, userTarget(admin.userId));
+      const url = out.user?.avatar_url ?? '';
+      const served = await storedKeyOf(t, url);
+      // Written again through the confirmed upload's link: never served, left for the cleanup.
+      expect((await put(t, link, png)).status).toBe(200);
+      expect((await avatarObjects(t, org.orgId)).sort()).toEqual([pending.key, link.key, served].sort());
+
+      expect(await cleanupAvatarUploads(t.services)).toBe(0);
+      expect(await avatarObjects(t, org.orgId)).toHaveLength(3);
+
+      const tomorrow = new Date(Date.now() + 25 * 60 * 60 * 1000);
+      expect(await cleanupAvatarUploads(t.services, tomorrow)).toBeGreaterThanOrEqual(1);
+      expect(await avatarObjects(t, org.orgId)).toEqual([served]);
+      const late = await readError(await confirm(t, org, pending.key, userTarget(org.ownerId)), 400);
+      expect(detailFields(late)).toEqual(['key']);
+      expect(Array.from((await fetchAvatar(t, url)).bytes)).toEqual(Array.from(png));
+    },
+  );
 });

@@ -1,6 +1,7 @@
 import type { RoleTable } from '../../core/access.ts';
 import { defineArea } from '../../core/area.ts';
 import { avatarsCatalogue } from './catalogue.ts';
+import { avatarsCleanup } from './jobs.ts';
 import { avatarPublicRoutes } from './public.ts';
 import { avatarRoutes } from './routes.ts';
 import { avatarTools } from './tools.ts';
@@ -24,5 +25,7 @@ export function createAvatarsArea(roles: () => RoleTable) {
     events: [],
     toolsets: ['avatars'],
     publicRoutes: avatarPublicRoutes,
+    jobs: [avatarsCleanup.job],
+    schedules: [avatarsCleanup.schedule],
   });
 }
