@@ -573,6 +573,30 @@ describe('removing an avatar', () => {
   });
 });
 
+describe('the leading bytes', () => {
+  avatarTest('refuses a RIFF file that is no WEBP (a WAVE sound) declared image/webp', async ({ t }) => {
+    const org = await t.createOrg();
+    const target = userTarget(org.ownerId);
+    const wave = new Uint8Array(Buffer.from('RIFF\x24\x00\x00\x00WAVEfmt data', 'latin1'));
+    const link = await linkFor(t, org, target, 'image/webp', wave.length);
+    expect((await put(t, link, wave)).status).toBe(200);
+    const refused = await readError(await confirm(t, org, link.key, target), 400);
+    expect(detailFields(refused)).toEqual(['key']);
+    expect(refused.details?.[0]?.message).toContain('not a PNG, JPEG or WEBP image');
+    expect(await avatarObjects(t, org.orgId)).toEqual([]);
+  });
+
+  avatarTest('refuses a JPEG declared as image/png', async ({ t }) => {
+    const org = await t.createOrg();
+    const target = userTarget(org.ownerId);
+    const jpeg = IMAGES['image/jpeg'];
+    const link = await linkFor(t, org, target, 'image/png', jpeg.length);
+    expect((await put(t, link, jpeg)).status).toBe(200);
+    const refused = await readError(await confirm(t, org, link.key, target), 400);
+    expect(refused.details?.[0]?.message).toContain('is image/jpeg by its first bytes');
+  });
+});
+
 describe('the daily cleanup', () => {
   avatarTest(
     'removes uploads never confirmed a day after their link, and objects written after a confirmation, never an avatar',

@@ -45,7 +45,7 @@ const EXTENSIONS: Record<AvatarType, string> = {
 };
 
 /** An avatar's public id: 128 random bits as 32 hex characters, unguessable (its URL needs no token). */
-export const AVATAR_ID = /^[0-9a-f]{32}$/;
+const AVATAR_ID = /^[0-9a-f]{32}$/;
 
 const random128 = () => randomBytes(16).toString('hex');
 
@@ -60,13 +60,13 @@ export function avatarUrl(publicBaseUrl: string, id: string): string {
 }
 
 /** How many leading bytes tell the three image types apart. */
-export const MAGIC_BYTES = 12;
+const MAGIC_BYTES = 12;
 
 /**
  * The image type the leading bytes show, or null for anything else: PNG `89 50 4E 47 0D 0A 1A 0A`,
  * JPEG `FF D8 FF`, WEBP `RIFF` <4 bytes of size> `WEBP`.
  */
-export function imageTypeOf(start: Uint8Array): AvatarType | null {
+function imageTypeOf(start: Uint8Array): AvatarType | null {
   const starts = (offset: number, bytes: readonly number[]) =>
     start.length >= offset + bytes.length && bytes.every((b, i) => start[offset + i] === b);
   if (starts(0, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'image/png';
