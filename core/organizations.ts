@@ -22,6 +22,12 @@ export const organizationSchema = z
     disabled_features: z
       .array(z.string().describe('A plan feature, e.g. webhooks (docs/contracts.md "Plans")'))
       .describe('Features switched off for this organization'),
+    avatar_url: z
+      .string()
+      .nullable()
+      .describe(
+        "The organization's logo: a stable URL that needs no token (an <img> src), redirecting to the stored image; null when none was set",
+      ),
     created_at: z.string().describe('Creation time (ISO 8601)'),
     updated_at: z.string().describe('Last change (ISO 8601)'),
   })
@@ -35,6 +41,7 @@ export function serializeOrganization(row: OrganizationRow): OrganizationRecord 
     plan: row.plan,
     status: row.status,
     disabled_features: row.disabledFeatures,
+    avatar_url: row.avatarUrl,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   });

@@ -7,7 +7,8 @@
 // A presigned S3 PUT cannot limit the size of what is sent, so after a browser upload the code that
 // receives "uploaded" calls confirmUpload(), which checks size and type on every adapter alike.
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
-import { type FileHandle, mkdir, open, rename, rm } from 'node:fs/promises';
+import { constants as fsConstants } from 'node:fs';
+import { copyFile, type FileHandle, mkdir, open, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { AppError } from './errors.ts';
 
@@ -52,6 +53,17 @@ export interface FileStore {
   /** Size and type, or null when there is no such file. */
   head(key: string): Promise<StoredFileInfo | null>;
   get(key: string): Promise<StoredFile | null>;
+  /**
+   * The first `bytes` bytes of the file (fewer when it is shorter), or null when there is no such
+   * file: enough to check what a file is by its leading bytes without reading all of it.
+   */
+  readStart(key: string, bytes: number): Promise<Uint8Array | null>;
+  /**
+   * Copies the file at `from` to `to` (replacing what is there) in one step, inside the store;
+   * false when there is no file at `from`. The copy is a file of its own: a later upload to `from`
+   * (through a link still valid) leaves it as it was.
+   */
+  copy(from: string, to: string): Promise<boolean>;
   /** Deleting a missing file is not an error. */
   delete(key: string): Promise<void>;
   signedUploadUrl(key: string, options: SignedUploadOptions): Promise<SignedUpload>;
@@ -100,6 +112,14 @@ export function assertContentType(contentType: string): void {
 export function assertLinkSeconds(expiresIn: number): void {
   if (!Number.isInteger(expiresIn) || expiresIn < 1 || expiresIn > MAX_LINK_SECONDS)
     throw invalid('expires_in', `must be a whole number of seconds from 1 to ${MAX_LINK_SECONDS}`);
+}
+
+/** How many leading bytes readStart may ask for: a check of a file's kind, not a download. */
+const MAX_START_BYTES = 64 * 1024;
+
+export function assertStartBytes(bytes: number): void {
+  if (!Number.isInteger(bytes) || bytes < 1 || bytes > MAX_START_BYTES)
+    throw invalid('bytes', `must be a whole number of bytes from 1 to ${MAX_START_BYTES}`);
 }
 
 export function assertMaxBytes(maxBytes: number): void {
@@ -328,6 +348,38 @@ export class DiskFileStore implements FileStore {
     const file = await this.openFile(key);
     if (!file) return null;
     return { ...file.info, body: streamFrom(file.handle, file.start) };
+  }
+
+  async readStart(key: string, bytes: number): Promise<Uint8Array | null> {
+    assertFileKey(key);
+    assertStartBytes(bytes);
+    const file = await this.openFile(key);
+    if (!file) return null;
+    try {
+      const start = new Uint8Array(Math.min(bytes, file.info.size));
+      const { bytesRead } = await file.handle.read(start, 0, start.length, file.start);
+      return start.subarray(0, bytesRead);
+    } finally {
+      await file.handle.close();
+    }
+  }
+
+  async copy(from: string, to: string): Promise<boolean> {
+    const source = this.pathOf(from);
+    const target = this.pathOf(to);
+    await mkdir(dirname(target), { recursive: true });
+    const temp = join(dirname(target), `.tmp-${randomUUID()}`);
+    try {
+      // A copy beside the target renamed into place, as write() does: readers never see half a file.
+      await copyFile(source, temp, fsConstants.COPYFILE_EXCL);
+      await rename(temp, target);
+      return true;
+    } catch (err) {
+      await rm(temp, { force: true });
+      // The target's folder exists (made above): a missing file is the source.
+      if (err instanceof Error && 'code' in err && err.code === 'ENOENT') return false;
+      throw err;
+    }
   }
 
   async delete(key: string): Promise<void> {

@@ -33,6 +33,12 @@ export const userSchema = z
       .describe('A deactivated user cannot sign in and their tokens stop working'),
     organization_id: z.string().describe('The organization the user belongs to'),
     deactivated_at: z.string().nullable().describe('When the user was deactivated (ISO 8601), or null'),
+    avatar_url: z
+      .string()
+      .nullable()
+      .describe(
+        "The user's picture: a stable URL that needs no token (an <img> src), redirecting to the stored image; null when none was set",
+      ),
     created_at: z.string().describe('Creation time (ISO 8601)'),
     updated_at: z.string().describe('Last change (ISO 8601)'),
   })
@@ -48,6 +54,7 @@ export function serializeUser(row: UserRow): UserRecord {
     status: row.status === 'active' ? 'active' : 'deactivated',
     organization_id: row.orgId,
     deactivated_at: iso(row.deactivatedAt),
+    avatar_url: row.avatarUrl,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };

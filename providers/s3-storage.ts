@@ -1,6 +1,7 @@
 // The storage port on S3 or any S3-compatible service (MinIO, R2, s3rver in tests), selected by
 // S3_BUCKET. Browsers upload and download with presigned URLs, so the bytes go straight to the bucket.
 import {
+  CopyObjectCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
@@ -14,6 +15,7 @@ import {
   assertFileKey,
   assertLinkSeconds,
   assertMaxBytes,
+  assertStartBytes,
   contentDisposition,
   type FileStore,
   type SignedDownloadOptions,
@@ -93,6 +95,39 @@ export class S3FileStore implements FileStore {
       };
     } catch (err) {
       if (isMissing(err)) return null;
+      throw err;
+    }
+  }
+
+  async readStart(key: string, bytes: number): Promise<Uint8Array | null> {
+    assertFileKey(key);
+    assertStartBytes(bytes);
+    try {
+      const out = await this.client.send(
+        new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: `bytes=0-${bytes - 1}` }),
+      );
+      if (!out.Body) throw new Error(`S3 answered GET ${key} without a body`);
+      // A service that ignores Range answers the whole object: only the asked-for bytes are kept.
+      return (await out.Body.transformToByteArray()).subarray(0, bytes);
+    } catch (err) {
+      if (isMissing(err)) return null;
+      // An empty object has no byte 0: S3 answers 416 to any range of it.
+      if (err instanceof S3ServiceException && err.$metadata.httpStatusCode === 416) return new Uint8Array(0);
+      throw err;
+    }
+  }
+
+  async copy(from: string, to: string): Promise<boolean> {
+    assertFileKey(from);
+    assertFileKey(to);
+    try {
+      // Inside the bucket: no byte passes through the server. Keys hold only [A-Za-z0-9._/-].
+      await this.client.send(
+        new CopyObjectCommand({ Bucket: this.bucket, Key: to, CopySource: `${this.bucket}/${from}` }),
+      );
+      return true;
+    } catch (err) {
+      if (isMissing(err)) return false;
       throw err;
     }
   }

@@ -24,6 +24,7 @@ import type { TrashType } from '../core/trash.ts';
 import { activitiesArea } from './activities/index.ts';
 import { apiKeysCatalogue } from './api-keys/catalogue.ts';
 import { createApiKeysArea } from './api-keys/index.ts';
+import { createAvatarsArea } from './avatars/index.ts';
 import { createConnectedAccountsArea } from './connected-accounts/index.ts';
 import { outboxAccounts } from './connected-accounts/outbox.ts';
 import { createContactsArea } from './contacts/index.ts';
@@ -153,6 +154,11 @@ const AREA_LIST = [
   workflowsArea,
   passwordResetArea,
   surveysArea,
+  {
+    name: 'avatars',
+    provides: ['publicRoutes', 'jobs', 'schedules'],
+    build: (list) => createAvatarsArea(() => list.catalogue().access),
+  },
 ] as const satisfies readonly AreaEntry[];
 
 /**

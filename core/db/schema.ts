@@ -43,6 +43,8 @@ export const organizations = pgTable('organizations', {
   plan: text('plan').notNull(),
   status: text('status').notNull().default('active'),
   disabledFeatures: text('disabled_features').array().notNull().default(sql`'{}'::text[]`),
+  /** The stable public URL of its logo (tools/avatars), or null. */
+  avatarUrl: text('avatar_url'),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
@@ -59,6 +61,8 @@ export const users = pgTable(
     status: text('status').notNull().default('active'),
     deactivatedAt: ts('deactivated_at'),
     deletedAt: ts('deleted_at'),
+    /** The stable public URL of their picture (tools/avatars), or null. */
+    avatarUrl: text('avatar_url'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

@@ -1,4 +1,4 @@
-// Locks in the storage port: one contract (put/head/get/delete, signed upload and download links, upload confirmation, key rules) met alike by the disk store served by the app and by S3 on a real s3rver, plus the disk links' signature, expiry, size and type checks.
+// Locks in the storage port: one contract (put/head/get/readStart/copy/delete, signed upload and download links, upload confirmation, key rules) met alike by the disk store served by the app and by S3 on a real s3rver, plus the disk links' signature, expiry, size and type checks.
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -93,6 +93,33 @@ describe.each(harnesses)('the storage contract on the %s', (_name, h) => {
     await store.delete(key);
     expect(await store.head(key)).toBeNull();
     await expect(store.delete(key)).resolves.toBeUndefined();
+  });
+
+  it('reads the first bytes of a file, all of a shorter one, and null for a missing one', async () => {
+    const store = h.store();
+    const key = uniqueKey('logo.png');
+    const png = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3, 4, 5]);
+    await store.put(key, png, { contentType: 'image/png' });
+    expect(Array.from((await store.readStart(key, 8)) ?? [])).toEqual(Array.from(png.subarray(0, 8)));
+    expect(Array.from((await store.readStart(key, 100)) ?? [])).toEqual(Array.from(png));
+    expect(await store.readStart(uniqueKey('none.png'), 8)).toBeNull();
+    await expect(store.readStart(key, 0)).rejects.toMatchObject({
+      code: 'validation_failed',
+      body: { details: [{ field: 'bytes' }] },
+    });
+  });
+
+  it('copies a file inside the store: the copy stays as it was when the source changes; a missing source is false', async () => {
+    const store = h.store();
+    const from = uniqueKey('upload.png');
+    const to = uniqueKey('final.png');
+    await store.put(from, 'first bytes', { contentType: 'image/png' });
+    expect(await store.copy(from, to)).toBe(true);
+    await store.put(from, 'replaced later', { contentType: 'text/plain' });
+    expect(await store.head(to)).toEqual({ size: 11, contentType: 'image/png' });
+    const copied = await store.get(to);
+    expect(copied && (await textOf(copied.body))).toBe('first bytes');
+    expect(await store.copy(uniqueKey('none.png'), uniqueKey('never.png'))).toBe(false);
   });
 
   it('keeps a file and the folder of a longer key apart', async () => {
@@ -193,6 +220,9 @@ describe.each(harnesses)('the storage contract on the %s', (_name, h) => {
       store.head(key),
       store.get(key),
       store.delete(key),
+      store.readStart(key, 8),
+      store.copy(key, 'tests/valid-target'),
+      store.copy('tests/valid-source', key),
       store.signedUploadUrl(key, { contentType: 'text/plain', maxBytes: 10, expiresIn: 60 }),
       store.signedDownloadUrl(key, { expiresIn: 60 }),
     ];

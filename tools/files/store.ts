@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { FileStore } from '../../core/storage.ts';
 import { isValidFileKey } from '../../core/storage.ts';
 
-/** The purposes an upload link is issued for; avatars (their own route) will add theirs. */
+/** The purposes this upload link is issued for; avatars have their own link and keys (tools/avatars). */
 export const UPLOAD_PURPOSES = ['attachment'] as const;
 export type UploadPurpose = (typeof UPLOAD_PURPOSES)[number];
 
