@@ -12,7 +12,7 @@ export const filesArea = defineArea({
   routes: fileRoutes,
   tags: {
     files:
-      'Files: a signed link to upload a file (an email attachment) straight to storage, under a key of your organization.',
+      'Files: signed links to upload a file straight to storage, under a key of your organization: an email attachment (`upload-url`), or the picture of a user or the organization (`avatar/upload-url`, then `avatar/confirm`; the avatars area).',
   },
   permissions: ['email.send'],
   events: [],
