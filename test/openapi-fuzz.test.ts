@@ -248,7 +248,10 @@ describe('schema-derived fuzz over every operation of the OpenAPI document', () 
         requests++;
         const text = await res.text();
         const where = `${request.method} ${request.url} [${request.token}] body=${(request.body ?? '').slice(0, 300)}`;
-        const body: unknown = text === '' ? undefined : JSON.parse(text);
+        // A file route answers its bytes (a PDF) with the media type the document lists; the rest is JSON.
+        const mediaType = (res.headers.get('content-type') ?? '').split(';')[0]?.trim() ?? '';
+        const isJson = mediaType === 'application/json';
+        const body: unknown = text === '' || !isJson ? undefined : JSON.parse(text);
         const label = `${entry.method.toUpperCase()} ${entry.path}`;
         const statuses = seen.get(label) ?? new Set<number>();
         statuses.add(res.status);
@@ -261,6 +264,12 @@ describe('schema-derived fuzz over every operation of the OpenAPI document', () 
         const response = entry.op.responses[String(res.status)];
         if (!response) {
           fail(`${label} undocumented`, res.status, body, `${where} -> ${text.slice(0, 300)}`);
+          continue;
+        }
+        if (res.status < 300 && text !== '' && !isJson) {
+          const listed = 'content' in response ? Object.keys(response.content ?? {}) : [];
+          if (!listed.includes(mediaType))
+            fail(`${label} media type outside the document`, res.status, body, `${where} -> ${mediaType}`);
           continue;
         }
         const schema =
