@@ -143,6 +143,7 @@ describe.each(ERAS)('$label', (era) => {
         'crm://contacts/{id}',
         'crm://opportunities/{id}',
         'crm://invoices/{id}',
+        'crm://knowledge-base/{id}',
       ]);
       expect(new Set(resourceTemplates.map((template) => template.mimeType))).toEqual(
         new Set(['application/json']),
