@@ -10,6 +10,8 @@ import {
   TOOL,
   test,
 } from '../fixtures/index.ts';
+import { problemsOf } from './html-checks.ts';
+import { OWASP_XSS_VECTORS } from './owasp-xss-vectors.ts';
 
 const PATH = '/api/v1/knowledge-base';
 
@@ -129,6 +131,24 @@ describe('creating and reading', () => {
     });
     expect(edge).toMatchObject({ sort_order: 2 ** 31 - 1, locale: 'zh-Hant-TW' });
     expect(edge.tags).toHaveLength(50);
+  });
+
+  test('stores and answers only the sanitized body, over create and update', async ({ t, org }) => {
+    // A NUL never gets this far: the input guard refuses it with a 400 naming the field.
+    const vectors = OWASP_XSS_VECTORS.filter((vector) => !vector.includes('\u0000'));
+    const created = await create(t, org, { body_html: `<p>Intro</p>${vectors.join('\n')}` });
+    const update = await t.request('PUT', `${PATH}/${created._id}`, {
+      token: org.token,
+      body: { body_html: `${vectors.slice().reverse().join('')}<p>Outro</p>` },
+    });
+    const updated = (await readOutput(update, TOOL.update_knowledge_base_article)).article;
+    const read = await t.request('GET', `${PATH}/${created._id}`, { token: org.token });
+    const stored = (await readOutput(read, TOOL.get_knowledge_base_article)).article;
+    for (const html of [created.body_html, updated.body_html, stored.body_html])
+      expect(problemsOf(html)).toEqual([]);
+    expect(created.body_html.startsWith('<p>Intro</p>')).toBe(true);
+    expect(stored).toEqual(updated);
+    expect(stored.body_text).not.toMatch(/alert\(1\)<\/script/);
   });
 
   test('refuses a body with nothing left once sanitized, naming body_html', async ({ t, org }) => {

@@ -92,6 +92,15 @@ describe('translations', () => {
     expect(detailFields(await readError(relocated, 400))).toEqual(['locale']);
   });
 
+  test('two translations into one locale at once: one is created, the other is 409', async ({ t, org }) => {
+    const source = await create(t, org);
+    const answers = await Promise.all(
+      ['Eins', 'Zwei'].map((title) => post(t, org, { title, locale: 'de', translation_of: source._id })),
+    );
+    expect(answers.map((res) => res.status).sort()).toEqual([201, 409]);
+    expect((await get(t, org, source._id)).translations).toHaveLength(1);
+  });
+
   test("answers the same 400 for another organization's, an unknown and a trashed source", async ({
     t,
     org,
