@@ -14,7 +14,7 @@ export interface AiContextArticle {
 }
 
 /** The most articles one call answers. */
-export const MAX_AI_CONTEXT_ARTICLES = 100;
+const MAX_AI_CONTEXT_ARTICLES = 100;
 
 /**
  * The organization's live, published articles marked `is_ai_context`, by sort_order then newest.

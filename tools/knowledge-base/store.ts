@@ -133,7 +133,7 @@ async function translationsOf(
 }
 
 /** Rows as records, their translations read in one query. */
-export async function serializeArticles(
+async function serializeArticles(
   db: Executor,
   orgId: string,
   rows: readonly KbArticleRow[],
@@ -184,7 +184,7 @@ const badSource = (message: string) =>
 
 const localeTaken = (locale: string) =>
   new AppError('conflict', {
-    message: `The source article already has a translation in ${locale}`,
+    message: `The source article, or another translation of it, is in ${locale} already`,
     details: [
       { field: 'locale', message: `a translation in ${locale} exists already`, code: 'translation_exists' },
     ],
@@ -300,6 +300,9 @@ export interface NewArticle extends ArticleFields {
   bodyHtml: string;
 }
 
+/** The locale of an article created without one. */
+const DEFAULT_LOCALE = 'en';
+
 /** Creates an article (a draft unless `status` says otherwise, as a move from draft). No event: none is specified. */
 export async function insertArticle(ctx: RecordContext, input: NewArticle): Promise<ArticleRecord> {
   const orgId = ctx.auth.orgId;
@@ -332,9 +335,6 @@ export async function insertArticle(ctx: RecordContext, input: NewArticle): Prom
   if (!row) throw new Error('insert returned no article');
   return serializeArticle(ctx.db, orgId, row);
 }
-
-/** The locale of an article created without one. */
-export const DEFAULT_LOCALE = 'en';
 
 /**
  * Changes the fields sent of a live article. A status change is a move of the machine; the first
@@ -395,7 +395,9 @@ export async function writeArticle(
  */
 async function restoreArticle(ctx: RecordContext, id: string): Promise<ArticleRecord> {
   const orgId = ctx.auth.orgId;
+  let locale = '';
   const check = async (before: KbArticleRow): Promise<void> => {
+    locale = before.locale;
     if (before.translationOf === null) return;
     const [clash] = await ctx.db
       .select({ id: kbArticles.id })
@@ -411,8 +413,14 @@ async function restoreArticle(ctx: RecordContext, id: string): Promise<ArticleRe
       .limit(1);
     if (clash) throw localeTaken(before.locale);
   };
-  const { row } = await withLocaleConflict('its locale', () => articleRecords.restore(ctx, id, check));
-  return serializeArticle(ctx.db, orgId, row);
+  try {
+    const { row } = await articleRecords.restore(ctx, id, check);
+    return serializeArticle(ctx.db, orgId, row);
+  } catch (err) {
+    // The index backs the check against a translation created meanwhile.
+    if (isUniqueViolation(err)) throw localeTaken(locale);
+    throw err;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -35,7 +35,7 @@ const INT4 = 2_147_483_647;
 const LOCALE = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/;
 
 /** The usual case of each subtag: language lower, region upper, script title case (pt-br -> pt-BR). */
-export function normalizeLocale(locale: string): string {
+function normalizeLocale(locale: string): string {
   return locale
     .split('-')
     .map((part, i) => {
