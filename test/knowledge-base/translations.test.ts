@@ -1,5 +1,9 @@
 // Locks in knowledge-base translations: a translation names a live source of the same organization in another locale (flat, one per locale: 409), another organization's or a trashed source is the same 400 that tells nothing, the outdated flag is set by the source's title or body and cleared by rewriting the translation, and deleting or restoring a source or a translation.
+import { eq } from 'drizzle-orm';
 import { describe, expect } from 'vitest';
+import { purgeTrash } from '../../core/trash.ts';
+import { articleTrashTypes } from '../../tools/knowledge-base/store.ts';
+import { kbArticles } from '../../tools/knowledge-base/tables.ts';
 import {
   detailFields,
   type InputOf,
@@ -172,6 +176,21 @@ describe('translations', () => {
       (await t.request('POST', `/api/v1/trash/${source._id}/restore`, { token: org.token })).status,
     ).toBe(200);
     expect((await get(t, org, source._id)).translations.map((tr) => tr.id)).toEqual([de._id]);
+  });
+
+  test('a source purged from the trash for good leaves its translations on their own', async ({ t, org }) => {
+    const source = await create(t, org);
+    const de = await create(t, org, { locale: 'de', translation_of: source._id });
+    expect((await t.request('DELETE', `${PATH}/${source._id}`, { token: org.token })).status).toBe(200);
+    // Trashed long ago, so a purge with a year's retention takes it and nothing trashed by other tests.
+    const longAgo = new Date(Date.now() - 2 * 365 * 86_400_000);
+    const system = t.services.db.system;
+    await system.update(kbArticles).set({ deletedAt: longAgo }).where(eq(kbArticles.id, source._id));
+    const purged = await purgeTrash(system, articleTrashTypes, new Date(Date.now() - 365 * 86_400_000), 100);
+    expect(purged).toEqual({ kb_article: 1 });
+    expect(await get(t, org, de._id)).toMatchObject({ translation_of: null, outdated: false });
+    const restore = await t.request('POST', `/api/v1/trash/${source._id}/restore`, { token: org.token });
+    expect(restore.status).toBe(404);
   });
 
   test('a trashed translation frees its locale, and cannot come back while another holds it', async ({
