@@ -60,9 +60,7 @@ const bodyField = z
   .min(1)
   .max(MAX_BODY)
   .refine(NO_NUL, nulMessage)
-  .describe(
-    'Body as HTML; sanitized before it is stored (formatting, links and images kept, scripts removed)',
-  );
+  .describe('HTML body, sanitized (formatting, links, images kept; scripts removed)');
 const categoryField = z
   .string()
   .trim()
@@ -70,14 +68,14 @@ const categoryField = z
   .refine(NO_NUL, nulMessage)
   .transform((v) => (v === '' ? null : v))
   .nullable()
-  .describe(`Category, at most ${MAX_CATEGORY} characters; null or empty for none`);
+  .describe(`Category (<= ${MAX_CATEGORY} chars); null for none`);
 const tagField = z.string().trim().min(1).max(MAX_TAG).refine(NO_NUL, nulMessage).describe('A tag');
 const tagsField = z
   .array(tagField)
   .max(MAX_TAGS)
   .describe(`Tags, at most ${MAX_TAGS}; duplicates are dropped`);
 const statusField = articleMachine.schema.describe(
-  'Status; moves: draft -> in_review, published; in_review -> draft, published; published -> archived, draft; archived -> draft',
+  'draft -> in_review|published; in_review -> draft|published; published -> archived|draft; archived -> draft',
 );
 const localeField = z
   .string()
@@ -85,20 +83,17 @@ const localeField = z
   .max(MAX_LOCALE)
   .regex(LOCALE, 'must be a language tag such as en, de or pt-BR')
   .transform(normalizeLocale)
-  .describe(`Language tag (BCP 47, at most ${MAX_LOCALE} characters), e.g. en, de, pt-BR`);
+  .describe(`Language tag (BCP 47, <= ${MAX_LOCALE} chars): en, de, pt-BR`);
 const sortOrderField = z.number().int().min(-INT4).max(INT4).describe('Position in lists, ascending');
 const translationOfField = objectId('source article')
   .nullable()
-  .describe('Id of the source article (another locale) this one translates; null for none');
+  .describe('Source article (other locale) this translates; null for none');
 
 const editableShape = {
   category: categoryField.optional(),
   tags: tagsField.optional(),
-  is_public: z.boolean().optional().describe('May be shown to the public (default false)'),
-  is_ai_context: z
-    .boolean()
-    .optional()
-    .describe('Assistants and voice agents ground answers in it once published (default false)'),
+  is_public: z.boolean().optional().describe('Public (default false)'),
+  is_ai_context: z.boolean().optional().describe('AI context once published (default false)'),
   sort_order: sortOrderField.optional(),
   translation_of: translationOfField.optional(),
 };
@@ -154,22 +149,15 @@ export const listArticles = defineTool({
   name: 'list_knowledge_base_articles',
   title: 'List knowledge-base articles',
   description:
-    'Lists knowledge-base articles by sort_order then newest; filter by status, locale, category, tag, is_ai_context, is_public; ' +
-    '`search` ranks full-text matches (title above body). Paged: `articles`, `total`, `page`, `limit`, `totalPages`.',
+    'Lists knowledge-base articles (sort_order, then newest), with filters; `search` ranks full-text matches. Paged: `articles`, `totalPages`.',
   input: z.strictObject({
     ...listParams(ARTICLE_SORT_FIELDS),
-    status: articleMachine.schema.optional().describe('Only articles in this status'),
-    locale: localeField.optional().describe('Only articles in this locale'),
-    category: z
-      .string()
-      .trim()
-      .min(1)
-      .max(MAX_CATEGORY)
-      .optional()
-      .describe('Only articles of this category'),
-    tag: tagField.optional().describe('Only articles carrying this tag'),
-    is_ai_context: booleanParam('Only AI-context (true) or other (false) articles').optional(),
-    is_public: booleanParam('Only public (true) or internal (false) articles').optional(),
+    status: articleMachine.schema.optional().describe('Only this status'),
+    locale: localeField.optional().describe('Only this locale'),
+    category: z.string().trim().min(1).max(MAX_CATEGORY).optional().describe('Only this category'),
+    tag: tagField.optional().describe('Only with this tag'),
+    is_ai_context: booleanParam('Only AI-context or not').optional(),
+    is_public: booleanParam('Only public or not').optional(),
   }),
   output: pagedOutput('articles', articleSchema),
   access: access('read', 'kb.view'),
@@ -193,8 +181,7 @@ export const listArticles = defineTool({
 export const getArticle = defineTool({
   name: 'get_knowledge_base_article',
   title: 'Get a knowledge-base article',
-  description:
-    'Returns one knowledge-base article by id: sanitized HTML body, plain text, status, translations. Trashed ones answer 404.',
+  description: 'Returns one knowledge-base article by id: HTML and plain-text body, status, translations.',
   input: z.strictObject(idShape),
   output,
   access: access('read', 'kb.view'),
@@ -210,13 +197,12 @@ export const createArticle = defineTool({
   title: 'Create a knowledge-base article',
   errors: [...translationErrors],
   description:
-    'Creates a knowledge-base article from `title` and `body_html` (sanitized), a draft unless `status` says otherwise. ' +
-    '`translation_of` makes it the translation of a source article in another locale.',
+    'Creates a knowledge-base article (`title`, `body_html`), a draft by default; `translation_of` makes it a translation.',
   input: z.strictObject({
     title: titleField,
     body_html: bodyField,
-    status: statusField.optional().describe('Status to start in: draft (default), in_review or published'),
-    locale: localeField.optional().describe('Language tag (BCP 47), e.g. en (default), de, pt-BR'),
+    status: statusField.optional().describe('draft (default), in_review or published'),
+    locale: localeField.optional().describe('Language tag (BCP 47): en (default), de, pt-BR'),
     ...editableShape,
   }),
   output,
@@ -238,8 +224,7 @@ export const updateArticle = defineTool({
   title: 'Update a knowledge-base article',
   errors: [...translationErrors],
   description:
-    'Changes only the fields sent of a knowledge-base article; `status` moves it (draft, in_review, published, archived). ' +
-    'Changing title or body marks its translations outdated.',
+    'Changes the fields sent of a knowledge-base article; `status` moves it. A new title or body marks its translations outdated.',
   input: z.strictObject({
     ...idShape,
     title: titleField.optional(),
@@ -260,8 +245,7 @@ export const updateArticle = defineTool({
 export const deleteArticle = defineTool({
   name: 'delete_knowledge_base_article',
   title: 'Delete a knowledge-base article',
-  description:
-    'Moves a knowledge-base article to the trash (restore_trash_item brings it back). Its translations stay.',
+  description: 'Moves a knowledge-base article to the trash (restore_trash_item brings it back).',
   input: z.strictObject(idShape),
   output: messageOutput,
   access: access('write', 'kb.delete'),
@@ -288,8 +272,7 @@ export const searchKnowledgeBase = defineTool({
   name: 'search_knowledge_base',
   title: 'Search the knowledge base',
   description:
-    'Full-text search of knowledge-base articles to answer a question: best matches first (title above body), each with a snippet. ' +
-    'Read the full article with get_knowledge_base_article.',
+    'Searches knowledge-base articles to answer a question: best matches first, each with a snippet; read one with get_knowledge_base_article.',
   input: z.strictObject({
     query: z
       .string()
@@ -298,8 +281,8 @@ export const searchKnowledgeBase = defineTool({
       .max(MAX_QUERY)
       .refine(NO_NUL, nulMessage)
       .describe(`Words to search for, 1-${MAX_QUERY} characters`),
-    locale: localeField.optional().describe('Only articles in this locale'),
-    status: articleMachine.schema.optional().describe('Only articles in this status, e.g. published'),
+    locale: localeField.optional().describe('Only this locale'),
+    status: articleMachine.schema.optional().describe('Only this status, e.g. published'),
     limit: z.coerce
       .number()
       .int()
