@@ -27,6 +27,11 @@ export interface RecordResource {
   items: string;
   /** How the list tool sorts to show the most recently changed records first (`-updated_at`). */
   recentSort: string;
+  /**
+   * Filters of the list tool that resources/list applies (the knowledge base lists only its published
+   * AI-context articles); reading by URI and completion are not narrowed by them.
+   */
+  listFilter?: Readonly<Record<string, unknown>>;
   /** A record's name for people, read from its serialized form (the lead's name, the invoice number). */
   label(record: Readonly<Record<string, unknown>>): string;
 }
@@ -58,6 +63,9 @@ export function defineRecordResource(resource: RecordResource): RecordResource {
     if (!(field in resource.list.input.shape)) {
       throw new Error(`${where}: ${resource.list.name} takes no \`${field}\``);
     }
+  }
+  if (resource.listFilter && !resource.list.input.safeParse({ ...resource.listFilter }).success) {
+    throw new Error(`${where}: ${resource.list.name} refuses the list filter`);
   }
   return resource;
 }

@@ -2,8 +2,9 @@
 // (`crm://leads/{id}`). Every answer comes from the area's own read tools run through invokeTool,
 // so scopes, role permission, plan feature and tenancy are decided exactly as for tools/call:
 // - resources/templates/list: one template per record type the caller may read;
-// - resources/list: the caller's most recently changed records (the 200 latest of each type), one
-//   record type after the other, paged with an opaque cursor over the list tool's page/limit;
+// - resources/list: the caller's most recently changed records (the 200 latest of each type, within
+//   the type's `listFilter` if it declares one), one record type after the other, paged with an
+//   opaque cursor over the list tool's page/limit;
 // - resources/read: the get tool's JSON. An id that is unknown, malformed, trashed or another
 //   organization's is the SDK's resource-not-found error, the same answer whichever it was: -32602
 //   with `data: {uri}` on every revision. 2026-07-28 requires -32602; the 2025 revisions suggested
@@ -132,7 +133,7 @@ async function listPage(
     if (!resource) break;
     const output = await invokeTool(
       resource.list,
-      { page, limit: RESOURCE_PAGE_SIZE, sort: resource.recentSort },
+      { ...resource.listFilter, page, limit: RESOURCE_PAGE_SIZE, sort: resource.recentSort },
       call,
       services,
     );

@@ -212,6 +212,7 @@ describe('area declarations', () => {
     expect(STATE_MACHINES.map((m) => m.resource).sort()).toEqual([
       'estimate',
       'invoice',
+      'knowledge-base article',
       'opportunity',
       'project',
       'proposal',

@@ -143,6 +143,7 @@ describe.each(ERAS)('$label', (era) => {
         'crm://contacts/{id}',
         'crm://opportunities/{id}',
         'crm://invoices/{id}',
+        'crm://knowledge-base/{id}',
       ]);
       expect(new Set(resourceTemplates.map((template) => template.mimeType))).toEqual(
         new Set(['application/json']),
@@ -236,7 +237,7 @@ describe.each(ERAS)('$label', (era) => {
   });
 });
 
-it("refuses a resource built on a write tool, on a list tool that cannot page, or on another area's tools", () => {
+it("refuses a resource built on a write tool, on a list tool that cannot page or take its list filter, or on another area's tools", () => {
   expect(() => defineRecordResource({ ...leadResource, get: TOOL_BY_NAME.create_lead })).toThrow(
     /not a read tool/,
   );
@@ -244,6 +245,9 @@ it("refuses a resource built on a write tool, on a list tool that cannot page, o
     /takes no `page`/,
   );
   expect(() => defineRecordResource({ ...leadResource, collection: 'Leads!' })).toThrow(/kebab-case/);
+  expect(() => defineRecordResource({ ...leadResource, listFilter: { no_such_filter: true } })).toThrow(
+    /refuses the list filter/,
+  );
   expect(() =>
     defineArea({
       name: 'borrower',

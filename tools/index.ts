@@ -37,6 +37,7 @@ import { estimatesArea } from './estimates/index.ts';
 import { filesArea } from './files/index.ts';
 import { forecastArea } from './forecast/index.ts';
 import { createInvoicesArea } from './invoices/index.ts';
+import { knowledgeBaseArea } from './knowledge-base/index.ts';
 import { leadHealthArea } from './lead-health/index.ts';
 import { createLeadsArea } from './leads/index.ts';
 import { createMeArea } from './me/index.ts';
@@ -159,6 +160,7 @@ const AREA_LIST = [
     provides: ['publicRoutes', 'jobs', 'schedules'],
     build: (list) => createAvatarsArea(() => list.catalogue().access),
   },
+  knowledgeBaseArea,
 ] as const satisfies readonly AreaEntry[];
 
 /**
