@@ -257,11 +257,13 @@ it('lists a prompt, and a resource, only to a caller who may use every read tool
     plans: CATALOGUE.plans,
   };
   expect(visiblePrompts(viewer).map((prompt) => prompt.name)).toEqual(['draft_follow_up']);
-  expect(readableResources(viewer).map((resource) => resource.collection)).toEqual([
-    'leads',
-    'contacts',
-    'invoices',
-  ]);
+  // Deals' resources leave the list; the others a viewer reads stay (an area added later adds its own).
+  const readable = readableResources(viewer).map((resource) => resource.collection);
+  expect(readable).toEqual(expect.arrayContaining(['leads', 'contacts', 'invoices']));
+  expect(readable).not.toContain('opportunities');
+  expect(readableResources({ ...viewer, access: CATALOGUE.access }).map((r) => r.collection)).toContain(
+    'opportunities',
+  );
   const owner = { ...viewer, auth: { ...viewer.auth, role: 'owner' as const } };
   expect(visiblePrompts(owner)).toHaveLength(3);
 });
