@@ -209,18 +209,22 @@ describe('area declarations', () => {
   });
 
   it('derives the state machines from the areas', () => {
-    expect(STATE_MACHINES.map((m) => m.resource).sort()).toEqual([
-      'estimate',
-      'invoice',
-      'knowledge-base article',
-      'opportunity',
-      'project',
-      'proposal',
-      'scheduled email',
-      'survey',
-      'task',
-      'workflow',
-    ]);
+    // Every machine an area declares, once; the ones below must not go missing (a new area adds its own).
+    const declared = AREAS.flatMap((area) => area.stateMachines ?? []).map((m) => m.resource);
+    expect(STATE_MACHINES.map((m) => m.resource).sort()).toEqual([...declared].sort());
+    expect(new Set(declared).size).toBe(declared.length);
+    expect(declared).toEqual(
+      expect.arrayContaining([
+        'estimate',
+        'invoice',
+        'opportunity',
+        'project',
+        'proposal',
+        'scheduled email',
+        'task',
+        'workflow',
+      ]),
+    );
   });
 
   it('refuses, when an area is defined, a route to another area tool or an undeclared permission or toolset', () => {

@@ -5,10 +5,10 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineArea } from '../core/area.ts';
-import { defineRecordResource } from '../core/resources.ts';
+import { defineRecordResource, recordUriTemplate } from '../core/resources.ts';
 import { RESOURCE_PAGE_SIZE, RESOURCE_PAGES_PER_TYPE } from '../mcp/resources.ts';
 import { TOOLSETS_HEADER } from '../mcp/toolsets.ts';
-import { TOOL_BY_NAME } from '../tools/index.ts';
+import { RESOURCES, TOOL_BY_NAME } from '../tools/index.ts';
 import { leadResource } from '../tools/leads/resources.ts';
 import { fileTest } from './fixtures/file-test.ts';
 import { createInvoice } from './fixtures/invoices.ts';
@@ -138,13 +138,18 @@ describe.each(ERAS)('$label', (era) => {
     const client = await era.connect(mcpUrl, { ...bearer(records.key), [TOOLSETS_HEADER]: 'core' });
     try {
       const { resourceTemplates } = templatesResult.parse(await client.listResourceTemplates());
-      expect(resourceTemplates.map((template) => template.uriTemplate)).toEqual([
-        'crm://leads/{id}',
-        'crm://contacts/{id}',
-        'crm://opportunities/{id}',
-        'crm://invoices/{id}',
-        'crm://knowledge-base/{id}',
-      ]);
+      // One per record type the areas declare, in area order; the first ones for the record.
+      expect(resourceTemplates.map((template) => template.uriTemplate)).toEqual(
+        RESOURCES.map((resource) => recordUriTemplate(resource.collection)),
+      );
+      expect(resourceTemplates.map((template) => template.uriTemplate)).toEqual(
+        expect.arrayContaining([
+          'crm://leads/{id}',
+          'crm://contacts/{id}',
+          'crm://opportunities/{id}',
+          'crm://invoices/{id}',
+        ]),
+      );
       expect(new Set(resourceTemplates.map((template) => template.mimeType))).toEqual(
         new Set(['application/json']),
       );

@@ -14,36 +14,20 @@ import type {
   ResponseObject,
 } from '../rest/openapi.ts';
 import { CATALOGUE, PUBLIC_ROUTES, ROUTES } from '../tools/index.ts';
-import { flagOverdue } from '../tools/invoices/jobs.ts';
 import { listLeads } from '../tools/leads/tools.ts';
 import { reservedCatalogue } from '../tools/reserved.ts';
 import { subscribableEvents } from '../tools/webhooks/store.ts';
 import { webhookDeliveries } from '../tools/webhooks/tables.ts';
 import { createWebhookTool } from '../tools/webhooks/tools.ts';
-import {
-  createConnectedAccount,
-  createInvoice,
-  createLead,
-  createLeadWithContact,
-  createProposal,
-  createWorkflow,
-  enrollLeadIn,
-  fileTest,
-  insertConnectedAccountRow,
-  postInbound,
-  readOutput,
-  scheduleBody,
-  scheduleEmail,
-  sendProposal,
-  sendScheduledEmail,
-  TOOL,
-} from './fixtures/index.ts';
+import { fileTest } from './fixtures/index.ts';
 import { createAt } from './fixtures/kit-helpers.ts';
-import { json, type TestContext, type TestOrg } from './helpers.ts';
+import { loadKits } from './fixtures/load-kits.ts';
+import { json } from './helpers.ts';
 import { createSchemaValidator } from './openapi-fuzz-inputs.ts';
 
 const ERROR_REF = '#/components/schemas/Error';
 const SUBSCRIBABLE_EVENTS = subscribableEvents(CATALOGUE.eventNames);
+const KITS = await loadKits();
 const createWebhook = createWebhookTool(CATALOGUE.eventNames);
 const AUTH_PATHS = ['/api/v1/auth/signup', '/api/v1/auth/login', '/api/v1/auth/refresh'];
 /** The areas' public routes that declare an operation (core/area.ts PublicRoute.operation). */
@@ -652,46 +636,15 @@ describe('the webhooks section', () => {
     doc,
   }) => {
     const ajv = createSchemaValidator();
-    // pro: surveys (form.submitted) need the plan feature.
-    const org = await t.createOrg({ plan: 'pro' });
+    // Enterprise: every plan feature an event's area may gate (surveys, estimates) is on.
+    const org = await t.createOrg({ plan: 'enterprise' });
     const scope = { t, org };
     const send = async (method: HttpMethod, path: string, body?: Record<string, unknown>) => {
       const res = await t.request(method, `/api/v1${path}`, { token: org.token, ...(body ? { body } : {}) });
       expect(res.status, `${method} ${path}`).toBeLessThan(300);
     };
-    const leadId = await createAt(scope, '/api/v1/leads', 'lead', {
-      name: 'Payload Ltd',
-      tags: ['a'],
-      industry: 'glass',
-    });
-    await send('PATCH', `/leads/${leadId}`, { status: 'contacted' });
-    const contactId = await createAt(scope, '/api/v1/contacts', 'contact', { lead_id: leadId, name: 'Cy' });
-    await send('PATCH', `/contacts/${contactId}`, { name: 'Cy Two' });
-    await send('DELETE', `/contacts/${contactId}`);
-    const dealId = await createAt(scope, '/api/v1/opportunities', 'opportunity', {
-      lead_id: leadId,
-      value: 100,
-    });
-    await send('PATCH', `/opportunities/${dealId}`, { note: 'n' });
-    await send('PATCH', `/opportunities/${dealId}`, { status: 'won' });
-    await send(
-      'PATCH',
-      `/opportunities/${await createAt(scope, '/api/v1/opportunities', 'opportunity', { lead_id: leadId, value: 1 })}`,
-      { status: 'lost' },
-    );
-    const taskId = await createAt(scope, '/api/v1/tasks', 'task', { text: 'Call back', lead_id: leadId });
-    await send('PATCH', `/tasks/${taskId}`, { is_complete: true });
-    await createAt(scope, '/api/v1/activities', 'activity', {
-      lead_id: leadId,
-      type: 'call',
-      direction: 'outbound',
-      duration_seconds: 60,
-      outcome: 'connected',
-    });
-    await writeBillingEvents(scope);
-    await writeMailAndWorkflowEvents(scope);
-    await writeSurveyEvent(scope);
-    await send('DELETE', `/leads/${leadId}`);
+    // Each area's kit writes its own events (test/fixtures/kit.ts `events`), in registry order.
+    for (const kit of KITS) await kit.events?.(scope);
     const rows = await t.services.db.system
       .select({ event: outboxEvents.event, data: outboxEvents.data })
       .from(outboxEvents)
@@ -738,77 +691,6 @@ function firstRequired(schema: Record<string, unknown>): string {
   const [first] = Array.isArray(data?.required) ? data.required : [];
   if (typeof first !== 'string') throw new Error('the payload schema requires no field');
   return first;
-}
-
-/** invoice.created, sent, overdue and paid; proposal.sent, accepted (with contract.signed) and declined. */
-async function writeBillingEvents(scope: { t: TestContext; org: TestOrg }): Promise<void> {
-  const { t, org } = scope;
-  const lead = await createLead(t, org);
-  const invoice = await createInvoice(t, org, {
-    lead_id: lead._id,
-    issue_date: '2026-01-02',
-    due_date: '2026-01-31',
-    line_items: [{ description: 'Retainer', quantity: 1, unit_price: 100 }],
-  });
-  const sent = await t.request('POST', `/api/v1/invoices/${invoice._id}/send`, {
-    token: org.token,
-    body: { to: 'billing@customer.example' },
-  });
-  expect(sent.status).toBe(200);
-  expect(await flagOverdue(t.services, new Date('2026-02-02T00:10:00Z'), org.orgId)).toBe(1);
-  const paid = await t.request('POST', `/api/v1/invoices/${invoice._id}/payments`, {
-    token: org.token,
-    body: { amount: 100 },
-  });
-  expect(paid.status).toBe(201);
-  const accepted = await createProposal(t, org);
-  const { token: acceptToken } = await sendProposal(t, org, accepted._id, { to: 'buyer@customer.example' });
-  const accept = await t.request('POST', `/p/${acceptToken}/accept`, {
-    body: { name: 'Pat Buyer', email: 'pat@customer.example', signature: 'Pat Buyer' },
-  });
-  expect(accept.status).toBe(200);
-  const declined = await createProposal(t, org);
-  const { token: declineToken } = await sendProposal(t, org, declined._id);
-  expect((await t.request('POST', `/p/${declineToken}/decline`, { body: { reason: 'Budget' } })).status).toBe(
-    200,
-  );
-}
-
-/** email.received (an inbound mail), email.sent (a failed send) and workflow.triggered (an enrollment). */
-async function writeMailAndWorkflowEvents(scope: { t: TestContext; org: TestOrg }): Promise<void> {
-  const { t, org } = scope;
-  const { leadId } = await createLeadWithContact(t, org, 'buyer@mail.example');
-  const account = await createConnectedAccount(t, org, { email: 'sales@example.com' });
-  expect((await postInbound(t, account, { from: 'Buyer <buyer@mail.example>' })).status).toBe(200);
-  // An account on a port nothing listens on: the send fails, which writes email.sent (status failed).
-  const sender = await insertConnectedAccountRow(t, org.orgId, org.ownerId);
-  const at = new Date(Date.now() + 120_000);
-  const email = await scheduleEmail(
-    t,
-    org,
-    scheduleBody(sender, leadId, { to: 'buyer@mail.example', scheduled_at: at.toISOString() }),
-  );
-  // Each attempt fails to connect; the last of the three fails the email for good.
-  for (const hours of [0, 1, 2]) {
-    await sendScheduledEmail(t.services, email.job_id, { now: new Date(at.getTime() + hours * 3_600_000) });
-  }
-  const workflow = await createWorkflow(t, org);
-  await enrollLeadIn(t, org, workflow._id, { lead_id: leadId });
-}
-
-/** form.submitted: a JSON response on the public form of an activated survey. */
-async function writeSurveyEvent(scope: { t: TestContext; org: TestOrg }): Promise<void> {
-  const { t, org } = scope;
-  const surveyId = await createAt(scope, '/api/v1/surveys', 'survey', {
-    name: 'Payload survey',
-    questions: [{ id: 'score', type: 'nps', text: 'How likely?', required: true }],
-  });
-  const activated = await t.request('POST', `/api/v1/surveys/${surveyId}/activate`, { token: org.token });
-  const { survey } = await readOutput(activated, TOOL.activate_survey);
-  const answered = await t.request('POST', `${new URL(survey.public_url ?? '').pathname}/responses`, {
-    body: { answers: { score: 9 }, email: 'buyer@mail.example' },
-  });
-  expect(answered.status).toBe(201);
 }
 
 /** A delivery schema whose `data` is any object, as it was before payloads were declared. */

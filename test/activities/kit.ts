@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { newId } from '../../core/ids.ts';
 import { activities } from '../../tools/activities/tables.ts';
 import { defineKit, NO_BODY } from '../fixtures/kit.ts';
-import { insertLead } from '../fixtures/kit-helpers.ts';
+import { createAt, createLeadOver, insertLead } from '../fixtures/kit-helpers.ts';
 
 const NOTE = { body: { note: 'n', values: {} }, text: 'note', free: 'values' };
 
@@ -40,5 +40,15 @@ export const kit = defineKit({
         await seed('/api/v1/activities', { lead_id: pooled('leads'), type: 'note', note: `Fuzz note ${n}` });
     },
     pools: { 'leads/activities': 'activities' },
+  },
+  // activity.created, and call.completed for a logged call.
+  events: async (scope) => {
+    await createAt(scope, '/api/v1/activities', 'activity', {
+      lead_id: await createLeadOver(scope),
+      type: 'call',
+      direction: 'outbound',
+      duration_seconds: 60,
+      outcome: 'connected',
+    });
   },
 });

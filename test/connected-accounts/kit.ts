@@ -1,8 +1,10 @@
 // The test kit of tools/connected-accounts (test/README.md "Test kits"): a victim account read back
 // with its inbound mail, and the fuzz's sender account (marked verified: no SMTP server answers there).
+
 import { eq } from 'drizzle-orm';
+import { expect } from 'vitest';
 import { connectedAccounts, inboundEmails } from '../../tools/connected-accounts/tables.ts';
-import { createConnectedAccount } from '../fixtures/connected-accounts.ts';
+import { createConnectedAccount, postInbound } from '../fixtures/connected-accounts.ts';
 import { defineKit, NO_BODY } from '../fixtures/kit.ts';
 
 const DISPLAY_NAME = { body: { display_name: 'Sam' }, text: 'display_name' };
@@ -64,5 +66,10 @@ export const kit = defineKit({
         .set({ status: 'verified', verifiedAt: new Date() })
         .where(eq(connectedAccounts.id, account));
     },
+  },
+  // email.received: a mail posted to the account's inbound route.
+  events: async ({ t, org }) => {
+    const account = await createConnectedAccount(t, org, { email: 'sales@example.com' });
+    expect((await postInbound(t, account, { from: 'Buyer <buyer@mail.example>' })).status).toBe(200);
   },
 });

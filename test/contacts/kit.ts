@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { newId } from '../../core/ids.ts';
 import { contacts } from '../../tools/contacts/tables.ts';
 import { defineKit, NAME_BODY, NO_BODY } from '../fixtures/kit.ts';
-import { insertLead } from '../fixtures/kit-helpers.ts';
+import { createAt, createLeadOver, insertLead, sendOk } from '../fixtures/kit-helpers.ts';
 
 export const kit = defineKit({
   area: 'contacts',
@@ -30,5 +30,12 @@ export const kit = defineKit({
         email: 'fuzz-contact@example.test',
       });
     },
+  },
+  // contact.created, contact.updated, contact.deleted.
+  events: async (scope) => {
+    const leadId = await createLeadOver(scope);
+    const id = await createAt(scope, '/api/v1/contacts', 'contact', { lead_id: leadId, name: 'Cy' });
+    await sendOk(scope, 'PATCH', `/api/v1/contacts/${id}`, { name: 'Cy Two' });
+    await sendOk(scope, 'DELETE', `/api/v1/contacts/${id}`);
   },
 });

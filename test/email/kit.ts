@@ -4,9 +4,15 @@ import { eq } from 'drizzle-orm';
 import { expect } from 'vitest';
 import { newId } from '../../core/ids.ts';
 import { scheduledEmails } from '../../tools/email/tables.ts';
-import { insertConnectedAccount, sendScheduledEmail } from '../fixtures/email.ts';
+import {
+  insertConnectedAccount,
+  scheduleBody,
+  scheduleEmail,
+  sendScheduledEmail,
+} from '../fixtures/email.ts';
 import { defineKit, type KitScope, type MachineDriver, NO_BODY } from '../fixtures/kit.ts';
 import { createLeadOver, insertLead, readAt } from '../fixtures/kit-helpers.ts';
+import { createLeadWithContact, insertConnectedAccountRow } from '../fixtures/workflows.ts';
 import { json } from '../helpers.ts';
 import { type SmtpPeer, startSmtpPeer } from '../support/smtp-peer.ts';
 
@@ -148,5 +154,19 @@ export const kit = defineKit({
         await (await t.request('GET', '/api/v1/email/scheduled', { token })).json(),
       );
     },
+  },
+  // email.sent: an email whose every attempt fails (an account on a port nothing listens on) is sent as failed.
+  events: async ({ t, org }) => {
+    const { leadId } = await createLeadWithContact(t, org, 'buyer@mail.example');
+    const sender = await insertConnectedAccountRow(t, org.orgId, org.ownerId);
+    const at = new Date(Date.now() + 120_000);
+    const email = await scheduleEmail(
+      t,
+      org,
+      scheduleBody(sender, leadId, { to: 'buyer@mail.example', scheduled_at: at.toISOString() }),
+    );
+    for (const hours of [0, 1, 2]) {
+      await sendScheduledEmail(t.services, email.job_id, { now: new Date(at.getTime() + hours * 3_600_000) });
+    }
   },
 });

@@ -1,10 +1,14 @@
 // The test kit of tools/invoices (test/README.md "Test kits"): its status machine moves through its
 // own routes (finalize, payments, void, mark-uncollectible) and an edit for draft.
+
 import { eq } from 'drizzle-orm';
+import { expect } from 'vitest';
 import { newId } from '../../core/ids.ts';
+import { flagOverdue } from '../../tools/invoices/jobs.ts';
 import { invoices } from '../../tools/invoices/tables.ts';
+import { createInvoice } from '../fixtures/invoices.ts';
 import { defineKit, type KitScope, NO_BODY } from '../fixtures/kit.ts';
-import { createAt, createLeadOver, insertLead, readAt } from '../fixtures/kit-helpers.ts';
+import { createAt, createLeadOver, insertLead, readAt, sendOk } from '../fixtures/kit-helpers.ts';
 
 const LINE_ITEMS = [{ description: 'Work', quantity: 1, unit_price: 10 }];
 
@@ -70,5 +74,18 @@ export const kit = defineKit({
         stateOf: (record) => String(record.status),
       }),
     },
+  },
+  // invoice.created, invoice.sent, invoice.overdue (the job), invoice.paid.
+  events: async (scope) => {
+    const { t, org } = scope;
+    const invoice = await createInvoice(t, org, {
+      lead_id: await createLeadOver(scope),
+      issue_date: '2026-01-02',
+      due_date: '2026-01-31',
+      line_items: [{ description: 'Retainer', quantity: 1, unit_price: 100 }],
+    });
+    await sendOk(scope, 'POST', `/api/v1/invoices/${invoice._id}/send`, { to: 'billing@customer.example' });
+    expect(await flagOverdue(t.services, new Date('2026-02-02T00:10:00Z'), org.orgId)).toBe(1);
+    await sendOk(scope, 'POST', `/api/v1/invoices/${invoice._id}/payments`, { amount: 100 });
   },
 });

@@ -3,7 +3,7 @@
 import { eq } from 'drizzle-orm';
 import { leads } from '../../tools/leads/tables.ts';
 import { defineKit, NO_BODY } from '../fixtures/kit.ts';
-import { insertLead } from '../fixtures/kit-helpers.ts';
+import { createAt, insertLead, sendOk } from '../fixtures/kit-helpers.ts';
 
 const LEAD_BODY = { body: { name: 'Acme', industry: 'x' }, text: 'name', free: 'industry' };
 
@@ -28,5 +28,15 @@ export const kit = defineKit({
     seed: async ({ seed }) => {
       await seed('/api/v1/leads', { name: 'Fuzz Lead' });
     },
+  },
+  // lead.created, lead.updated, lead.status_changed, lead.deleted.
+  events: async (scope) => {
+    const id = await createAt(scope, '/api/v1/leads', 'lead', {
+      name: 'Payload Ltd',
+      tags: ['a'],
+      industry: 'glass',
+    });
+    await sendOk(scope, 'PATCH', `/api/v1/leads/${id}`, { status: 'contacted' });
+    await sendOk(scope, 'DELETE', `/api/v1/leads/${id}`);
   },
 });

@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { newId } from '../../core/ids.ts';
 import { opportunities } from '../../tools/opportunities/tables.ts';
 import { defineKit, NO_BODY } from '../fixtures/kit.ts';
-import { createAt, createLeadOver, insertLead, readAt } from '../fixtures/kit-helpers.ts';
+import { createAt, createLeadOver, insertLead, readAt, sendOk } from '../fixtures/kit-helpers.ts';
 
 export const kit = defineKit({
   area: 'opportunities',
@@ -46,5 +46,17 @@ export const kit = defineKit({
     seed: async ({ seed, pooled }) => {
       await seed('/api/v1/opportunities', { lead_id: pooled('leads'), value: 1000 });
     },
+  },
+  // opportunity.created, opportunity.updated, opportunity.won, opportunity.lost.
+  events: async (scope) => {
+    const leadId = await createLeadOver(scope);
+    const won = await createAt(scope, '/api/v1/opportunities', 'opportunity', {
+      lead_id: leadId,
+      value: 100,
+    });
+    await sendOk(scope, 'PATCH', `/api/v1/opportunities/${won}`, { note: 'n' });
+    await sendOk(scope, 'PATCH', `/api/v1/opportunities/${won}`, { status: 'won' });
+    const lost = await createAt(scope, '/api/v1/opportunities', 'opportunity', { lead_id: leadId, value: 1 });
+    await sendOk(scope, 'PATCH', `/api/v1/opportunities/${lost}`, { status: 'lost' });
   },
 });

@@ -1,11 +1,14 @@
 // The test kit of tools/proposals (test/README.md "Test kits"): a victim proposal (under /proposals
 // and /proposal-ai), and the status machine, answered on the public page with the proposal's token.
+
 import { createHash, randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
+import { expect } from 'vitest';
 import { newId } from '../../core/ids.ts';
 import { proposals } from '../../tools/proposals/tables.ts';
 import { defineKit, IGNORED_BODY, type KitScope, type MachineDriver, NO_BODY } from '../fixtures/kit.ts';
 import { createAt, createLeadOver, insertLead, readAt } from '../fixtures/kit-helpers.ts';
+import { createProposal, sendProposal } from '../fixtures/proposals.ts';
 import { json } from '../helpers.ts';
 
 const SECTIONS = [{ heading: 'Scope', body_markdown: 'Work' }];
@@ -90,5 +93,18 @@ export const kit = defineKit({
       noSameState: ['sent', 'accepted', 'declined'],
       driver: proposalDriver,
     },
+  },
+  // proposal.sent, proposal.accepted with contract.signed, proposal.declined (on the public page).
+  events: async ({ t, org }) => {
+    const accepted = await createProposal(t, org);
+    const { token: acceptToken } = await sendProposal(t, org, accepted._id, { to: 'buyer@customer.example' });
+    const accept = await t.request('POST', `/p/${acceptToken}/accept`, {
+      body: { name: 'Pat Buyer', email: 'pat@customer.example', signature: 'Pat Buyer' },
+    });
+    expect(accept.status).toBe(200);
+    const declined = await createProposal(t, org);
+    const { token: declineToken } = await sendProposal(t, org, declined._id);
+    const decline = await t.request('POST', `/p/${declineToken}/decline`, { body: { reason: 'Budget' } });
+    expect(decline.status).toBe(200);
   },
 });

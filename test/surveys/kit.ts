@@ -1,11 +1,15 @@
 // The test kit of tools/surveys (test/README.md "Test kits"): the bodies of its write routes, a
 // victim survey (active, so its activate/close/responses/summary routes all address it), the status
 // machine driven over REST, and a few surveys for the fuzz.
+
 import { eq } from 'drizzle-orm';
+import { expect } from 'vitest';
 import { newId } from '../../core/ids.ts';
 import { surveys } from '../../tools/surveys/tables.ts';
 import { defineKit, type KitScope, NAME_BODY, NO_BODY } from '../fixtures/kit.ts';
 import { createAt, readAt } from '../fixtures/kit-helpers.ts';
+import { readOutput } from '../fixtures/read.ts';
+import { TOOL } from '../fixtures/tools.ts';
 
 export const KIT_QUESTIONS = [
   { id: 'score', type: 'nps', text: 'How likely are you to recommend us?', required: true },
@@ -62,5 +66,19 @@ export const kit = defineKit({
       for (const n of [1, 2, 3])
         await seed('/api/v1/surveys', { name: `Fuzz survey ${n}`, questions: KIT_QUESTIONS });
     },
+  },
+  // form.submitted: a JSON response on the public form of an activated survey.
+  events: async (scope) => {
+    const { t, org } = scope;
+    const surveyId = await createAt(scope, '/api/v1/surveys', 'survey', {
+      name: 'Payload survey',
+      questions: [{ id: 'score', type: 'nps', text: 'How likely?', required: true }],
+    });
+    const activated = await t.request('POST', `/api/v1/surveys/${surveyId}/activate`, { token: org.token });
+    const { survey } = await readOutput(activated, TOOL.activate_survey);
+    const answered = await t.request('POST', `${new URL(survey.public_url ?? '').pathname}/responses`, {
+      body: { answers: { score: 9 }, email: 'buyer@mail.example' },
+    });
+    expect(answered.status).toBe(201);
   },
 });

@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { newId } from '../../core/ids.ts';
 import { tasks } from '../../tools/tasks/tables.ts';
 import { defineKit, NO_BODY } from '../fixtures/kit.ts';
-import { createAt, insertLead, readAt } from '../fixtures/kit-helpers.ts';
+import { createAt, createLeadOver, insertLead, readAt, sendOk } from '../fixtures/kit-helpers.ts';
 
 const TEXT = { body: { text: 'Call back' }, text: 'text' };
 
@@ -55,5 +55,11 @@ export const kit = defineKit({
       for (const n of [1, 2, 3])
         await seed('/api/v1/tasks', { lead_id: pooled('leads'), text: `Fuzz task ${n}` });
     },
+  },
+  // task.created, task.completed.
+  events: async (scope) => {
+    const leadId = await createLeadOver(scope);
+    const id = await createAt(scope, '/api/v1/tasks', 'task', { text: 'Call back', lead_id: leadId });
+    await sendOk(scope, 'PATCH', `/api/v1/tasks/${id}`, { is_complete: true });
   },
 });

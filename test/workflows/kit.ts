@@ -5,6 +5,7 @@ import { newId } from '../../core/ids.ts';
 import { workflowEnrollments, workflows } from '../../tools/workflows/tables.ts';
 import { defineKit, IGNORED_BODY, NAME_BODY, NO_BODY } from '../fixtures/kit.ts';
 import { createAt, insertLead, readAt } from '../fixtures/kit-helpers.ts';
+import { createLeadWithContact, createWorkflow, enrollLeadIn } from '../fixtures/workflows.ts';
 
 export const kit = defineKit({
   area: 'workflows',
@@ -76,5 +77,11 @@ export const kit = defineKit({
         stateOf: (record) => String(record.status),
       }),
     },
+  },
+  // workflow.triggered: an enrollment.
+  events: async ({ t, org }) => {
+    const { leadId } = await createLeadWithContact(t, org, 'enrolled@mail.example');
+    const workflow = await createWorkflow(t, org);
+    await enrollLeadIn(t, org, workflow._id, { lead_id: leadId });
   },
 });
