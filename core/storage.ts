@@ -39,6 +39,31 @@ export interface SignedUploadOptions {
   expiresIn: number;
 }
 
+/** A signed upload link as the API answers it (the attachment and avatar upload routes). */
+export interface UploadLinkAnswer {
+  upload_url: string;
+  method: 'PUT';
+  headers: { 'content-type': string };
+  key: string;
+  expires_at: string;
+}
+
+/** Signs an upload link for `key` and answers it in the API's shape. */
+export async function issueUploadLink(
+  files: FileStore,
+  key: string,
+  options: SignedUploadOptions,
+): Promise<UploadLinkAnswer> {
+  const link = await files.signedUploadUrl(key, options);
+  return {
+    upload_url: link.url,
+    method: link.method,
+    headers: link.headers,
+    key,
+    expires_at: link.expiresAt.toISOString(),
+  };
+}
+
 export interface SignedDownloadOptions {
   /** Seconds the link stays valid (at most MAX_LINK_SECONDS). */
   expiresIn: number;

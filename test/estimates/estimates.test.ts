@@ -27,6 +27,7 @@ import {
   type TestOrg,
   TOOL,
 } from '../fixtures/index.ts';
+import { callToolOverMcp } from '../fixtures/mcp-call.ts';
 
 const test = fileTest({ options: { withoutRateLimits: true }, plan: 'pro' });
 
@@ -333,27 +334,8 @@ describe('send', () => {
     expect(first._id).not.toBe(second._id);
   });
 
-  const callResult = z.object({
-    result: z.object({
-      isError: z.boolean().optional(),
-      structuredContent: z.record(z.string(), z.unknown()).optional(),
-    }),
-  });
-  async function mcpCall(t: TestContext, org: TestOrg, name: string, args: Record<string, unknown>) {
-    const res = await t.request('POST', '/mcp', {
-      token: org.token,
-      body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } },
-      headers: {
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2025-06-18',
-        'x-mcp-toolsets': 'billing',
-      },
-    });
-    expect(res.status).toBe(200);
-    // The answer is one server-sent event whose data line is the JSON-RPC response.
-    const data = (await res.text()).split('\n').find((line) => line.startsWith('data: '));
-    return callResult.parse(JSON.parse(data?.slice('data: '.length) ?? 'null')).result;
-  }
+  const mcpCall = (t: TestContext, org: { token: string }, name: string, args: Record<string, unknown>) =>
+    callToolOverMcp(t, org, 'billing', name, args);
 
   test('over MCP previews without confirm: true and sends nothing, then sends with it', async ({
     t,

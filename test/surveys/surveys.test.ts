@@ -7,6 +7,7 @@ import { CATALOGUE, TRASH_TYPES } from '../../tools/index.ts';
 import { surveyResponses } from '../../tools/surveys/tables.ts';
 import { purgeExpiredTrash } from '../../tools/trash/jobs.ts';
 import { detailFields, fileTest, readError, readOutput, type TestContext, TOOL } from '../fixtures/index.ts';
+import { callToolOverMcp } from '../fixtures/mcp-call.ts';
 import { activateSurvey, activeSurvey, createSurvey, EVERY_TYPE, respond, VALID_ANSWERS } from './helpers.ts';
 
 const test = fileTest({ plan: 'pro', otherPlan: 'free', options: { withoutRateLimits: true } });
@@ -35,25 +36,7 @@ describe('create and read', () => {
       activated_at: null,
       created_by: org.ownerId,
     });
-    expect(survey.questions).toEqual([
-      { id: 'nps', type: 'nps', text: 'How likely are you to recommend us?', required: true },
-      { id: 'stars', type: 'rating', text: 'Rate the onboarding', required: true, min: 1, max: 5 },
-      {
-        id: 'plan',
-        type: 'single_choice',
-        text: 'Which plan?',
-        required: true,
-        options: ['Basic', 'Pro', 'Max'],
-      },
-      {
-        id: 'used',
-        type: 'multiple_choice',
-        text: 'What do you use?',
-        required: true,
-        options: ['Leads', 'Invoices', 'Surveys'],
-      },
-      { id: 'why', type: 'text', text: 'Anything else?', required: false },
-    ]);
+    expect(survey.questions).toEqual(EVERY_TYPE);
     const got = await readOutput(await api(t, org, 'GET', `/surveys/${survey._id}`), TOOL.get_survey);
     expect(got.survey).toEqual(survey);
   });
@@ -511,32 +494,8 @@ describe('access', () => {
 });
 
 describe('over MCP', () => {
-  const callResult = z.object({
-    result: z.object({
-      isError: z.boolean().optional(),
-      structuredContent: z.record(z.string(), z.unknown()).optional(),
-    }),
-  });
-  async function mcpCall(
-    t: TestContext,
-    org: { token: string },
-    name: string,
-    args: Record<string, unknown>,
-  ) {
-    const res = await t.request('POST', '/mcp', {
-      token: org.token,
-      body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } },
-      headers: {
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2025-06-18',
-        'x-mcp-toolsets': 'surveys',
-      },
-    });
-    expect(res.status).toBe(200);
-    // The answer is one server-sent event whose data line is the JSON-RPC response.
-    const data = (await res.text()).split('\n').find((line) => line.startsWith('data: '));
-    return callResult.parse(JSON.parse(data?.slice('data: '.length) ?? 'null')).result;
-  }
+  const mcpCall = (t: TestContext, org: { token: string }, name: string, args: Record<string, unknown>) =>
+    callToolOverMcp(t, org, 'surveys', name, args);
 
   test('creates, activates and summarizes a survey through the surveys toolset', async ({ t, org }) => {
     const created = await mcpCall(t, org, 'create_survey', {

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { RoleTable } from '../../core/access.ts';
 import { organizationSchema } from '../../core/organizations.ts';
 import { objectId } from '../../core/schemas.ts';
+import { issueUploadLink } from '../../core/storage.ts';
 import { NO_NUL, nulMessage, ONE_LINE, oneLineMessage } from '../../core/text-rules.ts';
 import { defineTool } from '../../core/tool.ts';
 import { userSchema } from '../../core/users.ts';
@@ -101,18 +102,11 @@ export function avatarTools(roles: () => RoleTable) {
         { target, contentType: input.mime_type, sizeBytes: input.size_bytes },
         ctx.now,
       );
-      const link = await ctx.services.files.signedUploadUrl(key, {
+      return issueUploadLink(ctx.services.files, key, {
         contentType: input.mime_type,
         maxBytes: input.size_bytes,
         expiresIn: AVATAR_UPLOAD_SECONDS,
       });
-      return {
-        upload_url: link.url,
-        method: link.method,
-        headers: link.headers,
-        key,
-        expires_at: link.expiresAt.toISOString(),
-      };
     },
   });
 

@@ -4,7 +4,7 @@
 // the email family: the `email.send` permission and the `write:email` scope, like scheduling itself
 // (docs/decisions.md "Attachment uploads").
 import { z } from 'zod';
-import { CONTENT_TYPE } from '../../core/storage.ts';
+import { CONTENT_TYPE, issueUploadLink } from '../../core/storage.ts';
 import { NO_NUL, nulMessage, ONE_LINE, oneLineMessage } from '../../core/text-rules.ts';
 import { defineTool } from '../../core/tool.ts';
 import { MAX_ATTACHMENT_BYTES, newUploadKey, UPLOAD_LINK_SECONDS, UPLOAD_PURPOSES } from './store.ts';
@@ -59,18 +59,11 @@ export const createUploadUrlTool = defineTool({
   toolset: 'email',
   async handler(input, ctx) {
     const key = newUploadKey(ctx.auth.orgId, input.purpose, input.filename);
-    const link = await ctx.services.files.signedUploadUrl(key, {
+    return issueUploadLink(ctx.services.files, key, {
       contentType: input.mime_type,
       maxBytes: input.size_bytes,
       expiresIn: UPLOAD_LINK_SECONDS,
     });
-    return {
-      upload_url: link.url,
-      method: link.method,
-      headers: link.headers,
-      key,
-      expires_at: link.expiresAt.toISOString(),
-    };
   },
 });
 
