@@ -8,6 +8,7 @@ import { createServices } from '../app/services.ts';
 import type { Config } from '../core/config.ts';
 import type { Services } from '../core/services.ts';
 import { createApp } from '../http/app.ts';
+import { attachPublicSockets, type PublicSockets } from '../rest/public-sockets.ts';
 import { JOBS } from '../tools/index.ts';
 import { type BackgroundWork, startBackgroundWork } from '../workers/runtime.ts';
 
@@ -85,6 +86,9 @@ async function startServer(config: Config, options: ServerOptions = {}): Promise
     await services.close();
     throw err;
   }
+  // The areas' WebSockets (the voice relay) share the port: upgrades never reach the Hono app.
+  const sockets: PublicSockets | undefined =
+    server instanceof HttpServer ? attachPublicSockets(server, services) : undefined;
   const url = displayUrl(config.host, address.port);
   services.logger.info({ url, database: services.db.kind }, 'CRM server listening');
   let background: BackgroundWork | undefined;
@@ -113,6 +117,8 @@ async function startServer(config: Config, options: ServerOptions = {}): Promise
   const close = () => {
     closing ??= (async () => {
       draining = true;
+      // Open sockets would hold the drain until the force timeout: they are told to go away first.
+      await sockets?.close();
       const force = setTimeout(() => {
         if (server instanceof HttpServer) server.closeAllConnections();
       }, DRAIN_TIMEOUT_MS);

@@ -16,6 +16,7 @@ import type { Prompt } from './prompts.ts';
 import type { RecordResource } from './resources.ts';
 import type { Route } from './route.ts';
 import type { Services } from './services.ts';
+import type { SocketRoute } from './sockets.ts';
 import type { StateMachine } from './state-machine.ts';
 import type { SearchTerms } from './text-search.ts';
 import type { Tool, ToolContext, ToolError } from './tool.ts';
@@ -360,6 +361,8 @@ export interface AreaRegistries extends AreaBackground {
   stateMachines: StateMachine;
   leadConverted: LeadConvertedHook;
   publicRoutes: PublicRoute;
+  /** WebSockets it serves on the HTTP server (core/sockets.ts), such as the voice relay. */
+  socketRoutes: SocketRoute;
   emailReceived: EmailReceivedHook;
   contactMoving: ContactMovingHook;
   customActivityTypeChanging: CustomActivityTypeChangingHook;

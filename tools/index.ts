@@ -18,6 +18,7 @@ import { kernelBackground } from '../core/kernel-jobs.ts';
 import type { Prompt } from '../core/prompts.ts';
 import type { RecordResource } from '../core/resources.ts';
 import type { Route } from '../core/route.ts';
+import type { SocketRoute } from '../core/sockets.ts';
 import { checkMachineEvents, type StateMachine } from '../core/state-machine.ts';
 import type { Tool } from '../core/tool.ts';
 import type { TrashType } from '../core/trash.ts';
@@ -208,6 +209,9 @@ export const TRASH_TYPES: readonly TrashType[] = collect(AREAS, 'trashTypes');
 
 /** Public pages outside /api/v1 (no user token), mounted by the REST sub-app under the per-IP public limit. */
 export const PUBLIC_ROUTES: readonly PublicRoute[] = collect(AREAS, 'publicRoutes');
+
+/** The areas' WebSockets (core/sockets.ts), answered by rest/public-sockets.ts on the HTTP server. */
+export const SOCKET_ROUTES: readonly SocketRoute[] = collect(AREAS, 'socketRoutes');
 
 /** Every declared status machine (core/state-machine.ts); docs and test/ports/state-machine.test.ts walk this list. */
 export const STATE_MACHINES: readonly StateMachine[] = collect(AREAS, 'stateMachines');
