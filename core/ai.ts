@@ -20,6 +20,11 @@ export interface ChatModel {
   readonly model: string;
   /** The assistant message's text; throws on a transport error, a non-2xx answer or an empty reply. */
   complete(messages: readonly ChatMessage[], options?: ChatOptions): Promise<string>;
+  /**
+   * The assistant message's text as it is produced, piece by piece (a voice call speaks the first
+   * words before the last are written); throws like `complete`, also midway through.
+   */
+  stream(messages: readonly ChatMessage[], options?: ChatOptions): AsyncIterable<string>;
 }
 
 /** Settings of the OpenAI-compatible adapter: all three or none (core/config.ts). */
