@@ -126,6 +126,9 @@ const saysOnlyString = (node: unknown) =>
  * its limit is refused with a 400 naming the field and the limit), the safe-integer bounds zod adds
  * to every integer, and `anyOf` for a nullable scalar.
  */
+/** Enums longer than this are left to the field's description in the compact input. */
+const LONG_ENUM = 50;
+
 function compactInput(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(compactInput);
   if (!isNode(value)) return value;
@@ -138,6 +141,9 @@ function compactInput(value: unknown): unknown {
     if (key === 'maximum' && child === Number.MAX_SAFE_INTEGER) continue;
     if (key === 'propertyNames' && saysOnlyString(child)) continue;
     if (key === 'minLength' || key === 'maxLength') continue;
+    // A long list of codes (ISO 4217 currencies: 166 of them, in ten tools) costs a model a kilobyte
+    // a field; the field's description names the standard, and the server checks the value.
+    if (key === 'enum' && Array.isArray(child) && child.length > LONG_ENUM) continue;
     if (key === 'properties' && isNode(child)) {
       out.properties = Object.fromEntries(
         Object.entries(child).map(([name, field]) => [name, compactInput(field)]),
