@@ -63,11 +63,9 @@ async function verify(
 
 export const getTelephonySettings = defineTool({
   name: 'get_telephony_settings',
-  title: 'Get the telephony settings',
+  title: 'Get telephony settings',
   description:
-    "Returns the organization's telephony provider settings: the Twilio Account SID, the account's name, the last 4 " +
-    'characters of the auth token (never the token), when Twilio last accepted them; `configured` false (and nulls) ' +
-    'when none are saved, in which case telephony is off.',
+    "Returns the organization's Twilio settings (never the auth token); `configured` false when none: telephony is off.",
   input: z.strictObject({}),
   output,
   access: access('read', 'settings.telephony.view'),
@@ -79,22 +77,21 @@ export const getTelephonySettings = defineTool({
 
 export const updateTelephonySettings = defineTool({
   name: 'update_telephony_settings',
-  title: 'Save the telephony settings',
+  title: 'Save telephony settings',
   description:
-    "Connects the organization's Twilio account: checks `account_sid` and `auth_token` with Twilio first (a refused " +
-    'login is a 400 naming auth_token, Twilio unreachable a 502, and nothing is saved), then stores them, the token ' +
-    'encrypted, replacing any earlier ones. Returns the settings without the token. Turns telephony on.',
+    "Saves the organization's Twilio account after Twilio accepts it (refused: 400; unreachable: 502), " +
+    'the token encrypted and never returned. Turns telephony on.',
   input: z.strictObject({
     account_sid: z
       .string()
       .trim()
       .regex(ACCOUNT_SID, 'must be AC followed by 32 lowercase hexadecimal characters')
-      .describe('The Twilio Account SID (AC + 32 hex characters), from the Twilio console'),
+      .describe('Twilio Account SID'),
     auth_token: z
       .string()
       .trim()
       .regex(AUTH_TOKEN, 'must be 32 lowercase hexadecimal characters')
-      .describe('The Twilio auth token (32 hex characters); stored encrypted and never shown again'),
+      .describe('Twilio auth token, never shown again'),
   }),
   output,
   access: access('write', 'settings.telephony.manage'),
@@ -120,10 +117,8 @@ export const updateTelephonySettings = defineTool({
 
 export const deleteTelephonySettings = defineTool({
   name: 'delete_telephony_settings',
-  title: 'Remove the telephony settings',
-  description:
-    "Removes the organization's Twilio account (the stored Account SID and auth token): telephony is off until " +
-    'credentials are saved again. Nothing changes at Twilio. Answers 200 whether or not any were saved.',
+  title: 'Remove telephony settings',
+  description: "Removes the organization's Twilio account: telephony is off until one is saved again.",
   input: z.strictObject({}),
   output: messageOutput,
   access: access('write', 'settings.telephony.manage'),
