@@ -23,7 +23,7 @@ export async function telephonyCredentialsOf(
 }
 
 /** The 409 `telephony_not_configured` a tool answers when the organization has no provider account. */
-export function telephonyNotConfigured(): AppError {
+function telephonyNotConfigured(): AppError {
   return new AppError('telephony_not_configured', {
     message:
       'Telephony is off for this organization: save its Twilio credentials with PUT /api/v1/settings/telephony first',

@@ -23,8 +23,8 @@ const access = (
   permission: 'settings.telephony.view' | 'settings.telephony.manage',
 ) => ({ kind, resource: 'settings', permission }) as const;
 
-export const ACCOUNT_SID = /^AC[0-9a-f]{32}$/;
-export const AUTH_TOKEN = /^[0-9a-f]{32}$/;
+const ACCOUNT_SID = /^AC[0-9a-f]{32}$/;
+const AUTH_TOKEN = /^[0-9a-f]{32}$/;
 
 const credentialsInvalid = (field: 'auth_token' | 'account_sid', message: string) =>
   new AppError('telephony_credentials_invalid', {
