@@ -37,6 +37,8 @@ export const ERROR_TABLE = {
   validation_failed: { status: 400, error: 'Validation failed', mcp: toolError },
   invalid_id: { status: 400, error: 'Invalid id', mcp: toolError },
   invalid_json: { status: 400, error: 'Malformed JSON body', mcp: { kind: 'jsonrpc', code: -32700 } },
+  // The telephony provider refused the account's login (tools/telephony): the Account SID or auth token is wrong.
+  telephony_credentials_invalid: { status: 400, error: 'Telephony credentials refused', mcp: toolError },
   user_owns_records: { status: 400, error: 'User owns records', mcp: toolError },
   invalid_operation: { status: 400, error: 'Operation not allowed', mcp: toolError },
   // A status move its state machine (core/state-machine.ts) does not declare.
@@ -69,6 +71,8 @@ export const ERROR_TABLE = {
   route_not_found: { status: 404, error: 'Not found', mcp: toolError },
   method_not_allowed: { status: 405, error: 'Method not allowed', mcp: toolError },
   conflict: { status: 409, error: 'Conflict', mcp: toolError },
+  // The organization saved no telephony provider account (PUT /api/v1/settings/telephony) yet.
+  telephony_not_configured: { status: 409, error: 'Telephony not configured', mcp: toolError },
   // A lead already has an active enrollment in the workflow (one at a time: tools/workflows/enroll.ts).
   already_enrolled: { status: 409, error: 'Already enrolled', mcp: toolError },
   // REST Idempotency-Key (core/idempotency.ts): the first request with the key is still running.
@@ -85,6 +89,8 @@ export const ERROR_TABLE = {
   internal: { status: 500, error: 'Internal server error', mcp: { kind: 'jsonrpc', code: -32603 } },
   // The mail server refused a message or could not be reached (core/mail.ts); `permanent` says whether a retry can help.
   mail_failed: { status: 502, error: 'Mail delivery failed', mcp: toolError },
+  // The telephony provider could not be reached, did not answer in time or failed (core/telephony.ts).
+  telephony_unavailable: { status: 502, error: 'Telephony provider unavailable', mcp: toolError },
   // A tool result, not a JSON-RPC error: the model reads `retry_after` and tries again.
   unavailable: { status: 503, error: 'Service unavailable', mcp: toolError },
 } as const satisfies Record<string, ErrorRow>;

@@ -67,6 +67,14 @@ export interface ProviderResource {
   status: string;
 }
 
+/** The provider account credentials name, as the provider describes it (Twilio's Account resource). */
+export interface ProviderAccount {
+  sid: string;
+  friendlyName: string;
+  /** `active`, `suspended` or `closed` on Twilio. */
+  status: string;
+}
+
 export interface ConferenceParticipant {
   callSid: string;
   conferenceSid: string;
@@ -95,6 +103,11 @@ export class TelephonyError extends Error {
 
 export interface TelephonyProvider {
   readonly name: string;
+  /**
+   * Reads the account the credentials name: a login the provider refuses is a `rejected`
+   * TelephonyError with its status (401 on Twilio).
+   */
+  verifyAccount(credentials: TelephonyCredentials): Promise<ProviderAccount>;
   sendMessage(credentials: TelephonyCredentials, message: OutboundMessage): Promise<ProviderResource>;
   createCall(credentials: TelephonyCredentials, call: OutboundCall): Promise<ProviderResource>;
   addParticipant(

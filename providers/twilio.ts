@@ -9,6 +9,7 @@ import {
   type OutboundMessage,
   type ParticipantChanges,
   type ParticipantRequest,
+  type ProviderAccount,
   type ProviderResource,
   type TelephonyCredentials,
   TelephonyError,
@@ -77,6 +78,20 @@ export class TwilioProvider implements TelephonyProvider {
   readonly name = 'twilio';
 
   constructor(private readonly options: TwilioProviderOptions) {}
+
+  /** `GET /2010-04-01/Accounts/{AccountSid}.json`: the account's SID, friendly name and status. */
+  async verifyAccount(credentials: TelephonyCredentials): Promise<ProviderAccount> {
+    const body = await this.request(credentials, 'GET', '.json', []);
+    const fields = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+    const sid = text(fields.sid);
+    if (sid === '')
+      throw new TelephonyError(
+        'unknown',
+        'invalid_response',
+        'The telephony provider answered without a SID.',
+      );
+    return { sid, friendlyName: text(fields.friendly_name), status: text(fields.status) };
+  }
 
   async sendMessage(credentials: TelephonyCredentials, message: OutboundMessage): Promise<ProviderResource> {
     const params: Params = [
@@ -149,10 +164,10 @@ export class TwilioProvider implements TelephonyProvider {
     return `/Conferences/${encodeURIComponent(conference)}/Participants/${encodeURIComponent(callSid)}.json`;
   }
 
-  /** One request under the account's path; the answer's JSON, or null for 204. */
+  /** One request under the account's path (`.json` alone is the account itself); the answer's JSON, or null for 204. */
   private async request(
     credentials: TelephonyCredentials,
-    method: 'POST' | 'DELETE',
+    method: 'GET' | 'POST' | 'DELETE',
     path: string,
     params: Params,
   ): Promise<unknown> {

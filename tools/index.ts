@@ -54,6 +54,7 @@ import { createSearchArea } from './search/index.ts';
 import { smartViewsArea } from './smart-views/index.ts';
 import { surveysArea } from './surveys/index.ts';
 import { tasksArea } from './tasks/index.ts';
+import { telephonyArea } from './telephony/index.ts';
 import { createTrashArea } from './trash/index.ts';
 import { createUsersArea } from './users/index.ts';
 import { webhooksCatalogue } from './webhooks/catalogue.ts';
@@ -162,6 +163,7 @@ const AREA_LIST = [
     build: (list) => createAvatarsArea(() => list.catalogue().access),
   },
   knowledgeBaseArea,
+  telephonyArea,
 ] as const satisfies readonly AreaEntry[];
 
 /**

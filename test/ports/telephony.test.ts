@@ -41,6 +41,23 @@ describe('the telephony port on Twilio', () => {
     expect(() => loadConfig({ TWILIO_API_BASE_URL: 'ftp://example.com' })).toThrow(/TWILIO_API_BASE_URL/);
   });
 
+  it("verifies an account: its SID, friendly name and status; a refused login is rejected with Twilio's 401", async () => {
+    expect(await provider.verifyAccount(credentials)).toEqual({
+      sid: peer.accountSid,
+      friendlyName: 'My first Twilio account',
+      status: 'active',
+    });
+    expect(peer.requests.at(-1)).toMatchObject({
+      method: 'GET',
+      path: `/2010-04-01/Accounts/${peer.accountSid}.json`,
+      authenticated: true,
+    });
+    const refused = await refusal(
+      provider.verifyAccount({ accountSid: peer.accountSid, authToken: 'f'.repeat(32) }),
+    );
+    expect(refused).toMatchObject({ outcome: 'rejected', code: '20003', status: 401 });
+  });
+
   it("sends a message with Twilio's parameter names and the account's Basic login, answering its SID", async () => {
     const sent = await provider.sendMessage(credentials, {
       to: '+15551230001',

@@ -84,6 +84,34 @@ describe('the Twilio-compatible peer', () => {
     expect(peer.messages).toHaveLength(0);
   });
 
+  it('answers the account resource to its own login, 401 to a wrong token or another account', async () => {
+    const auth = (user: string, secret: string) => ({
+      authorization: `Basic ${Buffer.from(`${user}:${secret}`).toString('base64')}`,
+    });
+    const res = await fetch(`${peer.url}/2010-04-01/Accounts/${peer.accountSid}.json`, {
+      headers: auth(peer.accountSid, peer.authToken),
+    });
+    expect(res.status).toBe(200);
+    const account = (await res.json()) as Record<string, unknown>;
+    expect(account).toMatchObject({
+      sid: peer.accountSid,
+      friendly_name: 'My first Twilio account',
+      status: 'active',
+      uri: `/2010-04-01/Accounts/${peer.accountSid}.json`,
+    });
+    expect(String(account.date_created)).toMatch(/^\w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} \+0000$/);
+    const wrong = await fetch(`${peer.url}/2010-04-01/Accounts/${peer.accountSid}.json`, {
+      headers: auth(peer.accountSid, 'f'.repeat(32)),
+    });
+    expect(wrong.status).toBe(401);
+    expect(await wrong.json()).toMatchObject({ code: 20003 });
+    const other = `AC${'0'.repeat(32)}`;
+    const elsewhere = await fetch(`${peer.url}/2010-04-01/Accounts/${other}.json`, {
+      headers: auth(other, peer.authToken),
+    });
+    expect(elsewhere.status).toBe(401);
+  });
+
   it("creates a message as Twilio answers it: 201, an SM SID, status queued, RFC 2822 dates, the request's fields", async () => {
     const res = await api('/Messages.json', {
       To: '+15551230001',

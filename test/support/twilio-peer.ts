@@ -9,6 +9,8 @@
 //   `ContentSid`, `ContentVariables`, `StatusCallback`, `Url`, `Twiml`, `Muted`, `Coaching`,
 //   `CallSidToCoach`, ...); JSON answers with snake_case fields, RFC 2822 dates and 34-character SIDs
 //   (`SM`, `CA`, `CF` + 32 hex), 201 on create, 204 on delete, Twilio's error codes for what it checks.
+// - The account resource `/Accounts/{AccountSid}.json` (sid, friendly_name, status), which a client
+//   reads to check its credentials.
 // - Messages.json, Calls.json, Conferences/{sid or friendly name}/Participants(.json, /{CallSid}.json).
 // - Status callbacks POSTed form-encoded to the `StatusCallback` a request named, with a real
 //   `X-Twilio-Signature`: HMAC-SHA1 keyed by the auth token over the full URL followed by every POST
@@ -91,6 +93,8 @@ export interface TwilioPeerOptions {
   accountSid?: string;
   /** Defaults to 32 random hex characters. */
   authToken?: string;
+  /** The account's `friendly_name`; defaults to `My first Twilio account`. */
+  friendlyName?: string;
   /** API keys (`SK...` -> secret) accepted for Basic authentication besides the account's own token. */
   apiKeys?: Record<string, string>;
   /** Where callbacks and inbound traffic go; `fetch` when not given. */
@@ -234,6 +238,27 @@ export async function startTwilioPeer(options: TwilioPeerOptions = {}): Promise<
   let base = '';
 
   const accountPath = `/${TWILIO_API_VERSION}/Accounts/${accountSid}`;
+  const friendlyName = options.friendlyName ?? 'My first Twilio account';
+  const accountCreated = new Date();
+
+  function accountJson() {
+    return {
+      sid: accountSid,
+      owner_account_sid: accountSid,
+      friendly_name: friendlyName,
+      status: 'active',
+      type: 'Full',
+      auth_token: authToken,
+      date_created: rfc2822(accountCreated),
+      date_updated: rfc2822(accountCreated),
+      uri: `${accountPath}.json`,
+      subresource_uris: {
+        calls: `${accountPath}/Calls.json`,
+        messages: `${accountPath}/Messages.json`,
+        conferences: `${accountPath}/Conferences.json`,
+      },
+    };
+  }
 
   function authenticated(req: IncomingMessage): boolean {
     const header = req.headers.authorization ?? '';
@@ -485,6 +510,7 @@ export async function startTwilioPeer(options: TwilioPeerOptions = {}): Promise<
   type Answer = { status: number; json?: unknown };
 
   function route(method: string, path: string, params: FormParams): Answer {
+    if (method === 'GET' && path === `${accountPath}.json`) return { status: 200, json: accountJson() };
     if (method === 'POST' && path === `${accountPath}/Messages.json`)
       return { status: 201, json: messageJson(createMessage(params)) };
     if (method === 'POST' && path === `${accountPath}/Calls.json`)
@@ -575,7 +601,7 @@ export async function startTwilioPeer(options: TwilioPeerOptions = {}): Promise<
           status: e.status,
         });
       if (!ok) return error({ status: 401, code: 20003, message: 'Authenticate' });
-      if (!url.pathname.startsWith(`${accountPath}/`))
+      if (!url.pathname.startsWith(`${accountPath}/`) && url.pathname !== `${accountPath}.json`)
         return error({
           status: 404,
           code: 20404,

@@ -10,10 +10,10 @@ export const apiKeysCatalogue = {
     'settings.api_keys.view_own': 'read',
     'settings.api_keys.delete': 'read',
   },
-  scopes: { settings: 'your API keys' },
+  scopes: { settings: 'your API keys and the organization’s settings (such as its telephony account)' },
   toolsets: {
     settings:
-      "The caller's own API keys: create, list, update (label, toolsets), revoke and rotate; and the OAuth apps the caller allowed (installations): list and revoke.",
+      "The caller's own API keys: create, list, update (label, toolsets), revoke and rotate; the OAuth apps the caller allowed (installations): list and revoke; and the organization's telephony account (admins).",
   },
 } as const satisfies AreaCatalogue;
 
