@@ -1,0 +1,173 @@
+// Voice agent tools: list, get, create, update and delete (to the trash). This file declares the
+// tools; the data functions are store.ts, the rules docs/areas/voice-agents.md. Nothing here calls
+// the telephony provider: an agent is a record the call hooks read.
+import { z } from 'zod';
+import { languageTagField } from '../../core/language-tag.ts';
+import { listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
+import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
+import { defineTool } from '../../core/tool.ts';
+import {
+  insertVoiceAgent,
+  listVoiceAgentsPage,
+  serializeVoiceAgent,
+  VOICE_AGENT_SORT_FIELDS,
+  voiceAgentMachine,
+  voiceAgentRecords,
+  voiceAgentSchema,
+  writeVoiceAgent,
+} from './store.ts';
+
+const MAX_NAME = 200;
+const MAX_INSTRUCTIONS = 20_000;
+const MAX_GREETING = 1000;
+const MAX_VOICE = 100;
+const MAX_LANGUAGE = 35;
+
+const text = (max: number, what: string) =>
+  z.string().trim().min(1).max(max).refine(NO_NUL, nulMessage).describe(`${what}, 1-${max} characters`);
+
+const nameField = text(MAX_NAME, 'Name of the voice agent');
+const instructionsField = text(MAX_INSTRUCTIONS, 'What the agent is told to do and how to behave on a call');
+const greetingField = text(MAX_GREETING, 'What the agent says first when it answers');
+const voiceField = text(MAX_VOICE, 'The voice it speaks with, e.g. Polly.Joanna or a provider voice id');
+const languageField = languageTagField(MAX_LANGUAGE).describe(
+  `Language it speaks (BCP 47, <= ${MAX_LANGUAGE} chars): en, en-US, pt-BR`,
+);
+const useKnowledgeBaseField = z
+  .boolean()
+  .describe("Ground its answers in the organization's AI-context knowledge-base articles (default false)");
+const statusField = voiceAgentMachine.schema.describe('active <-> paused; a paused agent answers no call');
+
+const idShape = { id: objectId('voice agent') };
+const output = z.object({ voice_agent: voiceAgentSchema });
+
+const access = (
+  kind: 'read' | 'write',
+  permission: 'voice_agents.view' | 'voice_agents.create' | 'voice_agents.edit' | 'voice_agents.delete',
+) => ({ kind, resource: 'telephony', permission }) as const;
+
+// Records of this server only: nothing reaches the provider, so none of these is open-world.
+const closed = { openWorldHint: false } as const;
+
+export const listVoiceAgents = defineTool({
+  name: 'list_voice_agents',
+  title: 'List voice agents',
+  description:
+    "Lists the organization's live voice agents, newest first by default; `status` filters, `search` matches words in the name. Paginated: " +
+    'returns `voice_agents` plus `total`, `page`, `limit`, `totalPages`; request page 1, then increment `page` until page >= totalPages.',
+  input: z.strictObject({
+    ...listParams(VOICE_AGENT_SORT_FIELDS),
+    status: voiceAgentMachine.schema.optional().describe('Only agents in this status'),
+  }),
+  output: pagedOutput('voice_agents', voiceAgentSchema),
+  access: access('read', 'voice_agents.view'),
+  annotations: closed,
+  toolset: 'telephony',
+  handler: (input, { db, auth }) => listVoiceAgentsPage(db, auth.orgId, input),
+});
+
+export const getVoiceAgent = defineTool({
+  name: 'get_voice_agent',
+  title: 'Get a voice agent',
+  description: 'Returns one voice agent by id (find ids with list_voice_agents). Trashed ones answer 404.',
+  input: z.strictObject(idShape),
+  output,
+  access: access('read', 'voice_agents.view'),
+  annotations: closed,
+  toolset: 'telephony',
+  async handler(input, { db, auth }) {
+    return { voice_agent: serializeVoiceAgent(await voiceAgentRecords.getLive(db, auth.orgId, input.id)) };
+  },
+});
+
+export const createVoiceAgent = defineTool({
+  name: 'create_voice_agent',
+  title: 'Create a voice agent',
+  description:
+    'Creates a voice agent (what it is told, its greeting, voice and language) and returns it; it is active unless `status` is paused. ' +
+    'Answering a call is left to a phone number naming it as default_voice_agent_id.',
+  input: z.strictObject({
+    name: nameField,
+    instructions: instructionsField,
+    greeting: greetingField,
+    voice: voiceField,
+    language: languageField,
+    use_knowledge_base: useKnowledgeBaseField.optional(),
+    status: statusField.optional(),
+  }),
+  output,
+  access: access('write', 'voice_agents.create'),
+  annotations: closed,
+  toolset: 'telephony',
+  async handler(input, ctx) {
+    return {
+      voice_agent: await insertVoiceAgent(ctx, {
+        name: input.name,
+        instructions: input.instructions,
+        greeting: input.greeting,
+        voice: input.voice,
+        language: input.language,
+        useKnowledgeBase: input.use_knowledge_base,
+        status: input.status,
+      }),
+    };
+  },
+});
+
+export const updateVoiceAgent = defineTool({
+  name: 'update_voice_agent',
+  title: 'Update a voice agent',
+  description:
+    'Changes only the fields sent of one voice agent and returns it. Pausing it (status paused) sends the calls of numbers naming it to their forward_to instead.',
+  input: z.strictObject({
+    ...idShape,
+    name: nameField.optional(),
+    instructions: instructionsField.optional(),
+    greeting: greetingField.optional(),
+    voice: voiceField.optional(),
+    language: languageField.optional(),
+    use_knowledge_base: useKnowledgeBaseField.optional(),
+    status: statusField.optional(),
+  }),
+  output,
+  access: access('write', 'voice_agents.edit'),
+  annotations: { idempotentHint: true, ...closed },
+  toolset: 'telephony',
+  async handler(input, ctx) {
+    return {
+      voice_agent: await writeVoiceAgent(ctx, input.id, {
+        name: input.name,
+        instructions: input.instructions,
+        greeting: input.greeting,
+        voice: input.voice,
+        language: input.language,
+        useKnowledgeBase: input.use_knowledge_base,
+        status: input.status,
+      }),
+    };
+  },
+});
+
+export const deleteVoiceAgent = defineTool({
+  name: 'delete_voice_agent',
+  title: 'Delete a voice agent',
+  description:
+    'Moves a voice agent to the trash: it disappears from list_voice_agents, numbers naming it send their calls to forward_to, and it can be brought back with restore_trash_item.',
+  input: z.strictObject(idShape),
+  output: messageOutput,
+  access: access('write', 'voice_agents.delete'),
+  annotations: { destructiveHint: true, idempotentHint: true, ...closed },
+  toolset: 'telephony',
+  async handler(input, ctx) {
+    await voiceAgentRecords.trash(ctx, input.id);
+    return { message: 'Voice agent moved to the trash' };
+  },
+});
+
+export const voiceAgentTools = [
+  listVoiceAgents,
+  getVoiceAgent,
+  createVoiceAgent,
+  updateVoiceAgent,
+  deleteVoiceAgent,
+];
