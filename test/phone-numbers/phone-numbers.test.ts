@@ -1,6 +1,10 @@
-// Locks in phone numbers over REST: create with defaults and read back, each bound a 400 naming its field, PATCH/PUT, the default-voice-agent route (set, clear, malformed, another organization's, paused, trashed agent, unknown number), live numbers unique across organizations (409, the trash frees one), trash and restore, roles, telephony scopes, another organization's 404, and the lookups (numberByE164 without a tenant).
+// Locks in phone numbers over REST: create with defaults and read back, each bound a 400 naming its field, PATCH/PUT, the default-voice-agent route (set, clear, malformed, another organization's, paused, trashed agent, unknown number), an agent deleted for good clears the reference, a deleted user's numbers go to the heir, live numbers unique across organizations (409, the trash frees one), trash and restore, roles, telephony scopes, another organization's 404, and the lookups (numberByE164 without a tenant).
+import { eq } from 'drizzle-orm';
 import { describe, expect } from 'vitest';
+import { purgeTrash } from '../../core/trash.ts';
+import { TRASH_TYPES } from '../../tools/index.ts';
 import { liveNumberOf, numberByE164 } from '../../tools/phone-numbers/lookups.ts';
+import { voiceAgents } from '../../tools/voice-agents/tables.ts';
 import {
   detailFields,
   type InputOf,
@@ -228,6 +232,50 @@ describe('the default voice agent', () => {
     expect((await readOutput(relabel, TOOL.update_phone_number)).phone_number.default_voice_agent_id).toBe(
       agentId,
     );
+  });
+});
+
+describe('an agent deleted for good', () => {
+  test('the trash purge clears the reference of the numbers naming it', async ({ t, org }) => {
+    const agentId = await createAgent(t, org);
+    const phone = await create(t, org, { default_voice_agent_id: agentId });
+    expect((await t.request('DELETE', `/api/v1/voice-agents/${agentId}`, { token: org.token })).status).toBe(
+      200,
+    );
+    const longAgo = new Date(Date.now() - 400 * 24 * 60 * 60 * 1000);
+    await t.services.db.system
+      .update(voiceAgents)
+      .set({ deletedAt: longAgo })
+      .where(eq(voiceAgents.id, agentId));
+    const counts = await purgeTrash(
+      t.services.db.system,
+      TRASH_TYPES,
+      new Date(Date.now() - 300 * 24 * 60 * 60 * 1000),
+      100,
+    );
+    expect(counts.voice_agent).toBe(1);
+    const read = await t.request('GET', `${PATH}/${phone._id}`, { token: org.token });
+    expect((await readOutput(read, TOOL.get_phone_number)).phone_number.default_voice_agent_id).toBeNull();
+  });
+});
+
+describe('owners', () => {
+  test('deleting a user hands their numbers to the heir, or refuses without one', async ({ t, org }) => {
+    const leaving = await t.createUser(org.orgId, 'member');
+    const heir = await t.createUser(org.orgId, 'manager');
+    const phone = await create(t, org, { owner_id: leaving.userId });
+    const refused = await t.request('DELETE', `/api/v1/users/${leaving.userId}`, {
+      token: org.token,
+      body: {},
+    });
+    expect((await readError(refused, 400)).code).toBe('user_owns_records');
+    const deleted = await t.request('DELETE', `/api/v1/users/${leaving.userId}`, {
+      token: org.token,
+      body: { transfer_to_user_id: heir.userId },
+    });
+    expect(deleted.status).toBe(200);
+    const read = await t.request('GET', `${PATH}/${phone._id}`, { token: org.token });
+    expect((await readOutput(read, TOOL.get_phone_number)).phone_number.owner_id).toBe(heir.userId);
   });
 });
 
