@@ -27,9 +27,7 @@ const e164 = (what: string) =>
     .regex(E164, 'must be an E.164 number: + then 7-15 digits, the first not 0 (e.g. +14155550100)')
     .describe(what);
 
-const numberField = e164(
-  'The number in E.164 form: + then 7-15 digits, e.g. +14155550100; unique among live numbers',
-);
+const numberField = e164('E.164 number, e.g. +14155550100; unique among live numbers');
 const labelField = z
   .string()
   .trim()
@@ -37,23 +35,21 @@ const labelField = z
   .refine(NO_NUL, nulMessage)
   .transform((v) => (v === '' ? null : v))
   .nullable()
-  .describe(`A label for people (<= ${MAX_LABEL} chars), e.g. "Sales line"; null for none`);
+  .describe(`Label (<= ${MAX_LABEL} chars); null for none`);
 const capabilitiesField = z
   .strictObject({
-    voice: z.boolean().optional().describe('Takes and makes calls (default true)'),
-    sms: z.boolean().optional().describe('Sends and receives SMS (default true)'),
-    whatsapp: z.boolean().optional().describe('Sends and receives WhatsApp messages (default false)'),
+    voice: z.boolean().optional().describe('Calls (default true)'),
+    sms: z.boolean().optional().describe('SMS (default true)'),
+    whatsapp: z.boolean().optional().describe('WhatsApp (default false)'),
   })
-  .describe('What the number can carry; the ones left out keep their value (their default on create)');
+  .describe('What it carries; flags left out are kept');
 const defaultVoiceAgentField = objectId('voice agent')
   .nullable()
-  .describe('An active voice agent of the organization that answers incoming calls; null for none');
-const forwardToField = e164('E.164 number an incoming call is dialled to when no agent answers')
+  .describe('Active voice agent answering calls; null for none');
+const forwardToField = e164('E.164 number calls go to when no agent answers')
   .nullable()
-  .describe('E.164 number an incoming call is dialled to when no agent answers (the owner); null for none');
-const ownerField = objectId('owner').describe(
-  'Id of an active user of the organization (default: the creator)',
-);
+  .describe('E.164 number calls go to when no agent answers; null for none');
+const ownerField = objectId('owner').describe('Owner, an active user (default: the creator)');
 
 const idShape = { id: objectId('phone number') };
 const output = z.object({ phone_number: phoneNumberSchema });
@@ -70,8 +66,7 @@ export const listPhoneNumbers = defineTool({
   name: 'list_phone_numbers',
   title: 'List phone numbers',
   description:
-    "Lists the organization's live phone numbers, newest first by default; `search` matches the number or the label. Paginated: " +
-    'returns `phone_numbers` plus `total`, `page`, `limit`, `totalPages`; request page 1, then increment `page` until page >= totalPages.',
+    'Lists live phone numbers, newest first; `search` the number or label. Paginated: increment `page` until page >= totalPages.',
   input: z.strictObject({ ...listParams(PHONE_NUMBER_SORT_FIELDS) }),
   output: pagedOutput('phone_numbers', phoneNumberSchema),
   access: access('read', 'phone_numbers.view'),
@@ -83,7 +78,7 @@ export const listPhoneNumbers = defineTool({
 export const getPhoneNumber = defineTool({
   name: 'get_phone_number',
   title: 'Get a phone number',
-  description: 'Returns one phone number by id (find ids with list_phone_numbers). Trashed ones answer 404.',
+  description: 'Returns one phone number by id.',
   input: z.strictObject(idShape),
   output,
   access: access('read', 'phone_numbers.view'),
@@ -98,8 +93,7 @@ export const createPhoneNumber = defineTool({
   name: 'create_phone_number',
   title: 'Add a phone number',
   description:
-    'Records a phone number the organization holds with its provider (E.164; a number live anywhere on this service is a 409), ' +
-    'with what it carries, the voice agent answering it and where calls go otherwise. It does not buy or configure the number at the provider.',
+    'Records a number the organization holds at its provider (buys nothing). A number live anywhere on the service is a 409.',
   input: z.strictObject({
     number: numberField,
     label: labelField.optional(),
@@ -130,7 +124,7 @@ export const updatePhoneNumber = defineTool({
   name: 'update_phone_number',
   title: 'Update a phone number',
   description:
-    'Changes only the fields sent of one phone number and returns it; null clears label, forward_to and default_voice_agent_id, and capabilities sent replace only those named.',
+    'Changes the fields sent of a phone number; null clears label, forward_to, default_voice_agent_id.',
   input: z.strictObject({
     ...idShape,
     number: numberField.optional(),
@@ -161,8 +155,7 @@ export const updatePhoneNumber = defineTool({
 export const setDefaultVoiceAgent = defineTool({
   name: 'set_phone_number_default_voice_agent',
   title: 'Set the default voice agent of a phone number',
-  description:
-    'Names the voice agent that answers incoming calls to the number (an active agent of the organization), or clears it with null; returns the number.',
+  description: "Sets the active voice agent answering the number's calls, or clears it with null.",
   input: z.strictObject({
     ...idShape,
     default_voice_agent_id: defaultVoiceAgentField,
@@ -184,7 +177,7 @@ export const deletePhoneNumber = defineTool({
   name: 'delete_phone_number',
   title: 'Delete a phone number',
   description:
-    'Moves a phone number to the trash: it disappears from list_phone_numbers, its calls and messages are no longer taken, another organization may then add it, and it can be brought back with restore_trash_item while it is free.',
+    'Moves a phone number to the trash, freeing it (restore_trash_item brings it back while free).',
   input: z.strictObject(idShape),
   output: messageOutput,
   access: access('write', 'phone_numbers.delete'),

@@ -27,16 +27,16 @@ const text = (max: number, what: string) =>
   z.string().trim().min(1).max(max).refine(NO_NUL, nulMessage).describe(`${what}, 1-${max} characters`);
 
 const nameField = text(MAX_NAME, 'Name of the voice agent');
-const instructionsField = text(MAX_INSTRUCTIONS, 'What the agent is told to do and how to behave on a call');
-const greetingField = text(MAX_GREETING, 'What the agent says first when it answers');
-const voiceField = text(MAX_VOICE, 'The voice it speaks with, e.g. Polly.Joanna or a provider voice id');
+const instructionsField = text(MAX_INSTRUCTIONS, 'What the agent is told to do');
+const greetingField = text(MAX_GREETING, 'What it says first');
+const voiceField = text(MAX_VOICE, 'Provider voice id, e.g. Polly.Joanna');
 const languageField = languageTagField(MAX_LANGUAGE).describe(
-  `Language it speaks (BCP 47, <= ${MAX_LANGUAGE} chars): en, en-US, pt-BR`,
+  `BCP 47 language, e.g. en-US (<= ${MAX_LANGUAGE} chars)`,
 );
 const useKnowledgeBaseField = z
   .boolean()
-  .describe("Ground its answers in the organization's AI-context knowledge-base articles (default false)");
-const statusField = voiceAgentMachine.schema.describe('active <-> paused; a paused agent answers no call');
+  .describe('Answer from the AI-context knowledge-base articles (default false)');
+const statusField = voiceAgentMachine.schema.describe('active <-> paused (answers no call)');
 
 const idShape = { id: objectId('voice agent') };
 const output = z.object({ voice_agent: voiceAgentSchema });
@@ -53,11 +53,10 @@ export const listVoiceAgents = defineTool({
   name: 'list_voice_agents',
   title: 'List voice agents',
   description:
-    "Lists the organization's live voice agents, newest first by default; `status` filters, `search` matches words in the name. Paginated: " +
-    'returns `voice_agents` plus `total`, `page`, `limit`, `totalPages`; request page 1, then increment `page` until page >= totalPages.',
+    'Lists live voice agents, newest first; filter `status`, `search` the name. Paginated: increment `page` until page >= totalPages.',
   input: z.strictObject({
     ...listParams(VOICE_AGENT_SORT_FIELDS),
-    status: voiceAgentMachine.schema.optional().describe('Only agents in this status'),
+    status: voiceAgentMachine.schema.optional().describe('Only this status'),
   }),
   output: pagedOutput('voice_agents', voiceAgentSchema),
   access: access('read', 'voice_agents.view'),
@@ -69,7 +68,7 @@ export const listVoiceAgents = defineTool({
 export const getVoiceAgent = defineTool({
   name: 'get_voice_agent',
   title: 'Get a voice agent',
-  description: 'Returns one voice agent by id (find ids with list_voice_agents). Trashed ones answer 404.',
+  description: 'Returns one voice agent by id.',
   input: z.strictObject(idShape),
   output,
   access: access('read', 'voice_agents.view'),
@@ -84,8 +83,7 @@ export const createVoiceAgent = defineTool({
   name: 'create_voice_agent',
   title: 'Create a voice agent',
   description:
-    'Creates a voice agent (what it is told, its greeting, voice and language) and returns it; it is active unless `status` is paused. ' +
-    'Answering a call is left to a phone number naming it as default_voice_agent_id.',
+    'Creates a voice agent (active unless `status` is paused); a phone number names it to answer calls.',
   input: z.strictObject({
     name: nameField,
     instructions: instructionsField,
@@ -117,8 +115,7 @@ export const createVoiceAgent = defineTool({
 export const updateVoiceAgent = defineTool({
   name: 'update_voice_agent',
   title: 'Update a voice agent',
-  description:
-    'Changes only the fields sent of one voice agent and returns it. Pausing it (status paused) sends the calls of numbers naming it to their forward_to instead.',
+  description: 'Changes the fields sent of a voice agent; paused, its numbers forward calls instead.',
   input: z.strictObject({
     ...idShape,
     name: nameField.optional(),
@@ -152,7 +149,7 @@ export const deleteVoiceAgent = defineTool({
   name: 'delete_voice_agent',
   title: 'Delete a voice agent',
   description:
-    'Moves a voice agent to the trash: it disappears from list_voice_agents, numbers naming it send their calls to forward_to, and it can be brought back with restore_trash_item.',
+    'Moves a voice agent to the trash (restore_trash_item brings it back); its numbers forward calls meanwhile.',
   input: z.strictObject(idShape),
   output: messageOutput,
   access: access('write', 'voice_agents.delete'),
