@@ -188,12 +188,11 @@ export async function writePhoneNumber(
   return serializePhoneNumber(row);
 }
 
-export const PHONE_NUMBER_SORT_FIELDS = ['number', 'created_at', 'updated_at'] as const;
+export const PHONE_NUMBER_SORT_FIELDS = ['number', 'created_at'] as const;
 
 const SORT_COLUMNS: Record<(typeof PHONE_NUMBER_SORT_FIELDS)[number], SortColumn> = {
   number: phoneNumbers.number,
   created_at: phoneNumbers.createdAt,
-  updated_at: phoneNumbers.updatedAt,
 };
 
 /** The organization's live numbers, newest first; `search` matches the number or the label. */

@@ -27,7 +27,7 @@ const e164 = (what: string) =>
     .regex(E164, 'must be an E.164 number: + then 7-15 digits, the first not 0 (e.g. +14155550100)')
     .describe(what);
 
-const numberField = e164('E.164 number, e.g. +14155550100; unique among live numbers');
+const numberField = e164('E.164, e.g. +14155550100; unique while live');
 const labelField = z
   .string()
   .trim()
@@ -35,21 +35,21 @@ const labelField = z
   .refine(NO_NUL, nulMessage)
   .transform((v) => (v === '' ? null : v))
   .nullable()
-  .describe(`Label (<= ${MAX_LABEL} chars); null for none`);
+  .describe(`Label (<= ${MAX_LABEL}); null for none`);
 const capabilitiesField = z
   .strictObject({
     voice: z.boolean().optional().describe('Calls (default true)'),
     sms: z.boolean().optional().describe('SMS (default true)'),
     whatsapp: z.boolean().optional().describe('WhatsApp (default false)'),
   })
-  .describe('What it carries; flags left out are kept');
+  .describe('Capabilities; omitted flags are kept');
 const defaultVoiceAgentField = objectId('voice agent')
   .nullable()
-  .describe('Active voice agent answering calls; null for none');
-const forwardToField = e164('E.164 number calls go to when no agent answers')
+  .describe('Active voice agent id; null for none');
+const forwardToField = e164('E.164 to dial when no agent answers')
   .nullable()
-  .describe('E.164 number calls go to when no agent answers; null for none');
-const ownerField = objectId('owner').describe('Owner, an active user (default: the creator)');
+  .describe('E.164 to dial when no agent answers; null for none');
+const ownerField = objectId('owner').describe('An active user (default: the creator)');
 
 const idShape = { id: objectId('phone number') };
 const output = z.object({ phone_number: phoneNumberSchema });
@@ -65,8 +65,7 @@ const closed = { openWorldHint: false } as const;
 export const listPhoneNumbers = defineTool({
   name: 'list_phone_numbers',
   title: 'List phone numbers',
-  description:
-    'Lists live phone numbers, newest first; `search` the number or label. Paginated: increment `page` until page >= totalPages.',
+  description: 'Lists the live phone numbers, newest first; `search` matches the number or the label.',
   input: z.strictObject({ ...listParams(PHONE_NUMBER_SORT_FIELDS) }),
   output: pagedOutput('phone_numbers', phoneNumberSchema),
   access: access('read', 'phone_numbers.view'),
@@ -78,7 +77,7 @@ export const listPhoneNumbers = defineTool({
 export const getPhoneNumber = defineTool({
   name: 'get_phone_number',
   title: 'Get a phone number',
-  description: 'Returns one phone number by id.',
+  description: 'Returns one phone number by id (find ids with list_phone_numbers); trashed ones answer 404.',
   input: z.strictObject(idShape),
   output,
   access: access('read', 'phone_numbers.view'),
@@ -92,8 +91,7 @@ export const getPhoneNumber = defineTool({
 export const createPhoneNumber = defineTool({
   name: 'create_phone_number',
   title: 'Add a phone number',
-  description:
-    'Records a number the organization holds at its provider (buys nothing). A number live anywhere on the service is a 409.',
+  description: 'Records a number held at the provider (buys nothing); one live anywhere is a 409.',
   input: z.strictObject({
     number: numberField,
     label: labelField.optional(),
@@ -124,7 +122,7 @@ export const updatePhoneNumber = defineTool({
   name: 'update_phone_number',
   title: 'Update a phone number',
   description:
-    'Changes the fields sent of a phone number; null clears label, forward_to, default_voice_agent_id.',
+    'Changes the fields sent of a phone number; null clears label, forward_to and default_voice_agent_id.',
   input: z.strictObject({
     ...idShape,
     number: numberField.optional(),
@@ -155,7 +153,7 @@ export const updatePhoneNumber = defineTool({
 export const setDefaultVoiceAgent = defineTool({
   name: 'set_phone_number_default_voice_agent',
   title: 'Set the default voice agent of a phone number',
-  description: "Sets the active voice agent answering the number's calls, or clears it with null.",
+  description: 'Sets the active voice agent that answers calls to the number, or clears it with null.',
   input: z.strictObject({
     ...idShape,
     default_voice_agent_id: defaultVoiceAgentField,
@@ -176,8 +174,7 @@ export const setDefaultVoiceAgent = defineTool({
 export const deletePhoneNumber = defineTool({
   name: 'delete_phone_number',
   title: 'Delete a phone number',
-  description:
-    'Moves a phone number to the trash, freeing it (restore_trash_item brings it back while free).',
+  description: 'Trashes a phone number, freeing it (restore_trash_item undoes it while free).',
   input: z.strictObject(idShape),
   output: messageOutput,
   access: access('write', 'phone_numbers.delete'),

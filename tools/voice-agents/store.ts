@@ -133,12 +133,11 @@ export async function writeVoiceAgent(
   return serializeVoiceAgent(row);
 }
 
-export const VOICE_AGENT_SORT_FIELDS = ['name', 'created_at', 'updated_at'] as const;
+export const VOICE_AGENT_SORT_FIELDS = ['name', 'created_at'] as const;
 
 const SORT_COLUMNS: Record<(typeof VOICE_AGENT_SORT_FIELDS)[number], SortColumn> = {
   name: voiceAgents.name,
   created_at: voiceAgents.createdAt,
-  updated_at: voiceAgents.updatedAt,
 };
 
 /** The organization's live voice agents, newest first; `status` filters, `search` matches words in the name. */

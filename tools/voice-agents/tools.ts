@@ -24,19 +24,17 @@ const MAX_VOICE = 100;
 const MAX_LANGUAGE = 35;
 
 const text = (max: number, what: string) =>
-  z.string().trim().min(1).max(max).refine(NO_NUL, nulMessage).describe(`${what}, 1-${max} characters`);
+  z.string().trim().min(1).max(max).refine(NO_NUL, nulMessage).describe(`${what} (1-${max} chars)`);
 
-const nameField = text(MAX_NAME, 'Name of the voice agent');
-const instructionsField = text(MAX_INSTRUCTIONS, 'What the agent is told to do');
-const greetingField = text(MAX_GREETING, 'What it says first');
-const voiceField = text(MAX_VOICE, 'Provider voice id, e.g. Polly.Joanna');
+const nameField = text(MAX_NAME, 'Name');
+const instructionsField = text(MAX_INSTRUCTIONS, 'Instructions');
+const greetingField = text(MAX_GREETING, 'Opening line');
+const voiceField = text(MAX_VOICE, 'Voice id, e.g. Polly.Joanna');
 const languageField = languageTagField(MAX_LANGUAGE).describe(
   `BCP 47 language, e.g. en-US (<= ${MAX_LANGUAGE} chars)`,
 );
-const useKnowledgeBaseField = z
-  .boolean()
-  .describe('Answer from the AI-context knowledge-base articles (default false)');
-const statusField = voiceAgentMachine.schema.describe('active <-> paused (answers no call)');
+const useKnowledgeBaseField = z.boolean().describe('Use AI-context KB articles (default false)');
+const statusField = voiceAgentMachine.schema.describe('active or paused (answers no call)');
 
 const idShape = { id: objectId('voice agent') };
 const output = z.object({ voice_agent: voiceAgentSchema });
@@ -52,8 +50,7 @@ const closed = { openWorldHint: false } as const;
 export const listVoiceAgents = defineTool({
   name: 'list_voice_agents',
   title: 'List voice agents',
-  description:
-    'Lists live voice agents, newest first; filter `status`, `search` the name. Paginated: increment `page` until page >= totalPages.',
+  description: 'Lists voice agents, newest first; filters `status`, `search` (name).',
   input: z.strictObject({
     ...listParams(VOICE_AGENT_SORT_FIELDS),
     status: voiceAgentMachine.schema.optional().describe('Only this status'),
@@ -68,7 +65,7 @@ export const listVoiceAgents = defineTool({
 export const getVoiceAgent = defineTool({
   name: 'get_voice_agent',
   title: 'Get a voice agent',
-  description: 'Returns one voice agent by id.',
+  description: 'Returns one voice agent by id (find ids with list_voice_agents); trashed ones answer 404.',
   input: z.strictObject(idShape),
   output,
   access: access('read', 'voice_agents.view'),
@@ -83,7 +80,7 @@ export const createVoiceAgent = defineTool({
   name: 'create_voice_agent',
   title: 'Create a voice agent',
   description:
-    'Creates a voice agent (active unless `status` is paused); a phone number names it to answer calls.',
+    'Creates a voice agent (active unless `status` is paused); a phone number names it to answer its calls.',
   input: z.strictObject({
     name: nameField,
     instructions: instructionsField,
@@ -115,7 +112,8 @@ export const createVoiceAgent = defineTool({
 export const updateVoiceAgent = defineTool({
   name: 'update_voice_agent',
   title: 'Update a voice agent',
-  description: 'Changes the fields sent of a voice agent; paused, its numbers forward calls instead.',
+  description:
+    'Changes the fields sent of a voice agent; while paused, its numbers forward their calls instead.',
   input: z.strictObject({
     ...idShape,
     name: nameField.optional(),
@@ -149,7 +147,7 @@ export const deleteVoiceAgent = defineTool({
   name: 'delete_voice_agent',
   title: 'Delete a voice agent',
   description:
-    'Moves a voice agent to the trash (restore_trash_item brings it back); its numbers forward calls meanwhile.',
+    'Moves a voice agent to the trash (restore_trash_item brings it back); its numbers forward their calls.',
   input: z.strictObject(idShape),
   output: messageOutput,
   access: access('write', 'voice_agents.delete'),
