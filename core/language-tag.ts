@@ -4,10 +4,10 @@
 import { z } from 'zod';
 
 /** A BCP 47 shape: a 2-3 letter language, then subtags of 1-8 letters or digits. */
-export const LANGUAGE_TAG = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/;
+const LANGUAGE_TAG = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/;
 
 /** The usual case of each subtag: language lower, region upper, script title case (pt-br -> pt-BR). */
-export function normalizeLanguageTag(tag: string): string {
+function normalizeLanguageTag(tag: string): string {
   return tag
     .split('-')
     .map((part, i) => {

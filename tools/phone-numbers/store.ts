@@ -100,7 +100,7 @@ async function withNumberConflict<T>(number: string, write: () => Promise<T>): P
  * refusal reveals nothing. The agent is key-share locked, so it cannot be paused or trashed before
  * this write commits.
  */
-export async function assertDefaultVoiceAgent(ctx: RecordContext, agentId: string): Promise<void> {
+async function assertDefaultVoiceAgent(ctx: RecordContext, agentId: string): Promise<void> {
   if (!(await activeVoiceAgent(ctx.db, ctx.auth.orgId, agentId, true))) {
     throw validationError([
       {
