@@ -46,6 +46,7 @@ import { oauthCatalogue } from './oauth/catalogue.ts';
 import { createOauthArea } from './oauth/index.ts';
 import { opportunitiesArea } from './opportunities/index.ts';
 import { passwordResetArea } from './password-reset/index.ts';
+import { phoneNumbersArea } from './phone-numbers/index.ts';
 import { projectTemplatesArea } from './project-templates/index.ts';
 import { projectsArea } from './projects/index.ts';
 import { proposalsArea } from './proposals/index.ts';
@@ -57,6 +58,7 @@ import { tasksArea } from './tasks/index.ts';
 import { telephonyArea } from './telephony/index.ts';
 import { createTrashArea } from './trash/index.ts';
 import { createUsersArea } from './users/index.ts';
+import { voiceAgentsArea } from './voice-agents/index.ts';
 import { webhooksCatalogue } from './webhooks/catalogue.ts';
 import { createWebhooksArea } from './webhooks/index.ts';
 import { workflowsArea } from './workflows/index.ts';
@@ -164,6 +166,8 @@ const AREA_LIST = [
   },
   knowledgeBaseArea,
   telephonyArea,
+  voiceAgentsArea,
+  phoneNumbersArea,
 ] as const satisfies readonly AreaEntry[];
 
 /**

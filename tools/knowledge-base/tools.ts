@@ -2,6 +2,7 @@
 // search assistants answer questions from. This file declares the tools; the data functions are
 // store.ts, the rules docs/areas/knowledge-base.md.
 import { z } from 'zod';
+import { languageTagField } from '../../core/language-tag.ts';
 import { listParams, messageOutput, objectId, pagedOutput } from '../../core/schemas.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
 import { defineTool } from '../../core/tool.ts';
@@ -30,23 +31,6 @@ const INT4 = 2_147_483_647;
 
 // ---------------------------------------------------------------------------------------------
 // Input fields
-
-/** A BCP 47 shape: a 2-3 letter language, then subtags of 1-8 letters or digits (en, pt-BR, zh-Hant-TW, es-419). */
-const LOCALE = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/;
-
-/** The usual case of each subtag: language lower, region upper, script title case (pt-br -> pt-BR). */
-function normalizeLocale(locale: string): string {
-  return locale
-    .split('-')
-    .map((part, i) => {
-      if (i === 0) return part.toLowerCase();
-      if (part.length === 2 && /^[A-Za-z]+$/.test(part)) return part.toUpperCase();
-      if (part.length === 4 && /^[A-Za-z]+$/.test(part))
-        return part[0]?.toUpperCase() + part.slice(1).toLowerCase();
-      return part.toLowerCase();
-    })
-    .join('-');
-}
 
 const titleField = z
   .string()
@@ -77,13 +61,9 @@ const tagsField = z
 const statusField = articleMachine.schema.describe(
   'draft -> in_review|published; in_review -> draft|published; published -> archived|draft; archived -> draft',
 );
-const localeField = z
-  .string()
-  .trim()
-  .max(MAX_LOCALE)
-  .regex(LOCALE, 'must be a language tag such as en, de or pt-BR')
-  .transform(normalizeLocale)
-  .describe(`Language tag (BCP 47, <= ${MAX_LOCALE} chars): en, de, pt-BR`);
+const localeField = languageTagField(MAX_LOCALE).describe(
+  `Language tag (BCP 47, <= ${MAX_LOCALE} chars): en, de, pt-BR`,
+);
 const sortOrderField = z.number().int().min(-INT4).max(INT4).describe('Position in lists, ascending');
 const translationOfField = objectId('source article')
   .nullable()
