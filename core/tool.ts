@@ -124,6 +124,13 @@ export interface ToolDefinition<
   outside?(input: z.output<I>, ctx: OutsideContext): Promise<P>;
   /** Declared by every tool that sends to the outside world: see SendDeclaration. */
   sends?: SendDeclaration<I, P>;
+  /**
+   * An open-world write that sends nothing to a person says what it reaches instead, in a sentence
+   * (it logs in to the organization's own SMTP server; it verifies the telephony account). An
+   * open-world write with neither this nor `sends` does not start: the `confirm` convention cannot
+   * be forgotten by leaving it out.
+   */
+  reachesWithoutSending?: string;
   // Method syntax keeps handler parameters bivariant, so tools of different schemas share one list.
   handler(input: z.output<I>, ctx: ToolContext & { outside: P }): Promise<z.input<O>>;
 }
@@ -175,7 +182,19 @@ function checkSendDeclaration<I extends ToolInputSchema, O extends z.ZodType, P,
   const hasConfirm = 'confirm' in def.input.shape;
   if (!def.sends) {
     if (hasConfirm) throw new Error(`Tool "${def.name}" takes \`confirm\` but does not declare \`sends\``);
+    if (
+      def.annotations?.openWorldHint === true &&
+      def.access.kind === 'write' &&
+      !def.reachesWithoutSending
+    ) {
+      throw new Error(
+        `Tool "${def.name}" is an open-world write: it declares \`sends\` or says in \`reachesWithoutSending\` what it reaches`,
+      );
+    }
     return;
+  }
+  if (def.reachesWithoutSending !== undefined) {
+    throw new Error(`Tool "${def.name}" declares \`sends\`: it cannot also reach without sending`);
   }
   if (def.input.shape.confirm !== confirmField) {
     throw new Error(`Tool "${def.name}" declares \`sends\`: its input must spread confirmShape`);

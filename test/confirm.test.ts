@@ -3,7 +3,7 @@
 // {sent: false, preview} and writes nothing (no mail, scheduled email, enrollment or event); over
 // MCP (the official client) the tool previews unless confirm is true; the string "true" is a
 // validation error naming `confirm` on both; the preview names recipients, subject, amounts and
-// sender. Also: every open-world write tool either declares `sends` or is known not to send.
+// sender. Also: every open-world write tool either declares `sends` or says what it reaches without sending.
 import { eq } from 'drizzle-orm';
 import { describe, expect } from 'vitest';
 import { z } from 'zod';
@@ -54,13 +54,6 @@ interface Prepared {
   amounts: number[];
   sender: string;
 }
-
-/** Open-world writes that reach a system the organization itself configured, not a person. */
-const NOT_SENDING: Record<string, string> = {
-  test_webhook: "posts a test event to the organization's own webhook endpoint",
-  replay_webhook_delivery: "posts a past event again to the organization's own webhook endpoint",
-  verify_connected_account: "logs in to the caller's own SMTP server; no mail is sent",
-};
 
 /** How to set up a call of each sending tool. A sending tool without an entry fails below. */
 const PREPARE: Record<string, (t: TestContext, org: TestOrg) => Promise<Prepared>> = {
@@ -177,15 +170,31 @@ describe('which tools follow the convention', () => {
     expect(SENDING.map((tool) => tool.name).sort()).toEqual(Object.keys(PREPARE).sort());
   });
 
-  test('makes every open-world write declare `sends`, unless it is known not to send', () => {
+  test('makes every open-world write declare `sends`, or say what it reaches without sending', () => {
     const undeclared = TOOLS.filter(
       (tool) =>
         tool.annotations.openWorldHint &&
         tool.access.kind === 'write' &&
         !tool.sends &&
-        !(tool.name in NOT_SENDING),
+        !tool.reachesWithoutSending,
     ).map((tool) => tool.name);
     expect(undeclared).toEqual([]);
+    const quiet = {
+      name: 'ping_thing',
+      title: 'Ping a thing',
+      description: 'Reaches an outside system and sends nothing to a person.',
+      input: z.strictObject({}),
+      output: z.object({}),
+      access: { kind: 'write' as const, resource: null, permission: null },
+      annotations: { openWorldHint: true },
+      async handler() {
+        return {};
+      },
+    };
+    expect(() => defineTool(quiet)).toThrow(/declares `sends` or says in `reachesWithoutSending`/);
+    expect(defineTool({ ...quiet, reachesWithoutSending: 'pings the organization’s own server' }).name).toBe(
+      'ping_thing',
+    );
   });
 
   test('refuses a tool with a `confirm` field of its own and no `sends` declaration', () => {

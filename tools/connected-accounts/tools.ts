@@ -245,6 +245,7 @@ export const verifyConnectedAccount = defineTool({
   output: accountOutput,
   access: access('write', 'connected_accounts.manage'),
   errors: [notYours],
+  reachesWithoutSending: "logs in to the caller's own SMTP server; no mail is sent",
   annotations: { openWorldHint: true, idempotentHint: true },
   toolset: TOOLSET,
   // The SMTP session takes seconds (up to its time limits against a server that stalls): it runs

@@ -100,6 +100,8 @@ export const updateTelephonySettings = defineTool({
     { code: 'telephony_unavailable', when: 'Twilio could not be reached, did not answer in time or failed' },
     { code: 'conflict', when: 'The Twilio account is already connected to another organization' },
   ],
+  reachesWithoutSending:
+    "asks the telephony provider whether the organization's account and token are valid; nothing is sent",
   annotations: { openWorldHint: true, idempotentHint: true },
   toolset: TOOLSET,
   // The provider's answer may take seconds: it is awaited outside the request's transaction.

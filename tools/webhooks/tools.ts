@@ -252,6 +252,7 @@ export const testWebhook = defineTool({
   input: z.strictObject({ id: webhookId }),
   output: deliveryOutput,
   access: { kind: 'write', resource: 'webhooks', permission: 'settings.webhooks.edit', feature: FEATURE },
+  reachesWithoutSending: "posts a test event to the organization's own webhook endpoint",
   annotations: { openWorldHint: true },
   toolset: TOOLSET,
   async handler(input, ctx) {
@@ -292,6 +293,7 @@ export const replayWebhookDelivery = defineTool({
   input: z.strictObject({ deliveryId: objectId('delivery') }),
   output: deliveryOutput,
   access: { kind: 'write', resource: 'webhooks', permission: 'settings.webhooks.edit', feature: FEATURE },
+  reachesWithoutSending: "posts a past event again to the organization's own webhook endpoint",
   annotations: { openWorldHint: true },
   toolset: TOOLSET,
   async handler(input, ctx) {
