@@ -85,9 +85,9 @@ export async function serveRelay(t: TestContext): Promise<Harness> {
 
 /**
  * A `test` with `peer` (telephonyTest), `harness` (the served app) and, with `model: true`, `model`
- * (the fake model server the context's AI_BASE_URL names).
+ * (the fake model server the context's AI_BASE_URL names); `env` adds to the context's configuration.
  */
-export function relayTest(setup: { model: boolean }) {
+export function relayTest(setup: { model: boolean; env?: Record<string, string> }) {
   const test = telephonyTest({ options: { withoutRateLimits: true } })
     // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern; the model has none.
     .extend('model', { scope: 'file' }, async ({}, { onCleanup }) => {
@@ -97,7 +97,7 @@ export function relayTest(setup: { model: boolean }) {
       return model;
     });
   test.override('t', { scope: 'file' }, async ({ peer, model }, { onCleanup }) => {
-    const env: Record<string, string> = { TWILIO_API_BASE_URL: peer.url };
+    const env: Record<string, string> = { ...setup.env, TWILIO_API_BASE_URL: peer.url };
     if (model) Object.assign(env, { AI_BASE_URL: model.url, AI_API_KEY: 'sk-test', AI_MODEL: 'voice-1' });
     const t = await createTestContext(env, { withoutRateLimits: true });
     onCleanup(() => t.close());
@@ -208,4 +208,32 @@ export function setupMessage(accountSid: string, callSid: string) {
     direction: 'inbound',
     customParameters: {},
   };
+}
+
+/** Publishes an AI-context article in `org`'s knowledge base. */
+export async function publishArticle(
+  t: TestContext,
+  org: TestOrg,
+  title: string,
+  bodyHtml: string,
+  locale = 'en',
+): Promise<void> {
+  const res = await t.request('POST', '/api/v1/knowledge-base', {
+    token: org.token,
+    body: { title, body_html: bodyHtml, status: 'published', is_ai_context: true, locale },
+  });
+  expect(res.status, await res.clone().text()).toBe(201);
+}
+
+/** Reads a call's session through the API (the first of the list for that call). */
+export async function sessionOf(t: TestContext, org: TestOrg, callSid: string) {
+  const res = await t.request('GET', `/api/v1/voice-sessions?call_sid=${callSid}`, { token: org.token });
+  return (await readOutput(res, TOOL.list_voice_sessions)).voice_sessions[0];
+}
+
+let calls = 0;
+/** A fresh call SID. */
+export function newCallSid(): string {
+  calls++;
+  return `CA${String(calls).padStart(4, '0')}${'c'.repeat(28)}`;
 }
