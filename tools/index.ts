@@ -59,6 +59,7 @@ import { telephonyArea } from './telephony/index.ts';
 import { createTrashArea } from './trash/index.ts';
 import { createUsersArea } from './users/index.ts';
 import { voiceAgentsArea } from './voice-agents/index.ts';
+import { voiceRelayArea } from './voice-relay/index.ts';
 import { webhooksCatalogue } from './webhooks/catalogue.ts';
 import { createWebhooksArea } from './webhooks/index.ts';
 import { workflowsArea } from './workflows/index.ts';
@@ -168,6 +169,7 @@ const AREA_LIST = [
   telephonyArea,
   voiceAgentsArea,
   phoneNumbersArea,
+  voiceRelayArea,
 ] as const satisfies readonly AreaEntry[];
 
 /**

@@ -51,3 +51,22 @@ export async function activeVoiceAgent(
   const facts = await voiceAgentFacts(db, orgId, id, lock);
   return facts?.status === 'active' ? facts : null;
 }
+
+/**
+ * The organization of a live voice agent and its facts, found by id alone, for the voice relay's
+ * handshake (a provider's call carries no tenant): `db` is the system handle (`services.db.system`),
+ * the way the telephony hooks find an organization by its Account SID. Null when unknown or trashed.
+ */
+export async function voiceAgentForRelay(
+  db: Executor,
+  id: string,
+): Promise<{ orgId: string; facts: VoiceAgentFacts } | null> {
+  const [row] = await db
+    .select({ orgId: voiceAgents.orgId })
+    .from(voiceAgents)
+    .where(and(eq(voiceAgents.id, id), isNull(voiceAgents.deletedAt)))
+    .limit(1);
+  if (!row) return null;
+  const facts = await voiceAgentFacts(db, row.orgId, id);
+  return facts ? { orgId: row.orgId, facts } : null;
+}
