@@ -21,6 +21,7 @@ const EMBEDDED_ONLY: Record<string, string> = {
   'test/knowledge-base/sanitize.test.ts': 'the article sanitizer on strings; no database',
   'test/telephony/signature.test.ts':
     'the hook signature check against the Twilio peer’s signatures; no database',
+  'test/voice-relay/answer.test.ts': 'the relay’s rules answers on values; no database',
   'test/ports/ai-stream.test.ts': 'the model adapter against a local fake model server; no database',
   'test/money.test.ts': 'rounding arithmetic; no database',
   'test/records.test.ts': "the record helper's pure rules; no database",
