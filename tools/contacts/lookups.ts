@@ -97,6 +97,34 @@ export async function liveContactWithAddress(
 }
 
 /**
+ * The live contact (of a live lead) with this phone number, the most recently updated when several
+ * (tools/messages files an inbound text message on its lead). Numbers compare by their digits, so a
+ * stored "+1 (415) 555-0100" matches the E.164 `+14155550100`.
+ */
+export async function liveContactWithPhone(
+  db: Executor,
+  orgId: string,
+  e164: string,
+): Promise<{ contactId: string; leadId: string } | null> {
+  const digits = e164.replace(/\D/g, '');
+  if (digits === '') return null;
+  const [row] = await db
+    .select({ contactId: contacts.id, leadId: contacts.leadId })
+    .from(contacts)
+    .where(
+      and(
+        eq(contacts.orgId, orgId),
+        isNull(contacts.deletedAt),
+        leadIsLive(contacts.leadId),
+        sql`exists (select 1 from jsonb_array_elements(${contacts.phones}) as p where regexp_replace(p->>'phone', '[^0-9]', '', 'g') = ${digits})`,
+      ),
+    )
+    .orderBy(desc(contacts.updatedAt), desc(contacts.id))
+    .limit(1);
+  return row ?? null;
+}
+
+/**
  * The names and titles of a lead's live contacts, oldest first, at most `limit` (tools/proposals
  * asks its discovery questions with them).
  */
