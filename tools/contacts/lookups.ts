@@ -4,7 +4,7 @@
 import { and, asc, desc, eq, isNull, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import type { Executor } from '../../core/db/client.ts';
 import { leadIsLive } from '../leads/lookups.ts';
-import { type ContactEmail, contacts } from './tables.ts';
+import { type ContactEmail, type ContactPhone, contacts } from './tables.ts';
 
 /** Filterable contact columns by catalogue field (`email`, `phone`: the jsonb lists of objects). */
 export const CONTACT_QUERY_COLUMNS = {
@@ -34,6 +34,20 @@ export async function liveContactEmails(
     .where(and(eq(contacts.id, id), eq(contacts.orgId, orgId), isNull(contacts.deletedAt)))
     .limit(1);
   return row?.emails ?? null;
+}
+
+/** The phone numbers of a live contact of the organization, in its order; null when it is not live. */
+export async function liveContactPhones(
+  db: Executor,
+  orgId: string,
+  id: string,
+): Promise<readonly ContactPhone[] | null> {
+  const [row] = await db
+    .select({ phones: contacts.phones })
+    .from(contacts)
+    .where(and(eq(contacts.id, id), eq(contacts.orgId, orgId), isNull(contacts.deletedAt)))
+    .limit(1);
+  return row?.phones ?? null;
 }
 
 /** A contact as a picker of one of a lead's contacts needs it. */

@@ -41,11 +41,14 @@ import type { Services } from '../../core/services.ts';
 import { type OutboundMessage, TelephonyError } from '../../core/telephony.ts';
 import { insertActivity } from '../activities/store.ts';
 import { isLiveLead } from '../leads/lookups.ts';
-import { liveNumberOf } from '../phone-numbers/lookups.ts';
-import { requireTelephony } from '../telephony/lookups.ts';
+import { firstNumberWith, liveNumberOf } from '../phone-numbers/lookups.ts';
+import { requireTelephony, telephonyCredentialsOf } from '../telephony/lookups.ts';
 import { hookUrl } from '../telephony/signature.ts';
 import { type Channel, lastInboundWhatsapp, serializeMessage } from './store.ts';
 import { type MessageRow, messages } from './tables.ts';
+
+/** A queued message row, for the areas that send through this one (workflows). */
+export type QueuedMessage = MessageRow;
 
 export const sendMessagePayload = z.object({
   id: z.string().describe('The messages row to send'),
@@ -314,11 +317,7 @@ export async function attemptMessage(
 }
 
 /** Queued messages due but not woken, after ending the claims of senders that died. */
-async function sweepDueMessages(
-  services: Services,
-  graceMs: number,
-  now = new Date(),
-): Promise<number> {
+async function sweepDueMessages(services: Services, graceMs: number, now = new Date()): Promise<number> {
   await endExpiredClaims(services, now);
   return sweepDueRows(services, LEASED, WAKE_UP, {
     what: 'messages',
@@ -338,3 +337,40 @@ export const messageSweep: Sweep = {
   name: 'messages',
   run: (services, graceMs) => sweepDueMessages(services, graceMs),
 };
+
+/** What an automated send (a workflow's sms step) did: queued the message, or skipped it and why. */
+export type AutomatedSms = { queued: MessageRow } | { skipped: string };
+
+/**
+ * An SMS a workflow sends for the user in `ctx` (their enrollment): skipped with the reason when the
+ * organization has no telephony or no SMS-capable number; otherwise to `recipient()` (asked only
+ * then: the caller's own checks and refusals) from the organization's first
+ * SMS-capable number (the oldest), checked (checkSend: a refusal is its AppError) and queued in the
+ * caller's transaction. The caller sends it after the commit (sendQueued).
+ */
+export async function queueAutomatedSms(
+  ctx: RecordContext,
+  services: Pick<Services, 'secrets'>,
+  input: { leadId: string; body: string; recipient: () => Promise<string> },
+): Promise<AutomatedSms> {
+  const orgId = ctx.auth.orgId;
+  if (!(await telephonyCredentialsOf(ctx.db, services, orgId)))
+    return { skipped: 'telephony is not configured' };
+  const number = await firstNumberWith(ctx.db, orgId, 'sms');
+  if (!number) return { skipped: 'the organization has no SMS-capable phone number' };
+  const message: MessageToSend = {
+    channel: 'sms',
+    leadId: input.leadId,
+    to: await input.recipient(),
+    fromPhoneNumberId: number.id,
+    body: input.body,
+  };
+  const { from } = await checkSend(ctx.db, services, orgId, message, ctx.now);
+  return { queued: await queueMessage(ctx, message, from) };
+}
+
+/** After the commit of a queued message: its safety-net job, then the attempt. */
+export async function sendQueued(services: Services, row: MessageRow): Promise<MessageSendOutcome> {
+  await wakeMessage(services, row);
+  return attemptMessage(services, row.id);
+}
