@@ -211,6 +211,16 @@ describe('POST /api/v1/whatsapp: the 24-hour window', () => {
     expect(out.message?.channel).toBe('whatsapp');
     expect(peer.messages.at(-1)?.errorCode).toBeNull();
     expect(peer.messages.at(-1)?.body).toBe('Thanks for writing');
+    const [received] = await t.services.db.system
+      .select()
+      .from(messages)
+      .where(eq(messages.sid, String(inbound.MessageSid)));
+    expect(received).toMatchObject({ channel: 'whatsapp', direction: 'inbound', fromAddress: lead.phone });
+    // WhatsApp's read comes after delivered; a late delivered does not undo it.
+    const sid = out.message?.sid ?? '';
+    await peer.sendStatuses(sid, ['sent', 'delivered', 'read', 'delivered']);
+    const got = await t.request('GET', `/api/v1/messages/${out.message?._id}`, { token: org.token });
+    expect((await readOutput(got, TOOL.get_message)).message.status).toBe('read');
   });
 
   test('refuses a malformed template SID and more than 20 variables', async ({ t, peer }) => {
