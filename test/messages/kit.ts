@@ -1,11 +1,14 @@
 // The test kit of tools/messages (test/README.md "Test kits"): bodies of the send tools (they parse;
 // the references then fail the checks), the tenancy victim (a message of another organization), and
 // helpers the message tests share: a lead with a contact's number and a number of the organization.
+import { randomBytes } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { expect } from 'vitest';
 import { newId } from '../../core/ids.ts';
 import { TwilioProvider } from '../../providers/twilio.ts';
 import { messages } from '../../tools/messages/tables.ts';
+import { authTokenContext } from '../../tools/telephony/store.ts';
+import { telephonySettings } from '../../tools/telephony/tables.ts';
 import type { TestContext, TestOrg } from '../fixtures/context.ts';
 import { defineKit } from '../fixtures/kit.ts';
 import { createContact, createLead } from '../fixtures/records.ts';
@@ -95,4 +98,30 @@ export async function leadWithPhone(
   const phone = freshNumber();
   const contact = await createContact(t, org, { lead_id: lead._id, phones: [{ type: 'mobile', phone }] });
   return { leadId: lead._id, contactId: contact._id, phone };
+}
+
+/**
+ * Telephony settings for `org` written straight to the table (an unverified account nobody answers
+ * for), for suites whose context has no Twilio peer: the sends then meet an unreachable provider.
+ * Kept if the organization has some already.
+ */
+export async function unverifiedTelephony(
+  t: TestContext,
+  org: Pick<TestOrg, 'orgId' | 'ownerId'>,
+): Promise<void> {
+  const token = randomBytes(16).toString('hex');
+  const now = new Date();
+  await t.services.db.system
+    .insert(telephonySettings)
+    .values({
+      orgId: org.orgId,
+      accountSid: `AC${randomBytes(16).toString('hex')}`,
+      authToken: t.services.secrets.encryptSecret(token, authTokenContext(org.orgId)),
+      authTokenLast4: token.slice(-4),
+      verifiedAt: now,
+      updatedBy: org.ownerId,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .onConflictDoNothing();
 }
