@@ -381,3 +381,39 @@ describe('access', () => {
     expect((await readOutput(listed, TOOL.list_messages)).total).toBe(0);
   });
 });
+
+describe('the sms and whatsapp activity types', () => {
+  test('take direction (required), body_text and phone, and refuse other types keys', async ({ t }) => {
+    const org = await t.createOrg();
+    const lead = await leadWithPhone(t, org);
+    for (const type of ['sms', 'whatsapp'] as const) {
+      const res = await t.request('POST', '/api/v1/activities', {
+        token: org.token,
+        body: {
+          type,
+          lead_id: lead.leadId,
+          direction: 'inbound',
+          body_text: 'Logged by hand',
+          phone: lead.phone,
+        },
+      });
+      const { activity } = await readOutput(res, TOOL.log_activity, 201);
+      expect(activity).toMatchObject({
+        type,
+        direction: 'inbound',
+        body_text: 'Logged by hand',
+        phone: lead.phone,
+      });
+      const missing = await t.request('POST', '/api/v1/activities', {
+        token: org.token,
+        body: { type, lead_id: lead.leadId, body_text: 'No direction' },
+      });
+      expect(detailFields(await readError(missing, 400))).toEqual(['direction']);
+      const foreign = await t.request('POST', '/api/v1/activities', {
+        token: org.token,
+        body: { type, lead_id: lead.leadId, direction: 'outbound', subject: 'Not a text field' },
+      });
+      expect(detailFields(await readError(foreign, 400))).toEqual(['subject']);
+    }
+  });
+});
