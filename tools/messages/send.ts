@@ -22,7 +22,7 @@
 import { and, eq, lte, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../../core/db/client.ts';
-import { AppError, validationError } from '../../core/errors.ts';
+import { AppError, type ErrorDetail, validationError } from '../../core/errors.ts';
 import { recordEvent } from '../../core/events.ts';
 import { newId } from '../../core/ids.ts';
 import { type DefinedJob, type Sweep, singleAttemptJob } from '../../core/jobs.ts';
@@ -103,7 +103,7 @@ export async function checkSend(
 ): Promise<{ from: string }> {
   await requireTelephony(db, services, orgId);
   const number = await liveNumberOf(db, orgId, message.fromPhoneNumberId);
-  const problems = [];
+  const problems: ErrorDetail[] = [];
   if (!number?.capabilities[message.channel]) {
     problems.push({
       field: 'from_phone_number_id',
