@@ -30,6 +30,7 @@ import {
   type TestOrg,
 } from './fixtures/index.ts';
 import { bearer, type Connection, ERAS, envelopeOf, serveMcp } from './mcp-clients.ts';
+import { createNumber, leadWithPhone, unverifiedTelephony } from './messages/kit.ts';
 
 const test = fileTest({ plan: 'enterprise' })
   /** An MCP client of `org` with every toolset, on the file's app served over HTTP. */
@@ -53,6 +54,28 @@ interface Prepared {
   subject: string;
   amounts: number[];
   sender: string;
+}
+
+/** A send of a text message: the organization's telephony (unverified: the provider is unreachable here), a number, a lead. */
+async function prepareMessage(t: TestContext, org: TestOrg, channel: 'sms' | 'whatsapp'): Promise<Prepared> {
+  await unverifiedTelephony(t, org);
+  const from = await createNumber(t, org);
+  const lead = await leadWithPhone(t, org);
+  const body = {
+    lead_id: lead.leadId,
+    to: lead.phone,
+    from_phone_number_id: from.id,
+    body: 'Quick question',
+  };
+  return {
+    params: {},
+    // Outside the WhatsApp window: only a template may go.
+    body: channel === 'sms' ? body : { ...body, template_sid: `HX${'0'.repeat(32)}` },
+    to: lead.phone,
+    subject: 'Quick question',
+    amounts: [],
+    sender: from.number,
+  };
 }
 
 /** How to set up a call of each sending tool. A sending tool without an entry fails below. */
@@ -111,6 +134,8 @@ const PREPARE: Record<string, (t: TestContext, org: TestOrg) => Promise<Prepared
       sender: account.email,
     };
   },
+  send_sms: (t, org) => prepareMessage(t, org, 'sms'),
+  send_whatsapp: (t, org) => prepareMessage(t, org, 'whatsapp'),
   async enroll_in_workflow(t, org) {
     const workflow = await createWorkflow(t, org, {
       steps: [

@@ -42,6 +42,7 @@ import { knowledgeBaseArea } from './knowledge-base/index.ts';
 import { leadHealthArea } from './lead-health/index.ts';
 import { createLeadsArea } from './leads/index.ts';
 import { createMeArea } from './me/index.ts';
+import { messagesArea } from './messages/index.ts';
 import { oauthCatalogue } from './oauth/catalogue.ts';
 import { createOauthArea } from './oauth/index.ts';
 import { opportunitiesArea } from './opportunities/index.ts';
@@ -170,6 +171,7 @@ const AREA_LIST = [
   voiceAgentsArea,
   phoneNumbersArea,
   voiceRelayArea,
+  messagesArea,
 ] as const satisfies readonly AreaEntry[];
 
 /**

@@ -51,7 +51,7 @@ export const activitySchema = z
     _id: z.string().describe('Activity id (24 hex characters)'),
     lead_id: z.string().describe('Id of the lead the activity belongs to'),
     contact_id: z.string().nullable().describe('Id of the contact of that lead it involved, or null'),
-    type: z.enum(ACTIVITY_TYPES).describe('note, call, email, meeting or custom'),
+    type: z.enum(ACTIVITY_TYPES).describe('note, call, email, meeting, sms, whatsapp or custom'),
     custom_activity_type_id: z
       .string()
       .nullable()

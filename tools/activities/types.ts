@@ -1,4 +1,5 @@
-// The per-type union of activities: the five types (note, call, email, meeting, custom), the keys
+// The per-type union of activities: the seven types (note, call, email, meeting, sms, whatsapp,
+// custom), the keys
 // each type takes, their input and output shapes, and the rules that tell one type from another
 // (keys of another type refused, required keys, a built-in type's stored fields on create and after
 // a PATCH, meeting times, a completed call). The API is one flat object whose `type` decides which
@@ -8,7 +9,7 @@ import type { ErrorDetail } from '../../core/errors.ts';
 import { objectId } from '../../core/schemas.ts';
 import { NO_NUL, nulMessage } from '../../core/text-rules.ts';
 
-export const ACTIVITY_TYPES = ['note', 'call', 'email', 'meeting', 'custom'] as const;
+export const ACTIVITY_TYPES = ['note', 'call', 'email', 'meeting', 'sms', 'whatsapp', 'custom'] as const;
 export type ActivityType = (typeof ACTIVITY_TYPES)[number];
 const DIRECTIONS = ['inbound', 'outbound'] as const;
 const CALL_STATUSES = ['in_progress', 'completed'] as const;
@@ -23,6 +24,10 @@ const TYPE_KEYS = {
   call: ['direction', 'status', 'duration_seconds', 'outcome', 'recording_url', 'phone', 'note'],
   email: ['direction', 'subject', 'body_text', 'from', 'to', 'opened_at'],
   meeting: ['title', 'starts_at', 'ends_at', 'location', 'attendees', 'note'],
+  // A text message (the messages area logs one per message sent or received): its text and the
+  // other party's number.
+  sms: ['direction', 'body_text', 'phone'],
+  whatsapp: ['direction', 'body_text', 'phone'],
   custom: ['custom_activity_type_id', 'values'],
 } as const satisfies Record<ActivityType, readonly string[]>;
 /** Keys a new activity of the type must carry (and that can never be cleared). */
@@ -31,6 +36,8 @@ const REQUIRED_KEYS: Record<ActivityType, readonly string[]> = {
   call: ['direction'],
   email: ['direction', 'subject'],
   meeting: ['title', 'starts_at'],
+  sms: ['direction'],
+  whatsapp: ['direction'],
   custom: ['custom_activity_type_id'],
 };
 const ALL_TYPE_KEYS: readonly string[] = [...new Set(Object.values(TYPE_KEYS).flat())];
@@ -44,7 +51,7 @@ export function toActivityType(value: string): ActivityType {
 
 export const typeFieldOutputShape = {
   note: z.string().nullable().optional().describe('note, call, meeting: the free-text note (null when none)'),
-  direction: z.enum(DIRECTIONS).optional().describe('call, email: inbound or outbound'),
+  direction: z.enum(DIRECTIONS).optional().describe('call, email, sms, whatsapp: inbound or outbound'),
   status: z
     .enum(CALL_STATUSES)
     .optional()
@@ -56,9 +63,17 @@ export const typeFieldOutputShape = {
     .optional()
     .describe('call: connected, no_answer, voicemail, busy or failed; null when not recorded'),
   recording_url: z.string().nullable().optional().describe('call: https URL of the recording, or null'),
-  phone: z.string().nullable().optional().describe('call: the phone number called or calling, or null'),
+  phone: z
+    .string()
+    .nullable()
+    .optional()
+    .describe("call, sms, whatsapp: the other party's phone number, or null"),
   subject: z.string().optional().describe('email: subject line'),
-  body_text: z.string().nullable().optional().describe('email: plain-text body, or null'),
+  body_text: z
+    .string()
+    .nullable()
+    .optional()
+    .describe('email: plain-text body; sms, whatsapp: the message text; or null'),
   from: z.string().nullable().optional().describe('email: sender address, or null'),
   to: z.array(z.string()).optional().describe('email: recipient addresses'),
   opened_at: z
@@ -117,6 +132,13 @@ export function publicTypeFields(type: ActivityType, f: Record<string, unknown>)
         attendees: strings(f.attendees),
         note: str(f.note),
       };
+    case 'sms':
+    case 'whatsapp':
+      return {
+        direction: oneOf(DIRECTIONS, f.direction, 'outbound'),
+        body_text: str(f.body_text),
+        phone: str(f.phone),
+      };
     case 'custom':
       return { values: { ...f } };
   }
@@ -142,7 +164,7 @@ const typeFieldInputShape = {
     .describe(
       `note (required, 1-${MAX_NOTE} characters), call and meeting (optional): free-text note; null clears it on a call or meeting`,
     ),
-  direction: z.enum(DIRECTIONS).optional().describe('call, email (required): inbound or outbound'),
+  direction: z.enum(DIRECTIONS).optional().describe('call, email, sms, whatsapp (required): in- or outbound'),
   status: z
     .enum(CALL_STATUSES)
     .optional()
@@ -174,7 +196,7 @@ const typeFieldInputShape = {
     .refine(NO_NUL, nulMessage)
     .nullable()
     .optional()
-    .describe('call: the phone number called or calling; null clears it'),
+    .describe('call, sms, whatsapp: the other phone number; null clears it'),
   subject: z
     .string()
     .trim()
@@ -189,7 +211,7 @@ const typeFieldInputShape = {
     .refine(NO_NUL, nulMessage)
     .nullable()
     .optional()
-    .describe('email: plain-text body; null clears it'),
+    .describe('email, sms, whatsapp: plain-text body; null clears it'),
   from: emailAddress.nullable().optional().describe('email: sender address; null clears it'),
   to: z.array(emailAddress).max(50).optional().describe('email: recipient addresses'),
   opened_at: isoDateTime('email: when the recipient opened it (ISO 8601 date-time)')
@@ -357,6 +379,13 @@ export function initialFields(
         location: input.location ?? null,
         attendees: input.attendees ?? [],
         note: input.note ?? null,
+      };
+    case 'sms':
+    case 'whatsapp':
+      return {
+        direction: input.direction,
+        body_text: input.body_text ?? null,
+        phone: input.phone ?? null,
       };
   }
 }

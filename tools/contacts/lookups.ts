@@ -4,7 +4,7 @@
 import { and, asc, desc, eq, isNull, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import type { Executor } from '../../core/db/client.ts';
 import { leadIsLive } from '../leads/lookups.ts';
-import { type ContactEmail, contacts } from './tables.ts';
+import { type ContactEmail, type ContactPhone, contacts } from './tables.ts';
 
 /** Filterable contact columns by catalogue field (`email`, `phone`: the jsonb lists of objects). */
 export const CONTACT_QUERY_COLUMNS = {
@@ -34,6 +34,20 @@ export async function liveContactEmails(
     .where(and(eq(contacts.id, id), eq(contacts.orgId, orgId), isNull(contacts.deletedAt)))
     .limit(1);
   return row?.emails ?? null;
+}
+
+/** The phone numbers of a live contact of the organization, in its order; null when it is not live. */
+export async function liveContactPhones(
+  db: Executor,
+  orgId: string,
+  id: string,
+): Promise<readonly ContactPhone[] | null> {
+  const [row] = await db
+    .select({ phones: contacts.phones })
+    .from(contacts)
+    .where(and(eq(contacts.id, id), eq(contacts.orgId, orgId), isNull(contacts.deletedAt)))
+    .limit(1);
+  return row?.phones ?? null;
 }
 
 /** A contact as a picker of one of a lead's contacts needs it. */
@@ -89,6 +103,34 @@ export async function liveContactWithAddress(
         isNull(contacts.deletedAt),
         leadIsLive(contacts.leadId),
         sql`exists (select 1 from jsonb_array_elements(${contacts.emails}) as e where lower(e->>'email') = ${address.toLowerCase()})`,
+      ),
+    )
+    .orderBy(desc(contacts.updatedAt), desc(contacts.id))
+    .limit(1);
+  return row ?? null;
+}
+
+/**
+ * The live contact (of a live lead) with this phone number, the most recently updated when several
+ * (tools/messages files an inbound text message on its lead). Numbers compare by their digits, so a
+ * stored "+1 (415) 555-0100" matches the E.164 `+14155550100`.
+ */
+export async function liveContactWithPhone(
+  db: Executor,
+  orgId: string,
+  e164: string,
+): Promise<{ contactId: string; leadId: string } | null> {
+  const digits = e164.replace(/\D/g, '');
+  if (digits === '') return null;
+  const [row] = await db
+    .select({ contactId: contacts.id, leadId: contacts.leadId })
+    .from(contacts)
+    .where(
+      and(
+        eq(contacts.orgId, orgId),
+        isNull(contacts.deletedAt),
+        leadIsLive(contacts.leadId),
+        sql`exists (select 1 from jsonb_array_elements(${contacts.phones}) as p where regexp_replace(p->>'phone', '[^0-9]', '', 'g') = ${digits})`,
       ),
     )
     .orderBy(desc(contacts.updatedAt), desc(contacts.id))

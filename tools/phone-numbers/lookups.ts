@@ -3,7 +3,7 @@
 // was sent to, found without a tenant (the number dialled names the organization; the hook then works
 // in that organization's own tenant transaction). The table keeps its row-level security: the lookup
 // without a tenant runs on the system connection, as the public proposal page finds its token.
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, asc, eq, isNull } from 'drizzle-orm';
 import type { Executor } from '../../core/db/client.ts';
 import { type PhoneNumberRow, phoneNumbers } from './tables.ts';
 
@@ -60,6 +60,26 @@ export async function numberByE164(system: Executor, e164: string): Promise<Phon
     .select()
     .from(phoneNumbers)
     .where(and(eq(phoneNumbers.number, e164), isNull(phoneNumbers.deletedAt)))
+    .limit(1);
+  return row ? factsOf(row) : null;
+}
+
+/**
+ * The organization's first live number (the oldest) that carries `capability`, or null: the number a
+ * workflow's sms step sends from (tools/messages).
+ */
+export async function firstNumberWith(
+  db: Executor,
+  orgId: string,
+  capability: 'voice' | 'sms' | 'whatsapp',
+): Promise<PhoneNumberFacts | null> {
+  const [row] = await db
+    .select()
+    .from(phoneNumbers)
+    .where(
+      and(eq(phoneNumbers.orgId, orgId), isNull(phoneNumbers.deletedAt), eq(phoneNumbers[capability], true)),
+    )
+    .orderBy(asc(phoneNumbers.createdAt), asc(phoneNumbers.id))
     .limit(1);
   return row ? factsOf(row) : null;
 }

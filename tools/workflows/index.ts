@@ -10,7 +10,7 @@ import { workflowTools } from './tools.ts';
 /** Workflows (sequences): email, task and sms steps with delays, activation and pausing, enrollments that stop on a reply. */
 export const workflowsArea = defineArea({
   name: 'workflows',
-  uses: ['connected-accounts', 'contacts', 'email', 'leads', 'tasks'],
+  uses: ['connected-accounts', 'contacts', 'email', 'leads', 'messages', 'tasks'],
   tools: workflowTools,
   routes: workflowRoutes,
   tags: {
@@ -27,6 +27,8 @@ export const workflowsArea = defineArea({
     'workflows.manage_any',
     // A task step runs only while the enrolling user's role still creates tasks (steps-runner.ts).
     'tasks.create',
+    // An sms step sends only while the enrolling user's role still sends messages.
+    'messages.send',
   ],
   events: ['workflow.triggered'],
   toolsets: ['email'],

@@ -12,9 +12,11 @@
 //    enrollment's own copy of the steps (the ones it began with; an edit of the workflow since
 //    changes nothing here): an email is a scheduled email due now from the enrolling user's own
 //    account, checked first (tools/email/sender-check.ts; the email area's sender job sends it and checks
-//    again), a task is a task for the user on the lead (task.created), an sms is recorded
-//    `skipped` (telephony is not built). Then the enrollment advances to the next step at its
-//    delay, or completes.
+//    again), a task is a task for the user on the lead (task.created), an sms is a message queued
+//    by the messages area (tools/messages/send.ts queueAutomatedSms) to the enrolled contact's first
+//    E.164 phone from the organization's first SMS-capable number, sent after the commit, or the
+//    step is recorded `skipped` with the reason when telephony is not configured or there is no
+//    such number. Then the enrollment advances to the next step at its delay, or completes.
 // 3. A failure is retried (3 attempts in all, 1 then 5 minutes apart), then the enrollment is
 //    `failed` with the reason. A failure no retry can mend (the user was deactivated or demoted,
 //    the contact has no address, the account is gone or unverified) fails it at once; a lead in
@@ -22,6 +24,7 @@
 import { and, eq, exists, isNull, sql } from 'drizzle-orm';
 import { roleHolds } from '../../core/access.ts';
 import type { Executor } from '../../core/db/client.ts';
+import { AppError } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { type DefinedJob, type Sweep, singleAttemptJob } from '../../core/jobs.ts';
 import {
@@ -40,10 +43,12 @@ import {
 } from '../../core/leased-rows.ts';
 import type { Services } from '../../core/services.ts';
 import { actorAuth, actorContext } from '../../core/system-actor.ts';
-import { liveContactEmails } from '../contacts/lookups.ts';
+import { liveContactEmails, liveContactPhones } from '../contacts/lookups.ts';
 import { insertScheduledEmail, wakeScheduledEmail } from '../email/schedule.ts';
 import { checkSender } from '../email/sender-check.ts';
 import { isLiveLead } from '../leads/lookups.ts';
+import { messagesCatalogue } from '../messages/catalogue.ts';
+import { type QueuedMessage, queueAutomatedSms, sendQueued } from '../messages/send.ts';
 import { tasksCatalogue } from '../tasks/catalogue.ts';
 import { insertTask } from '../tasks/store.ts';
 import { dueAfter, stepJobId, wakeEnrollment, workflowStepPayload } from './enroll.ts';
@@ -133,11 +138,61 @@ async function lockClaimed(
   return row ?? null;
 }
 
-/** What a step did: the step-run status and result, and an email to wake after the commit. */
+/** What a step did: the step-run status and result, and an email or a message to send after the commit. */
 interface StepResult {
   status: 'done' | 'skipped';
   result: Record<string, unknown>;
   email?: { id: string; scheduledAt: Date };
+  message?: QueuedMessage;
+}
+
+/** The contact's first phone written in E.164 (a leading + and 7-15 digits, separators ignored). */
+async function contactPhone(tx: Executor, orgId: string, contactId: string | null): Promise<string> {
+  if (contactId === null) throw new PermanentStepError('the enrolled contact no longer exists');
+  const phones = await liveContactPhones(tx, orgId, contactId);
+  if (!phones) throw new PermanentStepError('the enrolled contact is no longer live');
+  for (const { phone } of phones) {
+    const e164 = `+${phone.replace(/\D/g, '')}`;
+    if (phone.trim().startsWith('+') && /^\+[1-9]\d{6,14}$/.test(e164)) return e164;
+  }
+  throw new PermanentStepError('the enrolled contact has no phone number in international (+) form');
+}
+
+/** An sms step: a message from the enrolling user, queued by the messages area, or skipped with the reason. */
+async function smsStep(
+  services: Services,
+  tx: Executor,
+  enrollment: WorkflowEnrollmentRow,
+  step: StoredWorkflowStep,
+  now: Date,
+): Promise<StepResult> {
+  const auth = await actorAuth(tx, enrollment.orgId, enrollment.enrolledBy);
+  if (!auth)
+    throw new PermanentStepError('the enrolling user is no longer an active user of the organization');
+  let to = '';
+  const recipient = async () => {
+    if (!roleHolds(auth.role, messagesCatalogue.permissions['messages.send'])) {
+      throw new PermanentStepError(
+        `the enrolling user's role (${auth.role}) no longer allows sending messages`,
+      );
+    }
+    to = await contactPhone(tx, enrollment.orgId, enrollment.contactId);
+    return to;
+  };
+  let done: Awaited<ReturnType<typeof queueAutomatedSms>>;
+  try {
+    done = await queueAutomatedSms(actorContext(tx, auth, now), services, {
+      leadId: enrollment.leadId,
+      body: text(step, 'body'),
+      recipient,
+    });
+  } catch (err) {
+    // A refusal of the send's checks (the number, the lead) will not mend by itself.
+    if (err instanceof AppError && err.status < 500) throw new PermanentStepError(failureReason(err));
+    throw err;
+  }
+  if ('skipped' in done) return { status: 'skipped', result: { reason: done.skipped } };
+  return { status: 'done', result: { message_id: done.queued.id, to }, message: done.queued };
 }
 
 async function contactAddress(tx: Executor, orgId: string, contactId: string | null): Promise<string> {
@@ -163,15 +218,13 @@ function delayOf(value: unknown): StepDelay | null {
 
 /** Runs one step for the enrollment in the tenant transaction `tx`, acting as the enrolling user. */
 async function runStep(
+  services: Services,
   tx: Executor,
   enrollment: WorkflowEnrollmentRow,
   step: StoredWorkflowStep,
   now: Date,
 ): Promise<StepResult> {
-  if (step.type === 'sms') {
-    // Telephony (issue 13) is not built: say so honestly instead of pretending to send.
-    return { status: 'skipped', result: { reason: 'telephony is not configured' } };
-  }
+  if (step.type === 'sms') return smsStep(services, tx, enrollment, step, now);
   if (step.type === 'task') {
     const auth = await actorAuth(tx, enrollment.orgId, enrollment.enrolledBy);
     if (!auth)
@@ -231,6 +284,7 @@ interface Ran {
   /** The enrollment after the step, to wake its next step. */
   enrollment?: WorkflowEnrollmentRow;
   email?: { id: string; scheduledAt: Date };
+  message?: QueuedMessage;
 }
 
 /** The claimed step in one tenant transaction: fence, step-run row, the step, the advance. */
@@ -276,13 +330,17 @@ async function runClaimed(services: Services, claimed: WorkflowEnrollmentRow, no
         .onConflictDoNothing()
         .returning({ id: workflowStepRuns.id });
       if (!run) return { outcome: 'skipped' };
-      const done = await runStep(tx, enrollment, step, now);
+      const done = await runStep(services, tx, enrollment, step, now);
       await tx
         .update(workflowStepRuns)
         .set({ status: done.status, result: done.result })
         .where(eq(workflowStepRuns.id, run.id));
       const advanced = await advance(tx, enrollment, steps, now);
-      return { ...advanced, ...(done.email ? { email: done.email } : {}) };
+      return {
+        ...advanced,
+        ...(done.email ? { email: done.email } : {}),
+        ...(done.message ? { message: done.message } : {}),
+      };
     }
     // Past its last step (no step to run): it is done.
     return advance(tx, enrollment, steps, now);
@@ -358,6 +416,7 @@ export async function runWorkflowStep(
   try {
     const ran = await runClaimed(services, claimed, now);
     if (ran.email) await wakeScheduledEmail(services, ran.email, now);
+    if (ran.message) await sendQueued(services, ran.message);
     if (ran.outcome === 'advanced' && ran.enrollment) await wakeEnrollment(services, ran.enrollment, now);
     logger.info({ ...fields, outcome: ran.outcome }, 'workflow step ran');
     return ran.outcome;

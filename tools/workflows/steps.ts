@@ -53,11 +53,11 @@ const taskStepInput = z
 
 const smsStepInput = z
   .strictObject({
-    type: z.literal('sms').describe('Send a text message (recorded as skipped until telephony exists)'),
+    type: z.literal('sms').describe('Send a text message to the enrolled contact'),
     delay: delayField,
     body: text(1, 1600, 'Message, 1-1600 characters'),
   })
-  .describe('A text message; until telephony is configured the step is recorded as skipped');
+  .describe("An SMS from the organization's first SMS number; skipped while telephony is off");
 
 export const stepInput = z
   .discriminatedUnion('type', [emailStepInput, taskStepInput, smsStepInput])

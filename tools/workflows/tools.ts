@@ -135,7 +135,7 @@ export const createWorkflow = defineTool({
     'or sms and `delay` {amount 0-365, unit minutes|hours|days}, counted from the previous step (from the enrollment for ' +
     'the first). email: `subject`, `body_html`, optional `body_text`, sent to the enrolled contact through the enrolling ' +
     "user's connected account; task: `text` and optional `due_in` {amount, unit}, a task for the enrolling user; sms: " +
-    '`body` (recorded as skipped: telephony is not configured). Created paused unless `status` is active. Enroll leads ' +
+    '`body`, an SMS to the enrolled contact (skipped without telephony). Created paused unless `status` is active. Enroll leads ' +
     'with enroll_in_workflow.',
   input: z.strictObject({
     name: nameField,
