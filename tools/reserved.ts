@@ -3,7 +3,8 @@
 // tools/index.ts, so the catalogues hold every name of the specification while core/ holds none.
 // When an area is built (telephony), it moves its entries from here into its own folder's
 // declaration (docs/decisions.md "Event names and plan features declared by areas"): the surveys
-// area took `form.submitted` and the `surveys` feature (tools/surveys/events.ts, catalogue.ts).
+// area took `form.submitted` and the `surveys` feature (tools/surveys/events.ts, catalogue.ts), the
+// calls area `call_monitoring` (tools/calls/catalogue.ts).
 import { z } from 'zod';
 import type { AreaCatalogue } from '../core/catalogue.ts';
 import type { PayloadsOf } from '../core/events.ts';
@@ -20,17 +21,9 @@ const reservedEvents = {
 
 export const reservedCatalogue = {
   events: reservedEvents,
-  // Plan features whose areas are not built yet, with the lowest plan that has each.
-  features: { call_monitoring: 'enterprise' },
 } as const satisfies AreaCatalogue;
 
 type ReservedEvents = PayloadsOf<typeof reservedEvents>;
-
-type ReservedFeatures = (typeof reservedCatalogue)['features'];
-
-declare module '../core/access.ts' {
-  interface FeatureCatalog extends ReservedFeatures {}
-}
 
 declare module '../core/events.ts' {
   interface EventCatalog extends ReservedEvents {}

@@ -15,7 +15,16 @@ import { AGENT_BODY } from '../voice-agents/kit.ts';
 
 export const kit = defineKit({
   area: 'calls',
-  bodies: {},
+  bodies: {
+    start_call_monitor: {
+      body: { call_sid: `CA${'0'.repeat(32)}`, mode: 'listen', supervisor_phone: '+15557770001' },
+      text: 'call_sid',
+    },
+    stop_call_monitor: {
+      body: { participant_call_sid: `CA${'0'.repeat(32)}` },
+      text: 'participant_call_sid',
+    },
+  },
   victims: {
     '/calls': async ({ t, org }) => {
       const id = newId();

@@ -14,9 +14,12 @@ export const callsArea = defineArea({
   uses: ['telephony', 'phone-numbers', 'voice-agents', 'voice-relay', 'activities', 'contacts', 'leads'],
   tools: callTools,
   routes: callRoutes,
-  tags: { calls: 'Phone calls: incoming calls recorded from the provider, with their statuses.' },
+  tags: {
+    calls: 'Phone calls: incoming calls recorded from the provider, with their statuses.',
+    'call-monitor': 'Call monitoring: a supervisor listens to, whispers in or joins a live forwarded call.',
+  },
   brings: callsCatalogue,
-  permissions: ['calls.view'],
+  permissions: ['calls.view', 'calls.monitor'],
   // A call's end is `call.completed`, emitted by the activities area with the call activity.
   events: [],
   toolsets: ['telephony'],

@@ -53,3 +53,33 @@ export const calls = pgTable(
 );
 
 export type CallRow = typeof calls.$inferSelect;
+
+/** One supervisor's monitoring of a forwarded call: a participant the server added to its conference. */
+export const callMonitors = pgTable(
+  'call_monitors',
+  {
+    id: id(),
+    orgId: orgId(),
+    callId: text('call_id')
+      .notNull()
+      .references(() => calls.id, { onDelete: 'cascade' }),
+    callSid: text('call_sid').notNull(),
+    /** The supervisor's leg in the conference (the provider's participant call SID). */
+    participantCallSid: text('participant_call_sid').notNull(),
+    /** listen | whisper | barge */
+    mode: text('mode').notNull(),
+    supervisorPhone: text('supervisor_phone').notNull(),
+    startedBy: text('started_by'),
+    startedAt: ts('started_at').notNull(),
+    endedAt: ts('ended_at'),
+    endedBy: text('ended_by'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('call_monitors_participant_idx').on(t.orgId, t.participantCallSid),
+    index('call_monitors_call_idx').on(t.callId, t.startedAt),
+  ],
+);
+
+export type CallMonitorRow = typeof callMonitors.$inferSelect;
