@@ -4,6 +4,7 @@ import { VOICE_HOOK_PATH, VOICE_STATUS_HOOK_PATH } from '../../tools/calls/hooks
 import { hookUrl } from '../../tools/telephony/signature.ts';
 import type { TestContext, TestOrg } from '../fixtures/context.ts';
 import { detailFields, readError } from '../fixtures/index.ts';
+import { createContact } from '../fixtures/records.ts';
 import type { TwilioPeer } from '../support/twilio-peer.ts';
 import { connectTelephony } from '../telephony/kit.ts';
 import { callsTest, createAgent, createNumber } from './kit.ts';
@@ -100,6 +101,33 @@ describe('call monitoring', () => {
       ['whisper', false],
       ['barge', true],
     ]);
+  });
+
+  test("the sessions are shown on the call's activity when the call ends", async ({ t, org, peer }) => {
+    await createContact(t, org, { phones: [{ phone: '+15551230070' }] });
+    const { callSid } = await forwardedCall(t, org, peer);
+    const listen = await started(
+      await start(t, org.token, { call_sid: callSid, mode: 'listen', supervisor_phone: SUPERVISOR }),
+    );
+    await started(
+      await start(t, org.token, { call_sid: callSid, mode: 'barge', supervisor_phone: SUPERVISOR }),
+    );
+    expect((await stop(t, org.token, { participant_call_sid: listen.participant_call_sid })).status).toBe(
+      200,
+    );
+    await peer.sendStatuses(callSid, ['completed'], {
+      url: hookUrl(t.services, VOICE_STATUS_HOOK_PATH),
+      extra: { CallDuration: '90' },
+    });
+    const list = await t.request('GET', `/api/v1/calls?call_sid=${callSid}`, { token: org.token });
+    const activityId = ((await list.json()) as { calls: { activity_id: string }[] }).calls[0]?.activity_id;
+    const res = await t.request('GET', `/api/v1/activities/${activityId}`, { token: org.token });
+    const note = ((await res.json()) as { activity: { note: string } }).activity.note;
+    expect(note).toMatch(
+      new RegExp(
+        `^Monitored\nlisten by ${org.ownerId} from .+ to .+ \\(participant ${listen.participant_call_sid}\\)\nbarge by `,
+      ),
+    );
   });
 
   test('an unknown participant, or one the provider no longer has, is 404', async ({ t, org, peer }) => {

@@ -13,7 +13,7 @@ import { actorAuth, actorContext } from '../../core/system-actor.ts';
 import { insertActivity } from '../activities/store.ts';
 import { liveNumberOf } from '../phone-numbers/lookups.ts';
 import { type CallTranscript, transcriptOfCall } from '../voice-relay/lookups.ts';
-import { type CallRow, calls } from './tables.ts';
+import { type CallMonitorRow, type CallRow, callMonitors, calls } from './tables.ts';
 
 /** The provider's call statuses in the order a call goes through them; the ends share the last rank. */
 export const STATUS_RANK: Readonly<Record<string, number>> = {
@@ -246,6 +246,25 @@ export function transcriptNote(transcript: CallTranscript): string | null {
   return note.length > MAX_NOTE ? `${note.slice(0, MAX_NOTE - 1)}…` : note;
 }
 
+/** The call's monitor sessions as lines of the activity's note, or null when it had none. */
+export function monitorNote(rows: readonly CallMonitorRow[]): string | null {
+  if (rows.length === 0) return null;
+  const lines = rows.map(
+    (m) =>
+      `${m.mode} by ${m.startedBy ?? 'unknown user'} from ${m.startedAt.toISOString()}` +
+      `${m.endedAt === null ? '' : ` to ${m.endedAt.toISOString()}`} (participant ${m.participantCallSid})`,
+  );
+  return `Monitored\n${lines.join('\n')}`;
+}
+
+async function monitorRowsOfCall(db: Executor, orgId: string, callId: string): Promise<CallMonitorRow[]> {
+  return db
+    .select()
+    .from(callMonitors)
+    .where(and(eq(callMonitors.orgId, orgId), eq(callMonitors.callId, callId)))
+    .orderBy(asc(callMonitors.startedAt), asc(callMonitors.id));
+}
+
 /** Logs the ended call as a call activity on its lead; null (logged) when nobody may act for it. */
 async function callActivity(
   db: Executor,
@@ -264,7 +283,13 @@ async function callActivity(
     return null;
   }
   const transcript = await transcriptOfCall(db, row.orgId, row.callSid);
-  const note = transcript === null ? null : transcriptNote(transcript);
+  const parts = [
+    transcript === null ? null : transcriptNote(transcript),
+    monitorNote(await monitorRowsOfCall(db, row.orgId, row.id)),
+  ].filter((part) => part !== null);
+  const joined = parts.join('\n\n');
+  const note =
+    parts.length === 0 ? null : joined.length > MAX_NOTE ? `${joined.slice(0, MAX_NOTE - 1)}…` : joined;
   const activity = await insertActivity(actorContext(db, auth, now), {
     type: 'call',
     lead_id: row.leadId,
