@@ -73,6 +73,8 @@ export const ERROR_TABLE = {
   conflict: { status: 409, error: 'Conflict', mcp: toolError },
   // The organization saved no telephony provider account (PUT /api/v1/settings/telephony) yet.
   telephony_not_configured: { status: 409, error: 'Telephony not configured', mcp: toolError },
+  // Call monitoring (tools/calls): the call is not live, or it has no conference to join.
+  call_not_monitorable: { status: 409, error: 'Call not monitorable', mcp: toolError },
   // A lead already has an active enrollment in the workflow (one at a time: tools/workflows/enroll.ts).
   already_enrolled: { status: 409, error: 'Already enrolled', mcp: toolError },
   // REST Idempotency-Key (core/idempotency.ts): the first request with the key is still running.

@@ -26,6 +26,7 @@ import { activitiesArea } from './activities/index.ts';
 import { apiKeysCatalogue } from './api-keys/catalogue.ts';
 import { createApiKeysArea } from './api-keys/index.ts';
 import { createAvatarsArea } from './avatars/index.ts';
+import { callsArea } from './calls/index.ts';
 import { createConnectedAccountsArea } from './connected-accounts/index.ts';
 import { outboxAccounts } from './connected-accounts/outbox.ts';
 import { createContactsArea } from './contacts/index.ts';
@@ -172,6 +173,7 @@ const AREA_LIST = [
   phoneNumbersArea,
   voiceRelayArea,
   messagesArea,
+  callsArea,
 ] as const satisfies readonly AreaEntry[];
 
 /**

@@ -428,6 +428,27 @@ export async function startTwilioPeer(options: TwilioPeerOptions = {}): Promise<
       dateCreated: new Date(),
     };
     calls.push(call);
+    // TwiML that dials into a conference makes the call its participant, as once Twilio's call is
+    // answered (the callee of this peer always answers): a coach may then name it in CallSidToCoach.
+    const joined = twiml?.match(/<Conference[^>]*>([^<]+)<\/Conference>/)?.[1];
+    if (joined) {
+      const conference = conferenceOf(joined);
+      participants.push({
+        callSid: call.sid,
+        conferenceSid: conference.sid,
+        conferenceName: conference.name,
+        from: call.from,
+        to: call.to,
+        muted: false,
+        hold: false,
+        coaching: false,
+        callSidToCoach: null,
+        label: null,
+        statusCallback: call.statusCallback,
+        status: 'connected',
+        removed: false,
+      });
+    }
     return call;
   }
 
