@@ -29,7 +29,7 @@ const ACCOUNT_SID = /^AC[0-9a-f]{32}$/;
 const MAX_ADDRESS = 64;
 
 /** Text or an attribute value safe inside XML. */
-export function xmlEscape(value: string): string {
+function xmlEscape(value: string): string {
   return value
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
@@ -55,7 +55,7 @@ const REJECT = '<Reject/>';
 const NOBODY = '<Say>Sorry, nobody can take your call right now. Please try again later.</Say><Hangup/>';
 
 /** The conference a forwarded call waits in: monitoring joins it by this name. */
-export function conferenceNameOf(callSid: string): string {
+function conferenceNameOf(callSid: string): string {
   return `call-${callSid}`;
 }
 

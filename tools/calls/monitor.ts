@@ -31,7 +31,7 @@ export const monitorSchema = z
   .describe('A call monitor session');
 export type MonitorRecord = z.output<typeof monitorSchema>;
 
-export function serializeMonitor(row: CallMonitorRow): MonitorRecord {
+function serializeMonitor(row: CallMonitorRow): MonitorRecord {
   return {
     _id: row.id,
     call_sid: row.callSid,

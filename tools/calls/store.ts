@@ -64,7 +64,7 @@ export type CallRecord = z.output<typeof callSchema>;
 
 export type AnsweredBy = CallRecord['answered_by'];
 
-export function serializeCall(row: CallRow): CallRecord {
+function serializeCall(row: CallRow): CallRecord {
   return {
     _id: row.id,
     call_sid: row.callSid,
@@ -136,7 +136,7 @@ export async function recordInboundCall(
 }
 
 /** The organization's call with this SID, or null; `lock` takes the row for update. */
-export async function callBySid(
+async function callBySid(
   db: Executor,
   orgId: string,
   callSid: string,
@@ -236,7 +236,7 @@ async function actorOfCall(db: Executor, row: CallRow): Promise<string | null> {
 const MAX_NOTE = 20_000;
 
 /** The transcript as the activity's note: one line per spoken turn. */
-export function transcriptNote(transcript: CallTranscript): string | null {
+function transcriptNote(transcript: CallTranscript): string | null {
   const lines = transcript.turns
     .filter((turn) => turn.kind === 'caller' || turn.kind === 'agent')
     .map((turn) => `${turn.kind === 'caller' ? 'Caller' : 'Agent'}: ${turn.text}`);
@@ -247,7 +247,7 @@ export function transcriptNote(transcript: CallTranscript): string | null {
 }
 
 /** The call's monitor sessions as lines of the activity's note, or null when it had none. */
-export function monitorNote(rows: readonly CallMonitorRow[]): string | null {
+function monitorNote(rows: readonly CallMonitorRow[]): string | null {
   if (rows.length === 0) return null;
   const lines = rows.map(
     (m) =>

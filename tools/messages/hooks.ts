@@ -233,7 +233,7 @@ async function recordMessageStatus(services: Services, hook: SignedHook): Promis
 }
 
 /** The status hook's handlers, in order; the voice work adds the calls' (CallSid) before the fallback. */
-export const STATUS_HANDLERS: StatusHandler[] = [
+const STATUS_HANDLERS: StatusHandler[] = [
   {
     name: 'message',
     matches: (params) => one(params, 'MessageSid') !== null && one(params, 'CallSid') === null,

@@ -50,7 +50,7 @@ import { type MessageRow, messages } from './tables.ts';
 /** A queued message row, for the areas that send through this one (workflows). */
 export type QueuedMessage = MessageRow;
 
-export const sendMessagePayload = z.object({
+const sendMessagePayload = z.object({
   id: z.string().describe('The messages row to send'),
 });
 

@@ -16,7 +16,7 @@ export const DIRECTIONS = ['inbound', 'outbound'] as const;
  * unknown: the provider may or may not have taken it, never resent), the provider's (queued, sending,
  * sent, delivered, undelivered, failed, read) and received for an inbound one.
  */
-export const MESSAGE_STATUSES = [
+const MESSAGE_STATUSES = [
   'queued',
   'sending',
   'sent',

@@ -25,7 +25,7 @@ import { asksForPerson, HANDOFF_MARKER, rulesAnswer, systemMessage } from './ans
 import { voiceRelaySettings } from './settings.ts';
 import { appendTurns, closeSession, markHandoff, openSession, type TranscriptTurn } from './store.ts';
 
-export const RELAY_PATH = '/voice/relay/:agentId';
+const RELAY_PATH = '/voice/relay/:agentId';
 
 const text = (max: number) => z.string().max(max);
 
@@ -58,7 +58,7 @@ const inbound = z.discriminatedUnion('type', [
 type Inbound = z.infer<typeof inbound>;
 
 /** The wss URL Twilio signed: PUBLIC_BASE_URL's host with the wss scheme, then the path and query. */
-export function relayUrl(services: Pick<Services, 'config'>, pathWithQuery: string): string {
+function relayUrl(services: Pick<Services, 'config'>, pathWithQuery: string): string {
   return `wss://${new URL(services.config.publicBaseUrl).host}${pathWithQuery}`;
 }
 

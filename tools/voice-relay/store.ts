@@ -11,7 +11,7 @@ import { type TranscriptTurn, type VoiceSessionRow, voiceSessions } from './tabl
 
 export type { TranscriptTurn } from './tables.ts';
 
-export const turnSchema = z
+const turnSchema = z
   .object({
     kind: z.string().describe('caller, agent, interrupt, dtmf, error or end'),
     text: z.string().describe('What was said, pressed or happened'),
@@ -40,7 +40,7 @@ export const voiceSessionSchema = z
   .describe('A voice agent call session');
 export type VoiceSessionRecord = z.output<typeof voiceSessionSchema>;
 
-export function serializeVoiceSession(row: VoiceSessionRow): VoiceSessionRecord {
+function serializeVoiceSession(row: VoiceSessionRow): VoiceSessionRecord {
   return {
     _id: row.id,
     agent_id: row.agentId,
