@@ -8,13 +8,7 @@ import { z } from 'zod';
 import type { Surface } from './access.ts';
 
 /** The one `confirm` field: a strict boolean (the string "true" is a 400 naming `confirm`). */
-export const confirmField = z
-  .boolean()
-  .optional()
-  .describe(
-    'REST: the route sends unless this is false, which returns a preview and changes nothing. MCP: only true sends; ' +
-      'absent or false returns the preview. A boolean, never a string.',
-  );
+export const confirmField = z.boolean().optional().describe('true sends; see the description');
 
 /** Spread into the input shape of a sending tool: `z.strictObject({...idShape, ...confirmShape})`. */
 export const confirmShape = { confirm: confirmField };

@@ -34,29 +34,21 @@ const percent = (what: string) =>
     .min(0)
     .max(100)
     .refine(atMostDecimals(4), 'must have at most 4 decimals')
-    .describe(`${what}, 0-100 percent (up to 4 decimals, e.g. 8.875)`);
+    .describe(`${what}, percent (up to 4 decimals)`);
 
 export const lineItemInput = z.strictObject({
-  description: z
-    .string()
-    .trim()
-    .min(1)
-    .max(1000)
-    .refine(NO_NUL, nulMessage)
-    .describe('What is sold, 1-1000 characters'),
+  description: z.string().trim().min(1).max(1000).refine(NO_NUL, nulMessage).describe('What is sold'),
   quantity: z
     .number()
     .gt(0)
     .max(MAX_QUANTITY)
     .refine(atMostDecimals(4), 'must have at most 4 decimals')
-    .describe('How many, > 0 (up to 4 decimals, e.g. 1.5 hours)'),
+    .describe('How many, up to 4 decimals'),
   unit_price: z
     .number()
     .min(0)
     .max(MAX_UNIT_PRICE)
-    .describe(
-      "Price of one unit in the currency's major unit (12.5 = 12.50), >= 0, at most the currency's decimals",
-    ),
+    .describe("Unit price in major units (12.5 = 12.50), at most the currency's decimals"),
   discount_percent: percent('Discount off this line before tax').optional(),
   tax_percent: percent('Tax on this line after discount').optional(),
 });

@@ -50,7 +50,7 @@ export function listParams<const F extends readonly [string, ...string[]]>(
       // The refinement as JSON Schema sees it (kept a refinement for its error message).
       .meta({ enum: sortValues })
       .optional()
-      .describe('Sort order; "-" prefix for descending. Default newest first'),
+      .describe('"-field" sorts descending; default newest first'),
     search: z.string().trim().min(1).max(200).optional().describe('Words to search for'),
   };
 }

@@ -71,9 +71,7 @@ export const listActivities = defineTool({
   name: 'list_activities',
   title: 'List activities',
   description:
-    'Lists live activities across the organization, newest logged first by default (`sort`: occurred_at or created_at, prefix - for ' +
-    'descending). Filters: lead_id, type, user_id, custom_activity_type_id, occurred_after / occurred_before. For one lead prefer ' +
-    'list_lead_activities. Paginated: returns `activities` plus `total`, `page`, `limit`, `totalPages`; `limit` is 1-100 (default 25).',
+    'Lists live activities across the organization, newest first; filter by lead, type, user, custom activity type and date range. For one lead prefer list_lead_activities.',
   input: z.strictObject({
     page: listShape.page,
     limit: listShape.limit,

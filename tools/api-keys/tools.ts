@@ -63,7 +63,7 @@ export function createApiKeyTool(catalogue: KeyCatalogue) {
     title: 'Create API key',
     errors: [{ code: 'conflict', when: 'one of your keys (revoked ones too) already has this label' }],
     description:
-      "Creates a personal access token (API key) for the caller. The response holds the key record and `plain_token`, which is shown only once: store it. Without `scopes` (or with an empty list) the key gets the defaults read/write on leads, contacts, opportunities, invoices, proposals and projects; the scopes for users, webhooks, settings (API keys included), custom objects and MCP (`mcp:read`, `mcp:write`) are never defaults and must be requested explicitly. A scope the server does not know (a typo such as `write:user`) is stored as given and grants nothing; the response then lists it in `warnings`. When called with a token, the new key may only hold known scopes that token holds. `toolsets` chooses which MCP toolsets the key lists by default (core when empty). The label must be unique among the caller's keys, revoked ones included (409 otherwise).",
+      'Creates a personal access token (API key) for the caller, e.g. for an integration; `plain_token` is shown only once: store it. Without `scopes` the key gets read/write on leads, contacts, opportunities, invoices, proposals and projects; scopes for users, webhooks, settings, custom objects and MCP (`mcp:read`, `mcp:write`) must be requested explicitly. An unknown scope grants nothing and is listed in `warnings`. Called with a token, the key may only hold scopes that token holds. Labels are unique per caller (409).',
     input: z.strictObject({
       label: labelField,
       scopes: z
@@ -105,7 +105,7 @@ export function updateApiKeyTool(catalogue: KeyCatalogue) {
       { code: 'invalid_operation', when: 'the key is revoked' },
     ],
     description:
-      'Changes the label and/or the MCP toolsets of one of the caller\'s active API keys; fields left out stay as they are, and the token does not change. Use it to make a key list more than the core tools over MCP (for example toolsets ["core", "admin"]); an empty list returns the key to the default. The new label must be unique among the caller\'s keys, revoked ones included (409 otherwise). A revoked key cannot be changed.',
+      'Changes the label and/or MCP toolsets of one of the caller\'s active API keys; the token stays the same. Use it to list more than the core tools over MCP (e.g. toolsets ["core", "admin"]); an empty list restores the default. Labels are unique per caller (409). Revoked keys cannot change.',
     input: z.strictObject({
       id: keyId,
       label: labelField.optional(),

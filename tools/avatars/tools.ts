@@ -66,10 +66,7 @@ export function avatarTools(roles: () => RoleTable) {
     name: 'create_avatar_upload_url',
     title: 'Get a link to upload an avatar',
     description:
-      "Step 1 of setting a user's or the organization's avatar: returns a signed link to PUT one PNG, JPEG or WEBP image " +
-      '(at most 5242880 bytes) straight to storage, valid 15 minutes. PUT exactly `size_bytes` bytes to `upload_url` ' +
-      "with `headers`, then call confirm_avatar_upload with the answer's `key` and the same target. " +
-      RULES,
+      "Step 1 of setting a user's or the organization's avatar: returns a signed link, valid 15 minutes, to PUT one PNG, JPEG or WEBP image (at most 5 MB) to storage: PUT exactly `size_bytes` bytes to `upload_url` with `headers`, then call confirm_avatar_upload with `key` and the same target. Your own avatar: anyone; another user's: users.edit; the organization's: owner.",
     errors: [{ code: 'not_found', when: 'the target user or organization is not one of your organization' }],
     input: z.strictObject({
       filename: z
@@ -114,12 +111,7 @@ export function avatarTools(roles: () => RoleTable) {
     name: 'confirm_avatar_upload',
     title: 'Confirm an uploaded avatar',
     description:
-      'Step 2: checks the image uploaded under `key` (from create_avatar_upload_url for the same target) and makes it ' +
-      "the target's avatar: answers the user or the organization with its new `avatar_url`, a stable URL that needs no " +
-      'token. The stored file must have exactly the declared size and start with the bytes of the declared image type; ' +
-      'otherwise it is deleted and the answer is 400 naming `key` (upload again with a new link). The previous avatar is ' +
-      'deleted. Confirming the same key again answers the same. ' +
-      RULES,
+      "Step 2: checks the image uploaded under `key` (from create_avatar_upload_url, same target) and makes it the avatar; returns the user or organization with its new public `avatar_url`. A file whose size or image type does not match the declared ones is deleted and the answer is 400 naming `key` (upload again). The previous avatar is deleted. Your own avatar: anyone; another user's: users.edit; the organization's: owner.",
     errors: [{ code: 'not_found', when: 'the target user or organization is not one of your organization' }],
     input: z.strictObject({
       key: z

@@ -51,7 +51,7 @@ export const listCalls = defineTool({
 export const getCall = defineTool({
   name: 'get_call',
   title: 'Get a call',
-  description: 'Returns one phone call.',
+  description: 'Returns one phone call by id: its status, duration, recording and monitor sessions.',
   input: z.strictObject({ id: objectId('call') }),
   output: z.object({
     call: callSchema,

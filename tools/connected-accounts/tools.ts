@@ -160,11 +160,7 @@ export const createConnectedAccount = defineTool({
   name: 'create_connected_account',
   title: 'Connect an SMTP account',
   description:
-    'Connects an SMTP account of the caller, through which their emails to leads are sent: `email`, optional ' +
-    '`display_name`, and `smtp` {host, port, secure, require_tls (default true), username, password}. The password is ' +
-    'stored encrypted and never returned. The account starts `unverified`: check it with verify_connected_account (only ' +
-    'a verified account can schedule mail). The answer includes ' +
-    '`inbound_url` and `inbound_signing_key` for routing replies back (see docs/email.md).',
+    "Connects the caller's SMTP mailbox account for sending email to leads. The password is stored encrypted and never returned. The account starts `unverified`: check it with verify_connected_account (only a verified account can schedule mail). The answer includes `inbound_url` and `inbound_signing_key` for routing replies back.",
   input: z.strictObject({
     email: emailField,
     display_name: displayNameField.optional(),
@@ -183,10 +179,7 @@ export const updateConnectedAccount = defineTool({
   name: 'update_connected_account',
   title: 'Update a connected account',
   description:
-    "Changes only the fields sent of one of the caller's connected accounts (`display_name` null clears it; `smtp` " +
-    'fields merge). Changing `smtp.host`, `smtp.port` or `smtp.username` needs `smtp.password` in the same call (the ' +
-    'stored password is never sent to another server). Any change to `smtp` (a new password included) makes the account ' +
-    '`unverified` again until verify_connected_account checks it; only a verified account can send.',
+    "Changes only the fields sent of one of the caller's connected accounts (`smtp` fields merge). Changing smtp host, port or username needs `smtp.password` in the same call. Any `smtp` change makes the account `unverified` until verify_connected_account checks it.",
   input: z.strictObject({
     ...accountId,
     email: emailField.optional(),
@@ -236,11 +229,7 @@ export function deleteConnectedAccountTool(hooks: readonly AccountRemovedHook[])
 export const verifyConnectedAccount = defineTool({
   name: 'verify_connected_account',
   title: 'Verify a connected account',
-  description:
-    "Opens a real SMTP session with one of the caller's accounts (greeting, EHLO, TLS when `secure`, else STARTTLS, " +
-    'required before the login unless `require_tls` is false; login) and records the outcome: `status` verified (with `verified_at`), or error with ' +
-    `\`status_code\` (${SMTP_FAILURE_CODES.join(', ')}) and \`status_reason\`. A failed check is a normal answer (200), ` +
-    'not an error. No mail is sent.',
+  description: `Opens a real SMTP session with one of the caller's accounts (EHLO, TLS or STARTTLS unless \`require_tls\` is false, login) and records the outcome: \`status\` verified, or error with \`status_code\` (${SMTP_FAILURE_CODES.join(', ')}) and \`status_reason\`. A failed check is a normal 200 answer. Sends no mail.`,
   input: z.strictObject(accountId),
   output: accountOutput,
   access: access('write', 'connected_accounts.manage'),

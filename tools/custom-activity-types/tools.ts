@@ -59,9 +59,7 @@ export const listCustomActivityTypes = defineTool({
   name: 'list_custom_activity_types',
   title: 'List custom activity types',
   description:
-    "Lists the organization's custom activity types with their field definitions, newest first by default. Use it to find the " +
-    '`custom_activity_type_id` and the field keys before logging a custom activity with log_activity. `search` matches names. ' +
-    'Paginated: returns `custom_activity_types` plus `total`, `page`, `limit`, `totalPages`; `limit` is 1-100 (default 25).',
+    "Lists the organization's custom activity types with their fields. Use it to find the `custom_activity_type_id` and field keys before logging a custom activity with log_activity.",
   input: z.strictObject({ ...listParams(SETTINGS_SORT_FIELDS) }),
   output: pagedOutput('custom_activity_types', customActivityTypeSchema),
   access: readAccess,
@@ -101,9 +99,7 @@ export const createCustomActivityType = defineTool({
   title: 'Create a custom activity type',
   errors: [{ code: 'conflict', when: 'another custom activity type has this name (ignoring case)' }],
   description:
-    'Defines a new kind of activity (e.g. "Demo" with fields outcome: choice, attendees_count: number). `name` is required and unique ' +
-    'in the organization ignoring case (409 when taken); `fields` lists up to 100 field definitions with unique keys. Activities of ' +
-    'the type are then logged with log_activity (type custom). Needs the custom_activity_types plan feature.',
+    'Defines a kind of activity (e.g. "Demo" with fields outcome: choice, attendees: number); the name is unique ignoring case (409). Log such activities with log_activity (type custom). Needs the custom_activity_types plan feature.',
   input: z.strictObject({
     name: nameField,
     description: descriptionField.optional(),
@@ -136,9 +132,7 @@ function updateCustomActivityTypeTool(hooks: readonly CustomActivityTypeChanging
       },
     ],
     description:
-      'Changes the name, description or fields of a custom activity type; only the keys sent change, and `fields`, when sent, replaces ' +
-      'the whole list. Removing a field is allowed and erases its values from existing activities. Changing the `type` of an existing ' +
-      'field is refused with 409 while activities of this type exist (add a new field instead). A taken name answers 409.',
+      "Changes the name, description or fields of a custom activity type; only what is sent changes, and `fields` replaces the whole list. Removing a field erases its values. Changing a field's `type` is 409 while activities of the type exist; a taken name is 409.",
     input: z.strictObject({
       ...idShape,
       name: nameField.optional(),

@@ -274,9 +274,7 @@ export const listCustomObjects = defineTool({
   name: 'list_custom_objects',
   title: 'List custom objects',
   description:
-    'Lists the organization\'s custom object definitions (record types such as "Vehicle" or "Contract" with their fields), newest first by default. ' +
-    'Use it to learn which custom objects exist and the keys and types of their fields before reading or writing records. ' +
-    '`search` matches part of the name. Paginated: returns `custom_objects` plus `total`, `page`, `limit`, `totalPages`; `limit` is 1-100 (default 25).',
+    'Lists the organization\'s custom object definitions (record types such as "Vehicle") with their fields. Use it to learn the objects and their field keys and types before reading or writing records. `search` matches part of the name.',
   input: z.strictObject(listParams(SETTINGS_SORT_FIELDS)),
   output: pagedOutput('custom_objects', customObjectSchema),
   access: access('read', 'custom_objects.view'),
@@ -305,9 +303,7 @@ export const createCustomObject = defineTool({
   title: 'Create a custom object',
   errors: [{ code: 'conflict', when: 'another custom object has this name (ignoring case)' }],
   description:
-    'Defines a new custom object (a record type of the organization) with its fields. `name` (1-100 characters) must be unique in the organization, ' +
-    'case-insensitively (409 otherwise). Each field has a `key` (starts with a letter; letters, digits, underscores), a `label`, a `type` ' +
-    '(text, number, date, boolean, choice, user, lead), optional `required` (default false) and, for choice fields, `options`. Needs the settings permission for custom objects (admins and owners).',
+    'Defines a custom object type (a record type of the organization, e.g. properties or vehicles) with its fields. The name is unique in the organization ignoring case (409). Needs the custom objects settings permission (admins and owners).',
   input: z.strictObject({
     name: nameField,
     description: descriptionField.optional(),
@@ -345,9 +341,7 @@ export const updateCustomObject = defineTool({
     },
   ],
   description:
-    'Changes the name, description or fields of a custom object; only what is sent changes. `fields`, when sent, is the complete new field list ' +
-    "(fields are matched by `key`; the key of a field cannot be renamed). Removing a field deletes its values from every record of the object. Refused with 409: changing a field's type " +
-    'while records hold values for it, dropping choice options that records use, and making a field required (or adding a required field) while live records have no value for it.',
+    "Changes the name, description or fields of a custom object; only what is sent changes. `fields` is the complete new list, matched by `key` (keys cannot be renamed); removing a field deletes its values. 409: changing a field's type while records hold values, dropping choice options in use, or making a field required while live records lack a value.",
   input: z.strictObject({
     ...definitionIdShape,
     name: nameField.optional(),

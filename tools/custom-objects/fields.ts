@@ -29,7 +29,7 @@ const optionSchema = z
   .min(1)
   .max(200)
   .refine(NO_NUL, nulMessage)
-  .describe('One allowed value of a choice field, 1-200 characters');
+  .describe('An allowed value');
 
 export const customFieldDefSchema = z
   .strictObject({
@@ -39,34 +39,20 @@ export const customFieldDefSchema = z
         FIELD_KEY,
         'must start with a lowercase letter and hold only a-z, 0-9 and _ (at most 64 characters)',
       )
-      .describe(
-        'Stable machine name of the field, used as the key of its value (lowercase letter first, then a-z, 0-9, _; at most 64 characters)',
-      ),
-    label: z
-      .string()
-      .trim()
-      .min(1)
-      .max(100)
-      .refine(NO_NUL, nulMessage)
-      .describe('Human-readable name of the field shown in interfaces, 1-100 characters'),
+      .describe('Machine name, the key of its value: a-z first, then a-z, 0-9, _'),
+    label: z.string().trim().min(1).max(100).refine(NO_NUL, nulMessage).describe('Display name'),
     type: z
       .enum(CUSTOM_FIELD_TYPES)
       .describe(
-        'Value type: text (string up to 10000 characters), number (finite), date (YYYY-MM-DD), boolean, choice (one of `options`), ' +
-          'user (id of an active user of the organization), lead (id of a live lead of the organization)',
+        'text (up to 10000 characters), number, date (YYYY-MM-DD), boolean, choice (one of options), user or lead (an id)',
       ),
-    required: z
-      .boolean()
-      .default(false)
-      .describe('Whether every record must carry a non-null value for this field (default false)'),
+    required: z.boolean().default(false).describe('Every record needs a non-null value'),
     options: z
       .array(optionSchema)
       .min(1)
       .max(MAX_CHOICE_OPTIONS)
       .optional()
-      .describe(
-        `The allowed values of a choice field, 1 to ${MAX_CHOICE_OPTIONS} distinct strings; required for type choice and not allowed for any other type`,
-      ),
+      .describe('Distinct allowed values; for type choice only, and required there'),
   })
   .superRefine((def, ctx) => {
     if (def.type === 'choice' && def.options === undefined) {
@@ -83,9 +69,7 @@ export const customFieldDefSchema = z
       seen.add(option);
     }
   })
-  .describe(
-    'One field of the definition: its key, label, value type, whether it is required, and options for choices',
-  );
+  .describe('One field definition');
 
 export const customFieldDefsSchema = z
   .array(customFieldDefSchema)

@@ -139,9 +139,7 @@ export const listCustomObjectRecords = defineTool({
   name: 'list_custom_object_records',
   title: 'List custom object records',
   description:
-    'Lists the live records of one custom object, newest first by default (sort by created_at or updated_at). Filter by `owner_id`; ' +
-    '`search` finds records whose text fields contain the given text (case-insensitive). Paginated: returns `records` plus `total`, `page`, ' +
-    '`limit`, `totalPages`; request page 1, then increment `page` until page >= totalPages. `limit` is 1-100 (default 25).',
+    'Lists the live records of one custom object, newest first; filter by owner; `search` finds records whose text fields contain the text.',
   input: z.strictObject({
     ...objectPathShape,
     ...listParams(RECORD_SORT_FIELDS),

@@ -140,7 +140,7 @@ export function scheduleEmailTool(hooks: EmailHooks) {
     name: 'schedule_email',
     title: 'Schedule an email to a lead',
     description:
-      'Schedules an email to a lead for later (1 minute to 30 days ahead) through one of your verified connected accounts, with optional attachments (create_upload_url), a follow-up task if nobody replies, and a workflow to enroll the lead in afterwards. Returns `job_id`.',
+      'Schedules an email to a lead to go out later (1 minute to 30 days ahead) through one of your verified connected accounts, with optional attachments (create_upload_url), a follow-up task if nobody replies and a workflow to enroll the lead in afterwards. Returns `job_id`.',
     input: z.strictObject({
       ...scheduleInputShape,
       ...confirmShape,

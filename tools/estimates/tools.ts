@@ -69,10 +69,7 @@ const estimateTool = documentTools('estimate', estimateRecords, serializeEstimat
 const listEstimates = estimateTool.list({
   title: 'List estimates',
   description:
-    'Lists the estimates (quotes) of the organization, newest first by default. Filter by `status` ' +
-    '(draft/sent/accepted/declined/expired), `lead_id` and issue date range (`issue_date_from`/`issue_date_to`, ' +
-    'inclusive). `search` matches words at the start of words in the number and notes. Paginated: returns ' +
-    '`estimates` plus `total`, `page`, `limit`, `totalPages`; `limit` is 1-100 (default 25). Needs a plan with estimates.',
+    'Lists the estimates (quotes) of the organization, newest first, filtered by status, lead and issue date range; `search` matches the number and notes. Needs a plan with estimates.',
   sortFields: ['created_at', 'updated_at', 'issue_date', 'valid_until', 'total', 'number'],
   sortColumns: {
     ...pricedTools.sortColumns(estimates),
@@ -100,11 +97,7 @@ const getEstimate = estimateTool.get({
 const createEstimate = estimateTool.create({
   title: 'Create an estimate',
   description:
-    'Creates a draft estimate (quote) for a live lead with the next number of the organization (EST-000001, ' +
-    'gap-free): `currency` (ISO 4217) and `line_items` ({description, quantity, unit_price, discount_percent?, ' +
-    'tax_percent?}) are required; optional contact_id and opportunity_id (of the same lead), issue_date, valid_until ' +
-    '(not before issue_date) and notes. Returns it priced: each line with amount and tax_amount, subtotal, tax_total, ' +
-    'total. Send it with send_estimate.',
+    'Creates a draft estimate (quote) for a live lead with the next gap-free number (EST-000001). contact_id and opportunity_id must belong to the lead; valid_until not before issue_date. Returns it priced (line amounts, subtotal, tax_total, total). Send it with send_estimate.',
   input: inputs.create,
   access: access('write', 'estimates.create'),
   create: insertEstimate,
@@ -132,11 +125,7 @@ const deleteEstimate = estimateTool.remove({
 export const sendEstimate = defineTool({
   name: 'send_estimate',
   title: 'Send an estimate',
-  description:
-    "E-mails the estimate as a PDF attachment to `to`, else to the e-mail of the estimate's contact, else of the lead's " +
-    'first contact with one, with an optional `message`; moves a draft to sent (sent_at now, issue_date today when ' +
-    'empty). A sent estimate may be sent again: each call sends a new mail. No address at all is a 400 naming `to`. ' +
-    `The moves: ${MOVES}.`,
+  description: `E-mails the estimate as a PDF to \`to\`, else to the estimate's contact, else the lead's first contact with an e-mail (none: 400 naming \`to\`); a draft becomes sent. Each call sends a new mail. The moves: ${MOVES}.`,
   input: z.strictObject({
     ...estimateIdShape,
     to: z

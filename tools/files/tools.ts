@@ -27,10 +27,7 @@ export const createUploadUrlTool = defineTool({
   name: 'create_upload_url',
   title: 'Get a link to upload a file',
   description:
-    'Returns a signed link to upload one file straight to storage: PUT the bytes to `upload_url` with `headers` before ' +
-    "`expires_at` (one hour). The answer's `key` lies under your organization; pass it as `storage_key` with the same " +
-    '`size_bytes` in schedule_email `attachments` (`purpose: "attachment"`, at most 26214400 bytes). A key is accepted ' +
-    'only once the file is uploaded with exactly the declared size.',
+    'Returns a signed link to upload one file to storage: PUT the bytes to `upload_url` with `headers` within one hour. Pass the answer\'s `key` as `storage_key` with the same `size_bytes` in schedule_email `attachments` (`purpose: "attachment"`, at most 25 MB); it is accepted only once uploaded with exactly that size.',
   input: z.strictObject({
     filename: z
       .string()

@@ -8,12 +8,7 @@ export const getForecastAccuracy = defineTool({
   name: 'get_forecast_accuracy',
   title: 'Get forecast accuracy',
   description:
-    'Compares the sales forecast with what was won for a period: `period` is a year (2026), a quarter (2026-Q1) or a month ' +
-    '(2026-03). The forecast is the weighted pipeline (value x confidence / 100) of active opportunities expected to close in ' +
-    'the period, as snapshotted daily and taken at the period start; `commit` counts those at confidence >= 90; `actual` is ' +
-    'the value won with a close date in the period. Per currency: accuracy = 1 - |forecast - actual| / actual and bias = ' +
-    '(forecast - actual) / actual (null when nothing was won); quarters and years also give each month and the MAPE across ' +
-    'months. `snapshot_on` is null (and forecast figures null) when no snapshot existed by the period start.',
+    'Compares the sales forecast (the weighted pipeline as snapshotted at the period start) with what was won in a period: a year (2026), quarter (2026-Q1) or month (2026-03). Per currency: forecast, commit (confidence >= 90), actual, accuracy and bias; quarters and years add each month and the MAPE. `snapshot_on` null: no snapshot by the period start.',
   input: z.strictObject({
     period: z
       .string()

@@ -69,10 +69,7 @@ const invoiceTool = documentTools('invoice', invoiceRecords, serializeInvoice, i
 export const listInvoices = invoiceTool.list({
   title: 'List invoices',
   description:
-    'Lists the invoices of the organization, newest first by default. Filter by `status` (draft/open/paid/void/uncollectible), ' +
-    '`lead_id`, `is_overdue` and issue date range (`issue_date_from`/`issue_date_to`, inclusive). `search` matches words at the ' +
-    'start of words in the number and notes. Paginated: returns `invoices` plus `total`, `page`, `limit`, `totalPages`; ' +
-    '`limit` is 1-100 (default 25).',
+    'Lists the invoices of the organization, newest first, filtered by status, lead, overdue and issue date range; `search` matches the number and notes.',
   sortFields: ['created_at', 'updated_at', 'issue_date', 'due_date', 'total', 'number'],
   sortColumns: {
     ...pricedTools.sortColumns(invoices),
@@ -110,10 +107,7 @@ export function createInvoiceTool(projects: readonly InvoiceProjectsHook[]) {
   return invoiceTool.create({
     title: 'Create an invoice',
     description:
-      'Creates a draft invoice (number null) for a live lead: `currency` (ISO 4217) and `line_items` ({description, quantity, ' +
-      'unit_price, discount_percent?, tax_percent?}) are required; optional contact_id and opportunity_id (of the same lead), ' +
-      'issue_date, due_date and notes. Returns it priced: each line with amount and tax_amount, subtotal, tax_total, total. ' +
-      'Finalize it with finalize_invoice to give it a number.',
+      'Creates a draft invoice (number null) with line items for a live lead; contact_id and opportunity_id must belong to the lead. Returns it priced (line amounts, subtotal, tax_total, total). Finalize it with finalize_invoice to give it a number.',
     input: inputs.create,
     access: access('write', 'invoices.create'),
     create: (ctx, input) => insertInvoice(ctx, input, projects),
@@ -226,7 +220,7 @@ export const sendInvoice = defineTool({
   name: 'send_invoice',
   title: 'Send an invoice by e-mail',
   description:
-    "Sends an invoice to the customer by e-mail as a PDF attachment: to `to`, else the invoice contact's or the lead's first contact's e-mail. A draft is finalized first; paid and void invoices cannot be sent.",
+    "Sends an invoice to the customer by e-mail as a PDF: to `to`, else the invoice contact's or the lead's first contact's e-mail. A draft is finalized first; paid and void invoices cannot be sent.",
   input: z.strictObject({
     ...invoiceIdShape,
     to: z

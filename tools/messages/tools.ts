@@ -168,7 +168,7 @@ async function sentAnswer(db: Executor, orgId: string, id: string | null) {
 export const getMessage = defineTool({
   name: 'get_message',
   title: 'Get a message',
-  description: 'Returns one SMS or WhatsApp message by id, with its status.',
+  description: 'Returns one SMS or WhatsApp message by id, with its provider status and error.',
   input: z.strictObject({ id: objectId('message') }),
   output: z.object({ message: messageSchema }),
   access: { kind: 'read', resource: 'telephony', permission: 'messages.view' },

@@ -115,10 +115,7 @@ export const createProjectTemplate = defineTool({
   name: 'create_project_template',
   title: 'Create a project template',
   description:
-    'Creates a project template: `name` and `tasks` ([{text, offset_days 0-365, weight 1-100}], 1-100 tasks) are ' +
-    "required; `currency` (default USD) is the created projects' currency; `is_default_onboarding: true` makes it the " +
-    "organization's client onboarding template (unsetting the previous one). Apply it with apply_project_template. " +
-    'Owners, admins and managers; needs a plan with projects.',
+    'Creates a project template of 1-100 tasks (text, offset_days, weight); `is_default_onboarding: true` makes it the client onboarding template (unsetting the previous one). Apply it with apply_project_template. Owners, admins and managers; needs a plan with projects.',
   input: z.strictObject({
     name: nameField,
     currency: templateCurrencyField.optional(),
@@ -179,10 +176,7 @@ export const applyProjectTemplate = defineTool({
   title: 'Apply a project template to a lead',
   errors: [{ code: 'not_found', when: 'lead_id names no live lead of the organization' }],
   description:
-    'Creates a project for a lead from a template: named after the template, in its currency, with one task per template ' +
-    'task (assigned to the caller, due offset_days after today, weighted). Idempotent per lead and template: applying it ' +
-    'again returns the existing project with `created: false` (REST 200 instead of 201). A default onboarding template ' +
-    "applied this way also becomes the lead's onboarding. Needs a plan with projects.",
+    "Starts a project for a lead from a project template: its name, currency and one task per template task (assigned to the caller, due offset_days from today). Idempotent per lead and template: again returns the existing project with `created: false`. A default onboarding template also becomes the lead's onboarding. Needs a plan with projects.",
   input: z.strictObject({
     ...templateIdShape,
     lead_id: objectId('lead').describe('Id of a live lead of this organization to create the project for'),

@@ -134,10 +134,7 @@ export const listProjects = defineTool({
   name: 'list_projects',
   title: 'List projects',
   description:
-    'Lists the projects of the organization, newest first by default, each with its billable, billed, unbilled and ' +
-    'non-billable minutes. Filter by `status` (active/on_hold/completed/archived) and `lead_id`; `search` matches words ' +
-    'at the start of words in the name. Paginated: returns `projects` plus `total`, `page`, `limit`, `totalPages`; ' +
-    '`limit` is 1-100 (default 25). Needs a plan with projects.',
+    'Lists the projects of the organization, newest first, each with its billable, billed, unbilled and non-billable minutes; filter by status and lead; `search` matches the name. Needs a plan with projects.',
   input: z.strictObject({
     ...listParams(SORT_FIELDS),
     status: z.enum(PROJECT_STATUSES).optional().describe('Only projects in this status'),
@@ -258,10 +255,7 @@ export const listTimeEntries = defineTool({
   name: 'list_time_entries',
   title: 'List time entries',
   description:
-    'Lists the time entries of one project, latest day first by default. Filter by `billable`, `billed` (on an open, paid ' +
-    'or uncollectible invoice), `user_id` and `date_from`/`date_to` (inclusive). Each entry has its effective rate, amount ' +
-    'and invoice_id. Paginated: returns `time_entries` plus `total`, `page`, `limit`, `totalPages`; `limit` is 1-100 ' +
-    '(default 25). Needs a plan with projects.',
+    'Lists the time entries of one project, latest day first, each with its effective rate, amount and invoice_id; filter by billable, billed, user and date range. Needs a plan with projects.',
   input: z.strictObject({
     ...projectIdShape,
     page: listParams(ENTRY_SORT_FIELDS).page,
@@ -377,11 +371,7 @@ export const invoiceProject = defineTool({
   title: "Invoice a project's time",
   errors: [{ code: 'not_found', when: "the project's lead is no longer live" }],
   description:
-    "Creates a DRAFT invoice for the project's client lead from its unbilled billable time entries that no draft holds " +
-    'yet (never invoiced, or on a void invoice): one line per entry, amount = minutes × rate / 60 rounded half away from ' +
-    'zero. Entries get the invoice_id and count as billed once the invoice is finalized. 400 when the project has no ' +
-    'lead (lead_id), an entry has no rate (hourly_rate) or there is nothing to invoice. Sends nothing; finalize or send ' +
-    'the invoice with the invoice tools. Needs a plan with projects.',
+    "Creates a DRAFT invoice for the project's client lead from its unbilled billable time entries (one line per entry, minutes x rate / 60); entries count as billed once the invoice is finalized. 400 when the project has no lead_id, an entry has no rate, or nothing is unbilled. Sends nothing. Needs a plan with projects.",
   input: z.strictObject(projectIdShape),
   output: z.object({ invoice: invoiceSchema }),
   access: access('write', 'projects.edit'),

@@ -187,10 +187,7 @@ const deleteProposal = proposalTool.remove({
 export const sendProposal = defineTool({
   name: 'send_proposal',
   title: 'Send a proposal',
-  description:
-    'Mails a link to the public page of a draft or sent proposal (to `to`, else the first e-mail of the lead’s contacts) ' +
-    'and returns `public_url`; the proposal becomes sent (proposal.sent). Each send issues a new link and the previous ' +
-    `one stops working. The moves: ${MOVES}.`,
+  description: `Mails the client a link to the public page of a draft or sent proposal (to \`to\`, else the first e-mail of the lead's contacts) and returns \`public_url\`; the proposal becomes sent. Each send issues a new link and the previous one stops working. The moves: ${MOVES}.`,
   input: z.strictObject({
     ...proposalIdShape,
     to: z

@@ -51,10 +51,7 @@ export const createSmartView = defineTool({
   name: 'create_smart_view',
   title: 'Create a smart view',
   description:
-    'Saves a named filter over the leads (a smart view). `query` = {filters: [...], logic: and|or}; each filter has an `id`, a `field_type` ' +
-    '(lead, contact, opportunity, task, activity, custom_field), a `field`, an `op` and usually a `value`. Activity filters name `activity_type` ' +
-    '(note, call, email, meeting or a custom type id) and optionally `activity_field` + `activity_field_value`. Optional `sort`, `display_columns` ' +
-    'and `visibility` (private by default). Returns the view; run it with run_smart_view.',
+    'Saves a named filter over the leads (a smart view): `query` = {filters, logic: and|or}; each filter compares a `field` of a `field_type` (lead, contact, opportunity, task, activity, custom_field) with an `op` and usually a `value`. Private unless `visibility` says otherwise. Run it with run_smart_view.',
   input: z.strictObject({
     name: nameField,
     scope: scopeField.default('leads'),

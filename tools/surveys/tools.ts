@@ -96,10 +96,7 @@ export const createSurvey = defineTool({
   name: 'create_survey',
   title: 'Create a survey',
   description:
-    'Creates a draft survey: `name`, optional `description`, `questions` (each {id?, type: nps | rating | single_choice | ' +
-    'multiple_choice | text, text, required, options? (choice types: 2-20), min?/max? (rating: default 1-5)}, at most 50), ' +
-    '`thank_you_message` and `one_response_per_email`. Question ids are assigned (q1, q2, ...) when left out. Publish it ' +
-    'with activate_survey.',
+    'Creates a draft survey with its questions (nps, rating, single_choice, multiple_choice, text; ids q1, q2, ... assigned when left out). Publish it with activate_survey.',
   input: z.strictObject({
     name: nameField,
     description: descriptionField.optional(),
@@ -118,11 +115,7 @@ export const createSurvey = defineTool({
 export const updateSurvey = defineTool({
   name: 'update_survey',
   title: 'Update a survey',
-  description:
-    'Changes only the fields sent of one survey and returns it; null clears `description` and `thank_you_message`. ' +
-    '`questions` (replaced as a whole) and `one_response_per_email` change only while the survey is a draft: once it is ' +
-    'activated they are frozen (sending them unchanged is accepted), while name, description and thank-you message may still change. ' +
-    `\`status\` moves it as activate_survey and close_survey do (moves: ${MOVES}).`,
+  description: `Changes only the fields sent of a survey; null clears \`description\` and \`thank_you_message\`. \`questions\` (replaced whole) and \`one_response_per_email\` change only while a draft (sending them unchanged later is accepted). \`status\` moves it: ${MOVES}.`,
   errors: [
     {
       code: 'invalid_operation',

@@ -113,10 +113,7 @@ export const listTasks = defineTool({
   name: 'list_tasks',
   title: 'List tasks',
   description:
-    "Lists the organization's live tasks, newest first by default. Filter by `lead_id`, `assigned_to`, `project_id`, `is_complete`, " +
-    '`due_before`/`due_after` (ISO date-times) or `overdue=true` (open tasks whose due time has passed); `search` matches ' +
-    'words in the text. Paginated: returns `tasks` plus `total`, `page`, `limit`, `totalPages`; request page 1, then increment ' +
-    "`page` until page >= totalPages. `limit` is 1-100 (default 25). For the caller's own open tasks use list_my_tasks.",
+    "Lists the organization's live tasks, newest first. Filter by lead, assignee, project, completion, due range or `overdue=true` (open and past due); `search` matches words in the text. For the caller's own open tasks use list_my_tasks.",
   input: z.strictObject({
     ...listParams(SORT_FIELDS),
     lead_id: objectId('lead').optional().describe('Only tasks about this lead'),

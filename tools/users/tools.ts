@@ -147,7 +147,7 @@ export function deleteUserTool(ownedTables: readonly OwnedRecordTable[]) {
       { code: 'user_owns_records', when: 'the user still owns records and no heir was named' },
     ],
     description:
-      "Deletes a user of the organization (owner only; you cannot delete yourself). If the user owns records (leads), say what happens to them: `transfer_to_user_id` gives them to another active user, or `acknowledge_data_deletion: true` moves them to the trash (restorable). Without either, a user who owns records is refused with 400 `user_owns_records` and the counts. If both are given, the transfer wins. The user's API keys and OAuth tokens are revoked, the user disappears from lists and their email can be used again. Check ownership first with list tools if unsure.",
+      "Deletes a user of the organization (owner only; not yourself). A user who owns records (leads) needs `transfer_to_user_id` (another active user gets them) or `acknowledge_data_deletion: true` (they go to the trash); without either it is a 400 `user_owns_records` with the counts; with both the transfer wins. The user's API keys and OAuth tokens are revoked and their email can be used again.",
     input: z.strictObject({
       id: userId,
       transfer_to_user_id: objectId('heir user')

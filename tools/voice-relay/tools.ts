@@ -29,7 +29,7 @@ export const listVoiceSessions = defineTool({
 export const getVoiceSession = defineTool({
   name: 'get_voice_session',
   title: 'Get a voice session',
-  description: 'Returns one voice agent call session with its transcript.',
+  description: 'Returns one voice agent call session by id, with its transcript.',
   input: z.strictObject({ id: objectId('voice session') }),
   output: z.object({ voice_session: voiceSessionSchema }),
   access,

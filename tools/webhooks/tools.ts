@@ -130,7 +130,7 @@ export function createWebhookTool(events: readonly EventName[]) {
     name: 'create_webhook',
     title: 'Create webhook subscription',
     description:
-      "Subscribes an HTTPS URL to events of the caller's organization: each subscribed event is POSTed there as signed JSON (X-CRM-Signature: hex HMAC-SHA256 of the body keyed with `secret`; Standard Webhooks headers too). `name` is required and checked (1-200 characters) but not stored. `url` must be https:// without user:password@; a private or loopback address is accepted now and refused at delivery time. `events` lists at least one event name; an unknown name is a 400 naming it. `secret` (16-200 characters; `whsec_<base64>` for the Standard Webhooks libraries) is optional: leave it out and a `whsec_` secret is generated and returned once as `webhook.secret`. A secret you give is never returned: the record shows `secret_set: true`. `is_active` defaults to true. Needs a plan with webhooks (402 otherwise). Use test_webhook afterwards to check the receiver.",
+      'Subscribes an HTTPS URL to events of the organization: each event is POSTed there as signed JSON (X-CRM-Signature: hex HMAC-SHA256 of the body keyed with `secret`; Standard Webhooks headers too). An unknown event name is a 400 naming it. Leave `secret` out and a `whsec_` secret is generated and returned once as `webhook.secret`; a secret you give is never returned. Needs a plan with webhooks. Check the receiver with test_webhook.',
     input: z.strictObject({
       name: z
         .string()
@@ -160,7 +160,7 @@ export const listWebhooks = defineTool({
   name: 'list_webhooks',
   title: 'List webhook subscriptions',
   description:
-    "Lists the organization's webhook subscriptions, newest first by default (sort by created_at or updated_at, prefix - for descending); `search` matches part of the URL. Secrets are never returned. Paged: returns `webhooks` plus `total`, `page`, `limit`, `totalPages`; request page 1, then increment `page` until page >= totalPages. `limit` is 1-100 (default 25).",
+    "Lists the organization's webhook subscriptions, newest first; `search` matches part of the URL. Secrets are never returned.",
   input: z.strictObject({ ...listParams(['created_at', 'updated_at']) }),
   output: pagedOutput('webhooks', webhookSchema),
   access: {
@@ -200,7 +200,7 @@ export function updateWebhookTool(events: readonly EventName[]) {
     name: 'update_webhook',
     title: 'Update webhook subscription',
     description:
-      'Changes a webhook subscription: one or more of `url` (https:// only, without user:password@), `events` (replaces the whole list; at least one known event), `secret` (16-200 characters, `whsec_<base64>` for the Standard Webhooks libraries, never returned; deliveries made from now on are signed with it) and `is_active` (false pauses deliveries, true resumes them). Give at least one; fields left out stay as they are. Returns the updated record.',
+      'Changes a webhook subscription: `url`, `events` (replaces the whole list), `secret` (signs deliveries from now on; never returned) and/or `is_active` (false pauses, true resumes). Give at least one; fields left out stay.',
     input: z
       .strictObject({
         id: webhookId,
@@ -248,7 +248,7 @@ export const testWebhook = defineTool({
   name: 'test_webhook',
   title: 'Send test webhook',
   description:
-    "Sends one `webhook.test` delivery to a subscription's URL now, signed like any other, with data {webhook_id, message, sent_by}. Works for inactive subscriptions too (an explicit test is not an event). Returns the new delivery-log entry while it is still `pending`: exactly one attempt is made, with no retries; read the outcome with list_webhook_deliveries. A private or loopback URL fails at delivery time (SSRF guard), not here.",
+    "Sends one `webhook.test` delivery to a subscription's URL now, signed like any other, also when inactive. Returns the delivery-log entry while `pending` (one attempt, no retries); read the outcome with list_webhook_deliveries. A private or loopback URL fails at delivery time.",
   input: z.strictObject({ id: webhookId }),
   output: deliveryOutput,
   access: { kind: 'write', resource: 'webhooks', permission: 'settings.webhooks.edit', feature: FEATURE },
@@ -267,7 +267,7 @@ export const listWebhookDeliveries = defineTool({
   name: 'list_webhook_deliveries',
   title: 'List webhook deliveries',
   description:
-    'Reads the delivery log of one webhook subscription, newest first: each entry has the event, its `data`, the status (pending, succeeded, failed) and every attempt (time, HTTP status, error, duration, response excerpt, next attempt). Filter by `status`. A caller holding only settings.webhooks.view_own sees the logs of subscriptions they created. Paged: returns `deliveries` plus `total`, `page`, `limit`, `totalPages`; request page 1, then increment `page` until page >= totalPages. `limit` is 1-100 (default 25).',
+    'Reads the delivery log of one webhook subscription, newest first: event, `data`, status (pending, succeeded, failed) and every attempt (time, HTTP status, error, duration, response excerpt, next attempt). With only settings.webhooks.view_own you see the logs of subscriptions you created.',
   input: z.strictObject({
     id: webhookId,
     status: deliveryStatus.optional().describe('Only entries with this status: pending, succeeded or failed'),
@@ -289,7 +289,7 @@ export const replayWebhookDelivery = defineTool({
   title: 'Replay webhook delivery',
   errors: [{ code: 'invalid_operation', when: 'the delivery is still pending' }],
   description:
-    'Sends a past delivery again: same delivery id (receivers can de-duplicate on it), same event and data, a new timestamp and signature. Exactly one attempt is made, with no automatic retries; the entry turns `pending` and its attempts grow by one (read them with list_webhook_deliveries). Use it after fixing a receiver that failed. A delivery still pending cannot be replayed (400): wait for its attempts to finish. Works for inactive subscriptions too.',
+    'Sends a past (e.g. failed) webhook delivery again: same delivery id (receivers can de-duplicate on it), event and data, new timestamp and signature. One attempt, no retries; the entry turns `pending` (see list_webhook_deliveries). A delivery still pending cannot be replayed (400). Works for inactive subscriptions too.',
   input: z.strictObject({ deliveryId: objectId('delivery') }),
   output: deliveryOutput,
   access: { kind: 'write', resource: 'webhooks', permission: 'settings.webhooks.edit', feature: FEATURE },

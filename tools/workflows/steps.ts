@@ -18,19 +18,12 @@ const text = (min: number, max: number, what: string) =>
 const delayShape = (what: string) =>
   z
     .strictObject({
-      amount: z
-        .number()
-        .int()
-        .min(0)
-        .max(MAX_DELAY_AMOUNT)
-        .describe(`How many units, 0-${MAX_DELAY_AMOUNT} (0 = at once)`),
+      amount: z.number().int().min(0).max(MAX_DELAY_AMOUNT).describe('0 = at once'),
       unit: z.enum(DELAY_UNITS).describe('minutes, hours or days'),
     })
     .describe(what);
 
-const delayField = delayShape(
-  'Wait before this step, counted from the previous step (from the enrollment for the first)',
-);
+const delayField = delayShape('Wait after the previous step (or enrollment)');
 
 const emailStepInput = z
   .strictObject({

@@ -131,12 +131,7 @@ export const createWorkflow = defineTool({
   name: 'create_workflow',
   title: 'Create a workflow',
   description:
-    'Creates a workflow (sequence): `name` and `steps` (1-50, in order) are required. Each step has `type` email, task ' +
-    'or sms and `delay` {amount 0-365, unit minutes|hours|days}, counted from the previous step (from the enrollment for ' +
-    'the first). email: `subject`, `body_html`, optional `body_text`, sent to the enrolled contact through the enrolling ' +
-    "user's connected account; task: `text` and optional `due_in` {amount, unit}, a task for the enrolling user; sms: " +
-    '`body`, an SMS to the enrolled contact (skipped without telephony). Created paused unless `status` is active. Enroll leads ' +
-    'with enroll_in_workflow.',
+    "Creates a workflow (nurture sequence) of 1-50 ordered steps, each after its `delay`: email (to the enrolled contact through the enrolling user's connected account), task (for the enrolling user) or sms (to the enrolled contact from the organization's first SMS-capable number; skipped without telephony). Created paused unless `status` is active. Enroll leads with enroll_in_workflow.",
   input: z.strictObject({
     name: nameField,
     description: descriptionField.optional(),
@@ -154,10 +149,7 @@ export const createWorkflow = defineTool({
 export const updateWorkflow = defineTool({
   name: 'update_workflow',
   title: 'Update a workflow',
-  description:
-    'Changes only the fields sent and returns the workflow; `steps` replaces the whole list (1-50). Leads already ' +
-    'enrolled keep the steps they began with: new steps apply to new enrollments only. A status change is a move as ' +
-    `with activate_workflow/pause_workflow. The moves: ${MOVES}. ${OWN_ONLY}`,
+  description: `Changes only the fields sent; \`steps\` replaces the whole list and applies to new enrollments only. A status change is a move (${MOVES}). ${OWN_ONLY}`,
   input: z.strictObject({
     ...workflowIdShape,
     name: nameField.optional(),
@@ -241,7 +233,7 @@ export const enrollInWorkflow = defineTool({
   name: 'enroll_in_workflow',
   title: 'Enroll a lead in a workflow',
   description:
-    "Enrolls a lead in an active workflow (an e-mail nurture sequence): its steps then e-mail the lead's contact through your connected account and create tasks at their times. One active enrollment per lead and workflow; a reply stops it.",
+    "Enrolls a lead in an active workflow (nurture sequence): its steps then e-mail the lead's contact through your connected account and create tasks. One active enrollment per lead and workflow; a reply stops it.",
   input: z.strictObject({
     ...workflowIdShape,
     lead_id: objectId('lead').describe('Id of a live lead'),
