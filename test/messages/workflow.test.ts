@@ -37,8 +37,9 @@ describe("a workflow's sms step", () => {
       .select()
       .from(workflowStepRuns)
       .where(eq(workflowStepRuns.enrollmentId, enrollment._id));
-    expect(run?.status).toBe('done');
-    const messageId = String((run?.result as { message_id?: string }).message_id);
+    if (!run) throw new Error('the sms step did not run');
+    expect(run.status).toBe('done');
+    const messageId = String((run.result as { message_id?: string }).message_id);
     const [row] = await t.services.db.system.select().from(messages).where(eq(messages.id, messageId));
     expect(row).toMatchObject({
       channel: 'sms',
