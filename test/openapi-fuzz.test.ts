@@ -200,7 +200,7 @@ const test = fileTest({ options: { withoutRateLimits: true }, plan: 'enterprise'
 // Real records of every kind, so valid paths and references also hit existing rows: each area's
 // kit seeds its own, in registry order (an area finds the records of those it depends on pooled).
 // Seeded in a hook, under its own minute rather than the test's time.
-test.beforeAll(async ({ fuzz }) => {
+test.beforeAll(async ({ fuzz, org }) => {
   const { t, ownerToken } = fuzz;
   const seed = async (path: string, body: unknown): Promise<Record<string, unknown>> => {
     const res = await t.request('POST', path, { token: ownerToken, body });
@@ -221,6 +221,14 @@ test.beforeAll(async ({ fuzz }) => {
   };
   for (const kit of KITS) {
     await kit.fuzz?.seed?.({ t, token: ownerToken, seed, collect: collectIds, firstId, pooled });
+  }
+  // Each kit's tenancy victims are records its `/:id` routes address, of the owner's organization:
+  // pooled too, so a record only a hook or a job creates (a call, a message) is reachable by id.
+  for (const kit of KITS) {
+    for (const [prefix, make] of Object.entries(kit.victims)) {
+      const victim = await make({ t, org });
+      collectIds(`/api/v1${prefix}`, { record: { _id: victim.id } });
+    }
   }
 }, 60_000);
 

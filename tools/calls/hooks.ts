@@ -14,7 +14,7 @@ import type { PublicRequest, PublicRoute } from '../../core/area.ts';
 import { AppError, toAppError } from '../../core/errors.ts';
 import type { Services } from '../../core/services.ts';
 import { TelephonyError } from '../../core/telephony.ts';
-import { liveLeadOfPhone } from '../contacts/lookups.ts';
+import { liveContactWithPhone } from '../contacts/lookups.ts';
 import { numberByE164 } from '../phone-numbers/lookups.ts';
 import { organizationOfAccount } from '../telephony/lookups.ts';
 import { type HookParams, hookUrl, isValidTwilioSignature } from '../telephony/signature.ts';
@@ -151,7 +151,7 @@ async function incomingCall(request: PublicRequest, services: Services): Promise
       to,
       status: one(params, 'CallStatus') ?? 'ringing',
       phoneNumberId: number.id,
-      leadId: await liveLeadOfPhone(tx, orgId, from),
+      leadId: (await liveContactWithPhone(tx, orgId, from))?.leadId ?? null,
       agentId: agent?.id ?? null,
       answeredBy,
       conferenceName: answeredBy === 'forward' ? conferenceNameOf(callSid) : null,

@@ -155,25 +155,3 @@ export async function namesOfLiveContactsOfLead(
     .orderBy(asc(contacts.createdAt), asc(contacts.id))
     .limit(limit);
 }
-
-/**
- * The lead of the live contact (of a live lead) with this phone number, the most recently updated
- * when several, or null. Numbers are compared with everything but digits and a leading `+` removed,
- * so a contact's `+1 (555) 123-0001` matches the provider's `+15551230001`.
- */
-export async function liveLeadOfPhone(db: Executor, orgId: string, phone: string): Promise<string | null> {
-  const [row] = await db
-    .select({ leadId: contacts.leadId })
-    .from(contacts)
-    .where(
-      and(
-        eq(contacts.orgId, orgId),
-        isNull(contacts.deletedAt),
-        leadIsLive(contacts.leadId),
-        sql`exists (select 1 from jsonb_array_elements(${contacts.phones}) as p where regexp_replace(p->>'phone', '[^0-9+]', '', 'g') = ${phone})`,
-      ),
-    )
-    .orderBy(desc(contacts.updatedAt), desc(contacts.id))
-    .limit(1);
-  return row?.leadId ?? null;
-}
