@@ -210,6 +210,20 @@ export function mergePatch<S extends object>(base: S, patch: Patch<S>): S {
   return merged;
 }
 
+/**
+ * The columns of a write that were sent: a key whose value is undefined is left out, so the column
+ * keeps its value (null still clears). Spread into an update's `set` instead of one conditional
+ * spread per field.
+ */
+export function sentFields<T extends object>(fields: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  const sent: { [K in keyof T]?: Exclude<T[K], undefined> } = {};
+  for (const key in fields) {
+    const value = fields[key];
+    if (value !== undefined) sent[key] = value as Exclude<T[typeof key], undefined>;
+  }
+  return sent;
+}
+
 /** Additional properties merged: sent keys replace, a key sent as null is removed. */
 export function mergeCustom(
   before: Readonly<Record<string, unknown>>,

@@ -22,32 +22,18 @@ export function existsLiveContactOfLead(orgId: string, leadId: SQLWrapper, predi
   return sql`exists (select 1 from ${contacts} where ${contacts.orgId} = ${orgId}::text and ${contacts.leadId} = ${leadId} and ${contacts.deletedAt} is null and ${predicate})`;
 }
 
-/** The e-mail addresses of a live contact of the organization; null when it is not live. */
-export async function liveContactEmails(
+/** How to reach a live contact of the organization (its e-mails and phones, in order); null when it is not live. */
+export async function liveContactAddresses(
   db: Executor,
   orgId: string,
   id: string,
-): Promise<readonly ContactEmail[] | null> {
+): Promise<{ emails: readonly ContactEmail[]; phones: readonly ContactPhone[] } | null> {
   const [row] = await db
-    .select({ emails: contacts.emails })
+    .select({ emails: contacts.emails, phones: contacts.phones })
     .from(contacts)
     .where(and(eq(contacts.id, id), eq(contacts.orgId, orgId), isNull(contacts.deletedAt)))
     .limit(1);
-  return row?.emails ?? null;
-}
-
-/** The phone numbers of a live contact of the organization, in its order; null when it is not live. */
-export async function liveContactPhones(
-  db: Executor,
-  orgId: string,
-  id: string,
-): Promise<readonly ContactPhone[] | null> {
-  const [row] = await db
-    .select({ phones: contacts.phones })
-    .from(contacts)
-    .where(and(eq(contacts.id, id), eq(contacts.orgId, orgId), isNull(contacts.deletedAt)))
-    .limit(1);
-  return row?.phones ?? null;
+  return row ?? null;
 }
 
 /** A contact as a picker of one of a lead's contacts needs it. */

@@ -20,6 +20,7 @@ import {
   type PagedList,
   type RecordContext,
   type SortColumn,
+  sentFields,
 } from '../../core/records.ts';
 import type { TrashType } from '../../core/trash.ts';
 import { activeVoiceAgent } from '../voice-agents/lookups.ts';
@@ -173,15 +174,15 @@ export async function writePhoneNumber(
   const row = await withNumberConflict(number, () =>
     phoneNumberRecords.write(ctx.db, orgId, before.id, {
       number,
-      ...(changes.label !== undefined ? { label: changes.label } : {}),
-      ...(caps.voice !== undefined ? { voice: caps.voice } : {}),
-      ...(caps.sms !== undefined ? { sms: caps.sms } : {}),
-      ...(caps.whatsapp !== undefined ? { whatsapp: caps.whatsapp } : {}),
-      ...(changes.defaultVoiceAgentId !== undefined
-        ? { defaultVoiceAgentId: changes.defaultVoiceAgentId }
-        : {}),
-      ...(changes.forwardTo !== undefined ? { forwardTo: changes.forwardTo } : {}),
-      ...(changes.ownerId !== undefined ? { ownerId: changes.ownerId } : {}),
+      ...sentFields({
+        label: changes.label,
+        voice: caps.voice,
+        sms: caps.sms,
+        whatsapp: caps.whatsapp,
+        defaultVoiceAgentId: changes.defaultVoiceAgentId,
+        forwardTo: changes.forwardTo,
+        ownerId: changes.ownerId,
+      }),
       updatedAt: ctx.now,
     }),
   );

@@ -14,6 +14,7 @@ import {
   type PagedList,
   type RecordContext,
   type SortColumn,
+  sentFields,
 } from '../../core/records.ts';
 import { defineStateMachine } from '../../core/state-machine.ts';
 import type { TrashType } from '../../core/trash.ts';
@@ -120,13 +121,9 @@ export async function writeVoiceAgent(
   const from = voiceAgentMachine.parse(before.status);
   const to = changes.status ?? from;
   voiceAgentMachine.assertMove(from, to);
+  const { status: _status, ...fields } = changes;
   const row = await voiceAgentRecords.write(ctx.db, ctx.auth.orgId, before.id, {
-    ...(changes.name !== undefined ? { name: changes.name } : {}),
-    ...(changes.instructions !== undefined ? { instructions: changes.instructions } : {}),
-    ...(changes.greeting !== undefined ? { greeting: changes.greeting } : {}),
-    ...(changes.voice !== undefined ? { voice: changes.voice } : {}),
-    ...(changes.language !== undefined ? { language: changes.language } : {}),
-    ...(changes.useKnowledgeBase !== undefined ? { useKnowledgeBase: changes.useKnowledgeBase } : {}),
+    ...sentFields(fields),
     status: to,
     updatedAt: ctx.now,
   });

@@ -43,7 +43,7 @@ import {
 } from '../../core/leased-rows.ts';
 import type { Services } from '../../core/services.ts';
 import { actorAuth, actorContext } from '../../core/system-actor.ts';
-import { liveContactEmails, liveContactPhones } from '../contacts/lookups.ts';
+import { liveContactAddresses } from '../contacts/lookups.ts';
 import { insertScheduledEmail, wakeScheduledEmail } from '../email/schedule.ts';
 import { checkSender } from '../email/sender-check.ts';
 import { isLiveLead } from '../leads/lookups.ts';
@@ -149,9 +149,9 @@ interface StepResult {
 /** The contact's first phone written in E.164 (a leading + and 7-15 digits, separators ignored). */
 async function contactPhone(tx: Executor, orgId: string, contactId: string | null): Promise<string> {
   if (contactId === null) throw new PermanentStepError('the enrolled contact no longer exists');
-  const phones = await liveContactPhones(tx, orgId, contactId);
-  if (!phones) throw new PermanentStepError('the enrolled contact is no longer live');
-  for (const { phone } of phones) {
+  const contact = await liveContactAddresses(tx, orgId, contactId);
+  if (!contact) throw new PermanentStepError('the enrolled contact is no longer live');
+  for (const { phone } of contact.phones) {
     const e164 = `+${phone.replace(/\D/g, '')}`;
     if (phone.trim().startsWith('+') && /^\+[1-9]\d{6,14}$/.test(e164)) return e164;
   }
@@ -197,9 +197,9 @@ async function smsStep(
 
 async function contactAddress(tx: Executor, orgId: string, contactId: string | null): Promise<string> {
   if (contactId === null) throw new PermanentStepError('the enrolled contact no longer exists');
-  const emails = await liveContactEmails(tx, orgId, contactId);
-  if (!emails) throw new PermanentStepError('the enrolled contact is no longer live');
-  const email = emails.find((e) => e.email.length > 0)?.email;
+  const contact = await liveContactAddresses(tx, orgId, contactId);
+  if (!contact) throw new PermanentStepError('the enrolled contact is no longer live');
+  const email = contact.emails.find((e) => e.email.length > 0)?.email;
   if (!email) throw new PermanentStepError('the enrolled contact has no e-mail address');
   return email;
 }
