@@ -90,7 +90,8 @@ class PgNotificationSource implements NotificationSource {
     let timer: NodeJS.Timeout | undefined;
     const ready = new Promise<void>((resolve) => {
       this.readyWaiters.push(resolve);
-      timer = delay(this.startWaitMs, resolve);
+      // Not unref'd: while the server starts, this wait may be all that keeps the process running.
+      timer = setTimeout(resolve, this.startWaitMs);
     });
     void this.connect();
     await ready;
