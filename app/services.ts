@@ -6,10 +6,16 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { sql } from 'drizzle-orm';
 import { Redis } from 'ioredis';
-import { bindCredentialCache, CredentialCache } from '../core/auth/cache.ts';
+import { AUTH_CHANNEL, bindCredentialCache, CredentialCache } from '../core/auth/cache.ts';
 import { type Config, startupWarnings } from '../core/config.ts';
-import { openDatabase, type PgliteLease } from '../core/db/client.ts';
+import { type Database, openDatabase, type PgliteLease } from '../core/db/client.ts';
+import {
+  type ListenOptions,
+  listenForNotifications,
+  type NotificationSource,
+} from '../core/db/notifications.ts';
 import type { JobRegistry, Jobs } from '../core/jobs.ts';
 import { MemoryLogLevelStore, RedisLogLevelStore } from '../core/log-levels.ts';
 import { createLogger, type Logger } from '../core/logger.ts';
@@ -48,6 +54,8 @@ export interface CreateServicesOptions {
   jobs?: JobRegistry;
   /** Certificate authorities the connected-account SMTP client trusts besides the system's (tests). */
   accountMailCa?: string | Buffer;
+  /** Timings of the credential cache's listener (PostgreSQL without Redis): tests slow its reconnection. */
+  credentialListener?: Pick<ListenOptions, 'retryMs' | 'probeEveryMs' | 'probeTimeoutMs'>;
 }
 
 /**
@@ -84,6 +92,29 @@ function connectRedis(url: string, logger: Logger): Redis {
     down = false;
   });
   return redis;
+}
+
+/**
+ * The credential cache's listener: LISTEN on a connection of its own, on the direct URL (a PgBouncer
+ * in transaction mode cannot carry it), probed with messages sent through the pool as writers send.
+ */
+function credentialListener(
+  config: Config,
+  db: Database,
+  logger: Logger,
+  timings: CreateServicesOptions['credentialListener'],
+): NotificationSource {
+  const url = config.databaseDirectUrl ?? config.databaseUrl;
+  if (!url) throw new Error('the credential listener needs a PostgreSQL URL');
+  return listenForNotifications({
+    url,
+    channel: AUTH_CHANNEL,
+    send: async (channel, payload) => {
+      await db.system.execute(sql`select pg_notify(${channel}, ${payload})`);
+    },
+    logger,
+    ...timings,
+  });
 }
 
 /** JWT_SECRET when set; on the embedded default a generated secret kept in DATA_DIR survives restarts. */
@@ -129,13 +160,16 @@ export async function createServices(config: Config, options: CreateServicesOpti
   for (const warning of startupWarnings(config)) logger.warn(warning);
   const rateLimits =
     options.withoutRateLimits || !config.rateLimits ? null : new RateLimits(redis ?? undefined);
-  // PostgreSQL without Redis: other processes may change credentials unseen, so nothing is cached.
+  // PostgreSQL without Redis: other processes change credentials too, and the database's triggers
+  // tell this one through its listener (core/auth/cache.ts notify mode).
   const authCache = new CredentialCache({
-    mode: redis ? 'redis' : embedded ? 'local' : 'off',
+    mode: redis ? 'redis' : embedded ? 'local' : 'notify',
     redis,
+    notifications:
+      redis || embedded ? null : credentialListener(config, db, logger, options.credentialListener),
     logger,
   });
-  authCache.start();
+  await authCache.start();
   bindCredentialCache(db, authCache);
   // Every node must see a level any node stored: Redis when there is one; one process needs only memory.
   const logLevels = redis ? new RedisLogLevelStore(redis, logger) : new MemoryLogLevelStore();

@@ -15,7 +15,8 @@ export async function withDatabase<T>(fn: (db: Database) => Promise<T>): Promise
     timeouts: config.dbTimeouts,
   });
   // With REDIS_URL, running API nodes cache verified credentials: publish this process's changes
-  // (suspension, plan, revoked tokens) so they take effect on their very next request.
+  // (suspension, plan, revoked tokens) so they take effect on their very next request. Without it
+  // the database's triggers notify the nodes of this process's changes (core/auth/cache.ts).
   const disconnect = config.redisUrl
     ? connectInvalidationPublisher(db, config.redisUrl, createLogger('warn'))
     : undefined;

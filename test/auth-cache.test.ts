@@ -3,6 +3,7 @@ import { describe, expect } from 'vitest';
 import { authenticate } from '../core/auth/authenticate.ts';
 import { CredentialCache } from '../core/auth/cache.ts';
 import type { AuthContext } from '../core/auth-context.ts';
+import type { NotificationHandlers, NotificationSource } from '../core/db/notifications.ts';
 import { createLogger } from '../core/logger.ts';
 import { fileTest, onPostgres, TEST_DATABASE_URL, type TestContext } from './fixtures/index.ts';
 import { json } from './helpers.ts';
@@ -11,8 +12,9 @@ const ADMIN_TOKEN = 'admin-token-for-cache-tests-0123';
 // write:settings lets a key reach the API-key routes, where a refused cross-tenant change is tried.
 const SCOPES = ['read:leads', 'write:leads', 'write:settings'];
 
-// On PostgreSQL the cache needs Redis (without it nothing is cached), so the context gets REDIS_URL there;
-// the request limits stay off so no other file's counters mix in.
+// On PostgreSQL the context gets REDIS_URL, so this file covers redis mode there (notify mode, without
+// Redis, is test/services/auth-cache-notify.test.ts); the request limits stay off so no other file's
+// counters mix in.
 const REDIS_URL = process.env.TEST_REDIS_URL;
 // Each test changes its organization (suspends it, changes its plan): `cacheOrg` is a new one per test
 // (a fixture without a scope is built for each test that names it).
@@ -180,17 +182,18 @@ describe('verified-credential cache', () => {
   });
 });
 
+const caller: AuthContext = {
+  tokenKind: 'oauth',
+  orgId: 'a'.repeat(24),
+  userId: 'b'.repeat(24),
+  role: 'member',
+  plan: 'free',
+  disabledFeatures: [],
+  scopes: ['read:leads'],
+  credentialId: 'c'.repeat(24),
+};
+
 describe('CredentialCache in local mode', () => {
-  const caller: AuthContext = {
-    tokenKind: 'oauth',
-    orgId: 'a'.repeat(24),
-    userId: 'b'.repeat(24),
-    role: 'member',
-    plan: 'free',
-    disabledFeatures: [],
-    scopes: ['read:leads'],
-    credentialId: 'c'.repeat(24),
-  };
   const cache = () => new CredentialCache({ mode: 'local', logger: createLogger('silent') });
 
   test('does not keep what was loaded while an invalidation ran', async () => {
@@ -256,5 +259,101 @@ describe('CredentialCache in local mode', () => {
     await c.lookup('k', new Date(start.getTime() + 99), load);
     await c.lookup('k', new Date(start.getTime() + 100), load);
     expect(loads).toBe(2);
+  });
+});
+
+/** A listener the test drives: it is ready, loses its connection and delivers messages on demand. */
+function fakeListener(): NotificationSource & { handlers: NotificationHandlers } {
+  const source = {
+    handlers: { message: () => {}, ready: () => {}, lost: () => {} } as NotificationHandlers,
+    backendPid: null,
+    async start(handlers: NotificationHandlers) {
+      source.handlers = handlers;
+    },
+    async close() {},
+  };
+  return source;
+}
+
+describe('CredentialCache in notify mode', () => {
+  const load = async () => ({ auth: caller, expiresAt: null });
+  async function started() {
+    const listener = fakeListener();
+    const c = new CredentialCache({
+      mode: 'notify',
+      notifications: listener,
+      logger: createLogger('silent'),
+    });
+    await c.start();
+    return { c, listener };
+  }
+
+  test('caches nothing until its listener is ready, then serves hits', async () => {
+    const { c, listener } = await started();
+    await c.lookup('k', new Date(), load);
+    await c.lookup('k', new Date(), load);
+    expect(c.stats).toEqual({ hits: 0, misses: 2 });
+    expect(c.size).toBe(0);
+    listener.handlers.ready();
+    await c.lookup('k', new Date(), load);
+    await c.lookup('k', new Date(), load);
+    expect(c.stats).toEqual({ hits: 1, misses: 3 });
+  });
+
+  test('drops what a message names, and everything on a truncation or a message it does not know', async () => {
+    const { c, listener } = await started();
+    listener.handlers.ready();
+    const fill = async (key: string, auth: AuthContext) =>
+      c.lookup(key, new Date(), async () => ({ auth, expiresAt: null }));
+    await fill('k', caller);
+    await fill('other', {
+      ...caller,
+      orgId: 'd'.repeat(24),
+      userId: 'e'.repeat(24),
+      credentialId: 'f'.repeat(24),
+    });
+    listener.handlers.message(`u:${'x'.repeat(24)}`);
+    expect(c.size).toBe(2);
+    listener.handlers.message(`c:${caller.credentialId}`);
+    expect(c.size).toBe(1);
+    await fill('k', caller);
+    listener.handlers.message(`o:${caller.orgId}`);
+    expect(c.size).toBe(1);
+    await fill('k', caller);
+    listener.handlers.message(`u:${caller.userId}`);
+    expect(c.size).toBe(1);
+    listener.handlers.message('*');
+    expect(c.size).toBe(0);
+    await fill('k', caller);
+    listener.handlers.message('z:unknown');
+    expect(c.size).toBe(0);
+  });
+
+  test('forgets everything and caches nothing from a lost connection until it is ready again', async () => {
+    const { c, listener } = await started();
+    listener.handlers.ready();
+    await c.lookup('k', new Date(), load);
+    listener.handlers.lost();
+    expect(c.size).toBe(0);
+    const { hits } = c.stats;
+    await c.lookup('k', new Date(), load);
+    await c.lookup('k', new Date(), load);
+    expect(c.stats.hits).toBe(hits);
+    expect(c.size).toBe(0);
+    listener.handlers.ready();
+    await c.lookup('k', new Date(), load);
+    expect(c.size).toBe(1);
+  });
+
+  test('does not keep what was loaded across a lost connection, even once ready again', async () => {
+    const { c, listener } = await started();
+    listener.handlers.ready();
+    // The load read the database while the listener was down: a change made then was never heard.
+    await c.lookup('k', new Date(), async () => {
+      listener.handlers.lost();
+      listener.handlers.ready();
+      return { auth: caller, expiresAt: null };
+    });
+    expect(c.size).toBe(0);
   });
 });

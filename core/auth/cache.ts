@@ -8,17 +8,26 @@
 //   and credential as stored in Redis when it was filled, and every hit re-reads them with one MGET.
 //   invalidate() writes new versions before the writer answers, so the very next request on any
 //   node sees the change; pub/sub only frees the other nodes' memory early.
-// - off (PostgreSQL without Redis): another node or `crm admin` could change the database where
-//   this process cannot see it, so nothing is cached.
+// - notify mode (PostgreSQL without Redis): entries live in this process; database triggers send
+//   every change that authentication reads on the channel AUTH_CHANNEL from inside the writer's
+//   transaction (core/db/migrations/0030_auth_notify.sql), whoever the writer is, and a listener
+//   connection of this process (core/db/notifications.ts) drops the matching entries when they
+//   arrive. Hits are served only while that listener hears: on any doubt everything is dropped.
+// - off: nothing is cached. No deployment chooses it since notify mode; it remains for measuring
+//   the uncached path.
 // docs/decisions.md ("Verified-credential cache") gives the argument in full.
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { AuthContext } from '../auth-context.ts';
 import type { Database } from '../db/client.ts';
+import type { NotificationSource } from '../db/notifications.ts';
 import type { Logger } from '../logger.ts';
 
-export type CredentialCacheMode = 'off' | 'local' | 'redis';
+export type CredentialCacheMode = 'off' | 'local' | 'redis' | 'notify';
+
+/** The channel core/db/migrations/0030_auth_notify.sql's triggers send on (notify mode). */
+export const AUTH_CHANNEL = 'crm_auth';
 
 /** What a change touched; every entry of a listed organization, user or credential is dropped. */
 export interface InvalidationTarget {
@@ -38,6 +47,8 @@ export interface CredentialCacheOptions {
   mode: CredentialCacheMode;
   /** The command connection (required in redis mode); the subscriber is a duplicate of it. */
   redis?: Redis | null;
+  /** The listener of AUTH_CHANNEL (required in notify mode); the cache starts and closes it. */
+  notifications?: NotificationSource | null;
   logger: Logger;
   /** Upper bound on an entry's life, whatever happens; see the decisions entry. */
   ttlMs?: number;
@@ -48,7 +59,7 @@ interface Entry {
   auth: AuthContext;
   credentialExpiresAt: number | null;
   until: number;
-  /** Redis versions of [organization, user, credential] at fill time; null in local mode. */
+  /** Redis versions of [organization, user, credential] at fill time; null in the other modes. */
   stamps: (string | null)[] | null;
   /** A request is reloading this entry after its time to live; the others keep using it meanwhile. */
   reloading: boolean;
@@ -59,6 +70,16 @@ const FENCE_KEY = 'crm:auth:fence';
 const VERSION_PREFIX = 'crm:auth:v:';
 /** Versions outlive every entry stamped with them many times over, then expire to keep Redis tidy. */
 const VERSION_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** A notify-mode message: `o:<id>`, `u:<id>` or `c:<id>`; null for anything else (`*`: truncated). */
+function notifiedTarget(payload: string): InvalidationTarget | null {
+  const id = payload.slice(2);
+  if (payload[1] !== ':' || id === '') return null;
+  if (payload[0] === 'o') return { orgIds: [id] };
+  if (payload[0] === 'u') return { userIds: [id] };
+  if (payload[0] === 'c') return { credentialIds: [id] };
+  return null;
+}
 
 const invalidationMessage = z.object({
   orgIds: z.array(z.string()).optional(),
@@ -99,6 +120,9 @@ export class CredentialCache {
   private readonly entries = new Map<string, Entry>();
   private readonly redis: Redis | null;
   private subscriber: Redis | null = null;
+  private readonly notifications: NotificationSource | null;
+  /** Notify mode: the listener hears every change, so entries may be served and stored. */
+  private hearing = false;
   private readonly logger: Logger;
   private readonly ttlMs: number;
   private readonly graceMs: number;
@@ -109,6 +133,8 @@ export class CredentialCache {
   constructor(options: CredentialCacheOptions) {
     this.redis = options.redis ?? null;
     if (options.mode === 'redis' && !this.redis) throw new Error('redis mode needs a Redis connection');
+    this.notifications = options.notifications ?? null;
+    if (options.mode === 'notify' && !this.notifications) throw new Error('notify mode needs a listener');
     this.mode = options.mode;
     this.logger = options.logger;
     this.ttlMs = options.ttlMs ?? 5_000;
@@ -118,8 +144,33 @@ export class CredentialCache {
     this.redis?.on('close', () => this.clear());
   }
 
-  /** Starts listening for other nodes' invalidations (redis mode). */
-  start(): void {
+  /**
+   * Starts listening for other nodes' invalidations: redis mode subscribes without waiting; notify
+   * mode waits (bounded by the listener) until it hears, so a node caches from its first requests.
+   */
+  async start(): Promise<void> {
+    if (this.mode === 'notify' && this.notifications) {
+      await this.notifications.start({
+        message: (payload) => {
+          const target = notifiedTarget(payload);
+          // A truncation, or a message this version does not know: forgetting everything is safe.
+          if (target) this.dropMatching(target);
+          else this.clear();
+        },
+        // Changes made while the listener could not hear are unknown: forget everything, cache
+        // nothing until it hears again, and then start from an empty cache (clear() also stops fills
+        // that straddled the outage from being stored).
+        ready: () => {
+          this.clear();
+          this.hearing = true;
+        },
+        lost: () => {
+          this.hearing = false;
+          this.clear();
+        },
+      });
+      return;
+    }
     if (this.mode !== 'redis' || !this.redis || this.subscriber) return;
     // A subscriber may queue its SUBSCRIBE until connected; the command connection never queues.
     const subscriber = this.redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
@@ -149,6 +200,10 @@ export class CredentialCache {
    */
   async lookup(key: string, now: Date, load: () => Promise<VerifiedCredential>): Promise<AuthContext> {
     if (this.mode === 'off') return (await load()).auth;
+    if (this.mode === 'notify' && !this.hearing) {
+      this.stats.misses++;
+      return (await load()).auth;
+    }
     const entry = this.entries.get(key);
     if (entry) {
       const t = now.getTime();
@@ -172,7 +227,8 @@ export class CredentialCache {
 
   /**
    * Drops everything `target` names, here at once and (redis mode) on every node by the time the
-   * returned promise resolves. Call it after the change has committed and before answering.
+   * returned promise resolves. Call it after the change has committed and before answering. (In
+   * notify mode the other nodes hear the change from the database's triggers instead.)
    */
   async invalidate(target: InvalidationTarget): Promise<void> {
     if (this.mode === 'off') return;
@@ -203,10 +259,17 @@ export class CredentialCache {
     return this.entries.size;
   }
 
+  /** Notify mode: the server process id of the listening connection while connected (diagnostics, tests). */
+  get listenerPid(): number | null {
+    return this.notifications?.backendPid ?? null;
+  }
+
   async close(): Promise<void> {
     this.clear();
     this.subscriber?.disconnect();
     this.subscriber = null;
+    this.hearing = false;
+    await this.notifications?.close();
   }
 
   private async reload(
@@ -238,6 +301,7 @@ export class CredentialCache {
 
   private async stillCurrent(entry: Entry): Promise<boolean> {
     if (this.mode === 'local') return true;
+    if (this.mode === 'notify') return this.hearing;
     const redis = this.redisReady();
     if (!redis || !entry.stamps) return false;
     try {
@@ -251,7 +315,9 @@ export class CredentialCache {
    * Loads and stores, unless an invalidation may have overlapped the load. The fence (local
    * generation, or the Redis fence counter) is read before the database and compared after: an
    * invalidation is written after its commit, so one that the database read could have missed has
-   * either moved the fence already or will move the versions this entry is stamped with.
+   * either moved the fence already or will move the versions this entry is stamped with. In notify
+   * mode a message is sent at its commit: one that arrived during the load moved the generation, one
+   * still on its way drops the stored entry when it arrives.
    */
   private async fill(key: string, now: Date, load: () => Promise<VerifiedCredential>): Promise<AuthContext> {
     const generation = this.generation;
@@ -259,7 +325,7 @@ export class CredentialCache {
     let fence: string | null | undefined;
     if (redis) fence = await redis.get(FENCE_KEY).catch(() => undefined);
     const verified = await load();
-    if (generation !== this.generation) return verified.auth;
+    if (generation !== this.generation || (this.mode === 'notify' && !this.hearing)) return verified.auth;
     let stamps: (string | null)[] | null = null;
     if (this.mode === 'redis') {
       if (!redis || fence === undefined) return verified.auth;

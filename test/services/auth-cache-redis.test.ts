@@ -1,66 +1,35 @@
 // Locks in the credential cache across API nodes: a change made through one node is refused on the very next request to another, with or without pub/sub.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createServices } from '../../app/services.ts';
 import { updateOrganization } from '../../core/admin.ts';
 import { CredentialCache, connectInvalidationPublisher } from '../../core/auth/cache.ts';
-import { signSession } from '../../core/auth/jwt.ts';
-import { loadConfig } from '../../core/config.ts';
 import { openDatabase } from '../../core/db/client.ts';
 import { createLogger } from '../../core/logger.ts';
-import { createOrganizationWithOwner } from '../../core/organizations.ts';
-import type { Services } from '../../core/services.ts';
-import { insertUser } from '../../core/users.ts';
-import { createApp } from '../../http/app.ts';
 import { CATALOGUE } from '../../tools/index.ts';
+import {
+  createNodesOrg,
+  NODE_ADMIN_TOKEN,
+  type Node,
+  startNode,
+  until,
+  warmNode as warm,
+} from '../fixtures/nodes.ts';
 import { createScratchDatabase, insertPat } from '../helpers.ts';
 
 const DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const ADMIN_TOKEN = 'admin-token-for-cache-nodes-0123';
-
-interface Node {
-  services: Services;
-  request(method: string, path: string, token: string, body?: unknown): Promise<Response>;
-}
 
 let drop: () => Promise<void>;
 let databaseUrl: string;
 let node1: Node;
 let node2: Node;
 
-async function startNode(databaseUrl: string): Promise<Node> {
-  const config = loadConfig({
-    LOG_LEVEL: 'silent',
-    DATA_DIR: '/nonexistent',
-    DATABASE_URL: databaseUrl,
-    REDIS_URL,
-    CRM_ADMIN_TOKEN: ADMIN_TOKEN,
-    // Nodes of one deployment share the session key.
-    JWT_SECRET: 'jwt-secret-shared-by-both-test-nodes-0123456789',
-  });
-  const services = await createServices(config, { withoutRateLimits: true, logger: createLogger('silent') });
-  const app = createApp(services);
-  return {
-    services,
-    request: async (method, path, token, body) =>
-      app.request(path, {
-        method,
-        headers: {
-          authorization: `Bearer ${token}`,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      }),
-  };
-}
-
 beforeAll(async () => {
   const scratch = await createScratchDatabase(DATABASE_URL);
   drop = scratch.drop;
   databaseUrl = scratch.url;
   // Two "nodes": separate services and apps, one PostgreSQL database, one Redis.
-  node1 = await startNode(scratch.url);
-  node2 = await startNode(scratch.url);
+  node1 = await startNode(scratch.url, { REDIS_URL });
+  node2 = await startNode(scratch.url, { REDIS_URL });
 });
 afterAll(async () => {
   await node1?.services.close();
@@ -68,62 +37,10 @@ afterAll(async () => {
   await drop?.();
 });
 
-let seq = 0;
-interface Fixture {
-  orgId: string;
-  ownerId: string;
-  memberId: string;
-  /** Session JWTs. */
-  owner: string;
-  member: string;
-}
-
-async function fixture(): Promise<Fixture> {
-  const db = node1.services.db;
-  const stamp = `${Date.now()}-${seq++}`;
-  const { organization, owner } = await db.transaction((tx) =>
-    createOrganizationWithOwner(tx, {
-      name: 'Nodes Org',
-      plan: 'free',
-      owner: { name: 'Owner', email: `nodes-owner-${stamp}@example.test`, password: 'pw-12345678' },
-    }),
-  );
-  const member = await insertUser(db.system, {
-    orgId: organization.id,
-    role: 'member',
-    email: `nodes-member-${stamp}@example.test`,
-    name: 'Member',
-    password: 'pw-12345678',
-  });
-  const sign = (sub: string) => signSession(node1.services.jwtKey, { sub, org: organization.id });
-  return {
-    orgId: organization.id,
-    ownerId: owner.id,
-    memberId: member.id,
-    owner: await sign(owner.id),
-    member: await sign(member.id),
-  };
-}
+const fixture = () => createNodesOrg(node1);
 
 function createPat(orgId: string, userId: string): Promise<{ token: string; keyId: string }> {
   return insertPat(node1.services, orgId, userId, ['read:leads']);
-}
-
-/** Fills a node's cache for `token` and checks that its next request is served from memory. */
-async function warm(node: Node, token: string): Promise<void> {
-  expect((await node.request('GET', '/api/v1/me', token)).status).toBe(200);
-  const hits = node.services.authCache.stats.hits;
-  expect((await node.request('GET', '/api/v1/me', token)).status).toBe(200);
-  expect(node.services.authCache.stats.hits).toBe(hits + 1);
-}
-
-async function until(condition: () => boolean, timeoutMs = 2000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  return true;
 }
 
 describe('credential cache across nodes sharing Redis', () => {
@@ -148,7 +65,7 @@ describe('credential cache across nodes sharing Redis', () => {
     const { token } = await createPat(f.orgId, f.ownerId);
     await warm(node2, token);
     await warm(node2, f.member);
-    const res = await node1.request('PATCH', `/admin/v1/organizations/${f.orgId}`, ADMIN_TOKEN, {
+    const res = await node1.request('PATCH', `/admin/v1/organizations/${f.orgId}`, NODE_ADMIN_TOKEN, {
       status: 'suspended',
     });
     expect(res.status).toBe(200);
