@@ -21,11 +21,11 @@ import {
   type SQL,
   sql,
 } from 'drizzle-orm';
-import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import type { PgColumn, PgTable, SelectedFieldsFlat } from 'drizzle-orm/pg-core';
 import { z } from 'zod';
 import type { Executor } from './db/client.ts';
 import { users } from './db/schema.ts';
-import { escapeLike } from './db/sql.ts';
+import { escapeLike, rowsOf } from './db/sql.ts';
 import { notFound, validationError } from './errors.ts';
 import type { EventName } from './events.ts';
 import { newId } from './ids.ts';
@@ -48,6 +48,33 @@ export function auditFields(what: string) {
     created_at: z.string().describe('Creation time (ISO 8601)'),
     updated_at: z.string().describe('Last change (ISO 8601)'),
   };
+}
+
+/**
+ * A record's listed fields followed by its additional properties, the order its output schema
+ * (a zod looseObject) gives the answer: the known fields are built as one object literal, which V8
+ * keeps on a fast hidden class where spreading the additional properties first would not (the
+ * serializer of every page row). A property named like a listed field never replaces it, and a
+ * `__proto__` property stays an own property, as a spread would keep it.
+ */
+export function withAdditional<T extends Record<string, unknown>>(
+  known: T,
+  additional: Readonly<Record<string, unknown>>,
+): T {
+  for (const key of Object.keys(additional)) {
+    if (Object.hasOwn(known, key)) continue;
+    if (key === '__proto__') {
+      Object.defineProperty(known, key, {
+        value: additional[key],
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    } else {
+      (known as Record<string, unknown>)[key] = additional[key];
+    }
+  }
+  return known;
 }
 
 /** The values of auditFields, from a row's columns. */
@@ -318,6 +345,8 @@ function isSortField<F extends string>(columns: Readonly<Record<F, SortColumn>>,
  * order, paging and lock clauses, and the rows keep the area's row type.
  */
 export interface RowQuery<Row> extends PromiseLike<Row[]> {
+  /** The selection the query reads (drizzle's select builder), which listPage reuses beside a total. */
+  readonly _: { readonly selectedFields: SelectedFieldsFlat };
   where(where: SQL | undefined): RowQuery<Row>;
   orderBy(...order: SQL[]): RowQuery<Row>;
   limit(limit: number): RowQuery<Row>;
@@ -385,8 +414,11 @@ export interface ListQuery<F extends string> {
   sortColumns: Readonly<Record<F, SortColumn>>;
   /** How a `search` becomes SQL; null when the text can match nothing. */
   match?(search: string): TextMatch | null;
-  /** The total when the caller knows it without counting (a counter table); counted otherwise. */
-  total?: () => Promise<number>;
+  /**
+   * The total as a scalar SQL expression when the caller knows it without counting (a counter
+   * table); counted otherwise. Either way it is read in the page's own statement (listPage).
+   */
+  total?: SQL<number>;
   /** Rank by relevance only while the matches are at most this many (ranking reads every match). */
   rankedUpTo?: number;
 }
@@ -429,10 +461,14 @@ export interface RecordTable<Row extends RecordRow> extends RecordTableSpec<Row>
   /** The organization's records with these ids, trashed or not, in no particular order. */
   byIds(db: Executor, orgId: string, ids: readonly string[]): Promise<Row[]>;
   count(db: Executor, where: SQL | undefined): Promise<number>;
-  /** One page of the rows matching `where` in `order`, with the total (counted first unless given). */
+  /**
+   * One page of the rows matching `where` in `order`, with the total: given as a number, read
+   * from a given scalar expression (a counter), or counted. An expression or the count rides in the
+   * page's own statement, one round trip for both; only an empty page asks for it on its own.
+   */
   listPage(
     db: Executor,
-    query: { where: SQL | undefined; order: readonly SQL[]; page: Page; total?: number },
+    query: { where: SQL | undefined; order: readonly SQL[]; page: Page; total?: number | SQL<number> },
   ): Promise<{ rows: Row[]; total: number }>;
   /**
    * A list tool's answer: the rows meeting the conditions and the search, in the asked sort (the
@@ -471,6 +507,20 @@ export interface RecordTable<Row extends RecordRow> extends RecordTableSpec<Row>
     name: string;
     announce(ctx: OwnershipContext, ids: readonly string[], change: OwnershipChange): Promise<void>;
   }): OwnedRecordTable;
+}
+
+/** `select count(*) from table where …` as a scalar subquery (the total of a counted list). */
+function countSql(table: PgTable, where: SQL | undefined): SQL<number> {
+  return where
+    ? sql<number>`select count(*) from ${table} where ${where}`
+    : sql<number>`select count(*) from ${table}`;
+}
+
+/** The value of a scalar SQL expression (a counter read, a count) on its own. */
+async function scalar(db: Executor, expression: SQL<number>): Promise<number> {
+  const [row] = rowsOf(await db.execute(sql`select (${expression}) as n`));
+  const n = typeof row === 'object' && row !== null && 'n' in row ? row.n : null;
+  return Number(n ?? 0);
 }
 
 /** A record table: the spec's own parts plus the operations every record resource shares. */
@@ -515,14 +565,30 @@ export function defineRecordTable<Row extends RecordRow>(spec: RecordTableSpec<R
     },
 
     async listPage(db, { where, order, page, total }) {
-      const counted = total ?? (await records.count(db, where));
-      const rows = await spec
-        .select(db)
+      if (typeof total === 'number') {
+        const rows = await spec
+          .select(db)
+          .where(where)
+          .orderBy(...order)
+          .limit(page.limit)
+          .offset(offsetOf(page));
+        return { rows, total };
+      }
+      const totalSql = total ?? countSql(table, where);
+      // The spec's own selection, nested under `row`, beside the total: drizzle maps each row as
+      // the spec's select would, and the statement is the page's with one scalar column more.
+      const fields = spec.select(db)._.selectedFields;
+      const found = await db
+        .select({ row: fields, total: sql<number>`(${totalSql})`.mapWith(Number) })
+        .from(table)
         .where(where)
         .orderBy(...order)
         .limit(page.limit)
         .offset(offsetOf(page));
-      return { rows, total: counted };
+      const first = found[0];
+      // No row carried the total (no match, or a page past the end): it is read on its own.
+      if (!first) return { rows: [], total: await scalar(db, totalSql) };
+      return { rows: found.map((r) => r.row as Row), total: first.total };
     },
 
     async list(db, key, serialize, params, query) {
@@ -537,17 +603,31 @@ export function defineRecordTable<Row extends RecordRow>(spec: RecordTableSpec<R
         rank = match.rank;
       }
       const where = and(...conditions);
-      const total = query.total ? await query.total() : await records.count(db, where);
       if (!c.createdAt) throw new Error(`${label}: list needs a createdAt column`);
-      const ranked =
-        rank && (query.rankedUpTo === undefined || total <= query.rankedUpTo) ? [desc(rank)] : [];
+      // Ranking by relevance depends on how many match, so a capped ranked search counts first;
+      // every other list reads its total in the page's statement (listPage).
+      let total: number | SQL<number> | undefined = query.total;
+      let ranked: SQL[] = [];
+      if (rank) {
+        if (query.rankedUpTo !== undefined) {
+          total = total ? await scalar(db, total) : await records.count(db, where);
+          if (total <= query.rankedUpTo) ranked = [desc(rank)];
+        } else {
+          ranked = [desc(rank)];
+        }
+      }
       const order = sortOrder(params.sort, query.sortColumns, c.id, [
         ...ranked,
         desc(c.createdAt),
         desc(c.id),
       ]);
-      const { rows } = await records.listPage(db, { where, order, page: params, total });
-      return paged(key, rows.map(serialize), total, params);
+      const page = await records.listPage(db, {
+        where,
+        order,
+        page: params,
+        ...(total === undefined ? {} : { total }),
+      });
+      return paged(key, page.rows.map(serialize), page.total, params);
     },
 
     async created(ctx, event, serialize, rows) {

@@ -11,7 +11,10 @@ import {
   type AuthInfo,
   createMcpHandler,
   isJsonContentType,
+  isLegacyRequest,
+  type McpServerFactory,
   validateHostHeader,
+  WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { holdsScope } from '../core/access.ts';
@@ -122,6 +125,49 @@ async function peekJsonBody(request: Request): Promise<unknown> {
   }
 }
 
+/** Whether an Accept header takes a plain JSON answer (application/json, or any type). */
+function acceptsJson(accept: string | null): boolean {
+  if (accept === null) return false;
+  return accept.split(',').some((part) => {
+    const type = part.split(';')[0]?.trim().toLowerCase();
+    return type === 'application/json' || type === 'application/*' || type === '*/*';
+  });
+}
+
+/** One JSON-RPC request (not a batch, not a notification or response): what a plain JSON answer can carry. */
+function isSingleRequest(body: unknown): boolean {
+  return (
+    typeof body === 'object' && body !== null && !Array.isArray(body) && 'method' in body && 'id' in body
+  );
+}
+
+/**
+ * Serves one 2025-era request statelessly, as the SDK's legacy fallback does, but on a transport
+ * that answers with one JSON body instead of an SSE stream (`enableJsonResponse`): one write of the
+ * answer where a stream takes its headers, an event and an end, and no stream to watch for its
+ * teardown. Only for requests that send nothing before their result (mountMcp decides): in JSON
+ * mode the transport drops notifications.
+ */
+async function serveLegacyAsJson(
+  factory: McpServerFactory,
+  request: Request,
+  authInfo: AuthInfo,
+  parsedBody: unknown,
+): Promise<Response> {
+  const server = await factory({ era: 'legacy', authInfo, requestInfo: request });
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(request, { authInfo, parsedBody });
+  } finally {
+    void transport.close().catch(() => {});
+    void server.close().catch(() => {});
+  }
+}
+
 /** The SDK hands the factory the AuthInfo object given to fetch(); this maps it back to the caller. */
 function authInfoFor(auth: AuthContext): AuthInfo {
   return {
@@ -151,15 +197,28 @@ function mountMcp(app: Hono<AppEnv>, services: Services, options: McpAppOptions)
   const { config, logger } = services;
   const callers = new WeakMap<AuthInfo, { call: CallContext; selection: ToolsetSelection }>();
 
-  const handler = createMcpHandler(
-    ({ authInfo, era }) => {
-      const caller = authInfo ? callers.get(authInfo) : undefined;
-      if (!caller) throw new Error('An MCP request reached the SDK without an authenticated caller');
-      // The SDK's own era decision (isLegacyRequest): logging exists on the 2025 eras only (mcp/logging.ts).
-      return createCrmServer(caller.call, services, caller.selection, era);
-    },
-    { onerror: (err) => logger.warn({ err }, 'MCP request rejected or failed in the transport') },
-  );
+  const factory: McpServerFactory = ({ authInfo, era }) => {
+    const caller = authInfo ? callers.get(authInfo) : undefined;
+    if (!caller) throw new Error('An MCP request reached the SDK without an authenticated caller');
+    // The SDK's own era decision (isLegacyRequest): logging exists on the 2025 eras only (mcp/logging.ts).
+    return createCrmServer(caller.call, services, caller.selection, era);
+  };
+  const handler = createMcpHandler(factory, {
+    onerror: (err) => logger.warn({ err }, 'MCP request rejected or failed in the transport'),
+  });
+
+  /**
+   * A 2025-era request gets one plain JSON body when its client takes JSON and nothing can be sent
+   * before its result: one request, not a batch, and no MCP log level set for the credential (log
+   * messages travel in the stream, mcp/logging.ts); the 2025 revisions have no elicitation here
+   * (mcp/elicitation.ts). The 2026-07-28 leg already answers JSON unless a message precedes the result.
+   */
+  const answersInJson = async (request: Request, parsedBody: unknown, auth: AuthContext): Promise<boolean> =>
+    request.method === 'POST' &&
+    isSingleRequest(parsedBody) &&
+    acceptsJson(request.headers.get('accept')) &&
+    (await isLegacyRequest(request, parsedBody)) &&
+    (await services.logLevels.get(auth.credentialId ?? `user:${auth.userId}`)) === null;
 
   const guard = guardOriginAndHost(config, logger);
   const serveMcp = async (c: Context<AppEnv>) => {
@@ -225,6 +284,9 @@ function mountMcp(app: Hono<AppEnv>, services: Services, options: McpAppOptions)
       },
       selection,
     });
+    if (await answersInJson(c.req.raw, parsedBody, auth)) {
+      return serveLegacyAsJson(factory, c.req.raw, authInfo, parsedBody);
+    }
     return handler.fetch(c.req.raw, { authInfo, ...(parsedBody !== undefined && { parsedBody }) });
   };
   for (const path of MCP_PATHS) app.all(path, guard, options.authenticate, serveMcp);

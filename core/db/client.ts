@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { type ExtractTablesWithRelations, sql } from 'drizzle-orm';
-import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { drizzle as drizzlePg, NodePgSession, NodePgTransaction } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
-import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { type PgDatabase, PgDialect, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
@@ -92,22 +92,70 @@ async function enterTenant(tx: Executor, orgId: string): Promise<void> {
   await tx.execute(sql`select set_config('app.org_id', ${orgId}, true), set_config('role', 'crm_app', true)`);
 }
 
+/**
+ * `begin` and the tenant settings as one simple-protocol statement list: one round trip where
+ * drizzle's transaction and enterTenant take two. Ids are generated ([0-9a-f]), and the literal is
+ * escaped by the driver all the same.
+ */
+function beginTenantSql(client: pg.PoolClient, orgId: string): string {
+  const org = client.escapeLiteral(orgId);
+  return `begin; select set_config('app.org_id', ${org}, true), set_config('role', 'crm_app', true)`;
+}
+
+/**
+ * withTenant on a PostgreSQL pool: a tenant transaction in three round trips for a read (begin with
+ * the tenant settings, the tool's statements, commit) instead of drizzle's begin, settings, ...,
+ * commit. The handler gets a drizzle transaction on the same pooled connection, so nested
+ * transactions (savepoints) and every query builder work as before. A connection whose rollback
+ * failed is destroyed rather than handed back to the pool in an unknown state.
+ */
+function pooledTenantTransaction(pool: pg.Pool): Database['withTenant'] {
+  // Built once: the dialect turns query builders into SQL and holds no per-query state. The
+  // transaction gets no relational schema (no `tx.query.*` is used), so opening one builds nothing.
+  const dialect = new PgDialect();
+  return async (orgId, fn) => {
+    const client = await pool.connect();
+    let destroy = false;
+    try {
+      await client.query(beginTenantSql(client, orgId));
+      const tx: Executor = new NodePgTransaction(
+        dialect,
+        new NodePgSession(client, dialect, undefined),
+        undefined,
+      );
+      const result = await fn(tx);
+      await client.query('commit');
+      return result;
+    } catch (err) {
+      await client.query('rollback').catch(() => {
+        destroy = true;
+      });
+      throw err;
+    } finally {
+      client.release(destroy);
+    }
+  };
+}
+
 function makeDatabase(
   kind: Database['kind'],
   system: Executor,
   runMigrations: () => Promise<void>,
   close: () => Promise<void>,
   poolStatus: () => PoolStatus,
+  tenantTransaction?: Database['withTenant'],
 ): Database {
   return {
     kind,
     system,
     poolStatus,
-    withTenant: (orgId, fn) =>
-      system.transaction(async (tx) => {
-        await enterTenant(tx, orgId);
-        return fn(tx);
-      }),
+    withTenant:
+      tenantTransaction ??
+      ((orgId, fn) =>
+        system.transaction(async (tx) => {
+          await enterTenant(tx, orgId);
+          return fn(tx);
+        })),
     transaction: (fn) => system.transaction((tx) => fn(tx)),
     migrate: runMigrations,
     ping: async () => {
@@ -168,6 +216,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       () => migratePostgres(url),
       () => pool.end(),
       () => poolStatusOf(pool, max),
+      pooledTenantTransaction(pool),
     );
   }
   let client: PGlite;

@@ -10,7 +10,6 @@ import type { Executor } from '../../core/db/client.ts';
 import { validationError } from '../../core/errors.ts';
 import {
   auditFields,
-  auditValues,
   defineRecordTable,
   diffFields,
   emitChange,
@@ -19,6 +18,7 @@ import {
   mergePatch,
   newRecordStamp,
   type RecordContext,
+  withAdditional,
 } from '../../core/records.ts';
 import type { TrashType } from '../../core/trash.ts';
 import { isLiveLead, restoreLeadChild } from '../leads/children.ts';
@@ -55,17 +55,20 @@ const { search: _search, ...contactColumns } = getTableColumns(contacts);
 export type ContactData = Omit<ContactRow, 'search'>;
 
 export function serializeContact(row: ContactData): ContactRecord {
-  // Custom keys first: reserved names keep them from shadowing a field, and this order makes sure.
-  return {
-    ...row.custom,
-    _id: row.id,
-    lead_id: row.leadId,
-    name: row.name,
-    title: row.title,
-    emails: row.emails.map((e) => ({ email: e.email, type: e.type })),
-    phones: row.phones.map((p) => ({ phone: p.phone, type: p.type })),
-    ...auditValues(row),
-  };
+  return withAdditional(
+    {
+      _id: row.id,
+      lead_id: row.leadId,
+      name: row.name,
+      title: row.title,
+      emails: row.emails.map((e) => ({ email: e.email, type: e.type })),
+      phones: row.phones.map((p) => ({ phone: p.phone, type: p.type })),
+      created_by: row.createdBy,
+      created_at: row.createdAt.toISOString(),
+      updated_at: row.updatedAt.toISOString(),
+    },
+    row.custom,
+  );
 }
 
 /** The contacts table on the record helper: lookups, lists, trash and restore. */

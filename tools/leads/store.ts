@@ -2,13 +2,12 @@
 // the record helper (core/records.ts). Known fields are columns; any further property a caller sends
 // is kept in `custom` and returned flattened at the top level, as the specification's lead shape
 // allows. Every change writes its outbox event in the same transaction.
-import { eq, getTableColumns } from 'drizzle-orm';
+import { eq, getTableColumns, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../../core/db/client.ts';
 import {
   assertAssignableOwner,
   auditFields,
-  auditValues,
   defineRecordTable,
   diffFields,
   emitChange,
@@ -19,6 +18,7 @@ import {
   noteChange,
   ownerTransferPayload,
   type RecordContext,
+  withAdditional,
 } from '../../core/records.ts';
 import { iso } from '../../core/schemas.ts';
 import { type ChildTable, restoreChildren, type TrashType, trashChildren } from '../../core/trash.ts';
@@ -54,19 +54,22 @@ function toStatus(value: string): LeadStatus {
 }
 
 export function serializeLead(row: LeadData): LeadRecord {
-  // Custom keys first: reserved names keep them from shadowing a field, and this order makes sure.
-  return {
-    ...row.custom,
-    _id: row.id,
-    name: row.name,
-    description: row.description,
-    url: row.url,
-    status: toStatus(row.status),
-    owner_id: row.ownerId,
-    tags: row.tags,
-    converted_at: iso(row.convertedAt),
-    ...auditValues(row),
-  };
+  return withAdditional(
+    {
+      _id: row.id,
+      name: row.name,
+      description: row.description,
+      url: row.url,
+      status: toStatus(row.status),
+      owner_id: row.ownerId,
+      tags: row.tags,
+      converted_at: iso(row.convertedAt),
+      created_by: row.createdBy,
+      created_at: row.createdAt.toISOString(),
+      updated_at: row.updatedAt.toISOString(),
+    },
+    row.custom,
+  );
 }
 
 /** The leads table on the record helper: lookups, lists, trash and restore (owner fallback included). */
@@ -81,6 +84,14 @@ export const leadRecords = defineRecordTable<LeadData>({
 /** Live (not trashed) lead of the organization, or a 404; `lock` takes a row lock for a read-modify-write. */
 export function getLiveLead(db: Executor, orgId: string, id: string, lock = false): Promise<LeadData> {
   return leadRecords.getLive(db, orgId, id, lock);
+}
+
+/**
+ * The organization's live leads from the trigger-maintained counter, as a scalar expression: one key
+ * read at any size, which a list reads in its page's statement (core/records.ts listPage).
+ */
+export function liveLeadsTotal(orgId: string): SQL<number> {
+  return sql<number>`select coalesce((select ${leadCounts.live} from ${leadCounts} where ${leadCounts.orgId} = ${orgId}), 0)`;
 }
 
 /** The organization's live leads from the trigger-maintained counter: one key read at any size. */

@@ -19,12 +19,12 @@ import { defineTool } from '../../core/tool.ts';
 import type { ChildTable } from '../../core/trash.ts';
 import { leadsCatalogue } from './catalogue.ts';
 import {
-  countLiveLeads,
   dedupeTags,
   insertLead,
   LEAD_STATUSES,
   leadRecords,
   leadSchema,
+  liveLeadsTotal,
   patchLead,
   serializeLead,
   stateOf,
@@ -162,7 +162,7 @@ export const listLeads = defineTool({
       sortColumns: SORT_COLUMNS,
       match: (text) => prefixMatch(leads.search, text),
       // Unfiltered, the total is the trigger-maintained counter: one key read at any size.
-      ...(filtered ? {} : { total: () => countLiveLeads(db, auth.orgId) }),
+      ...(filtered ? {} : { total: liveLeadsTotal(auth.orgId) }),
       // Ranking reads the search vector of every match, so it is done while the matches are few
       // enough to rank at interactive speed; a broad search (say, one common prefix over a million
       // leads) is served newest first straight from the creation index instead.
