@@ -6,8 +6,10 @@
 import { getTableColumns } from 'drizzle-orm';
 import { z } from 'zod';
 import type { InvoiceProjectsHook } from '../../core/area.ts';
+import type { Executor } from '../../core/db/client.ts';
 import { type ErrorDetail, validationError } from '../../core/errors.ts';
 import type { LineItemInput } from '../../core/line-items.ts';
+import { readLiveCount } from '../../core/live-counts.ts';
 import { decimalPlaces, formatMinor, fromMinor, minorDigits, toMinor } from '../../core/money.ts';
 import { auditFields, auditValues, defineRecordTable, type RecordContext } from '../../core/records.ts';
 import { iso } from '../../core/schemas.ts';
@@ -138,6 +140,20 @@ export const invoiceRecords = defineRecordTable<InvoiceData>({
   select: (db) => db.select(invoiceColumns).from(invoices).$dynamic(),
   update: (db, set, where) => db.update(invoices).set(set).where(where).returning(invoiceColumns),
 });
+
+/**
+ * The live-count ledger's kind of invoices (migration 0030 attaches the invoices table under it,
+ * bucketed by `status`).
+ */
+export const INVOICES_COUNT_KIND = 'invoices';
+
+/**
+ * The organization's live invoices, or those in `status`, from the trigger-kept ledger
+ * (core/live-counts.ts): no count over 100,000 invoices on every page of a list.
+ */
+export function countLiveInvoices(db: Executor, orgId: string, status?: InvoiceStatus): Promise<number> {
+  return readLiveCount(db, orgId, INVOICES_COUNT_KIND, status ? [status] : undefined);
+}
 
 // ---------------------------------------------------------------------------------------------
 // Drafts

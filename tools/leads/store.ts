@@ -5,6 +5,7 @@
 import { eq, getTableColumns } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../../core/db/client.ts';
+import { readLiveCount } from '../../core/live-counts.ts';
 import {
   assertAssignableOwner,
   auditFields,
@@ -22,7 +23,7 @@ import {
 } from '../../core/records.ts';
 import { iso } from '../../core/schemas.ts';
 import { type ChildTable, restoreChildren, type TrashType, trashChildren } from '../../core/trash.ts';
-import { type LeadRow, leadCounts, leads } from './tables.ts';
+import { type LeadRow, leads } from './tables.ts';
 
 export const LEAD_STATUSES = ['new', 'contacted', 'qualified', 'unqualified', 'client', 'lost'] as const;
 export type LeadStatus = (typeof LEAD_STATUSES)[number];
@@ -83,10 +84,15 @@ export function getLiveLead(db: Executor, orgId: string, id: string, lock = fals
   return leadRecords.getLive(db, orgId, id, lock);
 }
 
-/** The organization's live leads from the trigger-maintained counter: one key read at any size. */
-export async function countLiveLeads(db: Executor, orgId: string): Promise<number> {
-  const [row] = await db.select({ n: leadCounts.live }).from(leadCounts).where(eq(leadCounts.orgId, orgId));
-  return row?.n ?? 0;
+/**
+ * The live-count ledger's kind of leads (migration 0030 attaches the leads table under it, with no
+ * bucket column: one total per organization).
+ */
+export const LEADS_COUNT_KIND = 'leads';
+
+/** The organization's live leads from the trigger-kept ledger (core/live-counts.ts): no scan at any size. */
+export function countLiveLeads(db: Executor, orgId: string): Promise<number> {
+  return readLiveCount(db, orgId, LEADS_COUNT_KIND);
 }
 
 // ---------------------------------------------------------------------------------------------
