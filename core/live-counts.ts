@@ -96,7 +96,7 @@ declare module './jobs.ts' {
  * 50 inserts a second in one organization, about 3,000 index entries a minute, still a fraction of
  * a millisecond to sum; folding more often would only add write traffic.
  */
-export const LIVE_COUNTS_FOLD_EVERY_MS = 60_000;
+const LIVE_COUNTS_FOLD_EVERY_MS = 60_000;
 
 /** The fold, not retried: the next run folds whatever this one left. */
 export const liveCountsFold = {

@@ -145,7 +145,7 @@ export const invoiceRecords = defineRecordTable<InvoiceData>({
  * The live-count ledger's kind of invoices (migration 0030 attaches the invoices table under it,
  * bucketed by `status`).
  */
-export const INVOICES_COUNT_KIND = 'invoices';
+const INVOICES_COUNT_KIND = 'invoices';
 
 /**
  * The organization's live invoices, or those in `status`, from the trigger-kept ledger

@@ -88,7 +88,7 @@ export function getLiveLead(db: Executor, orgId: string, id: string, lock = fals
  * The live-count ledger's kind of leads (migration 0030 attaches the leads table under it, with no
  * bucket column: one total per organization).
  */
-export const LEADS_COUNT_KIND = 'leads';
+const LEADS_COUNT_KIND = 'leads';
 
 /** The organization's live leads from the trigger-kept ledger (core/live-counts.ts): no scan at any size. */
 export function countLiveLeads(db: Executor, orgId: string): Promise<number> {
