@@ -24,10 +24,10 @@ const LEAD_COLUMNS =
   'id, org_id, name, description, url, status, owner_id, tags, custom, converted_at, created_by, created_at, updated_at, deleted_at, deleted_by';
 
 /**
- * One page of live leads, newest first, with the organization's live total from the counter the
- * product reads for an unfiltered list (tools/leads: `countLiveLeads`).
+ * One page of live leads, newest first, with the organization's live total from the ledger the
+ * product reads for an unfiltered list (core/live-counts.ts, tools/leads `liveLeadsTotal`).
  */
-const PAGE_SQL = `select ${LEAD_COLUMNS}, (select coalesce(sum(live), 0)::bigint from lead_counts where org_id = $1) as total
+const PAGE_SQL = `select ${LEAD_COLUMNS}, (select coalesce(sum(delta), 0)::bigint from live_counts where org_id = $1 and kind = 'leads') as total
   from leads where org_id = $1 and deleted_at is null
   order by created_at desc nulls first, id desc nulls first limit $2 offset $3`;
 

@@ -31,6 +31,7 @@ import { apiKeys } from '../core/db/schema.ts';
 import { rowsOf } from '../core/db/sql.ts';
 import { newId } from '../core/ids.ts';
 import type { LineItemInput } from '../core/line-items.ts';
+import { readLiveCount } from '../core/live-counts.ts';
 import { createLogger } from '../core/logger.ts';
 import { documentTotals, formatMinor } from '../core/money.ts';
 import type { Services } from '../core/services.ts';
@@ -55,6 +56,7 @@ const env = z
 const LEADS = 1000;
 const CURRENCY = 'EUR';
 const WARMUP_SECONDS = Math.min(3, env.BENCH_SECONDS);
+const TOTAL_RUNS = 50;
 const benchDir = fileURLToPath(new URL('.', import.meta.url));
 
 const idRows = z.array(z.object({ id: z.string() }));
@@ -171,6 +173,57 @@ async function invoiceToken(services: Services, orgId: string, userId: string): 
   return token;
 }
 
+/** Median milliseconds of the statement behind a list's total: count(*), or the live-count ledger's sum. */
+interface TotalTimes {
+  countAll: number;
+  ledgerAll: number;
+  countOpen: number;
+  ledgerOpen: number;
+}
+
+/**
+ * The statement behind a list's total, alone, alternated in one run on the seeded organization:
+ * count(*) over the live invoices (what the list ran before the live-count ledger) against the
+ * ledger's sum (core/live-counts.ts), unfiltered and for status=open. Medians of TOTAL_RUNS.
+ */
+async function timeTotals(services: Services, orgId: string): Promise<TotalTimes> {
+  const db = services.db.system;
+  const times: Record<keyof TotalTimes, number[]> = {
+    countAll: [],
+    ledgerAll: [],
+    countOpen: [],
+    ledgerOpen: [],
+  };
+  const timed = async (key: keyof TotalTimes, run: () => Promise<unknown>) => {
+    const started = performance.now();
+    await run();
+    times[key].push(performance.now() - started);
+  };
+  for (let i = 0; i < TOTAL_RUNS; i++) {
+    await timed('countAll', () =>
+      db.execute(sql`select count(*) from invoices where org_id = ${orgId} and deleted_at is null`),
+    );
+    await timed('ledgerAll', () => readLiveCount(db, orgId, 'invoices'));
+    await timed('countOpen', () =>
+      db.execute(
+        sql`select count(*) from invoices where org_id = ${orgId} and deleted_at is null and status = 'open'`,
+      ),
+    );
+    await timed('ledgerOpen', () => readLiveCount(db, orgId, 'invoices', ['open']));
+  }
+  const median = (values: number[]) =>
+    percentile(
+      [...values].sort((a, b) => a - b),
+      50,
+    );
+  return {
+    countAll: median(times.countAll),
+    ledgerAll: median(times.ledgerAll),
+    countOpen: median(times.countOpen),
+    ledgerOpen: median(times.ledgerOpen),
+  };
+}
+
 interface Stats {
   count: number;
   perSecond: number;
@@ -264,6 +317,7 @@ interface BackendResult {
   filtered: LoadResult;
   pair: Stats;
   numbering: string;
+  totals: TotalTimes;
 }
 
 const listBody = z.object({ invoices: z.array(z.unknown()), total: z.number() });
@@ -298,6 +352,8 @@ async function benchBackend(key: string): Promise<BackendResult> {
     const lastSeeded = await seedInvoices(services, org.orgId, org.ownerId);
     const seedSeconds = (performance.now() - seedStart) / 1000;
     log(`${prepared.label}: seeded ${env.INVOICES_COUNT} invoices in ${seedSeconds.toFixed(1)} s`);
+    const totals = await timeTotals(services, org.orgId);
+    log(`totals: count(*) ${totals.countAll.toFixed(2)} ms, ledger ${totals.ledgerAll.toFixed(2)} ms`);
     const token = await invoiceToken(services, org.orgId, org.ownerId);
     server = createAdaptorServer({ fetch: createApp(services).fetch });
     const base = await listen(server);
@@ -341,7 +397,7 @@ async function benchBackend(key: string): Promise<BackendResult> {
       `create+finalize: ${pairRun.perSecond.toFixed(1)} pairs/s, p50 ${pairRun.p50.toFixed(1)} ms; ${numbering}`,
     );
     const { numbers: _numbers, ...pair } = pairRun;
-    return { backend: prepared.label, seedSeconds, list, filtered, pair, numbering };
+    return { backend: prepared.label, seedSeconds, list, filtered, pair, numbering, totals };
   } finally {
     if (server) {
       const s = server;
@@ -354,6 +410,7 @@ async function benchBackend(key: string): Promise<BackendResult> {
 
 function section(date: string, results: readonly BackendResult[]): string {
   const ms = (v: number) => v.toFixed(1);
+  const ms2 = (v: number) => v.toFixed(2);
   const exampleTotal = templates()[3]?.total ?? 0n;
   return [
     `## ${date} — invoices at 100,000 per organization (\`npm run bench:invoices\`)`,
@@ -370,6 +427,10 @@ function section(date: string, results: readonly BackendResult[]): string {
     ),
     '',
     ...results.map((r) => `- ${r.backend}: ${r.numbering}.`),
+    ...results.map(
+      (r) =>
+        `- ${r.backend}, the statement behind a list's total alone (median of ${TOTAL_RUNS}, alternated): count(*) ${ms2(r.totals.countAll)} ms against the live-count ledger ${ms2(r.totals.ledgerAll)} ms; status=open ${ms2(r.totals.countOpen)} ms against ${ms2(r.totals.ledgerOpen)} ms.`,
+    ),
     '',
   ].join('\n');
 }

@@ -1,10 +1,12 @@
 // The kernel's own background work, declared in the same shape as an area's (core/area.ts
 // `AreaBackground`): the mail outbox's sender and its sweep (core/mail-send.ts), the daily scrub of
-// old mail content (core/mail-scrub.ts), and the daily expiry of REST idempotency keys.
+// old mail content (core/mail-scrub.ts), the daily expiry of REST idempotency keys, and the fold of
+// the live-count ledger every minute (core/live-counts.ts).
 // tools/index.ts adds them to what the areas declare.
 import { z } from 'zod';
 import { deleteExpiredIdempotencyKeys } from './idempotency.ts';
 import { type DefinedJob, dailyJob, type Schedule, type Sweep } from './jobs.ts';
+import { liveCountsFold } from './live-counts.ts';
 import { mailScrub } from './mail-scrub.ts';
 import { mailSendJob, mailSweep, type OutboxAccounts } from './mail-send.ts';
 
@@ -39,8 +41,8 @@ export interface KernelBackground {
 /** The kernel's jobs, schedules and sweeps; the outbox sends through the accounts `accounts` finds. */
 export function kernelBackground(accounts: OutboxAccounts): KernelBackground {
   return {
-    jobs: [mailSendJob(accounts), mailScrub.job, idempotencyExpiry.job],
-    schedules: [mailScrub.schedule, idempotencyExpiry.schedule],
+    jobs: [mailSendJob(accounts), mailScrub.job, idempotencyExpiry.job, liveCountsFold.job],
+    schedules: [mailScrub.schedule, idempotencyExpiry.schedule, liveCountsFold.schedule],
     sweeps: [mailSweep],
   };
 }

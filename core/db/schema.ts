@@ -3,6 +3,7 @@
 // when a request runs under the `crm_app` role, so a forgotten filter returns nothing.
 import { sql } from 'drizzle-orm';
 import {
+  bigint,
   customType,
   index,
   integer,
@@ -255,6 +256,26 @@ export const idempotencyKeys = pgTable(
     uniqueIndex('idempotency_keys_key_uq').on(t.orgId, t.credential, t.key),
     index('idempotency_keys_expires_idx').on(t.expiresAt),
   ],
+);
+
+/**
+ * Exact counts of live (not trashed) rows per organization, kind and key (core/live-counts.ts), kept
+ * as an append-only ledger of deltas: statement-level triggers on a counted table insert one row per
+ * (organization, key) a statement changes, in the writer's own transaction, so concurrent writers
+ * never wait on a shared counter row; a count is the sum of an organization's rows, and a periodic
+ * fold collapses them (docs/decisions.md "Exact counts without a hot row"). `key` is the value of
+ * the table's bucket column (an invoice's status), or '' when the table counts one total.
+ */
+export const liveCounts = pgTable(
+  'live_counts',
+  {
+    orgId: orgId(),
+    kind: text('kind').notNull(),
+    key: text('key').notNull().default(''),
+    delta: bigint('delta', { mode: 'number' }).notNull(),
+  },
+  // The delta in the index too, so a count can be read from the index alone.
+  (t) => [index('live_counts_org_kind_key_idx').on(t.orgId, t.kind, t.key, t.delta)],
 );
 
 export type OrganizationRow = typeof organizations.$inferSelect;

@@ -319,6 +319,60 @@ describe('list', () => {
   });
 });
 
+describe('list totals from the live-count ledger', () => {
+  test('follow finalize, payment, void, uncollectible and draft deletion, by status and overall', async ({
+    t,
+    org,
+  }) => {
+    const fresh = await t.createOrg({ name: 'Counted' });
+    const lead = await createLead(t, fresh);
+    const make = () => create(t, org, { lead_id: lead._id }, fresh);
+    const [paid, voided, lost, open, draft, gone] = [
+      await make(),
+      await make(),
+      await make(),
+      await make(),
+      await make(),
+      await make(),
+    ];
+    for (const inv of [paid, voided, lost, open]) await finalize(t, fresh, inv._id);
+    await readOutput(
+      await post(t, org, `/${paid._id}/payments`, { amount: paid.total }, fresh),
+      TOOL.record_invoice_payment,
+      201,
+    );
+    await readOutput(await post(t, org, `/${voided._id}/void`, {}, fresh), TOOL.void_invoice);
+    await readOutput(
+      await post(t, org, `/${lost._id}/mark-uncollectible`, {}, fresh),
+      TOOL.mark_invoice_uncollectible,
+    );
+    expect((await t.request('DELETE', `/api/v1/invoices/${gone._id}`, { token: fresh.token })).status).toBe(
+      200,
+    );
+    expect(draft.status).toBe('draft');
+
+    const total = async (query: string) =>
+      (
+        await readOutput(
+          await t.request('GET', `/api/v1/invoices${query}`, { token: fresh.token }),
+          TOOL.list_invoices,
+        )
+      ).total;
+    expect(await total('')).toBe(5);
+    expect(await total('?status=draft')).toBe(1);
+    expect(await total('?status=open')).toBe(1);
+    expect(await total('?status=paid')).toBe(1);
+    expect(await total('?status=void')).toBe(1);
+    expect(await total('?status=uncollectible')).toBe(1);
+    // Another filter beside status is counted, not read from the ledger.
+    expect(await total(`?status=open&lead_id=${lead._id}`)).toBe(1);
+    expect(await total('?status=open&is_overdue=true')).toBe(0);
+    // Another organization's invoices never move these totals.
+    await create(t, org);
+    expect(await total('')).toBe(5);
+  });
+});
+
 describe('access', () => {
   test('lets viewers read but not write, and members not delete', async ({ t, org }) => {
     const inv = await create(t, org);

@@ -113,10 +113,12 @@ export function documentTools<K extends DocumentKind, Row extends RecordRow, S e
       /** The area's own filters, after status and lead. */
       filters?(input: z.output<ListInput<F, St, Own>>): SQL[];
       match(text: string): TextMatch | null;
+      /** One page; `orgId` is the caller's organization (for a total read without counting). */
       page(
         db: Executor,
         input: z.output<ListInput<F, St, Own>>,
         query: ListQuery<F[number]>,
+        orgId: string,
       ): Promise<z.input<LO>>;
     }) {
       const input = listInput(kind, decl);
@@ -134,7 +136,12 @@ export function documentTools<K extends DocumentKind, Row extends RecordRow, S e
           if (status) conditions.push(eq(decl.columns.status, status));
           if (lead_id) conditions.push(eq(decl.columns.leadId, lead_id));
           conditions.push(...(decl.filters?.(params) ?? []));
-          return decl.page(db, params, { conditions, sortColumns: decl.sortColumns, match: decl.match });
+          return decl.page(
+            db,
+            params,
+            { conditions, sortColumns: decl.sortColumns, match: decl.match },
+            auth.orgId,
+          );
         },
       });
     },

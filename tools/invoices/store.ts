@@ -3,11 +3,12 @@
 // payments, void and uncollectible. Every status move goes through invoiceStatusMachine, so a
 // refused move is the 400 invalid_transition; editing or deleting a non-draft is refused the same
 // way. A draft is deleted for good (docs/decisions.md "Invoices"); finalized invoices are never deleted.
-import { getTableColumns } from 'drizzle-orm';
+import { getTableColumns, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { InvoiceProjectsHook } from '../../core/area.ts';
 import { type ErrorDetail, validationError } from '../../core/errors.ts';
 import type { LineItemInput } from '../../core/line-items.ts';
+import { liveCountSql } from '../../core/live-counts.ts';
 import { decimalPlaces, formatMinor, fromMinor, minorDigits, toMinor } from '../../core/money.ts';
 import { auditFields, auditValues, defineRecordTable, type RecordContext } from '../../core/records.ts';
 import { iso } from '../../core/schemas.ts';
@@ -138,6 +139,21 @@ export const invoiceRecords = defineRecordTable<InvoiceData>({
   select: (db) => db.select(invoiceColumns).from(invoices).$dynamic(),
   update: (db, set, where) => db.update(invoices).set(set).where(where).returning(invoiceColumns),
 });
+
+/**
+ * The live-count ledger's kind of invoices (migration 0031 attaches the invoices table under it,
+ * bucketed by `status`).
+ */
+const INVOICES_COUNT_KIND = 'invoices';
+
+/**
+ * The organization's live invoices, or those in `status`, from the trigger-kept ledger
+ * (core/live-counts.ts) as a scalar expression a list reads in its page's own statement: no count
+ * over 100,000 invoices on every page of a list.
+ */
+export function liveInvoicesTotal(orgId: string, status?: InvoiceStatus): SQL<number> {
+  return liveCountSql(orgId, INVOICES_COUNT_KIND, status ? [status] : undefined);
+}
 
 // ---------------------------------------------------------------------------------------------
 // Drafts

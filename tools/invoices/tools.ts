@@ -21,6 +21,7 @@ import {
   invoiceRecords,
   invoiceSchema,
   invoiceStatusMachine,
+  liveInvoicesTotal,
   moveInvoice,
   patchInvoice,
   recordPayment,
@@ -55,6 +56,17 @@ const inputs = pricedTools.inputs({
   createRefs: { project_id: projectIdField.optional() },
   dated: { due_date: dueDateField.optional() },
 });
+
+/**
+ * Whether a list's conditions are the organization's live invoices (two: organization, not trashed)
+ * and at most the status filter, with no search: then the ledger knows its total.
+ */
+function onlyStatusFilter(
+  input: { status?: string | undefined; search?: string | undefined },
+  query: { conditions: readonly unknown[] },
+): boolean {
+  return input.search === undefined && query.conditions.length === 2 + (input.status ? 1 : 0);
+}
 
 // ---------------------------------------------------------------------------------------------
 // Tools
@@ -92,7 +104,13 @@ export const listInvoices = invoiceTool.list({
     ...pricedTools.issueDateFilters(invoices.issueDate, input),
   ],
   match: (text) => numberOrWordsMatch(invoices.number, invoices.search, text),
-  page: (db, input, query) => invoiceRecords.list(db, 'invoices', serializeInvoice, input, query),
+  page: (db, input, query, orgId) =>
+    invoiceRecords.list(db, 'invoices', serializeInvoice, input, {
+      ...query,
+      // Filtered by nothing but (perhaps) status, the total is the ledger's (one index range read);
+      // any other filter or a search is counted as it stands.
+      ...(onlyStatusFilter(input, query) ? { total: liveInvoicesTotal(orgId, input.status) } : {}),
+    }),
 });
 
 export const getInvoice = invoiceTool.get({

@@ -2,9 +2,10 @@
 // the record helper (core/records.ts). Known fields are columns; any further property a caller sends
 // is kept in `custom` and returned flattened at the top level, as the specification's lead shape
 // allows. Every change writes its outbox event in the same transaction.
-import { eq, getTableColumns, type SQL, sql } from 'drizzle-orm';
+import { eq, getTableColumns, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../../core/db/client.ts';
+import { liveCountSql, readLiveCount } from '../../core/live-counts.ts';
 import {
   assertAssignableOwner,
   auditFields,
@@ -22,7 +23,7 @@ import {
 } from '../../core/records.ts';
 import { iso } from '../../core/schemas.ts';
 import { type ChildTable, restoreChildren, type TrashType, trashChildren } from '../../core/trash.ts';
-import { type LeadRow, leadCounts, leads } from './tables.ts';
+import { type LeadRow, leads } from './tables.ts';
 
 export const LEAD_STATUSES = ['new', 'contacted', 'qualified', 'unqualified', 'client', 'lost'] as const;
 export type LeadStatus = (typeof LEAD_STATUSES)[number];
@@ -87,17 +88,22 @@ export function getLiveLead(db: Executor, orgId: string, id: string, lock = fals
 }
 
 /**
- * The organization's live leads from the trigger-maintained counter, as a scalar expression: one key
- * read at any size, which a list reads in its page's statement (core/records.ts listPage).
+ * The live-count ledger's kind of leads (migration 0031 attaches the leads table under it, with no
+ * bucket column: one total per organization).
+ */
+const LEADS_COUNT_KIND = 'leads';
+
+/**
+ * The organization's live leads from the trigger-kept ledger (core/live-counts.ts) as a scalar
+ * expression, which a list reads in its page's own statement (core/records.ts listPage).
  */
 export function liveLeadsTotal(orgId: string): SQL<number> {
-  return sql<number>`select coalesce((select ${leadCounts.live} from ${leadCounts} where ${leadCounts.orgId} = ${orgId}), 0)`;
+  return liveCountSql(orgId, LEADS_COUNT_KIND);
 }
 
-/** The organization's live leads from the trigger-maintained counter: one key read at any size. */
-export async function countLiveLeads(db: Executor, orgId: string): Promise<number> {
-  const [row] = await db.select({ n: leadCounts.live }).from(leadCounts).where(eq(leadCounts.orgId, orgId));
-  return row?.n ?? 0;
+/** The organization's live leads from the trigger-kept ledger (core/live-counts.ts): no scan at any size. */
+export function countLiveLeads(db: Executor, orgId: string): Promise<number> {
+  return readLiveCount(db, orgId, LEADS_COUNT_KIND);
 }
 
 // ---------------------------------------------------------------------------------------------

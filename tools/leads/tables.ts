@@ -1,7 +1,8 @@
-// The leads area's tables: leads (the open-shaped core record) and the live-lead counter.
+// The leads area's table: leads (the open-shaped core record). Its live count per organization is
+// kept by the kernel's ledger (core/live-counts.ts, attached in migration 0031).
 import { sql } from 'drizzle-orm';
-import { bigint, index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
-import { createdAt, id, organizations, orgId, ts, tsvector, updatedAt } from '../../core/db/schema.ts';
+import { index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { createdAt, id, orgId, ts, tsvector, updatedAt } from '../../core/db/schema.ts';
 
 export const leads = pgTable(
   'leads',
@@ -47,18 +48,6 @@ export const leads = pgTable(
       .where(sql`${t.deletedAt} is not null`),
   ],
 );
-
-/**
- * Live (not trashed) leads per organization, kept exact by statement-level triggers on `leads`
- * (migration 0005), so the unfiltered `total` of a leads list is one primary-key read instead of a
- * count over every row of a large organization.
- */
-export const leadCounts = pgTable('lead_counts', {
-  orgId: text('org_id')
-    .primaryKey()
-    .references(() => organizations.id, { onDelete: 'cascade' }),
-  live: bigint('live', { mode: 'number' }).notNull().default(0),
-});
 
 export type LeadRow = typeof leads.$inferSelect;
 

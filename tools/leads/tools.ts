@@ -161,7 +161,7 @@ export const listLeads = defineTool({
       conditions,
       sortColumns: SORT_COLUMNS,
       match: (text) => prefixMatch(leads.search, text),
-      // Unfiltered, the total is the trigger-maintained counter: one key read at any size.
+      // Unfiltered, the total is the trigger-kept live-count ledger (core/live-counts.ts): no scan.
       ...(filtered ? {} : { total: liveLeadsTotal(auth.orgId) }),
       // Ranking reads the search vector of every match, so it is done while the matches are few
       // enough to rank at interactive speed; a broad search (say, one common prefix over a million
