@@ -93,6 +93,9 @@ const envSchema = z.object({
   HOST: z.string().default('0.0.0.0'),
   DATA_DIR: z.string().default('./.data'),
   DATABASE_URL: z.string().url().optional(),
+  // A direct connection to the same database, for what a transaction pooler (PgBouncer) in front of
+  // DATABASE_URL cannot carry: the migrations' session lock (core/db/client.ts). Default: DATABASE_URL.
+  DATABASE_DIRECT_URL: z.string().url().optional(),
   // PostgreSQL connection pool and its time limits (core/db/client.ts); 0 turns a limit off.
   DB_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(10),
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(2_147_483_647).default(30_000),
@@ -226,6 +229,11 @@ export interface Config {
   dataDir: string;
   /** `memory://` keeps PGlite in memory (tests); otherwise PGlite persists under dataDir. */
   databaseUrl: string | undefined;
+  /**
+   * DATABASE_DIRECT_URL: the same database without a pooler in between, for session-level work
+   * (the migrations' advisory lock); undefined means DATABASE_URL is direct itself.
+   */
+  databaseDirectUrl: string | undefined;
   /** PostgreSQL pool size per process. */
   dbPoolMax: number;
   /** Per-connection limits: statement run time, lock wait, wait for a free connection (ms, 0: none). */
@@ -349,6 +357,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     host: e.HOST,
     dataDir: e.DATA_DIR,
     databaseUrl: e.DATABASE_URL,
+    databaseDirectUrl: e.DATABASE_DIRECT_URL,
     dbPoolMax: e.DB_POOL_MAX,
     dbTimeouts: {
       statementMs: e.DB_STATEMENT_TIMEOUT_MS,
