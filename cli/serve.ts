@@ -7,6 +7,7 @@ import {
   isClusterProcess,
   MAX_PROCESSES,
   parseProcesses,
+  runCluster,
   stopRequestedByPrimary,
 } from './cluster.ts';
 import { printHelp } from './output.ts';
@@ -38,12 +39,11 @@ export async function serveCommand(args: string[]): Promise<number> {
     const { runServer } = await import('./server.ts');
     return runServer(loadConfig(), { workers, migrate: false, stopWhen });
   }
+  const processes = parseProcesses(values.processes, process.env.PROCESSES);
   const config = loadConfig();
+  checkClusterConfig(config, processes);
+  if (processes > 1) return runCluster(config, { processes, workers });
   // The server, the services and every area load only when a server really starts.
   const { runServer } = await import('./server.ts');
-  const processes = parseProcesses(values.processes, process.env.PROCESSES);
-  if (processes === 1) return runServer(config, { workers });
-  checkClusterConfig(config, processes);
-  const { runCluster } = await import('./cluster.ts');
-  return runCluster(config, { processes, workers });
+  return runServer(config, { workers });
 }
