@@ -12,7 +12,7 @@ import { withDatabase } from './database.ts';
 import { UsageError } from './remote.ts';
 
 /** The message the primary sends an API process to stop it as SIGTERM would (cli/server.ts). */
-export const STOP_MESSAGE = 'crm:stop';
+const STOP_MESSAGE = 'crm:stop';
 
 /** Restart delays: doubled on each exit, from the first to the cap, back to the first once stable. */
 const RESTART_FIRST_MS = 1000;

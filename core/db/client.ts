@@ -57,7 +57,7 @@ export interface OpenDatabaseOptions {
   /**
    * A direct connection to the same database when `url` goes through a transaction pooler
    * (PgBouncer): the migrations run on it, holding their session lock, and it stores the time limits
-   * where pooling keeps them (`poolerSafeTimeouts`). Undefined, or equal to `url`: `url` is direct.
+   * where pooling keeps them (`storeRoleTimeouts`). Undefined, or equal to `url`: `url` is direct.
    */
   directUrl?: string | undefined;
   /** PGlite's directory; undefined keeps PGlite in memory. */
