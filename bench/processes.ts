@@ -153,7 +153,8 @@ async function main(): Promise<void> {
         turns.push(turn);
         process.stdout.write(
           `${processes} process(es): ${turn.result.requestsPerSecond.toFixed(0)} req/s, p50 ${turn.result.p50} ms, ` +
-            `p99 ${turn.result.p99} ms, ${turn.cpuMsPerRequest.toFixed(2)} CPU ms/request, non-2xx ${turn.result.non2xx}\n`,
+            `p99 ${turn.result.p99} ms, ${turn.cpuMsPerRequest.toFixed(2)} CPU ms/request, non-2xx ${turn.result.non2xx}` +
+            ` (statuses ${JSON.stringify(turn.result.statusCodes)})\n`,
         );
       }
     }
