@@ -78,6 +78,9 @@ export default defineConfig({
     env: {
       TEST_DATABASE_URL: process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
       TEST_REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+      // PgBouncer in front of TEST_DATABASE_URL's server (.ci/run): test contexts reach their
+      // databases through it (test/fixtures/context.ts). Empty: directly.
+      TEST_DATABASE_POOLER_URL: process.env.TEST_DATABASE_POOLER_URL ?? '',
     },
   },
 });

@@ -56,6 +56,11 @@ export interface CreateServicesOptions {
   accountMailCa?: string | Buffer;
   /** Timings of the credential cache's listener (PostgreSQL without Redis): tests slow its reconnection. */
   credentialListener?: Pick<ListenOptions, 'retryMs' | 'probeEveryMs' | 'probeTimeoutMs'>;
+  /**
+   * Bring the schema up to date first (the default). Off in the API processes of `crm serve
+   * --processes N`, whose supervisor migrated once before starting them (cli/cluster.ts).
+   */
+  migrate?: boolean;
 }
 
 /**
@@ -142,13 +147,14 @@ export async function createServices(config: Config, options: CreateServicesOpti
   const embedded = !config.databaseUrl;
   const db = await openDatabase({
     url: config.databaseUrl,
+    directUrl: config.databaseDirectUrl,
     dataDir: embedded && !options.inMemory ? config.dataDir : undefined,
     poolMax: config.dbPoolMax,
     timeouts: config.dbTimeouts,
     image: embedded && options.inMemory ? options.pgliteImage : undefined,
     lease: embedded && options.inMemory ? options.pgliteLease : undefined,
   });
-  await db.migrate();
+  if (options.migrate !== false) await db.migrate();
   const usage = new CredentialUsage(db.system);
   usage.start();
   const jwtKey = resolveJwtKey(config, embedded && !options.inMemory);

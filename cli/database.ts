@@ -10,6 +10,7 @@ export async function withDatabase<T>(fn: (db: Database) => Promise<T>): Promise
   const { connectInvalidationPublisher } = await import('../core/auth/cache.ts');
   const db = await openDatabase({
     url: config.databaseUrl,
+    directUrl: config.databaseDirectUrl,
     dataDir: config.databaseUrl ? undefined : config.dataDir,
     poolMax: 2,
     timeouts: config.dbTimeouts,

@@ -50,6 +50,10 @@ export interface ServerOptions {
    * `crm worker` runs them (`crm serve --no-workers` or WORKERS=off).
    */
   workers?: boolean;
+  /** Migrate the database first (the default); off in an API process of `--processes N`. */
+  migrate?: boolean;
+  /** Also stop, as on SIGTERM, when this settles: the primary's request (cli/cluster.ts). */
+  stopWhen?: Promise<void>;
 }
 
 /**
@@ -76,7 +80,11 @@ export function queueOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): {
 
 async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
   // The declared jobs, so an API node without workers checks what it enqueues as a worker would.
-  const services = await createServices(config, { queue: queueOptionsFromEnv(), jobs: JOBS });
+  const services = await createServices(config, {
+    queue: queueOptionsFromEnv(),
+    jobs: JOBS,
+    migrate: options.migrate !== false,
+  });
   const app = createApp(services);
   const server = createAdaptorServer({ fetch: app.fetch });
   let address: AddressInfo;
@@ -146,26 +154,34 @@ async function startServer(config: Config, options: ServerOptions = {}): Promise
 /** Runs the server until SIGTERM or SIGINT; resolves with the exit code once it has shut down. */
 export async function runServer(config: Config, options: ServerOptions = {}): Promise<number> {
   const running = await startServer(config, options);
-  return untilStopSignal(running.services.logger, 'stopping: draining in-flight requests', running.close);
+  return untilStopSignal(running.services.logger, 'stopping: draining in-flight requests', running.close, {
+    ...(options.stopWhen ? { stopWhen: options.stopWhen } : {}),
+  });
 }
 
-/** Waits for SIGTERM or SIGINT, logs `stopping`, runs `close`; resolves with the exit code. */
+/**
+ * Waits for SIGTERM or SIGINT (or `stopWhen`: the supervising primary's request), logs `stopping`,
+ * runs `close`; resolves with the exit code.
+ */
 export function untilStopSignal(
   logger: Services['logger'],
   stopping: string,
   close: () => Promise<void>,
+  options: { stopWhen?: Promise<void> } = {},
 ): Promise<number> {
   return new Promise<number>((resolve) => {
-    let signalled = false;
-    const onSignal = (signal: NodeJS.Signals) => {
-      if (signalled) {
+    let stopped = false;
+    const stop = (by: NodeJS.Signals | 'primary') => {
+      if (stopped) {
+        // The primary's message repeats what the terminal's SIGINT already said to the whole group.
+        if (by === 'primary') return;
         // A second signal means the operator will not wait for the drain.
-        logger.warn({ signal }, 'second stop signal, exiting now');
+        logger.warn({ signal: by }, 'second stop signal, exiting now');
         resolve(1);
         return;
       }
-      signalled = true;
-      logger.info({ signal }, stopping);
+      stopped = true;
+      logger.info(by === 'primary' ? { by } : { signal: by }, stopping);
       close().then(
         () => {
           logger.info('stopped');
@@ -177,7 +193,8 @@ export function untilStopSignal(
         },
       );
     };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+    void options.stopWhen?.then(() => stop('primary'));
   });
 }

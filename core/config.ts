@@ -93,6 +93,9 @@ const envSchema = z.object({
   HOST: z.string().default('0.0.0.0'),
   DATA_DIR: z.string().default('./.data'),
   DATABASE_URL: z.string().url().optional(),
+  // A direct connection to the same database, for what a transaction pooler (PgBouncer) in front of
+  // DATABASE_URL cannot carry: the migrations' session lock (core/db/client.ts) and the credential
+  // cache's LISTEN (core/db/notifications.ts). Default: DATABASE_URL.
   DATABASE_DIRECT_URL: z.string().url().optional(),
   // PostgreSQL connection pool and its time limits (core/db/client.ts); 0 turns a limit off.
   DB_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(10),
@@ -228,8 +231,9 @@ export interface Config {
   /** `memory://` keeps PGlite in memory (tests); otherwise PGlite persists under dataDir. */
   databaseUrl: string | undefined;
   /**
-   * DATABASE_DIRECT_URL: reaches PostgreSQL without a transaction-mode pooler, for what needs a
-   * session of its own (the credential cache's LISTEN); undefined means DATABASE_URL does.
+   * DATABASE_DIRECT_URL: the same database without a pooler in between, for session-level work
+   * (the migrations' advisory lock, the credential cache's LISTEN); undefined means DATABASE_URL is
+   * direct itself.
    */
   databaseDirectUrl: string | undefined;
   /** PostgreSQL pool size per process. */

@@ -47,6 +47,22 @@ describe('crm', { timeout: 120_000 }, () => {
     oneErrorLine(badOption);
   });
 
+  it('serve --processes refuses what several processes cannot share, with one crm: line and exit 2', async () => {
+    const embedded = await crm(['serve', '--processes', '2']);
+    expect(embedded.code).toBe(2);
+    expect(oneErrorLine(embedded)).toContain('needs DATABASE_URL');
+    // The settings are checked before anything connects: the database need not exist.
+    const noRedis = await crm(['serve'], {
+      PROCESSES: '2',
+      DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
+    });
+    expect(noRedis.code).toBe(2);
+    expect(oneErrorLine(noRedis)).toContain('needs REDIS_URL');
+    const zero = await crm(['serve', '--processes', '0']);
+    expect(zero.code).toBe(2);
+    expect(oneErrorLine(zero)).toContain('from 1 to 64');
+  });
+
   it('migrate applies the migrations to the embedded database and exits 0', async () => {
     const run = await crm(['migrate']);
     expect(run.stderr).toBe('');

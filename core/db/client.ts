@@ -54,6 +54,12 @@ export interface DatabaseTimeouts {
 export interface OpenDatabaseOptions {
   /** A postgres:// URL; undefined selects PGlite. */
   url?: string | undefined;
+  /**
+   * A direct connection to the same database when `url` goes through a transaction pooler
+   * (PgBouncer): the migrations run on it, holding their session lock, and it stores the time limits
+   * where pooling keeps them (`storeRoleTimeouts`). Undefined, or equal to `url`: `url` is direct.
+   */
+  directUrl?: string | undefined;
   /** PGlite's directory; undefined keeps PGlite in memory. */
   dataDir?: string | undefined;
   poolMax?: number;
@@ -166,17 +172,24 @@ function makeDatabase(
 }
 
 /**
- * The pool's connection settings. The time limits are session settings sent when each connection
- * opens, so they bound every statement on it: tenant and system transactions, authentication
- * lookups and the workers' queries alike, with no extra round trip per transaction.
+ * The pool's connection settings. On a direct connection the time limits are session settings sent
+ * when each connection opens, so they bound every statement on it: tenant and system transactions,
+ * authentication lookups and the workers' queries alike, with no extra round trip per transaction.
+ * Through a transaction pooler they are not sent: PgBouncer refuses unknown startup parameters, and
+ * a session setting would stay on whichever server connection it reached. `storeRoleTimeouts`
+ * carries them instead.
  */
-function poolConfig(url: string, max: number, timeouts: DatabaseTimeouts | undefined): pg.PoolConfig {
+function poolConfig(
+  url: string,
+  max: number,
+  timeouts: DatabaseTimeouts | undefined,
+  pooled: boolean,
+): pg.PoolConfig {
   if (!timeouts) return { connectionString: url, max };
   return {
     connectionString: url,
     max,
-    statement_timeout: timeouts.statementMs,
-    lock_timeout: timeouts.lockMs,
+    ...(pooled ? {} : { statement_timeout: timeouts.statementMs, lock_timeout: timeouts.lockMs }),
     connectionTimeoutMillis: timeouts.acquireMs,
   };
 }
@@ -186,16 +199,39 @@ function poolStatusOf(pool: pg.Pool, max: number): PoolStatus {
 }
 
 /**
- * Runs the migrations on a connection of their own, outside the pool, so they are exempt from its
- * time limits (a schema change may rightly wait for locks and run long), holding the advisory lock
- * on that same session: several API nodes may start at once, one migrates, the others wait for it.
+ * Behind a transaction pooler, the time limits become the connecting role's defaults in this
+ * database, which PostgreSQL applies when each server connection logs in: every connection the
+ * pooler opens from then on has them, whichever client it serves, and a transaction's SET LOCAL
+ * of the role (withTenant) leaves them in place. Connections the pooler opened before keep their
+ * old values until it recycles them (docs/scaling.md "PgBouncer").
  */
-async function migratePostgres(url: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
+async function storeRoleTimeouts(client: pg.Client, timeouts: DatabaseTimeouts): Promise<void> {
+  // Whole milliseconds from the validated configuration: safe to write into the statement.
+  const statementMs = Math.trunc(timeouts.statementMs);
+  const lockMs = Math.trunc(timeouts.lockMs);
+  await client.query(`do $$ begin
+    execute format('alter role current_user in database %I set statement_timeout = ${statementMs}', current_database());
+    execute format('alter role current_user in database %I set lock_timeout = ${lockMs}', current_database());
+  end $$`);
+}
+
+/**
+ * Runs the migrations on a connection of their own, outside the pool and never through a pooler,
+ * so they are exempt from its time limits (a schema change may rightly wait for locks and run
+ * long), holding the advisory lock on that same session: several API nodes may start at once, one
+ * migrates, the others wait for it. A session lock needs a session: through PgBouncer's
+ * transaction pooling the unlock could reach another server connection and the lock stay held.
+ */
+async function migratePostgres(directUrl: string, roleTimeouts: DatabaseTimeouts | undefined): Promise<void> {
+  const client = new pg.Client({ connectionString: directUrl });
   await client.connect();
   try {
+    // Limits stored on the role (below, or by an operator) apply to this session too: a migration
+    // is exempt from them.
+    await client.query('set statement_timeout = 0; set lock_timeout = 0');
     await client.query(`select pg_advisory_lock(hashtext('crm_migrations'))`);
     await migratePg(drizzlePg(client, { schema }), { migrationsFolder });
+    if (roleTimeouts) await storeRoleTimeouts(client, roleTimeouts);
   } finally {
     await client.query(`select pg_advisory_unlock(hashtext('crm_migrations'))`).catch(() => {});
     await client.end();
@@ -205,15 +241,17 @@ async function migratePostgres(url: string): Promise<void> {
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   if (options.url) {
     const url = options.url;
+    const directUrl = options.directUrl ?? url;
+    const pooled = directUrl !== url;
     const max = options.poolMax ?? DEFAULT_POOL_MAX;
-    const pool = new pg.Pool(poolConfig(url, max, options.timeouts));
+    const pool = new pg.Pool(poolConfig(url, max, options.timeouts, pooled));
     // An idle client that errors (server restart) must not crash the process; the pool replaces it.
     pool.on('error', () => {});
     const db = drizzlePg(pool, { schema });
     return makeDatabase(
       'postgres',
       db,
-      () => migratePostgres(url),
+      () => migratePostgres(directUrl, pooled ? options.timeouts : undefined),
       () => pool.end(),
       () => poolStatusOf(pool, max),
       pooledTenantTransaction(pool),

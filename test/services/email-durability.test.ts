@@ -66,6 +66,7 @@ function spawnWorker(t: TestContext, prefix: string): ChildProcess {
     env: {
       ...process.env,
       DATABASE_URL: databaseUrl,
+      ...(t.config.databaseDirectUrl ? { DATABASE_DIRECT_URL: t.config.databaseDirectUrl } : {}),
       REDIS_URL,
       CRM_QUEUE_PREFIX: prefix,
       CONNECTED_ACCOUNTS_ALLOW_PRIVATE_HOSTS: 'true',

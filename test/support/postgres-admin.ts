@@ -20,6 +20,13 @@ function databaseUrl(adminUrl: string, name: string): string {
   return url.toString();
 }
 
+/** `url` reached through the pooler of `poolerUrl` (its host, port and user; the database kept). */
+export function throughPooler(url: string, poolerUrl: string): string {
+  const pooled = new URL(poolerUrl);
+  pooled.pathname = new URL(url).pathname;
+  return pooled.toString();
+}
+
 /**
  * Creates a database named `<prefix>_<random>` (a copy of `template` when given) and returns its URL
  * and a function that drops it. Tests, the benchmarks and the global setup all make theirs here.
