@@ -1,6 +1,6 @@
 // The leads area's tables: leads (the open-shaped core record) and the live-lead counter.
 import { sql } from 'drizzle-orm';
-import { bigint, index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { bigint, customType, index, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { createdAt, id, organizations, orgId, ts, tsvector, updatedAt } from '../../core/db/schema.ts';
 
 export const leads = pgTable(
@@ -59,6 +59,26 @@ export const leadCounts = pgTable('lead_counts', {
     .references(() => organizations.id, { onDelete: 'cascade' }),
   live: bigint('live', { mode: 'number' }).notNull().default(0),
 });
+
+/** Text ordered byte by byte (`COLLATE "C"`), so the words starting with a prefix are one index range. */
+const byteOrderedText = customType<{ data: string }>({ dataType: () => 'text collate "C"' });
+
+/**
+ * The words of each live lead's search vector, one row per (word, lead), kept by statement-level
+ * triggers on `leads` (migration 0030). Its primary key answers "how many live leads match these
+ * word prefixes" as an index-only range scan: the exact `total` of a lead search without reading the
+ * leads heap, which a GIN index cannot avoid (bench/results.md, "Scale: search and smart views at
+ * 1M leads").
+ */
+export const leadSearchTerms = pgTable(
+  'lead_search_terms',
+  {
+    orgId: orgId(),
+    term: byteOrderedText('term').notNull(),
+    leadId: text('lead_id').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.term, t.leadId] })],
+);
 
 export type LeadRow = typeof leads.$inferSelect;
 
