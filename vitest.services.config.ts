@@ -25,6 +25,7 @@ const EMBEDDED_ONLY: Record<string, string> = {
   'test/ports/ai-stream.test.ts': 'the model adapter against a local fake model server; no database',
   'test/money.test.ts': 'rounding arithmetic; no database',
   'test/records.test.ts': "the record helper's pure rules; no database",
+  'test/text-search.test.ts': 'the word-prefix helpers of a search total, on strings; no database',
   'test/webhook-signing.test.ts': 'signature bytes; no database',
   'test/ssrf.test.ts': 'address rules of the delivery guard; no database',
   'test/layers.test.ts': 'import statements of the sources',

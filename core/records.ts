@@ -415,10 +415,11 @@ export interface ListQuery<F extends string> {
   /** How a `search` becomes SQL; null when the text can match nothing. */
   match?(search: string): TextMatch | null;
   /**
-   * The total as a scalar SQL expression when the caller knows it without counting (a counter
-   * table); counted otherwise. Either way it is read in the page's own statement (listPage).
+   * The total when the caller knows it without counting the rows: a scalar SQL expression (a
+   * counter), read in the page's own statement (listPage), or a function of its own (a count that
+   * needs a statement first, such as a search's words). Counted in the page's statement otherwise.
    */
-  total?: SQL<number>;
+  total?: SQL<number> | (() => Promise<number>);
   /** Rank by relevance only while the matches are at most this many (ranking reads every match). */
   rankedUpTo?: number;
 }
@@ -606,11 +607,13 @@ export function defineRecordTable<Row extends RecordRow>(spec: RecordTableSpec<R
       if (!c.createdAt) throw new Error(`${label}: list needs a createdAt column`);
       // Ranking by relevance depends on how many match, so a capped ranked search counts first;
       // every other list reads its total in the page's statement (listPage).
-      let total: number | SQL<number> | undefined = query.total;
+      let total: number | SQL<number> | undefined =
+        typeof query.total === 'function' ? await query.total() : query.total;
       let ranked: SQL[] = [];
       if (rank) {
         if (query.rankedUpTo !== undefined) {
-          total = total ? await scalar(db, total) : await records.count(db, where);
+          if (typeof total !== 'number')
+            total = total ? await scalar(db, total) : await records.count(db, where);
           if (total <= query.rankedUpTo) ranked = [desc(rank)];
         } else {
           ranked = [desc(rank)];

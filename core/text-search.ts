@@ -41,3 +41,45 @@ export interface SearchTerms {
 export function rankOf(search: SQL, name: SQL, terms: SearchTerms): SQL {
   return sql`(ts_rank(${search}, to_tsquery('simple', ${terms.prefix})) + ts_rank(${search}, to_tsquery('simple', ${terms.exact})) + case when lower(${name}) = ${terms.phrase} then 1 else 0 end)`;
 }
+
+/**
+ * The lexemes of a tsquery's text form (`tsquery::text`) when the query is nothing but an AND of
+ * word prefixes (`'acme':* & 'harbor':*`), which is what to_tsquery makes of prefixTsQuery's output
+ * for ordinary words; null for any other shape (a word the parser split into a phrase, an empty
+ * query), which callers then answer the general way.
+ */
+export function prefixLexemes(tsquery: string): string[] | null {
+  // One operand: a quoted lexeme ('' and \x escape a quote and a backslash) with the prefix mark.
+  const operand = /'((?:[^'\\]|''|\\.)+)':\*/y;
+  const lexemes: string[] = [];
+  let at = 0;
+  while (at < tsquery.length || lexemes.length === 0) {
+    if (lexemes.length > 0) {
+      if (!tsquery.startsWith(' & ', at)) return null;
+      at += 3;
+    }
+    operand.lastIndex = at;
+    const match = operand.exec(tsquery);
+    if (!match?.[1]) return null;
+    lexemes.push(match[1].replace(/''|\\(.)/g, (_escaped, char: string | undefined) => char ?? "'"));
+    at = operand.lastIndex;
+  }
+  return lexemes;
+}
+
+/**
+ * The least string above every string that starts with `prefix`, in code point order (which is the
+ * byte order of UTF-8, i.e. `COLLATE "C"`): the prefix with its last code point incremented. So
+ * `term >= prefix and term < upper` is exactly "term starts with prefix". Null when no such string
+ * exists (the prefix is all U+10FFFF), and the range has no upper end.
+ */
+export function prefixUpperBound(prefix: string): string | null {
+  const points = [...prefix];
+  while (points.length > 0) {
+    const last = points.pop()?.codePointAt(0) ?? 0;
+    // Surrogate code points are not characters; UTF-8 (and PostgreSQL text) never holds them.
+    const next = last + 1 === 0xd800 ? 0xe000 : last + 1;
+    if (next <= 0x10ffff) return points.join('') + String.fromCodePoint(next);
+  }
+  return null;
+}

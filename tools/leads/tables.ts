@@ -1,7 +1,7 @@
 // The leads area's table: leads (the open-shaped core record). Its live count per organization is
 // kept by the kernel's ledger (core/live-counts.ts, attached in migration 0031).
 import { sql } from 'drizzle-orm';
-import { index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { customType, index, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { createdAt, id, orgId, ts, tsvector, updatedAt } from '../../core/db/schema.ts';
 
 export const leads = pgTable(
@@ -47,6 +47,26 @@ export const leads = pgTable(
       .on(t.orgId, t.deletedAt.desc(), t.id.desc())
       .where(sql`${t.deletedAt} is not null`),
   ],
+);
+
+/** Text ordered byte by byte (`COLLATE "C"`), so the words starting with a prefix are one index range. */
+const byteOrderedText = customType<{ data: string }>({ dataType: () => 'text collate "C"' });
+
+/**
+ * The words of each live lead's search vector, one row per (word, lead), kept by statement-level
+ * triggers on `leads` (migration 0032). Its primary key answers "how many live leads match these
+ * word prefixes" as an index-only range scan: the exact `total` of a lead search without reading the
+ * leads heap, which a GIN index cannot avoid (bench/results.md, "Scale: search and smart views at
+ * 1M leads").
+ */
+export const leadSearchTerms = pgTable(
+  'lead_search_terms',
+  {
+    orgId: orgId(),
+    term: byteOrderedText('term').notNull(),
+    leadId: text('lead_id').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.term, t.leadId] })],
 );
 
 export type LeadRow = typeof leads.$inferSelect;

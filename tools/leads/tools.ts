@@ -1,10 +1,11 @@
 // Lead tools: list, get, create, replace, update, delete, convert and the bulk operations. The data
 // functions are in store.ts (on the record helper, core/records.ts); this module holds the inputs
 // and the tool declarations.
-import { and, arrayContains, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, arrayContains, asc, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { roleHolds } from '../../core/access.ts';
 import type { LeadConvertedHook } from '../../core/area.ts';
+import type { Executor } from '../../core/db/client.ts';
 import { AppError, type ErrorDetail, toAppError } from '../../core/errors.ts';
 import { zodDetails } from '../../core/invoke.ts';
 import { prefixMatch, type SortColumn, sameValue } from '../../core/records.ts';
@@ -15,9 +16,11 @@ import {
   nulMessage,
   withAdditionalProperties,
 } from '../../core/text-rules.ts';
+import { prefixTsQuery } from '../../core/text-search.ts';
 import { defineTool } from '../../core/tool.ts';
 import type { ChildTable } from '../../core/trash.ts';
 import { leadsCatalogue } from './catalogue.ts';
+import { countLeadSearchMatches } from './search-total.ts';
 import {
   dedupeTags,
   insertLead,
@@ -157,12 +160,17 @@ export const listLeads = defineTool({
     if (input.owner_id) conditions.push(eq(leads.ownerId, input.owner_id));
     if (input.tag) conditions.push(arrayContains(leads.tags, [input.tag]));
     const filtered = conditions.length > 2 || input.search !== undefined;
+    const { search } = input;
     return leadRecords.list(db, 'leads', serializeLead, input, {
       conditions,
       sortColumns: SORT_COLUMNS,
       match: (text) => prefixMatch(leads.search, text),
       // Unfiltered, the total is the trigger-kept live-count ledger (core/live-counts.ts): no scan.
       ...(filtered ? {} : { total: liveLeadsTotal(auth.orgId) }),
+      // A search and nothing else counts on the words table (tools/leads/search-total.ts).
+      ...(search !== undefined && conditions.length === 2
+        ? { total: () => searchTotal(db, auth.orgId, conditions, search) }
+        : {}),
       // Ranking reads the search vector of every match, so it is done while the matches are few
       // enough to rank at interactive speed; a broad search (say, one common prefix over a million
       // leads) is served newest first straight from the creation index instead.
@@ -170,6 +178,21 @@ export const listLeads = defineTool({
     });
   },
 });
+
+/** The exact total of a search with no other filter: on the words table when its shape allows, else counted. */
+async function searchTotal(
+  db: Executor,
+  orgId: string,
+  conditions: readonly SQL[],
+  search: string,
+): Promise<number> {
+  const prefix = prefixTsQuery(search);
+  const match = prefixMatch(leads.search, search);
+  // The list answers a search without words before asking for a total.
+  if (prefix === null || match === null) return 0;
+  const counted = await countLeadSearchMatches(db, orgId, prefix);
+  return counted ?? leadRecords.count(db, and(...conditions, match.where));
+}
 
 export const getLead = defineTool({
   name: 'get_lead',
