@@ -25,11 +25,17 @@ const LEAD_COLUMNS =
 
 /**
  * One page of live leads, newest first, with the organization's live total from the ledger the
- * product reads for an unfiltered list (core/live-counts.ts, tools/leads `liveLeadsTotal`).
+ * product reads for an unfiltered list (core/live-counts.ts, tools/leads `liveLeadsTotal`), or from
+ * the counter row that ledger replaced (`lead_counts`), so the same floor measures older commits.
  */
-const PAGE_SQL = `select ${LEAD_COLUMNS}, (select coalesce(sum(delta), 0)::bigint from live_counts where org_id = $1 and kind = 'leads') as total
+function pageSql(ledger: boolean): string {
+  const total = ledger
+    ? "(select coalesce(sum(delta), 0)::bigint from live_counts where org_id = $1 and kind = 'leads')"
+    : '(select coalesce(sum(live), 0)::bigint from lead_counts where org_id = $1)';
+  return `select ${LEAD_COLUMNS}, ${total} as total
   from leads where org_id = $1 and deleted_at is null
   order by created_at desc nulls first, id desc nulls first limit $2 offset $3`;
+}
 
 const INSERT_SQL = `insert into leads (id, org_id, name, description, url, status, owner_id, tags, custom, converted_at, created_by, created_at, updated_at)
   values ($1, $2, $3, null, null, $4, $5, $6, '{}'::jsonb, null, $5, $7, $7) returning ${LEAD_COLUMNS}`;
@@ -104,6 +110,10 @@ export async function startFloor(databaseUrl: string, token: string, poolMax: nu
   const found = rows[0];
   if (!found) throw new Error('the floor found no API key for the benchmark token');
   credentials.set(hash(token), { orgId: found.org_id, userId: found.user_id });
+  const { rows: ledgers } = await pool.query<{ ledger: boolean }>(
+    "select to_regclass('live_counts') is not null as ledger",
+  );
+  const PAGE_SQL = pageSql(ledgers[0]?.ledger === true);
 
   const caller = (header: string | undefined): Credential | undefined =>
     header?.startsWith('Bearer ') ? credentials.get(hash(header.slice(7))) : undefined;
