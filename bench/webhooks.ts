@@ -38,7 +38,7 @@ import {
   verifyStandardWebhook,
   verifyWebhookSignature,
 } from '../tools/webhooks/signing.ts';
-import { createDeliveryDispatcher } from '../tools/webhooks/ssrf.ts';
+import { createDeliveryDispatchers, parseTargetUrl } from '../tools/webhooks/ssrf.ts';
 import { webhookDeliveries, webhooks } from '../tools/webhooks/tables.ts';
 import { type BackgroundWork, startBackgroundWork } from '../workers/runtime.ts';
 import { gitCommit, machine } from './environment.ts';
@@ -200,14 +200,14 @@ interface BareResult {
 
 /**
  * N signed POSTs exactly as a delivery builds them (envelope, X-CRM-Signature, Standard Webhooks
- * headers), through `dispatcherFor` (one pooled keep-alive agent, or a fresh one per request).
+ * headers), through `dispatcherFor` (a plain keep-alive agent, or the deliveries' guarded pools).
  */
 async function bareLoop(
   url: string,
   secret: string,
   total: number,
   concurrency: number,
-  dispatcherFor: () => { dispatcher: Dispatcher; done: () => void },
+  dispatcherFor: () => Promise<Dispatcher>,
 ): Promise<BareResult> {
   let failures = 0;
   const started = performance.now();
@@ -218,8 +218,8 @@ async function bareLoop(
     const body = Buffer.from(
       JSON.stringify({ event: 'lead.created', org_id: id, timestamp: now.toISOString(), data: leadData(i) }),
     );
-    const { dispatcher, done } = dispatcherFor();
     try {
+      const dispatcher = await dispatcherFor();
       const res = await request(url, {
         method: 'POST',
         dispatcher,
@@ -239,8 +239,6 @@ async function bareLoop(
       if (res.statusCode !== 204) failures++;
     } catch {
       failures++;
-    } finally {
-      done();
     }
   });
   const seconds = ms(started) / 1000;
@@ -372,7 +370,7 @@ async function main(): Promise<void> {
 
     // (1) Bare loop, pooled keep-alive connections (the reference of the target), after a warm-up.
     const pooled = new Agent({ connect: { ca: certificate.cert }, connections: totalConcurrency });
-    const pooledFor = () => ({ dispatcher: pooled, done: () => undefined });
+    const pooledFor = async () => pooled;
     await bareLoop(receiver.url, secret, Math.min(1000, events), totalConcurrency, pooledFor);
     await receiver.reset();
     const bare = await bareLoop(receiver.url, secret, events, totalConcurrency, pooledFor);
@@ -381,15 +379,17 @@ async function main(): Promise<void> {
     const bareValid = verifySample(bareStats.sample, secret);
     log(`bare loop (keep-alive): ${bare.perSecond.toFixed(0)} POSTs/s, ${bare.failures} failures`);
 
-    // (2) Bare loop through the production dispatcher: one fresh TLS connection per POST.
+    // (2) Bare loop through the deliveries' own guarded pools (tools/webhooks/ssrf.ts): the address
+    // checked and pinned per POST, the connections kept warm per (origin, address).
     await receiver.reset();
-    const fresh = await bareLoop(receiver.url, secret, events, totalConcurrency, () => {
-      const dispatcher = createDeliveryDispatcher({ allowPrivate: true, ca: certificate.cert });
-      return { dispatcher, done: () => void dispatcher.destroy().catch(() => undefined) };
-    });
-    log(
-      `bare loop (a connection per POST): ${fresh.perSecond.toFixed(0)} POSTs/s, ${fresh.failures} failures`,
+    const guarded = createDeliveryDispatchers({ allowPrivate: true, ca: certificate.cert });
+    const target = parseTargetUrl(receiver.url);
+    if (!target.ok) throw new Error(target.reason);
+    const fresh = await bareLoop(receiver.url, secret, events, totalConcurrency, () =>
+      guarded.dispatcherFor(target),
     );
+    await guarded.close();
+    log(`bare loop (guarded pools): ${fresh.perSecond.toFixed(0)} POSTs/s, ${fresh.failures} failures`);
 
     // (3) The pipeline: N outbox rows as recordEvent writes them, batched, then both runtimes start.
     await receiver.reset();
@@ -462,7 +462,7 @@ async function main(): Promise<void> {
       '| scenario | items | seconds | per second | failures |',
       '|---|---:|---:|---:|---:|',
       `| (a) bare loop: signed undici POSTs, keep-alive pool of ${totalConcurrency} | ${bare.posts} | ${bare.seconds.toFixed(2)} | ${bare.perSecond.toFixed(0)} | ${bare.failures} |`,
-      `| (a') bare loop through \`createDeliveryDispatcher\`: a new TLS connection per POST | ${fresh.posts} | ${fresh.seconds.toFixed(2)} | ${fresh.perSecond.toFixed(0)} | ${fresh.failures} |`,
+      `| (a') bare loop through the deliveries' guarded pools (\`createDeliveryDispatchers\`) | ${fresh.posts} | ${fresh.seconds.toFixed(2)} | ${fresh.perSecond.toFixed(0)} | ${fresh.failures} |`,
       `| (b) outbox -> relay -> BullMQ -> signed HTTPS POST -> 'succeeded'${pipeline.timedOut ? ' (timed out)' : ''} | ${pipeline.succeeded} of ${events} | ${seconds.toFixed(2)} | ${pipeline.perSecond.toFixed(0)} | ${pipeline.failed} |`,
       '',
       `- Relay (all ${events} outbox rows relayed and enqueued): ${relayedSeconds === null ? 'not finished' : `${relayedSeconds.toFixed(2)} s, ${(events / relayedSeconds).toFixed(0)} rows/s`}.`,
