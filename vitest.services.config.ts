@@ -27,6 +27,8 @@ const EMBEDDED_ONLY: Record<string, string> = {
   'test/records.test.ts': "the record helper's pure rules; no database",
   'test/webhook-signing.test.ts': 'signature bytes; no database',
   'test/ssrf.test.ts': 'address rules of the delivery guard; no database',
+  'test/connected-accounts/smtp-pool.test.ts':
+    'the SMTP adapter’s pooled sessions against a local SMTP peer; no database',
   'test/layers.test.ts': 'import statements of the sources',
   'test/areas.test.ts': 'the declarations of the areas',
   'test/manifest.test.ts': 'the committed manifest against the registry',
