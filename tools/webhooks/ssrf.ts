@@ -111,6 +111,12 @@ const RESOLVE_TTL_MS = 5_000;
  */
 const KEEP_ALIVE_MS = 10_000;
 const KEEP_ALIVE_MAX_MS = 30_000;
+/**
+ * Connections one pool opens at most; more deliveries in flight to one receiver wait for a free one
+ * (within their deadline). It bounds the handshakes a burst costs: undici opens a new connection
+ * when a request arrives just before a finished one hands its connection back.
+ */
+const MAX_CONNECTIONS_PER_POOL = 64;
 
 const systemResolve = (hostname: string): Promise<LookupAddress[]> => dnsLookup(hostname, { all: true });
 
@@ -162,6 +168,7 @@ export function createDeliveryDispatchers(options: DeliveryDispatcherOptions): D
       return existing;
     }
     const pool = new Pool(origin, {
+      connections: MAX_CONNECTIONS_PER_POOL,
       pipelining: 1,
       keepAliveTimeout: KEEP_ALIVE_MS,
       keepAliveMaxTimeout: KEEP_ALIVE_MAX_MS,
