@@ -187,7 +187,7 @@ async function send(
  */
 const dispatchers = new WeakMap<Services, Map<string, DeliveryDispatchers>>();
 
-export function deliveryDispatchers(services: Services, ca: string | undefined): DeliveryDispatchers {
+function deliveryDispatchers(services: Services, ca: string | undefined): DeliveryDispatchers {
   let byCa = dispatchers.get(services);
   if (!byCa) {
     byCa = new Map();
