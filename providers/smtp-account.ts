@@ -40,7 +40,7 @@ const SOCKET_TIMEOUT_MS = 60_000;
  */
 const VERIFY_SOCKET_TIMEOUT_MS = 15_000;
 /** Sessions one account's server is asked to hold at once by this process (servers cap them per login). */
-const POOL_MAX_CONNECTIONS = 3;
+const POOL_MAX_CONNECTIONS = 5;
 /** Messages per session before it is replaced (a server may cap them per session). */
 const POOL_MAX_MESSAGES = 100;
 /** A pool without a send for this long is closed: well under the 5 minutes RFC 5321 gives a server. */
