@@ -28,6 +28,8 @@ const EMBEDDED_ONLY: Record<string, string> = {
   'test/text-search.test.ts': 'the word-prefix helpers of a search total, on strings; no database',
   'test/webhook-signing.test.ts': 'signature bytes; no database',
   'test/ssrf.test.ts': 'address rules of the delivery guard; no database',
+  'test/connected-accounts/smtp-pool.test.ts':
+    'the SMTP adapter’s pooled sessions against a local SMTP peer; no database',
   'test/layers.test.ts': 'import statements of the sources',
   'test/areas.test.ts': 'the declarations of the areas',
   'test/manifest.test.ts': 'the committed manifest against the registry',

@@ -190,6 +190,11 @@ export async function createServices(config: Config, options: CreateServicesOpti
   const mailer: Mailer = config.smtp
     ? new SmtpMailer(config.smtp, config.mailFrom)
     : new EmlMailer(join(config.dataDir, 'mail'), config.mailFrom);
+  // Pooled SMTP sessions per connected account, closed with the services.
+  const accountMail = new SmtpAccountMailer({
+    ca: options.accountMailCa,
+    allowPrivateHosts: config.connectedAccountsAllowPrivateHosts,
+  });
   const secrets = createLazySecretBox(() => resolveSecretKeys(config, !options.inMemory, logger));
   return {
     config,
@@ -205,10 +210,7 @@ export async function createServices(config: Config, options: CreateServicesOpti
     queue: jobs,
     files,
     mailer,
-    accountMail: new SmtpAccountMailer({
-      ca: options.accountMailCa,
-      allowPrivateHosts: config.connectedAccountsAllowPrivateHosts,
-    }),
+    accountMail,
     secrets,
     ai: config.ai ? new OpenAiChatModel(config.ai) : null,
     telephony: new TwilioProvider(config.telephony),
@@ -216,6 +218,7 @@ export async function createServices(config: Config, options: CreateServicesOpti
       await jobs.close();
       await files.close();
       await mailer.close();
+      await accountMail.close();
       await usage.stop().catch((err: unknown) => logger.warn({ err }, 'could not flush key usage'));
       await authCache.close();
       await db.close();

@@ -1,6 +1,7 @@
 // `npm run bench:webhooks`: signed webhook deliveries per second end to end (outbox row -> relay ->
-// BullMQ -> signed HTTPS POST -> 'succeeded' in the delivery log) with two BullMQ workers, next to
-// a bare loop of signed undici POSTs to the same receiver at the same total concurrency.
+// BullMQ -> signed HTTPS POST -> 'succeeded' in the delivery log) with two BullMQ workers, in this
+// process (b) and as `crm worker --processes 2` (c), next to a bare loop of signed undici POSTs to
+// the same receiver at the same total concurrency.
 // Targets (issue 4 item 9): the pipeline reaches >= 50% of the bare loop and >= 1,000 deliveries/s.
 //
 // The receiver runs in a child process (this file with the argument `receiver`), so it does not
@@ -11,10 +12,11 @@
 // 32), WEBHOOK_BENCH_TIMEOUT_S (give up waiting for the pipeline, default 180),
 // BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres), BENCH_REDIS_URL.
 
-import { type ChildProcess, fork } from 'node:child_process';
+import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:https';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { and, count, eq, isNull } from 'drizzle-orm';
@@ -38,12 +40,13 @@ import {
   verifyStandardWebhook,
   verifyWebhookSignature,
 } from '../tools/webhooks/signing.ts';
-import { createDeliveryDispatcher } from '../tools/webhooks/ssrf.ts';
+import { createDeliveryDispatchers, parseTargetUrl } from '../tools/webhooks/ssrf.ts';
 import { webhookDeliveries, webhooks } from '../tools/webhooks/tables.ts';
 import { type BackgroundWork, startBackgroundWork } from '../workers/runtime.ts';
 import { gitCommit, machine } from './environment.ts';
 
 const benchDir = fileURLToPath(new URL('.', import.meta.url));
+const BIN = fileURLToPath(new URL('../cli/bin.js', import.meta.url));
 const SAMPLE_SIZE = 200;
 const WORKERS = 2;
 
@@ -200,14 +203,14 @@ interface BareResult {
 
 /**
  * N signed POSTs exactly as a delivery builds them (envelope, X-CRM-Signature, Standard Webhooks
- * headers), through `dispatcherFor` (one pooled keep-alive agent, or a fresh one per request).
+ * headers), through `dispatcherFor` (a plain keep-alive agent, or the deliveries' guarded pools).
  */
 async function bareLoop(
   url: string,
   secret: string,
   total: number,
   concurrency: number,
-  dispatcherFor: () => { dispatcher: Dispatcher; done: () => void },
+  dispatcherFor: () => Promise<Dispatcher>,
 ): Promise<BareResult> {
   let failures = 0;
   const started = performance.now();
@@ -218,8 +221,8 @@ async function bareLoop(
     const body = Buffer.from(
       JSON.stringify({ event: 'lead.created', org_id: id, timestamp: now.toISOString(), data: leadData(i) }),
     );
-    const { dispatcher, done } = dispatcherFor();
     try {
+      const dispatcher = await dispatcherFor();
       const res = await request(url, {
         method: 'POST',
         dispatcher,
@@ -239,8 +242,6 @@ async function bareLoop(
       if (res.statusCode !== 204) failures++;
     } catch {
       failures++;
-    } finally {
-      done();
     }
   });
   const seconds = ms(started) / 1000;
@@ -311,6 +312,55 @@ async function deleteKeys(redisUrl: string, prefix: string): Promise<number> {
   return deleted;
 }
 
+/** Writes `events` outbox rows as recordEvent does, in one transaction, so they appear at once. */
+async function insertOutbox(services: Services, orgId: string, events: number): Promise<void> {
+  await services.db.transaction(async (tx) => {
+    for (let from = 0; from < events; from += 1000) {
+      const rows = Array.from({ length: Math.min(1000, events - from) }, (_, k) => ({
+        id: newId(),
+        orgId,
+        event: 'lead.created',
+        data: leadData(from + k),
+      }));
+      await tx.insert(outboxEvents).values(rows);
+    }
+  });
+}
+
+/**
+ * `crm worker --processes N` on the scratch database and queue prefix, the receiver's certificate
+ * trusted through NODE_EXTRA_CA_CERTS (as a deployment would); resolves once every child has logged
+ * that it started.
+ */
+async function startWorkerProcesses(
+  processes: number,
+  env: NodeJS.ProcessEnv,
+): Promise<{ stop: () => Promise<number | null> }> {
+  const child = spawn(process.execPath, [BIN, 'worker', '--processes', String(processes)], {
+    env: { ...process.env, ...env, LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  await new Promise<void>((resolve, reject) => {
+    let started = 0;
+    let buffered = '';
+    child.once('exit', (code) => reject(new Error(`crm worker exited with ${code} before starting`)));
+    child.stdout?.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      const lines = buffered.split('\n');
+      buffered = lines.pop() ?? '';
+      for (const line of lines) if (line.includes('"crm worker started"')) started++;
+      if (started === processes) resolve();
+    });
+  });
+  return {
+    async stop() {
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
 const pct = (a: number, b: number) => `${((100 * a) / b).toFixed(1)}%`;
 
 async function main(): Promise<void> {
@@ -337,6 +387,7 @@ async function main(): Promise<void> {
   const receiver = await ReceiverProcess.start(certificate.key, certificate.cert);
   const scratch = await createScratchDatabase(env.BENCH_DATABASE_URL, { empty: true });
   const prefix = `crm-bench-${randomBytes(6).toString('hex')}`;
+  const processPrefix = `${prefix}-processes`;
   const config = loadConfig({
     LOG_LEVEL: 'warn',
     JWT_SECRET: randomBytes(32).toString('hex'),
@@ -372,7 +423,7 @@ async function main(): Promise<void> {
 
     // (1) Bare loop, pooled keep-alive connections (the reference of the target), after a warm-up.
     const pooled = new Agent({ connect: { ca: certificate.cert }, connections: totalConcurrency });
-    const pooledFor = () => ({ dispatcher: pooled, done: () => undefined });
+    const pooledFor = async () => pooled;
     await bareLoop(receiver.url, secret, Math.min(1000, events), totalConcurrency, pooledFor);
     await receiver.reset();
     const bare = await bareLoop(receiver.url, secret, events, totalConcurrency, pooledFor);
@@ -381,15 +432,17 @@ async function main(): Promise<void> {
     const bareValid = verifySample(bareStats.sample, secret);
     log(`bare loop (keep-alive): ${bare.perSecond.toFixed(0)} POSTs/s, ${bare.failures} failures`);
 
-    // (2) Bare loop through the production dispatcher: one fresh TLS connection per POST.
+    // (2) Bare loop through the deliveries' own guarded pools (tools/webhooks/ssrf.ts): the address
+    // checked and pinned per POST, the connections kept warm per (origin, address).
     await receiver.reset();
-    const fresh = await bareLoop(receiver.url, secret, events, totalConcurrency, () => {
-      const dispatcher = createDeliveryDispatcher({ allowPrivate: true, ca: certificate.cert });
-      return { dispatcher, done: () => void dispatcher.destroy().catch(() => undefined) };
-    });
-    log(
-      `bare loop (a connection per POST): ${fresh.perSecond.toFixed(0)} POSTs/s, ${fresh.failures} failures`,
+    const guarded = createDeliveryDispatchers({ allowPrivate: true, ca: certificate.cert });
+    const target = parseTargetUrl(receiver.url);
+    if (!target.ok) throw new Error(target.reason);
+    const fresh = await bareLoop(receiver.url, secret, events, totalConcurrency, () =>
+      guarded.dispatcherFor(target),
     );
+    await guarded.close();
+    log(`bare loop (guarded pools): ${fresh.perSecond.toFixed(0)} POSTs/s, ${fresh.failures} failures`);
 
     // (3) The pipeline: N outbox rows as recordEvent writes them, batched, then both runtimes start.
     await receiver.reset();
@@ -440,11 +493,59 @@ async function main(): Promise<void> {
       `pipeline: ${pipeline.perSecond.toFixed(0)} deliveries/s (${pipeline.succeeded} succeeded, ${pipeline.failed} failed in ${seconds.toFixed(1)} s; relay done at ${relayedSeconds?.toFixed(1) ?? 'never'} s)`,
     );
 
+    // (4) The same pipeline in `crm worker --processes 2` (one worker process per core), on a queue
+    // prefix of its own (the BullMQ workers of (3) still listen on theirs).
+    await receiver.reset();
+    const caDir = mkdtempSync(join(tmpdir(), 'crm-bench-ca-'));
+    const caFile = join(caDir, 'receiver.pem');
+    writeFileSync(caFile, certificate.cert);
+    const before = await deliveryCounts(services);
+    const workers = await startWorkerProcesses(WORKERS, {
+      DATABASE_URL: scratch.url,
+      REDIS_URL: env.BENCH_REDIS_URL,
+      CRM_QUEUE_PREFIX: processPrefix,
+      JWT_SECRET: randomBytes(32).toString('hex'),
+      WORKER_CONCURRENCY: String(perWorker),
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      NODE_EXTRA_CA_CERTS: caFile,
+    });
+    log(`${WORKERS} worker processes started; inserting ${events} outbox rows`);
+    await insertOutbox(services, organization.id, events);
+    const processesStarted = performance.now();
+    let processesDone = { succeeded: 0, failed: 0 };
+    const processesDeadline = processesStarted + env.WEBHOOK_BENCH_TIMEOUT_S * 1000;
+    while (processesDone.succeeded + processesDone.failed < events && performance.now() < processesDeadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const now = await deliveryCounts(services);
+      processesDone = { succeeded: now.succeeded - before.succeeded, failed: now.failed - before.failed };
+    }
+    const processesSeconds = ms(processesStarted) / 1000;
+    const processes: PipelineResult = {
+      events,
+      ...processesDone,
+      relayedSeconds: null,
+      seconds: processesSeconds,
+      perSecond: processesDone.succeeded / processesSeconds,
+      timedOut: processesDone.succeeded + processesDone.failed < events,
+    };
+    const workersExit = await workers.stop();
+    rmSync(caDir, { recursive: true, force: true });
+    const processesStats = await receiver.stats();
+    const processesValid = verifySample(processesStats.sample, secret);
+    log(
+      `worker processes: ${processes.perSecond.toFixed(0)} deliveries/s (${processes.succeeded} succeeded, ${processes.failed} failed in ${processesSeconds.toFixed(1)} s; supervisor exit ${workersExit})`,
+    );
+
     const targets = [
       {
         target: 'deliveries/s >= 50% of the bare keep-alive loop',
         met: !pipeline.timedOut && pipeline.perSecond >= 0.5 * bare.perSecond,
         measured: `${pct(pipeline.perSecond, bare.perSecond)} (${pipeline.perSecond.toFixed(0)} / ${bare.perSecond.toFixed(0)})`,
+      },
+      {
+        target: 'the same with `crm worker --processes 2` (c)',
+        met: !processes.timedOut && processes.perSecond >= 0.5 * bare.perSecond,
+        measured: `${pct(processes.perSecond, bare.perSecond)} (${processes.perSecond.toFixed(0)} / ${bare.perSecond.toFixed(0)})`,
       },
       {
         target: 'deliveries/s >= 1,000',
@@ -457,24 +558,29 @@ async function main(): Promise<void> {
       '',
       `- Commit: ${header.commit}`,
       `- Machine: ${header.machine}`,
-      `- Settings: ${header.settings}. PostgreSQL scratch database and Redis (BullMQ prefix \`${prefix}\`, removed afterwards); two \`startBackgroundWork\` runtimes over two services objects in this process (two BullMQ Workers, two pg pools of 10, two relay loops at 50 ms); log level warn; WEBHOOK_ALLOW_PRIVATE_TARGETS=true; the receiver's CA passed to \`deliveryHandlers\`. The receiver is a keep-alive node:https server in a child process answering 204 at once.`,
+      `- Settings: ${header.settings}. PostgreSQL scratch database and Redis (BullMQ prefix \`${prefix}\`, removed afterwards); two \`startBackgroundWork\` runtimes over two services objects in this process (two BullMQ Workers, two pg pools of 10, two relay loops at 50 ms); log level warn; WEBHOOK_ALLOW_PRIVATE_TARGETS=true; the receiver's CA passed to \`deliveryHandlers\` in (b), NODE_EXTRA_CA_CERTS in (c), whose worker processes have WORKER_CONCURRENCY ${perWorker} and a pg pool of 10 each. The receiver is a keep-alive node:https server in a child process answering 204 at once.`,
       '',
       '| scenario | items | seconds | per second | failures |',
       '|---|---:|---:|---:|---:|',
       `| (a) bare loop: signed undici POSTs, keep-alive pool of ${totalConcurrency} | ${bare.posts} | ${bare.seconds.toFixed(2)} | ${bare.perSecond.toFixed(0)} | ${bare.failures} |`,
-      `| (a') bare loop through \`createDeliveryDispatcher\`: a new TLS connection per POST | ${fresh.posts} | ${fresh.seconds.toFixed(2)} | ${fresh.perSecond.toFixed(0)} | ${fresh.failures} |`,
+      `| (a') bare loop through the deliveries' guarded pools (\`createDeliveryDispatchers\`) | ${fresh.posts} | ${fresh.seconds.toFixed(2)} | ${fresh.perSecond.toFixed(0)} | ${fresh.failures} |`,
       `| (b) outbox -> relay -> BullMQ -> signed HTTPS POST -> 'succeeded'${pipeline.timedOut ? ' (timed out)' : ''} | ${pipeline.succeeded} of ${events} | ${seconds.toFixed(2)} | ${pipeline.perSecond.toFixed(0)} | ${pipeline.failed} |`,
+      `| (c) the same in \`crm worker --processes ${WORKERS}\` (concurrency ${perWorker} each)${processes.timedOut ? ' (timed out)' : ''} | ${processes.succeeded} of ${events} | ${processesSeconds.toFixed(2)} | ${processes.perSecond.toFixed(0)} | ${processes.failed} |`,
       '',
       `- Relay (all ${events} outbox rows relayed and enqueued): ${relayedSeconds === null ? 'not finished' : `${relayedSeconds.toFixed(2)} s, ${(events / relayedSeconds).toFixed(0)} rows/s`}.`,
       `- Receiver hits during (b): ${pipelineStats.hits}; delivery log rows 'succeeded': ${logged?.n ?? 0}.`,
-      `- Signatures: X-CRM-Signature and webhook-signature valid on ${bareValid} of ${bareStats.sample.length} sampled requests of (a) and ${pipelineValid} of ${pipelineStats.sample.length} of (b).`,
+      `- Signatures: X-CRM-Signature and webhook-signature valid on ${bareValid} of ${bareStats.sample.length} sampled requests of (a), ${pipelineValid} of ${pipelineStats.sample.length} of (b) and ${processesValid} of ${processesStats.sample.length} of (c).`,
       '',
       '| target | result | measured |',
       '|---|---|---|',
       ...targets.map((t) => `| ${t.target} | ${t.met ? 'met' : '**not met**'} | ${t.measured} |`),
       '',
     ].join('\n');
-    if (bareValid !== bareStats.sample.length || pipelineValid !== pipelineStats.sample.length)
+    if (
+      bareValid !== bareStats.sample.length ||
+      pipelineValid !== pipelineStats.sample.length ||
+      processesValid !== processesStats.sample.length
+    )
       throw new Error(`invalid signatures in the sample:\n${section}`);
     appendFileSync(join(benchDir, 'results.md'), `\n${section}`);
     const jsonDir = join(benchDir, 'results');
@@ -486,8 +592,9 @@ async function main(): Promise<void> {
         {
           ...header,
           bare,
-          bareFreshConnections: fresh,
+          bareGuardedPools: fresh,
           pipeline,
+          workerProcesses: processes,
           receiverHits: pipelineStats.hits,
           signatures: {
             bare: { valid: bareValid, sampled: bareStats.sample.length },
@@ -505,7 +612,9 @@ async function main(): Promise<void> {
     await Promise.all(runtimes.map((r) => r.stop()));
     for (const s of all) await s.close();
     receiver.stop();
-    const deleted = await deleteKeys(env.BENCH_REDIS_URL, prefix);
+    const deleted =
+      (await deleteKeys(env.BENCH_REDIS_URL, prefix)) +
+      (await deleteKeys(env.BENCH_REDIS_URL, processPrefix));
     await scratch.drop();
     log(`cleaned up: scratch database dropped, ${deleted} Redis keys removed`);
   }

@@ -1,6 +1,7 @@
 // The account-mail port: mail a user sends to a lead goes out through the user's own SMTP server
 // (a connected account, tools/connected-accounts), not through the system mailer of core/mail.ts.
-// Each call names the server and its credentials, so one transport per call; `verify` opens a real
+// Each call names the server and its credentials (the adapter keeps a pooled session per account
+// and settings, so sends for one account share a login); `verify` opens a real
 // SMTP session (EHLO, TLS when `secure`, else STARTTLS, required before AUTH unless `requireTls` is
 // false; AUTH) and says in one word and one sentence why it failed. The production adapter is providers/smtp-account.ts (nodemailer); tests
 // use it too, against a real smtp-server peer.
@@ -19,6 +20,11 @@ export interface SmtpAccountSettings {
   requireTls: boolean;
   username: string;
   password: string;
+  /**
+   * The connected account these settings are of: the adapter keeps one pooled session set per
+   * account, and new settings for it close the old set.
+   */
+  accountId?: string;
 }
 
 /**
@@ -67,4 +73,6 @@ export interface AccountMailer {
    * AccountMailError on failure.
    */
   send(settings: SmtpAccountSettings, message: MailMessage & { from: string }): Promise<SentMail>;
+  /** Closes pooled sessions (sends in flight finish first); called when the services close. */
+  close?(): Promise<void>;
 }

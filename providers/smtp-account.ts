@@ -1,13 +1,23 @@
-// The production AccountMailer (core/account-mail.ts): a user's own SMTP server through nodemailer,
-// one transport per call (each account is its own server). Failures become one code and one
-// sentence for the account's owner: the server's address and the password never appear in them.
+// The production AccountMailer (core/account-mail.ts): a user's own SMTP server through nodemailer.
+// Failures become one code and one sentence for the account's owner: the server's address and the
+// password never appear in them.
+//
+// Sends go through a pooled transport per account (nodemailer `pool: true`, POOL_MAX_CONNECTIONS
+// sessions at most), so a worker sending many emails for one account logs in once and reuses the
+// session. A pool is keyed by the account's settings and the checked address: new settings (or DNS
+// naming another address) get a new pool and the account's old one is closed once its sends in
+// flight end; a pool idle for POOL_IDLE_MS is closed; at most MAX_POOLS stay open. The pool never
+// sends a message again by itself (`maxRequeues: 0`): whether a failed send is retried is the job's
+// decision (its claim and lease, core/leased-rows.ts), so a mail is still never sent twice by this
+// process. A verification always opens its own session. docs/email.md "Pooled SMTP sessions".
 //
 // The host is tenant input, so unless `allowPrivateHosts` the name is resolved here, every address
 // checked (core/network-guard.ts), and nodemailer connects to the checked address with the name
 // kept for TLS (SNI and certificate check): a second lookup that could answer 127.0.0.1 (DNS
 // rebinding) never happens.
+import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
-import { createTransport } from 'nodemailer';
+import { createTransport, type Transporter } from 'nodemailer';
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
 import {
@@ -29,6 +39,14 @@ const SOCKET_TIMEOUT_MS = 60_000;
  * has a message to transfer.
  */
 const VERIFY_SOCKET_TIMEOUT_MS = 15_000;
+/** Sessions one account's server is asked to hold at once by this process (servers cap them per login). */
+const POOL_MAX_CONNECTIONS = 5;
+/** Messages per session before it is replaced (a server may cap them per session). */
+const POOL_MAX_MESSAGES = 100;
+/** A pool without a send for this long is closed: well under the 5 minutes RFC 5321 gives a server. */
+const POOL_IDLE_MS = 30_000;
+/** Pools kept open at most; the least recently used is closed first. */
+const MAX_POOLS = 64;
 
 export interface SmtpAccountMailerOptions {
   /** Extra certificate authorities to trust (tests: their SMTP peer's self-signed certificate). */
@@ -37,6 +55,19 @@ export interface SmtpAccountMailerOptions {
   timeoutsMs?: { connection?: number; greeting?: number; socket?: number };
   /** CONNECTED_ACCOUNTS_ALLOW_PRIVATE_HOSTS: connect to loopback/private addresses too (development, tests). */
   allowPrivateHosts?: boolean;
+  /** How long an unused pool stays open (tests shorten it). */
+  poolIdleMs?: number;
+}
+
+/** One pooled transport: an account's settings at one checked address. */
+interface Pool {
+  key: string;
+  account: string | undefined;
+  transport: Transporter<SMTPTransport.SentMessageInfo>;
+  /** Sends started and not yet answered: a retired pool closes when this reaches 0. */
+  inFlight: number;
+  retired: boolean;
+  idleTimer: NodeJS.Timeout | undefined;
 }
 
 interface Failure {
@@ -145,6 +176,11 @@ interface Target {
 }
 
 export class SmtpAccountMailer implements AccountMailer {
+  /** Map order is the LRU order: a used pool moves to the end. */
+  private readonly pools = new Map<string, Pool>();
+  /** Each account's current pool, so new settings retire the old one. */
+  private readonly byAccount = new Map<string, Pool>();
+
   constructor(private readonly options: SmtpAccountMailerOptions = {}) {}
 
   /** Resolves and checks the host once (throws PrivateHostError or the DNS error). */
@@ -180,12 +216,90 @@ export class SmtpAccountMailer implements AccountMailer {
     };
   }
 
-  private transport(settings: SmtpAccountSettings, target: Target) {
-    const options: SMTPTransport.Options = {
-      ...this.connectionOptions(settings, target),
-      auth: { user: settings.username, pass: settings.password },
-    };
-    return createTransport(options);
+  /** The account's pool for these settings at this address, counted as in use until released. */
+  private acquire(settings: SmtpAccountSettings, target: Target): Pool {
+    // A digest, so no map key holds the password; every setting that changes the session is in it.
+    const key = createHash('sha256')
+      .update(
+        JSON.stringify([
+          settings.host,
+          settings.port,
+          settings.secure,
+          settings.requireTls,
+          settings.username,
+          settings.password,
+          target.host,
+          target.servername ?? null,
+        ]),
+      )
+      .digest('hex');
+    let pool = this.pools.get(key);
+    if (pool) this.pools.delete(key);
+    else {
+      const previous = settings.accountId ? this.byAccount.get(settings.accountId) : undefined;
+      if (previous) this.retire(previous);
+      const options: SMTPTransport.Options = {
+        ...this.connectionOptions(settings, target),
+        auth: { user: settings.username, pass: settings.password },
+      };
+      pool = {
+        key,
+        account: settings.accountId,
+        transport: createTransport({
+          ...options,
+          pool: true,
+          maxConnections: POOL_MAX_CONNECTIONS,
+          maxMessages: POOL_MAX_MESSAGES,
+          // Never send a message again after its session dropped: the job decides (header).
+          maxRequeues: 0,
+          idleTimeout: this.options.poolIdleMs ?? POOL_IDLE_MS,
+        }),
+        inFlight: 0,
+        retired: false,
+        idleTimer: undefined,
+      };
+      if (settings.accountId) this.byAccount.set(settings.accountId, pool);
+    }
+    this.pools.set(key, pool);
+    clearTimeout(pool.idleTimer);
+    pool.idleTimer = undefined;
+    pool.inFlight++;
+    for (const oldest of this.pools.values()) {
+      if (this.pools.size <= MAX_POOLS) break;
+      this.retire(oldest);
+    }
+    return pool;
+  }
+
+  private release(pool: Pool): void {
+    pool.inFlight--;
+    if (pool.inFlight > 0) return;
+    if (pool.retired) {
+      pool.transport.close();
+      return;
+    }
+    pool.idleTimer = setTimeout(() => this.retire(pool), this.options.poolIdleMs ?? POOL_IDLE_MS);
+    pool.idleTimer.unref();
+  }
+
+  /** No new sends on this pool; closed now if idle, else when its last send in flight ends. */
+  private retire(pool: Pool): void {
+    if (pool.retired) return;
+    pool.retired = true;
+    clearTimeout(pool.idleTimer);
+    if (this.pools.get(pool.key) === pool) this.pools.delete(pool.key);
+    if (pool.account && this.byAccount.get(pool.account) === pool) this.byAccount.delete(pool.account);
+    if (pool.inFlight === 0) pool.transport.close();
+  }
+
+  /** Pools open now (tests). */
+  get openPools(): number {
+    return this.pools.size;
+  }
+
+  /** Closes every pool; sends in flight finish first. */
+  async close(): Promise<void> {
+    for (const pool of [...this.pools.values()]) this.retire(pool);
   }
 
   /**
@@ -234,16 +348,17 @@ export class SmtpAccountMailer implements AccountMailer {
   async send(settings: SmtpAccountSettings, message: MailMessage & { from: string }): Promise<SentMail> {
     const { from, ...rest } = message;
     const mail = composeMail(from, rest);
-    let transport: ReturnType<typeof createTransport> | undefined;
+    let pool: Pool | undefined;
     try {
-      transport = this.transport(settings, await this.target(settings));
-      await transport.sendMail(mail);
+      // Resolved and checked on every send; a pool only ever connects to the address it was made for.
+      pool = this.acquire(settings, await this.target(settings));
+      await pool.transport.sendMail(mail);
       return { messageId: mail.messageId };
     } catch (err) {
       const failure = classifySmtpError(err);
       throw new AccountMailError(failure.code, failure.reason, failure.permanent);
     } finally {
-      transport?.close();
+      if (pool) this.release(pool);
     }
   }
 }

@@ -1,11 +1,15 @@
-// Locks in the SSRF guard: which addresses webhook deliveries may reach, in every tricky spelling.
+// Locks in the SSRF guard: which addresses webhook deliveries may reach, in every tricky spelling,
+// and that the warm pools deliveries reuse never carry a request to an address DNS no longer names.
+import type { LookupAddress } from 'node:dns';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AddressVerdict } from '../core/network-guard.ts';
 import {
   classifyAddress,
-  createDeliveryDispatcher,
-  guardedLookup,
+  createDeliveryDispatchers,
+  type DeliveryDispatcherOptions,
   parseTargetUrl,
+  type ValidTarget,
 } from '../tools/webhooks/ssrf.ts';
 import { HttpsReceiver } from './support/https-receiver.ts';
 
@@ -120,25 +124,13 @@ describe('parseTargetUrl', () => {
   });
 });
 
-describe('guardedLookup', () => {
-  const resolve = (host: string, all: boolean) =>
-    new Promise<{ err: NodeJS.ErrnoException | null; address: unknown }>((done) => {
-      guardedLookup(host, { all }, (err, address) => done({ err, address }));
-    });
+function validTarget(url: string): ValidTarget {
+  const parsed = parseTargetUrl(url);
+  if (!parsed.ok) throw new Error(parsed.reason);
+  return parsed;
+}
 
-  it('refuses a name that resolves to loopback, with the detailed reason', async () => {
-    const { err } = await resolve('localhost', false);
-    expect(err?.code).toBe('ERR_BLOCKED_TARGET');
-    expect(err?.message).toMatch(/loopback/);
-  });
-
-  it('refuses it in the all-addresses form used by happy eyeballs too', async () => {
-    const { err } = await resolve('localhost', true);
-    expect(err?.code).toBe('ERR_BLOCKED_TARGET');
-  });
-});
-
-describe('the delivery dispatcher', () => {
+describe('the delivery pools', () => {
   let receiver: HttpsReceiver;
   beforeAll(async () => {
     receiver = await HttpsReceiver.start();
@@ -147,57 +139,141 @@ describe('the delivery dispatcher', () => {
     await receiver.close();
   });
 
-  const post = async (url: string, allowPrivate: boolean) => {
-    const dispatcher = createDeliveryDispatcher({ allowPrivate, ca: receiver.ca });
+  /** One POST through a fresh set of pools, closed afterwards. */
+  const post = async (url: string, options: Omit<DeliveryDispatcherOptions, 'ca'>) => {
+    const pools = createDeliveryDispatchers({ ...options, ca: receiver.ca });
     try {
-      const res = await request(url, { method: 'POST', body: '{}', dispatcher });
-      await res.body.text();
-      return res.statusCode;
+      return await postThrough(pools, url);
     } finally {
-      await dispatcher.destroy();
+      await pools.close();
     }
   };
+  const postThrough = async (pools: ReturnType<typeof createDeliveryDispatchers>, url: string) => {
+    const target = validTarget(url);
+    const res = await request(target.url, {
+      method: 'POST',
+      body: '{}',
+      dispatcher: await pools.dispatcherFor(target),
+    });
+    await res.body.text();
+    // The connection is handed back to its pool just after the body ends; a delivery's database
+    // write comes in between in the worker, this short pause here.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    return res.statusCode;
+  };
+  const port = () => new URL(receiver.origin).port;
 
-  it('refuses an IP-literal private target at connect time and never reaches it', async () => {
+  it('refuses an IP-literal private target before connecting and never reaches it', async () => {
     receiver.reset();
-    await expect(post(receiver.url(), false)).rejects.toMatchObject({ code: 'ERR_BLOCKED_TARGET' });
-    const port = new URL(receiver.origin).port;
-    await expect(post(`https://[::ffff:127.0.0.1]:${port}/hook`, false)).rejects.toMatchObject({
+    await expect(post(receiver.url(), { allowPrivate: false })).rejects.toMatchObject({
       code: 'ERR_BLOCKED_TARGET',
     });
-    await expect(post(`https://2130706433:${port}/hook`, false)).rejects.toMatchObject({
+    await expect(
+      post(`https://[::ffff:127.0.0.1]:${port()}/hook`, { allowPrivate: false }),
+    ).rejects.toMatchObject({
+      code: 'ERR_BLOCKED_TARGET',
+    });
+    await expect(post(`https://2130706433:${port()}/hook`, { allowPrivate: false })).rejects.toMatchObject({
       code: 'ERR_BLOCKED_TARGET',
     });
     expect(receiver.requests).toHaveLength(0);
+    expect(receiver.tlsSessions).toBe(0);
   });
 
-  it('refuses a name resolving to a private address (the check runs on resolved addresses)', async () => {
+  it('refuses a name resolving to a private address (every resolved address is checked)', async () => {
     receiver.reset();
-    const port = new URL(receiver.origin).port;
-    await expect(post(`https://localhost:${port}/hook`, false)).rejects.toMatchObject({
+    await expect(post(`https://localhost:${port()}/hook`, { allowPrivate: false })).rejects.toMatchObject({
       code: 'ERR_BLOCKED_TARGET',
+      message: expect.stringMatching(/loopback/),
     });
+    // A name mixing a public record with a private one is refused too.
+    const mixed = async (): Promise<LookupAddress[]> => [
+      { address: '8.8.8.8', family: 4 },
+      { address: '127.0.0.1', family: 4 },
+    ];
+    await expect(
+      post(`https://hooks.test:${port()}/hook`, { allowPrivate: false, resolve: mixed }),
+    ).rejects.toMatchObject({ code: 'ERR_BLOCKED_TARGET' });
     expect(receiver.requests).toHaveLength(0);
   });
 
-  it('connects when private targets are allowed (and the certificate is trusted)', async () => {
+  it('connects when private targets are allowed, by IP and by name (TLS checks the name)', async () => {
     receiver.reset();
-    expect(await post(receiver.url(), true)).toBe(200);
-    const port = new URL(receiver.origin).port;
-    expect(await post(`https://localhost:${port}/hook`, true)).toBe(200);
+    expect(await post(receiver.url(), { allowPrivate: true })).toBe(200);
+    expect(await post(`https://localhost:${port()}/hook`, { allowPrivate: true })).toBe(200);
     expect(receiver.requests).toHaveLength(2);
   });
 
   it('fails TLS verification for an untrusted certificate', async () => {
-    const dispatcher = createDeliveryDispatcher({ allowPrivate: true });
+    const pools = createDeliveryDispatchers({ allowPrivate: true });
     try {
-      await expect(request(receiver.url(), { method: 'POST', body: '{}', dispatcher })).rejects.toMatchObject(
-        {
-          code: expect.stringMatching(/SELF_SIGNED|UNABLE_TO_VERIFY|DEPTH_ZERO/),
-        },
-      );
+      await expect(postThrough(pools, receiver.url())).rejects.toMatchObject({
+        code: expect.stringMatching(/SELF_SIGNED|UNABLE_TO_VERIFY|DEPTH_ZERO/),
+      });
     } finally {
-      await dispatcher.destroy();
+      await pools.close();
+    }
+  });
+
+  it('reuses one TLS connection for successive requests to the same receiver', async () => {
+    receiver.reset();
+    const pools = createDeliveryDispatchers({ allowPrivate: true, ca: receiver.ca });
+    try {
+      for (let i = 0; i < 3; i++) expect(await postThrough(pools, receiver.url())).toBe(200);
+      expect(receiver.requests).toHaveLength(3);
+      expect(receiver.tlsSessions).toBe(1);
+      expect(pools.size).toBe(1);
+    } finally {
+      await pools.close();
+    }
+  });
+
+  it('never hands a warm connection to a request whose name now resolves to a refused address', async () => {
+    receiver.reset();
+    // A scripted DNS and a guard that allows only 127.0.0.1 (the receiver): the name first points
+    // at the receiver, then is rebound to 127.0.0.2, which the guard refuses.
+    let answer = '127.0.0.1';
+    const resolve = async (): Promise<LookupAddress[]> => [{ address: answer, family: 4 }];
+    const classify = (address: string): AddressVerdict =>
+      address === '127.0.0.1' ? { allowed: true } : { allowed: false, reason: 'refused by the test' };
+    const pools = createDeliveryDispatchers({
+      allowPrivate: false,
+      ca: receiver.ca,
+      resolve,
+      classify,
+      resolveTtlMs: 0,
+    });
+    // localhost, as the receiver's certificate names it (TLS checks the name, not the address).
+    const url = `https://localhost:${port()}/hook`;
+    try {
+      expect(await postThrough(pools, url)).toBe(200);
+      expect(receiver.tlsSessions).toBe(1);
+      answer = '127.0.0.2';
+      await expect(postThrough(pools, url)).rejects.toMatchObject({
+        code: 'ERR_BLOCKED_TARGET',
+        message: expect.stringMatching(/127\.0\.0\.2 is refused by the test/),
+      });
+      // The warm connection to 127.0.0.1 was not used: the receiver saw one request only.
+      expect(receiver.requests).toHaveLength(1);
+      answer = '127.0.0.1';
+      expect(await postThrough(pools, url)).toBe(200);
+      expect(receiver.requests).toHaveLength(2);
+      expect(receiver.tlsSessions).toBe(1);
+    } finally {
+      await pools.close();
+    }
+  });
+
+  it('keeps at most maxPools pools, closing the least recently used', async () => {
+    receiver.reset();
+    const pools = createDeliveryDispatchers({ allowPrivate: true, ca: receiver.ca, maxPools: 1 });
+    try {
+      expect(await postThrough(pools, receiver.url())).toBe(200);
+      expect(await postThrough(pools, `https://localhost:${port()}/hook`)).toBe(200);
+      expect(pools.size).toBe(1);
+      expect(receiver.requests).toHaveLength(2);
+    } finally {
+      await pools.close();
     }
   });
 });

@@ -199,6 +199,22 @@ describe('one attempt at a time (private targets allowed)', () => {
     expect(queue.jobs).toHaveLength(0);
   });
 
+  test('a second delivery to the same receiver reuses the kept-alive TLS connection', async ({
+    direct: { t, orgId, options },
+    receiver,
+  }) => {
+    const first = await insertDelivery(t, orgId, receiver);
+    const second = await insertDelivery(t, orgId, receiver);
+    await attemptDelivery(t.services, { deliveryId: first.deliveryId }, options);
+    // The first may have reused a connection an earlier test left warm; never more than one handshake.
+    const handshakes = receiver.tlsSessions;
+    expect(handshakes).toBeLessThanOrEqual(1);
+    await attemptDelivery(t.services, { deliveryId: second.deliveryId }, options);
+    expect(receiver.requests).toHaveLength(2);
+    expect(receiver.tlsSessions).toBe(handshakes);
+    expect((await loadDelivery(t, second.deliveryId)).status).toBe('succeeded');
+  });
+
   test('retries after failures on the configured schedule with jitter, then fails for good', async ({
     direct: { t, orgId, queue, options },
     receiver,

@@ -78,6 +78,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 export class HttpsReceiver {
   readonly requests: ReceivedRequest[] = [];
+  /** TLS handshakes completed so far ('secureConnection'): a reused connection adds none. */
+  tlsSessions = 0;
   private readonly script: ReceiverBehaviour[] = [];
   private fallback: ReceiverBehaviour = { status: 200 };
   private readonly waiters: Array<() => void> = [];
@@ -100,7 +102,11 @@ export class HttpsReceiver {
     const address = server.address();
     if (address === null || typeof address === 'string') throw new Error('receiver has no TCP address');
     const port = (address satisfies AddressInfo).port;
-    receiver = new HttpsReceiver(server, certificate.cert, `https://127.0.0.1:${port}`);
+    const started = new HttpsReceiver(server, certificate.cert, `https://127.0.0.1:${port}`);
+    server.on('secureConnection', () => {
+      started.tlsSessions++;
+    });
+    receiver = started;
     return receiver;
   }
 
@@ -119,9 +125,10 @@ export class HttpsReceiver {
     this.fallback = behaviour;
   }
 
-  /** Forgets recorded requests and the script. */
+  /** Forgets recorded requests, the TLS session count and the script. */
   reset(): void {
     this.requests.length = 0;
+    this.tlsSessions = 0;
     this.script.length = 0;
     this.fallback = { status: 200 };
   }

@@ -18,6 +18,10 @@ export interface SmtpPeer {
   port: number;
   /** Logins attempted (accepted or not), by user name. */
   logins: string[];
+  /** SMTP sessions opened so far (a pooled client reusing one adds none). */
+  readonly connections: number;
+  /** SMTP sessions ended so far. */
+  readonly closed: number;
   /**
    * Session errors the server reported (a client that hangs up during the TLS handshake because it
    * does not trust the certificate): kept for the test to read instead of crashing the run.
@@ -50,6 +54,7 @@ export async function startSmtpPeer(options: SmtpPeerOptions = {}): Promise<Smtp
   const envelopes: Array<{ from: string; to: string[] }> = [];
   const logins: string[] = [];
   const errors: Error[] = [];
+  const sessions = { opened: 0, closed: 0 };
   const auth = options.auth;
   const tls: Partial<SMTPServerOptions> = options.tls
     ? {
@@ -68,6 +73,13 @@ export async function startSmtpPeer(options: SmtpPeerOptions = {}): Promise<Smtp
     // Login over a plain connection is allowed: tests on 127.0.0.1 check the exchange, not the wire.
     allowInsecureAuth: true,
     logger: false,
+    onConnect(_session, callback) {
+      sessions.opened++;
+      callback();
+    },
+    onClose() {
+      sessions.closed++;
+    },
     onAuth(attempt, _session, callback) {
       logins.push(attempt.username ?? '');
       if (auth && attempt.username === auth.username && attempt.password === auth.password)
@@ -117,6 +129,12 @@ export async function startSmtpPeer(options: SmtpPeerOptions = {}): Promise<Smtp
     host: '127.0.0.1',
     port: address.port,
     logins,
+    get connections() {
+      return sessions.opened;
+    },
+    get closed() {
+      return sessions.closed;
+    },
     errors,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

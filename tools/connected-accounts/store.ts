@@ -62,6 +62,7 @@ export function smtpSettingsOf(services: Services, row: ConnectedAccountRow): Sm
     requireTls: row.smtpRequireTls,
     username: row.smtpUsername,
     password: services.secrets.decryptSecret(row.smtpPassword, smtpPasswordContext(row.id)),
+    accountId: row.id,
   };
 }
 

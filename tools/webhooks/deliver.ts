@@ -1,17 +1,25 @@
 // The 'webhook.deliver' job: one HTTP attempt of one delivery, recorded in the delivery log, and
 // the next attempt scheduled on failure. Each attempt signs a fresh body (new timestamp), goes
-// through the SSRF-guarded dispatcher, and is bounded by one hard deadline covering connect,
-// headers and body, so a receiver that trickles its answer cannot hold a worker.
+// through the SSRF-guarded pools of tools/webhooks/ssrf.ts (a warm keep-alive connection to the
+// receiver's checked address), and is bounded by one hard deadline covering the DNS check, connect,
+// headers and body, so a receiver that trickles its answer cannot hold a worker. An attempt costs
+// two statements: one reads the delivery with its subscription, one appends the attempt to the log
+// and sets the delivery's state.
 import { and, eq, lte, sql } from 'drizzle-orm';
-import type { Agent } from 'undici';
 import { request } from 'undici';
 import { z } from 'zod';
 import { type JobHandlers, type Sweep, singleAttemptJob } from '../../core/jobs.ts';
 import { SWEEP_BATCH, sweepCutoff, wakeDue } from '../../core/leased-rows.ts';
 import type { Services } from '../../core/services.ts';
 import { signPayload, standardWebhookSignature } from './signing.ts';
-import { BlockedTargetError, createDeliveryDispatcher, parseTargetUrl } from './ssrf.ts';
-import { type DeliveryAttempt, type WebhookDeliveryRow, webhookDeliveries, webhooks } from './tables.ts';
+import {
+  BlockedTargetError,
+  createDeliveryDispatchers,
+  type DeliveryDispatchers,
+  parseTargetUrl,
+  type ValidTarget,
+} from './ssrf.ts';
+import { type DeliveryAttempt, webhookDeliveries, webhooks } from './tables.ts';
 
 const deliverPayload = z.object({
   deliveryId: z.string().describe('The delivery to attempt'),
@@ -111,21 +119,44 @@ async function readLimited(body: AsyncIterable<unknown>, limit: number): Promise
   return Buffer.concat(chunks).subarray(0, limit);
 }
 
+/** `work`, or the deadline's abort reason once it passes first (a DNS answer cannot be cancelled). */
+function beforeDeadline<T>(work: Promise<T>, deadline: AbortSignal): Promise<T> {
+  if (deadline.aborted) return Promise.reject(deadline.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(deadline.reason);
+    deadline.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        deadline.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        deadline.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
+}
+
 async function send(
   services: Services,
-  url: URL,
+  target: ValidTarget,
   headers: Record<string, string>,
   body: Buffer,
   options: DeliveryOptions,
 ): Promise<Outcome> {
   const timeoutMs = services.config.webhookTimeoutMs;
   const deadline = AbortSignal.timeout(timeoutMs);
-  const dispatcher = dispatcherFor(services, options.ca);
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   try {
+    // The target's host is resolved and checked here (BlockedTargetError when refused).
+    const dispatcher = await beforeDeadline(
+      deliveryDispatchers(services, options.ca).dispatcherFor(target),
+      deadline,
+    );
     // undici 7 follows no redirects unless a redirect interceptor is composed in: a 3xx comes back as is.
-    const res = await request(url, {
+    const res = await request(target.url, {
       method: 'POST',
       headers,
       body,
@@ -150,34 +181,78 @@ async function send(
 }
 
 /**
- * One guarded connection pool per services object (and test CA), so attempts to the same receiver
- * reuse kept-alive connections instead of paying a TLS handshake each.
+ * The guarded pools of a process, per services object (and test CA): every worker of the process
+ * shares them, so attempts to one receiver reuse its kept-alive connections instead of paying a TLS
+ * handshake each (tools/webhooks/ssrf.ts says how the SSRF check holds across reuse).
  */
-const dispatchers = new WeakMap<Services, Map<string, Agent>>();
+const dispatchers = new WeakMap<Services, Map<string, DeliveryDispatchers>>();
 
-function dispatcherFor(services: Services, ca: string | undefined): Agent {
-  let pools = dispatchers.get(services);
-  if (!pools) {
-    pools = new Map();
-    dispatchers.set(services, pools);
+function deliveryDispatchers(services: Services, ca: string | undefined): DeliveryDispatchers {
+  let byCa = dispatchers.get(services);
+  if (!byCa) {
+    byCa = new Map();
+    dispatchers.set(services, byCa);
   }
   const key = ca ?? '';
-  let agent = pools.get(key);
-  if (!agent) {
-    agent = createDeliveryDispatcher({
+  let set = byCa.get(key);
+  if (!set) {
+    set = createDeliveryDispatchers({
       allowPrivate: services.config.webhookAllowPrivateTargets,
       connectTimeoutMs: services.config.webhookTimeoutMs,
       ...(ca === undefined ? {} : { ca }),
     });
-    pools.set(key, agent);
+    byCa.set(key, set);
   }
-  return agent;
+  return set;
+}
+
+/** What an attempt needs of a delivery and its subscription, read in one statement. */
+interface DueDelivery {
+  id: string;
+  orgId: string;
+  webhookId: string;
+  event: string;
+  data: Record<string, unknown>;
+  status: string;
+  /** Attempts already in the log (the log itself is not read: the update appends in SQL). */
+  attemptCount: number;
+  /** null when the subscription is gone. */
+  webhook: { url: string; secret: string; isActive: boolean } | null;
+}
+
+/** The delivery joined to its subscription (same organization), in one round trip. */
+async function loadDueDelivery(services: Services, deliveryId: string): Promise<DueDelivery | undefined> {
+  const [row] = await services.db.system
+    .select({
+      id: webhookDeliveries.id,
+      orgId: webhookDeliveries.orgId,
+      webhookId: webhookDeliveries.webhookId,
+      event: webhookDeliveries.event,
+      data: webhookDeliveries.data,
+      status: webhookDeliveries.status,
+      attemptCount: sql<number>`jsonb_array_length(${webhookDeliveries.attempts})`.mapWith(Number),
+      url: webhooks.url,
+      secret: webhooks.secret,
+      isActive: webhooks.isActive,
+    })
+    .from(webhookDeliveries)
+    .leftJoin(
+      webhooks,
+      and(eq(webhooks.id, webhookDeliveries.webhookId), eq(webhooks.orgId, webhookDeliveries.orgId)),
+    )
+    .where(eq(webhookDeliveries.id, deliveryId))
+    .limit(1);
+  if (!row) return undefined;
+  const { url, secret, isActive, ...delivery } = row;
+  const webhook = url === null || secret === null || isActive === null ? null : { url, secret, isActive };
+  return { ...delivery, webhook };
 }
 
 function jitteredDelay(delayMs: number, random: () => number): number {
   return Math.max(0, Math.round(delayMs * (1 + (random() * 2 - 1) * JITTER)));
 }
 
+/** The attempt's log entry and the delivery's new state, in one statement (one round trip). */
 async function record(
   services: Services,
   deliveryId: string,
@@ -206,13 +281,8 @@ export async function attemptDelivery(
   options: DeliveryOptions = {},
 ): Promise<void> {
   const { logger } = services;
-  const db = services.db.system;
   const single = payload.single === true;
-  const [delivery] = await db
-    .select()
-    .from(webhookDeliveries)
-    .where(eq(webhookDeliveries.id, payload.deliveryId))
-    .limit(1);
+  const delivery = await loadDueDelivery(services, payload.deliveryId);
   if (!delivery) {
     logger.warn({ delivery_id: payload.deliveryId }, 'webhook delivery not found; job dropped');
     return;
@@ -222,11 +292,7 @@ export async function attemptDelivery(
     logger.debug({ delivery_id: delivery.id, status: delivery.status }, 'webhook delivery already final');
     return;
   }
-  const [webhook] = await db
-    .select()
-    .from(webhooks)
-    .where(and(eq(webhooks.id, delivery.webhookId), eq(webhooks.orgId, delivery.orgId)))
-    .limit(1);
+  const webhook = delivery.webhook;
   if (!webhook) {
     logger.warn({ delivery_id: delivery.id }, 'webhook subscription not found; job dropped');
     return;
@@ -242,7 +308,12 @@ export async function attemptDelivery(
     };
     await record(services, delivery.id, attempt, { status: 'failed', nextAttemptAt: null });
     logger.info(
-      { delivery_id: delivery.id, webhook_id: webhook.id, event: delivery.event, error: attempt.error },
+      {
+        delivery_id: delivery.id,
+        webhook_id: delivery.webhookId,
+        event: delivery.event,
+        error: attempt.error,
+      },
       'webhook delivery not sent: subscription inactive',
     );
     return;
@@ -273,7 +344,7 @@ export async function attemptDelivery(
 
   const target = parseTargetUrl(webhook.url);
   const outcome: Outcome = target.ok
-    ? await send(services, target.url, headers, body, options)
+    ? await send(services, target, headers, body, options)
     : { statusCode: null, error: 'blocked_target', durationMs: 0, excerpt: null, detail: target.reason };
 
   await recordOutcome(services, delivery, now, outcome, single, options);
@@ -281,14 +352,14 @@ export async function attemptDelivery(
 
 async function recordOutcome(
   services: Services,
-  delivery: WebhookDeliveryRow,
+  delivery: DueDelivery,
   startedAt: Date,
   outcome: Outcome,
   single: boolean,
   options: DeliveryOptions,
 ): Promise<void> {
   const delays = services.config.webhookRetryDelaysMs;
-  const attemptNumber = delivery.attempts.length + 1;
+  const attemptNumber = delivery.attemptCount + 1;
   const totalAttempts = 1 + delays.length;
   const retryDelay = delays[attemptNumber - 1];
   const retry =

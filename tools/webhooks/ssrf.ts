@@ -1,13 +1,22 @@
-// The SSRF guard for webhook targets. A subscription URL is customer input, so deliveries must not
-// reach loopback, private, link-local or other non-public addresses of the server's network. The
-// check runs when the socket connects (on the addresses DNS actually returned for this connection),
-// so a name that resolves to a public address at subscription time and to 127.0.0.1 later (DNS
-// rebinding) is still refused. WEBHOOK_ALLOW_PRIVATE_TARGETS=true turns the guard off (local
-// development and tests).
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { isIP, type LookupFunction } from 'node:net';
-import { Agent, buildConnector } from 'undici';
-import { classifyAddress } from '../../core/network-guard.ts';
+// The SSRF guard for webhook targets, and the warm connection pools deliveries go through. A
+// subscription URL is customer input, so deliveries must not reach loopback, private, link-local or
+// other non-public addresses of the server's network.
+//
+// Every attempt resolves its host (a short cache, RESOLVE_TTL_MS) and checks EVERY address DNS
+// returned; the attempt then goes through the pool of (origin, first address): an undici Pool whose
+// sockets connect to that pinned address only, with the name kept for TLS (SNI and the certificate
+// check). So a kept-alive connection is reused only while DNS still names the address it was
+// opened to: when a name starts resolving to 127.0.0.1 (DNS rebinding), the next attempt is refused
+// before it picks a pool, the warm connection to the old address is never handed to it, and no
+// socket is ever opened to an address that was not checked. A bounded LRU of pools
+// (MAX_POOLS) closes the least recently used. WEBHOOK_ALLOW_PRIVATE_TARGETS=true turns the check off
+// (local development and tests); the pinning and the pools stay the same. docs/webhooks.md
+// "Connection reuse".
+import type { LookupAddress } from 'node:dns';
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import { buildConnector, type Dispatcher, Pool } from 'undici';
+import { type AddressVerdict, classifyAddress } from '../../core/network-guard.ts';
 
 // The classifier moved to core (the connected-accounts SMTP client needs it too); re-exported here
 // for the webhook code and tests that import it from this module.
@@ -54,38 +63,8 @@ export function parseTargetUrl(raw: string): ParsedTarget {
   return { ok: true, url, hostname, ipLiteral: isIP(hostname) ? hostname : null };
 }
 
-type LookupCallback = (
-  err: NodeJS.ErrnoException | null,
-  address: string | LookupAddress[],
-  family?: number,
-) => void;
-
-/**
- * A `lookup` for net/tls.connect that resolves the name and refuses the connection when ANY
- * resolved address is refused, so a name mixing public and private records cannot slip through.
- */
-export const guardedLookup: LookupFunction = (hostname, options, callback: LookupCallback) => {
-  dnsLookup(hostname, { family: options.family ?? 0, hints: options.hints, all: true }, (err, addresses) => {
-    if (err) {
-      callback(err, []);
-      return;
-    }
-    for (const entry of addresses) {
-      const verdict = classifyAddress(entry.address);
-      if (!verdict.allowed) {
-        callback(new BlockedTargetError(hostname, `${entry.address} is ${verdict.reason}`), []);
-        return;
-      }
-    }
-    const first = addresses[0];
-    if (!first) {
-      callback(Object.assign(new Error(`No address for ${hostname}`), { code: 'ENOTFOUND' }), []);
-      return;
-    }
-    if (options.all) callback(null, addresses);
-    else callback(null, first.address, first.family);
-  });
-};
+/** A target that parsed: what {@link DeliveryDispatchers.dispatcherFor} takes. */
+export type ValidTarget = Extract<ParsedTarget, { ok: true }>;
 
 export interface DeliveryDispatcherOptions {
   /** WEBHOOK_ALLOW_PRIVATE_TARGETS: connect anywhere (development and tests). */
@@ -97,36 +76,131 @@ export interface DeliveryDispatcherOptions {
   ca?: string;
   /** Connect timeout; the caller's abort signal bounds the whole request anyway. */
   connectTimeoutMs?: number;
+  /** At most this many pools stay open; the least recently used is closed first. */
+  maxPools?: number;
+  /** How long a name's checked addresses are reused before DNS is asked again (0: every attempt). */
+  resolveTtlMs?: number;
+  /** How a name is resolved; the system resolver by default (tests script a DNS that changes). */
+  resolve?: (hostname: string) => Promise<LookupAddress[]>;
+  /** Which addresses may be reached; core/network-guard.ts by default (tests narrow it to one address). */
+  classify?: (address: string) => AddressVerdict;
 }
 
-/**
- * The undici dispatcher deliveries go through: IP-literal hosts are checked before connecting and
- * names through {@link guardedLookup}, both when the socket is opened. One connection per request
- * (no pooling across deliveries), so every request is checked against fresh DNS.
- */
-const KEEP_ALIVE_MS = 4_000;
+/** The pools deliveries go through, one per (origin, checked address). */
+export interface DeliveryDispatchers {
+  /**
+   * Resolves and checks the target's host, then answers the warm pool for its origin pinned to the
+   * checked address. Rejects with BlockedTargetError when any address is refused, or with the
+   * resolver's error (ENOTFOUND, ...).
+   */
+  dispatcherFor(target: ValidTarget): Promise<Dispatcher>;
+  /** Pools open now (tests). */
+  readonly size: number;
+  /** Closes every pool, letting requests in flight finish. */
+  close(): Promise<void>;
+}
 
-export function createDeliveryDispatcher(options: DeliveryDispatcherOptions): Agent {
+/** Pools kept open at most: each is a few sockets to one receiver, idle ones close on their own. */
+const MAX_POOLS = 256;
+/** A checked resolution is reused this long (a receiver's DNS change is seen within this time). */
+const RESOLVE_TTL_MS = 5_000;
+/**
+ * An idle kept-alive connection is closed after this long (or sooner, when the receiver's
+ * Keep-Alive header says so): long enough to carry a burst of deliveries, short enough not to hold
+ * sockets to receivers that got one event.
+ */
+const KEEP_ALIVE_MS = 10_000;
+const KEEP_ALIVE_MAX_MS = 30_000;
+/**
+ * Connections one pool opens at most; more deliveries in flight to one receiver wait for a free one
+ * (within their deadline). It bounds the handshakes a burst costs: undici opens a new connection
+ * when a request arrives just before a finished one hands its connection back.
+ */
+const MAX_CONNECTIONS_PER_POOL = 64;
+
+const systemResolve = (hostname: string): Promise<LookupAddress[]> => dnsLookup(hostname, { all: true });
+
+export function createDeliveryDispatchers(options: DeliveryDispatcherOptions): DeliveryDispatchers {
+  const maxPools = options.maxPools ?? MAX_POOLS;
+  const resolveTtlMs = options.resolveTtlMs ?? RESOLVE_TTL_MS;
+  const resolve = options.resolve ?? systemResolve;
+  const classify = options.classify ?? classifyAddress;
+  // One connector (and so one TLS session cache and one parsed CA) for every pool.
   const connector = buildConnector({
     ...(options.connectTimeoutMs === undefined ? {} : { timeout: options.connectTimeoutMs }),
     ...(options.ca === undefined ? {} : { ca: options.ca }),
-    ...(options.allowPrivate ? {} : { lookup: guardedLookup }),
   });
-  return new Agent({
-    // Keep-alive saves a TLS handshake per delivery. A connection's address was checked when it was
-    // made, and idle connections close within seconds, so DNS changes are checked again soon.
-    pipelining: 1,
-    keepAliveTimeout: KEEP_ALIVE_MS,
-    keepAliveMaxTimeout: KEEP_ALIVE_MS,
-    connect: (connectOptions, callback) => {
-      if (!options.allowPrivate && isIP(connectOptions.hostname)) {
-        const verdict = classifyAddress(connectOptions.hostname);
-        if (!verdict.allowed) {
-          callback(new BlockedTargetError(connectOptions.hostname, verdict.reason), null);
-          return;
-        }
+  /** Map order is the LRU order: a used pool is moved to the end. */
+  const pools = new Map<string, Pool>();
+  const resolved = new Map<string, { addresses: LookupAddress[]; until: number }>();
+
+  /** The address to connect to: every address of the name checked, the first one pinned. */
+  async function checkedAddress(target: ValidTarget): Promise<string> {
+    let addresses: LookupAddress[];
+    if (target.ipLiteral) addresses = [{ address: target.ipLiteral, family: isIP(target.ipLiteral) }];
+    else {
+      const cached = resolved.get(target.hostname);
+      if (cached && cached.until > Date.now()) addresses = cached.addresses;
+      else {
+        addresses = await resolve(target.hostname);
+        if (resolveTtlMs > 0) resolved.set(target.hostname, { addresses, until: Date.now() + resolveTtlMs });
+        // The cache is bounded like the pools: names seen once are dropped first.
+        if (resolved.size > maxPools) for (const name of resolved.keys()) if (resolved.delete(name)) break;
       }
-      connector(connectOptions, callback);
+    }
+    if (!options.allowPrivate)
+      for (const entry of addresses) {
+        const verdict = classify(entry.address);
+        if (!verdict.allowed)
+          throw new BlockedTargetError(target.hostname, `${entry.address} is ${verdict.reason}`);
+      }
+    const first = addresses[0];
+    if (!first) throw Object.assign(new Error(`No address for ${target.hostname}`), { code: 'ENOTFOUND' });
+    return first.address;
+  }
+
+  function poolFor(origin: string, address: string): Pool {
+    const key = `${origin} ${address}`;
+    const existing = pools.get(key);
+    if (existing) {
+      pools.delete(key);
+      pools.set(key, existing);
+      return existing;
+    }
+    const pool = new Pool(origin, {
+      connections: MAX_CONNECTIONS_PER_POOL,
+      pipelining: 1,
+      keepAliveTimeout: KEEP_ALIVE_MS,
+      keepAliveMaxTimeout: KEEP_ALIVE_MAX_MS,
+      // The socket goes to the checked address whatever the URL's host says; undici derives SNI and
+      // the certificate's expected name from `host` (the name), not from `hostname` (the address).
+      connect: (connectOptions, callback) => connector({ ...connectOptions, hostname: address }, callback),
+    });
+    pools.set(key, pool);
+    if (pools.size > maxPools) {
+      const [oldestKey, oldest] = pools.entries().next().value ?? [];
+      if (oldestKey !== undefined && oldest) {
+        pools.delete(oldestKey);
+        // close() lets requests already running on it finish.
+        oldest.close().catch(() => undefined);
+      }
+    }
+    return pool;
+  }
+
+  return {
+    async dispatcherFor(target) {
+      const address = await checkedAddress(target);
+      return poolFor(target.url.origin, address);
     },
-  });
+    get size() {
+      return pools.size;
+    },
+    async close() {
+      const open = [...pools.values()];
+      pools.clear();
+      resolved.clear();
+      await Promise.all(open.map((pool) => pool.close().catch(() => undefined)));
+    },
+  };
 }
