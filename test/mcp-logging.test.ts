@@ -211,6 +211,36 @@ describe('2025 era', () => {
   });
 });
 
+describe('2025 era: plain JSON or a stream', () => {
+  const call = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'get_me', arguments: {} } };
+  const headers = (key: string) => ({ ...bearer(key), 'mcp-protocol-version': '2025-06-18' });
+
+  test('a single request is one JSON body until a log level is set, then a stream that carries the log', async ({
+    t,
+    org,
+    mcpUrl,
+  }) => {
+    const key = await newKey(t, org);
+    const plain = await postMcp(mcpUrl, headers(key), call);
+    expect(plain.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await answerOf(plain)).toMatchObject({ id: 7, result: { structuredContent: {} } });
+
+    await setLevel(mcpUrl, key, 'debug');
+    const streamed = await postMcp(mcpUrl, headers(key), call);
+    expect(streamed.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const events = (await streamed.text()).split('\n').filter((line) => line.startsWith('data:'));
+    // The log message, then the result: what a JSON body would have dropped.
+    expect(events.length).toBeGreaterThanOrEqual(2);
+    expect(JSON.parse(events[0]?.slice(5) ?? 'null')).toMatchObject({ method: 'notifications/message' });
+  });
+
+  test('a batch still gets a stream', async ({ t, org, mcpUrl }) => {
+    const key = await newKey(t, org);
+    const batch = await postMcp(mcpUrl, { ...bearer(key), 'mcp-protocol-version': '2025-03-26' }, [call]);
+    expect(batch.headers.get('content-type')).toMatch(/^text\/event-stream/);
+  });
+});
+
 describe('2026-07-28 era', () => {
   test('logging is not declared, logging/setLevel is 404 -32601, and a set level sends nothing', async ({
     t,
