@@ -18,6 +18,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createAdaptorServer, type ServerType } from '@hono/node-server';
 import { Hono } from 'hono';
 import pg from 'pg';
+import { listenOnLoopback } from './server-process.ts';
 
 /** The columns the product's lead list selects (every column but the search vector). */
 const LEAD_COLUMNS =
@@ -191,14 +192,7 @@ export async function startFloor(databaseUrl: string, token: string, poolMax: nu
   });
 
   const server: ServerType = createAdaptorServer({ fetch: app.fetch });
-  const url = await new Promise<string>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      if (address === null || typeof address === 'string') reject(new Error('no TCP address'));
-      else resolve(`http://127.0.0.1:${address.port}`);
-    });
-  });
+  const url = await listenOnLoopback(server);
   return {
     url,
     close: async () => {

@@ -26,6 +26,7 @@ import { createDatabase } from '../test/support/postgres-admin.ts';
 import { gitCommit } from './environment.ts';
 import { runLoad } from './measure.ts';
 import { seedOrganization } from './seed.ts';
+import { listenOnLoopback } from './server-process.ts';
 
 const env = z
   .object({
@@ -42,17 +43,6 @@ const sampleRow = z.object({ lock: z.coerce.number(), active: z.coerce.number() 
 
 function log(message: string): void {
   process.stderr.write(`[bench:hot-rows] ${message}\n`);
-}
-
-function listen(server: ServerType): Promise<string> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      if (address === null || typeof address === 'string') reject(new Error('no TCP address'));
-      else resolve(`http://127.0.0.1:${address.port}`);
-    });
-  });
 }
 
 /** Samples the database's other backends until stopped: lock waiters and active ones per sample. */
@@ -104,7 +94,7 @@ async function main(): Promise<void> {
     services = await createServices(config, { withoutRateLimits: true, logger: createLogger('warn') });
     const org = await seedOrganization(services, 1000);
     server = createAdaptorServer({ fetch: createApp(services).fetch });
-    const base = await listen(server);
+    const base = await listenOnLoopback(server);
     const spec = {
       url: `${base}/api/v1/leads`,
       method: 'POST' as const,

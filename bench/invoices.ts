@@ -40,6 +40,7 @@ import { createDatabase } from '../test/support/postgres-admin.ts';
 import { gitCommit, machine } from './environment.ts';
 import { type LoadResult, runLoad } from './measure.ts';
 import { seedOrganization } from './seed.ts';
+import { listenOnLoopback } from './server-process.ts';
 
 const env = z
   .object({
@@ -299,17 +300,6 @@ function checkNumbers(numbers: readonly string[], lastSeeded: number): string {
   return `${values.length} numbers INV-${String(lastSeeded + 1).padStart(6, '0')}..INV-${String(lastSeeded + values.length).padStart(6, '0')}, no gap, no duplicate`;
 }
 
-function listen(server: ServerType): Promise<string> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      if (address === null || typeof address === 'string') reject(new Error('no TCP address'));
-      else resolve(`http://127.0.0.1:${address.port}`);
-    });
-  });
-}
-
 interface BackendResult {
   backend: string;
   seedSeconds: number;
@@ -356,7 +346,7 @@ async function benchBackend(key: string): Promise<BackendResult> {
     log(`totals: count(*) ${totals.countAll.toFixed(2)} ms, ledger ${totals.ledgerAll.toFixed(2)} ms`);
     const token = await invoiceToken(services, org.orgId, org.ownerId);
     server = createAdaptorServer({ fetch: createApp(services).fetch });
-    const base = await listen(server);
+    const base = await listenOnLoopback(server);
     const auth = { authorization: `Bearer ${token}` };
     const common = { connections: env.BENCH_CONNECTIONS, seconds: env.BENCH_SECONDS };
     const listUrl = `${base}/api/v1/invoices?limit=25`;

@@ -3,8 +3,9 @@
 // (npm and the server it starts), so a scenario can report the server's CPU per request.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import type { Server } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../test/support/cli.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 /** Linux's USER_HZ: /proc reports CPU times in these ticks. */
@@ -19,15 +20,14 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-/** A port nothing listens on right now. */
-export function freePort(): Promise<number> {
+/** Starts `server` on a free loopback port and gives its base URL. */
+export function listenOnLoopback(server: Server): Promise<string> {
   return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => resolve(port));
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      if (address === null || typeof address === 'string') reject(new Error('no TCP address'));
+      else resolve(`http://127.0.0.1:${address.port}`);
     });
   });
 }
