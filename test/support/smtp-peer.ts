@@ -72,6 +72,9 @@ export async function startSmtpPeer(options: SmtpPeerOptions = {}): Promise<Smtp
     authOptional: auth === undefined,
     // Login over a plain connection is allowed: tests on 127.0.0.1 check the exchange, not the wire.
     allowInsecureAuth: true,
+    // A pooled client (providers/smtp-account.ts) keeps its session open while idle: closing the
+    // peer ends such sessions after 100 ms instead of smtp-server's default 30 s wait for them.
+    closeTimeout: 100,
     logger: false,
     onConnect(_session, callback) {
       sessions.opened++;
