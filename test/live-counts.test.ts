@@ -3,7 +3,7 @@
 // and while the fold runs alongside the writers; on PostgreSQL a writer never waits for another
 // organization-mate's open transaction; a tenant reads and writes only its own ledger rows; and the
 // migration carries the old lead_counts totals over.
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,6 +31,7 @@ import {
   type TestOrg,
   TOOL,
 } from './fixtures/index.ts';
+import { migrationsBefore } from './support/migrations-before.ts';
 
 const MIGRATIONS = fileURLToPath(new URL('../core/db/migrations', import.meta.url));
 
@@ -203,16 +204,7 @@ describe('migration 0031', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   test('carries each organization’s lead_counts total over, counts invoices by status, and drops the counter', async () => {
-    const before = join(dir, 'migrations');
-    cpSync(MIGRATIONS, before, { recursive: true });
-    const journalPath = join(before, 'meta', '_journal.json');
-    const journal = z
-      .object({ entries: z.array(z.object({ tag: z.string() }).passthrough()) })
-      .passthrough()
-      .parse(JSON.parse(readFileSync(journalPath, 'utf8')));
-    const cut = journal.entries.findIndex((e) => e.tag.endsWith('_live_counts'));
-    expect(cut).toBeGreaterThan(0);
-    writeFileSync(journalPath, JSON.stringify({ ...journal, entries: journal.entries.slice(0, cut) }));
+    const before = migrationsBefore(dir, (tag) => tag.endsWith('_live_counts'));
 
     const client = new PGlite();
     try {

@@ -2,7 +2,7 @@
 // estimates number from their own kind's row of document_counters, independently and per
 // organization; and migration 0019 carries each organization's last number over from the two
 // counter tables it replaces, so numbering continues without a gap or a duplicate.
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,7 @@ import { rowsOf } from '../../core/db/sql.ts';
 import { createEstimate } from '../fixtures/estimates.ts';
 import { fileTest } from '../fixtures/file-test.ts';
 import { createInvoice, finalizeInvoice } from '../fixtures/invoices.ts';
+import { migrationsBefore } from '../support/migrations-before.ts';
 
 const MIGRATIONS = fileURLToPath(new URL('../../core/db/migrations', import.meta.url));
 const counterRow = z.object({ org_id: z.string(), kind: z.string(), last_number: z.number() });
@@ -55,16 +56,7 @@ describe('migration 0019', () => {
 
   test('carries the invoice and estimate counters over into document_counters and drops the old tables', async () => {
     // The migrations up to 0018: the same folder with the journal cut before 0019.
-    const before = join(dir, 'migrations');
-    cpSync(MIGRATIONS, before, { recursive: true });
-    const journalPath = join(before, 'meta', '_journal.json');
-    const journal = z
-      .object({ entries: z.array(z.object({ tag: z.string() }).passthrough()) })
-      .passthrough()
-      .parse(JSON.parse(readFileSync(journalPath, 'utf8')));
-    const cut = journal.entries.findIndex((e) => e.tag.startsWith('0019_'));
-    expect(cut).toBeGreaterThan(0);
-    writeFileSync(journalPath, JSON.stringify({ ...journal, entries: journal.entries.slice(0, cut) }));
+    const before = migrationsBefore(dir, (tag) => tag.startsWith('0019_'));
 
     const client = new PGlite();
     try {
