@@ -98,8 +98,12 @@ export interface Floor {
   close(): Promise<void>;
 }
 
-/** Starts the floor server on a free port against `databaseUrl`, knowing the one `token`. */
-export async function startFloor(databaseUrl: string, token: string, poolMax: number): Promise<Floor> {
+/** The floor's app and its pool, against `databaseUrl`, knowing the one `token` (in-process use: app.request). */
+export async function createFloorApp(
+  databaseUrl: string,
+  token: string,
+  poolMax: number,
+): Promise<{ app: Hono; close(): Promise<void> }> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: poolMax });
   pool.on('error', () => {});
   const hash = (t: string) => createHash('sha256').update(t).digest('hex');
@@ -191,13 +195,19 @@ export async function startFloor(databaseUrl: string, token: string, poolMax: nu
     return c.json({ lead }, 201);
   });
 
-  const server: ServerType = createAdaptorServer({ fetch: app.fetch });
+  return { app, close: () => pool.end() };
+}
+
+/** Starts the floor server on a free port against `databaseUrl`, knowing the one `token`. */
+export async function startFloor(databaseUrl: string, token: string, poolMax: number): Promise<Floor> {
+  const floor = await createFloorApp(databaseUrl, token, poolMax);
+  const server: ServerType = createAdaptorServer({ fetch: floor.app.fetch });
   const url = await listenOnLoopback(server);
   return {
     url,
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await pool.end();
+      await floor.close();
     },
   };
 }

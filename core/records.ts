@@ -24,6 +24,7 @@ import {
 import type { PgColumn, PgTable, SelectedFieldsFlat } from 'drizzle-orm/pg-core';
 import { z } from 'zod';
 import type { Executor } from './db/client.ts';
+import { compileRowSelect, type RowSelect } from './db/row-select.ts';
 import { users } from './db/schema.ts';
 import { escapeLike, rowsOf } from './db/sql.ts';
 import { notFound, validationError } from './errors.ts';
@@ -530,6 +531,15 @@ export function defineRecordTable<Row extends RecordRow>(spec: RecordTableSpec<R
   const c = spec.columns ?? recordColumnsOf(label, table);
   const owner = resolveOwner(spec);
   const own = (orgId: string, id: string) => and(eq(c.id, id), eq(c.orgId, orgId));
+  // The spec's selection compiled once (core/db/row-select.ts), on the first read: the select
+  // builder needs a database handle to be built, any handle gives the same selection. Null: a
+  // selection the compiled statements do not cover, read through the spec's select.
+  let compiled: RowSelect<Row> | null | undefined;
+  const compiledFor = (db: Executor): RowSelect<Row> | null => {
+    if (compiled === undefined)
+      compiled = compileRowSelect<Row>(table, spec.select(db)._.selectedFields) ?? null;
+    return compiled;
+  };
 
   const records: RecordTable<Row> = {
     ...spec,
@@ -537,27 +547,33 @@ export function defineRecordTable<Row extends RecordRow>(spec: RecordTableSpec<R
     liveConditions: (orgId) => [eq(c.orgId, orgId), isNull(c.deletedAt)],
 
     async getLive(db, orgId, id, lock = false) {
-      const query = spec
-        .select(db)
-        .where(and(eq(c.id, id), eq(c.orgId, orgId), isNull(c.deletedAt)))
-        .limit(1);
-      const [row] = lock ? await query.for('update') : await query;
+      const where = and(eq(c.id, id), eq(c.orgId, orgId), isNull(c.deletedAt));
+      const select = compiledFor(db);
+      let row: Row | undefined;
+      if (select) {
+        [row] = await select.rows(db, sql`where ${where} limit 1${lock ? sql` for update` : sql``}`);
+      } else {
+        const query = spec.select(db).where(where).limit(1);
+        [row] = lock ? await query.for('update') : await query;
+      }
       if (!row) throw notFound(label);
       return row;
     },
 
     async getTrashed(db, orgId, id) {
-      const [row] = await spec
-        .select(db)
-        .where(and(eq(c.id, id), eq(c.orgId, orgId), isNotNull(c.deletedAt)))
-        .limit(1)
-        .for('update');
+      const where = and(eq(c.id, id), eq(c.orgId, orgId), isNotNull(c.deletedAt));
+      const select = compiledFor(db);
+      const [row] = select
+        ? await select.rows(db, sql`where ${where} limit 1 for update`)
+        : await spec.select(db).where(where).limit(1).for('update');
       if (!row) throw notFound('Trash item');
       return row;
     },
 
     async byIds(db, orgId, ids) {
-      return spec.select(db).where(and(eq(c.orgId, orgId), inArray(c.id, [...ids])));
+      const where = and(eq(c.orgId, orgId), inArray(c.id, [...ids]));
+      const select = compiledFor(db);
+      return select ? select.rows(db, sql`where ${where}`) : spec.select(db).where(where);
     },
 
     async count(db, where) {
@@ -566,6 +582,16 @@ export function defineRecordTable<Row extends RecordRow>(spec: RecordTableSpec<R
     },
 
     async listPage(db, { where, order, page, total }) {
+      const select = compiledFor(db);
+      if (select) {
+        const tail = sql`${where ? sql`where ${where} ` : sql``}order by ${sql.join([...order], sql`, `)} limit ${page.limit} offset ${offsetOf(page)}`;
+        if (typeof total === 'number') return { rows: await select.rows(db, tail), total };
+        const totalSql = total ?? countSql(table, where);
+        const found = await select.rowsWith(db, totalSql, tail);
+        // No row carried the total (no match, or a page past the end): it is read on its own.
+        if (found.extra === undefined) return { rows: [], total: await scalar(db, totalSql) };
+        return { rows: found.rows, total: Number(found.extra) };
+      }
       if (typeof total === 'number') {
         const rows = await spec
           .select(db)

@@ -70,6 +70,8 @@ function applyLimitHeaders(c: Context, response: Response): void {
 export function ipRateLimit(services: Services, names: readonly LimitName[]): MiddlewareHandler {
   if (names.length === 0) throw new Error('ipRateLimit needs at least one limit');
   return async function ipRateLimitHandler(c, next) {
+    // Limits switched off (RATE_LIMITS=off): nothing to count, so no address to work out.
+    if (!services.rateLimits) return next();
     const ip = requestIp(c, services.config.trustProxyHops);
     for (const name of names) await enforceLimit(c, services, name, `ip:${ip}`);
     await next();
