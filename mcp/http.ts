@@ -105,24 +105,44 @@ function guardOriginAndHost(config: Config, logger: Logger): MiddlewareHandler<A
 /** A body whose bytes are not UTF-8: refused before the SDK would decode it leniently (U+FFFD). */
 const NOT_UTF8 = Symbol('not UTF-8');
 
+/** A POST's JSON body, read once, and the request to hand the SDK with it. */
+interface PeekedBody {
+  /** The parsed body; undefined when there is none to parse (not a JSON POST, empty, unparseable). */
+  parsed: unknown;
+  /** The request for the SDK: the original, or a copy with the same bytes when the SDK must read them. */
+  request: Request;
+}
+
 /**
- * The JSON body of a POST, read from a copy so the SDK still sees the untouched request; else
- * undefined. Bytes that are not UTF-8 are NOT_UTF8: a lenient decoder would put U+FFFD in their
- * place and a tool would store what the caller never sent (REST refuses them too, http/body.ts).
+ * The JSON body of a POST, read once, straight from the connection (@hono/node-server's fast path,
+ * where a clone would tee a stream). The SDK is handed the parsed body and never reads it again.
+ * When there is nothing it can be handed (an empty or unparseable body), it gets a request carrying
+ * the same bytes, so its own answer (-32700...) is unchanged. Bytes that are not UTF-8 are NOT_UTF8:
+ * a lenient decoder would put U+FFFD in their place and a tool would store what the caller never
+ * sent (REST refuses them too, http/body.ts).
  */
-async function peekJsonBody(request: Request): Promise<unknown> {
-  if (request.method !== 'POST' || !isJsonContentType(request.headers.get('content-type'))) return undefined;
+async function peekJsonBody(request: Request): Promise<PeekedBody | typeof NOT_UTF8> {
+  if (request.method !== 'POST' || !isJsonContentType(request.headers.get('content-type'))) {
+    return { parsed: undefined, request };
+  }
+  const bytes = await request.arrayBuffer();
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(await request.clone().arrayBuffer());
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
     return NOT_UTF8;
   }
-  try {
-    return text.length === 0 ? undefined : JSON.parse(text);
-  } catch {
-    return undefined; // The SDK answers unparseable bodies with its own -32700.
+  if (text.length > 0) {
+    try {
+      return { parsed: JSON.parse(text), request };
+    } catch {
+      // The SDK answers unparseable bodies with its own -32700, from the bytes below.
+    }
   }
+  return {
+    parsed: undefined,
+    request: new Request(request.url, { method: 'POST', headers: request.headers, body: bytes }),
+  };
 }
 
 /** Whether an Accept header takes a plain JSON answer (application/json, or any type). */
@@ -223,8 +243,8 @@ function mountMcp(app: Hono<AppEnv>, services: Services, options: McpAppOptions)
   const guard = guardOriginAndHost(config, logger);
   const serveMcp = async (c: Context<AppEnv>) => {
     const auth = callerOf(c);
-    const parsedBody = await peekJsonBody(c.req.raw);
-    if (parsedBody === NOT_UTF8) {
+    const peeked = await peekJsonBody(c.req.raw);
+    if (peeked === NOT_UTF8) {
       return c.json(
         {
           jsonrpc: '2.0',
@@ -234,6 +254,7 @@ function mountMcp(app: Hono<AppEnv>, services: Services, options: McpAppOptions)
         400,
       );
     }
+    const { parsed: parsedBody, request } = peeked;
     const batch = judgeBatch(parsedBody, c.req.header('mcp-protocol-version'));
     if (!batch.ok) return batchRejection(batch.revision);
 
@@ -262,7 +283,7 @@ function mountMcp(app: Hono<AppEnv>, services: Services, options: McpAppOptions)
       );
     }
 
-    const invalidInitialize = await invalidInitializeResponse(c.req.raw, parsedBody);
+    const invalidInitialize = await invalidInitializeResponse(request, parsedBody);
     if (invalidInitialize) return invalidInitialize;
 
     // A misspelt toolset is a configuration error worth a clear 400, not a silently shorter tool list.
@@ -284,10 +305,10 @@ function mountMcp(app: Hono<AppEnv>, services: Services, options: McpAppOptions)
       },
       selection,
     });
-    if (await answersInJson(c.req.raw, parsedBody, auth)) {
-      return serveLegacyAsJson(factory, c.req.raw, authInfo, parsedBody);
+    if (await answersInJson(request, parsedBody, auth)) {
+      return serveLegacyAsJson(factory, request, authInfo, parsedBody);
     }
-    return handler.fetch(c.req.raw, { authInfo, ...(parsedBody !== undefined && { parsedBody }) });
+    return handler.fetch(request, { authInfo, ...(parsedBody !== undefined && { parsedBody }) });
   };
   for (const path of MCP_PATHS) app.all(path, guard, options.authenticate, serveMcp);
 }
