@@ -4,6 +4,7 @@
 
 import { z } from 'zod';
 import type { Executor } from './db/client.ts';
+import { compileRowInsert } from './db/compiled-rows.ts';
 import { outboxEvents } from './db/schema.ts';
 import { newId } from './ids.ts';
 
@@ -44,6 +45,9 @@ export const deletedFields = {
   deleted_at: z.string().describe('When the record was moved to the trash (ISO 8601)'),
 };
 
+/** Every change writes one: compiled once (core/db/compiled-rows.ts). */
+const insertOutboxEvent = compileRowInsert(outboxEvents);
+
 export async function recordEvent<E extends EventName>(
   tx: Executor,
   orgId: string,
@@ -51,6 +55,6 @@ export async function recordEvent<E extends EventName>(
   data: EventPayload<E>,
 ): Promise<string> {
   const id = newId();
-  await tx.insert(outboxEvents).values({ id, orgId, event, data });
+  await insertOutboxEvent(tx, { id, orgId, event, data });
   return id;
 }

@@ -24,7 +24,7 @@ import {
 import type { PgColumn, PgTable, SelectedFieldsFlat } from 'drizzle-orm/pg-core';
 import { z } from 'zod';
 import type { Executor } from './db/client.ts';
-import { compileRowSelect, type RowSelect } from './db/row-select.ts';
+import { compileRowSelect, type RowSelect } from './db/compiled-rows.ts';
 import { users } from './db/schema.ts';
 import { escapeLike, rowsOf } from './db/sql.ts';
 import { notFound, validationError } from './errors.ts';

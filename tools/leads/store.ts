@@ -5,6 +5,7 @@
 import { eq, getTableColumns, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Executor } from '../../core/db/client.ts';
+import { compileRowInsert } from '../../core/db/compiled-rows.ts';
 import { liveCountSql, readLiveCount } from '../../core/live-counts.ts';
 import {
   assertAssignableOwner,
@@ -157,6 +158,9 @@ export function dedupeTags(tags: readonly string[]): string[] {
 }
 
 /** Creates a lead from validated create_lead input; the owner defaults to the caller. */
+/** A lead's insert, compiled once: creating leads is the hottest write (core/db/compiled-rows.ts). */
+const insertLeadRow = compileRowInsert<typeof leads, LeadData>(leads, leadColumns);
+
 export async function insertLead(
   ctx: RecordContext,
   input: LeadInput & { name: string },
@@ -167,20 +171,17 @@ export async function insertLead(
     await assertAssignableOwner(ctx.db, ctx.auth.orgId, ownerId);
   }
   const status = input.status ?? 'new';
-  const rows = await ctx.db
-    .insert(leads)
-    .values({
-      ...newRecordStamp(ctx),
-      name: input.name,
-      description: input.description ?? null,
-      url: input.url ?? null,
-      status,
-      ownerId,
-      tags: dedupeTags(input.tags ?? []),
-      custom,
-      convertedAt: status === 'client' ? ctx.now : null,
-    })
-    .returning(leadColumns);
+  const rows = await insertLeadRow(ctx.db, {
+    ...newRecordStamp(ctx),
+    name: input.name,
+    description: input.description ?? null,
+    url: input.url ?? null,
+    status,
+    ownerId,
+    tags: dedupeTags(input.tags ?? []),
+    custom,
+    convertedAt: status === 'client' ? ctx.now : null,
+  });
   return leadRecords.created(ctx, 'lead.created', serializeLead, rows);
 }
 

@@ -1,11 +1,14 @@
-// Locks in that a compiled row select (core/db/row-select.ts, the record helper's reads) gives
+// Locks in that a compiled row select (core/db/compiled-rows.ts, the record helper's reads) gives
 // exactly the rows drizzle's select of the same columns gives: same keys in the same order, every
-// value decoded alike (Dates, arrays, JSON, numbers), over every trashable record table; and that a
+// value decoded alike (Dates, arrays, JSON, numbers), over every trashable record table; that a
+// compiled insert writes and returns what drizzle's insert does, defaults included; and that a
 // selection it cannot compile (an expression, another table's column) is refused, not misread.
 import { asc, eq, getTableColumns, sql } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import { describe, expect } from 'vitest';
-import { compileRowSelect } from '../core/db/row-select.ts';
+import { compileRowInsert, compileRowSelect } from '../core/db/compiled-rows.ts';
+import { outboxEvents } from '../core/db/schema.ts';
+import { newId } from '../core/ids.ts';
 import { TRASH_TYPES } from '../tools/index.ts';
 import { invoices } from '../tools/invoices/tables.ts';
 import { leads } from '../tools/leads/tables.ts';
@@ -72,6 +75,61 @@ describe('compiled row selects', () => {
     );
     expect(page?.rows.map((r) => r.id)).toEqual([lead._id]);
     expect(Number(page?.extra)).toBeGreaterThanOrEqual(1);
+  });
+
+  test('inserts a row as the query builder does: given values, defaults, returning', async ({ t, org }) => {
+    const db = t.services.db.system;
+    const fields = getTableColumns(leads);
+    const insert = compileRowInsert<typeof leads, Record<string, unknown>>(leads, fields);
+    const at = new Date('2026-11-27T10:11:12.345Z');
+    const full = {
+      id: '',
+      orgId: org.orgId,
+      name: 'Compiled, "quoted" ½',
+      description: null,
+      url: 'https://example.test/a?b=c',
+      status: 'client',
+      ownerId: org.ownerId,
+      tags: ['x', 'y,z', 'with "quote"'],
+      custom: { nested: { list: [1, 'two', null] }, n: 1.5 },
+      convertedAt: at,
+      createdBy: org.ownerId,
+      createdAt: at,
+      updatedAt: at,
+    };
+    // Omitted columns: deleted_at/deleted_by, and on the second tags, custom and the times (database defaults).
+    const minimal = { id: '', orgId: org.orgId, name: 'Minimal', status: 'new', createdBy: org.ownerId };
+    for (const values of [full, minimal]) {
+      const [compiled] = await insert(db, { ...values, id: newId() });
+      const [built] = await db.insert(leads).values({ ...values, id: newId() }).returning(fields);
+      if (!compiled || !built) throw new Error('an insert returned no row');
+      expect(compiled.id).toMatch(/^[0-9a-f]{24}$/);
+      expect(compiled.id).not.toBe(built.id);
+      const withoutIds = (row: Record<string, unknown>) => {
+        const { id: _id, search: _search, createdAt, updatedAt, ...rest } = row;
+        return {
+          ...rest,
+          createdAt: values === full ? createdAt : 'now',
+          updatedAt: values === full ? updatedAt : 'now',
+        };
+      };
+      expect(withoutIds(compiled)).toStrictEqual(withoutIds(built));
+      expect(Object.keys(compiled)).toEqual(Object.keys(built));
+      const [stored] = await db
+        .select(fields)
+        .from(leads)
+        .where(eq(leads.id, String(compiled.id)));
+      expect(stored).toStrictEqual(compiled);
+    }
+
+    const event = compileRowInsert(outboxEvents);
+    const id = newId();
+    expect(
+      await event(db, { id, orgId: org.orgId, event: 'lead.created', data: { a: [1, { b: 'c' }] } }),
+    ).toEqual([]);
+    const [row] = await db.select().from(outboxEvents).where(eq(outboxEvents.id, id));
+    expect(row?.data).toEqual({ a: [1, { b: 'c' }] });
+    expect(row?.event).toBe('lead.created');
   });
 
   test('refuses a selection that is not the table’s own columns', () => {
