@@ -6,7 +6,7 @@
 import { eq, inArray } from 'drizzle-orm';
 import { describe, expect, vi } from 'vitest';
 import { outboxEvents } from '../../core/db/schema.ts';
-import { newId } from '../../core/ids.ts';
+import { newId, OBJECT_ID_PATTERN } from '../../core/ids.ts';
 import type { EnqueueOptions, JobPayloads, JobQueue } from '../../core/queue.ts';
 import { attemptDeliveryBatch, DELIVERY_BATCH_MAX } from '../../tools/webhooks/deliver.ts';
 import { relayOutbox } from '../../tools/webhooks/relay.ts';
@@ -260,6 +260,9 @@ describe('the relay', () => {
     expect(name).toBe('webhook.deliver_batch');
     const batches = (jobs ?? []).map((job) => (job.payload as { deliveryIds: string[] }).deliveryIds);
     expect(batches.flat().sort()).toEqual([...created].sort());
+    // Made in the relay's statement, in the ObjectId form of every id.
+    expect(created.filter((id) => !OBJECT_ID_PATTERN.test(id))).toEqual([]);
+    expect(new Set(created).size).toBe(created.length);
     const rows = await rowsOf(t, created);
     const ours = batches.filter((ids) => [first, second].includes(rows.get(ids[0] ?? '')?.webhookId ?? ''));
     expect(ours.map((ids) => ids.length).sort((a, b) => a - b)).toEqual([20, 20, 100, 100]);
