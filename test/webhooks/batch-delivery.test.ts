@@ -205,7 +205,7 @@ describe('webhook.deliver_batch', () => {
     ]);
   });
 
-  test('waits for a connection before its deadline starts: more deliveries than connections all succeed', async ({
+  test('waits for a connection before it signs and its deadline starts: more deliveries than connections all succeed', async ({
     t,
     org,
     receiver,
@@ -225,6 +225,9 @@ describe('webhook.deliver_batch', () => {
     expect(elapsed).toBeGreaterThanOrEqual(4000);
     const arrivals = receiver.requests.map((r) => r.receivedAt).sort((a, b) => a - b);
     expect(arrivals).toHaveLength(DELIVERY_BATCH_MAX);
+    // Signed when sent, not when the batch started: the second wave's timestamps are 2 s later.
+    const lag = receiver.requests.map((r) => r.receivedAt - 1000 * Number(r.headers['webhook-timestamp']));
+    expect(lag.filter((ms) => ms < 0 || ms >= 1500)).toEqual([]);
     // Never more than 64 in flight: the 65th arrived only once the first answers were out.
     expect((arrivals[64] ?? 0) - (arrivals[0] ?? 0)).toBeGreaterThanOrEqual(1950);
   });

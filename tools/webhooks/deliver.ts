@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { type JobHandlers, type Sweep, singleAttemptJob } from '../../core/jobs.ts';
 import { SWEEP_BATCH, sweepCutoff, wakeDue } from '../../core/leased-rows.ts';
 import type { Services } from '../../core/services.ts';
-import { signPayload, standardWebhookSignature } from './signing.ts';
+import { type WebhookSigner, webhookSigner } from './signing.ts';
 import {
   BlockedTargetError,
   createDeliveryDispatchers,
@@ -211,17 +211,7 @@ async function withOriginSlot<T>(services: Services, origin: string, work: () =>
   }
 }
 
-function send(
-  services: Services,
-  target: ValidTarget,
-  headers: Record<string, string>,
-  body: Buffer,
-  options: DeliveryOptions,
-): Promise<Outcome> {
-  return withOriginSlot(services, target.url.origin, () => sendNow(services, target, headers, body, options));
-}
-
-async function sendNow(
+async function send(
   services: Services,
   target: ValidTarget,
   headers: Record<string, string>,
@@ -377,42 +367,56 @@ function inactive(delivery: DueDelivery): Decided {
   };
 }
 
-/** Signs a fresh body for this attempt and sends it; resolves with the outcome, never rejects. */
+/**
+ * Signs a fresh body for this attempt and sends it; resolves with the outcome, never rejects. The
+ * body is built and signed once the attempt holds one of its origin's connections, so its timestamp
+ * is the send time however long the wait (receivers refuse a webhook-timestamp 5 minutes off).
+ */
 async function attempt(
   services: Services,
   delivery: DueDelivery,
   webhook: NonNullable<DueDelivery['webhook']>,
+  signer: WebhookSigner,
   single: boolean,
   options: DeliveryOptions,
 ): Promise<Decided> {
-  const now = new Date();
-  const timestampSeconds = Math.floor(now.getTime() / 1000);
-  // Serialised once: the bytes signed are exactly the bytes sent.
-  const body = Buffer.from(
-    JSON.stringify({
-      event: delivery.event,
-      org_id: delivery.orgId,
-      timestamp: now.toISOString(),
-      data: delivery.data,
-    }),
-    'utf8',
-  );
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    'user-agent': WEBHOOK_USER_AGENT,
-    'x-crm-event': delivery.event,
-    'x-crm-signature': signPayload(webhook.secret, body),
-    'x-crm-delivery-id': delivery.id,
-    'webhook-id': delivery.id,
-    'webhook-timestamp': String(timestampSeconds),
-    'webhook-signature': standardWebhookSignature(webhook.secret, delivery.id, timestampSeconds, body),
-  };
-
   const target = parseTargetUrl(webhook.url);
-  const outcome: Outcome = target.ok
-    ? await send(services, target, headers, body, options)
-    : { statusCode: null, error: 'blocked_target', durationMs: 0, excerpt: null, detail: target.reason };
-  return decide(services, delivery, now, outcome, single, options);
+  if (!target.ok) {
+    const refused: Outcome = {
+      statusCode: null,
+      error: 'blocked_target',
+      durationMs: 0,
+      excerpt: null,
+      detail: target.reason,
+    };
+    return decide(services, delivery, new Date(), refused, single, options);
+  }
+  return withOriginSlot(services, target.url.origin, async () => {
+    const now = new Date();
+    const timestampSeconds = Math.floor(now.getTime() / 1000);
+    // Serialised once: the bytes signed are exactly the bytes sent.
+    const body = Buffer.from(
+      JSON.stringify({
+        event: delivery.event,
+        org_id: delivery.orgId,
+        timestamp: now.toISOString(),
+        data: delivery.data,
+      }),
+      'utf8',
+    );
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'user-agent': WEBHOOK_USER_AGENT,
+      'x-crm-event': delivery.event,
+      'x-crm-signature': signer.crm(body),
+      'x-crm-delivery-id': delivery.id,
+      'webhook-id': delivery.id,
+      'webhook-timestamp': String(timestampSeconds),
+      'webhook-signature': signer.standard(delivery.id, timestampSeconds, body),
+    };
+    const outcome = await send(services, target, headers, body, options);
+    return decide(services, delivery, now, outcome, single, options);
+  });
 }
 
 function decide(
@@ -544,7 +548,9 @@ export async function attemptDelivery(
     await finish(services, [inactive(delivery)]);
     return;
   }
-  await finish(services, [await attempt(services, delivery, webhook, single, options)]);
+  await finish(services, [
+    await attempt(services, delivery, webhook, webhookSigner(webhook.secret), single, options),
+  ]);
 }
 
 /**
@@ -572,6 +578,7 @@ export async function attemptDeliveryBatch(
     );
   }
   const attempts: Array<Decided | Promise<Decided>> = [];
+  const signers = new Map<string, WebhookSigner>();
   for (const delivery of deliveries) {
     if (delivery.status !== 'pending' || delivery.attemptCount > 0) {
       logger.debug(
@@ -586,7 +593,14 @@ export async function attemptDeliveryBatch(
       continue;
     }
     if (!webhook.isActive && delivery.event !== 'webhook.test') attempts.push(inactive(delivery));
-    else attempts.push(attempt(services, delivery, webhook, false, options));
+    else {
+      let signer = signers.get(webhook.secret);
+      if (!signer) {
+        signer = webhookSigner(webhook.secret);
+        signers.set(webhook.secret, signer);
+      }
+      attempts.push(attempt(services, delivery, webhook, signer, false, options));
+    }
   }
   await finish(services, await Promise.all(attempts));
 }
