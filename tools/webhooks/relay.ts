@@ -30,7 +30,12 @@ export interface RelayResult {
   deliveryIds: string[];
 }
 
-const BATCH_SIZE = 1000;
+/**
+ * Outbox rows per pass. Small enough that the first deliveries of a burst are enqueued while the
+ * rest are still being relayed (the workers wait for nothing but the first pass), large enough
+ * that a pass's round trip is shared by hundreds of rows.
+ */
+const BATCH_SIZE = 250;
 
 /**
  * A new delivery's id, made in the statement (how many deliveries a pass makes is known only there):
