@@ -135,7 +135,7 @@ describe('relayOutbox', () => {
     expect(marked.every((r) => r.relayedAt instanceof Date)).toBe(true);
   });
 
-  test('enqueues a webhook.deliver job per created delivery, run by the background workers', async ({
+  test('enqueues the created deliveries in webhook.deliver_batch jobs, run by the background workers', async ({
     t,
     org,
   }) => {
@@ -145,8 +145,8 @@ describe('relayOutbox', () => {
       relayIntervalMs: 20,
       sweepIntervalMs: 60_000,
       handlers: {
-        'webhook.deliver': async ({ deliveryId }) => {
-          ran.push(deliveryId);
+        'webhook.deliver_batch': async ({ deliveryIds }) => {
+          ran.push(...deliveryIds);
         },
       },
     });

@@ -1,21 +1,24 @@
-// The 'webhook.deliver' job: one HTTP attempt of one delivery, recorded in the delivery log, and
-// the next attempt scheduled on failure. Each attempt signs a fresh body (new timestamp), goes
-// through the SSRF-guarded pools of tools/webhooks/ssrf.ts (a warm keep-alive connection to the
-// receiver's checked address), and is bounded by one hard deadline covering the DNS check, connect,
-// headers and body, so a receiver that trickles its answer cannot hold a worker. An attempt costs
-// two statements: one reads the delivery with its subscription, one appends the attempt to the log
-// and sets the delivery's state.
-import { and, eq, lte, sql } from 'drizzle-orm';
+// The delivery jobs. 'webhook.deliver' makes one HTTP attempt of one delivery (a retry, a sweep's
+// wake-up, the test endpoint, a replay); 'webhook.deliver_batch' makes the first attempt of each
+// delivery the relay created for one subscription in one pass. Every attempt signs a fresh body (new
+// timestamp), goes through the SSRF-guarded pools of tools/webhooks/ssrf.ts (a warm keep-alive
+// connection to the receiver's checked address), and is bounded by one hard deadline covering the
+// DNS check, connect, headers and body, so a receiver that trickles its answer cannot hold a worker.
+// Whatever the number of deliveries, a job costs two statements: one reads the deliveries with their
+// subscriptions, one appends each attempt to its log and sets each delivery's state. Failed
+// attempts due a retry are enqueued together, one 'webhook.deliver' job each, named after the attempt.
+import { and, eq, inArray, lte, sql } from 'drizzle-orm';
 import { request } from 'undici';
 import { z } from 'zod';
 import { type JobHandlers, type Sweep, singleAttemptJob } from '../../core/jobs.ts';
 import { SWEEP_BATCH, sweepCutoff, wakeDue } from '../../core/leased-rows.ts';
 import type { Services } from '../../core/services.ts';
-import { signPayload, standardWebhookSignature } from './signing.ts';
+import { type WebhookSigner, webhookSigner } from './signing.ts';
 import {
   BlockedTargetError,
   createDeliveryDispatchers,
   type DeliveryDispatchers,
+  MAX_CONNECTIONS_PER_POOL,
   parseTargetUrl,
   type ValidTarget,
 } from './ssrf.ts';
@@ -26,6 +29,17 @@ const deliverPayload = z.object({
   single: z.boolean().optional().describe('One attempt, no retries'),
 });
 
+/** Deliveries one batch job names at most (the relay cuts a subscription's new deliveries to this). */
+export const DELIVERY_BATCH_MAX = 100;
+
+const deliverBatchPayload = z.object({
+  deliveryIds: z
+    .array(z.string())
+    .min(1)
+    .max(DELIVERY_BATCH_MAX)
+    .describe('Deliveries due their first attempt (the relay names those of one subscription)'),
+});
+
 declare module '../../core/jobs.ts' {
   interface JobCatalog {
     /**
@@ -33,6 +47,12 @@ declare module '../../core/jobs.ts' {
      * (the test endpoint and replays).
      */
     'webhook.deliver': z.output<typeof deliverPayload>;
+    /**
+     * Make the first attempt of each of these deliveries, concurrently, and record every outcome in
+     * one statement. A delivery already attempted (or no longer pending) is left alone, so a job run
+     * again after a crash sends only what was never recorded. Retries are 'webhook.deliver' jobs.
+     */
+    'webhook.deliver_batch': z.output<typeof deliverBatchPayload>;
   }
 }
 
@@ -65,8 +85,6 @@ interface Outcome {
   /** Why a target was refused or a connection failed: for the server log only. */
   detail?: string;
 }
-
-type UpdateSet = Partial<typeof webhookDeliveries.$inferInsert>;
 
 function errorCode(err: unknown): string {
   let current: unknown = err;
@@ -136,6 +154,61 @@ function beforeDeadline<T>(work: Promise<T>, deadline: AbortSignal): Promise<T> 
       },
     );
   });
+}
+
+/**
+ * At most `max` holders at once; the others wait in arrival order. It keeps the requests in flight
+ * to one origin within its pool's connections, so a batch waits here, before its deadline starts,
+ * and never inside the pool, where the wait would count against the receiver's 15 seconds.
+ */
+class Slots {
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(private readonly max: number) {}
+
+  acquire(): Promise<void> | undefined {
+    if (this.active < this.max) {
+      this.active++;
+      return undefined;
+    }
+    return new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  /** Hands the slot to the next waiter, or frees it. */
+  release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.active--;
+  }
+
+  get idle(): boolean {
+    return this.active === 0 && this.waiting.length === 0;
+  }
+}
+
+/** The slots of each origin a process is sending to, per services object; an idle origin's are dropped. */
+const originSlots = new WeakMap<Services, Map<string, Slots>>();
+
+async function withOriginSlot<T>(services: Services, origin: string, work: () => Promise<T>): Promise<T> {
+  let byOrigin = originSlots.get(services);
+  if (!byOrigin) {
+    byOrigin = new Map();
+    originSlots.set(services, byOrigin);
+  }
+  let slots = byOrigin.get(origin);
+  if (!slots) {
+    slots = new Slots(MAX_CONNECTIONS_PER_POOL);
+    byOrigin.set(origin, slots);
+  }
+  const wait = slots.acquire();
+  if (wait) await wait;
+  try {
+    return await work();
+  } finally {
+    slots.release();
+    if (slots.idle) byOrigin.delete(origin);
+  }
 }
 
 async function send(
@@ -220,9 +293,9 @@ interface DueDelivery {
   webhook: { url: string; secret: string; isActive: boolean } | null;
 }
 
-/** The delivery joined to its subscription (same organization), in one round trip. */
-async function loadDueDelivery(services: Services, deliveryId: string): Promise<DueDelivery | undefined> {
-  const [row] = await services.db.system
+/** The deliveries joined to their subscriptions (same organization), in one round trip. */
+async function loadDueDeliveries(services: Services, deliveryIds: readonly string[]): Promise<DueDelivery[]> {
+  const rows = await services.db.system
     .select({
       id: webhookDeliveries.id,
       orgId: webhookDeliveries.orgId,
@@ -240,34 +313,208 @@ async function loadDueDelivery(services: Services, deliveryId: string): Promise<
       webhooks,
       and(eq(webhooks.id, webhookDeliveries.webhookId), eq(webhooks.orgId, webhookDeliveries.orgId)),
     )
-    .where(eq(webhookDeliveries.id, deliveryId))
-    .limit(1);
-  if (!row) return undefined;
-  const { url, secret, isActive, ...delivery } = row;
-  const webhook = url === null || secret === null || isActive === null ? null : { url, secret, isActive };
-  return { ...delivery, webhook };
+    .where(
+      deliveryIds.length === 1
+        ? eq(webhookDeliveries.id, deliveryIds[0] ?? '')
+        : inArray(webhookDeliveries.id, [...deliveryIds]),
+    );
+  return rows.map(({ url, secret, isActive, ...delivery }) => ({
+    ...delivery,
+    webhook: url === null || secret === null || isActive === null ? null : { url, secret, isActive },
+  }));
 }
 
 function jitteredDelay(delayMs: number, random: () => number): number {
   return Math.max(0, Math.round(delayMs * (1 + (random() * 2 - 1) * JITTER)));
 }
 
-/** The attempt's log entry and the delivery's new state, in one statement (one round trip). */
-async function record(
+/** What one attempt decided: its log entry, the delivery's new state, the retry to enqueue and the log line. */
+interface Decided {
+  delivery: DueDelivery;
+  attempt: DeliveryAttempt;
+  status: 'succeeded' | 'pending' | 'failed';
+  nextAttemptAt: Date | null;
+  retry: { delayMs: number; jobId: string } | null;
+  line: { level: 'info' | 'warn'; fields: Record<string, unknown>; message: string };
+}
+
+/** A delivery of a deactivated subscription: logged as failed without a request. */
+function inactive(delivery: DueDelivery): Decided {
+  const attempt: DeliveryAttempt = {
+    at: new Date().toISOString(),
+    status_code: null,
+    error: 'subscription_inactive',
+    duration_ms: 0,
+    response_excerpt: null,
+    next_attempt_at: null,
+  };
+  return {
+    delivery,
+    attempt,
+    status: 'failed',
+    nextAttemptAt: null,
+    retry: null,
+    line: {
+      level: 'info',
+      fields: {
+        delivery_id: delivery.id,
+        webhook_id: delivery.webhookId,
+        event: delivery.event,
+        error: attempt.error,
+      },
+      message: 'webhook delivery not sent: subscription inactive',
+    },
+  };
+}
+
+/**
+ * Signs a fresh body for this attempt and sends it; resolves with the outcome, never rejects. The
+ * body is built and signed once the attempt holds one of its origin's connections, so its timestamp
+ * is the send time however long the wait (receivers refuse a webhook-timestamp 5 minutes off).
+ */
+async function attempt(
   services: Services,
-  deliveryId: string,
-  attempt: DeliveryAttempt,
-  set: UpdateSet,
-): Promise<void> {
-  // Appended in SQL, so the log keeps every attempt even if two writers ever overlap.
-  await services.db.system
-    .update(webhookDeliveries)
-    .set({
-      ...set,
-      attempts: sql`${webhookDeliveries.attempts} || ${JSON.stringify([attempt])}::jsonb`,
-      updatedAt: new Date(),
-    })
-    .where(eq(webhookDeliveries.id, deliveryId));
+  delivery: DueDelivery,
+  webhook: NonNullable<DueDelivery['webhook']>,
+  signer: WebhookSigner,
+  single: boolean,
+  options: DeliveryOptions,
+): Promise<Decided> {
+  const target = parseTargetUrl(webhook.url);
+  if (!target.ok) {
+    const refused: Outcome = {
+      statusCode: null,
+      error: 'blocked_target',
+      durationMs: 0,
+      excerpt: null,
+      detail: target.reason,
+    };
+    return decide(services, delivery, new Date(), refused, single, options);
+  }
+  return withOriginSlot(services, target.url.origin, async () => {
+    const now = new Date();
+    const timestampSeconds = Math.floor(now.getTime() / 1000);
+    // Serialised once: the bytes signed are exactly the bytes sent.
+    const body = Buffer.from(
+      JSON.stringify({
+        event: delivery.event,
+        org_id: delivery.orgId,
+        timestamp: now.toISOString(),
+        data: delivery.data,
+      }),
+      'utf8',
+    );
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'user-agent': WEBHOOK_USER_AGENT,
+      'x-crm-event': delivery.event,
+      'x-crm-signature': signer.crm(body),
+      'x-crm-delivery-id': delivery.id,
+      'webhook-id': delivery.id,
+      'webhook-timestamp': String(timestampSeconds),
+      'webhook-signature': signer.standard(delivery.id, timestampSeconds, body),
+    };
+    const outcome = await send(services, target, headers, body, options);
+    return decide(services, delivery, now, outcome, single, options);
+  });
+}
+
+function decide(
+  services: Services,
+  delivery: DueDelivery,
+  startedAt: Date,
+  outcome: Outcome,
+  single: boolean,
+  options: DeliveryOptions,
+): Decided {
+  const delays = services.config.webhookRetryDelaysMs;
+  const attemptNumber = delivery.attemptCount + 1;
+  const totalAttempts = 1 + delays.length;
+  const retryDelay = delays[attemptNumber - 1];
+  const retry =
+    outcome.error !== null && !single && attemptNumber < totalAttempts && retryDelay !== undefined;
+  const delayMs = retry ? jitteredDelay(retryDelay, options.random ?? Math.random) : 0;
+  const nextAttemptAt = retry ? new Date(Date.now() + delayMs) : null;
+  // The reason a target was refused goes to the log only: the API shows the kind, never the address.
+  const fields = {
+    delivery_id: delivery.id,
+    webhook_id: delivery.webhookId,
+    org_id: delivery.orgId,
+    event: delivery.event,
+    attempt: attemptNumber,
+    single,
+    status_code: outcome.statusCode,
+    error: outcome.error,
+    duration_ms: outcome.durationMs,
+    ...(outcome.detail === undefined ? {} : { detail: outcome.detail }),
+    ...(nextAttemptAt ? { next_attempt_at: nextAttemptAt.toISOString() } : {}),
+  };
+  return {
+    delivery,
+    attempt: {
+      at: startedAt.toISOString(),
+      status_code: outcome.statusCode,
+      error: outcome.error,
+      duration_ms: outcome.durationMs,
+      response_excerpt: outcome.excerpt,
+      next_attempt_at: nextAttemptAt?.toISOString() ?? null,
+    },
+    status: outcome.error === null ? 'succeeded' : retry ? 'pending' : 'failed',
+    nextAttemptAt,
+    // The next attempt's job is named after it, as the sweeper names it.
+    retry: retry ? { delayMs, jobId: `${delivery.id}:${attemptNumber + 1}` } : null,
+    line:
+      outcome.error === null
+        ? { level: 'info', fields, message: 'webhook delivered' }
+        : {
+            level: 'warn',
+            fields,
+            message: retry ? 'webhook delivery failed; will retry' : 'webhook delivery failed',
+          },
+  };
+}
+
+/**
+ * Each attempt's log entry and each delivery's new state, in one statement (one round trip however
+ * many deliveries). The entry is appended in SQL, so the log keeps every attempt even if two
+ * writers ever overlap.
+ */
+async function record(services: Services, decided: readonly Decided[]): Promise<void> {
+  if (decided.length === 0) return;
+  const rows = decided.map((d) => ({
+    id: d.delivery.id,
+    status: d.status,
+    next_attempt_at: d.nextAttemptAt?.toISOString() ?? null,
+    attempt: d.attempt,
+  }));
+  await services.db.system.execute(sql`
+    update ${webhookDeliveries}
+    set status = v.status,
+        next_attempt_at = v.next_attempt_at,
+        attempts = ${webhookDeliveries.attempts} || jsonb_build_array(v.attempt),
+        updated_at = ${new Date().toISOString()}::timestamptz
+    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+      as v(id text, status text, next_attempt_at timestamptz, attempt jsonb)
+    where ${webhookDeliveries.id} = v.id`);
+}
+
+/** Records, logs, then enqueues the retries (together): what every attempt ends with. */
+async function finish(services: Services, decided: readonly Decided[]): Promise<void> {
+  await record(services, decided);
+  for (const { line } of decided) services.logger[line.level](line.fields, line.message);
+  const retries = decided.flatMap((d) =>
+    d.retry ? [{ payload: { deliveryId: d.delivery.id }, options: d.retry }] : [],
+  );
+  if (retries.length === 0) return;
+  try {
+    await services.queue.enqueueMany('webhook.deliver', retries);
+  } catch (err) {
+    // The rows stay pending with next_attempt_at set, so the sweeper re-enqueues them.
+    services.logger.warn(
+      { err, delivery_ids: retries.map((r) => r.payload.deliveryId) },
+      'could not enqueue the next delivery attempts',
+    );
+  }
 }
 
 /**
@@ -282,7 +529,7 @@ export async function attemptDelivery(
 ): Promise<void> {
   const { logger } = services;
   const single = payload.single === true;
-  const delivery = await loadDueDelivery(services, payload.deliveryId);
+  const [delivery] = await loadDueDeliveries(services, [payload.deliveryId]);
   if (!delivery) {
     logger.warn({ delivery_id: payload.deliveryId }, 'webhook delivery not found; job dropped');
     return;
@@ -298,114 +545,64 @@ export async function attemptDelivery(
     return;
   }
   if (!webhook.isActive && delivery.event !== 'webhook.test') {
-    const attempt: DeliveryAttempt = {
-      at: new Date().toISOString(),
-      status_code: null,
-      error: 'subscription_inactive',
-      duration_ms: 0,
-      response_excerpt: null,
-      next_attempt_at: null,
-    };
-    await record(services, delivery.id, attempt, { status: 'failed', nextAttemptAt: null });
-    logger.info(
-      {
-        delivery_id: delivery.id,
-        webhook_id: delivery.webhookId,
-        event: delivery.event,
-        error: attempt.error,
-      },
-      'webhook delivery not sent: subscription inactive',
-    );
+    await finish(services, [inactive(delivery)]);
     return;
   }
-
-  const now = new Date();
-  const timestampSeconds = Math.floor(now.getTime() / 1000);
-  // Serialised once: the bytes signed are exactly the bytes sent.
-  const body = Buffer.from(
-    JSON.stringify({
-      event: delivery.event,
-      org_id: delivery.orgId,
-      timestamp: now.toISOString(),
-      data: delivery.data,
-    }),
-    'utf8',
-  );
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    'user-agent': WEBHOOK_USER_AGENT,
-    'x-crm-event': delivery.event,
-    'x-crm-signature': signPayload(webhook.secret, body),
-    'x-crm-delivery-id': delivery.id,
-    'webhook-id': delivery.id,
-    'webhook-timestamp': String(timestampSeconds),
-    'webhook-signature': standardWebhookSignature(webhook.secret, delivery.id, timestampSeconds, body),
-  };
-
-  const target = parseTargetUrl(webhook.url);
-  const outcome: Outcome = target.ok
-    ? await send(services, target, headers, body, options)
-    : { statusCode: null, error: 'blocked_target', durationMs: 0, excerpt: null, detail: target.reason };
-
-  await recordOutcome(services, delivery, now, outcome, single, options);
+  await finish(services, [
+    await attempt(services, delivery, webhook, webhookSigner(webhook.secret), single, options),
+  ]);
 }
 
-async function recordOutcome(
+/**
+ * The 'webhook.deliver_batch' handler: the first attempt of each named delivery, sent concurrently
+ * (at most MAX_CONNECTIONS_PER_POOL at once per receiver's origin), recorded in one statement once
+ * all have an outcome, retries enqueued together. Until that statement commits nothing is recorded,
+ * so a worker that dies mid-batch leaves every delivery pending and the job, run again, sends them
+ * again (at least once: receivers drop duplicates by webhook-id, the delivery id). A delivery
+ * with an attempt in its log already, or no longer pending, was attempted elsewhere (a sweep's job,
+ * an earlier run of this job that committed) and is skipped.
+ */
+export async function attemptDeliveryBatch(
   services: Services,
-  delivery: DueDelivery,
-  startedAt: Date,
-  outcome: Outcome,
-  single: boolean,
-  options: DeliveryOptions,
+  payload: z.output<typeof deliverBatchPayload>,
+  options: DeliveryOptions = {},
 ): Promise<void> {
-  const delays = services.config.webhookRetryDelaysMs;
-  const attemptNumber = delivery.attemptCount + 1;
-  const totalAttempts = 1 + delays.length;
-  const retryDelay = delays[attemptNumber - 1];
-  const retry =
-    outcome.error !== null && !single && attemptNumber < totalAttempts && retryDelay !== undefined;
-  const delayMs = retry ? jitteredDelay(retryDelay, options.random ?? Math.random) : 0;
-  const nextAttemptAt = retry ? new Date(Date.now() + delayMs) : null;
-  const attempt: DeliveryAttempt = {
-    at: startedAt.toISOString(),
-    status_code: outcome.statusCode,
-    error: outcome.error,
-    duration_ms: outcome.durationMs,
-    response_excerpt: outcome.excerpt,
-    next_attempt_at: nextAttemptAt?.toISOString() ?? null,
-  };
-  const status = outcome.error === null ? 'succeeded' : retry ? 'pending' : 'failed';
-  await record(services, delivery.id, attempt, { status, nextAttemptAt });
-
-  // The reason a target was refused goes to the log only: the API shows the kind, never the address.
-  const fields = {
-    delivery_id: delivery.id,
-    webhook_id: delivery.webhookId,
-    org_id: delivery.orgId,
-    event: delivery.event,
-    attempt: attemptNumber,
-    single,
-    status_code: outcome.statusCode,
-    error: outcome.error,
-    duration_ms: outcome.durationMs,
-    ...(outcome.detail === undefined ? {} : { detail: outcome.detail }),
-    ...(nextAttemptAt ? { next_attempt_at: nextAttemptAt.toISOString() } : {}),
-  };
-  if (outcome.error === null) services.logger.info(fields, 'webhook delivered');
-  else
-    services.logger.warn(fields, retry ? 'webhook delivery failed; will retry' : 'webhook delivery failed');
-
-  if (!retry) return;
-  try {
-    await services.queue.enqueue(
-      'webhook.deliver',
-      { deliveryId: delivery.id },
-      { delayMs, jobId: `${delivery.id}:${attemptNumber + 1}` },
+  const { logger } = services;
+  const ids = [...new Set(payload.deliveryIds)];
+  const deliveries = await loadDueDeliveries(services, ids);
+  if (deliveries.length < ids.length) {
+    const found = new Set(deliveries.map((d) => d.id));
+    logger.warn(
+      { delivery_ids: ids.filter((id) => !found.has(id)) },
+      'webhook deliveries not found; left out of the batch',
     );
-  } catch (err) {
-    // The row stays pending with next_attempt_at set, so the sweeper re-enqueues it.
-    services.logger.warn({ err, delivery_id: delivery.id }, 'could not enqueue the next delivery attempt');
   }
+  const attempts: Array<Decided | Promise<Decided>> = [];
+  const signers = new Map<string, WebhookSigner>();
+  for (const delivery of deliveries) {
+    if (delivery.status !== 'pending' || delivery.attemptCount > 0) {
+      logger.debug(
+        { delivery_id: delivery.id, status: delivery.status, attempts: delivery.attemptCount },
+        'webhook delivery already attempted; left out of the batch',
+      );
+      continue;
+    }
+    const webhook = delivery.webhook;
+    if (!webhook) {
+      logger.warn({ delivery_id: delivery.id }, 'webhook subscription not found; delivery dropped');
+      continue;
+    }
+    if (!webhook.isActive && delivery.event !== 'webhook.test') attempts.push(inactive(delivery));
+    else {
+      let signer = signers.get(webhook.secret);
+      if (!signer) {
+        signer = webhookSigner(webhook.secret);
+        signers.set(webhook.secret, signer);
+      }
+      attempts.push(attempt(services, delivery, webhook, signer, false, options));
+    }
+  }
+  await finish(services, await Promise.all(attempts));
 }
 
 /**
@@ -418,9 +615,23 @@ export const deliverWebhookJob = singleAttemptJob({
   run: (services, payload) => attemptDelivery(services, payload),
 });
 
-/** Handlers running the real delivery with `options` (tests and the benchmark: their receiver's certificate). */
+/**
+ * The relay's batches: one run per batch, not retried by the queue (a failed run leaves its
+ * deliveries pending and due, which the sweeper wakes one by one); a run cut short by a dead worker
+ * is run again by the queue's stalled-job check.
+ */
+export const deliverWebhookBatchJob = singleAttemptJob({
+  name: 'webhook.deliver_batch',
+  payload: deliverBatchPayload,
+  run: (services, payload) => attemptDeliveryBatch(services, payload),
+});
+
+/** Handlers running the real deliveries with `options` (tests and the benchmark: their receiver's certificate). */
 export function deliveryHandlers(services: Services, options: DeliveryOptions = {}): JobHandlers {
-  return { 'webhook.deliver': (payload) => attemptDelivery(services, payload, options) };
+  return {
+    'webhook.deliver': (payload) => attemptDelivery(services, payload, options),
+    'webhook.deliver_batch': (payload) => attemptDeliveryBatch(services, payload, options),
+  };
 }
 
 /** Re-enqueues due pending deliveries; returns how many. */

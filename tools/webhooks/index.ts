@@ -1,7 +1,7 @@
 import { defineArea } from '../../core/area.ts';
 import type { EventName } from '../../core/events.ts';
 import { webhooksCatalogue } from './catalogue.ts';
-import { deliverWebhookJob, deliverySweep } from './deliver.ts';
+import { deliverWebhookBatchJob, deliverWebhookJob, deliverySweep } from './deliver.ts';
 import { outboxRelay } from './relay.ts';
 import { webhookRoutes } from './routes.ts';
 import {
@@ -50,7 +50,7 @@ export function createWebhooksArea(events: readonly EventName[]) {
     ],
     events: ['webhook.test'],
     toolsets: ['webhooks'],
-    jobs: [deliverWebhookJob],
+    jobs: [deliverWebhookJob, deliverWebhookBatchJob],
     sweeps: [deliverySweep],
     relays: [outboxRelay],
   });

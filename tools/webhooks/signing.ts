@@ -57,6 +57,24 @@ export function standardWebhookSignature(
   return `v1,${standardDigest(secret, id, timestampSeconds, body).toString('base64')}`;
 }
 
+/** Both delivery signatures with their keys derived once: a batch signs many bodies with one secret. */
+export interface WebhookSigner {
+  /** X-CRM-Signature, as {@link signPayload}. */
+  crm(body: Buffer): string;
+  /** webhook-signature, as {@link standardWebhookSignature}. */
+  standard(id: string, timestampSeconds: number, body: Buffer): string;
+}
+
+export function webhookSigner(secret: string): WebhookSigner {
+  const crmKey = Buffer.from(secret, 'utf8');
+  const standardKey = standardWebhookKey(secret);
+  return {
+    crm: (body) => createHmac('sha256', crmKey).update(body).digest('hex'),
+    standard: (id, timestampSeconds, body) =>
+      `v1,${createHmac('sha256', standardKey).update(`${id}.${timestampSeconds}.`, 'utf8').update(body).digest('base64')}`,
+  };
+}
+
 /** Receiver check of X-CRM-Signature over the raw body, in constant time; false when missing or malformed. */
 export function verifyWebhookSignature(
   rawBody: Uint8Array | string,

@@ -112,11 +112,12 @@ const RESOLVE_TTL_MS = 5_000;
 const KEEP_ALIVE_MS = 10_000;
 const KEEP_ALIVE_MAX_MS = 30_000;
 /**
- * Connections one pool opens at most; more deliveries in flight to one receiver wait for a free one
- * (within their deadline). It bounds the handshakes a burst costs: undici opens a new connection
- * when a request arrives just before a finished one hands its connection back.
+ * Connections one pool opens at most. It bounds the handshakes a burst costs: undici opens a new
+ * connection when a request arrives just before a finished one hands its connection back. The
+ * delivery code sends at most this many requests to one origin at once (tools/webhooks/deliver.ts
+ * `originSlots`), so a request never waits inside the pool while its deadline runs.
  */
-const MAX_CONNECTIONS_PER_POOL = 64;
+export const MAX_CONNECTIONS_PER_POOL = 64;
 
 const systemResolve = (hostname: string): Promise<LookupAddress[]> => dnsLookup(hostname, { all: true });
 
