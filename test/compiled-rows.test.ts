@@ -101,7 +101,10 @@ describe('compiled row selects', () => {
     const minimal = { id: '', orgId: org.orgId, name: 'Minimal', status: 'new', createdBy: org.ownerId };
     for (const values of [full, minimal]) {
       const [compiled] = await insert(db, { ...values, id: newId() });
-      const [built] = await db.insert(leads).values({ ...values, id: newId() }).returning(fields);
+      const [built] = await db
+        .insert(leads)
+        .values({ ...values, id: newId() })
+        .returning(fields);
       if (!compiled || !built) throw new Error('an insert returned no row');
       expect(compiled.id).toMatch(/^[0-9a-f]{24}$/);
       expect(compiled.id).not.toBe(built.id);
