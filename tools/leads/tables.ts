@@ -1,8 +1,8 @@
 // The leads area's table: leads (the open-shaped core record). Its live count per organization is
 // kept by the kernel's ledger (core/live-counts.ts, attached in migration 0031).
 import { sql } from 'drizzle-orm';
-import { customType, index, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
-import { createdAt, id, orgId, ts, tsvector, updatedAt } from '../../core/db/schema.ts';
+import { index, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { byteOrderedText, createdAt, id, orgId, ts, tsvector, updatedAt } from '../../core/db/schema.ts';
 
 export const leads = pgTable(
   'leads',
@@ -48,9 +48,6 @@ export const leads = pgTable(
       .where(sql`${t.deletedAt} is not null`),
   ],
 );
-
-/** Text ordered byte by byte (`COLLATE "C"`), so the words starting with a prefix are one index range. */
-const byteOrderedText = customType<{ data: string }>({ dataType: () => 'text collate "C"' });
 
 /**
  * The words of each live lead's search vector, one row per (word, lead), kept by statement-level

@@ -16,7 +16,12 @@ import { countLiveLeadsWhere, readLiveLeadsWhere } from '../leads/lookups.ts';
 import { countLiveLeads, type LeadRecord, serializeLead } from '../leads/store.ts';
 import { smartViewsCatalogue } from './catalogue.ts';
 import { BUILT_IN_ACTIVITY_TYPES } from './query/catalogue.ts';
-import { compileSmartViewQuery, compileSmartViewSort, isIndexedSort } from './query/compile.ts';
+import {
+  compileSmartViewQuery,
+  compileSmartViewSort,
+  isIndexedSort,
+  isNarrowedByFacts,
+} from './query/compile.ts';
 import {
   familiesReadBy,
   type SmartViewQuery,
@@ -297,11 +302,17 @@ export async function runSmartViewPage(
   const where = compileSmartViewQuery(view.query, auth.orgId);
   const total = await countLiveLeadsWhere(db, auth.orgId, where);
   if (total === 0 || offsetOf(input) >= total) return paged('leads', [], total, input);
-  if (isIndexedSort(view.sort) && (await pageWalkIsShort(db, auth.orgId, total, input))) {
+  if (
+    isIndexedSort(view.sort) &&
+    !isNarrowedByFacts(view.query) &&
+    (await pageWalkIsShort(db, auth.orgId, total, input))
+  ) {
     // The filters are opaque to the planner (jsonb expressions, EXISTS over activities), so it
     // underestimates the matches and sorts a full scan. When the count says a walk down the
     // order's index reaches this page within PAGE_WALK_LIMIT leads, have it walk (for the rest of
     // this transaction, which ends with this page): 1M leads, 2,153 matches, 860 ms -> ~40 ms.
+    // A query narrowed by its facts already starts from the few leads holding them, and sorts
+    // those: walking the index would test every lead it passes against them instead.
     await db.execute(
       sql`select set_config('enable_sort', 'off', true), set_config('max_parallel_workers_per_gather', '0', true)`,
     );

@@ -15,6 +15,7 @@ import { CONTACT_QUERY_COLUMNS, existsLiveContactOfLead } from '../../contacts/l
 import { LEAD_QUERY_COLUMNS as lead } from '../../leads/lookups.ts';
 import { existsLiveOpportunityOfLead, OPPORTUNITY_QUERY_COLUMNS } from '../../opportunities/lookups.ts';
 import { existsLiveTaskOfLead, TASK_QUERY_COLUMNS } from '../../tasks/lookups.ts';
+import { smartViewFacts } from '../tables.ts';
 import {
   BUILT_IN_ACTIVITY_TYPES,
   type FieldKind,
@@ -305,13 +306,79 @@ function compileFilter(f: ResolvedFilter, orgId: string): SQL {
 }
 
 /**
+ * The facts (smart_view_facts, migration 0033) a lead matching `f` must hold one of, as
+ * `smart_view_fact(...)` calls on bound values, or null when `f` is not an equality on a string of
+ * a jsonb object: a custom field, or an activity field that is not one of its columns. Every lead
+ * the filter's predicate accepts has such a string, lower-cased equal to a value; the trigger wrote
+ * that string's fact with the same function.
+ */
+function factsOf(f: ResolvedFilter): SQL[] | null {
+  const values = f.op === 'eq' ? [f.value] : f.op === 'in' ? listOf(f.value) : [];
+  if (values.length === 0 || !values.every((v) => typeof v === 'string')) return null;
+  let scope: SQL;
+  if (f.fieldType === 'custom_field') {
+    scope = sql`'custom'`;
+  } else if (f.fieldType === 'activity' && f.field !== null && !Object.hasOwn(ACTIVITY_COLUMNS, f.field)) {
+    const type = f.activityType ?? '';
+    scope = BUILT_IN_ACTIVITY_TYPES.some((t) => t === type)
+      ? sql`smart_view_activity_scope(${type}::text, null)`
+      : sql`smart_view_activity_scope('custom', ${type}::text)`;
+  } else {
+    return null;
+  }
+  const key = f.field ?? '';
+  return values.map((v) => sql`smart_view_fact(${scope}, ${key}::text, ${String(v)}::text)`);
+}
+
+/**
+ * The leads of the organization holding one of `facts`. The facts are computed once, in a scalar
+ * subquery (an InitPlan; the cast keeps `any (...)` from reading it as a subquery of rows), so the
+ * index condition is a plain text equality: under row-level security only a leakproof condition
+ * reaches an index, and `lower()` inside smart_view_fact is not one.
+ */
+function leadsWithFacts(orgId: string, facts: SQL[]): SQL {
+  const t = smartViewFacts;
+  return sql`select ${t.leadId} from ${t} where ${t.orgId} = ${orgId}::text and ${t.fact} = any ((select array[${sql.join(facts, sql`, `)}])::text[])`;
+}
+
+/** The fact lists of the filters that narrow the query, or null when none can (see factCondition). */
+function servedFacts(filters: ResolvedFilter[], logic: 'and' | 'or'): SQL[][] | null {
+  const facts = filters.map(factsOf);
+  const served = facts.filter((f): f is SQL[] => f !== null);
+  if (served.length === 0 || (logic === 'or' && served.length < facts.length)) return null;
+  return served;
+}
+
+/** Whether compileSmartViewQuery narrows this query by its facts (so the planner starts from them). */
+export function isNarrowedByFacts(query: SmartViewQuery): boolean {
+  return servedFacts(query.filters.map(resolveFilter), query.logic) !== null;
+}
+
+/**
+ * A necessary condition of the whole query, from its filters' facts: `leads.id in (...)` with the
+ * leads holding each servable filter's fact intersected (logic and), or united when every filter is
+ * servable (logic or). Null when no filter narrows the leads this way. ANDed beside the exact
+ * predicate, it changes no answer: it only lets PostgreSQL start from an index range instead of
+ * evaluating jsonb and EXISTS over every lead (1M leads: a full scan plus a probe per lead).
+ */
+function factCondition(filters: ResolvedFilter[], logic: 'and' | 'or', orgId: string): SQL | null {
+  const served = servedFacts(filters, logic);
+  if (served === null) return null;
+  const sets = served.map((f) => leadsWithFacts(orgId, f));
+  return sql`${lead.id} in (${sql.join(sets, logic === 'or' ? sql` union all ` : sql` intersect `)})`;
+}
+
+/**
  * The WHERE condition of a validated query over `leads`; the caller ANDs it with the organization
  * and `deleted_at is null`. No filters match every lead.
  */
 export function compileSmartViewQuery(query: SmartViewQuery, orgId: string): SQL {
-  const parts = query.filters.map((f) => sql`(${compileFilter(resolveFilter(f), orgId)})`);
+  const filters = query.filters.map(resolveFilter);
+  const parts = filters.map((f) => sql`(${compileFilter(f, orgId)})`);
   if (parts.length === 0) return sql`true`;
-  return sql`(${sql.join(parts, query.logic === 'or' ? sql` or ` : sql` and `)})`;
+  const exact = sql`(${sql.join(parts, query.logic === 'or' ? sql` or ` : sql` and `)})`;
+  const narrowed = factCondition(filters, query.logic, orgId);
+  return narrowed === null ? exact : sql`(${narrowed} and ${exact})`;
 }
 
 /** ORDER BY terms: the view's sort (values missing last), then the lead id in the same direction. */
