@@ -97,11 +97,9 @@ async function send(
 }
 
 describe('smart view facts', () => {
-  test('hold exactly the live facts, and views answer the same, through every write', async ({
-    t,
-    org,
-    other,
-  }) => {
+  test('hold exactly the live facts, and views answer the same, through every write', {
+    timeout: 180_000,
+  }, async ({ t, org, other }) => {
     const long = `Software ${'x'.repeat(400)}`;
     const acme = await createLead(t, org, { name: 'Acme', industry: 'Software', size: 50 });
     const beta = await createLead(t, org, { name: 'Beta', industry: 'SOFTWARE' });
