@@ -18,7 +18,7 @@ import type { Route } from './route.ts';
 import type { Services } from './services.ts';
 import type { SocketRoute } from './sockets.ts';
 import type { StateMachine } from './state-machine.ts';
-import type { SearchTerms } from './text-search.ts';
+import type { GlobalSearchTerms } from './text-search.ts';
 import type { Tool, ToolContext, ToolError } from './tool.ts';
 import type { ToolsetName } from './toolsets.ts';
 import type { ChildTable, TrashType } from './trash.ts';
@@ -32,9 +32,10 @@ export interface SearchSource {
   permission: Permission;
   /**
    * `select type, id, name, lead_id, lead_name, snippet, rank` over the live records matching the
-   * terms' prefix query, in the caller's organization.
+   * terms' prefix query, in the caller's organization (at least its best `limit`; the search
+   * parenthesizes it, so it may order and limit itself).
    */
-  branch(terms: SearchTerms): SQL;
+  branch(terms: GlobalSearchTerms): SQL;
 }
 
 /**

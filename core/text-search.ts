@@ -23,7 +23,7 @@ export function prefixTsQuery(search: string): string | null {
     .join(' & ');
 }
 
-/** What one global search passes to each record type's branch. */
+/** The words of one search, as the rank and match conditions take them. */
 export interface SearchTerms {
   orgId: string;
   /** The prefix tsquery (`acm:* & jan:*`). */
@@ -34,12 +34,53 @@ export interface SearchTerms {
   phrase: string;
 }
 
+/** What the global search passes to each record type's branch (core/area.ts SearchSource). */
+export interface GlobalSearchTerms extends SearchTerms {
+  /** Most results the search returns: a branch may stop at its own best this many. */
+  limit: number;
+  /**
+   * Set when the query is one word whose typed form is the very lexeme PostgreSQL makes of it
+   * (`phrase` = lexeme): a branch with a words table may then rank from it (rankedWordMatches).
+   */
+  word: SearchWord | null;
+}
+
+/** A one-word query's lexeme and the upper end of its prefix range (prefixUpperBound). */
+export interface SearchWord {
+  lexeme: string;
+  upper: string | null;
+}
+
 /**
  * The relevance of one row: the prefix match's rank, plus the rank of whole-word matches (so "acme"
  * puts "Acme" above "Acmeville"), plus 1 when the whole name equals the query.
  */
 export function rankOf(search: SQL, name: SQL, terms: SearchTerms): SQL {
   return sql`(ts_rank(${search}, to_tsquery('simple', ${terms.prefix})) + ts_rank(${search}, to_tsquery('simple', ${terms.exact})) + case when lower(${name}) = ${terms.phrase} then 1 else 0 end)`;
+}
+
+/**
+ * `select id, rank` of every record holding a word that starts with the query's word, ranked exactly
+ * as rankOf ranks the record's whole vector, from a words table (`org_id, term, <idColumn>,
+ * positions, name_is_term`, its key INCLUDing the last two): one index-only range scan instead of a
+ * heap read per match. ts_rank of a one-word query reads only the vector's entries the query matches,
+ * which are these rows' reduced vectors put back together (the text form keeps positions and
+ * weights); the +1 of an exact name is a row whose word is the phrase and is the whole name.
+ */
+export function rankedWordMatches(
+  table: string,
+  idColumn: string,
+  terms: SearchTerms,
+  word: SearchWord,
+): SQL {
+  const id = sql.identifier(idColumn);
+  const below = word.upper === null ? sql`` : sql` and term < ${word.upper}`;
+  return sql`select m.${id} as id,
+    (ts_rank(m.v, to_tsquery('simple', ${terms.prefix})) + ts_rank(m.v, to_tsquery('simple', ${terms.exact})) + case when m.named then 1 else 0 end) as rank
+    from (select ${id}, string_agg(positions::text, ' ')::tsvector as v, bool_or(name_is_term and term = ${terms.phrase}) as named
+          from ${sql.identifier(table)}
+          where org_id = ${terms.orgId} and term >= ${word.lexeme}${below}
+          group by ${id}) m`;
 }
 
 /**

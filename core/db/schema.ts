@@ -17,6 +17,8 @@ import { parsePgTimestamptz } from './timestamp.ts';
 
 // Column builders every table shares (area tables in tools/<area>/tables.ts build on them too).
 export const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
+/** Text ordered byte by byte (`COLLATE "C"`), so the words starting with a prefix are one index range. */
+export const byteOrderedText = customType<{ data: string }>({ dataType: () => 'text collate "C"' });
 export const id = () => text('id').primaryKey();
 export const orgId = () =>
   text('org_id')

@@ -1,7 +1,16 @@
 // The contacts area's table: people at a lead.
 import { sql } from 'drizzle-orm';
-import { index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
-import { createdAt, deletedAt, deletedBy, id, orgId, tsvector, updatedAt } from '../../core/db/schema.ts';
+import { boolean, index, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import {
+  byteOrderedText,
+  createdAt,
+  deletedAt,
+  deletedBy,
+  id,
+  orgId,
+  tsvector,
+  updatedAt,
+} from '../../core/db/schema.ts';
 import { leadRef } from '../leads/tables.ts';
 
 export interface ContactEmail {
@@ -49,3 +58,22 @@ export const contacts = pgTable(
 );
 
 export type ContactRow = typeof contacts.$inferSelect;
+
+/**
+ * The words of each live contact's search vector, one row per (word, contact), with what the global
+ * search ranks a one-word search by (INCLUDE columns of the key, hand-written in migration 0035),
+ * kept by statement-level triggers on `contacts`, as opportunity_search_terms (tools/contacts/search.ts).
+ */
+export const contactSearchTerms = pgTable(
+  'contact_search_terms',
+  {
+    orgId: orgId(),
+    term: byteOrderedText('term').notNull(),
+    contactId: text('contact_id').notNull(),
+    /** The contact's vector reduced to this word, with its positions. */
+    positions: tsvector('positions').notNull(),
+    /** Whether lower(name) is this very word. */
+    nameIsTerm: boolean('name_is_term').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.term, t.contactId] })],
+);

@@ -84,6 +84,30 @@ export function readLiveLeadsWhere(
     .offset(page.offset);
 }
 
+/**
+ * The ids of one page of the live leads matching `condition`, in `order`, with how many match in
+ * all (`count(*) over ()`, computed before the limit): one pass over the matches where a count and
+ * a page would make two. Meant for conditions that start from few leads (a smart view narrowed by
+ * its facts): the window keeps every match's id and sort key until the page is cut. An empty page
+ * carries no count: `total` is then null.
+ */
+export async function pageLiveLeadIdsWhere(
+  db: Executor,
+  orgId: string,
+  condition: SQL,
+  order: SQL[],
+  page: { limit: number; offset: number },
+): Promise<{ ids: string[]; total: number | null }> {
+  const rows = await db
+    .select({ id: leads.id, total: sql`count(*) over ()`.mapWith(Number) })
+    .from(leads)
+    .where(and(eq(leads.orgId, orgId), isNull(leads.deletedAt), condition))
+    .orderBy(...order)
+    .limit(page.limit)
+    .offset(page.offset);
+  return { ids: rows.map((r) => r.id), total: rows[0]?.total ?? null };
+}
+
 /** Whether `id` is a live (not trashed) lead of the organization. */
 export async function isLiveLead(db: Executor, orgId: string, id: string): Promise<boolean> {
   const [row] = await db

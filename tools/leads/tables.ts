@@ -1,8 +1,8 @@
 // The leads area's table: leads (the open-shaped core record). Its live count per organization is
 // kept by the kernel's ledger (core/live-counts.ts, attached in migration 0031).
 import { sql } from 'drizzle-orm';
-import { customType, index, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
-import { createdAt, id, orgId, ts, tsvector, updatedAt } from '../../core/db/schema.ts';
+import { boolean, index, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { byteOrderedText, createdAt, id, orgId, ts, tsvector, updatedAt } from '../../core/db/schema.ts';
 
 export const leads = pgTable(
   'leads',
@@ -49,15 +49,13 @@ export const leads = pgTable(
   ],
 );
 
-/** Text ordered byte by byte (`COLLATE "C"`), so the words starting with a prefix are one index range. */
-const byteOrderedText = customType<{ data: string }>({ dataType: () => 'text collate "C"' });
-
 /**
  * The words of each live lead's search vector, one row per (word, lead), kept by statement-level
- * triggers on `leads` (migration 0032). Its primary key answers "how many live leads match these
- * word prefixes" as an index-only range scan: the exact `total` of a lead search without reading the
- * leads heap, which a GIN index cannot avoid (bench/results.md, "Scale: search and smart views at
- * 1M leads").
+ * triggers on `leads` (migrations 0032, 0034). Its primary key answers "how many live leads match
+ * these word prefixes" as an index-only range scan: the exact `total` of a lead search without reading
+ * the leads heap, which a GIN index cannot avoid (bench/results.md, "Scale: search and smart views at
+ * 1M leads"). The key also carries (INCLUDE, hand-written in 0034) what the global search ranks a
+ * one-word search by, so it ranks from the index too (tools/leads/search.ts).
  */
 export const leadSearchTerms = pgTable(
   'lead_search_terms',
@@ -65,6 +63,10 @@ export const leadSearchTerms = pgTable(
     orgId: orgId(),
     term: byteOrderedText('term').notNull(),
     leadId: text('lead_id').notNull(),
+    /** The lead's vector reduced to this word, with its positions: ts_rank of a one-word query reads only these. */
+    positions: tsvector('positions').notNull().default(sql`''::tsvector`),
+    /** Whether lower(name) is this very word (the +1 of rankOf when the name is the whole query). */
+    nameIsTerm: boolean('name_is_term').notNull().default(false),
   },
   (t) => [primaryKey({ columns: [t.orgId, t.term, t.leadId] })],
 );

@@ -1,7 +1,17 @@
 // The opportunities area's table: deals on a lead.
 import { sql } from 'drizzle-orm';
-import { date, index, integer, numeric, pgTable, text } from 'drizzle-orm/pg-core';
-import { createdAt, deletedAt, deletedBy, id, orgId, ts, tsvector, updatedAt } from '../../core/db/schema.ts';
+import { boolean, date, index, integer, numeric, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import {
+  byteOrderedText,
+  createdAt,
+  deletedAt,
+  deletedBy,
+  id,
+  orgId,
+  ts,
+  tsvector,
+  updatedAt,
+} from '../../core/db/schema.ts';
 import { contacts } from '../contacts/tables.ts';
 import { leadRef } from '../leads/tables.ts';
 
@@ -48,3 +58,23 @@ export const opportunities = pgTable(
 );
 
 export type OpportunityRow = typeof opportunities.$inferSelect;
+
+/**
+ * The words of each live opportunity's search vector, one row per (word, opportunity), with what the
+ * global search ranks a one-word search by (INCLUDE columns of the key, hand-written in migration
+ * 0034), kept by statement-level triggers on `opportunities`: a one-word search ranks its matches
+ * from one index range instead of reading each match's vector from the heap (tools/opportunities/search.ts).
+ */
+export const opportunitySearchTerms = pgTable(
+  'opportunity_search_terms',
+  {
+    orgId: orgId(),
+    term: byteOrderedText('term').notNull(),
+    opportunityId: text('opportunity_id').notNull(),
+    /** The opportunity's vector reduced to this word, with its positions. */
+    positions: tsvector('positions').notNull(),
+    /** Whether lower(note) is this very word (the note is the opportunity's name when it has one). */
+    nameIsTerm: boolean('name_is_term').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.term, t.opportunityId] })],
+);

@@ -1,22 +1,32 @@
 // The smart views store: the view's record shape, who sees and who may change a view, saving,
 // listing, changing and deleting views, and running one: its query (query/) compiled into SQL over
 // the live leads, optionally reduced to the view's display columns.
-import { and, asc, count, desc, eq, ilike, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, ilike, inArray, or, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { assertTokenAllows, roleHolds, type Surface } from '../../core/access.ts';
 import type { AuthContext } from '../../core/auth-context.ts';
 import type { Executor } from '../../core/db/client.ts';
-import { escapeLike } from '../../core/db/sql.ts';
+import { escapeLike, rowsOf } from '../../core/db/sql.ts';
 import { AppError, type ErrorDetail, notFound, validationError } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { offsetOf, type Page, paged } from '../../core/schemas.ts';
 import type { ToolContext } from '../../core/tool.ts';
 import { existingCustomActivityTypeIds } from '../custom-activity-types/store.ts';
-import { countLiveLeadsWhere, readLiveLeadsWhere } from '../leads/lookups.ts';
+import {
+  countLiveLeadsWhere,
+  LEAD_QUERY_COLUMNS,
+  pageLiveLeadIdsWhere,
+  readLiveLeadsWhere,
+} from '../leads/lookups.ts';
 import { countLiveLeads, type LeadRecord, serializeLead } from '../leads/store.ts';
 import { smartViewsCatalogue } from './catalogue.ts';
 import { BUILT_IN_ACTIVITY_TYPES } from './query/catalogue.ts';
-import { compileSmartViewQuery, compileSmartViewSort, isIndexedSort } from './query/compile.ts';
+import {
+  compileSmartViewQuery,
+  compileSmartViewSort,
+  factCandidates,
+  isIndexedSort,
+} from './query/compile.ts';
 import {
   familiesReadBy,
   type SmartViewQuery,
@@ -294,6 +304,15 @@ export async function runSmartViewPage(
 ) {
   const view = serializeSmartView(await getVisibleView(db, auth, id));
   assertFiltersReadable(auth, surface, view.query);
+  const candidates = factCandidates(view.query, auth.orgId, NARROW_LIMIT);
+  if (candidates !== null) {
+    const ids = z.array(z.object({ lead_id: z.string() })).parse(rowsOf(await db.execute(candidates)));
+    if (ids.length <= NARROW_LIMIT) {
+      const narrowed = ids.map((r) => r.lead_id);
+      const where = compileSmartViewQuery(view.query, auth.orgId, narrowed);
+      return narrowedPage(db, auth.orgId, view, where, input);
+    }
+  }
   const where = compileSmartViewQuery(view.query, auth.orgId);
   const total = await countLiveLeadsWhere(db, auth.orgId, where);
   if (total === 0 || offsetOf(input) >= total) return paged('leads', [], total, input);
@@ -309,6 +328,37 @@ export async function runSmartViewPage(
   const rows = await readLiveLeadsWhere(db, auth.orgId, where, compileSmartViewSort(view.sort), {
     limit: input.limit,
     offset: offsetOf(input),
+  });
+  const items = rows.map((row) => projectLead(serializeLead(row), view.display_columns));
+  return paged('leads', items, total, input);
+}
+
+/**
+ * Most leads a view's facts may leave for the view to be read from them by primary key. Past it,
+ * reading that many leads one by one costs more than PostgreSQL's own plan over all leads (1M leads
+ * on the bench machine: 41,897 leads by key took 2.7 s where the plain plan took 0.7 s).
+ */
+const NARROW_LIMIT = 10_000;
+
+/**
+ * A page of a view narrowed to the candidates of its facts (query/compile.ts factCandidates): the
+ * page's ids and the total come from one pass over the candidates (no walk down the sort index, which
+ * would test every lead it passes instead), then the page's leads are read by id.
+ */
+async function narrowedPage(db: Executor, orgId: string, view: SmartViewRecord, where: SQL, input: Page) {
+  const order = compileSmartViewSort(view.sort);
+  const { ids, total } = await pageLiveLeadIdsWhere(db, orgId, where, order, {
+    limit: input.limit,
+    offset: offsetOf(input),
+  });
+  if (total === null) {
+    // Past the last page (or nothing matches): the count alone.
+    const counted = offsetOf(input) === 0 ? 0 : await countLiveLeadsWhere(db, orgId, where);
+    return paged('leads', [], counted, input);
+  }
+  const rows = await readLiveLeadsWhere(db, orgId, inArray(LEAD_QUERY_COLUMNS.id, ids), order, {
+    limit: input.limit,
+    offset: 0,
   });
   const items = rows.map((row) => projectLead(serializeLead(row), view.display_columns));
   return paged('leads', items, total, input);

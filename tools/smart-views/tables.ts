@@ -1,7 +1,7 @@
-// The smart views area's table: saved lead filters.
+// The smart views area's tables: saved lead filters, and the facts that narrow a view's leads.
 import { sql } from 'drizzle-orm';
-import { index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
-import { createdAt, id, orgId, updatedAt } from '../../core/db/schema.ts';
+import { index, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { byteOrderedText, createdAt, id, orgId, updatedAt } from '../../core/db/schema.ts';
 
 /** One saved filter over leads. `query` and `sort` are stored as validated by the smart-view tools. */
 export const smartViews = pgTable(
@@ -26,3 +26,24 @@ export const smartViews = pgTable(
 );
 
 export type SmartViewRow = typeof smartViews.$inferSelect;
+
+/**
+ * Equality facts of the live leads and their live activities, one row per (fact, lead, source), kept
+ * by statement-level triggers on `leads` and `activities` (migration 0033): `smart_view_fact(scope,
+ * key, value)` of every string value of a lead's additional properties (scope `custom`, source '')
+ * and of a live activity's fields (scope `activity:<type>` or `activity:custom:<type id>`, source the
+ * activity's id), the value lower-cased and the whole fact hashed when long. A view's equality filter
+ * on such a value reads the leads holding its fact as one index range instead of evaluating jsonb on
+ * every lead (query/compile.ts `factCondition`); the filter's own predicate still decides.
+ */
+export const smartViewFacts = pgTable(
+  'smart_view_facts',
+  {
+    orgId: orgId(),
+    fact: byteOrderedText('fact').notNull(),
+    leadId: text('lead_id').notNull(),
+    /** The activity the fact comes from, or '' for the lead's own additional properties. */
+    sourceId: text('source_id').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.fact, t.leadId, t.sourceId] })],
+);

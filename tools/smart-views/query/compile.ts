@@ -15,6 +15,7 @@ import { CONTACT_QUERY_COLUMNS, existsLiveContactOfLead } from '../../contacts/l
 import { LEAD_QUERY_COLUMNS as lead } from '../../leads/lookups.ts';
 import { existsLiveOpportunityOfLead, OPPORTUNITY_QUERY_COLUMNS } from '../../opportunities/lookups.ts';
 import { existsLiveTaskOfLead, TASK_QUERY_COLUMNS } from '../../tasks/lookups.ts';
+import { smartViewFacts } from '../tables.ts';
 import {
   BUILT_IN_ACTIVITY_TYPES,
   type FieldKind,
@@ -305,13 +306,88 @@ function compileFilter(f: ResolvedFilter, orgId: string): SQL {
 }
 
 /**
- * The WHERE condition of a validated query over `leads`; the caller ANDs it with the organization
- * and `deleted_at is null`. No filters match every lead.
+ * The facts (smart_view_facts, migration 0033) a lead matching `f` must hold one of, as
+ * `smart_view_fact(...)` calls on bound values, or null when `f` is not an equality on a string of
+ * a jsonb object: a custom field, or an activity field that is not one of its columns. Every lead
+ * the filter's predicate accepts has such a string, lower-cased equal to a value; the trigger wrote
+ * that string's fact with the same function.
  */
-export function compileSmartViewQuery(query: SmartViewQuery, orgId: string): SQL {
+function factsOf(f: ResolvedFilter): SQL[] | null {
+  const values = f.op === 'eq' ? [f.value] : f.op === 'in' ? listOf(f.value) : [];
+  if (values.length === 0 || !values.every((v) => typeof v === 'string')) return null;
+  let scope: SQL;
+  if (f.fieldType === 'custom_field') {
+    scope = sql`'custom'`;
+  } else if (f.fieldType === 'activity' && f.field !== null && !Object.hasOwn(ACTIVITY_COLUMNS, f.field)) {
+    const type = f.activityType ?? '';
+    scope = BUILT_IN_ACTIVITY_TYPES.some((t) => t === type)
+      ? sql`smart_view_activity_scope(${type}::text, null)`
+      : sql`smart_view_activity_scope('custom', ${type}::text)`;
+  } else {
+    return null;
+  }
+  const key = f.field ?? '';
+  return values.map((v) => sql`smart_view_fact(${scope}, ${key}::text, ${String(v)}::text)`);
+}
+
+/**
+ * The leads of the organization holding one of `facts`. The facts are computed once, in a scalar
+ * subquery (an InitPlan; the cast keeps `any (...)` from reading it as a subquery of rows), so the
+ * index condition is a plain text equality: under row-level security only a leakproof condition
+ * reaches an index, and `lower()` inside smart_view_fact is not one.
+ */
+function leadsWithFacts(orgId: string, facts: SQL[]): SQL {
+  const t = smartViewFacts;
+  return sql`select ${t.leadId} from ${t} where ${t.orgId} = ${orgId}::text and ${t.fact} = any ((select array[${sql.join(facts, sql`, `)}])::text[])`;
+}
+
+/** The fact lists of the filters that narrow the query, or null when none can (see factCandidates). */
+function servedFacts(filters: ResolvedFilter[], logic: 'and' | 'or'): SQL[][] | null {
+  const facts = filters.map(factsOf);
+  const served = facts.filter((f): f is SQL[] => f !== null);
+  if (served.length === 0 || (logic === 'or' && served.length < facts.length)) return null;
+  return served;
+}
+
+/**
+ * `select lead_id` of the leads holding the served filters' facts, intersected (logic and) or united
+ * when every filter is served (logic or), at most `cap` + 1 of them; null when no filter is served.
+ * Every lead the query matches is among them (a necessary condition: each lead a served filter's
+ * predicate accepts holds its fact, written by the triggers with the same function on the same
+ * lower-cased text), so compileSmartViewQuery(query, orgId, these ids) answers what the exact
+ * predicate alone answers, from these leads instead of every lead.
+ */
+export function factCandidates(query: SmartViewQuery, orgId: string, cap: number): SQL | null {
+  const served = servedFacts(query.filters.map(resolveFilter), query.logic);
+  if (served === null) return null;
+  const sets = served.map((f) => leadsWithFacts(orgId, f));
+  // A union holds each of its sets, so each may stop past the cap (a set that does makes the union
+  // pass it too); an intersection may be small though every set is large, so it reads them whole.
+  const combined =
+    query.logic === 'or'
+      ? sql.join(
+          sets.map((set) => sql`(${set} limit ${cap + 1})`),
+          sql` union `,
+        )
+      : sql.join(sets, sql` intersect `);
+  return sql`select lead_id from (${combined}) candidates limit ${cap + 1}`;
+}
+
+/**
+ * The WHERE condition of a validated query over `leads`; the caller ANDs it with the organization
+ * and `deleted_at is null`. No filters match every lead. With `candidates` (factCandidates' ids),
+ * the condition also keeps the leads to those: the same answer, read by primary key.
+ */
+export function compileSmartViewQuery(
+  query: SmartViewQuery,
+  orgId: string,
+  candidates?: readonly string[],
+): SQL {
   const parts = query.filters.map((f) => sql`(${compileFilter(resolveFilter(f), orgId)})`);
   if (parts.length === 0) return sql`true`;
-  return sql`(${sql.join(parts, query.logic === 'or' ? sql` or ` : sql` and `)})`;
+  const exact = sql`(${sql.join(parts, query.logic === 'or' ? sql` or ` : sql` and `)})`;
+  if (candidates === undefined) return exact;
+  return sql`(${lead.id} = any(${sql.param([...candidates])}::text[]) and ${exact})`;
 }
 
 /** ORDER BY terms: the view's sort (values missing last), then the lead id in the same direction. */
