@@ -112,6 +112,8 @@ const envSchema = z.object({
   RATE_LIMITS: z.enum(['on', 'off']).default('on'),
   WEBHOOK_RETRY_DELAYS_MS: msList.default([10000, 20000]),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(15000),
+  // Connections (and requests in flight) per receiver origin and process (tools/webhooks/ssrf.ts).
+  WEBHOOK_CONNECTIONS_PER_ORIGIN: z.coerce.number().int().min(1).max(1024).default(64),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: bool(false),
   // Connected accounts' SMTP servers are tenant input: loopback/private hosts are refused unless true.
   CONNECTED_ACCOUNTS_ALLOW_PRIVATE_HOSTS: bool(false),
@@ -251,6 +253,7 @@ export interface Config {
   rateLimits: boolean;
   webhookRetryDelaysMs: number[];
   webhookTimeoutMs: number;
+  webhookConnectionsPerOrigin: number;
   webhookAllowPrivateTargets: boolean;
   /** Let connected accounts use SMTP servers on loopback/private addresses (development and tests). */
   connectedAccountsAllowPrivateHosts: boolean;
@@ -375,6 +378,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimits: e.RATE_LIMITS === 'on',
     webhookRetryDelaysMs: e.WEBHOOK_RETRY_DELAYS_MS,
     webhookTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
+    webhookConnectionsPerOrigin: e.WEBHOOK_CONNECTIONS_PER_ORIGIN,
     webhookAllowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS,
     connectedAccountsAllowPrivateHosts: e.CONNECTED_ACCOUNTS_ALLOW_PRIVATE_HOSTS,
     logLevel: e.LOG_LEVEL,

@@ -7,11 +7,11 @@ import { eq } from 'drizzle-orm';
 import { describe, expect } from 'vitest';
 import { newId } from '../core/ids.ts';
 import { createLogger } from '../core/logger.ts';
-import type { EnqueueOptions, JobPayloads, JobQueue } from '../core/queue.ts';
 import { attemptDelivery, type DeliveryOptions, WEBHOOK_USER_AGENT } from '../tools/webhooks/deliver.ts';
 import { verifyStandardWebhook, verifyWebhookSignature } from '../tools/webhooks/signing.ts';
 import { webhookDeliveries } from '../tools/webhooks/tables.ts';
 import { createTestContext, fileTest, type TestContext } from './fixtures/index.ts';
+import { RecordingQueue } from './fixtures/recording-queue.ts';
 import { HttpsReceiver, type ReceivedRequest } from './support/https-receiver.ts';
 import { seedWebhook, seedWebhookDelivery } from './webhooks/kit.ts';
 
@@ -74,23 +74,6 @@ const header = (req: ReceivedRequest | undefined, name: string): string => {
   const value = req?.headers[name];
   return typeof value === 'string' ? value : '';
 };
-
-/** Records what the handler enqueues instead of running it, so one attempt is observed at a time. */
-class RecordingQueue implements JobQueue {
-  readonly kind = 'in-process' as const;
-  readonly jobs: Array<{ payload: JobPayloads['webhook.deliver']; options: EnqueueOptions | undefined }> = [];
-  async enqueue<N extends keyof JobPayloads>(_name: N, payload: JobPayloads[N], options?: EnqueueOptions) {
-    this.jobs.push({ payload, options });
-  }
-  async enqueueMany<N extends keyof JobPayloads>(
-    name: N,
-    jobs: ReadonlyArray<{ payload: JobPayloads[N]; options?: EnqueueOptions }>,
-  ) {
-    for (const job of jobs) await this.enqueue(name, job.payload, job.options);
-  }
-  async startWorkers() {}
-  async close() {}
-}
 
 // One HTTPS receiver for the file, reset before each test that names it. The file's context (`t`, `org`)
 // serves the first block, its queue replaced by a recording one; the other blocks have contexts of

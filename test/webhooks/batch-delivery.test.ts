@@ -7,39 +7,29 @@ import { eq, inArray } from 'drizzle-orm';
 import { describe, expect, vi } from 'vitest';
 import { outboxEvents } from '../../core/db/schema.ts';
 import { newId, OBJECT_ID_PATTERN } from '../../core/ids.ts';
-import type { EnqueueOptions, JobPayloads, JobQueue } from '../../core/queue.ts';
 import { attemptDeliveryBatch, DELIVERY_BATCH_MAX } from '../../tools/webhooks/deliver.ts';
 import { relayOutbox } from '../../tools/webhooks/relay.ts';
 import { verifyStandardWebhook, verifyWebhookSignature } from '../../tools/webhooks/signing.ts';
 import { webhookDeliveries } from '../../tools/webhooks/tables.ts';
 import { fileTest, type TestContext } from '../fixtures/index.ts';
+import { RecordingQueue } from '../fixtures/recording-queue.ts';
 import { HttpsReceiver } from '../support/https-receiver.ts';
 import { seedWebhook, seedWebhookDelivery } from './kit.ts';
 
-const SECRET = 'whsec_YmF0Y2gtZGVsaXZlcnktdGVzdC1zZWNyZXQ=';
+/** The delivery deadline of this file, and how long the receiver takes to answer in the connection test. */
+const DEADLINE_MS = 4000;
+const ANSWER_MS = 2500;
+/** Connections per receiver origin in this file: few, so a wave costs few TLS handshakes on a busy machine. */
+const CONNECTIONS = 4;
 
-/** Records the retries a batch enqueues instead of running them. */
-class RecordingQueue implements JobQueue {
-  readonly kind = 'in-process' as const;
-  readonly jobs: Array<{ payload: JobPayloads['webhook.deliver']; options: EnqueueOptions | undefined }> = [];
-  async enqueue<N extends keyof JobPayloads>(_name: N, payload: JobPayloads[N], options?: EnqueueOptions) {
-    this.jobs.push({ payload, options });
-  }
-  async enqueueMany<N extends keyof JobPayloads>(
-    name: N,
-    jobs: ReadonlyArray<{ payload: JobPayloads[N]; options?: EnqueueOptions }>,
-  ) {
-    for (const job of jobs) await this.enqueue(name, job.payload, job.options);
-  }
-  async startWorkers() {}
-  async close() {}
-}
+const SECRET = 'whsec_YmF0Y2gtZGVsaXZlcnktdGVzdC1zZWNyZXQ=';
 
 const test = fileTest({
   env: {
     WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     WEBHOOK_RETRY_DELAYS_MS: '200,400',
-    WEBHOOK_TIMEOUT_MS: '3000',
+    WEBHOOK_TIMEOUT_MS: String(DEADLINE_MS),
+    WEBHOOK_CONNECTIONS_PER_ORIGIN: String(CONNECTIONS),
   },
   plan: 'starter',
 })
@@ -211,10 +201,12 @@ describe('webhook.deliver_batch', () => {
     receiver,
   }) => {
     const webhookId = await seedWebhook(t, org, { url: receiver.url(), secret: SECRET });
-    const ids = await pendingDeliveries(t, org.orgId, webhookId, DELIVERY_BATCH_MAX);
-    // Each answer takes 2 of the deadline's 3 seconds. 64 go at once (the pool's connections); the
-    // rest would pass their deadline if it had started while they waited for the first wave.
-    receiver.setFallback({ status: 204, headersDelayMs: 2000 });
+    // Two waves: twice as many deliveries as the file's connections per origin.
+    const ids = await pendingDeliveries(t, org.orgId, webhookId, 2 * CONNECTIONS);
+    // Each answer takes 2.5 of the deadline's 4 seconds (1.5 s to spare on a loaded machine).
+    // CONNECTIONS go at once; the rest would pass their deadline if it had started while they
+    // waited for the first wave (2 x 2.5 s > 4 s).
+    receiver.setFallback({ status: 204, headersDelayMs: ANSWER_MS });
     const started = Date.now();
     await attemptDeliveryBatch(t.services, { deliveryIds: ids }, { ca: receiver.ca });
     const elapsed = Date.now() - started;
@@ -222,14 +214,15 @@ describe('webhook.deliver_batch', () => {
     const rows = await rowsOf(t, ids);
     const outcomes = ids.map((id) => rows.get(id)?.attempts.map((a) => a.error ?? a.status_code));
     expect(outcomes).toEqual(ids.map(() => [204]));
-    expect(elapsed).toBeGreaterThanOrEqual(4000);
+    expect(elapsed).toBeGreaterThanOrEqual(2 * ANSWER_MS);
     const arrivals = receiver.requests.map((r) => r.receivedAt).sort((a, b) => a - b);
-    expect(arrivals).toHaveLength(DELIVERY_BATCH_MAX);
-    // Signed when sent, not when the batch started: the second wave's timestamps are 2 s later.
+    expect(arrivals).toHaveLength(2 * CONNECTIONS);
+    // Signed when sent, not when the batch started: signed at the start, the second wave would arrive
+    // 2.5 s after its timestamp (whole seconds: up to 1 s of lag is rounding).
     const lag = receiver.requests.map((r) => r.receivedAt - 1000 * Number(r.headers['webhook-timestamp']));
-    expect(lag.filter((ms) => ms < 0 || ms >= 1500)).toEqual([]);
-    // Never more than 64 in flight: the 65th arrived only once the first answers were out.
-    expect((arrivals[64] ?? 0) - (arrivals[0] ?? 0)).toBeGreaterThanOrEqual(1950);
+    expect(lag.filter((ms) => ms < 0 || ms >= 2000)).toEqual([]);
+    // Never more than CONNECTIONS in flight: the next one arrived only once the first answers were out.
+    expect((arrivals[CONNECTIONS] ?? 0) - (arrivals[0] ?? 0)).toBeGreaterThanOrEqual(ANSWER_MS - 50);
   });
 });
 

@@ -18,7 +18,6 @@ import {
   BlockedTargetError,
   createDeliveryDispatchers,
   type DeliveryDispatchers,
-  MAX_CONNECTIONS_PER_POOL,
   parseTargetUrl,
   type ValidTarget,
 } from './ssrf.ts';
@@ -198,7 +197,7 @@ async function withOriginSlot<T>(services: Services, origin: string, work: () =>
   }
   let slots = byOrigin.get(origin);
   if (!slots) {
-    slots = new Slots(MAX_CONNECTIONS_PER_POOL);
+    slots = new Slots(services.config.webhookConnectionsPerOrigin);
     byOrigin.set(origin, slots);
   }
   const wait = slots.acquire();
@@ -272,6 +271,7 @@ function deliveryDispatchers(services: Services, ca: string | undefined): Delive
     set = createDeliveryDispatchers({
       allowPrivate: services.config.webhookAllowPrivateTargets,
       connectTimeoutMs: services.config.webhookTimeoutMs,
+      connectionsPerPool: services.config.webhookConnectionsPerOrigin,
       ...(ca === undefined ? {} : { ca }),
     });
     byCa.set(key, set);
@@ -555,7 +555,7 @@ export async function attemptDelivery(
 
 /**
  * The 'webhook.deliver_batch' handler: the first attempt of each named delivery, sent concurrently
- * (at most MAX_CONNECTIONS_PER_POOL at once per receiver's origin), recorded in one statement once
+ * (at most WEBHOOK_CONNECTIONS_PER_ORIGIN at once per receiver's origin), recorded in one statement once
  * all have an outcome, retries enqueued together. Until that statement commits nothing is recorded,
  * so a worker that dies mid-batch leaves every delivery pending and the job, run again, sends them
  * again (at least once: receivers drop duplicates by webhook-id, the delivery id). A delivery

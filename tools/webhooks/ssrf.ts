@@ -76,6 +76,8 @@ export interface DeliveryDispatcherOptions {
   ca?: string;
   /** Connect timeout; the caller's abort signal bounds the whole request anyway. */
   connectTimeoutMs?: number;
+  /** Connections one pool opens at most (WEBHOOK_CONNECTIONS_PER_ORIGIN); MAX_CONNECTIONS_PER_POOL by default. */
+  connectionsPerPool?: number;
   /** At most this many pools stay open; the least recently used is closed first. */
   maxPools?: number;
   /** How long a name's checked addresses are reused before DNS is asked again (0: every attempt). */
@@ -118,6 +120,7 @@ const KEEP_ALIVE_MAX_MS = 30_000;
  * `originSlots`), so a request never waits inside the pool while its deadline runs.
  */
 export const MAX_CONNECTIONS_PER_POOL = 64;
+// The default of WEBHOOK_CONNECTIONS_PER_ORIGIN (core/config.ts), which the delivery code passes in.
 
 const systemResolve = (hostname: string): Promise<LookupAddress[]> => dnsLookup(hostname, { all: true });
 
@@ -169,7 +172,7 @@ export function createDeliveryDispatchers(options: DeliveryDispatcherOptions): D
       return existing;
     }
     const pool = new Pool(origin, {
-      connections: MAX_CONNECTIONS_PER_POOL,
+      connections: options.connectionsPerPool ?? MAX_CONNECTIONS_PER_POOL,
       pipelining: 1,
       keepAliveTimeout: KEEP_ALIVE_MS,
       keepAliveMaxTimeout: KEEP_ALIVE_MAX_MS,
