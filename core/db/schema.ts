@@ -4,6 +4,7 @@
 import { sql } from 'drizzle-orm';
 import {
   bigint,
+  boolean,
   customType,
   index,
   integer,
@@ -19,6 +20,22 @@ import { parsePgTimestamptz } from './timestamp.ts';
 export const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
 /** Text ordered byte by byte (`COLLATE "C"`), so the words starting with a prefix are one index range. */
 export const byteOrderedText = customType<{ data: string }>({ dataType: () => 'text collate "C"' });
+/**
+ * The columns of a record type's words table: one row per (word, record) of the record's search
+ * vector, with what a one-word global search ranks by (INCLUDE columns of the key, hand-written in
+ * the migration), kept by statement-level triggers on the record's table; its key is
+ * (org_id, term, record id).
+ */
+export const searchTermColumns = (recordIdColumn: string) => ({
+  orgId: orgId(),
+  term: byteOrderedText('term').notNull(),
+  recordId: text(recordIdColumn).notNull(),
+  /** The record's vector reduced to this word, with its positions. */
+  positions: tsvector('positions').notNull(),
+  /** Whether the record's lowercased name is this very word. */
+  nameIsTerm: boolean('name_is_term').notNull(),
+});
+
 export const id = () => text('id').primaryKey();
 export const orgId = () =>
   text('org_id')

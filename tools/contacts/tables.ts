@@ -1,13 +1,13 @@
 // The contacts area's table: people at a lead.
 import { sql } from 'drizzle-orm';
-import { boolean, index, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { index, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import {
-  byteOrderedText,
   createdAt,
   deletedAt,
   deletedBy,
   id,
   orgId,
+  searchTermColumns,
   tsvector,
   updatedAt,
 } from '../../core/db/schema.ts';
@@ -64,16 +64,6 @@ export type ContactRow = typeof contacts.$inferSelect;
  * search ranks a one-word search by (INCLUDE columns of the key, hand-written in migration 0035),
  * kept by statement-level triggers on `contacts`, as opportunity_search_terms (tools/contacts/search.ts).
  */
-export const contactSearchTerms = pgTable(
-  'contact_search_terms',
-  {
-    orgId: orgId(),
-    term: byteOrderedText('term').notNull(),
-    contactId: text('contact_id').notNull(),
-    /** The contact's vector reduced to this word, with its positions. */
-    positions: tsvector('positions').notNull(),
-    /** Whether lower(name) is this very word. */
-    nameIsTerm: boolean('name_is_term').notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.orgId, t.term, t.contactId] })],
-);
+export const contactSearchTerms = pgTable('contact_search_terms', searchTermColumns('contact_id'), (t) => [
+  primaryKey({ columns: [t.orgId, t.term, t.recordId] }),
+]);

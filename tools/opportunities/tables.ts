@@ -1,13 +1,13 @@
 // The opportunities area's table: deals on a lead.
 import { sql } from 'drizzle-orm';
-import { boolean, date, index, integer, numeric, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { date, index, integer, numeric, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import {
-  byteOrderedText,
   createdAt,
   deletedAt,
   deletedBy,
   id,
   orgId,
+  searchTermColumns,
   ts,
   tsvector,
   updatedAt,
@@ -67,14 +67,6 @@ export type OpportunityRow = typeof opportunities.$inferSelect;
  */
 export const opportunitySearchTerms = pgTable(
   'opportunity_search_terms',
-  {
-    orgId: orgId(),
-    term: byteOrderedText('term').notNull(),
-    opportunityId: text('opportunity_id').notNull(),
-    /** The opportunity's vector reduced to this word, with its positions. */
-    positions: tsvector('positions').notNull(),
-    /** Whether lower(note) is this very word (the note is the opportunity's name when it has one). */
-    nameIsTerm: boolean('name_is_term').notNull(),
-  },
-  (t) => [primaryKey({ columns: [t.orgId, t.term, t.opportunityId] })],
+  searchTermColumns('opportunity_id'),
+  (t) => [primaryKey({ columns: [t.orgId, t.term, t.recordId] })],
 );
