@@ -177,6 +177,7 @@ const envSchema = z.object({
     .refine((hosts) => hosts.every(isHostname), {
       message: 'a comma-separated list of host names such as crm.example.com or [::1] (no scheme, no port)',
     }),
+  MCP_DIRECT_CALLS: z.enum(['on', 'off']).default('on'),
   // Absolute links the server hands out (file links, later reset mails and public pages).
   PUBLIC_BASE_URL: z
     .string()
@@ -274,6 +275,11 @@ export interface Config {
    * elsewhere a non-empty list is enforced as it stands.
    */
   mcpAllowedHosts: string[];
+  /**
+   * MCP_DIRECT_CALLS: a plain 2025-era tools/call is answered without the SDK's per-request server
+   * (mcp/direct-call.ts); `off` sends every request through the SDK, should the two ever disagree.
+   */
+  mcpDirectCalls: boolean;
   /** Browser origins allowed to call the HTTP API cross-origin (CORS); empty sends no CORS headers at all. */
   corsAllowedOrigins: string[];
   /** Origin (and optional path prefix) of the links the server hands out, without a trailing slash. */
@@ -388,6 +394,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mailRetentionDays: e.MAIL_RETENTION_DAYS,
     mcpAllowedOrigins: commaList(e.MCP_ALLOWED_ORIGINS),
     mcpAllowedHosts: e.MCP_ALLOWED_HOSTS,
+    mcpDirectCalls: e.MCP_DIRECT_CALLS === 'on',
     corsAllowedOrigins: e.CORS_ALLOWED_ORIGINS,
     publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
     s3: parseS3(e),

@@ -29,6 +29,7 @@ import { errorResponse } from '../http/errors.ts';
 import { enforceLimit } from '../http/rate-limit.ts';
 import { CATALOGUE } from '../tools/index.ts';
 import { batchRejection, judgeBatch } from './batches.ts';
+import { answerDirectly, directToolCall } from './direct-call.ts';
 import { invalidInitializeResponse } from './initialize.ts';
 import { createCrmServer } from './server.ts';
 import { selectToolsets, TOOLSETS_HEADER, type ToolsetSelection, type UrlSelection } from './toolsets.ts';
@@ -294,20 +295,22 @@ function mountMcp(app: Hono<AppEnv>, services: Services, options: McpAppOptions)
       return errorResponse(c, err, logger);
     }
 
-    const authInfo = authInfoFor(auth);
-    callers.set(authInfo, {
-      call: {
-        auth,
-        surface: 'mcp',
-        requestId: c.get('requestId'),
-        access: CATALOGUE.access,
-        plans: CATALOGUE.plans,
-      },
-      selection,
-    });
+    const call: CallContext = {
+      auth,
+      surface: 'mcp',
+      requestId: c.get('requestId'),
+      access: CATALOGUE.access,
+      plans: CATALOGUE.plans,
+    };
     if (await answersInJson(request, parsedBody, auth)) {
+      const direct = config.mcpDirectCalls ? directToolCall(request, parsedBody) : undefined;
+      if (direct) return answerDirectly(direct, { call, services, selection });
+      const authInfo = authInfoFor(auth);
+      callers.set(authInfo, { call, selection });
       return serveLegacyAsJson(factory, request, authInfo, parsedBody);
     }
+    const authInfo = authInfoFor(auth);
+    callers.set(authInfo, { call, selection });
     return handler.fetch(request, { authInfo, ...(parsedBody !== undefined && { parsedBody }) });
   };
   for (const path of MCP_PATHS) app.all(path, guard, options.authenticate, serveMcp);

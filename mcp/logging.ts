@@ -81,22 +81,40 @@ type Outcome = 'success' | 'tool_error' | 'protocol_error' | 'internal_error';
  * request's SSE stream ahead of the result. On 2026-07-28 it sends nothing.
  */
 export class ToolCallLog {
-  private readonly level: Promise<LogLevel | null>;
   private readonly started = performance.now();
 
-  constructor(
-    era: Era,
+  private constructor(
     private readonly toolName: string,
     private readonly call: CallContext,
     private readonly services: Services,
-    private readonly ctx: ServerContext,
-  ) {
-    this.level = era === 'legacy' ? services.logLevels.get(levelKeyOf(call)) : Promise.resolve(null);
+    /** The caller's level, or null when nothing is to be sent. */
+    private readonly level: Promise<LogLevel | null>,
+    private readonly ctx: ServerContext | undefined,
+  ) {}
+
+  /** The messages of a call served by an SDK server: the caller's level is read while the tool runs. */
+  static forRequest(
+    era: Era,
+    toolName: string,
+    call: CallContext,
+    services: Services,
+    ctx: ServerContext,
+  ): ToolCallLog {
+    const level = era === 'legacy' ? services.logLevels.get(levelKeyOf(call)) : Promise.resolve(null);
+    return new ToolCallLog(toolName, call, services, level, ctx);
+  }
+
+  /**
+   * The messages of a call whose caller has set no level (mcp/direct-call.ts answers only such
+   * calls, having read the level): none are sent, and there is no stream to send them on.
+   */
+  static silent(toolName: string, call: CallContext, services: Services): ToolCallLog {
+    return new ToolCallLog(toolName, call, services, Promise.resolve(null), undefined);
   }
 
   private async send(level: LogLevel, data: Record<string, unknown>): Promise<void> {
     const min = await this.level;
-    if (min === null || !atLeast(level, min)) return;
+    if (min === null || !atLeast(level, min) || !this.ctx) return;
     try {
       await this.ctx.mcpReq.notify({
         method: 'notifications/message',

@@ -229,6 +229,82 @@ const CACHE_HINTS = {
   'resources/read': { ttlMs: 0, cacheScope: 'private' },
 } as const satisfies Record<string, CacheHint>;
 
+/** What one tools/call needs besides the tool's name and arguments. */
+export interface ToolCallSeat {
+  call: CallContext;
+  services: Services;
+  selection: ToolsetSelection;
+  /** The log messages of the call, once its tool is known (mcp/logging.ts). */
+  openLog: (toolName: string) => ToolCallLog;
+  /**
+   * The SDK server the call came through, when there is one: it knows whether this request's client
+   * can be asked to confirm a sending tool's preview (mcp/elicitation.ts), and projects the result
+   * for the request's era. Without it (mcp/direct-call.ts: a 2025-era call, served statelessly) no
+   * client capability is known, so nobody is asked; and the 2025 projection changes nothing here,
+   * since it only wraps structured content that is not an object, and a tool's output is always an
+   * object (a z.object, checked by invokeTool) advertised with an object schema (core/json-schema.ts).
+   */
+  via?: { server: Server; ctx: ServerContext };
+}
+
+/**
+ * One tools/call: the tool by name, the toolset check, the invoke pipeline with the input guard,
+ * the confirmation where the client can be asked, the result shaped for a model, and its log
+ * messages. Domain failures are `isError` results; anything else is thrown as a ProtocolError.
+ */
+export async function answerToolCall(
+  name: string,
+  args: Record<string, unknown>,
+  seat: ToolCallSeat,
+): Promise<CallToolResult | InputRequiredResult> {
+  const { call, services, selection, via } = seat;
+  const tool = findTool(name);
+  if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+  const log = seat.openLog(tool.name);
+
+  const respond = async (): Promise<CallToolResult | InputRequiredResult> => {
+    // Only a tool the caller could otherwise use says "enable its toolset": for any other, the
+    // pipeline's own refusal (scope, permission, plan) is the useful answer.
+    if (!isEnabled(tool, selection) && canSee(tool, call)) {
+      return failureResult(tool, notEnabled(tool, selection), call, services);
+    }
+    const run = async (
+      input: Record<string, unknown>,
+    ): Promise<{ ok: true; output: unknown } | { ok: false; failure: CallToolResult }> => {
+      try {
+        // The same input guard as REST bodies, before the pipeline: NUL, lone surrogates, depth, 1e309.
+        assertSafeInput(input);
+        return { ok: true, output: await invokeTool(tool, input, call, services) };
+      } catch (err) {
+        return { ok: false, failure: failureResult(tool, err, call, services) };
+      }
+    };
+    let ran = await run(args);
+    // A sending tool that only previewed, on a client that can ask the person: ask (mcp/elicitation.ts).
+    if (ran.ok && tool.sends && args.confirm !== true && via && canAskToConfirm(via.server)) {
+      const decision = confirmDecision(ran.output, via.ctx);
+      if (decision.kind === 'ask') return decision.result;
+      if (decision.kind === 'send') ran = await run({ ...args, confirm: true });
+    }
+    if (!ran.ok) return ran.failure;
+    const shaped = shapedResult(tool, ran.output);
+    await log.succeeded(tool, ran.output, shaped.cut);
+    return via
+      ? via.server.projectCallToolResult(shaped.result, listingOf(tool).outputSchema)
+      : shaped.result;
+  };
+
+  let result: CallToolResult | InputRequiredResult;
+  try {
+    result = await respond();
+  } catch (err) {
+    await log.finished(await log.failed(err));
+    throw err;
+  }
+  await log.finished(isInputRequiredResult(result) ? 'success' : result);
+  return result;
+}
+
 export function createCrmServer(
   call: CallContext,
   services: Services,
@@ -249,57 +325,15 @@ export function createCrmServer(
 
   server.setRequestHandler('tools/list', () => listedTools(call, selection));
 
-  const callTool = async (
-    tool: Tool,
-    args: Record<string, unknown>,
-    ctx: ServerContext,
-    log: ToolCallLog,
-  ): Promise<CallToolResult | InputRequiredResult> => {
-    // Only a tool the caller could otherwise use says "enable its toolset": for any other, the
-    // pipeline's own refusal (scope, permission, plan) is the useful answer.
-    if (!isEnabled(tool, selection) && canSee(tool, call)) {
-      return failureResult(tool, notEnabled(tool, selection), call, services);
-    }
-    const run = async (
-      input: Record<string, unknown>,
-    ): Promise<{ ok: true; output: unknown } | { ok: false; failure: CallToolResult }> => {
-      try {
-        // The same input guard as REST bodies, before the pipeline: NUL, lone surrogates, depth, 1e309.
-        assertSafeInput(input);
-        return { ok: true, output: await invokeTool(tool, input, call, services) };
-      } catch (err) {
-        return { ok: false, failure: failureResult(tool, err, call, services) };
-      }
-    };
-    let ran = await run(args);
-    // A sending tool that only previewed, on a client that can ask the person: ask (mcp/elicitation.ts).
-    if (ran.ok && tool.sends && args.confirm !== true && canAskToConfirm(server)) {
-      const decision = confirmDecision(ran.output, ctx);
-      if (decision.kind === 'ask') return decision.result;
-      if (decision.kind === 'send') ran = await run({ ...args, confirm: true });
-    }
-    if (!ran.ok) return ran.failure;
-    const shaped = shapedResult(tool, ran.output);
-    await log.succeeded(tool, ran.output, shaped.cut);
-    return server.projectCallToolResult(shaped.result, listingOf(tool).outputSchema);
-  };
-
-  server.setRequestHandler('tools/call', async (request, ctx) => {
-    const tool = findTool(request.params.name);
-    if (!tool) {
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-    }
-    const log = new ToolCallLog(era, tool.name, call, services, ctx);
-    let result: CallToolResult | InputRequiredResult;
-    try {
-      result = await callTool(tool, request.params.arguments ?? {}, ctx, log);
-    } catch (err) {
-      await log.finished(await log.failed(err));
-      throw err;
-    }
-    await log.finished(isInputRequiredResult(result) ? 'success' : result);
-    return result;
-  });
+  server.setRequestHandler('tools/call', (request, ctx) =>
+    answerToolCall(request.params.name, request.params.arguments ?? {}, {
+      call,
+      services,
+      selection,
+      openLog: (toolName) => ToolCallLog.forRequest(era, toolName, call, services, ctx),
+      via: { server, ctx },
+    }),
+  );
 
   registerLogging(server, era, call, services);
   registerResources(server, call, services);
