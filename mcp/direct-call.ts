@@ -18,6 +18,7 @@ import {
 import type { CallContext } from '../core/invoke.ts';
 import type { Services } from '../core/services.ts';
 import { ToolCallLog } from './logging.ts';
+import { jsonTextOf } from './results.ts';
 import { answerToolCall } from './server.ts';
 import type { ToolsetSelection } from './toolsets.ts';
 
@@ -41,10 +42,18 @@ const MESSAGE_KEYS: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'method', 'p
 const PARAMS_KEYS: ReadonlySet<string> = new Set(['name', 'arguments']);
 
 /**
- * The call, when the request is one the SDK's 2025-era transport would accept and hand its server
- * unchanged; else undefined, and the SDK serves it. The caller (mcp/http.ts) has already checked
- * what is not about the message: a POST with a JSON body, classified 2025-era by the SDK, a client
- * that takes JSON, and no log level set. What is checked here mirrors the transport
+ * The 2025-era revisions the SDK's transport accepts in `MCP-Protocol-Version`. The first revision of
+ * the new era, 2026-07-28, is served by the SDK only: a request naming it is never answered here.
+ */
+const LEGACY_VERSIONS: readonly string[] = SUPPORTED_PROTOCOL_VERSIONS.filter((v) => v < '2026-07-28');
+
+/**
+ * The call, when the request is one the SDK would serve on its 2025-era path, accept in its
+ * transport and hand its server unchanged; else undefined, and the SDK serves it. The caller
+ * (mcp/http.ts) has already checked what is not about the message: a POST with a JSON body, a
+ * client that takes JSON, and no log level set. The SDK classifies a request 2025-era
+ * (isLegacyRequest) when its params carry no `_meta` envelope and its `MCP-Protocol-Version` is not
+ * a 2026 revision: both hold for what this accepts. What is checked mirrors the transport
  * (WebStandardStreamableHTTPServerTransport.handlePostRequest): an Accept naming both JSON and SSE
  * (its 406 otherwise), a supported `MCP-Protocol-Version` or none (its 400 otherwise); and the
  * message is only the fields its schemas would pass through untouched (no `_meta`, no task, an id
@@ -55,7 +64,7 @@ export function directToolCall(request: Request, body: unknown): DirectCall | un
   const accept = request.headers.get('accept');
   if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
   const version = request.headers.get('mcp-protocol-version');
-  if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return undefined;
+  if (version !== null && !LEGACY_VERSIONS.includes(version)) return undefined;
   if (!isPlainObject(body) || !hasOnlyKeys(body, MESSAGE_KEYS)) return undefined;
   const { jsonrpc, id, method, params } = body;
   if (jsonrpc !== '2.0' || method !== 'tools/call') return undefined;
@@ -74,18 +83,26 @@ export interface DirectCallSeat {
 }
 
 /**
- * The result's keys in the order the SDK's result schema writes them (it answers with what the
- * schema parsed): `_meta`, `content`, `structuredContent`, `isError`, then any other key.
+ * The result as the SDK writes it: its keys in the order of its result schema (it answers with what
+ * the schema parsed: `_meta`, `content`, `structuredContent`, `isError`, then any other key), each
+ * value as JSON.stringify writes it. The structured content is usually the output whose JSON
+ * shapedResult already wrote as the first text (mcp/results.ts jsonTextOf): that text is reused, the
+ * same bytes without serialising the output twice.
  */
-function inWireOrder(result: CallToolResult): CallToolResult {
+function resultJson(result: CallToolResult): string {
   const { _meta, content, structuredContent, isError, ...rest } = result;
-  return {
-    ...(_meta !== undefined && { _meta }),
-    content,
-    ...(structuredContent !== undefined && { structuredContent }),
-    ...(isError !== undefined && { isError }),
-    ...rest,
-  };
+  const parts: string[] = [];
+  if (_meta !== undefined) parts.push(`"_meta":${JSON.stringify(_meta)}`);
+  parts.push(`"content":${JSON.stringify(content)}`);
+  if (structuredContent !== undefined) {
+    const known = structuredContent !== null ? jsonTextOf(structuredContent) : undefined;
+    parts.push(`"structuredContent":${known ?? JSON.stringify(structuredContent)}`);
+  }
+  if (isError !== undefined) parts.push(`"isError":${JSON.stringify(isError)}`);
+  for (const [key, value] of Object.entries(rest)) {
+    if (value !== undefined) parts.push(`${JSON.stringify(key)}:${JSON.stringify(value)}`);
+  }
+  return `{${parts.join(',')}}`;
 }
 
 const JSON_HEADERS = { 'Content-Type': 'application/json' };
@@ -128,8 +145,8 @@ export async function answerDirectly(direct: DirectCall, seat: DirectCallSeat): 
   if (isInputRequiredResult(result)) {
     return errorAnswer(direct.id, new ProtocolError(ProtocolErrorCode.InternalError, 'Internal error'));
   }
-  return Response.json(
-    { result: inWireOrder(result), jsonrpc: '2.0', id: direct.id },
-    { status: 200, headers: JSON_HEADERS },
-  );
+  return new Response(`{"result":${resultJson(result)},"jsonrpc":"2.0","id":${JSON.stringify(direct.id)}}`, {
+    status: 200,
+    headers: JSON_HEADERS,
+  });
 }

@@ -234,12 +234,14 @@ function mountMcp(app: Hono<AppEnv>, services: Services, options: McpAppOptions)
    * messages travel in the stream, mcp/logging.ts); the 2025 revisions have no elicitation here
    * (mcp/elicitation.ts). The 2026-07-28 leg already answers JSON unless a message precedes the result.
    */
+  const logLevelOf = (auth: AuthContext) =>
+    services.logLevels.get(auth.credentialId ?? `user:${auth.userId}`);
   const answersInJson = async (request: Request, parsedBody: unknown, auth: AuthContext): Promise<boolean> =>
     request.method === 'POST' &&
     isSingleRequest(parsedBody) &&
     acceptsJson(request.headers.get('accept')) &&
     (await isLegacyRequest(request, parsedBody)) &&
-    (await services.logLevels.get(auth.credentialId ?? `user:${auth.userId}`)) === null;
+    (await logLevelOf(auth)) === null;
 
   const guard = guardOriginAndHost(config, logger);
   const serveMcp = async (c: Context<AppEnv>) => {
@@ -302,9 +304,15 @@ function mountMcp(app: Hono<AppEnv>, services: Services, options: McpAppOptions)
       access: CATALOGUE.access,
       plans: CATALOGUE.plans,
     };
+    // The common call answered by the server itself (mcp/direct-call.ts), under answersInJson's
+    // conditions: directToolCall's shape (no `_meta`, a 2025-era version or none) is one the SDK
+    // classifies 2025-era, so its classification is not asked for.
+    if (config.mcpDirectCalls && acceptsJson(request.headers.get('accept'))) {
+      const direct = directToolCall(request, parsedBody);
+      if (direct && (await logLevelOf(auth)) === null)
+        return answerDirectly(direct, { call, services, selection });
+    }
     if (await answersInJson(request, parsedBody, auth)) {
-      const direct = config.mcpDirectCalls ? directToolCall(request, parsedBody) : undefined;
-      if (direct) return answerDirectly(direct, { call, services, selection });
       const authInfo = authInfoFor(auth);
       callers.set(authInfo, { call, selection });
       return serveLegacyAsJson(factory, request, authInfo, parsedBody);

@@ -194,6 +194,18 @@ export interface ResultCut {
   budget: number;
 }
 
+/** The compact JSON of outputs shapedResult has already written as text (see jsonTextOf). */
+const jsonTexts = new WeakMap<object, string>();
+
+/**
+ * `JSON.stringify(value)` when shapedResult already wrote it as a result's text, else undefined: a
+ * writer of the whole answer (mcp/direct-call.ts) puts the structured content in as this text
+ * instead of serialising the output a second time. Outputs are not changed after they are shaped.
+ */
+export function jsonTextOf(value: object): string | undefined {
+  return jsonTexts.get(value);
+}
+
 /**
  * The MCP result of a successful call. Within the budget it carries the output twice, as
  * `structuredContent` and as compact JSON text (plus the page note of a list). Over the budget, a
@@ -230,6 +242,7 @@ export function shapedResult(
     };
   }
   const content: CallToolResult['content'] = [{ type: 'text', text }];
+  jsonTexts.set(output, text);
   const info = pageInfoOf(output);
   const note = info ? pageNote(tool.name, info) : undefined;
   if (note) content.push({ type: 'text', text: note });

@@ -16,6 +16,10 @@ const test = fileTest({ plan: 'enterprise' })
       const res = await t.request('POST', '/api/v1/leads', { token: org.token, body: { name } });
       expect(res.status).toBe(201);
     }
+    // Enough text that a page of 100 is over one result's budget (mcp/results.ts).
+    const items = Array.from({ length: 90 }, (_, i) => ({ name: `Big ${i}`, description: 'x'.repeat(1000) }));
+    const bulk = await t.request('POST', '/api/v1/leads/bulk', { token: org.token, body: { items } });
+    expect(bulk.status).toBeLessThan(300);
     return {
       write: (await t.createPat(org.orgId, org.ownerId, ['mcp:write'])).token,
       read: (await t.createPat(org.orgId, org.ownerId, ['mcp:read'])).token,
@@ -77,13 +81,23 @@ describe('the direct answer equals the SDK answer', () => {
   const cases: Array<{
     label: string;
     body: unknown;
+    isError?: boolean;
     token?: 'write' | 'read';
     headers?: Record<string, string>;
   }> = [
     { label: 'a paged list with its note', body: call('list_leads', { limit: 2 }) },
     { label: 'a list, id as a string', body: call('list_leads', { search: 'Beta' }, 'req-7') },
+    {
+      label: 'a read over the result budget (cut, an error)',
+      body: call('list_leads', { limit: 100 }),
+      isError: true,
+    },
     { label: 'no arguments at all', body: call('get_me') },
-    { label: 'a record that does not exist (tool error)', body: call('get_lead', { id: 'f'.repeat(24) }) },
+    {
+      label: 'a record that does not exist (tool error)',
+      body: call('get_lead', { id: 'f'.repeat(24) }),
+      isError: true,
+    },
     { label: 'invalid arguments (validation details)', body: call('create_lead', { name: 42, bogus: true }) },
     { label: 'an unknown tool (JSON-RPC -32602)', body: call('no_such_tool', {}) },
     { label: 'a toolset not enabled', body: call('list_invoices', {}) },
@@ -113,6 +127,7 @@ describe('the direct answer equals the SDK answer', () => {
       expect(direct).toEqual(reference);
       expect(direct.status).toBe(200);
       expect(direct.type).toBe('application/json');
+      if (c.isError) expect(JSON.parse(direct.body).result.isError).toBe(true);
     });
   }
 
