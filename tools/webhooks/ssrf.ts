@@ -119,7 +119,7 @@ const KEEP_ALIVE_MAX_MS = 30_000;
  * delivery code sends at most this many requests to one origin at once (tools/webhooks/deliver.ts
  * `originSlots`), so a request never waits inside the pool while its deadline runs.
  */
-export const MAX_CONNECTIONS_PER_POOL = 64;
+const MAX_CONNECTIONS_PER_POOL = 64;
 // The default of WEBHOOK_CONNECTIONS_PER_ORIGIN (core/config.ts), which the delivery code passes in.
 
 const systemResolve = (hostname: string): Promise<LookupAddress[]> => dnsLookup(hostname, { all: true });
