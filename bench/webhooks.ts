@@ -199,6 +199,8 @@ interface BareResult {
   seconds: number;
   perSecond: number;
   failures: number;
+  /** This process's CPU (user + system) per POST, in µs: what one send costs here. */
+  cpuMicrosPerPost: number;
 }
 
 /**
@@ -214,6 +216,7 @@ async function bareLoop(
 ): Promise<BareResult> {
   let failures = 0;
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   await pool(total, concurrency, async (i) => {
     const now = new Date();
     const timestamp = Math.floor(now.getTime() / 1000);
@@ -245,7 +248,14 @@ async function bareLoop(
     }
   });
   const seconds = ms(started) / 1000;
-  return { posts: total, seconds, perSecond: total / seconds, failures };
+  const cpu = process.cpuUsage(cpuBefore);
+  return {
+    posts: total,
+    seconds,
+    perSecond: total / seconds,
+    failures,
+    cpuMicrosPerPost: (cpu.user + cpu.system) / total,
+  };
 }
 
 /** Checks both signatures of every sampled request; returns how many were valid. */
@@ -294,6 +304,11 @@ interface PipelineResult {
   seconds: number;
   perSecond: number;
   timedOut: boolean;
+  /**
+   * This process's CPU per delivery, in µs, while it ran the pipeline (b): relay, BullMQ, signing,
+   * sending and recording, plus the bench's polling; null for (c), whose work is in its children.
+   */
+  cpuMicrosPerDelivery: number | null;
 }
 
 async function deleteKeys(redisUrl: string, prefix: string): Promise<number> {
@@ -430,7 +445,9 @@ async function main(): Promise<void> {
     await pooled.close();
     const bareStats = await receiver.stats();
     const bareValid = verifySample(bareStats.sample, secret);
-    log(`bare loop (keep-alive): ${bare.perSecond.toFixed(0)} POSTs/s, ${bare.failures} failures`);
+    log(
+      `bare loop (keep-alive): ${bare.perSecond.toFixed(0)} POSTs/s, ${bare.failures} failures, ${bare.cpuMicrosPerPost.toFixed(0)} µs CPU per POST`,
+    );
 
     // (2) Bare loop through the deliveries' own guarded pools (tools/webhooks/ssrf.ts): the address
     // checked and pinned per POST, the connections kept warm per (origin, address).
@@ -458,6 +475,7 @@ async function main(): Promise<void> {
     log(`${WORKERS} runtimes started; inserting ${events} outbox rows`);
     await insertOutbox(services, organization.id, events);
     const started = performance.now();
+    const cpuBefore = process.cpuUsage();
     let relayedSeconds: number | null = null;
     let done = { succeeded: 0, failed: 0 };
     const deadline = started + env.WEBHOOK_BENCH_TIMEOUT_S * 1000;
@@ -467,6 +485,7 @@ async function main(): Promise<void> {
       done = await deliveryCounts(services);
     }
     const seconds = ms(started) / 1000;
+    const cpu = process.cpuUsage(cpuBefore);
     const pipeline: PipelineResult = {
       events,
       ...done,
@@ -474,6 +493,7 @@ async function main(): Promise<void> {
       seconds,
       perSecond: done.succeeded / seconds,
       timedOut: done.succeeded + done.failed < events,
+      cpuMicrosPerDelivery: (cpu.user + cpu.system) / Math.max(1, done.succeeded + done.failed),
     };
     await Promise.all(runtimes.map((r) => r.stop()));
     const pipelineStats = await receiver.stats();
@@ -483,7 +503,7 @@ async function main(): Promise<void> {
       .from(webhookDeliveries)
       .where(and(eq(webhookDeliveries.orgId, organization.id), eq(webhookDeliveries.status, 'succeeded')));
     log(
-      `pipeline: ${pipeline.perSecond.toFixed(0)} deliveries/s (${pipeline.succeeded} succeeded, ${pipeline.failed} failed in ${seconds.toFixed(1)} s; relay done at ${relayedSeconds?.toFixed(1) ?? 'never'} s)`,
+      `pipeline: ${pipeline.perSecond.toFixed(0)} deliveries/s (${pipeline.succeeded} succeeded, ${pipeline.failed} failed in ${seconds.toFixed(1)} s; relay done at ${relayedSeconds?.toFixed(1) ?? 'never'} s; ${pipeline.cpuMicrosPerDelivery?.toFixed(0)} µs CPU per delivery in this process)`,
     );
 
     // (4) The same pipeline in `crm worker --processes 2` (one worker process per core), on a queue
@@ -520,6 +540,7 @@ async function main(): Promise<void> {
       seconds: processesSeconds,
       perSecond: processesDone.succeeded / processesSeconds,
       timedOut: processesDone.succeeded + processesDone.failed < events,
+      cpuMicrosPerDelivery: null,
     };
     const workersExit = await workers.stop();
     rmSync(caDir, { recursive: true, force: true });
@@ -562,6 +583,7 @@ async function main(): Promise<void> {
       '',
       `- Relay (all ${events} outbox rows relayed and enqueued): ${relayedSeconds === null ? 'not finished' : `${relayedSeconds.toFixed(2)} s, ${(events / relayedSeconds).toFixed(0)} rows/s`}.`,
       `- Receiver hits during (b): ${pipelineStats.hits}; delivery log rows 'succeeded': ${logged?.n ?? 0}.`,
+      `- This process's CPU (user + system): ${bare.cpuMicrosPerPost.toFixed(0)} µs per POST in (a), ${pipeline.cpuMicrosPerDelivery?.toFixed(0)} µs per delivery in (b) (relay, BullMQ, signing, sending, recording, and the bench's polling).`,
       `- Signatures: X-CRM-Signature and webhook-signature valid on ${bareValid} of ${bareStats.sample.length} sampled requests of (a), ${pipelineValid} of ${pipelineStats.sample.length} of (b) and ${processesValid} of ${processesStats.sample.length} of (c).`,
       '',
       '| target | result | measured |',
