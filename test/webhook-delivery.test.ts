@@ -11,8 +11,8 @@ import { attemptDelivery, type DeliveryOptions, WEBHOOK_USER_AGENT } from '../to
 import { verifyStandardWebhook, verifyWebhookSignature } from '../tools/webhooks/signing.ts';
 import { webhookDeliveries } from '../tools/webhooks/tables.ts';
 import { createTestContext, fileTest, type TestContext } from './fixtures/index.ts';
-import { RecordingQueue } from './fixtures/recording-queue.ts';
-import { HttpsReceiver, type ReceivedRequest } from './support/https-receiver.ts';
+import { recordQueueForFile, resetReceiver, startReceiverForFile } from './fixtures/webhook-receiver.ts';
+import type { HttpsReceiver, ReceivedRequest } from './support/https-receiver.ts';
 import { seedWebhook, seedWebhookDelivery } from './webhooks/kit.ts';
 
 const SECRET = 'delivery-test-secret-0123456789';
@@ -79,21 +79,9 @@ const header = (req: ReceivedRequest | undefined, name: string): string => {
 // serves the first block, its queue replaced by a recording one; the other blocks have contexts of
 // their own (private targets refused and a captured log; job workers running deliveries).
 const test = fileTest({ env: ENV, plan: 'starter' })
-  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern; the receiver has none.
-  .extend('server', { scope: 'file' }, async ({}, { onCleanup }) => {
-    const server = await HttpsReceiver.start();
-    onCleanup(() => server.close());
-    return server;
-  })
-  .extend('receiver', async ({ server }) => {
-    server.reset();
-    return server;
-  })
-  .extend('recording', { scope: 'file' }, async ({ t }) => {
-    const recording = new RecordingQueue();
-    t.services.queue = recording;
-    return recording;
-  })
+  .extend('server', { scope: 'file' }, startReceiverForFile)
+  .extend('receiver', resetReceiver)
+  .extend('recording', { scope: 'file' }, recordQueueForFile)
   // The first block's scope: the file's context with its recording queue emptied, and the receiver's CA.
   .extend('direct', async ({ t, org, recording, server }) => {
     recording.jobs.length = 0;

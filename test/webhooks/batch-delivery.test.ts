@@ -12,8 +12,7 @@ import { relayOutbox } from '../../tools/webhooks/relay.ts';
 import { verifyStandardWebhook, verifyWebhookSignature } from '../../tools/webhooks/signing.ts';
 import { webhookDeliveries } from '../../tools/webhooks/tables.ts';
 import { fileTest, type TestContext } from '../fixtures/index.ts';
-import { RecordingQueue } from '../fixtures/recording-queue.ts';
-import { HttpsReceiver } from '../support/https-receiver.ts';
+import { recordQueueForFile, resetReceiver, startReceiverForFile } from '../fixtures/webhook-receiver.ts';
 import { seedWebhook, seedWebhookDelivery } from './kit.ts';
 
 /** The delivery deadline of this file, and how long the receiver takes to answer in the connection test. */
@@ -33,21 +32,9 @@ const test = fileTest({
   },
   plan: 'starter',
 })
-  // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern; the receiver has none.
-  .extend('server', { scope: 'file' }, async ({}, { onCleanup }) => {
-    const server = await HttpsReceiver.start();
-    onCleanup(() => server.close());
-    return server;
-  })
-  .extend('receiver', async ({ server }) => {
-    server.reset();
-    return server;
-  })
-  .extend('recording', { scope: 'file' }, async ({ t }) => {
-    const recording = new RecordingQueue();
-    t.services.queue = recording;
-    return recording;
-  })
+  .extend('server', { scope: 'file' }, startReceiverForFile)
+  .extend('receiver', resetReceiver)
+  .extend('recording', { scope: 'file' }, recordQueueForFile)
   .extend('queue', async ({ recording }) => {
     recording.jobs.length = 0;
     return recording;
