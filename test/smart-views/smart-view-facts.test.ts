@@ -9,6 +9,9 @@ import type { Executor } from '../../core/db/client.ts';
 import { rowsOf } from '../../core/db/sql.ts';
 import { activities } from '../../tools/activities/tables.ts';
 import { leads } from '../../tools/leads/tables.ts';
+import { factCandidates, spelledFactsSchema, spellFacts } from '../../tools/smart-views/query/compile.ts';
+import { smartViewQuerySchema } from '../../tools/smart-views/query/filter-schema.ts';
+import { readFactCandidates } from '../../tools/smart-views/store.ts';
 import { smartViewFacts } from '../../tools/smart-views/tables.ts';
 import {
   createCustomActivityType,
@@ -222,8 +225,15 @@ describe('smart view facts', () => {
     org,
     other,
   }) => {
-    await createLead(t, org, { name: 'Mine', industry: 'shipping' });
-    await createLead(t, other, { name: 'Theirs', industry: 'shipping' });
+    const mine = await createLead(t, org, { name: 'Mine', industry: 'shipping' });
+    const theirs = await createLead(t, other, { name: 'Theirs', industry: 'shipping' });
+    const call = { type: 'call', direction: 'outbound', outcome: 'connected' } as const;
+    await logActivity(t, org, { ...call, lead_id: mine._id });
+    await logActivity(t, other, { ...call, lead_id: theirs._id });
+    const query = smartViewQuerySchema.parse({
+      logic: 'and',
+      filters: [industry('shipping'), outcome('connected')],
+    });
     const fact = sql`(select smart_view_fact('custom', 'industry', 'shipping'))`;
     const seen = (db: Executor) =>
       db
@@ -235,20 +245,24 @@ describe('smart view facts', () => {
     );
     const plan = await t.services.db.withTenant(org.orgId, async (tx) => {
       expect((await seen(tx)).map((r) => r.orgId)).toEqual([org.orgId]);
+      // The view's own candidates: this tenant's lead only, even when asked for the other's.
+      expect(await readFactCandidates(tx, query, org.orgId, 10)).toEqual([mine._id]);
+      expect(await readFactCandidates(tx, query, other.orgId, 10)).toEqual([]);
       // Would the index be used if it were the cheapest? Only a leakproof condition may run ahead of
       // the tenancy policy, so a condition the policy must see first would leave a sequential scan.
+      const spell = spellFacts(query);
+      if (spell === null) throw new Error('the query has served filters');
+      const { facts } = spelledFactsSchema.parse(rowsOf(await tx.execute(spell))[0]);
       await tx.execute(sql`select set_config('enable_seqscan', 'off', true)`);
-      return rowsOf(
-        await tx.execute(
-          sql`explain select lead_id from smart_view_facts where org_id = ${org.orgId}::text and fact = ${fact}`,
-        ),
-      );
+      return rowsOf(await tx.execute(sql`explain ${factCandidates(query, org.orgId, 10, facts)}`));
     });
     const text = z
       .array(z.object({ 'QUERY PLAN': z.string() }))
       .parse(plan)
       .map((r) => r['QUERY PLAN'])
       .join('\n');
+    // Both filters' facts are read as ranges of the index.
+    expect(text.match(/Index Cond: .*fact = /g)).toHaveLength(2);
     expect(text).toMatch(/Index (Only )?Scan using smart_view_facts_org_id_fact_lead_id_source_id_pk/);
     expect(text).toMatch(/Index Cond: .*fact = /);
   });

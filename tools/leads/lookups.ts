@@ -12,7 +12,9 @@ import {
   type SQLWrapper,
   sql,
 } from 'drizzle-orm';
+import { z } from 'zod';
 import type { Executor } from '../../core/db/client.ts';
+import { rowsOf } from '../../core/db/sql.ts';
 import type { LeadData } from './store.ts';
 import { leads } from './tables.ts';
 
@@ -88,8 +90,13 @@ export function readLiveLeadsWhere(
  * The ids of one page of the live leads matching `condition`, in `order`, with how many match in
  * all (`count(*) over ()`, computed before the limit): one pass over the matches where a count and
  * a page would make two. Meant for conditions that start from few leads (a smart view narrowed by
- * its facts): the window keeps every match's id and sort key until the page is cut. An empty page
- * carries no count: `total` is then null.
+ * its facts to ids): the window keeps every match's id and sort key until the page is cut. An
+ * empty page carries no count: `total` is then null.
+ *
+ * The matches are read in a subquery kept apart (`offset 0`), named `leads` so `order` still
+ * names its columns. Without it, when `condition` is transparent to the planner (ids and a status),
+ * it walks the order's index to stop at the page, as if the limit applied, though the window
+ * must see every match first: 1M leads were read for 3,881 ids (477 ms instead of 20).
  */
 export async function pageLiveLeadIdsWhere(
   db: Executor,
@@ -98,15 +105,18 @@ export async function pageLiveLeadIdsWhere(
   order: SQL[],
   page: { limit: number; offset: number },
 ): Promise<{ ids: string[]; total: number | null }> {
-  const rows = await db
-    .select({ id: leads.id, total: sql`count(*) over ()`.mapWith(Number) })
-    .from(leads)
-    .where(and(eq(leads.orgId, orgId), isNull(leads.deletedAt), condition))
-    .orderBy(...order)
-    .limit(page.limit)
-    .offset(page.offset);
-  return { ids: rows.map((r) => r.id), total: rows[0]?.total ?? null };
+  const rows = await db.execute(sql`
+    select ${leads.id} as id, count(*) over () as total
+    from (select * from ${leads}
+          where ${leads.orgId} = ${orgId}::text and ${leads.deletedAt} is null and ${condition}
+          offset 0) as ${leads}
+    order by ${sql.join(order, sql`, `)}
+    limit ${page.limit} offset ${page.offset}`);
+  const parsed = pageRowsSchema.parse(rowsOf(rows));
+  return { ids: parsed.map((r) => r.id), total: parsed[0]?.total ?? null };
 }
+
+const pageRowsSchema = z.array(z.object({ id: z.string(), total: z.coerce.number().int() }));
 
 /** Whether `id` is a live (not trashed) lead of the organization. */
 export async function isLiveLead(db: Executor, orgId: string, id: string): Promise<boolean> {

@@ -26,6 +26,8 @@ import {
   compileSmartViewSort,
   factCandidates,
   isIndexedSort,
+  spelledFactsSchema,
+  spellFacts,
 } from './query/compile.ts';
 import {
   familiesReadBy,
@@ -304,14 +306,10 @@ export async function runSmartViewPage(
 ) {
   const view = serializeSmartView(await getVisibleView(db, auth, id));
   assertFiltersReadable(auth, surface, view.query);
-  const candidates = factCandidates(view.query, auth.orgId, NARROW_LIMIT);
-  if (candidates !== null) {
-    const ids = z.array(z.object({ lead_id: z.string() })).parse(rowsOf(await db.execute(candidates)));
-    if (ids.length <= NARROW_LIMIT) {
-      const narrowed = ids.map((r) => r.lead_id);
-      const where = compileSmartViewQuery(view.query, auth.orgId, narrowed);
-      return narrowedPage(db, auth.orgId, view, where, input);
-    }
+  const narrowed = await readFactCandidates(db, view.query, auth.orgId, NARROW_LIMIT);
+  if (narrowed !== null && narrowed.length <= NARROW_LIMIT) {
+    const where = compileSmartViewQuery(view.query, auth.orgId, narrowed);
+    return narrowedPage(db, auth.orgId, view, where, input);
   }
   const where = compileSmartViewQuery(view.query, auth.orgId);
   const total = await countLiveLeadsWhere(db, auth.orgId, where);
@@ -331,6 +329,28 @@ export async function runSmartViewPage(
   });
   const items = rows.map((row) => projectLead(serializeLead(row), view.display_columns));
   return paged('leads', items, total, input);
+}
+
+/**
+ * The ids of the leads holding the facts of the query's served filters (query/compile.ts
+ * factCandidates), at most `cap` + 1 of them, or null when no filter is served: the facts spelled
+ * by PostgreSQL, then their leads read, two short round trips.
+ */
+export async function readFactCandidates(
+  db: Executor,
+  query: SmartViewQuery,
+  orgId: string,
+  cap: number,
+): Promise<string[] | null> {
+  const spell = spellFacts(query);
+  if (spell === null) return null;
+  const [spelled] = rowsOf(await db.execute(spell));
+  const { facts } = spelledFactsSchema.parse(spelled);
+  const rows = rowsOf(await db.execute(factCandidates(query, orgId, cap, facts)));
+  return z
+    .array(z.object({ lead_id: z.string() }))
+    .parse(rows)
+    .map((r) => r.lead_id);
 }
 
 /**

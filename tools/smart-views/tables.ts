@@ -34,7 +34,9 @@ export type SmartViewRow = typeof smartViews.$inferSelect;
  * and of a live activity's fields (scope `activity:<type>` or `activity:custom:<type id>`, source the
  * activity's id), the value lower-cased and the whole fact hashed when long. A view's equality filter
  * on such a value reads the leads holding its fact as one index range instead of evaluating jsonb on
- * every lead (query/compile.ts `factCondition`); the filter's own predicate still decides.
+ * every lead (query/compile.ts `factCandidates`). A fact short enough to be kept as text is the
+ * filter's predicate itself, so the view does not test it again; a hashed one is only a necessary
+ * condition, and the filter's own predicate decides.
  */
 export const smartViewFacts = pgTable(
   'smart_view_facts',
