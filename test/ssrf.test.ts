@@ -264,6 +264,65 @@ describe('the delivery pools', () => {
     }
   });
 
+  it('answers a pool without a lookup only while the checked resolution is fresh, and checks it again', async () => {
+    let lookups = 0;
+    let answer = '127.0.0.1';
+    const resolve = async (): Promise<LookupAddress[]> => {
+      lookups++;
+      return [{ address: answer, family: 4 }];
+    };
+    const classify = (address: string): AddressVerdict =>
+      address === '127.0.0.1' ? { allowed: true } : { allowed: false, reason: 'refused by the test' };
+    const pools = createDeliveryDispatchers({
+      allowPrivate: false,
+      ca: receiver.ca,
+      resolve,
+      classify,
+      resolveTtlMs: 60_000,
+    });
+    const byName = validTarget(`https://localhost:${port()}/hook`);
+    try {
+      // An IP literal needs no lookup; a name does until it was resolved.
+      expect(pools.knownDispatcherFor(validTarget(receiver.url()))).toBeDefined();
+      expect(pools.knownDispatcherFor(byName)).toBeUndefined();
+      const pool = await pools.dispatcherFor(byName);
+      expect(pools.knownDispatcherFor(byName)).toBe(pool);
+      expect(lookups).toBe(1);
+      // The cached addresses are checked on every answer: a guard that now refuses them wins.
+      const strict = createDeliveryDispatchers({
+        allowPrivate: false,
+        ca: receiver.ca,
+        resolve,
+        classify: () => ({ allowed: false, reason: 'refused by the test' }),
+      });
+      try {
+        expect(strict.knownDispatcherFor(byName)).toBeUndefined();
+        expect(() => strict.knownDispatcherFor(validTarget(receiver.url()))).toThrow(/refused by the test/);
+      } finally {
+        await strict.close();
+      }
+      answer = '127.0.0.2';
+      // Still fresh: the answer cached above, no new lookup.
+      expect(pools.knownDispatcherFor(byName)).toBe(pool);
+      expect(lookups).toBe(1);
+    } finally {
+      await pools.close();
+    }
+    // With no reuse of resolutions, every send looks the name up.
+    const uncached = createDeliveryDispatchers({
+      allowPrivate: true,
+      ca: receiver.ca,
+      resolve,
+      resolveTtlMs: 0,
+    });
+    try {
+      await uncached.dispatcherFor(byName);
+      expect(uncached.knownDispatcherFor(byName)).toBeUndefined();
+    } finally {
+      await uncached.close();
+    }
+  });
+
   it('keeps at most maxPools pools, closing the least recently used', async () => {
     receiver.reset();
     const pools = createDeliveryDispatchers({ allowPrivate: true, ca: receiver.ca, maxPools: 1 });

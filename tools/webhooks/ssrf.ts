@@ -97,6 +97,13 @@ export interface DeliveryDispatchers {
    * resolver's error (ENOTFOUND, ...).
    */
   dispatcherFor(target: ValidTarget): Promise<Dispatcher>;
+  /**
+   * The same without waiting when no lookup is needed (an IP literal, or a name whose checked
+   * addresses are still fresh): the pool, checked as dispatcherFor checks it, or undefined when the
+   * name must be resolved first. Throws BlockedTargetError when an address is refused. Most sends
+   * go to a receiver resolved moments before, and take no promise or deadline listener here.
+   */
+  knownDispatcherFor(target: ValidTarget): Dispatcher | undefined;
   /** Pools open now (tests). */
   readonly size: number;
   /** Closes every pool, letting requests in flight finish. */
@@ -141,20 +148,23 @@ export function createDeliveryDispatchers(options: DeliveryDispatcherOptions): D
   const pools = new Map<string, Pool>();
   const resolved = new Map<string, { addresses: LookupAddress[]; until: number }>();
 
+  /** The target's addresses when known without a lookup: its IP literal, or a fresh resolution. */
+  function knownAddresses(target: ValidTarget): LookupAddress[] | undefined {
+    if (target.ipLiteral) return [{ address: target.ipLiteral, family: isIP(target.ipLiteral) }];
+    const cached = resolved.get(target.hostname);
+    return cached && cached.until > Date.now() ? cached.addresses : undefined;
+  }
+
+  async function lookUp(hostname: string): Promise<LookupAddress[]> {
+    const addresses = await resolve(hostname);
+    if (resolveTtlMs > 0) resolved.set(hostname, { addresses, until: Date.now() + resolveTtlMs });
+    // The cache is bounded like the pools: names seen once are dropped first.
+    if (resolved.size > maxPools) for (const name of resolved.keys()) if (resolved.delete(name)) break;
+    return addresses;
+  }
+
   /** The address to connect to: every address of the name checked, the first one pinned. */
-  async function checkedAddress(target: ValidTarget): Promise<string> {
-    let addresses: LookupAddress[];
-    if (target.ipLiteral) addresses = [{ address: target.ipLiteral, family: isIP(target.ipLiteral) }];
-    else {
-      const cached = resolved.get(target.hostname);
-      if (cached && cached.until > Date.now()) addresses = cached.addresses;
-      else {
-        addresses = await resolve(target.hostname);
-        if (resolveTtlMs > 0) resolved.set(target.hostname, { addresses, until: Date.now() + resolveTtlMs });
-        // The cache is bounded like the pools: names seen once are dropped first.
-        if (resolved.size > maxPools) for (const name of resolved.keys()) if (resolved.delete(name)) break;
-      }
-    }
+  function checkedAddress(target: ValidTarget, addresses: LookupAddress[]): string {
     if (!options.allowPrivate)
       for (const entry of addresses) {
         const verdict = classify(entry.address);
@@ -197,8 +207,12 @@ export function createDeliveryDispatchers(options: DeliveryDispatcherOptions): D
 
   return {
     async dispatcherFor(target) {
-      const address = await checkedAddress(target);
-      return poolFor(target.url.origin, address);
+      const addresses = knownAddresses(target) ?? (await lookUp(target.hostname));
+      return poolFor(target.url.origin, checkedAddress(target, addresses));
+    },
+    knownDispatcherFor(target) {
+      const addresses = knownAddresses(target);
+      return addresses && poolFor(target.url.origin, checkedAddress(target, addresses));
     },
     get size() {
       return pools.size;
