@@ -162,6 +162,25 @@ describe('the delivery pools', () => {
     return res.statusCode;
   };
   const port = () => new URL(receiver.origin).port;
+  /** A guard that allows only 127.0.0.1, the receiver. */
+  const onlyReceiver = (address: string): AddressVerdict =>
+    address === '127.0.0.1' ? { allowed: true } : { allowed: false, reason: 'refused by the test' };
+  /** Pools over a scripted DNS answering `dns.answer` (lookups counted), guarded by onlyReceiver. */
+  const scriptedPools = (resolveTtlMs: number) => {
+    const dns = { answer: '127.0.0.1', lookups: 0 };
+    const resolve = async (): Promise<LookupAddress[]> => {
+      dns.lookups++;
+      return [{ address: dns.answer, family: 4 }];
+    };
+    const pools = createDeliveryDispatchers({
+      allowPrivate: false,
+      ca: receiver.ca,
+      resolve,
+      classify: onlyReceiver,
+      resolveTtlMs,
+    });
+    return { dns, resolve, pools };
+  };
 
   it('refuses an IP-literal private target before connecting and never reaches it', async () => {
     receiver.reset();
@@ -230,32 +249,21 @@ describe('the delivery pools', () => {
 
   it('never hands a warm connection to a request whose name now resolves to a refused address', async () => {
     receiver.reset();
-    // A scripted DNS and a guard that allows only 127.0.0.1 (the receiver): the name first points
-    // at the receiver, then is rebound to 127.0.0.2, which the guard refuses.
-    let answer = '127.0.0.1';
-    const resolve = async (): Promise<LookupAddress[]> => [{ address: answer, family: 4 }];
-    const classify = (address: string): AddressVerdict =>
-      address === '127.0.0.1' ? { allowed: true } : { allowed: false, reason: 'refused by the test' };
-    const pools = createDeliveryDispatchers({
-      allowPrivate: false,
-      ca: receiver.ca,
-      resolve,
-      classify,
-      resolveTtlMs: 0,
-    });
+    // The name first points at the receiver, then is rebound to 127.0.0.2, which the guard refuses.
+    const { dns, pools } = scriptedPools(0);
     // localhost, as the receiver's certificate names it (TLS checks the name, not the address).
     const url = `https://localhost:${port()}/hook`;
     try {
       expect(await postThrough(pools, url)).toBe(200);
       expect(receiver.tlsSessions).toBe(1);
-      answer = '127.0.0.2';
+      dns.answer = '127.0.0.2';
       await expect(postThrough(pools, url)).rejects.toMatchObject({
         code: 'ERR_BLOCKED_TARGET',
         message: expect.stringMatching(/127\.0\.0\.2 is refused by the test/),
       });
       // The warm connection to 127.0.0.1 was not used: the receiver saw one request only.
       expect(receiver.requests).toHaveLength(1);
-      answer = '127.0.0.1';
+      dns.answer = '127.0.0.1';
       expect(await postThrough(pools, url)).toBe(200);
       expect(receiver.requests).toHaveLength(2);
       expect(receiver.tlsSessions).toBe(1);
@@ -265,21 +273,7 @@ describe('the delivery pools', () => {
   });
 
   it('answers a pool without a lookup only while the checked resolution is fresh, and checks it again', async () => {
-    let lookups = 0;
-    let answer = '127.0.0.1';
-    const resolve = async (): Promise<LookupAddress[]> => {
-      lookups++;
-      return [{ address: answer, family: 4 }];
-    };
-    const classify = (address: string): AddressVerdict =>
-      address === '127.0.0.1' ? { allowed: true } : { allowed: false, reason: 'refused by the test' };
-    const pools = createDeliveryDispatchers({
-      allowPrivate: false,
-      ca: receiver.ca,
-      resolve,
-      classify,
-      resolveTtlMs: 60_000,
-    });
+    const { dns, resolve, pools } = scriptedPools(60_000);
     const byName = validTarget(`https://localhost:${port()}/hook`);
     try {
       // An IP literal needs no lookup; a name does until it was resolved.
@@ -287,7 +281,7 @@ describe('the delivery pools', () => {
       expect(pools.knownDispatcherFor(byName)).toBeUndefined();
       const pool = await pools.dispatcherFor(byName);
       expect(pools.knownDispatcherFor(byName)).toBe(pool);
-      expect(lookups).toBe(1);
+      expect(dns.lookups).toBe(1);
       // The cached addresses are checked on every answer: a guard that now refuses them wins.
       const strict = createDeliveryDispatchers({
         allowPrivate: false,
@@ -301,10 +295,10 @@ describe('the delivery pools', () => {
       } finally {
         await strict.close();
       }
-      answer = '127.0.0.2';
+      dns.answer = '127.0.0.2';
       // Still fresh: the answer cached above, no new lookup.
       expect(pools.knownDispatcherFor(byName)).toBe(pool);
-      expect(lookups).toBe(1);
+      expect(dns.lookups).toBe(1);
     } finally {
       await pools.close();
     }
