@@ -1,0 +1,46 @@
+// The outbox keeps a committed event (core/events.ts) until the relay (tools/webhooks/relay.ts) has
+// moved it on to its deliveries, which carry the event's data from then on; nothing reads a relayed
+// row again. This daily job deletes the rows relayed and created more than OUTBOX_KEEP_DAYS ago, so
+// the table holds days of events instead of every event ever. A row not yet relayed is never
+// deleted, however old (a relay down for a week still delivers it).
+import { sql } from 'drizzle-orm';
+import { outboxEvents } from './db/schema.ts';
+import { rowsOf } from './db/sql.ts';
+import type { Services } from './services.ts';
+
+/** Days a relayed event stays in the outbox (for an operator looking at what was just emitted). */
+export const OUTBOX_KEEP_DAYS = 7;
+/** Rows one statement deletes, so a first run on a large table is many short transactions. */
+const DELETE_BATCH = 10_000;
+
+/**
+ * The smallest id made at or after `at`: ids start with their creation second (core/ids.ts), so
+ * `id < idFloorAt(cutoff)` is a range of the primary key holding exactly the rows made before the
+ * cutoff's second, read from the oldest end, instead of a scan of the whole table.
+ */
+export function idFloorAt(at: Date): string {
+  const seconds = Math.floor(at.getTime() / 1000);
+  return `${seconds.toString(16).padStart(8, '0')}${'0'.repeat(16)}`;
+}
+
+/** Deletes the outbox rows relayed and created before `now` - OUTBOX_KEEP_DAYS; returns how many. */
+export async function deleteRelayedOutboxRows(services: Services, now = new Date()): Promise<number> {
+  const floor = idFloorAt(new Date(now.getTime() - OUTBOX_KEEP_DAYS * 24 * 60 * 60 * 1000));
+  const o = outboxEvents;
+  let deleted = 0;
+  for (;;) {
+    const [row] = rowsOf(
+      await services.db.system.execute(sql`
+        with gone as (
+          delete from ${o} where ${o.id} in (
+            select ${o.id} from ${o}
+            where ${o.id} < ${floor}::text and ${o.relayedAt} is not null
+            order by ${o.id} limit ${DELETE_BATCH})
+          returning 1)
+        select count(*)::int as n from gone`),
+    );
+    const n = Number((row as { n?: unknown } | undefined)?.n ?? 0);
+    deleted += n;
+    if (n < DELETE_BATCH) return deleted;
+  }
+}
