@@ -8,10 +8,22 @@ let counter = randomBytes(3).readUIntBE(0, 3);
 
 export const OBJECT_ID_PATTERN = /^[0-9a-fA-F]{24}$/;
 
-export function newId(now: Date = new Date()): string {
-  counter = (counter + 1) % 0x1000000;
-  const seconds = Math.floor(now.getTime() / 1000)
+/** An id's first 4 bytes: the second of `at`, in hex. */
+function secondsOf(at: Date): string {
+  return Math.floor(at.getTime() / 1000)
     .toString(16)
     .padStart(8, '0');
-  return `${seconds}${processRandom}${counter.toString(16).padStart(6, '0')}`;
+}
+
+export function newId(now: Date = new Date()): string {
+  counter = (counter + 1) % 0x1000000;
+  return `${secondsOf(now)}${processRandom}${counter.toString(16).padStart(6, '0')}`;
+}
+
+/**
+ * The smallest id made at or after `at`'s second: `id < idFloorAt(cutoff)` is the range of a
+ * primary key holding exactly the rows made before that second (core/outbox-expiry.ts).
+ */
+export function idFloorAt(at: Date): string {
+  return `${secondsOf(at)}${'0'.repeat(16)}`;
 }

@@ -5,7 +5,8 @@
 // deleted, however old (a relay down for a week still delivers it).
 import { sql } from 'drizzle-orm';
 import { outboxEvents } from './db/schema.ts';
-import { rowsOf } from './db/sql.ts';
+import { countOf } from './db/sql.ts';
+import { idFloorAt } from './ids.ts';
 import type { Services } from './services.ts';
 
 /** Days a relayed event stays in the outbox (for an operator looking at what was just emitted). */
@@ -14,22 +15,16 @@ export const OUTBOX_KEEP_DAYS = 7;
 const DELETE_BATCH = 10_000;
 
 /**
- * The smallest id made at or after `at`: ids start with their creation second (core/ids.ts), so
- * `id < idFloorAt(cutoff)` is a range of the primary key holding exactly the rows made before the
- * cutoff's second, read from the oldest end, instead of a scan of the whole table.
+ * Deletes the outbox rows relayed and created before `now` - OUTBOX_KEEP_DAYS; returns how many.
+ * Ids start with their creation second, so the rows made before the cutoff are the oldest range of
+ * the primary key (idFloorAt), read from that end instead of a scan of the whole table.
  */
-export function idFloorAt(at: Date): string {
-  const seconds = Math.floor(at.getTime() / 1000);
-  return `${seconds.toString(16).padStart(8, '0')}${'0'.repeat(16)}`;
-}
-
-/** Deletes the outbox rows relayed and created before `now` - OUTBOX_KEEP_DAYS; returns how many. */
 export async function deleteRelayedOutboxRows(services: Services, now = new Date()): Promise<number> {
   const floor = idFloorAt(new Date(now.getTime() - OUTBOX_KEEP_DAYS * 24 * 60 * 60 * 1000));
   const o = outboxEvents;
   let deleted = 0;
   for (;;) {
-    const [row] = rowsOf(
+    const n = countOf(
       await services.db.system.execute(sql`
         with gone as (
           delete from ${o} where ${o.id} in (
@@ -39,7 +34,6 @@ export async function deleteRelayedOutboxRows(services: Services, now = new Date
           returning 1)
         select count(*)::int as n from gone`),
     );
-    const n = Number((row as { n?: unknown } | undefined)?.n ?? 0);
     deleted += n;
     if (n < DELETE_BATCH) return deleted;
   }

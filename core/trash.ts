@@ -6,7 +6,7 @@ import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import { z } from 'zod';
 import type { ScopeFamily } from './access.ts';
 import type { Executor } from './db/client.ts';
-import { rowsOf } from './db/sql.ts';
+import { countOf, rowsOf } from './db/sql.ts';
 import type { Page } from './schemas.ts';
 import { offsetOf } from './schemas.ts';
 import type { ToolContext } from './tool.ts';
@@ -44,8 +44,6 @@ const trashRow = z.object({
   deleted_at: z.coerce.date(),
   deleted_by: z.string().nullable(),
 });
-const countRow = z.object({ n: z.coerce.number() });
-
 function trashedOf(entry: TrashType, orgId: string): SQL {
   const c = entry.columns;
   return sql`select ${entry.type}::text as type, ${c.id} as id, ${c.name} as name, ${c.deletedAt} as deleted_at, ${c.deletedBy} as deleted_by from ${entry.table} where ${and(eq(c.orgId, orgId), isNotNull(c.deletedAt))}`;
@@ -69,7 +67,7 @@ export async function listTrash(
   if (types.length === 0) return { items: [], total: 0 };
   const union = unionOf(types, orgId);
   const countResult = await db.execute(sql`select count(*)::int as n from (${union}) trash`);
-  const total = countRow.parse(rowsOf(countResult)[0] ?? { n: 0 }).n;
+  const total = countOf(countResult);
   const result = await db.execute(
     sql`select * from (${union}) trash order by deleted_at desc, id desc limit ${page.limit} offset ${offsetOf(page)}`,
   );

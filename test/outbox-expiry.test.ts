@@ -2,8 +2,8 @@
 import { inArray } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { outboxEvents } from '../core/db/schema.ts';
-import { newId } from '../core/ids.ts';
-import { deleteRelayedOutboxRows, idFloorAt, OUTBOX_KEEP_DAYS } from '../core/outbox-expiry.ts';
+import { idFloorAt, newId } from '../core/ids.ts';
+import { deleteRelayedOutboxRows, OUTBOX_KEEP_DAYS } from '../core/outbox-expiry.ts';
 import { fileTest } from './fixtures/file-test.ts';
 
 const test = fileTest({ options: { withoutRateLimits: true }, plan: 'starter' });

@@ -14,7 +14,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import { lockDataDir } from './lock.ts';
 import * as schema from './schema.ts';
-import { rowsOf } from './sql.ts';
+import { countOf } from './sql.ts';
 
 export type Schema = typeof schema;
 /** A database handle or an open transaction: what every data function takes. */
@@ -326,6 +326,5 @@ export async function buildPgliteImage(): Promise<Blob> {
 
 /** How many migrations drizzle has recorded as applied in this database. */
 async function countMigrations(db: Executor): Promise<number> {
-  const [row] = rowsOf(await db.execute(sql`select count(*)::int as n from drizzle.__drizzle_migrations`));
-  return typeof row === 'object' && row !== null && 'n' in row && typeof row.n === 'number' ? row.n : 0;
+  return countOf(await db.execute(sql`select count(*)::int as n from drizzle.__drizzle_migrations`));
 }
