@@ -15,6 +15,8 @@ export default defineConfig({
     exclude: ['test/services/**', 'node_modules/**'],
     // Migrates one database for the run; each test file starts from a copy (test/fixtures/context.ts).
     globalSetup: ['test/setup/database-template.ts', 'test/setup/build.ts'],
+    // Every statement the suite renders is also rendered by drizzle and compared (core/db/dialect.ts).
+    setupFiles: ['test/setup/verify-sql.ts'],
     // Two files at a time on a 2-core machine (vitest's default is cores - 1), each worker keeping its
     // loaded modules and compiled PGlite between files: the test files share no module state (every
     // file builds its own app, services and database), so isolation per file only cost time (the

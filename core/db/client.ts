@@ -6,12 +6,18 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { type ExtractTablesWithRelations, sql } from 'drizzle-orm';
-import { drizzle as drizzlePg, NodePgSession, NodePgTransaction } from 'drizzle-orm/node-postgres';
+import {
+  drizzle as drizzlePg,
+  NodePgDatabase,
+  NodePgSession,
+  NodePgTransaction,
+} from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
-import { type PgDatabase, PgDialect, type PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite, PgliteDatabase, PgliteSession } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
+import { dialect } from './dialect.ts';
 import { lockDataDir } from './lock.ts';
 import * as schema from './schema.ts';
 import { countOf } from './sql.ts';
@@ -116,9 +122,7 @@ function beginTenantSql(client: pg.PoolClient, orgId: string): string {
  * failed is destroyed rather than handed back to the pool in an unknown state.
  */
 function pooledTenantTransaction(pool: pg.Pool): Database['withTenant'] {
-  // Built once: the dialect turns query builders into SQL and holds no per-query state. The
-  // transaction gets no relational schema (no `tx.query.*` is used), so opening one builds nothing.
-  const dialect = new PgDialect();
+  // The transaction gets no relational schema (no `tx.query.*` is used), so opening one builds nothing.
   return async (orgId, fn) => {
     const client = await pool.connect();
     let destroy = false;
@@ -247,7 +251,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     const pool = new pg.Pool(poolConfig(url, max, options.timeouts, pooled));
     // An idle client that errors (server restart) must not crash the process; the pool replaces it.
     pool.on('error', () => {});
-    const db = drizzlePg(pool, { schema });
+    const db: Executor = new NodePgDatabase(dialect, new NodePgSession(pool, dialect, undefined), undefined);
     return makeDatabase(
       'postgres',
       db,
@@ -276,7 +280,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   } else {
     client = new PGlite(options.image ? { loadDataDir: options.image } : {});
   }
-  const db = drizzlePglite(client, { schema });
+  const db = new PgliteDatabase<Schema>(dialect, new PgliteSession(client, dialect, undefined), undefined);
   // PGlite has no autovacuum: without this nothing would ever gather planner statistics or set the
   // visibility map that lets counts use index-only scans. Small embedded databases vacuum quickly.
   const maintenance = setInterval(() => {

@@ -9,11 +9,9 @@
 // builder spent as much CPU building and mapping a statement as the database spent running it
 // (docs/decisions.md "Compiled row statements"). test/compiled-rows.test.ts holds the two equal.
 import { Column, getTableColumns, is, SQL, sql } from 'drizzle-orm';
-import { type PgColumn, PgDialect, type PgTable, type SelectedFieldsFlat } from 'drizzle-orm/pg-core';
+import type { PgColumn, PgTable, SelectedFieldsFlat } from 'drizzle-orm/pg-core';
 import type { Executor } from './client.ts';
-
-/** Renders SQL to text and parameters; it holds no per-query state, so one serves every call. */
-const dialect = new PgDialect();
+import { dialect } from './dialect.ts';
 
 export interface RowSelect<Row> {
   /** `select <columns> from <table> <tail>`: the rows, decoded as drizzle's select would. */
