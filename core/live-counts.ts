@@ -97,11 +97,14 @@ declare module './jobs.ts' {
 }
 
 /**
- * How often the ledger is folded. A count reads the rows written since the last fold: at a steady
- * 50 inserts a second in one organization, about 3,000 index entries a minute, still a fraction of
- * a millisecond to sum; folding more often would only add write traffic.
+ * How often the ledger is folded. A count reads the rows written since the last fold, so the
+ * interval bounds them by the organization's insert rate: 24,000 unfolded rows (20 s of a burst of
+ * 1,200 lead inserts a second, what `npm run bench` creates) cost 2.7 ms per count in psql against
+ * 0.05 folded, and every list of that organization pays it. Every 5 seconds the same burst leaves at
+ * most 6,000 rows; a run with nothing to fold is one scan of the folded ledger (a few rows per
+ * organization). docs/decisions.md "Exact counts without a hot row".
  */
-const LIVE_COUNTS_FOLD_EVERY_MS = 60_000;
+const LIVE_COUNTS_FOLD_EVERY_MS = 5_000;
 
 /** The fold, not retried: the next run folds whatever this one left. */
 export const liveCountsFold = {
