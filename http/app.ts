@@ -1,5 +1,5 @@
-// The HTTP root: what every request goes through whichever surface it is for (request id, request
-// log, secure headers, CORS, the body cap, rate-limit headers and per-IP limits, the URL guard),
+// The HTTP root: what every request goes through whichever surface it is for (request id, the
+// answer's headers, request log, CORS, the body cap, per-IP limits, the URL guard),
 // health and readiness, authentication of the caller (http/authenticate.ts, placed by each surface on
 // its routes that take a user token), and the surfaces mounted as sibling sub-apps: REST (rest/) and
 // MCP (mcp/).
@@ -13,13 +13,14 @@ import type { Services } from '../core/services.ts';
 import { createMcpApp } from '../mcp/http.ts';
 import { FILES_PATH_PREFIX } from '../rest/file-routes.ts';
 import { createRestApp } from '../rest/index.ts';
+import { answerHeaders } from './answer-headers.ts';
 import { authenticateCaller, bearerChallenge } from './authenticate.ts';
-import { corsMiddleware, secureHeadersMiddleware } from './browser.ts';
+import { corsMiddleware } from './browser.ts';
 import type { AppEnv } from './env.ts';
 import { errorResponse } from './errors.ts';
 import { mountHealthChecks } from './health.ts';
 import { methodsByPath } from './methods.ts';
-import { ipRateLimit, reportRateLimits } from './rate-limit.ts';
+import { ipRateLimit } from './rate-limit.ts';
 import { requestId, requestLog } from './request-log.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -29,8 +30,9 @@ export function createApp(services: Services): Hono<AppEnv> {
   const { logger } = services;
 
   app.use('*', requestId());
+  // Security headers, X-Request-Id and RateLimit-* on whatever answers, written once at the end.
+  app.use('*', answerHeaders());
   app.use('*', requestLog(logger));
-  app.use('*', secureHeadersMiddleware());
   app.use('*', corsMiddleware(services.config));
 
   const payloadTooLarge = (c: Context<AppEnv>) =>
@@ -60,7 +62,6 @@ export function createApp(services: Services): Hono<AppEnv> {
     return limitStreamedBody(c, next);
   });
 
-  app.use('*', reportRateLimits());
   // MCP is not under /api/v1: its calls count only toward the per-key MCP limit.
   app.use('/api/v1/*', ipRateLimit(services, ['global']));
   app.use('/api/v1/auth/*', ipRateLimit(services, ['auth']));

@@ -1,8 +1,7 @@
-// What browsers need around the API: secure response headers on every response, and CORS for the
-// configured origins only.
+// What browsers need around the API: CORS for the configured origins only. The security headers
+// of every response are http/answer-headers.ts's.
 import type { MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
-import { secureHeaders } from 'hono/secure-headers';
 import { type Config, isOrigin } from '../core/config.ts';
 
 /** Request headers a browser client may send cross-origin (beyond the CORS-safelisted ones). */
@@ -29,34 +28,6 @@ const CORS_EXPOSED_HEADERS = [
 const CORS_ALLOWED_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 /** Browsers cap this (Chromium at 2 hours); 10 minutes keeps a configuration change quick to apply. */
 const CORS_MAX_AGE_SECONDS = 600;
-
-/**
- * nosniff, X-Frame-Options DENY, Referrer-Policy no-referrer, HSTS (browsers honour it over HTTPS
- * only), and a Content-Security-Policy that allows the server's own scripts and styles (plus inline
- * styles, which documentation pages commonly use) and forbids framing. A response that sets its own
- * security header (a page that needs more in its CSP) keeps it.
- */
-export function secureHeadersMiddleware(): MiddlewareHandler {
-  return secureHeaders({
-    xFrameOptions: 'DENY',
-    referrerPolicy: 'no-referrer',
-    strictTransportSecurity: 'max-age=31536000; includeSubDomains',
-    xContentTypeOptions: true,
-    contentSecurityPolicy: {
-      defaultSrc: ["'self'"],
-      scriptSrc: ["'self'"],
-      styleSrc: ["'self'", "'unsafe-inline'"],
-      imgSrc: ["'self'", 'data:'],
-      fontSrc: ["'self'", 'data:'],
-      connectSrc: ["'self'"],
-      objectSrc: ["'none'"],
-      baseUri: ["'self'"],
-      formAction: ["'self'"],
-      frameAncestors: ["'none'"],
-    },
-    overwrite: false,
-  });
-}
 
 function isPreflight(method: string, origin: string | undefined, requestMethod: string | undefined): boolean {
   return method === 'OPTIONS' && origin !== undefined && requestMethod !== undefined;

@@ -56,11 +56,10 @@ export async function enforceLimit(
   if (!outcome.allowed) throw refusal(outcome);
 }
 
-/** Writes the RateLimit-* headers of the most constrained limit the request counted against. */
-function applyLimitHeaders(c: Context, response: Response): void {
+/** The RateLimit-* headers of the most constrained limit the request counted against (none if none). */
+export function limitHeadersOf(c: Context): [name: string, value: string][] {
   const reported = mostConstrained(outcomesOf.get(c.req.raw) ?? []);
-  if (!reported) return;
-  for (const [name, value] of Object.entries(rateLimitHeaders(reported))) response.headers.set(name, value);
+  return reported ? Object.entries(rateLimitHeaders(reported)) : [];
 }
 
 /**
@@ -75,13 +74,5 @@ export function ipRateLimit(services: Services, names: readonly LimitName[]): Mi
     const ip = requestIp(c, services.config.trustProxyHops);
     for (const name of names) await enforceLimit(c, services, name, `ip:${ip}`);
     await next();
-  };
-}
-
-/** Outermost: whatever produced the response (handler, error, 429), it carries the headers. */
-export function reportRateLimits(): MiddlewareHandler {
-  return async function reportRateLimitsHandler(c, next) {
-    await next();
-    applyLimitHeaders(c, c.res);
   };
 }

@@ -8,15 +8,15 @@ import { CLIENT_CLOSED_REQUEST } from './errors.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** Keeps a well-formed incoming X-Request-Id (or makes one) and echoes it on the response. */
+/**
+ * Keeps a well-formed incoming X-Request-Id (or makes one) for the request; http/answer-headers.ts
+ * echoes it on the response, whatever made the response.
+ */
 export function requestId(): MiddlewareHandler<AppEnv> {
-  return async function requestIdHandler(c, next) {
+  return function requestIdHandler(c, next) {
     const incoming = c.req.header('x-request-id');
-    const id = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    c.set('requestId', id);
-    await next();
-    // Set on the final response: handlers that return their own Response (MCP) would drop a header set earlier.
-    c.res.headers.set('X-Request-Id', id);
+    c.set('requestId', incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID());
+    return next();
   };
 }
 
