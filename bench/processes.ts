@@ -21,6 +21,7 @@ import { createDatabase } from '../test/support/postgres-admin.ts';
 import { gitCommit, machine } from './environment.ts';
 import { type LoadResult, runLoad } from './measure.ts';
 import { seedOrganization } from './seed.ts';
+import { startNodeOptions } from './server-process.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(ROOT, 'cli', 'bin.js');
@@ -67,7 +68,9 @@ interface Server {
 /** `crm serve --processes n` on the bench database; resolves once every API process listens. */
 async function startServer(databaseUrl: string, processes: number): Promise<Server> {
   const port = await freePort();
-  const child = spawn(process.execPath, [BIN, 'serve', '--no-workers', '--processes', String(processes)], {
+  // With npm start's Node options, which cluster.fork hands on to every API process.
+  const args = [...startNodeOptions(), BIN, 'serve', '--no-workers', '--processes', String(processes)];
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: {
       PATH: env.PATH,

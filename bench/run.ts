@@ -5,6 +5,8 @@
 // alternate the scenarios (so a slow minute of a shared machine hits them all alike), autocannon at
 // 50 connections loads: (f1) the floor's page of 25 leads, (b) GET /api/v1/leads?limit=25, (c) the
 // same listing through MCP tools/call, (f2) the floor's lead insert and (d) POST /api/v1/leads.
+// The floor runs in this process, which must have the Node options `npm start` gives the product
+// (package.json "bench" passes them): neither side gets a runtime setting the other lacks.
 // Each scenario is reported as the median of its rounds and as a ratio to its anchor (measure.ts
 // RATIO_TARGETS). Before any load the floor's page must be byte-identical to the product's.
 // During the inserts, pg_stat_activity is sampled for backends waiting on a lock (hot rows).
@@ -43,7 +45,7 @@ import {
   type Scenario,
 } from './measure.ts';
 import { type SeededOrg, seedOrganization } from './seed.ts';
-import { type ServerProcess, startServer } from './server-process.ts';
+import { type ServerProcess, startNodeOptions, startServer } from './server-process.ts';
 
 const env = z
   .object({
@@ -339,6 +341,12 @@ async function benchBackend(backend: Backend): Promise<BackendReport> {
 }
 
 async function main(): Promise<void> {
+  const missing = startNodeOptions().filter((option) => !process.execArgv.includes(option));
+  if (missing.length > 0) {
+    throw new Error(
+      `the floor runs in this process without ${missing.join(' ')}, which npm start gives the product: run npm run bench`,
+    );
+  }
   const wanted = new Set(env.BENCH_BACKENDS.split(',').map((s) => s.trim()));
   const startedAt = new Date();
   const header = {

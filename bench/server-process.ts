@@ -4,7 +4,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Server } from 'node:net';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
 import { freePort } from '../test/support/cli.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -66,16 +68,27 @@ async function waitReady(url: string, child: ChildProcess, output: () => string)
   throw new Error(`npm start did not become ready within 120 s:\n${output()}`);
 }
 
+/** The Node options `npm start` gives the server: the words of package.json's "start" before the script. */
+export function startNodeOptions(): string[] {
+  const pkg = z
+    .object({ scripts: z.object({ start: z.string() }) })
+    .parse(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')));
+  const words = pkg.scripts.start.split(/\s+/);
+  const script = words.indexOf('cli/bin.js');
+  if (words[0] !== 'node' || script < 0) throw new Error(`unexpected start script: ${pkg.scripts.start}`);
+  return words.slice(1, script);
+}
+
 /**
  * Runs `npm start` with `env` (PORT and HOST set here) and waits until /readyz answers 200.
- * `nodeArgs` runs what `npm start` runs, `node cli/bin.js serve`, with these options of Node's
- * instead (V8's profiler cannot be asked for through NODE_OPTIONS).
+ * `nodeArgs` runs what `npm start` runs, `node <its options> cli/bin.js serve`, with these options
+ * of Node's as well (V8's profiler cannot be asked for through NODE_OPTIONS).
  */
 export async function startServer(env: Record<string, string>, nodeArgs?: string[]): Promise<ServerProcess> {
   const port = await freePort();
   const startedAt = Date.now();
   const [command, args] = nodeArgs
-    ? [process.execPath, [...nodeArgs, 'cli/bin.js', 'serve']]
+    ? [process.execPath, [...startNodeOptions(), ...nodeArgs, 'cli/bin.js', 'serve']]
     : ['npm', ['start', '--silent']];
   const child = spawn(command, args, {
     cwd: root,
