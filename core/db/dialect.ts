@@ -11,7 +11,7 @@
 // two equal on every kind of chunk, and the test suite checks every statement it renders against
 // drizzle's (verifyRendering, switched on by test/setup/verify-sql.ts).
 import { isDeepStrictEqual } from 'node:util';
-import { Column, is, Name, Param, type QueryWithTypings, SQL, StringChunk, Table } from 'drizzle-orm';
+import { Column, Name, Param, type QueryWithTypings, SQL, StringChunk, Table } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 
 /** What an encoder (a column, or drizzle's no-op one) types its parameters as (drizzle's prepareTyping). */
@@ -174,8 +174,8 @@ function isPlainValue(value: object): boolean {
   if (typeof (value as { getSQL?: unknown }).getSQL === 'function') return false;
   const type = Object.getPrototypeOf(value) as { constructor?: unknown } | null;
   if (type === null || type === Object.prototype || type === Array.prototype) return true;
-  // Any drizzle entity class carries its kind; is() is drizzle's own test for one.
-  return !is(value, SQL) && !hasEntityKind(type.constructor);
+  // Every drizzle entity class (SQL, Placeholder, Subquery, a column...) carries its kind.
+  return !hasEntityKind(type.constructor);
 }
 
 const entityKind = Symbol.for('drizzle:entityKind');
