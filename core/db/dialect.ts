@@ -18,7 +18,7 @@ import { PgDialect } from 'drizzle-orm/pg-core';
 type Typing = NonNullable<QueryWithTypings['typings']>[number];
 
 /** The text and parameters being written; `typings` has one entry per parameter, as drizzle's. */
-interface Buffer {
+interface Rendering {
   sql: string;
   params: unknown[];
   typings: Typing[];
@@ -75,7 +75,7 @@ export class FastPgDialect extends PgDialect {
 
   /** The statement as drizzle renders it, or undefined when it holds a chunk left to drizzle. */
   #render(statement: SQL): QueryWithTypings | undefined {
-    const out: Buffer = { sql: '', params: [], typings: [] };
+    const out: Rendering = { sql: '', params: [], typings: [] };
     if (!this.#write(out, statement)) return undefined;
     return out.params.length === 0
       ? { sql: out.sql, params: out.params }
@@ -83,7 +83,7 @@ export class FastPgDialect extends PgDialect {
   }
 
   /** Writes the chunks of `statement`; false at the first chunk it leaves to drizzle. */
-  #write(out: Buffer, statement: SQL): boolean {
+  #write(out: Rendering, statement: SQL): boolean {
     if (inlinesParams(statement)) return false;
     for (const chunk of statement.queryChunks) {
       if (!this.#writeChunk(out, chunk)) return false;
@@ -92,7 +92,7 @@ export class FastPgDialect extends PgDialect {
   }
 
   // The branches follow drizzle's SQL.buildQueryFromSourceParams, in its order.
-  #writeChunk(out: Buffer, chunk: unknown): boolean {
+  #writeChunk(out: Rendering, chunk: unknown): boolean {
     if (chunk instanceof StringChunk) {
       const parts = chunk.value;
       out.sql += parts.length === 1 ? parts[0] : parts.join('');
@@ -148,7 +148,7 @@ export class FastPgDialect extends PgDialect {
     return true;
   }
 
-  #param(out: Buffer, value: unknown, typing: Typing): void {
+  #param(out: Rendering, value: unknown, typing: Typing): void {
     out.params.push(value);
     out.typings.push(typing);
     out.sql += this.escapeParam(out.params.length - 1);
