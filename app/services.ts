@@ -82,10 +82,18 @@ function waitUntilReady(redis: Redis, timeoutMs: number): Promise<void> {
 
 /**
  * A Redis connection that fails fast while Redis is down (no offline queue), so a request never
- * waits on it: the rate limiter falls back to its in-memory insurance counters instead.
+ * waits on it: the rate limiter falls back to its in-memory insurance counters instead. It
+ * pipelines by itself: the commands issued in one turn of the event loop (the credential cache's
+ * MGET of every request read in that turn, their rate-limit counters) leave in one write, where
+ * each would otherwise cost its own system call (docs/decisions.md "Redis commands pipelined").
  */
 function connectRedis(url: string, logger: Logger): Redis {
-  const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false });
+  const redis = new Redis(url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    lazyConnect: false,
+    enableAutoPipelining: true,
+  });
   let down = false;
   redis.on('error', (err) => {
     if (!down)
