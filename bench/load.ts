@@ -5,6 +5,7 @@ import autocannon from 'autocannon';
 import { type LoadResult, loadSpec } from './measure.ts';
 
 const spec = loadSpec.parse(JSON.parse(process.argv[2] ?? 'null'));
+const cpuBefore = process.cpuUsage();
 const result = await autocannon({
   url: spec.url,
   method: spec.method,
@@ -15,6 +16,7 @@ const result = await autocannon({
   // Slow answers are measured, not dropped: autocannon's default 10 s would turn them into errors.
   timeout: 60,
 });
+const cpu = process.cpuUsage(cpuBefore);
 const statusCodes: Record<string, number> = {};
 for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = stat.count ?? 0;
 const out: LoadResult = {
@@ -26,5 +28,6 @@ const out: LoadResult = {
   errors: result.errors,
   timeouts: result.timeouts,
   statusCodes,
+  loadCpuMsPerRequest: (cpu.user + cpu.system) / 1000 / Math.max(1, result.requests.total),
 };
 process.stdout.write(`${JSON.stringify(out)}\n`);

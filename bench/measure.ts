@@ -31,6 +31,15 @@ export const loadResult = z.object({
    * processes share the machine, so it is the figure to compare across commits on a busy machine.
    */
   serverCpuMsPerRequest: z.number().optional(),
+  /** The load generator's own CPU time (its child process) per answered request, in milliseconds. */
+  loadCpuMsPerRequest: z.number().optional(),
+  /**
+   * Every CPU of the machine that was not idle during the load (/proc/stat: the server, PostgreSQL,
+   * Redis, the load generator and the kernel's loopback work), per answered request, in
+   * milliseconds. On a saturated machine the requests/s of two scenarios stand in about the inverse
+   * ratio of this figure, so it tells how much of a ratio is the server's own cost.
+   */
+  machineCpuMsPerRequest: z.number().optional(),
 });
 export type LoadResult = z.infer<typeof loadResult>;
 
@@ -99,14 +108,22 @@ export function medianResult(rounds: readonly LoadResult[]): LoadResult {
   };
   const first = rounds[0];
   if (!first) throw new Error('no rounds');
-  const cpu = rounds.map((r) => r.serverCpuMsPerRequest).filter((x): x is number => x !== undefined);
+  const medianOf = (pick: (r: LoadResult) => number | undefined): number | undefined => {
+    const xs = rounds.map(pick).filter((x): x is number => x !== undefined);
+    return xs.length ? median(xs) : undefined;
+  };
+  const server = medianOf((r) => r.serverCpuMsPerRequest);
+  const load = medianOf((r) => r.loadCpuMsPerRequest);
+  const machine = medianOf((r) => r.machineCpuMsPerRequest);
   return {
     ...first,
     requestsPerSecond: median(rounds.map((r) => r.requestsPerSecond)),
     p50: median(rounds.map((r) => r.p50)),
     p99: median(rounds.map((r) => r.p99)),
     total: rounds.reduce((n, r) => n + r.total, 0),
-    ...(cpu.length ? { serverCpuMsPerRequest: median(cpu) } : {}),
+    ...(server !== undefined ? { serverCpuMsPerRequest: server } : {}),
+    ...(load !== undefined ? { loadCpuMsPerRequest: load } : {}),
+    ...(machine !== undefined ? { machineCpuMsPerRequest: machine } : {}),
   };
 }
 
@@ -147,6 +164,30 @@ export interface BackendReport {
   targets: Target[];
 }
 
+/**
+ * For each ratio target, where the machine's CPU per request differs between the two scenarios:
+ * the server's, the load generator's, and the rest (PostgreSQL, Redis, the kernel). The machine
+ * figure also gives the ratio a saturated machine would allow if only CPU limited it, which is what
+ * a shortfall is to be read against: a scenario whose answer is larger costs the load generator and
+ * the kernel more too, and no server change recovers that.
+ */
+export function costBreakdowns(results: Partial<Record<Scenario, LoadResult>>): string[] {
+  const lines: string[] = [];
+  for (const t of RATIO_TARGETS) {
+    const of = results[t.of];
+    const to = results[t.to];
+    const [m1, m0] = [of?.machineCpuMsPerRequest, to?.machineCpuMsPerRequest];
+    if (!of || !to || m1 === undefined || m0 === undefined || m1 === 0) continue;
+    const us = (x: number) => `${x >= 0 ? '+' : ''}${(x * 1000).toFixed(0)} µs`;
+    const server = (of.serverCpuMsPerRequest ?? 0) - (to.serverCpuMsPerRequest ?? 0);
+    const load = (of.loadCpuMsPerRequest ?? 0) - (to.loadCpuMsPerRequest ?? 0);
+    lines.push(
+      `${t.name}: CPU per request ${us(m1 - m0)} on the machine (server ${us(server)}, load generator ${us(load)}, the rest ${us(m1 - m0 - server - load)}); by CPU alone the ratio would be ${(m0 / m1).toFixed(2)}x`,
+    );
+  }
+  return lines;
+}
+
 export function markdownTable(report: BackendReport): string {
   const measured = SCENARIOS.filter((s) => report.results[s]);
   const lines = [
@@ -154,18 +195,21 @@ export function markdownTable(report: BackendReport): string {
     '',
     ...report.notes.map((n) => `- ${n}`),
     ...(report.notes.length ? [''] : []),
-    '| scenario | requests/s (median) | each round | p50 ms | p99 ms | requests | server CPU ms/request |',
-    '|---|---:|---|---:|---:|---:|---:|',
+    '| scenario | requests/s (median) | each round | p50 ms | p99 ms | requests | server CPU ms/request | load generator CPU ms/request | machine CPU ms/request |',
+    '|---|---:|---|---:|---:|---:|---:|---:|---:|',
     ...measured.map((s) => {
       const r = report.results[s];
       if (!r) return '';
       const each = (report.rounds[s] ?? []).map((x) => x.requestsPerSecond.toFixed(0)).join(', ');
-      return `| ${SCENARIO_LABELS[s]} | ${r.requestsPerSecond.toFixed(0)} | ${each} | ${r.p50} | ${r.p99} | ${r.total} | ${r.serverCpuMsPerRequest?.toFixed(2) ?? '-'} |`;
+      const ms = (x: number | undefined) => x?.toFixed(2) ?? '-';
+      return `| ${SCENARIO_LABELS[s]} | ${r.requestsPerSecond.toFixed(0)} | ${each} | ${r.p50} | ${r.p99} | ${r.total} | ${ms(r.serverCpuMsPerRequest)} | ${ms(r.loadCpuMsPerRequest)} | ${ms(r.machineCpuMsPerRequest)} |`;
     }),
     '',
     '| target | result | measured |',
     '|---|---|---|',
     ...report.targets.map((t) => `| ${t.name} | ${t.met ? 'met' : '**not met**'} | ${t.detail} |`),
+    '',
+    ...costBreakdowns(report.results).map((line) => `- ${line}`),
     '',
   ];
   return lines.join('\n');

@@ -45,7 +45,7 @@ import {
   type Scenario,
 } from './measure.ts';
 import { type SeededOrg, seedOrganization } from './seed.ts';
-import { type ServerProcess, startNodeOptions, startServer } from './server-process.ts';
+import { machineCpuMs, type ServerProcess, startNodeOptions, startServer } from './server-process.ts';
 
 const env = z
   .object({
@@ -309,12 +309,18 @@ async function benchBackend(backend: Backend): Promise<BackendReport> {
       const inserts = scenario === 'create' || scenario === 'floorCreate';
       if (inserts) waits?.start();
       const cpuBefore = cpuNow();
+      const machineBefore = machineCpuMs();
       const load = await runLoad(spec);
       const cpuMs = cpuNow() - cpuBefore;
+      const machineMs = machineCpuMs() - machineBefore;
       if (inserts && waits) notes.push(`lock waits during ${scenario}, round ${round + 1}: ${waits.stop()}`);
-      const result = { ...load, serverCpuMsPerRequest: cpuMs / Math.max(1, load.total) };
+      const result = {
+        ...load,
+        serverCpuMsPerRequest: cpuMs / Math.max(1, load.total),
+        machineCpuMsPerRequest: machineMs / Math.max(1, load.total),
+      };
       log(
-        `round ${round + 1} ${SCENARIO_LABELS[scenario]}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, server CPU ${result.serverCpuMsPerRequest.toFixed(2)} ms/request`,
+        `round ${round + 1} ${SCENARIO_LABELS[scenario]}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, server CPU ${result.serverCpuMsPerRequest.toFixed(2)} ms/request, machine ${result.machineCpuMsPerRequest.toFixed(2)}`,
       );
       problems.push(...problemsOf(scenario, result));
       rounds[scenario] = [...(rounds[scenario] ?? []), result];
@@ -371,7 +377,7 @@ async function main(): Promise<void> {
     '',
     `- Commit: ${header.commit}`,
     `- Machine: ${header.machine}`,
-    `- Settings: ${header.settings}. The product is \`npm start\` in its own process group with RATE_LIMITS=off (the specification's 300 requests/min per IP would otherwise turn every scenario into a 429 measurement); the floors (bench/floor.ts) run in the bench process on the same database with the same pool size; autocannon runs in a child process. Server CPU is the process group's (product) or the bench process's (floor).`,
+    `- Settings: ${header.settings}. The product is \`npm start\` in its own process group with RATE_LIMITS=off (the specification's 300 requests/min per IP would otherwise turn every scenario into a 429 measurement); the floors (bench/floor.ts) run in the bench process on the same database with the same pool size; autocannon runs in a child process. Server CPU is the process group's (product) or the bench process's (floor); the load generator's is its child process's; the machine's is every CPU's non-idle time in /proc/stat (so the floor's includes the bench process's own).`,
     ...skipped.map((s) => `- Skipped ${s}`),
     '',
     ...reports.map(markdownTable),

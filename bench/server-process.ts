@@ -34,6 +34,18 @@ export function listenOnLoopback(server: Server): Promise<string> {
   });
 }
 
+/**
+ * CPU milliseconds every CPU of the machine has spent not idle since boot (/proc/stat's first line:
+ * user, nice, system, irq and softirq; not iowait, nor steal, which the hypervisor took).
+ */
+export function machineCpuMs(): number {
+  const fields = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/).slice(1);
+  const [user, nice, system, , , irq, softirq] = fields.map(Number);
+  return (
+    (((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0)) / TICKS_PER_SECOND) * 1000
+  );
+}
+
 function groupCpuMs(pgid: number): number {
   let ticks = 0;
   for (const entry of readdirSync('/proc')) {
