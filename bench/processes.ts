@@ -11,6 +11,7 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createServices } from '../app/services.ts';
@@ -21,7 +22,7 @@ import { createDatabase } from '../test/support/postgres-admin.ts';
 import { gitCommit, machine } from './environment.ts';
 import { type LoadResult, runLoad } from './measure.ts';
 import { seedOrganization } from './seed.ts';
-import { startNodeOptions } from './server-process.ts';
+import { machineCpuMs, startNodeOptions } from './server-process.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(ROOT, 'cli', 'bin.js');
@@ -118,6 +119,8 @@ interface Turn {
   processes: number;
   result: LoadResult;
   cpuMsPerRequest: number;
+  /** Share of the machine's CPUs busy during the turn (/proc/stat): 1 means no core had time left. */
+  machineBusy: number;
 }
 
 async function measure(databaseUrl: string, token: string, processes: number): Promise<Turn> {
@@ -132,10 +135,14 @@ async function measure(databaseUrl: string, token: string, processes: number): P
     await runLoad({ ...spec, seconds: 3 });
     const pid = server.child.pid ?? 0;
     const cpuBefore = treeCpuMs(pid);
+    const machineBefore = machineCpuMs();
+    const startedAt = performance.now();
     const result = await runLoad({ ...spec, seconds: SECONDS });
     const cpuMs = treeCpuMs(pid) - cpuBefore;
+    const machineBusy =
+      (machineCpuMs() - machineBefore) / ((performance.now() - startedAt) * availableParallelism());
     const answered = result.total - result.errors - result.timeouts;
-    return { processes, result, cpuMsPerRequest: answered > 0 ? cpuMs / answered : Number.NaN };
+    return { processes, result, cpuMsPerRequest: answered > 0 ? cpuMs / answered : Number.NaN, machineBusy };
   } finally {
     await server.stop();
   }
@@ -156,7 +163,7 @@ async function main(): Promise<void> {
         turns.push(turn);
         process.stdout.write(
           `${processes} process(es): ${turn.result.requestsPerSecond.toFixed(0)} req/s, p50 ${turn.result.p50} ms, ` +
-            `p99 ${turn.result.p99} ms, ${turn.cpuMsPerRequest.toFixed(2)} CPU ms/request, non-2xx ${turn.result.non2xx}` +
+            `p99 ${turn.result.p99} ms, ${turn.cpuMsPerRequest.toFixed(2)} CPU ms/request, machine ${(100 * turn.machineBusy).toFixed(0)}% busy, non-2xx ${turn.result.non2xx}` +
             ` (statuses ${JSON.stringify(turn.result.statusCodes)})\n`,
         );
       }
@@ -164,7 +171,7 @@ async function main(): Promise<void> {
     const rows = turns.map(
       (t) =>
         `| ${t.processes} | ${t.result.requestsPerSecond.toFixed(0)} | ${t.result.p50} | ${t.result.p99} | ` +
-        `${t.result.total} | ${t.result.non2xx} | ${t.cpuMsPerRequest.toFixed(2)} |`,
+        `${t.result.total} | ${t.result.non2xx} | ${t.cpuMsPerRequest.toFixed(2)} | ${(100 * t.machineBusy).toFixed(0)}% |`,
     );
     const mean = (n: number) => {
       const of = turns.filter((t) => t.processes === n).map((t) => t.result.requestsPerSecond);
@@ -178,10 +185,10 @@ async function main(): Promise<void> {
       '',
       `- Commit: ${gitCommit()}`,
       `- Machine: ${startedOn}`,
-      `- Settings: \`npm run bench:processes\`: the real \`crm serve --no-workers --processes N\` on PostgreSQL + Redis, RATE_LIMITS=off, ${LEADS} leads, GET /api/v1/leads?limit=25 with a PAT, ${CONNECTIONS} connections, ${SECONDS} s per turn after a 3 s warm-up, autocannon in a child process on the same machine. CPU ms/request is the server's whole process tree (primary and API processes) from /proc.`,
+      `- Settings: \`npm run bench:processes\`: the real \`crm serve --no-workers --processes N\` on PostgreSQL + Redis, RATE_LIMITS=off, ${LEADS} leads, GET /api/v1/leads?limit=25 with a PAT, ${CONNECTIONS} connections, ${SECONDS} s per turn after a 3 s warm-up, autocannon in a child process on the same machine. CPU ms/request is the server's whole process tree (primary and API processes) from /proc; the machine's CPUs busy is every CPU's non-idle time (/proc/stat) over the turn's time and cores: where one process already leaves no core idle, a second cannot add requests/s on this machine.`,
       '',
-      '| processes | requests/s | p50 ms | p99 ms | requests | non-2xx | server CPU ms/request |',
-      '|---:|---:|---:|---:|---:|---:|---:|',
+      '| processes | requests/s | p50 ms | p99 ms | requests | non-2xx | server CPU ms/request | machine CPUs busy |',
+      '|---:|---:|---:|---:|---:|---:|---:|---:|',
       ...rows,
       '',
       `Mean requests/s, ${two} over ${one} processes: ${ratio.toFixed(2)}×.`,
