@@ -1,5 +1,5 @@
 // Locks in the credential cache across API nodes: a change made through one node is refused on the very next request to another, with or without pub/sub; and the checks of one turn share one write to Redis.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { updateOrganization } from '../../core/admin.ts';
 import { CredentialCache, connectInvalidationPublisher } from '../../core/auth/cache.ts';
 import { openDatabase } from '../../core/db/client.ts';
@@ -133,19 +133,14 @@ describe("the API's Redis connection", () => {
   it("sends the commands of one turn of the event loop in one write (every hit's MGET of versions)", async () => {
     const redis = node1.services.redis;
     if (!redis?.stream) throw new Error('node1 has no Redis connection');
-    const keys = ['a', 'b', 'c', 'd', 'e'].map((k) => `crm:test:pipelining:${k}`);
-    await redis.set(keys[0] ?? '', 'first');
-    const writes: number[] = [];
-    const stream = redis.stream;
-    const write = stream.write.bind(stream);
-    stream.write = ((...args: Parameters<typeof stream.write>) => {
-      writes.push(1);
-      return write(...args);
-    }) as typeof stream.write;
+    const first = 'crm:test:pipelining:a';
+    const keys = [first, ...['b', 'c', 'd', 'e'].map((k) => `crm:test:pipelining:${k}`)];
+    await redis.set(first, 'first');
+    const writes = vi.spyOn(redis.stream, 'write');
     try {
       // Five requests' credential checks in one turn: one write, not five.
-      const replies = await Promise.all(keys.map((key) => redis.mget(key, keys[0] ?? '')));
-      expect(writes).toHaveLength(1);
+      const replies = await Promise.all(keys.map((key) => redis.mget(key, first)));
+      expect(writes).toHaveBeenCalledTimes(1);
       expect(replies).toEqual([
         ['first', 'first'],
         [null, 'first'],
@@ -154,8 +149,8 @@ describe("the API's Redis connection", () => {
         [null, 'first'],
       ]);
     } finally {
-      stream.write = write;
-      await redis.del(keys[0] ?? '');
+      writes.mockRestore();
+      await redis.del(first);
     }
   });
 });
